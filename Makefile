@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# nodeprobe: hand-written GNU make, in the spirit of pciutils' and dtc's.
+#
+# Layout picked up by wildcard, so a new module or binary needs no edit here:
+#   pkg/<mod>/*.c            -> $(BUILD)/libnodeprobe.a
+#   cmd/<name>/*.c           -> $(BUILD)/<name>
+#   hooks/<name>/*.c         -> $(BUILD)/nodeprobe-<name>
+#   test/unit/test_<mod>.c   -> $(BUILD)/test/unit/test_<mod>
+#   test/fuzz/fuzz_<what>.c  -> $(BUILD)/fuzz/fuzz_<what>   (make fuzz, clang)
+
+VERSION    := 0.1.0
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+SBINDIR    ?= $(PREFIX)/sbin
+DATADIR    ?= $(PREFIX)/share
+MANDIR     ?= $(DATADIR)/man
+DESTDIR    ?=
+BUILD      ?= build
+CROSS_COMPILE ?=
+CC         := $(CROSS_COMPILE)$(if $(filter default,$(origin CC)),gcc,$(CC))
+AR         := $(CROSS_COMPILE)ar
+
+CFLAGS     ?= -O2 -g
+WARN       := -Wall -Wextra -Wshadow -Wwrite-strings -Wmissing-prototypes \
+              -Wstrict-prototypes -Wformat=2 -Wno-format-nonliteral
+ifeq ($(CI),true)
+WARN       += -Werror
+endif
+SAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+ifeq ($(SAN),1)
+CFLAGS     += $(SAN_FLAGS) -O1
+LDFLAGS    += $(SAN_FLAGS)
+endif
+CPPFLAGS   += -std=c17 -D_GNU_SOURCE -DNP_VERSION='"$(VERSION)"' \
+              -DNP_DATADIR='"$(DATADIR)/nodeprobe"' -Ipkg \
+              $(shell pkg-config --cflags libcurl jansson yaml-0.1 libpci 2>/dev/null)
+# --as-needed: each binary records only the shared libraries its objects use.
+LDLIBS     += -Wl,--as-needed -lfdt -lpci -lyaml -lcurl -ljansson -lyajl \
+              -lmicrohttpd -lcrypto -lm
+
+PKG_SRCS   := $(sort $(wildcard pkg/*/*.c))
+PKG_OBJS   := $(PKG_SRCS:%.c=$(BUILD)/%.o)
+LIB        := $(BUILD)/libnodeprobe.a
+
+CMD_DIRS   := $(sort $(dir $(wildcard cmd/*/main.c)))
+HOOK_DIRS  := $(sort $(dir $(wildcard hooks/*/main.c)))
+bin_of      = $(if $(filter cmd/%,$(1)),$(notdir $(1:%/=%)),nodeprobe-$(notdir $(1:%/=%)))
+BIN_DIRS   := $(CMD_DIRS) $(HOOK_DIRS)
+BINS       := $(foreach d,$(BIN_DIRS),$(BUILD)/$(call bin_of,$(d)))
+MANPAGES   := $(wildcard cmd/*/*.8 hooks/*/*.8)
+
+UNIT_SRCS  := $(sort $(wildcard test/unit/test_*.c))
+UNIT_BINS  := $(UNIT_SRCS:%.c=$(BUILD)/%)
+FUZZ_SRCS  := $(sort $(wildcard test/fuzz/fuzz_*.c))
+FUZZ_SECONDS ?= 30
+V          ?= 0
+Q          := $(if $(filter 1,$(V)),,@)
+
+-include $(wildcard cmd/*/build.mk hooks/*/build.mk)
+
+.PHONY: all deps run test test-only check fuzz bench install uninstall clean format-check
+.DEFAULT_GOAL := all
+
+all: $(BINS) $(UNIT_BINS)
+
+deps:
+	@scripts/install-deps
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
+
+$(LIB): $(PKG_OBJS)
+	@mkdir -p $(@D)
+	$(Q)rm -f $@
+	$(Q)$(AR) rcs $@ $^
+
+define BIN_RULE
+$(BUILD)/$(call bin_of,$(1)): $(patsubst %.c,$(BUILD)/%.o,$(wildcard $(1)*.c)) $(LIB)
+	@mkdir -p $$(@D)
+	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIB) $$(LDLIBS)
+endef
+$(foreach d,$(BIN_DIRS),$(eval $(call BIN_RULE,$(d))))
+
+$(BUILD)/test/unit/%: $(BUILD)/test/unit/%.o $(LIB)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+run: deps all
+	$(BUILD)/nodeprobe --dry-run
+
+# Everything: unit tests, then bats per binary; one summary line, non-zero on failure.
+test: deps
+	@$(MAKE) --no-print-directory test-only
+
+test-only: all
+	@BUILD=$(abspath $(BUILD)) scripts/run-tests
+
+# The same tests with AddressSanitizer and UndefinedBehaviorSanitizer.
+check: deps
+	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 test-only
+
+fuzz: deps
+	@scripts/run-fuzz $(FUZZ_SECONDS) $(FUZZ_SRCS)
+
+bench: deps all
+	@BUILD=$(abspath $(BUILD)) scripts/bench
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8
+	install -m 0755 $(BINS) $(DESTDIR)$(BINDIR)/
+	$(if $(MANPAGES),install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man8/)
+	$(INSTALL_EXTRA)
+
+uninstall:
+	rm -f $(foreach b,$(BINS),$(DESTDIR)$(BINDIR)/$(notdir $(b)))
+	rm -f $(foreach m,$(MANPAGES),$(DESTDIR)$(MANDIR)/man8/$(notdir $(m)))
+	$(UNINSTALL_EXTRA)
+
+format-check:
+	clang-format --dry-run --Werror $(shell git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf build build-san build-fuzz
+
+-include $(PKG_OBJS:.o=.d) $(wildcard $(BUILD)/cmd/*/*.d $(BUILD)/hooks/*/*.d $(BUILD)/test/unit/*.d)

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cli: the option table, --help, -V, -v and the message format every binary shares. */
+#include "cli/cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "log/log.h"
+
+static const char *cli_prog = "nodeprobe";
+
+enum { ID_HELP = 'h', ID_VERSION = 'V', ID_VERBOSE = 'v' };
+
+static const struct cli_opt common_opts[] = {
+	{ "verbose", 'v', NULL, "more messages on stderr (repeat for debug)", ID_VERBOSE },
+	{ "help", 'h', NULL, "show this help and exit", ID_HELP },
+	{ "version", 'V', NULL, "show the version and exit", ID_VERSION },
+	{ NULL, 0, NULL, NULL, 0 },
+};
+
+static void print_opts(const struct cli_opt *o)
+{
+	char left[64];
+
+	for (; o->lng; o++) {
+		if (o->shrt)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->shrt, o->lng,
+				 o->arg ? " " : "", o->arg ? o->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", o->lng, o->arg ? " " : "",
+				 o->arg ? o->arg : "");
+		if (strlen(left) > 28)
+			printf("  %s\n  %-28s  %s\n", left, "", o->help);
+		else
+			printf("  %-28s  %s\n", left, o->help);
+	}
+}
+
+void cli_help(const struct cli_spec *spec)
+{
+	printf("Usage: %s %s\n", spec->prog, spec->synopsis);
+	if (spec->description)
+		printf("%s\n", spec->description);
+	printf("\nOptions:\n");
+	print_opts(spec->opts);
+	print_opts(common_opts);
+	if (spec->epilog)
+		printf("\n%s", spec->epilog);
+}
+
+static size_t count_opts(const struct cli_opt *o)
+{
+	size_t n = 0;
+
+	while (o[n].lng)
+		n++;
+	return n;
+}
+
+static void add_opts(const struct cli_opt *o, struct option *lo, size_t *nlo, char *so,
+		     size_t *nso)
+{
+	for (; o->lng; o++) {
+		lo[*nlo].name = o->lng;
+		lo[*nlo].has_arg = o->arg ? required_argument : no_argument;
+		lo[*nlo].flag = NULL;
+		lo[*nlo].val = o->id;
+		(*nlo)++;
+		if (o->shrt) {
+			so[(*nso)++] = (char)o->shrt;
+			if (o->arg)
+				so[(*nso)++] = ':';
+		}
+	}
+}
+
+int cli_parse(const struct cli_spec *spec, int argc, char **argv, cli_opt_fn fn, void *ctx,
+	      int *verbose)
+{
+	size_t n = count_opts(spec->opts) + count_opts(common_opts);
+	struct option *lo = calloc(n + 1, sizeof(*lo));
+	char *so = calloc(2 * n + 3, 1);
+	size_t nlo = 0, nso = 0;
+	char msg[512];
+	int c, r = 0;
+
+	cli_prog = spec->prog;
+	if (!lo || !so) {
+		cli_error("out of memory");
+		r = -CLI_EXIT_FAILURE;
+		goto out;
+	}
+	so[nso++] = '+'; /* stop at the first positional (a subcommand) */
+	so[nso++] = ':'; /* report missing arguments as ':' */
+	add_opts(spec->opts, lo, &nlo, so, &nso);
+	add_opts(common_opts, lo, &nlo, so, &nso);
+	opterr = 0;
+	optind = 1;
+	for (;;) {
+		c = getopt_long(argc, argv, so, lo, NULL);
+		if (c == -1)
+			break;
+		if (c == ID_HELP) {
+			cli_help(spec);
+			r = -CLI_EXIT_OK;
+			goto out;
+		}
+		if (c == ID_VERSION) {
+			printf("%s %s\n", spec->prog, NP_VERSION);
+			r = -CLI_EXIT_OK;
+			goto out;
+		}
+		if (c == ID_VERBOSE) {
+			if (verbose)
+				(*verbose)++;
+			continue;
+		}
+		if (c == '?' || c == ':') {
+			if (optopt)
+				cli_error("%s option '-%c'", c == ':' ? "missing argument to" : "unknown",
+					  optopt);
+			else
+				cli_error("%s option '%s'",
+					  c == ':' ? "missing argument to" : "unknown",
+					  argv[optind - 1]);
+			fprintf(stderr, "Try '%s --help' for more information.\n", spec->prog);
+			r = -CLI_EXIT_USAGE;
+			goto out;
+		}
+		msg[0] = '\0';
+		if (fn(ctx, c, optarg, msg, (int)sizeof(msg)) < 0) {
+			cli_error("%s", msg[0] ? msg : "invalid option");
+			fprintf(stderr, "Try '%s --help' for more information.\n", spec->prog);
+			r = -CLI_EXIT_USAGE;
+			goto out;
+		}
+	}
+	r = optind;
+out:
+	free(lo);
+	free(so);
+	return r;
+}
+
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: %s", cli_prog, kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("error: ", fmt, ap);
+	va_end(ap);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+static void stderr_log(void *data, enum log_level lvl, const char *msg)
+{
+	static const char *const kinds[] = { "error: ", "warning: ", "", "debug: " };
+
+	(void)data;
+	fprintf(stderr, "%s: %s%s\n", cli_prog, kinds[lvl], msg);
+}
+
+void cli_log_init(const char *prog, int verbose)
+{
+	enum log_level max = LOG_LVL_WARN;
+
+	cli_prog = prog;
+	if (verbose == 1)
+		max = LOG_LVL_INFO;
+	else if (verbose >= 2)
+		max = LOG_LVL_DEBUG;
+	log_set_fn(stderr_log, NULL, max);
+}
+
+int cli_parse_bool(const char *s)
+{
+	if (!strcasecmp(s, "true") || !strcmp(s, "1") || !strcasecmp(s, "yes"))
+		return 1;
+	if (!strcasecmp(s, "false") || !strcmp(s, "0") || !strcasecmp(s, "no"))
+		return 0;
+	return -1;
+}

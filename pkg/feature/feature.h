@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* feature: NFD's raw feature model (flags, attributes, instances) that sources fill and rules read. */
+#ifndef NP_FEATURE_H
+#define NP_FEATURE_H
+
+#include <stddef.h>
+
+/*
+ * As in NFD, a feature is named "<domain>.<name>" (e.g. "pci.device",
+ * "kernel.loadedmodule") and is one of three kinds:
+ *   flags:      a set of element names (kernel.loadedmodule: i915, xe, ...)
+ *   attributes: element name -> value (dt.root: model -> "Raspberry Pi 4 Model B")
+ *   instances:  a list of attribute maps (pci.device: one map per device)
+ * A feature's kind is fixed by the first call that creates it; a call of another
+ * kind on it fails with -EINVAL.
+ */
+enum feat_kind {
+	FEAT_FLAGS = 0,
+	FEAT_ATTRS = 1,
+	FEAT_INSTANCES = 2,
+};
+
+struct feat_set; /* all features of one scan */
+struct feat;     /* one feature, or one instance (an attribute map) */
+
+/* New empty set, or NULL when out of memory. */
+struct feat_set *feat_set_new(void);
+void feat_set_free(struct feat_set *fs);
+
+/* Add element name to flags feature. Duplicates are ignored. Returns 0, -EINVAL or -ENOMEM. */
+int feat_flag_add(struct feat_set *fs, const char *feature, const char *name);
+/* Set key=value in attributes feature (replacing). Returns 0, -EINVAL or -ENOMEM. */
+int feat_attr_set(struct feat_set *fs, const char *feature, const char *key, const char *value);
+/*
+ * Append a new empty instance to instances feature. Returns the instance (owned
+ * by fs, valid until feat_set_free) or NULL on -ENOMEM/-EINVAL.
+ */
+struct feat *feat_instance_add(struct feat_set *fs, const char *feature);
+/* Set key=value in one instance (replacing). Returns 0 or -ENOMEM. */
+int feat_instance_set(struct feat *inst, const char *key, const char *value);
+
+/* The feature named feature, or NULL if no source produced it. Borrowed. */
+const struct feat *feat_get(const struct feat_set *fs, const char *feature);
+/* Number of features in the set, and the i-th (creation order). */
+size_t feat_set_count(const struct feat_set *fs);
+const struct feat *feat_set_at(const struct feat_set *fs, size_t i);
+
+/* The feature's name ("pci.device"), or "" for an instance. */
+const char *feat_name(const struct feat *f);
+enum feat_kind feat_kind(const struct feat *f);
+/* Flags and attributes (and an instance): number of elements, sorted by name. */
+size_t feat_nelems(const struct feat *f);
+/* i-th element's name and value ("" for flags). Borrowed. */
+void feat_elem_at(const struct feat *f, size_t i, const char **name, const char **value);
+/* Value of element name ("" for a flag that is set), or NULL if absent. Borrowed. */
+const char *feat_lookup(const struct feat *f, const char *name);
+/* Instances feature: number of instances and the i-th one (an attribute map). */
+size_t feat_ninstances(const struct feat *f);
+const struct feat *feat_instance_at(const struct feat *f, size_t i);
+
+#endif

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fsutil: atomic publish of files other daemons read, safe path components, mkdir -p. */
+#include "fsutil/fsutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log/log.h"
+
+bool fs_name_is_safe(const char *name)
+{
+	const unsigned char *p;
+	size_t n;
+
+	if (!name)
+		return false;
+	n = strlen(name);
+	if (n == 0 || n > 255 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return false;
+	for (p = (const unsigned char *)name; *p; p++)
+		if (*p == '/' || *p < 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
+
+/* 1 if fd's file holds exactly data, 0 if not, -errno on read error. */
+static int same_content(int fd, const void *data, size_t len)
+{
+	const char *want = data;
+	char buf[8192];
+	size_t off = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return off == len;
+		if ((size_t)n > len - off || memcmp(buf, want + off, (size_t)n) != 0)
+			return 0;
+		off += (size_t)n;
+	}
+}
+
+static int unchanged(int dfd, const char *name, const void *data, size_t len, mode_t mode)
+{
+	struct stat st;
+	int fd, r;
+
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (st.st_mode & 07777) != mode ||
+	    (size_t)st.st_size != len) {
+		close(fd);
+		return 0;
+	}
+	r = same_content(fd, data, len);
+	close(fd);
+	return r > 0;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int fs_publish(const char *dir, const char *name, const void *data, size_t len, mode_t mode,
+	       struct log_err *err)
+{
+	char tmp[PATH_MAX];
+	int dfd = -1, fd = -1, r;
+
+	if (!fs_name_is_safe(name))
+		return log_err_set(err, -EINVAL, "%s: unsafe file name '%s'", dir, name);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		r = -errno;
+		log_err_set(err, r, "%s: %s", dir, strerror(-r));
+		goto out;
+	}
+	if (unchanged(dfd, name, data, len, mode)) {
+		r = 0;
+		goto out;
+	}
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name) >= sizeof(tmp)) {
+		r = log_err_set(err, -ENAMETOOLONG, "%s/%s: path too long", dir, name);
+		goto out;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		log_err_set(err, r, "%s/%s: cannot create temporary file: %s", dir, name, strerror(-r));
+		goto out;
+	}
+	r = write_all(fd, data, len);
+	if (r == 0 && fchmod(fd, mode) < 0)
+		r = -errno;
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	fd = -1;
+	if (r == 0 && renameat(AT_FDCWD, tmp, dfd, name) < 0)
+		r = -errno;
+	if (r < 0) {
+		unlink(tmp);
+		log_err_set(err, r, "%s/%s: %s", dir, name, strerror(-r));
+		goto out;
+	}
+	fsync(dfd);
+	r = 1;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	return r;
+}
+
+int fs_mkdir_p(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(path);
+	char *p;
+
+	if (n == 0 || n >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, n + 1);
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, mode) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, mode) < 0 && errno != EEXIST)
+		return -errno;
+	return fs_is_dir(buf) ? 0 : -ENOTDIR;
+}
+
+bool fs_is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* probe: the nodeprobe job: run each feature source, evaluate rules, publish the features.d file. */
+#ifndef NP_PROBE_H
+#define NP_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct feat_set;
+struct label_set;
+struct log_err;
+
+#define PROBE_MAX_LIST 32 /* at most this many -n nodes or --rules paths */
+
+/* Everything a run reads from the host is a path here, so tests and pods can point anywhere. */
+struct probe_opts {
+	const char *sysfs;        /* sysfs root; default "/sys" */
+	const char *proc;         /* procfs root; default "/proc" */
+	const char *fdt;          /* devicetree blob to read instead of the live tree, or NULL */
+	const char *modules_dir;  /* dir holding modules.builtin; default /lib/modules/<release> */
+	const char *features_dir; /* NFD features.d; default /etc/kubernetes/node-feature-discovery/features.d */
+	const char *output_name;  /* file name in features_dir; default "nodeprobe" */
+	const char *dt_nodes[PROBE_MAX_LIST]; /* extra devicetree node names (-n) */
+	size_t n_dt_nodes;                    /* used entries of dt_nodes */
+	const char *rules[PROBE_MAX_LIST];    /* --rules files or directories */
+	size_t n_rules;                       /* used entries of rules */
+	bool no_builtin_rules;                /* skip the rules shipped with the binary */
+	bool dry_run;                         /* print the labels to stdout, write nothing */
+};
+
+/* What a source sees during one run. */
+struct probe_ctx {
+	const struct probe_opts *opts; /* options, defaults filled in */
+	struct feat_set *features;     /* raw features for rules (NFD model) */
+	struct label_set *labels;      /* labels a source emits directly (devicetree) */
+};
+
+/*
+ * A feature source: one file pkg/probe/source_<name>.c exporting one of these,
+ * listed in the table in probe.c (pciutils' pci_methods). scan() adds features
+ * and/or labels. Absent hardware ("no devicetree") is not an error: return 0.
+ * Return a negative code with err filled for input that is present but bad
+ * (a corrupt blob, an unreadable directory); the run then fails and the
+ * features file is left untouched.
+ */
+struct probe_source {
+	const char *name; /* "dt", "pci", "kernel" */
+	const char *help; /* one line for the man page */
+	int (*scan)(struct probe_ctx *ctx, struct log_err *err);
+};
+
+/* Exit codes of nodeprobe beyond cli's 0/1/2; also listed in nodeprobe.8. */
+enum {
+	PROBE_EXIT_INPUT = 3,  /* bad input: devicetree, sysfs, rules file */
+	PROBE_EXIT_OUTPUT = 4, /* the features file could not be written */
+};
+
+/* Fill unset fields of opts with the defaults above. */
+void probe_opts_defaults(struct probe_opts *opts);
+
+/*
+ * Run the job: every source, then built-in and user rules, then publish
+ * <features_dir>/<output_name> atomically (or print with dry_run). Returns 0,
+ * or -PROBE_EXIT_INPUT / -PROBE_EXIT_OUTPUT with err filled.
+ */
+int probe_run(const struct probe_opts *opts, struct log_err *err);
+
+/*
+ * Scan and evaluate without publishing: fills labels (sorted) from every
+ * source and rule. For tests and probe_run. Same errors as probe_run's input
+ * stage.
+ */
+int probe_collect(const struct probe_opts *opts, struct label_set *labels, struct log_err *err);
+
+#endif

@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Shared bats helpers. Tests run from the repo root; binaries are in $BUILD.
+: "${NP_ROOT:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
+: "${BUILD:=$NP_ROOT/build}"
+: "${SHARED:=$NP_ROOT/../shared}"
+FIX="$SHARED/fixtures"
+
+# run_expect EXPECTED_FILE CMD...: run CMD, require exit 0 and stdout == file (diff -u on mismatch).
+run_expect() {
+  local expected=$1; shift
+  run "$@"
+  if [ "$status" -ne 0 ]; then
+    echo "exit $status: $output" >&2
+    return 1
+  fi
+  diff -u "$expected" <(printf '%s\n' "$output") >&2
+}
+
+# run_expect_fail CODE CMD...: run CMD, require exit CODE.
+run_expect_fail() {
+  local code=$1; shift
+  run "$@"
+  if [ "$status" -ne "$code" ]; then
+    echo "expected exit $code, got $status: $output" >&2
+    return 1
+  fi
+}
+
+# Long options named in --help and in a man page must be the same set.
+check_help_matches_man() {
+  local bin=$1 man=$2
+  diff -u <("$bin" --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u) \
+          <(sed -n 's/\\-/-/g; /^\.\(TP\|B\|BR\|IP\)/,+1p' "$man" | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u) >&2
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests for pkg/strbuf. */
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "strbuf/strbuf.h"
+
+TEST(init_is_empty_string)
+{
+	struct strbuf sb = STRBUF_INIT(16);
+
+	CHECK_STR(sb.buf, "");
+	CHECK_INT(sb.len, 0);
+	sb_free(&sb);
+}
+
+TEST(append_and_cap)
+{
+	struct strbuf sb = STRBUF_INIT(8);
+
+	CHECK_INT(sb_add(&sb, "abcd"), 0);
+	CHECK_INT(sb_addf(&sb, "%d%s", 12, "x"), 0);
+	CHECK_STR(sb.buf, "abcd12x");
+	CHECK_INT(sb_add(&sb, "yz"), -E2BIG);
+	CHECK_STR(sb.buf, "abcd12x"); /* unchanged on failure */
+	CHECK_INT(sb_addch(&sb, 'y'), 0);
+	CHECK_INT(sb.len, 8);
+	CHECK_INT(sb_addch(&sb, 'z'), -E2BIG);
+	sb_free(&sb);
+}
+
+TEST(addf_grows_past_initial)
+{
+	struct strbuf sb = STRBUF_INIT(1 << 20);
+	int i;
+
+	for (i = 0; i < 1000; i++)
+		REQUIRE_INT(sb_addf(&sb, "%04d,", i), 0);
+	CHECK_INT(sb.len, 5000);
+	CHECK(strncmp(sb.buf + 4995, "0999,", 5) == 0);
+	sb_free(&sb);
+}
+
+TEST(json_escape)
+{
+	struct strbuf sb = STRBUF_INIT(64);
+
+	CHECK_INT(sb_add_json_str(&sb, "a\"b\\c\n\x01"), 0);
+	CHECK_STR(sb.buf, "\"a\\\"b\\\\c\\n\\u0001\"");
+	sb_free(&sb);
+	sb_init(&sb, 4);
+	CHECK_INT(sb_add_json_str(&sb, "abcdef"), -E2BIG);
+	CHECK_STR(sb.buf, "");
+	sb_free(&sb);
+}
+
+TEST(take_transfers_ownership)
+{
+	struct strbuf sb = STRBUF_INIT(64);
+	char *s;
+
+	sb_add(&sb, "hello");
+	s = sb_take(&sb);
+	CHECK_STR(s, "hello");
+	CHECK_STR(sb.buf, "");
+	free(s);
+	s = sb_take(&sb); /* empty take still gives a string */
+	CHECK_STR(s, "");
+	free(s);
+}
+
+TEST(rtrim_and_truncate)
+{
+	struct strbuf sb = STRBUF_INIT(64);
+
+	sb_add(&sb, "0x8086 \n");
+	sb_rtrim(&sb);
+	CHECK_STR(sb.buf, "0x8086");
+	sb_truncate(&sb, 2);
+	CHECK_STR(sb.buf, "0x");
+	sb_free(&sb);
+}
+
+TEST(read_file_capped)
+{
+	const char *dir = harness_tmpdir();
+	char path[128];
+	struct strbuf sb = STRBUF_INIT(4);
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/f", dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0644);
+	REQUIRE(fd >= 0);
+	REQUIRE(write(fd, "12345", 5) == 5);
+	close(fd);
+	CHECK_INT(sb_read_file(&sb, path), -E2BIG);
+	CHECK_INT(sb.len, 0);
+	sb.max = 5;
+	CHECK_INT(sb_read_file(&sb, path), 5);
+	CHECK_STR(sb.buf, "12345");
+	sb_free(&sb);
+	CHECK_INT(sb_read_file(&sb, "/nonexistent/x"), -ENOENT);
+	unlink(path);
+	rmdir(dir);
+}
