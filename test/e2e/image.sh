@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# End-to-end test of the container image, with Debian's tools only and no daemon of the host's:
+#   1. scripts/build-image builds the OCI layout (umoci, no engine);
+#   2. a private docker-registry on 127.0.0.1 receives it (skopeo copy --all);
+#   3. a private containerd (own root, state, socket) pulls it (ctr, plain HTTP);
+#   4. ctr (runc) runs it as uid/gid 65534 with a read-only root: `nodeprobe --version`,
+#      and `nodeprobe --dry-run` against a PCI fixture bind-mounted read-only at /host-sys.
+# The registry, the push and the pull run in a fresh network namespace (no route out), so the
+# image can only come from the local registry. Every process started here is stopped by PID on
+# exit, pass or fail.
+# Needs root. Output: the steps, the image's layers and size, and nodeprobe's output; the last
+# line is "image e2e: ok". Env: IMAGE_DIR (default: a scratch dir), FIXTURE (sysfs tree),
+# NP_IMAGE_PARTIAL=1 to allow a missing binary (reported; the binary's run is then skipped).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+SHARED=${SHARED:-${NP_SHARED:-$ROOT/../shared}}
+FIXTURE=${FIXTURE:-$SHARED/fixtures/pci/linuxhw-intel-nuc12-alderlake}
+VERSION=$(sed -n 's/^VERSION *:= *//p' Makefile)
+ARCH=$(dpkg --print-architecture)
+
+die() { echo "image e2e: error: $*" >&2; exit 1; }
+[ "$(id -u)" -eq 0 ] || die "needs root (network namespace, containerd)"
+[ -d "$FIXTURE/bus/pci/devices" ] || die "fixture $FIXTURE has no bus/pci/devices"
+for t in umoci skopeo docker-registry containerd containerd-shim-runc-v2 ctr runc ip jq; do
+  command -v "$t" >/dev/null || die "$t not installed (scripts/install-deps)"
+done
+
+E2E=$(mktemp -d /tmp/np-image-e2e.XXXXXX)
+NS=np-image-$$
+PIDS=()
+CTR_ID=np-image-$$
+cleanup() {
+  local rc=$? pid
+  if [ -S "$E2E/containerd.sock" ]; then
+    ctr -a "$E2E/containerd.sock" -n e2e tasks kill -s SIGKILL "$CTR_ID" >/dev/null 2>&1 || true
+    ctr -a "$E2E/containerd.sock" -n e2e tasks rm -f "$CTR_ID" >/dev/null 2>&1 || true
+    ctr -a "$E2E/containerd.sock" -n e2e containers rm "$CTR_ID" >/dev/null 2>&1 || true
+  fi
+  for pid in "${PIDS[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  for pid in "${PIDS[@]}"; do
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  # Shims containerd started for our containers (ours only: their command line names our root).
+  for pid in $(pgrep -f "containerd-shim-runc-v2 .*-address $E2E/" 2>/dev/null); do
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  grep " $E2E/" /proc/mounts | awk '{print $2}' | sort -r | xargs -r -n1 umount -l 2>/dev/null || true
+  ip netns del "$NS" 2>/dev/null || true
+  [ $rc -eq 0 ] || { echo "--- logs ($E2E)"; tail -n 15 "$E2E"/*.log 2>/dev/null || true; }
+  rm -rf "$E2E"
+  exit $rc
+}
+trap cleanup EXIT INT TERM
+
+in_ns() { ip netns exec "$NS" "$@"; }
+bg() {
+  local name=$1; shift
+  ip netns exec "$NS" "$@" >"$E2E/$name.log" 2>&1 </dev/null &
+  PIDS+=("$!")
+}
+wait_for() {
+  local what=$1; shift
+  for _ in $(seq 100); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  die "$what did not come up"
+}
+
+ip netns add "$NS"
+in_ns ip link set lo up
+
+echo "== build (scripts/build-image $ARCH)"
+export IMAGE_DIR=${IMAGE_DIR:-$E2E/image}
+scripts/build-image "$ARCH" | tee "$E2E/build.txt"
+LAYOUT=$IMAGE_DIR/oci
+[ -f "$IMAGE_DIR/rootfs-$ARCH/files.txt" ] || die "no files.txt"
+
+echo "== registry (docker-registry on 127.0.0.1:5000 in netns $NS)"
+cat >"$E2E/registry.yml" <<YML
+version: 0.1
+log:
+  level: warn
+storage:
+  filesystem:
+    rootdirectory: $E2E/registry
+http:
+  addr: 127.0.0.1:5000
+YML
+bg registry docker-registry serve "$E2E/registry.yml"
+wait_for registry in_ns /usr/bin/python3 -c 'import urllib.request; urllib.request.urlopen("http://127.0.0.1:5000/v2/", timeout=1)'
+REF=127.0.0.1:5000/nodeprobe/nodeprobe:$VERSION
+in_ns skopeo copy --quiet --all --dest-tls-verify=false "oci:$LAYOUT:$VERSION" "docker://$REF"
+in_ns skopeo inspect --raw --tls-verify=false "docker://$REF" | jq -r '"pushed index: " + .mediaType + ", " + ([.manifests[].platform.architecture] | join(","))'
+
+echo "== containerd (own root, state and socket)"
+cat >"$E2E/containerd.toml" <<TOML
+version = 2
+root = "$E2E/containerd-root"
+state = "$E2E/containerd-state"
+disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper"]
+[grpc]
+  address = "$E2E/containerd.sock"
+[ttrpc]
+  address = "$E2E/containerd.sock.ttrpc"
+[debug]
+  address = "$E2E/containerd-debug.sock"
+TOML
+# containerd itself stays in the host's network namespace (it opens no port: CRI is off, the
+# API is a unix socket), because `ip netns exec` remounts /sys and runc then finds no cgroups.
+# The pull is client-side in ctr, which does run in the namespace.
+containerd --config "$E2E/containerd.toml" >"$E2E/containerd.log" 2>&1 </dev/null &
+PIDS+=("$!")
+wait_for containerd test -S "$E2E/containerd.sock"
+ctr_() { ctr -a "$E2E/containerd.sock" -n e2e "$@"; }
+in_ns ctr -a "$E2E/containerd.sock" -n e2e images pull --plain-http "$REF" >"$E2E/pull.log"
+tail -n 2 "$E2E/pull.log"
+ctr_ images ls | awk 'NR == 1 || /nodeprobe/'
+# containerd holds exactly what the layout holds: the same image index digest.
+want=$(jq -r --arg t "$VERSION" '.manifests[] | select(.annotations["org.opencontainers.image.ref.name"] == $t) | .digest' "$LAYOUT/index.json")
+ctr_ images ls -q >/dev/null
+got=$(ctr_ images ls | awk -v r="$REF" '$1 == r {print $3}')
+[ "$got" = "$want" ] || die "pulled digest $got, built $want"
+echo "pulled $REF = $want"
+
+echo "== run (ctr run, runc, uid 65534, read-only root)"
+# run_in_image CMD...: a container from the image with the image's own user (config.user,
+# 65534:65534), a read-only root and the fixture at /host-sys read-only; prints CMD's output.
+# ctr 1.6 has no --user: the uid is checked in the container's runtime spec instead.
+run_in_image() {
+  ctr_ containers create --read-only \
+    --mount "type=bind,src=$FIXTURE,dst=/host-sys,options=rbind:ro" \
+    "$REF" "$CTR_ID" "$@" >/dev/null
+  ctr_ containers info "$CTR_ID" >"$E2E/spec.json"
+  local user
+  user=$(jq -c '[.Spec.process.user.uid, .Spec.process.user.gid, .Spec.root.readonly]' "$E2E/spec.json")
+  [ "$user" = "[65534,65534,true]" ] || die "container uid, gid, read-only root = $user, want [65534,65534,true]"
+  local rc=0
+  ctr_ tasks start "$CTR_ID" || rc=$?
+  ctr_ containers rm "$CTR_ID" >/dev/null
+  return $rc
+}
+failed=0
+expect_bin() {
+  grep -q " app/usr/bin/$1\$" "$IMAGE_DIR/rootfs-$ARCH/files.txt" && return 0
+  echo "MISSING: $1 is not in the image"
+  failed=1
+  return 1
+}
+if expect_bin nodeprobe; then
+  echo "\$ nodeprobe --version"
+  run_in_image /usr/bin/nodeprobe --version | tee "$E2E/version.txt"
+  grep -q "$VERSION" "$E2E/version.txt" || die "nodeprobe --version does not print $VERSION"
+  echo "\$ nodeprobe --dry-run --sysfs /host-sys   (fixture: ${FIXTURE#"$SHARED"/})"
+  run_in_image /usr/bin/nodeprobe --dry-run --sysfs /host-sys | tee "$E2E/dry-run.txt"
+  # The same binary on the host, on the same tree, prints the same labels.
+  if [ -x "$IMAGE_DIR/rootfs-$ARCH/app/usr/bin/nodeprobe" ] && [ -n "${BUILD:-}" ] && [ -x "$BUILD/nodeprobe" ]; then
+    "$BUILD/nodeprobe" --dry-run --sysfs "$FIXTURE" >"$E2E/host-dry-run.txt"
+    diff -u "$E2E/host-dry-run.txt" "$E2E/dry-run.txt" || die "labels differ between host and image"
+  fi
+  [ -s "$E2E/dry-run.txt" ] || die "nodeprobe --dry-run printed nothing"
+fi
+for b in nodeprobe-mirror nodeprobe-reload; do
+  if expect_bin "$b"; then
+    echo "\$ $b --version"
+    run_in_image "/usr/bin/$b" --version | tee "$E2E/$b.txt"
+    grep -q "$VERSION" "$E2E/$b.txt" || die "$b --version does not print $VERSION"
+  fi
+done
+
+echo "== size"
+jq -r --arg t "$VERSION-$ARCH" '.manifests[] | select(.annotations["org.opencontainers.image.ref.name"] == $t) | .digest[7:]' "$LAYOUT/index.json" >"$E2E/m"
+manifest=$LAYOUT/blobs/sha256/$(cat "$E2E/m")
+compressed=$(jq '[.layers[].size] | add' "$manifest")
+uncompressed=$(awk '$1 !~ /^d/ {s += $2} END {print s}' "$IMAGE_DIR/rootfs-$ARCH/files.txt")
+jq -r '.layers[] | "layer " + .digest[7:19] + "  " + (.size | tostring) + " bytes gzip"' "$manifest"
+echo "image: $compressed bytes compressed, $uncompressed bytes of files"
+[ "$compressed" -lt $((15 * 1024 * 1024)) ] || die "image is $compressed bytes compressed (target < 15 MiB)"
+[ "$failed" -eq 0 ] || { [ "${NP_IMAGE_PARTIAL:-0}" = 1 ] || die "binaries missing from the image"; echo "image e2e: PARTIAL (binaries missing, see above)"; exit 0; }
+echo "image e2e: ok"
