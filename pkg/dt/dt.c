@@ -62,13 +62,20 @@ static int keep_or_free(int r, void *buf, size_t size, struct dt_blob *out)
 int dt_load_file(const char *path, struct dt_blob *out, struct log_err *err)
 {
 	struct strbuf sb = STRBUF_INIT(DT_BLOB_MAX);
+	struct stat st;
 	size_t size;
 	char *buf;
 	int r;
 
 	out->fdt = NULL;
 	out->size = 0;
-	r = sb_read_file(&sb, path);
+	/* Refuse a too-large regular file before reading it; the read is capped anyway. */
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > (off_t)DT_BLOB_MAX)
+		r = -E2BIG;
+	else
+		r = sb_read_file(&sb, path);
+	if (r < 0)
+		sb_free(&sb);
 	if (r == -E2BIG)
 		return log_err_set(err, r, "%s: larger than %u bytes", path, DT_BLOB_MAX);
 	if (r < 0)
@@ -233,7 +240,8 @@ static int read_dir(struct builder *b, DIR *d, struct level *l)
 	}
 	if (errno)
 		return log_err_set(b->err, -errno, "%s: %s", b->path.buf, strerror(errno));
-	qsort_r(l->off, l->n, sizeof(*l->off), cmp_ent, l->names.buf);
+	if (l->n > 1)
+		qsort_r(l->off, l->n, sizeof(*l->off), cmp_ent, l->names.buf);
 	return 0;
 }
 
