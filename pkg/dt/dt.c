@@ -265,6 +265,11 @@ static int add_props(struct builder *b, int dfd, const struct level *l, const ch
 			continue;
 		sb_reset(&b->val);
 		r = sb_read_fileat(&b->val, dfd, name);
+		if ((r == -EACCES || r == -EPERM) && strncmp(name, "security-", 9) == 0) {
+			/* The kernel makes security-* properties root-only (drivers/of/kobj.c). */
+			log_debug("%s/%s: not readable, skipped", b->path.buf, name);
+			continue;
+		}
 		if (r == -E2BIG)
 			return log_err_set(b->err, r, "%s/%s: property larger than %u bytes",
 					   b->path.buf, name, DT_PROP_MAX);

@@ -40,7 +40,9 @@ int dt_load_file(const char *path, struct dt_blob *out, struct log_err *err);
  * The kernel's synthetic "name" property is dropped when it equals the node
  * name up to '@' (as dtc -I fs does), so a board's tree and its blob scan
  * alike. Entries are sorted by name; symlinks inside the tree are skipped,
- * never followed (dir itself may be a symlink). Validated with fdt_check_full.
+ * never followed (dir itself may be a symlink). An unreadable "security-*"
+ * property (the kernel makes those root-only) is skipped; any other unreadable
+ * file or directory is an error. Validated with fdt_check_full.
  * Returns 0 with *out filled, DT_NONE when dir does not exist or its root has
  * no "compatible", or a negative code with err naming the path: -errno for an
  * unreadable directory or file, -E2BIG when a property passes DT_PROP_MAX or

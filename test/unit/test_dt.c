@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <libfdt.h>
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dt/dt.h"
@@ -456,17 +458,74 @@ TEST(tree_errors_name_the_path)
 	dt_blob_free(&b);
 	rm_rf(dir);
 
-	/* An unreadable property file (only testable without CAP_DAC_OVERRIDE). */
-	if (geteuid() != 0) {
-		dir = harness_tmpdir();
-		put_str(dir, "compatible", "acme,board");
-		put_str(dir, "secret", "x");
-		snprintf(path, sizeof(path), "%s/secret", dir);
-		chmod(path, 0);
-		CHECK_INT(dt_load_tree(dir, &b, &err), -EACCES);
-		CHECK(strstr(err.msg, path) != NULL);
-		rm_rf(dir);
+}
+
+/*
+ * Load dir in a child that cannot read mode-0 files: as root it drops to
+ * nobody (65534). Returns the loader's result; *msg gets err.msg.
+ */
+static int load_unprivileged(const char *dir, char *msg, size_t msgsz)
+{
+	int pfd[2], status;
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe(pfd) < 0)
+		return -999;
+	pid = fork();
+	if (pid == 0) {
+		struct log_err err = { 0 };
+		struct dt_blob b;
+		int r;
+
+		close(pfd[0]);
+		if (geteuid() == 0 && (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+				       setresuid(65534, 65534, 65534) < 0))
+			_exit(99);
+		r = dt_load_tree(dir, &b, &err);
+		if (r == 0)
+			snprintf(err.msg, sizeof(err.msg), "%s", labels_of(&b, NULL, 0));
+		if (write(pfd[1], err.msg, strlen(err.msg)) < 0)
+			_exit(98);
+		_exit(r < 0 ? 100 - r : r);
 	}
+	close(pfd[1]);
+	n = read(pfd[0], msg, msgsz - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(pfd[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		return -999;
+	status = WEXITSTATUS(status);
+	return status >= 100 ? -(status - 100) : status == 99 ? -998 : status;
+}
+
+TEST(tree_unreadable_file_or_directory_is_an_error)
+{
+	const char *tmp = harness_tmpdir();
+	char dir[256], path[512], msg[1024];
+
+	snprintf(dir, sizeof(dir), "%s", tmp);
+	REQUIRE(chmod(dir, 0755) == 0); /* nobody must reach the tree */
+	put_str(dir, "compatible", "acme,board");
+	put_str(dir, "cpus/cpu@0/compatible", "arm,cortex-a53");
+	put_str(dir, "cpus/cpu@0/secret", "x");
+	snprintf(path, sizeof(path), "%s/cpus/cpu@0/secret", dir);
+	REQUIRE(chmod(path, 0) == 0);
+	CHECK_INT(load_unprivileged(dir, msg, sizeof(msg)), -EACCES);
+	CHECK(strstr(msg, path) != NULL);
+	/* The kernel's root-only security-* properties are skipped instead. */
+	snprintf(msg, sizeof(msg), "%s/cpus/cpu@0/security-key", dir);
+	REQUIRE(rename(path, msg) == 0);
+	CHECK_INT(load_unprivileged(dir, msg, sizeof(msg)), 0);
+	CHECK_STR(msg, "beta.devicetree.org/acme-board=1\n"
+		       "beta.devicetree.org/arm-cortex-a53=1\n");
+	/* An unreadable node directory. */
+	snprintf(path, sizeof(path), "%s/cpus", dir);
+	REQUIRE(chmod(path, 0) == 0);
+	CHECK_INT(load_unprivileged(dir, msg, sizeof(msg)), -EACCES);
+	CHECK(strstr(msg, path) != NULL);
+	chmod(path, 0755);
+	rm_rf(dir);
 }
 
 TEST(tree_symlinks_are_not_followed)
