@@ -117,10 +117,12 @@ kustomizations() {
     diff <(jq -S .spec.template.spec.containers "$W/before.json") <(jq -S .spec.template.spec.containers "$W/after.json")
     [ "$(jq -r '.spec.template.spec.initContainers | map(.name) | join(",")' "$W/after.json")" = nodeprobe ]
     jq -e '.spec.template.spec.initContainers[0] | .args == ["--sysfs=/host-sys", "--features-dir=/etc/kubernetes/node-feature-discovery/features.d"]' "$W/after.json"
-    # Mounts NFD's existing volumes: features-d read-write, host-sys read-only.
+    # Mounts NFD's existing volumes: features-d read-write, host-sys and host-lib read-only.
     jq -e '.spec.template.spec.initContainers[0].volumeMounts | map({(.name): (.readOnly // false)}) | add
-           | .["features-d"] == false and .["host-sys"] == true' "$W/after.json"
-    jq -e '.spec.template.spec.volumes | map(.name) | index("features-d") and index("host-sys")' "$W/after.json"
+           | .["features-d"] == false and .["host-sys"] == true and .["host-lib"] == true' "$W/after.json"
+    jq -e '.spec.template.spec.initContainers[0].volumeMounts[] | select(.name == "host-lib") | .mountPath == "/lib/modules" and .subPath == "modules"' "$W/after.json"
+    # Every volume it mounts exists in the pod (NFD's, or the component's own).
+    jq -e '.spec.template.spec as $p | [$p.initContainers[0].volumeMounts[].name] - [$p.volumes[].name] == []' "$W/after.json"
   done
 }
 
@@ -129,8 +131,8 @@ kustomizations() {
   render --yaml-doc k8s/nfd/values/values.yaml | jq -S '.worker.initContainers[0]' >"$W/values.json"
   # Identical except how the token is hidden (the chart has no extra-volume value).
   diff -u <(jq 'del(.volumeMounts)' "$W/component.json") <(jq 'del(.volumeMounts)' "$W/values.json")
-  diff -u <(jq '.volumeMounts[:2]' "$W/component.json") <(jq '.volumeMounts[:2]' "$W/values.json")
-  jq -e '.volumeMounts[2] | .mountPath == "/var/run/secrets/kubernetes.io/serviceaccount" and .readOnly' "$W/values.json"
+  diff -u <(jq '.volumeMounts[:3]' "$W/component.json") <(jq '.volumeMounts[:3]' "$W/values.json")
+  jq -e '.volumeMounts[3] | .mountPath == "/var/run/secrets/kubernetes.io/serviceaccount" and .readOnly' "$W/values.json"
   # The post-renderer output is the component's output.
   k8s/post-render k8s/nfd <test/k8s/nfd-chart/worker.yaml >"$W/post.yaml"
   diff -u <(kubectl kustomize test/k8s/nfd-chart) "$W/post.yaml"
