@@ -19,10 +19,10 @@
 #include "log/log.h"
 #include "strbuf/strbuf.h"
 
-#define RULES_FILE_MAX (1u << 20)   /* bytes per rules file */
-#define RULES_NODE_BUDGET 10000000  /* YAML nodes and key comparisons per document (alias bombs) */
+#define RULES_FILE_MAX	   (1u << 20) /* bytes per rules file */
+#define RULES_NODE_BUDGET  10000000 /* YAML nodes and key comparisons per document (alias bombs) */
 #define RULES_TEMPLATE_OUT (1u << 20) /* bytes a template may expand to */
-#define NFD_PREFIX "feature.node.kubernetes.io/"
+#define NFD_PREFIX	   "feature.node.kubernetes.io/"
 
 enum op {
 	OP_IN,
@@ -39,55 +39,62 @@ enum op {
 
 static const struct {
 	const char *name;
-	int op;       /* enum op, or -1: NFD has it, we do not */
-	int nvalues;  /* required count; -1 at least one; 0 none */
+	int op;	     /* enum op, or -1: NFD has it, we do not */
+	int nvalues; /* required count; -1 at least one; 0 none */
 } ops[] = {
-	{ "In", OP_IN, -1 },           { "NotIn", OP_NOTIN, -1 },
-	{ "InRegexp", OP_INREGEXP, -1 }, { "Exists", OP_EXISTS, 0 },
-	{ "DoesNotExist", OP_DOESNOTEXIST, 0 }, { "Gt", OP_GT, 1 },
-	{ "Lt", OP_LT, 1 },            { "GtLt", OP_GTLT, 2 },
-	{ "IsTrue", OP_ISTRUE, 0 },    { "IsFalse", OP_ISFALSE, 0 },
-	{ "Ge", -1, 0 },               { "Le", -1, 0 },
-	{ "GeLe", -1, 0 },             { "Any", -1, 0 },
+    {"In", OP_IN, -1},
+    {"NotIn", OP_NOTIN, -1},
+    {"InRegexp", OP_INREGEXP, -1},
+    {"Exists", OP_EXISTS, 0},
+    {"DoesNotExist", OP_DOESNOTEXIST, 0},
+    {"Gt", OP_GT, 1},
+    {"Lt", OP_LT, 1},
+    {"GtLt", OP_GTLT, 2},
+    {"IsTrue", OP_ISTRUE, 0},
+    {"IsFalse", OP_ISFALSE, 0},
+    {"Ge", -1, 0},
+    {"Le", -1, 0},
+    {"GeLe", -1, 0},
+    {"Any", -1, 0},
 };
 
 struct expr {
-	char *key;       /* attribute/flag name; NULL for matchName */
-	enum op op;      /* operator */
-	char **val;      /* values */
-	size_t nval;     /* number of values */
-	regex_t *re;     /* InRegexp: compiled values */
+	char *key;	  /* attribute/flag name; NULL for matchName */
+	enum op op;	  /* operator */
+	char **val;	  /* values */
+	size_t nval;	  /* number of values */
+	regex_t *re;	  /* InRegexp: compiled values */
 	long long num[2]; /* Gt/Lt/GtLt: parsed values */
 };
 
 struct term {
-	char *feature;      /* "pci.device" */
-	struct expr *ex;    /* matchExpressions */
-	size_t nex;         /* number of expressions */
-	bool has_ex;        /* matchExpressions given (possibly empty) */
-	struct expr *name;  /* matchName, or NULL */
+	char *feature;	   /* "pci.device" */
+	struct expr *ex;   /* matchExpressions */
+	size_t nex;	   /* number of expressions */
+	bool has_ex;	   /* matchExpressions given (possibly empty) */
+	struct expr *name; /* matchName, or NULL */
 };
 
 struct matcher {
 	struct term *t; /* AND over these */
-	size_t n;       /* number of terms */
+	size_t n;	/* number of terms */
 };
 
 /* labelsTemplate subset, parsed. */
 enum tkind { T_TEXT, T_FIELD, T_LEN, T_INDEX, T_RANGE };
 
 struct tnode {
-	enum tkind kind;     /* what this node prints */
-	char *s;             /* T_TEXT: text; T_FIELD/T_INDEX: attribute */
-	char *feature;       /* T_LEN/T_INDEX/T_RANGE: "dom.feat" */
-	long index;          /* T_INDEX: element index */
-	struct tnode *body;  /* T_RANGE: body nodes */
-	size_t nbody;        /* T_RANGE: number of body nodes */
+	enum tkind kind;    /* what this node prints */
+	char *s;	    /* T_TEXT: text; T_FIELD/T_INDEX: attribute */
+	char *feature;	    /* T_LEN/T_INDEX/T_RANGE: "dom.feat" */
+	long index;	    /* T_INDEX: element index */
+	struct tnode *body; /* T_RANGE: body nodes */
+	size_t nbody;	    /* T_RANGE: number of body nodes */
 };
 
 struct tmpl {
 	struct tnode *n; /* top-level nodes */
-	size_t nn;       /* number of nodes */
+	size_t nn;	 /* number of nodes */
 };
 
 struct kv {
@@ -95,21 +102,21 @@ struct kv {
 };
 
 struct rule {
-	char *name;            /* rule name */
-	char *where;           /* "file:line:col" of the rule */
-	struct kv *labels;     /* static labels */
-	size_t nlabels;        /* number of static labels */
-	struct tmpl *tmpl;     /* labelsTemplate, or NULL */
-	struct tmpl *count;    /* countLabelsTemplate (extension), or NULL */
-	struct matcher mf;     /* matchFeatures */
-	struct matcher *any;   /* matchAny elements */
-	size_t nany;           /* number of matchAny elements */
-	char *skip;            /* why the rule is skipped, or NULL */
+	char *name;	     /* rule name */
+	char *where;	     /* "file:line:col" of the rule */
+	struct kv *labels;   /* static labels */
+	size_t nlabels;	     /* number of static labels */
+	struct tmpl *tmpl;   /* labelsTemplate, or NULL */
+	struct tmpl *count;  /* countLabelsTemplate (extension), or NULL */
+	struct matcher mf;   /* matchFeatures */
+	struct matcher *any; /* matchAny elements */
+	size_t nany;	     /* number of matchAny elements */
+	char *skip;	     /* why the rule is skipped, or NULL */
 };
 
 struct rules {
 	struct rule *r; /* rules in load order */
-	size_t n, cap;  /* used, allocated */
+	size_t n, cap;	/* used, allocated */
 };
 
 /* ---------------------------------------------------------------- memory */
@@ -230,9 +237,9 @@ bool rules_feature_supported(const char *feature)
 
 /* Parse "{{ ... }}" text into nodes. Returns 0, -EINVAL with *why (static) set, -ENOMEM. */
 struct tparse {
-	const char *p;   /* cursor */
+	const char *p;	 /* cursor */
 	const char *why; /* unsupported construct, for the warning */
-	char what[160];  /* detail */
+	char what[160];	 /* detail */
 };
 
 static char *dupn(const char *s, size_t n)
@@ -356,8 +363,7 @@ unsupported:
 	return -EINVAL;
 }
 
-static int tparse_nodes(struct tparse *tp, struct tnode **out, size_t *nout, int depth,
-			bool *ended)
+static int tparse_nodes(struct tparse *tp, struct tnode **out, size_t *nout, int depth, bool *ended)
 {
 	while (*tp->p) {
 		const char *open = strstr(tp->p, "{{"), *close, *a, *b;
@@ -410,7 +416,7 @@ static int tparse_nodes(struct tparse *tp, struct tnode **out, size_t *nout, int
 /* Parse src; NULL with *why/what set if unsupported, NULL + ENOMEM flag otherwise. */
 static int tmpl_parse(const char *src, struct tmpl **out, char *why, size_t whylen)
 {
-	struct tparse tp = { .p = src };
+	struct tparse tp = {.p = src};
 	struct tmpl *t = calloc(1, sizeof(*t));
 	bool ended = false;
 	int r;
@@ -433,14 +439,14 @@ static int tmpl_parse(const char *src, struct tmpl **out, char *why, size_t whyl
 /* ------------------------------------------------------------------ YAML */
 
 struct ctx {
-	const char *file;      /* name for messages */
-	yaml_document_t *doc;  /* current document */
-	struct log_err *err;   /* where errors go */
-	long budget;           /* nodes left to visit */
+	const char *file;     /* name for messages */
+	yaml_document_t *doc; /* current document */
+	struct log_err *err;  /* where errors go */
+	long budget;	      /* nodes left to visit */
 };
 
 static int at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static int at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
 {
@@ -515,7 +521,7 @@ static int map_check(struct ctx *c, const yaml_node_t *m)
 			return at(c, k, "mapping key must be a string, not %s", kind_name(k));
 		for (q = m->data.mapping.pairs.start; q < p; q++)
 			if (visit(c) && !strcmp((const char *)node(c, q->key)->data.scalar.value,
-				    (const char *)k->data.scalar.value))
+						(const char *)k->data.scalar.value))
 				return at(c, k, "duplicate key '%s'", k->data.scalar.value);
 		if (c->budget < 0)
 			return at(c, m, "document too complex");
@@ -688,10 +694,11 @@ static int parse_matcher(struct ctx *c, struct rule *r, const yaml_node_t *n, st
 		    (rc = map_check(c, tn)) < 0)
 			return rc;
 		for (p = tn->data.mapping.pairs.start; p < tn->data.mapping.pairs.top; p++)
-			if (strcmp(key_of(c, p), "feature") && strcmp(key_of(c, p), "matchExpressions") &&
+			if (strcmp(key_of(c, p), "feature") &&
+			    strcmp(key_of(c, p), "matchExpressions") &&
 			    strcmp(key_of(c, p), "matchName"))
-				return at(c, node(c, p->key), "unknown field '%s' in matchFeatures item",
-					  key_of(c, p));
+				return at(c, node(c, p->key),
+					  "unknown field '%s' in matchFeatures item", key_of(c, p));
 		t = grow(&m->t, &m->n, sizeof(*t));
 		if (!t)
 			return log_err_set(c->err, -ENOMEM, "out of memory");
@@ -712,7 +719,8 @@ static int parse_matcher(struct ctx *c, struct rule *r, const yaml_node_t *n, st
 			if ((rc = want_type(c, en, YAML_MAPPING_NODE, "matchExpressions")) < 0 ||
 			    (rc = map_check(c, en)) < 0)
 				return rc;
-			for (p = en->data.mapping.pairs.start; p < en->data.mapping.pairs.top; p++) {
+			for (p = en->data.mapping.pairs.start; p < en->data.mapping.pairs.top;
+			     p++) {
 				struct expr *e = grow(&t->ex, &t->nex, sizeof(*e));
 
 				if (!e || !(e->key = strdup(key_of(c, p))))
@@ -778,8 +786,8 @@ static int parse_template(struct ctx *c, struct rule *r, const yaml_node_t *n, c
 
 static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r)
 {
-	static const char *const ignored[] = { "annotations", "extendedResources", "taints", "vars",
-					       "varsTemplate" };
+	static const char *const ignored[] = {"annotations", "extendedResources", "taints", "vars",
+					      "varsTemplate"};
 	yaml_node_pair_t *p;
 	yaml_node_t *v;
 	const char *name;
@@ -828,7 +836,8 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r)
 
 				if (!visit(c))
 					return at(c, val, "document too complex");
-				if ((rc = want_type(c, e, YAML_MAPPING_NODE, "matchAny item")) < 0 ||
+				if ((rc = want_type(c, e, YAML_MAPPING_NODE, "matchAny item")) <
+					0 ||
 				    (rc = map_check(c, e)) < 0)
 					return rc;
 				for (yaml_node_pair_t *q = e->data.mapping.pairs.start;
@@ -855,8 +864,9 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r)
 				return at(c, node(c, p->key), "unknown field '%s' in rule '%s'", k,
 					  r->name);
 			if (!is_null(val))
-				log_warn("%s: rule '%s': '%s' ignored: nodeprobe writes labels only",
-					 r->where, r->name, k);
+				log_warn(
+				    "%s: rule '%s': '%s' ignored: nodeprobe writes labels only",
+				    r->where, r->name, k);
 			rc = 0;
 		}
 		if (rc < 0)
@@ -899,8 +909,9 @@ static int parse_doc(struct ctx *c, struct rules *tmp)
 	if ((rc = want_string(c, v, "apiVersion", &s)) < 0)
 		return rc;
 	if (strcmp(s, "nfd.k8s-sigs.io/v1alpha1")) {
-		log_warn("%s:%zu:%zu: apiVersion '%s' is not nfd.k8s-sigs.io/v1alpha1, document skipped",
-			 c->file, v->start_mark.line + 1, v->start_mark.column + 1, s);
+		log_warn(
+		    "%s:%zu:%zu: apiVersion '%s' is not nfd.k8s-sigs.io/v1alpha1, document skipped",
+		    c->file, v->start_mark.line + 1, v->start_mark.column + 1, s);
 		return 0;
 	}
 	v = map_get(c, root, "kind");
@@ -916,7 +927,8 @@ static int parse_doc(struct ctx *c, struct rules *tmp)
 	spec = map_get(c, root, "spec");
 	if (!spec)
 		return at(c, root, "NodeFeatureRule without 'spec'");
-	if ((rc = want_type(c, spec, YAML_MAPPING_NODE, "spec")) < 0 || (rc = map_check(c, spec)) < 0)
+	if ((rc = want_type(c, spec, YAML_MAPPING_NODE, "spec")) < 0 ||
+	    (rc = map_check(c, spec)) < 0)
 		return rc;
 	list = map_get(c, spec, "rules");
 	if (!list)
@@ -924,11 +936,12 @@ static int parse_doc(struct ctx *c, struct rules *tmp)
 	if ((rc = want_type(c, list, YAML_SEQUENCE_NODE, "spec.rules")) < 0)
 		return rc;
 	for (it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
-		struct rule r = { 0 };
+		struct rule r = {0};
 
 		rc = parse_rule(c, node(c, *it), &r);
 		if (rc == 0)
-			rc = add_rule(tmp, &r) < 0 ? log_err_set(c->err, -ENOMEM, "out of memory") : 0;
+			rc = add_rule(tmp, &r) < 0 ? log_err_set(c->err, -ENOMEM, "out of memory")
+						   : 0;
 		if (rc < 0) {
 			rule_free(&r);
 			return rc;
@@ -940,10 +953,10 @@ static int parse_doc(struct ctx *c, struct rules *tmp)
 int rules_load_buffer(struct rules *rs, const char *name, const char *buf, size_t len,
 		      struct log_err *err)
 {
-	struct rules tmp = { 0 };
+	struct rules tmp = {0};
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	struct ctx c = { .file = name, .doc = &doc, .err = err };
+	struct ctx c = {.file = name, .doc = &doc, .err = err};
 	int rc = 0;
 	size_t i;
 
@@ -954,10 +967,11 @@ int rules_load_buffer(struct rules *rs, const char *name, const char *buf, size_
 		bool end;
 
 		if (!yaml_parser_load(&parser, &doc)) {
-			rc = log_err_set(err, -EINVAL, "%s:%zu:%zu: %s%s%s", name,
-					 parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-					 parser.problem ? parser.problem : "YAML error",
-					 parser.context ? " " : "", parser.context ? parser.context : "");
+			rc = log_err_set(
+			    err, -EINVAL, "%s:%zu:%zu: %s%s%s", name, parser.problem_mark.line + 1,
+			    parser.problem_mark.column + 1,
+			    parser.problem ? parser.problem : "YAML error",
+			    parser.context ? " " : "", parser.context ? parser.context : "");
 			break;
 		}
 		end = !yaml_document_get_root_node(&doc);
@@ -1048,20 +1062,20 @@ int rules_load_path(struct rules *rs, const char *path, struct log_err *err)
 /* One matched element: an instance, or a flag/attribute element. */
 struct elem {
 	const struct feat *inst; /* instance, or NULL */
-	const char *name;        /* flag/attribute name */
-	const char *value;       /* attribute value ("" for flags) */
+	const char *name;	 /* flag/attribute name */
+	const char *value;	 /* attribute value ("" for flags) */
 };
 
 /* Elements matched per feature name, for templates (NFD's matchedFeatures). */
 struct mgroup {
 	const char *feature; /* borrowed from the rule */
-	struct elem *e;      /* matched elements */
-	size_t n;            /* number */
+	struct elem *e;	     /* matched elements */
+	size_t n;	     /* number */
 };
 
 struct matched {
 	struct mgroup *g; /* groups */
-	size_t n;         /* number of groups */
+	size_t n;	  /* number of groups */
 };
 
 static void matched_free(struct matched *m)
@@ -1142,7 +1156,9 @@ static int eval_op(const struct expr *e, bool valid, const char *value)
 	case OP_GTLT:
 		if (!atoi_go(value, &v)) {
 			log_warn("not a number '%s' for op %s", value,
-				 e->op == OP_GT ? "Gt" : e->op == OP_LT ? "Lt" : "GtLt");
+				 e->op == OP_GT	  ? "Gt"
+				 : e->op == OP_LT ? "Lt"
+						  : "GtLt");
 			return -EDOM;
 		}
 		if (e->op == OP_GT)
@@ -1429,7 +1445,8 @@ static int run_template(const struct rule *rl, const struct tmpl *t, bool count,
 				r = -EINVAL;
 				goto out;
 			}
-			r = cand_put(c, line, (size_t)(eq - line), eq + 1, n - (size_t)(eq - line) - 1);
+			r = cand_put(c, line, (size_t)(eq - line), eq + 1,
+				     n - (size_t)(eq - line) - 1);
 		}
 		if (r < 0)
 			goto out;
@@ -1468,8 +1485,8 @@ static bool ns_denied(const char *key)
 {
 	const char *slash = strchr(key, '/');
 	size_t n = slash ? (size_t)(slash - key) : 0;
-	static const char *const ok[] = { "feature.node.kubernetes.io",
-					  "profile.node.kubernetes.io" };
+	static const char *const ok[] = {"feature.node.kubernetes.io",
+					 "profile.node.kubernetes.io"};
 	size_t i;
 
 	if (!slash)
@@ -1493,7 +1510,7 @@ static int emit(const struct rule *rl, const struct feat_set *fs, const struct c
 	size_t i;
 
 	for (i = 0; i < c->n; i++) {
-		struct log_err e = { 0 };
+		struct log_err e = {0};
 		char key[512], why[300];
 		const char *v = c->kv[i].v;
 		int r;
@@ -1503,8 +1520,8 @@ static int emit(const struct rule *rl, const struct feat_set *fs, const struct c
 		if (v[0] == '@') {
 			v = dynamic_value(fs, v, why, sizeof(why));
 			if (!v) {
-				log_warn("%s: rule '%s': label '%s' skipped: %s", rl->where, rl->name,
-					 key, why);
+				log_warn("%s: rule '%s': label '%s' skipped: %s", rl->where,
+					 rl->name, key, why);
 				continue;
 			}
 		}
@@ -1545,8 +1562,8 @@ static int templates(const struct rule *rl, const struct matched *m, struct cand
 static int eval_rule(const struct rule *rl, const struct feat_set *fs, struct label_set *out,
 		     int *count)
 {
-	struct cand c = { 0 };
-	struct matched m = { 0 };
+	struct cand c = {0};
+	struct matched m = {0};
 	bool failed = false, any = false;
 	size_t i;
 	int r = 0;

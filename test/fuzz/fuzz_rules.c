@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct feat_set *fs;
 	struct rules *r = rules_new();
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 
 	if (!fs)
 		fs = features();
