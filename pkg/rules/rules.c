@@ -19,10 +19,12 @@
 #include "log/log.h"
 #include "strbuf/strbuf.h"
 
-#define RULES_FILE_MAX	   (1u << 20) /* bytes per rules file */
-#define RULES_NODE_BUDGET  10000000 /* YAML nodes and key comparisons per document (alias bombs) */
-#define RULES_TEMPLATE_OUT (1u << 20) /* bytes a template may expand to */
-#define NFD_PREFIX	   "feature.node.kubernetes.io/"
+#define RULES_FILE_MAX	     (1u << 20) /* bytes per rules file */
+#define RULES_NODE_BUDGET    10000000 /* YAML nodes and key comparisons per document (alias bombs) */
+#define RULES_TEMPLATE_OUT   (1u << 20) /* bytes a template may expand to */
+#define RULES_TEMPLATE_DEPTH 16		/* nested ranges */
+#define RULES_RULE_LABELS    4096 /* labels one rule may produce (a features.d file holds 64 KiB) */
+#define NFD_PREFIX	     "feature.node.kubernetes.io/"
 
 enum op {
 	OP_IN,
@@ -314,6 +316,10 @@ static int tparse_action(struct tparse *tp, const char *a, size_t n, struct tnod
 		t->feature = feature_ref(a + off, n - off);
 		if (!t->feature)
 			goto unsupported;
+		if (depth >= RULES_TEMPLATE_DEPTH) {
+			tp->why = "ranges nested too deep";
+			return -EINVAL;
+		}
 		r = tparse_nodes(tp, &t->body, &t->nbody, depth + 1, &body_ended);
 		if (r < 0)
 			return r;
@@ -1376,6 +1382,8 @@ static int cand_put(struct cand *c, const char *k, size_t klen, const char *v, s
 		kv->v = nv;
 		return 0;
 	}
+	if (c->n >= RULES_RULE_LABELS)
+		return -E2BIG;
 	kv = grow(&c->kv, &c->n, sizeof(*kv));
 	if (!kv)
 		return -ENOMEM;
@@ -1448,6 +1456,9 @@ static int run_template(const struct rule *rl, const struct tmpl *t, bool count,
 			r = cand_put(c, line, (size_t)(eq - line), eq + 1,
 				     n - (size_t)(eq - line) - 1);
 		}
+		if (r == -E2BIG)
+			log_warn("%s: rule '%s': template gives more than %d labels", rl->where,
+				 rl->name, RULES_RULE_LABELS);
 		if (r < 0)
 			goto out;
 	}
@@ -1607,6 +1618,11 @@ static int eval_rule(const struct rule *rl, const struct feat_set *fs, struct la
 out:
 	if (r == -EDOM) {
 		log_warn("%s: rule '%s' not applied: a value is not a number", rl->where, rl->name);
+		r = 0;
+	}
+	if (r == -E2BIG) {
+		log_warn("%s: rule '%s' not applied: more than %d labels", rl->where, rl->name,
+			 RULES_RULE_LABELS);
 		r = 0;
 	}
 	matched_free(&m);

@@ -658,3 +658,48 @@ TEST(rules_alias_bomb_bounded)
 	CHECK_STR(load_err(sb.buf), "bad.yaml:8:69: document too complex");
 	sb_free(&sb);
 }
+
+/* Nested ranges are bounded; a rule's output is bounded. */
+TEST(rules_template_limits)
+{
+	struct strbuf sb = STRBUF_INIT(1 << 16);
+	int i;
+
+	capture_on();
+	sb_add(&sb, "  - name: deep\n    labelsTemplate: \"");
+	for (i = 0; i < 40; i++)
+		sb_add(&sb, "{{ range .pci.device }}");
+	for (i = 0; i < 40; i++)
+		sb_add(&sb, "{{ end }}");
+	sb_add(&sb, "\"\n    matchFeatures:\n      - feature: pci.device\n");
+	CHECK_STR(run(sb.buf, NULL), "");
+	CHECK(strstr(warnings, "rule 'deep' skipped: labelsTemplate: ranges nested too deep"));
+	sb_reset(&sb);
+	warnings[0] = '\0';
+	/* 4200 devices: 4200 distinct keys, more than a rule may give */
+	{
+		struct rules *r = rules_new();
+		struct feat_set *fs = feat_set_new();
+		struct label_set *ls = label_set_new();
+		struct log_err err = {0};
+
+		for (i = 0; i < 4200; i++) {
+			char id[8];
+
+			snprintf(id, sizeof(id), "%04x", i);
+			feat_instance_set(feat_instance_add(fs, "pci.device"), "device", id);
+		}
+		sb_add(&sb, HDR "  - name: wide\n    countLabelsTemplate: \"{{ range .pci.device }}"
+				"a.io/{{ .device }}\\n{{ end }}\"\n"
+				"    matchFeatures:\n      - feature: pci.device\n"
+				"        matchExpressions: {}\n");
+		REQUIRE_INT(rules_load_buffer(r, "w.yaml", sb.buf, sb.len, &err), 1);
+		CHECK_INT(rules_eval(r, fs, ls, &err), 0);
+		CHECK(strstr(warnings, "rule 'wide': template gives more than 4096 labels"));
+		rules_free(r);
+		feat_set_free(fs);
+		label_set_free(ls);
+	}
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+	sb_free(&sb);
+}
