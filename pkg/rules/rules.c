@@ -513,6 +513,16 @@ static int want_type(struct ctx *c, const yaml_node_t *n, yaml_node_type_t t, co
 	return 0;
 }
 
+static int map_check(struct ctx *c, const yaml_node_t *m);
+
+/* A mapping with string keys, each once. */
+static int want_map(struct ctx *c, const yaml_node_t *n, const char *what)
+{
+	int rc = want_type(c, n, YAML_MAPPING_NODE, what);
+
+	return rc < 0 ? rc : map_check(c, n);
+}
+
 /* Mapping iteration with duplicate-key detection. */
 static int map_check(struct ctx *c, const yaml_node_t *m)
 {
@@ -589,8 +599,8 @@ static int parse_expr(struct ctx *c, struct rule *r, const yaml_node_t *n, struc
 	size_t i, k;
 	int rc, want = 0;
 
-	if ((rc = want_type(c, n, YAML_MAPPING_NODE, "match expression")) < 0 ||
-	    (rc = map_check(c, n)) < 0)
+	rc = want_map(c, n, "match expression");
+	if (rc < 0)
 		return rc;
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
 		if (strcmp(key_of(c, p), "op") && strcmp(key_of(c, p), "value") &&
@@ -600,7 +610,8 @@ static int parse_expr(struct ctx *c, struct rule *r, const yaml_node_t *n, struc
 	opn = map_get(c, n, "op");
 	if (!opn)
 		return at(c, n, "match expression without 'op'");
-	if ((rc = want_string(c, opn, "op", &opname)) < 0)
+	rc = want_string(c, opn, "op", &opname);
+	if (rc < 0)
 		return rc;
 	for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
 		if (!strcmp(ops[k].name, opname))
@@ -612,13 +623,15 @@ static int parse_expr(struct ctx *c, struct rule *r, const yaml_node_t *n, struc
 	e->op = ops[k].op < 0 ? OP_IN : (enum op)ops[k].op;
 	tn = map_get(c, n, "type");
 	if (tn && !is_null(tn)) {
-		if ((rc = want_string(c, tn, "type", &t)) < 0)
+		rc = want_string(c, tn, "type", &t);
+		if (rc < 0)
 			return rc;
 		skip_rule(r, "'type: %s' is not supported", t);
 	}
 	vn = map_get(c, n, "value");
 	if (vn && !is_null(vn)) {
-		if ((rc = want_type(c, vn, YAML_SEQUENCE_NODE, "value")) < 0)
+		rc = want_type(c, vn, YAML_SEQUENCE_NODE, "value");
+		if (rc < 0)
 			return rc;
 		for (it = vn->data.sequence.items.start; it < vn->data.sequence.items.top; it++) {
 			yaml_node_t *v = node(c, *it);
@@ -632,7 +645,9 @@ static int parse_expr(struct ctx *c, struct rule *r, const yaml_node_t *n, struc
 					  kind_name(v));
 			s = (const char *)v->data.scalar.value;
 			nv = grow(&e->val, &e->nval, sizeof(char *));
-			if (!nv || !(*nv = strdup(s)))
+			if (nv)
+				*nv = strdup(s);
+			if (!nv || !*nv)
 				return log_err_set(c->err, -ENOMEM, "out of memory");
 		}
 	}
@@ -686,7 +701,8 @@ static int parse_matcher(struct ctx *c, struct rule *r, const yaml_node_t *n, st
 
 	if (is_null(n))
 		return 0;
-	if ((rc = want_type(c, n, YAML_SEQUENCE_NODE, "matchFeatures")) < 0)
+	rc = want_type(c, n, YAML_SEQUENCE_NODE, "matchFeatures");
+	if (rc < 0)
 		return rc;
 	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
 		yaml_node_t *tn = node(c, *it), *fn, *en, *nn;
@@ -696,8 +712,8 @@ static int parse_matcher(struct ctx *c, struct rule *r, const yaml_node_t *n, st
 
 		if (!visit(c))
 			return at(c, n, "document too complex");
-		if ((rc = want_type(c, tn, YAML_MAPPING_NODE, "matchFeatures item")) < 0 ||
-		    (rc = map_check(c, tn)) < 0)
+		rc = want_map(c, tn, "matchFeatures item");
+		if (rc < 0)
 			return rc;
 		for (p = tn->data.mapping.pairs.start; p < tn->data.mapping.pairs.top; p++)
 			if (strcmp(key_of(c, p), "feature") &&
@@ -711,7 +727,8 @@ static int parse_matcher(struct ctx *c, struct rule *r, const yaml_node_t *n, st
 		fn = map_get(c, tn, "feature");
 		if (!fn)
 			return at(c, tn, "matchFeatures item without 'feature'");
-		if ((rc = want_string(c, fn, "feature", &f)) < 0)
+		rc = want_string(c, fn, "feature", &f);
+		if (rc < 0)
 			return rc;
 		t->feature = strdup(f);
 		if (!t->feature)
@@ -722,16 +739,19 @@ static int parse_matcher(struct ctx *c, struct rule *r, const yaml_node_t *n, st
 			skip_rule(r, "feature '%s' is not supported", t->feature);
 		en = map_get(c, tn, "matchExpressions");
 		if (en && !is_null(en)) {
-			if ((rc = want_type(c, en, YAML_MAPPING_NODE, "matchExpressions")) < 0 ||
-			    (rc = map_check(c, en)) < 0)
+			rc = want_map(c, en, "matchExpressions");
+			if (rc < 0)
 				return rc;
 			for (p = en->data.mapping.pairs.start; p < en->data.mapping.pairs.top;
 			     p++) {
 				struct expr *e = grow(&t->ex, &t->nex, sizeof(*e));
 
-				if (!e || !(e->key = strdup(key_of(c, p))))
+				if (e)
+					e->key = strdup(key_of(c, p));
+				if (!e || !e->key)
 					return log_err_set(c->err, -ENOMEM, "out of memory");
-				if ((rc = parse_expr(c, r, node(c, p->value), e)) < 0)
+				rc = parse_expr(c, r, node(c, p->value), e);
+				if (rc < 0)
 					return rc;
 			}
 			t->has_ex = true;
@@ -741,7 +761,8 @@ static int parse_matcher(struct ctx *c, struct rule *r, const yaml_node_t *n, st
 			t->name = calloc(1, sizeof(*t->name));
 			if (!t->name)
 				return log_err_set(c->err, -ENOMEM, "out of memory");
-			if ((rc = parse_expr(c, r, nn, t->name)) < 0)
+			rc = parse_expr(c, r, nn, t->name);
+			if (rc < 0)
 				return rc;
 		}
 	}
@@ -755,7 +776,8 @@ static int parse_labels(struct ctx *c, struct rule *r, const yaml_node_t *n)
 
 	if (is_null(n))
 		return 0;
-	if ((rc = want_type(c, n, YAML_MAPPING_NODE, "labels")) < 0 || (rc = map_check(c, n)) < 0)
+	rc = want_map(c, n, "labels");
+	if (rc < 0)
 		return rc;
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		yaml_node_t *v = node(c, p->value);
@@ -764,8 +786,11 @@ static int parse_labels(struct ctx *c, struct rule *r, const yaml_node_t *n)
 		if (v->type != YAML_SCALAR_NODE)
 			return at(c, v, "label value must be a string, not %s", kind_name(v));
 		kv = grow(&r->labels, &r->nlabels, sizeof(*kv));
-		if (!kv || !(kv->k = strdup(key_of(c, p))) ||
-		    !(kv->v = strdup(is_null(v) ? "" : (const char *)v->data.scalar.value)))
+		if (!kv)
+			return log_err_set(c->err, -ENOMEM, "out of memory");
+		kv->k = strdup(key_of(c, p));
+		kv->v = strdup(is_null(v) ? "" : (const char *)v->data.scalar.value);
+		if (!kv->k || !kv->v)
 			return log_err_set(c->err, -ENOMEM, "out of memory");
 	}
 	return 0;
@@ -780,7 +805,8 @@ static int parse_template(struct ctx *c, struct rule *r, const yaml_node_t *n, c
 
 	if (is_null(n))
 		return 0;
-	if ((rc = want_string(c, n, what, &s)) < 0)
+	rc = want_string(c, n, what, &s);
+	if (rc < 0)
 		return rc;
 	rc = tmpl_parse(s, out, why, sizeof(why));
 	if (rc == -ENOMEM)
@@ -801,7 +827,8 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r)
 	int rc;
 	size_t i;
 
-	if ((rc = want_type(c, n, YAML_MAPPING_NODE, "rule")) < 0 || (rc = map_check(c, n)) < 0)
+	rc = want_map(c, n, "rule");
+	if (rc < 0)
 		return rc;
 	snprintf(where, sizeof(where), "%s:%zu:%zu", c->file, n->start_mark.line + 1,
 		 n->start_mark.column + 1);
@@ -809,7 +836,8 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r)
 	v = map_get(c, n, "name");
 	if (!v)
 		return at(c, n, "rule without 'name'");
-	if ((rc = want_string(c, v, "name", &name)) < 0)
+	rc = want_string(c, v, "name", &name);
+	if (rc < 0)
 		return rc;
 	r->name = strdup(name);
 	if (!r->where || !r->name)
@@ -833,7 +861,8 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r)
 
 			if (is_null(val))
 				continue;
-			if ((rc = want_type(c, val, YAML_SEQUENCE_NODE, "matchAny")) < 0)
+			rc = want_type(c, val, YAML_SEQUENCE_NODE, "matchAny");
+			if (rc < 0)
 				return rc;
 			for (it = val->data.sequence.items.start; it < val->data.sequence.items.top;
 			     it++) {
@@ -842,9 +871,8 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r)
 
 				if (!visit(c))
 					return at(c, val, "document too complex");
-				if ((rc = want_type(c, e, YAML_MAPPING_NODE, "matchAny item")) <
-					0 ||
-				    (rc = map_check(c, e)) < 0)
+				rc = want_map(c, e, "matchAny item");
+				if (rc < 0)
 					return rc;
 				for (yaml_node_pair_t *q = e->data.mapping.pairs.start;
 				     q < e->data.mapping.pairs.top; q++)
@@ -858,7 +886,8 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r)
 				mf = map_get(c, e, "matchFeatures");
 				if (!mf)
 					return at(c, e, "matchAny item without 'matchFeatures'");
-				if ((rc = parse_matcher(c, r, mf, m)) < 0)
+				rc = parse_matcher(c, r, mf, m);
+				if (rc < 0)
 					return rc;
 			}
 			rc = 0;
@@ -906,13 +935,14 @@ static int parse_doc(struct ctx *c, struct rules *tmp)
 
 	if (!root || is_null(root))
 		return 0;
-	if ((rc = want_type(c, root, YAML_MAPPING_NODE, "document")) < 0 ||
-	    (rc = map_check(c, root)) < 0)
+	rc = want_map(c, root, "document");
+	if (rc < 0)
 		return rc;
 	v = map_get(c, root, "apiVersion");
 	if (!v)
 		return at(c, root, "document without 'apiVersion'");
-	if ((rc = want_string(c, v, "apiVersion", &s)) < 0)
+	rc = want_string(c, v, "apiVersion", &s);
+	if (rc < 0)
 		return rc;
 	if (strcmp(s, "nfd.k8s-sigs.io/v1alpha1")) {
 		log_warn(
@@ -923,7 +953,8 @@ static int parse_doc(struct ctx *c, struct rules *tmp)
 	v = map_get(c, root, "kind");
 	if (!v)
 		return at(c, root, "document without 'kind'");
-	if ((rc = want_string(c, v, "kind", &s)) < 0)
+	rc = want_string(c, v, "kind", &s);
+	if (rc < 0)
 		return rc;
 	if (strcmp(s, "NodeFeatureRule")) {
 		log_warn("%s:%zu:%zu: kind '%s' is not NodeFeatureRule, document skipped", c->file,
@@ -933,13 +964,14 @@ static int parse_doc(struct ctx *c, struct rules *tmp)
 	spec = map_get(c, root, "spec");
 	if (!spec)
 		return at(c, root, "NodeFeatureRule without 'spec'");
-	if ((rc = want_type(c, spec, YAML_MAPPING_NODE, "spec")) < 0 ||
-	    (rc = map_check(c, spec)) < 0)
+	rc = want_map(c, spec, "spec");
+	if (rc < 0)
 		return rc;
 	list = map_get(c, spec, "rules");
 	if (!list)
 		return at(c, spec, "spec without 'rules'");
-	if ((rc = want_type(c, list, YAML_SEQUENCE_NODE, "spec.rules")) < 0)
+	rc = want_type(c, list, YAML_SEQUENCE_NODE, "spec.rules");
+	if (rc < 0)
 		return rc;
 	for (it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
 		struct rule r = {0};
