@@ -305,12 +305,12 @@ static int tparse_action(struct tparse *tp, const char *a, size_t n, struct tnod
 	t = grow(out, nout, sizeof(**out));
 	if (!t)
 		return -ENOMEM;
-	if (n > 6 && !memcmp(a, "range ", 6)) {
+	if (n > 6 && !memcmp(a, "range", 5) && isspace((unsigned char)a[5])) {
 		size_t off = 6;
 		bool body_ended = false;
 		int r;
 
-		while (off < n && a[off] == ' ')
+		while (off < n && isspace((unsigned char)a[off]))
 			off++;
 		t->kind = T_RANGE;
 		t->feature = feature_ref(a + off, n - off);
@@ -329,10 +329,10 @@ static int tparse_action(struct tparse *tp, const char *a, size_t n, struct tnod
 		}
 		return 0;
 	}
-	if (n > 4 && !memcmp(a, "len ", 4)) {
+	if (n > 4 && !memcmp(a, "len", 3) && isspace((unsigned char)a[3])) {
 		size_t off = 4;
 
-		while (off < n && a[off] == ' ')
+		while (off < n && isspace((unsigned char)a[off]))
 			off++;
 		t->kind = T_LEN;
 		t->feature = feature_ref(a + off, n - off);
@@ -376,7 +376,7 @@ static int tparse_nodes(struct tparse *tp, struct tnode **out, size_t *nout, int
 		size_t tlen = open ? (size_t)(open - tp->p) : strlen(tp->p);
 		int r;
 
-		if (open && open[2] == '-' && open[3] == ' ')
+		if (open && open[2] == '-' && isspace((unsigned char)open[3]))
 			while (tlen > 0 && isspace((unsigned char)tp->p[tlen - 1]))
 				tlen--;
 		if (tlen) {
@@ -400,16 +400,16 @@ static int tparse_nodes(struct tparse *tp, struct tnode **out, size_t *nout, int
 		}
 		a = open + 2;
 		b = close;
-		if (*a == '-' && a[1] == ' ')
+		if (*a == '-' && isspace((unsigned char)a[1]))
 			a++;
-		if (b > a && b[-1] == '-' && b - 1 > a && b[-2] == ' ')
+		if (b - 1 > a && b[-1] == '-' && isspace((unsigned char)b[-2]))
 			b--;
-		while (a < b && *a == ' ')
+		while (a < b && isspace((unsigned char)*a))
 			a++;
-		while (b > a && b[-1] == ' ')
+		while (b > a && isspace((unsigned char)b[-1]))
 			b--;
 		tp->p = close + 2;
-		if (close > open + 2 && close[-1] == '-' && close[-2] == ' ')
+		if (close > open + 3 && close[-1] == '-' && isspace((unsigned char)close[-2]))
 			while (isspace((unsigned char)*tp->p))
 				tp->p++;
 		r = tparse_action(tp, a, (size_t)(b - a), out, nout, depth, ended);

@@ -703,3 +703,16 @@ TEST(rules_template_limits)
 	log_set_fn(NULL, NULL, LOG_LVL_WARN);
 	sb_free(&sb);
 }
+
+/* Go trims any white space around action words and after "{{-" / before "-}}". */
+TEST(rules_template_whitespace)
+{
+	CHECK_STR(run("  - name: ws\n"
+		      "    labelsTemplate: \"{{-\\trange .pci.device\\t-}}\\n  w.io/{{\\n.device "
+		      "}}=1\\n{{ end }}\"\n"
+		      "    matchFeatures:\n"
+		      "      - feature: pci.device\n        matchExpressions:\n"
+		      "          class: {op: In, value: [\"0302\"]}\n",
+		      NULL),
+		  "w.io/1d10=1\n");
+}
