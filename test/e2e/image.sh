@@ -134,7 +134,6 @@ run_in_image() {
     --mount "type=bind,src=$FIXTURE,dst=/host-sys,options=rbind:ro" \
     "$REF" "$CTR_ID" "$@" >/dev/null
   ctr_ containers info "$CTR_ID" >"$E2E/spec.json"
-  echo "(args $(jq -c .Spec.process.args "$E2E/spec.json"))"
   local user
   user=$(jq -c '[.Spec.process.user.uid, .Spec.process.user.gid, .Spec.root.readonly]' "$E2E/spec.json")
   [ "$user" = "[65534,65534,true]" ] || die "container uid, gid, read-only root = $user, want [65534,65534,true]"
