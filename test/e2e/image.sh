@@ -129,9 +129,11 @@ echo "== run (ctr run, runc, uid 65534, read-only root)"
 # run_in_image CMD...: a container from the image with the image's own user (config.user,
 # 65534:65534), a read-only root and the fixture at /host-sys read-only; prints CMD's output.
 # ctr 1.6 has no --user: the uid is checked in the container's runtime spec instead.
+# CTR_OPTS: extra `ctr containers create` options (mounts, env) for the next run.
+CTR_OPTS=()
 run_in_image() {
   ctr_ containers create --read-only \
-    --mount "type=bind,src=$FIXTURE,dst=/host-sys,options=rbind:ro" \
+    --mount "type=bind,src=$FIXTURE,dst=/host-sys,options=rbind:ro" "${CTR_OPTS[@]}" \
     "$REF" "$CTR_ID" "$@" >/dev/null
   ctr_ containers info "$CTR_ID" >"$E2E/spec.json"
   local user
@@ -169,6 +171,26 @@ for b in nodeprobe-mirror nodeprobe-reload; do
     grep -q "$VERSION" "$E2E/$b.txt" || die "$b --version does not print $VERSION"
   fi
 done
+if expect_bin nodeprobe-mirror >/dev/null; then
+  # configure as in k8s/mirror (target from $NODE_IP), into a directory the image's user owns,
+  # then check; the files must be byte-identical to what the host's build writes.
+  args=(--config-path /certs.d --registry https://docker.io --registry https://gitea.example.internal
+        --mirror-target 'http://${NODE_IP}:29999' --resolve-tags=true --dial-timeout=200ms)
+  install -d -o 65534 -g 65534 "$E2E/certs.d"
+  CTR_OPTS=(--env NODE_IP=10.0.0.5 --mount "type=bind,src=$E2E/certs.d,dst=/certs.d,options=rbind:rw")
+  echo "\$ NODE_IP=10.0.0.5 nodeprobe-mirror configure ${args[*]}"
+  run_in_image /usr/bin/nodeprobe-mirror configure "${args[@]}"
+  echo "\$ nodeprobe-mirror check --config-path /certs.d"
+  run_in_image /usr/bin/nodeprobe-mirror check --config-path /certs.d
+  CTR_OPTS=()
+  echo "--- certs.d/docker.io/hosts.toml"
+  cat "$E2E/certs.d/docker.io/hosts.toml"; echo
+  if [ -n "${BUILD:-}" ] && [ -x "$BUILD/nodeprobe-mirror" ]; then
+    mkdir "$E2E/host-certs.d"
+    NODE_IP=10.0.0.5 "$BUILD/nodeprobe-mirror" configure "${args[@]/#\/certs.d/$E2E/host-certs.d}"
+    diff -r "$E2E/host-certs.d" "$E2E/certs.d" || die "nodeprobe-mirror wrote different files in the image"
+  fi
+fi
 
 echo "== size"
 jq -r --arg t "$VERSION-$ARCH" '.manifests[] | select(.annotations["org.opencontainers.image.ref.name"] == $t) | .digest[7:]' "$LAYOUT/index.json" >"$E2E/m"
