@@ -10,9 +10,9 @@ struct feat_set;
 struct label_set;
 struct log_err;
 
-#define DT_BLOB_MAX (16u << 20)  /* a blob, read or built, is at most 16 MiB */
-#define DT_PROP_MAX (1u << 20)   /* one property file of a live tree: at most 1 MiB */
-#define DT_DEPTH_MAX 32          /* nodes nest at most this deep (root = 0) */
+#define DT_BLOB_MAX	(16u << 20) /* a blob, read or built, is at most 16 MiB */
+#define DT_PROP_MAX	(1u << 20)  /* one property file of a live tree: at most 1 MiB */
+#define DT_DEPTH_MAX	32	    /* nodes nest at most this deep (root = 0) */
 #define DT_LABEL_PREFIX "beta.devicetree.org/"
 
 /* Success value of the loaders when there is no devicetree to scan (not an error). */
