@@ -601,7 +601,7 @@ static bool selected(const char *name, const char *const *names, size_t n_names)
 		if (dt_name_matches(name, defaults[i]))
 			return true;
 	for (i = 0; i < n_names; i++)
-		if (names[i] && dt_name_matches(name, names[i]))
+		if (names[i] && names[i][0] && dt_name_matches(name, names[i]))
 			return true;
 	return false;
 }

@@ -82,7 +82,8 @@ int dt_label_name(const char *compat, char *out, size_t outsz);
 /*
  * Add the k8s-dt-node-labeller labels DT_LABEL_PREFIX<name>=<count> to ls:
  * the compatible strings of the root, of every node selected by "cpu", "gpu"
- * or one of names[0..n_names) (dt_name_matches, anywhere in the tree), each
+ * or one of names[0..n_names) (dt_name_matches, anywhere in the tree; empty
+ * names select nothing), each
  * node counted once; count = occurrences of the label name. Nodes whose
  * "status" (or an ancestor's) is present and not "okay"/"ok" are left out.
  * A string that cannot become a valid label is skipped with log_warn naming

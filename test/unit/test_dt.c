@@ -695,11 +695,11 @@ TEST(nano_timer_siblings_and_dedup)
 {
 	/* -n timer selects both /timer (arm,armv8-timer) and /timer@60005000
 	 * (nvidia,tegra210-timer); naming a node twice does not count it twice. */
-	static const char *const names[] = {"timer", "cpu", "timer", "no-such-node", "c.u"};
+	static const char *const names[] = {"timer", "cpu", "timer", "no-such-node", "c.u", ""};
 	struct dt_blob b;
 
 	REQUIRE_INT(dt_load_file(harness_shared(NANO_DTB), &b, NULL), 0);
-	CHECK_STR(labels_of(&b, names, 5), "beta.devicetree.org/arm-armv8-timer=1\n"
+	CHECK_STR(labels_of(&b, names, 6), "beta.devicetree.org/arm-armv8-timer=1\n"
 					   "beta.devicetree.org/arm-cortex-a57=4\n"
 					   "beta.devicetree.org/nvidia-gm20b=1\n"
 					   "beta.devicetree.org/nvidia-p3450-0000=1\n"
