@@ -563,7 +563,7 @@ TEST(tree_symlinks_are_not_followed)
 TEST(status_is_honoured)
 {
 	const char *dir = harness_tmpdir();
-	static const char *const extra[] = {"npu"};
+	static const char *const extra[] = {"npu", ""};
 	struct dt_blob b;
 
 	put_str(dir, "compatible", "acme,board");
@@ -585,8 +585,9 @@ TEST(status_is_honoured)
 	put_str(dir, "soc/gpu@2/compatible", "acme,hidden-gpu");
 	put_str(dir, "soc/npu@3/compatible", "acme,hidden-npu");
 	put_str(dir, "npu@4/compatible", "acme,npu");
+	put_str(dir, "7@1/compatible", "acme,digits"); /* an empty -n name would select it */
 	REQUIRE_INT(dt_load_tree(dir, &b, NULL), 0);
-	CHECK_STR(labels_of(&b, extra, 1), "beta.devicetree.org/acme-board=1\n"
+	CHECK_STR(labels_of(&b, extra, 2), "beta.devicetree.org/acme-board=1\n"
 					   "beta.devicetree.org/acme-gpu=1\n"
 					   "beta.devicetree.org/acme-npu=1\n"
 					   "beta.devicetree.org/arm-cortex-a53=3\n");
