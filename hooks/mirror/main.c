@@ -121,13 +121,21 @@ int main(int argc, char **argv)
 		shift = 1;
 	}
 	first = cli_parse(&spec, argc - shift, argv + shift, on_opt, &o, &verbose);
-	if (first < 0) {
+	if (first <= 0) { /* help or version printed (0), or a usage error */
 		mirror_opts_free(&o);
 		return -first;
 	}
 	first += shift;
-	if (!cmd && first < argc)
-		cmd = argv[first++];
+	if (!cmd && first < argc) {
+		/* "--flags configure --more-flags": parse what follows the command too */
+		cmd = argv[first];
+		r = cli_parse(&spec, argc - first, argv + first, on_opt, &o, &verbose);
+		if (r <= 0) {
+			mirror_opts_free(&o);
+			return -r;
+		}
+		first += r;
+	}
 	cli_log_init(spec.prog, verbose);
 	if (!cmd || first < argc) {
 		cli_error(cmd ? "unexpected argument '%s'" : "missing command (configure, cleanup or check)",

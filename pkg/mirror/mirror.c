@@ -649,6 +649,8 @@ static int sync_dir(const char *dst, const char *src, const struct strbuf *hosts
 					       sst.st_mode & 07777, err);
 			if (r == 1)
 				log_info("copied %s to %s", a, b);
+			if (r > 0)
+				r = 0;
 			sb_free(&data);
 		} else {
 			log_warn("%s: not a regular file or directory, not copied", a);
