@@ -23,27 +23,31 @@ enum {
 };
 
 static const struct cli_opt opts[] = {
-	{ "config", 'c', "FILE", "read options from a YAML file (below environment and flags)", OPT_CONFIG },
-	{ "config-path", 0, "DIR", "containerd's registry config_path (/etc/containerd/certs.d)", OPT_CONFIG_PATH },
-	{ "registry", 'r', "URL", "registry to mirror, repeatable; none or '*' = _default", OPT_REGISTRY },
-	{ "mirror-target", 'm', "URL", "mirror URL, repeatable, in order; ${VAR} expanded", OPT_TARGET },
-	{ "resolve-tags", 0, "BOOL", "let mirrors resolve tags (true)", OPT_RESOLVE },
-	{ "prepend-existing", 0, NULL, "keep the existing [host] entries after the mirrors", OPT_PREPEND },
-	{ "dial-timeout", 0, "DURATION", "write dial_timeout per mirror (e.g. 200ms)", OPT_DIAL },
-	{ "basic-auth-dir", 0, "DIR", "add basic auth from DIR/username and DIR/password", OPT_AUTH },
-	{ "containerd-config", 0, "FILE", "check: also check containerd's config.toml", OPT_CTRD_CONFIG },
-	{ "containerd-version", 0, "X.Y.Z", "check: judge as this containerd version", OPT_CTRD_VERSION },
-	{ NULL, 0, NULL, NULL, 0 },
+    {"config", 'c', "FILE", "read options from a YAML file (below environment and flags)",
+     OPT_CONFIG},
+    {"config-path", 0, "DIR", "containerd's registry config_path (/etc/containerd/certs.d)",
+     OPT_CONFIG_PATH},
+    {"registry", 'r', "URL", "registry to mirror, repeatable; none or '*' = _default",
+     OPT_REGISTRY},
+    {"mirror-target", 'm', "URL", "mirror URL, repeatable, in order; ${VAR} expanded", OPT_TARGET},
+    {"resolve-tags", 0, "BOOL", "let mirrors resolve tags (true)", OPT_RESOLVE},
+    {"prepend-existing", 0, NULL, "keep the existing [host] entries after the mirrors",
+     OPT_PREPEND},
+    {"dial-timeout", 0, "DURATION", "write dial_timeout per mirror (e.g. 200ms)", OPT_DIAL},
+    {"basic-auth-dir", 0, "DIR", "add basic auth from DIR/username and DIR/password", OPT_AUTH},
+    {"containerd-config", 0, "FILE", "check: also check containerd's config.toml", OPT_CTRD_CONFIG},
+    {"containerd-version", 0, "X.Y.Z", "check: judge as this containerd version", OPT_CTRD_VERSION},
+    {NULL, 0, NULL, NULL, 0},
 };
 
 static const struct cli_spec spec = {
-	.prog = "nodeprobe-mirror",
-	.synopsis = "configure|cleanup|check [OPTIONS]",
-	.description = "Write, remove or check containerd's <config-path>/<registry>/hosts.toml files\n"
-		       "so that pulls go through a Spegel mirror first and fall back upstream.",
-	.opts = opts,
-	.epilog = "Exit status: 0 success, 1 failure or check found errors, 2 usage error,\n"
-		  "3 check found warnings only.\n",
+    .prog = "nodeprobe-mirror",
+    .synopsis = "configure|cleanup|check [OPTIONS]",
+    .description =
+	"Write, remove or check containerd's <config-path>/<registry>/hosts.toml files\nso that pulls go through a Spegel mirror first and fall back upstream.",
+    .opts = opts,
+    .epilog =
+	"Exit status: 0 success, 1 failure or check found errors, 2 usage error,\n3 check found warnings only.\n",
 };
 
 static int set_str(char **dst, const char *arg)
@@ -70,7 +74,8 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 	case OPT_RESOLVE:
 		b = cli_parse_bool(arg);
 		if (b < 0) {
-			snprintf(msg, (size_t)msglen, "--resolve-tags: '%s' is not true or false", arg);
+			snprintf(msg, (size_t)msglen, "--resolve-tags: '%s' is not true or false",
+				 arg);
 			return -1;
 		}
 		o->resolve_tags = b;
@@ -80,7 +85,8 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 		return 0;
 	case OPT_DIAL:
 		if (!mirror_duration_ok(arg)) {
-			snprintf(msg, (size_t)msglen, "--dial-timeout: '%s' is not a duration like 200ms", arg);
+			snprintf(msg, (size_t)msglen,
+				 "--dial-timeout: '%s' is not a duration like 200ms", arg);
 			return -1;
 		}
 		return set_str(&o->dial_timeout, arg);
@@ -107,9 +113,9 @@ static void print_finding(void *data, const struct mirror_finding *f)
 
 int main(int argc, char **argv)
 {
-	static const char *const cmds[] = { "configure", "cleanup", "check" };
+	static const char *const cmds[] = {"configure", "cleanup", "check"};
 	struct mirror_opts o;
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	const char *cmd = NULL;
 	int verbose = 0, first, shift = 0, r;
 	size_t i;
@@ -138,7 +144,8 @@ int main(int argc, char **argv)
 	}
 	cli_log_init(spec.prog, verbose);
 	if (!cmd || first < argc) {
-		cli_error(cmd ? "unexpected argument '%s'" : "missing command (configure, cleanup or check)",
+		cli_error(cmd ? "unexpected argument '%s'"
+			      : "missing command (configure, cleanup or check)",
 			  cmd ? argv[first] : "");
 		fprintf(stderr, "Try '%s --help' for more information.\n", spec.prog);
 		mirror_opts_free(&o);

@@ -19,19 +19,18 @@
 #include "toml/toml.h"
 
 struct checker {
-	const char *file;       /* file being checked, for findings */
-	const char *dir;        /* its directory, for relative ca/client paths */
-	struct mirror_ver ver;  /* containerd version (known or not) */
+	const char *file;      /* file being checked, for findings */
+	const char *dir;       /* its directory, for relative ca/client paths */
+	struct mirror_ver ver; /* containerd version (known or not) */
 	mirror_report_fn report;
 	void *data;
-	int worst;              /* MIRROR_CLEAN, MIRROR_WARNINGS or MIRROR_ERRORS */
+	int worst; /* MIRROR_CLEAN, MIRROR_WARNINGS or MIRROR_ERRORS */
 };
 
-__attribute__((format(printf, 5, 6))) static void found(struct checker *c,
-							enum mirror_severity sev, int line,
-							int col, const char *fmt, ...)
+__attribute__((format(printf, 5, 6))) static void found(struct checker *c, enum mirror_severity sev,
+							int line, int col, const char *fmt, ...)
 {
-	struct mirror_finding f = { sev, c->file, line, col, NULL };
+	struct mirror_finding f = {sev, c->file, line, col, NULL};
 	char msg[512];
 	va_list ap;
 
@@ -85,8 +84,8 @@ static bool has_dial_timeout(const struct mirror_ver *v)
 
 bool mirror_duration_ok(const char *s)
 {
-	static const char *const units[] = { "ns", "us", "\xc2\xb5s", "\xce\xbcs", "ms", "s",
-					     "m", "h" };
+	static const char *const units[] = {"ns", "us", "\xc2\xb5s", "\xce\xbcs",
+					    "ms", "s",	"m",	     "h"};
 	size_t i;
 
 	if (*s == '+' || *s == '-')
@@ -177,8 +176,8 @@ const char *mirror_url_problem(const char *url)
 /* "a string", "an integer", "an array of tables", ... for messages. */
 static const char *tname(const struct toml_value *v)
 {
-	static const char *const names[] = { "a string", "an integer", "a float", "a boolean",
-					     "a datetime", "an array", "a table" };
+	static const char *const names[] = {"a string",	  "an integer", "a float", "a boolean",
+					    "a datetime", "an array",	"a table"};
 
 	if (v->type == TOML_ARRAY && v->origin == TOML_HEADER)
 		return "an array of tables";
@@ -368,15 +367,16 @@ static void check_hostcfg(struct checker *c, const struct toml_value *t, bool ro
 			check_client(c, v);
 		} else if (!strcmp(k, "skip_verify") || !strcmp(k, "override_path")) {
 			if (v->type != TOML_BOOL)
-				found(c, MIRROR_ERROR, v->line, v->col, "'%s' must be a boolean, not %s",
-				      k, tname(v));
+				found(c, MIRROR_ERROR, v->line, v->col,
+				      "'%s' must be a boolean, not %s", k, tname(v));
 		} else if (!strcmp(k, "header")) {
 			check_header(c, v);
 		} else if (!strcmp(k, "dial_timeout")) {
 			if (c->ver.known && !has_dial_timeout(&c->ver))
-				found(c, MIRROR_WARNING, kl, kc,
-				      "containerd %d.%d.%d ignores 'dial_timeout' (read from 2.0.7 and 2.1.0 on): a dead mirror costs 30 s per request",
-				      c->ver.major, c->ver.minor, c->ver.patch);
+				found(
+				    c, MIRROR_WARNING, kl, kc,
+				    "containerd %d.%d.%d ignores 'dial_timeout' (read from 2.0.7 and 2.1.0 on): a dead mirror costs 30 s per request",
+				    c->ver.major, c->ver.minor, c->ver.patch);
 			else if (v->type != TOML_STRING)
 				found(c, MIRROR_ERROR, v->line, v->col,
 				      "'dial_timeout' must be a string like '200ms', not %s",
@@ -385,7 +385,8 @@ static void check_hostcfg(struct checker *c, const struct toml_value *t, bool ro
 				found(c, MIRROR_ERROR, v->line, v->col,
 				      "'dial_timeout' '%s' is not a duration like '200ms'", v->str);
 		} else {
-			found(c, MIRROR_WARNING, kl, kc, "unknown key '%s': containerd ignores it", k);
+			found(c, MIRROR_WARNING, kl, kc, "unknown key '%s': containerd ignores it",
+			      k);
 		}
 	}
 }
@@ -398,8 +399,9 @@ static void check_hosts_table(struct checker *c, const struct toml_value *root)
 
 	if (!host) {
 		if (gotoml_v1(&c->ver))
-			found(c, MIRROR_ERROR, 0, 0,
-			      "no [host.'…'] table: containerd 1.x rejects the file (\"invalid `host` tree\")");
+			found(
+			    c, MIRROR_ERROR, 0, 0,
+			    "no [host.'…'] table: containerd 1.x rejects the file (\"invalid `host` tree\")");
 		else
 			found(c, MIRROR_WARNING, 0, 0, "no [host.'…'] table: no mirror is used");
 		return;
@@ -417,18 +419,20 @@ static void check_hosts_table(struct checker *c, const struct toml_value *root)
 		int kl = host->key_line[i], kc = host->key_col[i];
 
 		if (h->type != TOML_TABLE) {
-			found(c, MIRROR_ERROR, h->line, h->col,
-			      "host '%s' must be a table, not %s", host->keys[i], tname(h));
+			found(c, MIRROR_ERROR, h->line, h->col, "host '%s' must be a table, not %s",
+			      host->keys[i], tname(h));
 			continue;
 		}
 		if (gotoml_v1(&c->ver) && strchr(host->keys[i], ']') &&
 		    (h->origin == TOML_HEADER || h->origin == TOML_IMPLICIT))
-			found(c, MIRROR_ERROR, kl, kc,
-			      "containerd 1.x cannot parse a table header whose key contains ']' (an IPv6 address): it rejects the file");
+			found(
+			    c, MIRROR_ERROR, kl, kc,
+			    "containerd 1.x cannot parse a table header whose key contains ']' (an IPv6 address): it rejects the file");
 		if (gotoml_v2(&c->ver) && (h->origin == TOML_DOTTED || h->origin == TOML_INLINE))
-			found(c, MIRROR_WARNING, kl, kc,
-			      "host '%s' is not written as a [host.'…'] table: containerd 2.x ignores it",
-			      host->keys[i]);
+			found(
+			    c, MIRROR_WARNING, kl, kc,
+			    "host '%s' is not written as a [host.'…'] table: containerd 2.x ignores it",
+			    host->keys[i]);
 		check_url(c, "host", host->keys[i], kl, kc);
 		check_hostcfg(c, h, false);
 	}
@@ -437,9 +441,9 @@ static void check_hosts_table(struct checker *c, const struct toml_value *root)
 int mirror_check_hosts(const char *data, size_t len, const char *file, const char *dir,
 		       const char *version, mirror_report_fn report, void *report_data)
 {
-	struct checker c = { file, dir, { 0 }, report, report_data, MIRROR_CLEAN };
+	struct checker c = {file, dir, {0}, report, report_data, MIRROR_CLEAN};
 	struct toml_value *root = NULL;
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	int line = 0, col = 0, n = 0;
 	size_t fl = strlen(file);
 
@@ -454,8 +458,8 @@ int mirror_check_hosts(const char *data, size_t len, const char *file, const cha
 		const char *msg = err.msg;
 
 		/* "<file>:<line>:<col>: what" -> position + what */
-		if (!strncmp(msg, file, fl) && sscanf(msg + fl, ":%d:%d: %n", &line, &col, &n) == 2 &&
-		    n > 0)
+		if (!strncmp(msg, file, fl) &&
+		    sscanf(msg + fl, ":%d:%d: %n", &line, &col, &n) == 2 && n > 0)
 			msg += fl + (size_t)n;
 		found(&c, MIRROR_ERROR, line, col, "%s", msg);
 		return c.worst;
@@ -488,7 +492,7 @@ static void check_containerd_config(struct checker *c, const char *config_path)
 {
 	struct strbuf text = STRBUF_INIT(MIRROR_MAX_FILE * 4);
 	struct toml_value *root = NULL;
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	const struct toml_value *ver, *cp, *mirrors, *discard;
 	const char *plugin;
 	long long version = 1;
@@ -514,30 +518,32 @@ static void check_containerd_config(struct checker *c, const char *config_path)
 		version = ver->i;
 	if (version == 3) {
 		plugin = "io.containerd.cri.v1.images";
-		const char *const kcp[] = { "plugins", plugin, "registry", "config_path", NULL };
-		const char *const km[] = { "plugins", plugin, "registry", "mirrors", NULL };
-		const char *const kd[] = { "plugins", plugin, "discard_unpacked_layers", NULL };
+		const char *const kcp[] = {"plugins", plugin, "registry", "config_path", NULL};
+		const char *const km[] = {"plugins", plugin, "registry", "mirrors", NULL};
+		const char *const kd[] = {"plugins", plugin, "discard_unpacked_layers", NULL};
 
 		cp = path_get(root, kcp);
 		mirrors = path_get(root, km);
 		discard = path_get(root, kd);
 	} else {
 		plugin = version == 2 ? "io.containerd.grpc.v1.cri" : "cri";
-		const char *const kcp[] = { "plugins", plugin, "registry", "config_path", NULL };
-		const char *const km[] = { "plugins", plugin, "registry", "mirrors", NULL };
-		const char *const kd[] = { "plugins", plugin, "containerd", "discard_unpacked_layers",
-					   NULL };
+		const char *const kcp[] = {"plugins", plugin, "registry", "config_path", NULL};
+		const char *const km[] = {"plugins", plugin, "registry", "mirrors", NULL};
+		const char *const kd[] = {"plugins", plugin, "containerd",
+					  "discard_unpacked_layers", NULL};
 
 		cp = path_get(root, kcp);
 		mirrors = path_get(root, km);
 		discard = path_get(root, kd);
 	}
 	if (discard && discard->type == TOML_BOOL && discard->b)
-		found(c, MIRROR_ERROR, discard->line, discard->col,
-		      "discard_unpacked_layers = true: layers are deleted after unpacking, so this node cannot serve them to Spegel");
+		found(
+		    c, MIRROR_ERROR, discard->line, discard->col,
+		    "discard_unpacked_layers = true: layers are deleted after unpacking, so this node cannot serve them to Spegel");
 	if (mirrors && mirrors->type == TOML_TABLE && mirrors->n && cp)
-		found(c, MIRROR_ERROR, mirrors->line, mirrors->col,
-		      "legacy 'mirrors' set beside config_path: containerd's CRI plugin refuses to start");
+		found(
+		    c, MIRROR_ERROR, mirrors->line, mirrors->col,
+		    "legacy 'mirrors' set beside config_path: containerd's CRI plugin refuses to start");
 	if (!cp) {
 		if (version == 3 && !(mirrors && mirrors->n) && c->ver.known &&
 		    (c->ver.major > 2 || (c->ver.major == 2 && c->ver.minor >= 2)) &&
@@ -577,13 +583,14 @@ static bool is_dir_at(const char *base, const char *name)
 {
 	char p[PATH_MAX];
 
-	snprintf(p, sizeof(p), "%s/%s", base, name);
+	if ((size_t)snprintf(p, sizeof(p), "%s/%s", base, name) >= sizeof(p))
+		return false;
 	return fs_is_dir(p);
 }
 
 int mirror_check_run(const struct mirror_opts *o, struct log_err *err)
 {
-	struct checker c = { NULL, NULL, { 0 }, o->report, o->report_data, MIRROR_CLEAN };
+	struct checker c = {NULL, NULL, {0}, o->report, o->report_data, MIRROR_CLEAN};
 	struct dirent **ents = NULL;
 	int i, cnt, worst = MIRROR_CLEAN, files = 0;
 
@@ -603,7 +610,7 @@ int mirror_check_run(const struct mirror_opts *o, struct log_err *err)
 		    !is_dir_at(o->config_path, name))
 			continue;
 		if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", o->config_path, name) >=
-			    sizeof(dir) - sizeof("/hosts.toml") ||
+			sizeof(dir) - sizeof("/hosts.toml") ||
 		    (size_t)snprintf(file, sizeof(file), "%s/hosts.toml", dir) >= sizeof(file))
 			continue;
 		c.file = file;
@@ -620,7 +627,8 @@ int mirror_check_run(const struct mirror_opts *o, struct log_err *err)
 				strcat(alt, "_");
 			if (is_dir_at(o->config_path, alt))
 				found(&c, MIRROR_WARNING, 0, 0,
-				      "not used: containerd reads %s/%s first", o->config_path, alt);
+				      "not used: containerd reads %s/%s first", o->config_path,
+				      alt);
 		}
 		r = sb_read_file(&text, file);
 		if (r == -ENOENT) {
@@ -631,8 +639,8 @@ int mirror_check_run(const struct mirror_opts *o, struct log_err *err)
 		if (r < 0)
 			found(&c, MIRROR_ERROR, 0, 0, "cannot read: %s", strerror(-r));
 		else
-			r = mirror_check_hosts(text.buf, text.len, file, dir,
-					       o->containerd_version, o->report, o->report_data);
+			r = mirror_check_hosts(text.buf, text.len, file, dir, o->containerd_version,
+					       o->report, o->report_data);
 		sb_free(&text);
 		if (r > c.worst)
 			c.worst = r;

@@ -181,7 +181,7 @@ static int from_yaml(struct mirror_opts *o, struct log_err *err)
 	yaml_node_t *root;
 	yaml_node_pair_t *pr;
 	struct strbuf text = STRBUF_INIT(1 << 20);
-	struct yctx y = { o->config_file, err, &doc };
+	struct yctx y = {o->config_file, err, &doc};
 	int r;
 
 	r = sb_read_file(&text, o->config_file);

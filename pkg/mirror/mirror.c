@@ -23,7 +23,7 @@
 #define HOSTS_TOML "hosts.toml"
 /* Our in-progress backup and restore directories (dot names: never a registry). */
 #define BACKING_UP ".nodeprobe-backup"
-#define RESTORING ".nodeprobe-restore"
+#define RESTORING  ".nodeprobe-restore"
 
 /* ---- names and URLs ---- */
 
@@ -100,10 +100,14 @@ static int split_url(const char *url, bool bare, const char *what, char *scheme,
 
 	if (!sep) {
 		if (!bare)
-			return log_err_set(err, -EINVAL, "%s '%s': needs http:// or https://",
-					   what, url);
+			return log_err_set(err, -EINVAL, "%s '%s': needs http:// or https://", what,
+					   url);
 		snprintf(scheme, ssize, "https");
 		h = url;
+		if (strpbrk(h, "/?#@"))
+			return log_err_set(err, -EINVAL,
+					   "%s '%s': not a host[:port] or an http(s):// URL", what,
+					   url);
 	} else {
 		sl = (size_t)(sep - url);
 		if (!((sl == 4 && !strncasecmp(url, "http", 4)) ||
@@ -116,9 +120,10 @@ static int split_url(const char *url, bool bare, const char *what, char *scheme,
 		h = sep + 3;
 	}
 	if (strpbrk(h, "/?#"))
-		return log_err_set(err, -EINVAL,
-				   "%s '%s': must be scheme://host[:port] with no path, query or fragment",
-				   what, url);
+		return log_err_set(
+		    err, -EINVAL,
+		    "%s '%s': must be scheme://host[:port] with no path, query or fragment", what,
+		    url);
 	if (strchr(h, '@'))
 		return log_err_set(err, -EINVAL, "%s '%s': must not contain a user", what, url);
 	if (!valid_hostport(h, strlen(h)))
@@ -141,8 +146,7 @@ int mirror_registry_dir(const char *registry, char *dir, size_t size, struct log
 	r = split_url(registry, true, "registry", scheme, sizeof(scheme), &host, err);
 	if (r < 0)
 		return r;
-	if (!fs_name_is_safe(host) || strcmp(host, MIRROR_BACKUP_DIR) == 0 ||
-	    strlen(host) >= size)
+	if (!fs_name_is_safe(host) || strcmp(host, MIRROR_BACKUP_DIR) == 0 || strlen(host) >= size)
 		return log_err_set(err, -EINVAL, "registry '%s': unusable as a directory name",
 				   registry);
 	snprintf(dir, size, "%s", host);
@@ -184,8 +188,8 @@ int mirror_render(struct strbuf *out, const char *registry, const struct mirror_
 		if (r == 0 && dial_timeout)
 			r = sb_addf(out, "dial_timeout = '%s'\n", dial_timeout);
 		if (r == 0 && authorization)
-			r = sb_addf(out, "[host.'%s://%s'.header]\nAuthorization = '%s'\n",
-				    tscheme, thost, authorization);
+			r = sb_addf(out, "[host.'%s://%s'.header]\nAuthorization = '%s'\n", tscheme,
+				    thost, authorization);
 	}
 	if (r < 0)
 		return log_err_set(err, r, "hosts.toml for '%s': %s", registry, strerror(-r));
@@ -319,6 +323,7 @@ static int move_all(const char *from, const char *to, struct log_err *err)
 static int mkdir_if_missing(const char *path, struct log_err *err)
 {
 	if (mkdir(path, 0755) == 0) {
+		chmod(path, 0755); /* whatever the umask */
 		log_info("created %s", path);
 		return 0;
 	}
@@ -381,10 +386,10 @@ static int backup(const char *base, struct log_err *err)
 /* ---- configure ---- */
 
 struct want {
-	char dir[256];        /* directory name under config_path */
-	struct strbuf hosts;  /* hosts.toml content */
-	mode_t mode;          /* hosts.toml mode */
-	bool copy_backup;     /* prepend: copy _backup/<dir>/ files too */
+	char dir[256];	     /* directory name under config_path */
+	struct strbuf hosts; /* hosts.toml content */
+	mode_t mode;	     /* hosts.toml mode */
+	bool copy_backup;    /* prepend: copy _backup/<dir>/ files too */
 };
 
 /* Read <dir>/username and <dir>/password into "Basic base64(user:pass)". */
@@ -408,9 +413,9 @@ static int basic_auth(const char *dir, char **out, struct log_err *err)
 	sb_rtrim(&pass);
 	if (user.len == 0 || strchr(user.buf, ':') || memchr(user.buf, '\n', user.len) ||
 	    memchr(pass.buf, '\n', pass.len)) {
-		r = log_err_set(err, -EINVAL,
-				"%s: username must be one non-empty line without ':', password one line",
-				dir);
+		r = log_err_set(
+		    err, -EINVAL,
+		    "%s: username must be one non-empty line without ':', password one line", dir);
 		goto out;
 	}
 	if (sb_addf(&up, "%s:%s", user.buf, pass.buf) < 0) {
@@ -456,14 +461,16 @@ static int expand_env(const char *in, char **out, struct log_err *err)
 		}
 		end = strchr(p + 2, '}');
 		if (!end || end == p + 2 || (size_t)(end - p - 2) >= sizeof(name)) {
-			r = log_err_set(err, -EINVAL, "mirror target '%s': bad ${...} reference", in);
+			r = log_err_set(err, -EINVAL, "mirror target '%s': bad ${...} reference",
+					in);
 			break;
 		}
 		snprintf(name, sizeof(name), "%.*s", (int)(end - p - 2), p + 2);
 		val = getenv(name);
 		if (!val || !*val) {
-			r = log_err_set(err, -EINVAL, "mirror target '%s': environment variable %s is not set", in,
-					name);
+			r = log_err_set(err, -EINVAL,
+					"mirror target '%s': environment variable %s is not set",
+					in, name);
 			break;
 		}
 		r = sb_add(&sb, val);
@@ -485,7 +492,7 @@ static int expand_env(const char *in, char **out, struct log_err *err)
 static int backup_source(const char *base, const char *dir, char *path, size_t size,
 			 struct log_err *err)
 {
-	static const char *const homes[] = { MIRROR_BACKUP_DIR, RESTORING, BACKING_UP, "." };
+	static const char *const homes[] = {MIRROR_BACKUP_DIR, RESTORING, BACKING_UP, "."};
 	struct stat st;
 	size_t i;
 
@@ -522,8 +529,8 @@ static int existing_hosts(const char *base, const char *dir, struct strbuf *out,
 	if (r < 0)
 		return r;
 	if (stat(path, &st) < 0)
-		return errno == ENOENT ? 0 : log_err_set(err, -errno, "%s: %s", path,
-							   strerror(errno));
+		return errno == ENOENT ? 0
+				       : log_err_set(err, -errno, "%s: %s", path, strerror(errno));
 	*mode = st.st_mode & 0777;
 	r = sb_read_file(&text, path);
 	if (r < 0) {
@@ -672,7 +679,7 @@ static void wants_free(struct want *w, size_t n)
 static int configure(const struct mirror_opts *o, struct log_err *err)
 {
 	const char *base = o->config_path;
-	struct mirror_list targets = { 0 };
+	struct mirror_list targets = {0};
 	struct want *w = NULL;
 	size_t nw = 0, i, j;
 	char *auth = NULL, **names = NULL, bak[PATH_MAX], src[PATH_MAX], dst[PATH_MAX];
@@ -688,8 +695,9 @@ static int configure(const struct mirror_opts *o, struct log_err *err)
 			log_err_set(err, r, "out of memory");
 		free(t);
 		if (r == 0 && strchr(targets.v[i], ']'))
-			log_warn("mirror target '%s': containerd 1.x cannot read a [host] key with ']' (IPv6) and will ignore the whole file",
-				 targets.v[i]);
+			log_warn(
+			    "mirror target '%s': containerd 1.x cannot read a [host] key with ']' (IPv6) and will ignore the whole file",
+			    targets.v[i]);
 	}
 	if (r == 0 && o->basic_auth_dir)
 		r = basic_auth(o->basic_auth_dir, &auth, err);
@@ -709,7 +717,8 @@ static int configure(const struct mirror_opts *o, struct log_err *err)
 		w[i].mode = 0644;
 		wildcards += is_wildcard(reg);
 		if (wildcards > 1) {
-			r = log_err_set(err, -EINVAL, "registries contain two wildcards (_default or *)");
+			r = log_err_set(err, -EINVAL,
+					"registries contain two wildcards (_default or *)");
 			goto out;
 		}
 		r = mirror_registry_dir(reg, w[i].dir, sizeof(w[i].dir), err);

@@ -9,12 +9,12 @@
 struct log_err;
 
 #define MIRROR_DEFAULT_CONFIG_PATH "/etc/containerd/certs.d"
-#define MIRROR_BACKUP_DIR "_backup" /* Spegel's name; shared with its init container */
+#define MIRROR_BACKUP_DIR	   "_backup" /* Spegel's name; shared with its init container */
 
 enum mirror_cmd {
 	MIRROR_CONFIGURE, /* write <config-path>/<host>/hosts.toml */
-	MIRROR_CLEANUP,   /* put _backup back */
-	MIRROR_CHECK,     /* report what containerd would reject or ignore */
+	MIRROR_CLEANUP,	  /* put _backup back */
+	MIRROR_CHECK,	  /* report what containerd would reject or ignore */
 };
 
 /* A list of strings; owned by whoever filled it, freed with mirror_list_free. */
@@ -25,15 +25,15 @@ struct mirror_list {
 
 enum mirror_severity {
 	MIRROR_WARNING, /* containerd accepts the file but ignores or misroutes something */
-	MIRROR_ERROR,   /* containerd rejects the file (or the pull fails): no mirror */
+	MIRROR_ERROR,	/* containerd rejects the file (or the pull fails): no mirror */
 };
 
 /* One problem found by check. All pointers are valid during the callback only. */
 struct mirror_finding {
 	enum mirror_severity sev; /* how bad */
-	const char *file;         /* path of the file */
-	int line, col;            /* 1-based position, 0 when about the whole file */
-	const char *msg;          /* one line, no trailing newline */
+	const char *file;	  /* path of the file */
+	int line, col;		  /* 1-based position, 0 when about the whole file */
+	const char *msg;	  /* one line, no trailing newline */
 };
 
 typedef void (*mirror_report_fn)(void *data, const struct mirror_finding *f);
@@ -44,19 +44,19 @@ typedef void (*mirror_report_fn)(void *data, const struct mirror_finding *f);
  * see mirror_opts_resolve.
  */
 struct mirror_opts {
-	enum mirror_cmd cmd;           /* the subcommand */
-	char *config_file;             /* --config YAML file, or NULL */
-	char *config_path;             /* --config-path (default /etc/containerd/certs.d) */
+	enum mirror_cmd cmd;	       /* the subcommand */
+	char *config_file;	       /* --config YAML file, or NULL */
+	char *config_path;	       /* --config-path (default /etc/containerd/certs.d) */
 	struct mirror_list registries; /* --registry: URLs or hosts; none or "*" = _default */
 	struct mirror_list targets;    /* --mirror-target: mirror URLs in order, ${VAR} expanded */
-	int resolve_tags;              /* --resolve-tags: 1 adds 'resolve' (default), 0, -1 unset */
-	int prepend_existing;          /* --prepend-existing: keep the user's hosts after ours */
-	char *dial_timeout;            /* --dial-timeout: Go duration written per host, or NULL */
-	char *basic_auth_dir;          /* --basic-auth-dir: dir with username and password files */
+	int resolve_tags;	       /* --resolve-tags: 1 adds 'resolve' (default), 0, -1 unset */
+	int prepend_existing;	       /* --prepend-existing: keep the user's hosts after ours */
+	char *dial_timeout;	       /* --dial-timeout: Go duration written per host, or NULL */
+	char *basic_auth_dir;	       /* --basic-auth-dir: dir with username and password files */
 	char *containerd_config;       /* check --containerd-config FILE */
 	char *containerd_version;      /* check --containerd-version, e.g. "1.6.20" */
 	mirror_report_fn report;       /* check: called once per finding (required for check) */
-	void *report_data;             /* passed to report */
+	void *report_data;	       /* passed to report */
 };
 
 /* Initialise opts: everything unset. */

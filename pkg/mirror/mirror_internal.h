@@ -10,7 +10,7 @@
 
 /* containerd version as check understands it. */
 struct mirror_ver {
-	bool known;            /* false: unknown, report what any version would reject */
+	bool known; /* false: unknown, report what any version would reject */
 	int major, minor, patch;
 };
 

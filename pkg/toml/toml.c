@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* toml: a strict TOML 1.0 reader (the subset containerd's files use, and the rest of the grammar). */
+/* toml: a strict TOML 1.0 reader (the subset containerd's files use, and the rest of the grammar).
+ */
 #include "toml/toml.h"
 
 #include <errno.h>
@@ -14,18 +15,18 @@
 #include "log/log.h"
 #include "strbuf/strbuf.h"
 
-#define TOML_MAX_DEPTH 64
+#define TOML_MAX_DEPTH	   64
 #define TOML_MAX_KEY_PARTS 64
 
 struct parser {
-	const char *p, *end;    /* cursor and end of input */
+	const char *p, *end;	/* cursor and end of input */
 	const char *line_start; /* first byte of the current line */
-	int line;               /* current line, 1-based */
-	const char *name;       /* for messages */
-	struct log_err *err;    /* filled on error */
+	int line;		/* current line, 1-based */
+	const char *name;	/* for messages */
+	struct log_err *err;	/* filled on error */
 	struct toml_value *root;
 	struct toml_value *cur; /* table that key/value lines go into */
-	int depth;              /* array / inline table nesting */
+	int depth;		/* array / inline table nesting */
 };
 
 /* A key as written: its decoded parts and where each part starts. */
@@ -41,7 +42,7 @@ static int col_of(const struct parser *ps, const char *at)
 }
 
 __attribute__((format(printf, 3, 4))) static int fail_at(struct parser *ps, const char *at,
-							  const char *fmt, ...)
+							 const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -54,7 +55,7 @@ __attribute__((format(printf, 3, 4))) static int fail_at(struct parser *ps, cons
 }
 
 __attribute__((format(printf, 4, 5))) static int fail_pos(struct parser *ps, int line, int col,
-							   const char *fmt, ...)
+							  const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -186,8 +187,8 @@ const struct toml_value *toml_get(const struct toml_value *t, const char *key)
 
 const char *toml_type_name(enum toml_type type)
 {
-	static const char *const names[] = { "string", "integer", "float", "boolean",
-					     "datetime", "array", "table" };
+	static const char *const names[] = {"string",	"integer", "float", "boolean",
+					    "datetime", "array",   "table"};
 
 	return (unsigned)type < sizeof(names) / sizeof(names[0]) ? names[type] : "?";
 }
@@ -388,15 +389,33 @@ static int parse_escape(struct parser *ps, struct strbuf *sb)
 	char out;
 
 	switch (c) {
-	case 'b': out = '\b'; break;
-	case 't': out = '\t'; break;
-	case 'n': out = '\n'; break;
-	case 'f': out = '\f'; break;
-	case 'r': out = '\r'; break;
-	case '"': out = '"'; break;
-	case '\\': out = '\\'; break;
-	case 'u': n = 4; break;
-	case 'U': n = 8; break;
+	case 'b':
+		out = '\b';
+		break;
+	case 't':
+		out = '\t';
+		break;
+	case 'n':
+		out = '\n';
+		break;
+	case 'f':
+		out = '\f';
+		break;
+	case 'r':
+		out = '\r';
+		break;
+	case '"':
+		out = '"';
+		break;
+	case '\\':
+		out = '\\';
+		break;
+	case 'u':
+		n = 4;
+		break;
+	case 'U':
+		n = 8;
+		break;
 	default:
 		if (c < 0x20 || c >= 0x7f)
 			return fail_at(ps, at, "invalid escape sequence");
@@ -610,8 +629,8 @@ static int scan_time(const char *s, const char *e)
 {
 	const char *p = s;
 
-	if (!digits(p, e, 2) || p + 2 >= e || p[2] != ':' || !digits(p + 3, e, 2) ||
-	    p + 5 >= e || p[5] != ':' || !digits(p + 6, e, 2))
+	if (!digits(p, e, 2) || p + 2 >= e || p[2] != ':' || !digits(p + 3, e, 2) || p + 5 >= e ||
+	    p[5] != ':' || !digits(p + 6, e, 2))
 		return -1;
 	if (num2(p) > 23 || num2(p + 3) > 59 || num2(p + 6) > 60)
 		return -1;
@@ -629,14 +648,14 @@ static int scan_time(const char *s, const char *e)
 /* Is [s,e) a TOML date-time, local date-time, local date or local time? */
 static bool is_datetime(const char *s, const char *e)
 {
-	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 	const char *p = s;
 	int t, y, m, d;
 
 	if (digits(p, e, 2) && p + 2 < e && p[2] == ':')
 		return scan_time(p, e) == e - p;
-	if (!digits(p, e, 4) || p + 4 >= e || p[4] != '-' || !digits(p + 5, e, 2) ||
-	    p + 7 >= e || p[7] != '-' || !digits(p + 8, e, 2))
+	if (!digits(p, e, 4) || p + 4 >= e || p[4] != '-' || !digits(p + 5, e, 2) || p + 7 >= e ||
+	    p[7] != '-' || !digits(p + 8, e, 2))
 		return false;
 	y = (p[0] - '0') * 1000 + (p[1] - '0') * 100 + num2(p + 2);
 	m = num2(p + 5);
@@ -1131,7 +1150,7 @@ static int parse_header(struct parser *ps)
 		sub = t->items[idx];
 		if (sub->type != TOML_TABLE || sub->origin != TOML_IMPLICIT) {
 			struct strbuf name = STRBUF_INIT(200);
-			const char *how = sub->type != TOML_TABLE ? "as a value"
+			const char *how = sub->type != TOML_TABLE      ? "as a value"
 					  : sub->origin == TOML_HEADER ? "by a header"
 					  : sub->origin == TOML_DOTTED ? "by dotted keys"
 								       : "inline";
@@ -1159,7 +1178,7 @@ out:
 int toml_parse(const char *data, size_t len, const char *name, struct toml_value **out,
 	       struct log_err *err)
 {
-	struct parser ps = { 0 };
+	struct parser ps = {0};
 	int r;
 
 	*out = NULL;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* toml: a strict TOML 1.0 reader (the subset containerd's files use, and the rest of the grammar). */
+/* toml: a strict TOML 1.0 reader (the subset containerd's files use, and the rest of the grammar).
+ */
 #ifndef NP_TOML_H
 #define NP_TOML_H
 
@@ -21,11 +22,11 @@ enum toml_type {
 
 /* How a table came to exist; TOML forbids redefining some of them. */
 enum toml_origin {
-	TOML_ROOT,     /* the document */
-	TOML_HEADER,   /* [a.b] header */
-	TOML_IMPLICIT, /* a parent created by [a.b] or [[a.b]], may still get a header */
-	TOML_DOTTED,   /* created by a dotted key a.b = 1 */
-	TOML_INLINE,   /* { ... }, closed once written */
+	TOML_ROOT,	 /* the document */
+	TOML_HEADER,	 /* [a.b] header */
+	TOML_IMPLICIT,	 /* a parent created by [a.b] or [[a.b]], may still get a header */
+	TOML_DOTTED,	 /* created by a dotted key a.b = 1 */
+	TOML_INLINE,	 /* { ... }, closed once written */
 	TOML_ARRAY_ELEM, /* one [[a]] element */
 };
 
@@ -34,18 +35,18 @@ enum toml_origin {
  * and freed by toml_free(root).
  */
 struct toml_value {
-	enum toml_type type;     /* which member below is meaningful */
-	int line, col;           /* 1-based position where the value (or table header) starts */
-	char *str;               /* STRING: decoded text; DATETIME, FLOAT, INT: the source text */
-	size_t len;              /* STRING: bytes in str (may contain NUL from \u0000) */
-	long long i;             /* INT */
-	double f;                /* FLOAT */
-	bool b;                  /* BOOL */
-	enum toml_origin origin; /* TABLE: how it was created; ARRAY: TOML_HEADER for [[a]] */
-	size_t n;                /* ARRAY, TABLE: number of items */
+	enum toml_type type;	   /* which member below is meaningful */
+	int line, col;		   /* 1-based position where the value (or table header) starts */
+	char *str;		   /* STRING: decoded text; DATETIME, FLOAT, INT: the source text */
+	size_t len;		   /* STRING: bytes in str (may contain NUL from \u0000) */
+	long long i;		   /* INT */
+	double f;		   /* FLOAT */
+	bool b;			   /* BOOL */
+	enum toml_origin origin;   /* TABLE: how it was created; ARRAY: TOML_HEADER for [[a]] */
+	size_t n;		   /* ARRAY, TABLE: number of items */
 	struct toml_value **items; /* ARRAY, TABLE: the items, in document order */
-	char **keys;             /* TABLE: key of items[i] (decoded, NUL-terminated) */
-	int *key_line, *key_col; /* TABLE: where keys[i] was written */
+	char **keys;		   /* TABLE: key of items[i] (decoded, NUL-terminated) */
+	int *key_line, *key_col;   /* TABLE: where keys[i] was written */
 };
 
 /*

@@ -12,7 +12,7 @@
 static struct toml_value *parse_ok(const char *text)
 {
 	struct toml_value *root = NULL;
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	int r = toml_parse(text, strlen(text), "t.toml", &root, &err);
 
 	if (r != 0)
@@ -24,7 +24,7 @@ static struct toml_value *parse_ok(const char *text)
 static int parse_err(const char *text, size_t len, const char *msg)
 {
 	struct toml_value *root = NULL;
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	int r = toml_parse(text, len, "t.toml", &root, &err);
 
 	if (r != -EINVAL || root != NULL || strcmp(err.msg, msg) != 0) {
@@ -78,11 +78,25 @@ TEST(spegel_file)
 
 TEST(scalars)
 {
-	const char *text = "a = 1_000\nb = -17\nc = 0xdead_BEEF\nd = 0o17\ne = 0b101\n"
-			   "f = 3.25\ng = -1e-3\nh = 6.02E+23\ni = inf\nj = -inf\nk = nan\n"
-			   "l = true\nm = false\nn = 1979-05-27T07:32:00Z\n"
-			   "o = 1979-05-27 07:32:00.999+01:00\np = 07:32:00\nq = 2024-02-29\n"
-			   "r = +9223372036854775807\ns = -9223372036854775808\n";
+	const char *text = "a = 1_000\n"
+			   "b = -17\n"
+			   "c = 0xdead_BEEF\n"
+			   "d = 0o17\n"
+			   "e = 0b101\n"
+			   "f = 3.25\n"
+			   "g = -1e-3\n"
+			   "h = 6.02E+23\n"
+			   "i = inf\n"
+			   "j = -inf\n"
+			   "k = nan\n"
+			   "l = true\n"
+			   "m = false\n"
+			   "n = 1979-05-27T07:32:00Z\n"
+			   "o = 1979-05-27 07:32:00.999+01:00\n"
+			   "p = 07:32:00\n"
+			   "q = 2024-02-29\n"
+			   "r = +9223372036854775807\n"
+			   "s = -9223372036854775808\n";
 	struct toml_value *root = parse_ok(text);
 
 	REQUIRE(root);
@@ -111,12 +125,19 @@ TEST(scalars)
 TEST(strings)
 {
 	const char *text = "a = \"tab\\there \\\"q\\\" \\u00e9 \\U0001F600\"\n"
-			   "b = 'C:\\path\\no\\escape'\n"
-			   "c = \"\"\"\nline1\n  line2 \\\n    joined\"\"\"\n"
-			   "d = '''\nraw\\n ''two'' quotes'''\n"
+			   "b = 'C:\\path\\n"
+			   "o\\escape'\n"
+			   "c = \"\"\"\n"
+			   "line1\n"
+			   "  line2 \\\n"
+			   "    joined\"\"\"\n"
+			   "d = '''\n"
+			   "raw\\n"
+			   " ''two'' quotes'''\n"
 			   "e = \"\"\"five\"\"\"\"\"\n"
 			   "f = \"nul\\u0000in\"\n"
-			   "\"quoted key\" = 1\n'' = 2\n";
+			   "\"quoted key\" = 1\n"
+			   "'' = 2\n";
 	struct toml_value *root = parse_ok(text);
 
 	REQUIRE(root);
@@ -135,12 +156,24 @@ TEST(tables_and_arrays)
 {
 	const char *text = "\xef\xbb\xbf# comment\r\n"
 			   "x = [ 1, 'two', [3], {a = 1}, ]  # trailing comma ok\r\n"
-			   "y = [\n  'a', # c\n  'b'\n]\n"
-			   "fruit.apple.color = 'red'\nfruit.apple.size = 3\n"
-			   "[fruit.apple.texture]\nsmooth = true\n"
-			   "[[srv]]\nname = 'a'\n[[srv]]\nname = 'b'\n[srv.sub]\nk = 1\n"
-			   "[ a . \"b\" . 'c' ]\nv = { p.q = 1, r = 'x' }\n"
-			   "[a]\nw = 1\n";
+			   "y = [\n"
+			   "  'a', # c\n"
+			   "  'b'\n"
+			   "]\n"
+			   "fruit.apple.color = 'red'\n"
+			   "fruit.apple.size = 3\n"
+			   "[fruit.apple.texture]\n"
+			   "smooth = true\n"
+			   "[[srv]]\n"
+			   "name = 'a'\n"
+			   "[[srv]]\n"
+			   "name = 'b'\n"
+			   "[srv.sub]\n"
+			   "k = 1\n"
+			   "[ a . \"b\" . 'c' ]\n"
+			   "v = { p.q = 1, r = 'x' }\n"
+			   "[a]\n"
+			   "w = 1\n";
 	struct toml_value *root = parse_ok(text);
 	const struct toml_value *x, *srv, *abc;
 
@@ -165,7 +198,8 @@ TEST(tables_and_arrays)
 
 TEST(errors_syntax)
 {
-	CHECK_ERR("[host.'http://x'\ncapabilities = ['pull']", "t.toml:1:17: unclosed table header");
+	CHECK_ERR("[host.'http://x'\ncapabilities = ['pull']",
+		  "t.toml:1:17: unclosed table header");
 	CHECK_ERR("a = 'x", "t.toml:1:5: unclosed string");
 	CHECK_ERR("a = \"x\ny\"", "t.toml:1:5: unclosed string");
 	CHECK_ERR("a = [1, 2", "t.toml:1:5: unclosed array");
@@ -198,9 +232,12 @@ TEST(errors_syntax)
 TEST(errors_numbers)
 {
 	CHECK_ERR("a = 012", "t.toml:1:5: leading zeros are not allowed in '012'");
-	CHECK_ERR("a = 99999999999999999999", "t.toml:1:5: integer '99999999999999999999' out of range");
-	CHECK_ERR("a = -9223372036854775809", "t.toml:1:5: integer '-9223372036854775809' out of range");
-	CHECK_ERR("a = 0x8000000000000000", "t.toml:1:5: integer '0x8000000000000000' out of range");
+	CHECK_ERR("a = 99999999999999999999",
+		  "t.toml:1:5: integer '99999999999999999999' out of range");
+	CHECK_ERR("a = -9223372036854775809",
+		  "t.toml:1:5: integer '-9223372036854775809' out of range");
+	CHECK_ERR("a = 0x8000000000000000",
+		  "t.toml:1:5: integer '0x8000000000000000' out of range");
 	CHECK_ERR("a = 1__0", "t.toml:1:5: invalid value '1__0'");
 	CHECK_ERR("a = 1_", "t.toml:1:5: invalid value '1_'");
 	CHECK_ERR("a = 1.", "t.toml:1:5: invalid value '1.'");
@@ -214,7 +251,8 @@ TEST(errors_numbers)
 	CHECK_ERR("a = 2023-02-29", "t.toml:1:5: invalid value '2023-02-29'");
 	CHECK_ERR("a = 2023-13-01", "t.toml:1:5: invalid value '2023-13-01'");
 	CHECK_ERR("a = 24:00:00", "t.toml:1:5: invalid value '24:00:00'");
-	CHECK_ERR("a = 1979-05-27T07:32:00+1:00", "t.toml:1:5: invalid value '1979-05-27T07:32:00+1:00'");
+	CHECK_ERR("a = 1979-05-27T07:32:00+1:00",
+		  "t.toml:1:5: invalid value '1979-05-27T07:32:00+1:00'");
 	CHECK_ERR("a = x", "t.toml:1:5: invalid value 'x'");
 	CHECK_ERR("a = !", "t.toml:1:5: invalid value starting with '!'");
 }
@@ -223,16 +261,25 @@ TEST(errors_semantic)
 {
 	CHECK_ERR("[h]\ncapabilities = ['pull']\ncapabilities = ['pull']",
 		  "t.toml:3:1: key 'capabilities' defined twice (first at line 2)");
-	CHECK_ERR("[host.'http://x']\n[host.'http://x']", "t.toml:2:1: table [host.'http://x'] defined twice (first by a header at line 1)");
+	CHECK_ERR(
+	    "[host.'http://x']\n[host.'http://x']",
+	    "t.toml:2:1: table [host.'http://x'] defined twice (first by a header at line 1)");
 	CHECK_ERR("a = 1\n[a]", "t.toml:2:1: table [a] defined twice (first as a value at line 1)");
-	CHECK_ERR("a.b = 1\n[a]", "t.toml:2:1: table [a] defined twice (first by dotted keys at line 1)");
-	CHECK_ERR("[a.b]\n[a]\nb.c = 1", "t.toml:3:1: key 'b' was already defined as a table at line 1");
-	CHECK_ERR("a = {b = 1}\na.c = 2", "t.toml:2:1: key 'a' was already defined as a table at line 1");
-	CHECK_ERR("a = {b = 1}\n[a.c]", "t.toml:2:2: key 'a' was already defined as a table at line 1");
-	CHECK_ERR("[h]\nx = {A = 'b'}\n[h.x]", "t.toml:3:1: table [h.x] defined twice (first inline at line 2)");
-	CHECK_ERR("a = [1]\n[[a]]", "t.toml:2:3: key 'a' was already defined as an array at line 1");
+	CHECK_ERR("a.b = 1\n[a]",
+		  "t.toml:2:1: table [a] defined twice (first by dotted keys at line 1)");
+	CHECK_ERR("[a.b]\n[a]\nb.c = 1",
+		  "t.toml:3:1: key 'b' was already defined as a table at line 1");
+	CHECK_ERR("a = {b = 1}\na.c = 2",
+		  "t.toml:2:1: key 'a' was already defined as a table at line 1");
+	CHECK_ERR("a = {b = 1}\n[a.c]",
+		  "t.toml:2:2: key 'a' was already defined as a table at line 1");
+	CHECK_ERR("[h]\nx = {A = 'b'}\n[h.x]",
+		  "t.toml:3:1: table [h.x] defined twice (first inline at line 2)");
+	CHECK_ERR("a = [1]\n[[a]]",
+		  "t.toml:2:3: key 'a' was already defined as an array at line 1");
 	CHECK_ERR("[[a]]\n[a]", "t.toml:2:1: table [a] defined twice (first as a value at line 1)");
-	CHECK_ERR("a.b = 1\na.b.c = 2", "t.toml:2:3: key 'b' was already defined as a value at line 1");
+	CHECK_ERR("a.b = 1\na.b.c = 2",
+		  "t.toml:2:3: key 'b' was already defined as a value at line 1");
 	CHECK_ERR("a = {x = 1, x = 2}", "t.toml:1:13: key 'x' defined twice (first at line 1)");
 }
 
@@ -249,23 +296,25 @@ TEST(depth_limit)
 
 TEST(write_go_toml_style)
 {
-	const char *text = "[host.\"https://test-1.registry\"]\n"
-			   "  capabilities = [\"pull\", \"resolve\", \"push\"]\n"
-			   "  ca = [\"/etc/certs/test-1-ca.pem\", \"/etc/certs/special.pem\"]\n"
-			   "  client = [[\"/etc/certs/client.cert\", \"/etc/certs/client.key\"],[\"/etc/certs/client.pem\", \"\"]]\n"
-			   "  skip_verify = false\n"
-			   "  [host.\"https://test-1.registry\".header]\n"
-			   "    x-custom-2 = [\"it's\", \"v\"]\n"
-			   "    \"Key With Space\" = 'a\\b'\n";
-	const char *want = "[host.'https://test-1.registry']\n"
-			   "ca = ['/etc/certs/test-1-ca.pem', '/etc/certs/special.pem']\n"
-			   "capabilities = ['pull', 'resolve', 'push']\n"
-			   "client = [['/etc/certs/client.cert', '/etc/certs/client.key'], ['/etc/certs/client.pem', '']]\n"
-			   "skip_verify = false\n"
-			   "\n"
-			   "[host.'https://test-1.registry'.header]\n"
-			   "'Key With Space' = 'a\\b'\n"
-			   "x-custom-2 = [\"it's\", 'v']\n";
+	const char *text =
+	    "[host.\"https://test-1.registry\"]\n"
+	    "  capabilities = [\"pull\", \"resolve\", \"push\"]\n"
+	    "  ca = [\"/etc/certs/test-1-ca.pem\", \"/etc/certs/special.pem\"]\n"
+	    "  client = [[\"/etc/certs/client.cert\", \"/etc/certs/client.key\"],[\"/etc/certs/client.pem\", \"\"]]\n"
+	    "  skip_verify = false\n"
+	    "  [host.\"https://test-1.registry\".header]\n"
+	    "    x-custom-2 = [\"it's\", \"v\"]\n"
+	    "    \"Key With Space\" = 'a\\b'\n";
+	const char *want =
+	    "[host.'https://test-1.registry']\n"
+	    "ca = ['/etc/certs/test-1-ca.pem', '/etc/certs/special.pem']\n"
+	    "capabilities = ['pull', 'resolve', 'push']\n"
+	    "client = [['/etc/certs/client.cert', '/etc/certs/client.key'], ['/etc/certs/client.pem', '']]\n"
+	    "skip_verify = false\n"
+	    "\n"
+	    "[host.'https://test-1.registry'.header]\n"
+	    "'Key With Space' = 'a\\b'\n"
+	    "x-custom-2 = [\"it's\", 'v']\n";
 	struct toml_value *root = parse_ok(text);
 	struct strbuf sb = STRBUF_INIT(1 << 16);
 	const struct toml_value *host;
