@@ -46,6 +46,19 @@ __attribute__((format(printf, 5, 6))) static void found(struct checker *c, enum 
 		c->worst = MIRROR_WARNINGS;
 }
 
+/* A toml_parse error "<file>:<line>:<col>: what" as a finding at that position. */
+static void found_parse_error(struct checker *c, const struct log_err *err)
+{
+	const char *msg = err->msg;
+	size_t fl = strlen(c->file);
+	int line = 0, col = 0, n = 0;
+
+	if (!strncmp(msg, c->file, fl) && sscanf(msg + fl, ":%d:%d: %n", &line, &col, &n) == 2 &&
+	    n > 0)
+		msg += fl + (size_t)n;
+	found(c, MIRROR_ERROR, line, col, "%s", msg);
+}
+
 /* ---- versions, durations, URLs ---- */
 
 int mirror_ver_parse(const char *s, struct mirror_ver *v)
@@ -444,8 +457,6 @@ int mirror_check_hosts(const char *data, size_t len, const char *file, const cha
 	struct checker c = {file, dir, {0}, report, report_data, MIRROR_CLEAN};
 	struct toml_value *root = NULL;
 	struct log_err err = {0};
-	int line = 0, col = 0, n = 0;
-	size_t fl = strlen(file);
 
 	if (version)
 		mirror_ver_parse(version, &c.ver);
@@ -455,13 +466,7 @@ int mirror_check_hosts(const char *data, size_t len, const char *file, const cha
 		return c.worst;
 	}
 	if (toml_parse(data, len, file, &root, &err) < 0) {
-		const char *msg = err.msg;
-
-		/* "<file>:<line>:<col>: what" -> position + what */
-		if (!strncmp(msg, file, fl) &&
-		    sscanf(msg + fl, ":%d:%d: %n", &line, &col, &n) == 2 && n > 0)
-			msg += fl + (size_t)n;
-		found(&c, MIRROR_ERROR, line, col, "%s", msg);
+		found_parse_error(&c, &err);
 		return c.worst;
 	}
 	check_hostcfg(&c, root, true);
@@ -496,7 +501,7 @@ static void check_containerd_config(struct checker *c, const char *config_path)
 	const struct toml_value *ver, *cp, *mirrors, *discard;
 	const char *plugin;
 	long long version = 1;
-	int r, line = 0, col = 0, n = 0;
+	int r;
 
 	r = sb_read_file(&text, c->file);
 	if (r < 0) {
@@ -504,13 +509,7 @@ static void check_containerd_config(struct checker *c, const char *config_path)
 		goto out;
 	}
 	if (toml_parse(text.buf, text.len, c->file, &root, &err) < 0) {
-		const char *msg = err.msg;
-		size_t fl = strlen(c->file);
-
-		if (!strncmp(msg, c->file, fl) &&
-		    sscanf(msg + fl, ":%d:%d: %n", &line, &col, &n) == 2 && n > 0)
-			msg += fl + (size_t)n;
-		found(c, MIRROR_ERROR, line, col, "%s", msg);
+		found_parse_error(c, &err);
 		goto out;
 	}
 	ver = toml_get(root, "version");

@@ -41,29 +41,39 @@ static int col_of(const struct parser *ps, const char *at)
 	return (int)(at - ps->line_start) + 1;
 }
 
+__attribute__((format(printf, 4, 0))) static int vfail(struct parser *ps, int line, int col,
+						       const char *fmt, va_list ap)
+{
+	char msg[256];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	return log_err_set(ps->err, -EINVAL, "%s:%d:%d: %s", ps->name, line, col, msg);
+}
+
+/* Fail with "<name>:<line>:<col>: <what>" at byte at of the current line. */
 __attribute__((format(printf, 3, 4))) static int fail_at(struct parser *ps, const char *at,
 							 const char *fmt, ...)
 {
-	char msg[256];
 	va_list ap;
+	int r;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	r = vfail(ps, ps->line, col_of(ps, at), fmt, ap);
 	va_end(ap);
-	return log_err_set(ps->err, -EINVAL, "%s:%d:%d: %s", ps->name, ps->line, col_of(ps, at),
-			   msg);
+	return r;
 }
 
+/* Same at an explicit position (a key seen earlier). */
 __attribute__((format(printf, 4, 5))) static int fail_pos(struct parser *ps, int line, int col,
 							  const char *fmt, ...)
 {
-	char msg[256];
 	va_list ap;
+	int r;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	r = vfail(ps, line, col, fmt, ap);
 	va_end(ap);
-	return log_err_set(ps->err, -EINVAL, "%s:%d:%d: %s", ps->name, line, col, msg);
+	return r;
 }
 
 static int oom(struct parser *ps)
@@ -972,6 +982,25 @@ static int parse_value(struct parser *ps, struct toml_value **out)
 	return 0;
 }
 
+/*
+ * Create a table or array under key part i of k in table t, with origin and
+ * position (line, col). Returns it (owned by t), or NULL after reporting ENOMEM.
+ */
+static struct toml_value *add_child(struct parser *ps, struct toml_value *t, const struct key *k,
+				    int i, enum toml_type type, enum toml_origin origin, int line,
+				    int col)
+{
+	struct toml_value *sub = new_value(type, line, col);
+
+	if (!sub || table_put(t, k->part[i], k->line[i], k->col[i], sub) < 0) {
+		toml_free(sub);
+		oom(ps);
+		return NULL;
+	}
+	sub->origin = origin;
+	return sub;
+}
+
 /* Describe what a key already holds, for "defined twice" messages. */
 static const char *what(const struct toml_value *v)
 {
@@ -992,14 +1021,11 @@ static struct toml_value *walk_dotted(struct parser *ps, struct toml_value *t, s
 
 		idx = toml_index(t, k->part[i]);
 		if (idx < 0) {
-			sub = new_value(TOML_TABLE, k->line[i], k->col[i]);
-			if (!sub || table_put(t, k->part[i], k->line[i], k->col[i], sub) < 0) {
-				toml_free(sub);
-				*r = oom(ps);
+			t = add_child(ps, t, k, i, TOML_TABLE, origin, k->line[i], k->col[i]);
+			if (!t) {
+				*r = -ENOMEM;
 				return NULL;
 			}
-			sub->origin = origin;
-			t = sub;
 			continue;
 		}
 		sub = t->items[idx];
@@ -1078,14 +1104,11 @@ static int parse_header(struct parser *ps)
 	for (i = 0; i < k.n - 1; i++) {
 		idx = toml_index(t, k.part[i]);
 		if (idx < 0) {
-			sub = new_value(TOML_TABLE, k.line[i], k.col[i]);
-			if (!sub || table_put(t, k.part[i], k.line[i], k.col[i], sub) < 0) {
-				toml_free(sub);
-				r = oom(ps);
+			t = add_child(ps, t, &k, i, TOML_TABLE, TOML_IMPLICIT, k.line[i], k.col[i]);
+			if (!t) {
+				r = -ENOMEM;
 				goto out;
 			}
-			sub->origin = TOML_IMPLICIT;
-			t = sub;
 			continue;
 		}
 		sub = t->items[idx];
@@ -1112,14 +1135,13 @@ static int parse_header(struct parser *ps)
 		}
 		elem->origin = TOML_ARRAY_ELEM;
 		if (idx < 0) {
-			sub = new_value(TOML_ARRAY, k.line[0], col_of(ps, open));
-			if (!sub || table_put(t, k.part[i], k.line[i], k.col[i], sub) < 0) {
-				toml_free(sub);
+			sub = add_child(ps, t, &k, i, TOML_ARRAY, TOML_HEADER, k.line[0],
+					col_of(ps, open));
+			if (!sub) {
 				toml_free(elem);
-				r = oom(ps);
+				r = -ENOMEM;
 				goto out;
 			}
-			sub->origin = TOML_HEADER;
 		} else {
 			sub = t->items[idx];
 			if (sub->type != TOML_ARRAY || sub->origin != TOML_HEADER) {
@@ -1139,13 +1161,11 @@ static int parse_header(struct parser *ps)
 		goto out;
 	}
 	if (idx < 0) {
-		sub = new_value(TOML_TABLE, k.line[0], col_of(ps, open));
-		if (!sub || table_put(t, k.part[i], k.line[i], k.col[i], sub) < 0) {
-			toml_free(sub);
-			r = oom(ps);
+		sub = add_child(ps, t, &k, i, TOML_TABLE, TOML_HEADER, k.line[0], col_of(ps, open));
+		if (!sub) {
+			r = -ENOMEM;
 			goto out;
 		}
-		sub->origin = TOML_HEADER;
 	} else {
 		sub = t->items[idx];
 		if (sub->type != TOML_TABLE || sub->origin != TOML_IMPLICIT) {

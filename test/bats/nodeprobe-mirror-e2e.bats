@@ -9,10 +9,12 @@ E2E_DIR="$BATS_TEST_DIRNAME/../e2e"
 setup_file() {
   [ "$(id -u)" -eq 0 ] || skip "needs root for ip netns"
   source "$E2E_DIR/mirror-env.bash"
-  e2e_setup
+  # stop whatever did start if any step fails (teardown_file may not run then)
+  if ! { e2e_setup && e2e_build_image "$E2E/img" v1 >"$E2E/digest" && e2e_push "$E2E/img" v1; }; then
+    e2e_stop
+    return 1
+  fi
   export E2E NS
-  e2e_build_image "$E2E/img" v1 >"$E2E/digest"
-  e2e_push "$E2E/img" v1
 }
 
 teardown_file() {

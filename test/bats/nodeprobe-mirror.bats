@@ -111,6 +111,22 @@ contents() {
   [ "$(contents "$C")" = "$orig" ]
 }
 
+@test "a directory left by Spegel's init container is taken over without a write, and cleaned up" {
+  # what Spegel v0.7.4 leaves: the user's files in _backup, its own hosts.toml (no trailing newline)
+  mkdir -p "$C/_backup/ghcr.io" "$C/foo.bar:5000"
+  printf "server = 'https://ghcr.mirror.corp'" >"$C/_backup/ghcr.io/hosts.toml"
+  cp "$D/expected/multi-targets.toml" "$C/foo.bar:5000/hosts.toml"
+  before=$(snapshot "$C")
+  run "$BIN" configure --config-path "$C" -r http://foo.bar:5000 --dial-timeout 200ms \
+    -m http://127.0.0.1:5000 -m http://127.0.0.2:5000 -m http://127.0.0.1:5001
+  [ "$status" -eq 0 ]
+  [ "$(snapshot "$C")" = "$before" ]
+  run "$BIN" cleanup --config-path "$C"
+  [ "$status" -eq 0 ]
+  [ "$(ls -A "$C")" = ghcr.io ]
+  [ "$(cat "$C/ghcr.io/hosts.toml")" = "server = 'https://ghcr.mirror.corp'" ]
+}
+
 @test "cleanup finishes an interrupted restore and never deletes restored files" {
   mkdir -p "$C/.nodeprobe-restore/ghcr.io" "$C/docker.io"
   printf 'a' >"$C/.nodeprobe-restore/ghcr.io/hosts.toml"

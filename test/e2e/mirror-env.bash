@@ -2,7 +2,7 @@
 # Shared set-up for the nodeprobe-mirror end-to-end test: a docker-registry and a containerd,
 # both on 127.0.0.1 inside a network namespace with no route out, under one scratch directory.
 # Every process started here is recorded in $E2E/pids and stopped by e2e_stop.
-# Needs root (ip netns). Variables: E2E (scratch dir), NS (namespace name), REG_PORT.
+# Needs root (ip netns). Variables: E2E (scratch dir), NS (namespace name), E2E_REG_PORT.
 
 E2E_REG_PORT=5123
 
@@ -135,9 +135,9 @@ e2e_setup() {
   NS=np-mirror-$$-$RANDOM
   echo "$NS" >"$E2E/netns"
   : >"$E2E/pids"
-  ip netns add "$NS"
-  e2e_in ip link set lo up
-  e2e_start_registry
+  ip netns add "$NS" || return 1
+  e2e_in ip link set lo up || return 1
+  e2e_start_registry || return 1
   e2e_start_containerd
 }
 
