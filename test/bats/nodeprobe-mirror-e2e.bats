@@ -90,6 +90,37 @@ registry_lines_after() {
   [ "$accepted" -ge 10 ]
 }
 
+@test "CRI PullImage (the kubelet's path) reads config_path: mirror used, broken file refused, repaired" {
+  # containerd's own config, which it is running with, passes check
+  run "$BIN" check --config-path "$E2E/certs.d" --containerd-config "$E2E/containerd.toml" \
+    --containerd-version "$(containerd --version | awk '{print $3}')"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  e2e_ctr -n k8s.io images rm docker.io/library/hello:v1 >/dev/null 2>&1 || true
+  before=$(wc -l <"$E2E/registry.log")
+  run e2e_in "$E2E_DIR/cri-pull" "$E2E/containerd.sock" docker.io/library/hello:v1
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output == sha256:* ]]
+  registry_lines_after "$before" | grep -q '"HEAD /v2/library/hello/manifests/v1?ns=docker.io HTTP/1.1" 200'
+
+  # containerd re-reads hosts.toml on every pull: a broken one is refused in the daemon log
+  cp "$E2E_DIR/hosts-cases/unknown-capability.toml" "$E2E/certs.d/docker.io/hosts.toml"
+  e2e_ctr -n k8s.io images rm docker.io/library/hello:v1 >/dev/null 2>&1 || true
+  logbefore=$(wc -l <"$E2E/containerd.log")
+  run e2e_in "$E2E_DIR/cri-pull" "$E2E/containerd.sock" docker.io/library/hello:v1
+  [ "$status" -ne 0 ]
+  tail -n +"$((logbefore + 1))" "$E2E/containerd.log" | grep -q 'failed to decode hosts.toml.*unknown capability resolv'
+  run "$BIN" check --config-path "$E2E/certs.d"
+  [ "$status" -eq 1 ]
+  grep -q "docker.io/hosts.toml:4:25: error: unknown capability 'resolv'" <<<"$output"
+
+  # configure repairs it; the next pull goes through the mirror again
+  "$BIN" configure --config-path "$E2E/certs.d" --registry https://docker.io \
+    --registry registry.example.internal:5000 --mirror-target http://127.0.0.1:5123
+  diff -u "$E2E_DIR/expected/docker.io.toml" "$E2E/certs.d/docker.io/hosts.toml"
+  run e2e_in "$E2E_DIR/cri-pull" "$E2E/containerd.sock" docker.io/library/hello:v1
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+}
+
 @test "with the mirror stopped the pull falls back to server at once (connection refused)" {
   e2e_ctr images rm docker.io/library/hello:v1 >/dev/null 2>&1 || true
   e2e_kill registry

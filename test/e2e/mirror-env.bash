@@ -80,13 +80,20 @@ e2e_start_containerd() {
 version = 2
 root = "$E2E/root"
 state = "$E2E/state"
-disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper"]
+disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper"]
 [grpc]
   address = "$E2E/containerd.sock"
 [ttrpc]
   address = "$E2E/containerd.sock.ttrpc"
 [debug]
   address = "$E2E/containerd-debug.sock"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "registry.invalid/pause:none"
+[plugins."io.containerd.grpc.v1.cri".cni]
+  bin_dir = "$E2E/cni/bin"
+  conf_dir = "$E2E/cni/conf"
+[plugins."io.containerd.grpc.v1.cri".registry]
+  config_path = "$E2E/certs.d"
 TOML
   e2e_bg containerd containerd --config "$E2E/containerd.toml"
   e2e_wait_sock "$E2E/containerd.sock"
