@@ -27,14 +27,19 @@ setup() {
   BIN="$BUILD/nodeprobe-mirror"
 }
 
+# The configuration every test starts from (idempotent: no write when already there).
+configure_mirror() {
+  "$BIN" configure --config-path "$E2E/certs.d" --registry https://docker.io \
+    --registry registry.example.internal:5000 --mirror-target http://127.0.0.1:5123
+}
+
 # Registry log lines written after line $1 that asked for library/hello.
 registry_lines_after() {
   tail -n +"$(($1 + 1))" "$E2E/registry.log" | grep -E '"(HEAD|GET) /v2/library/hello/' || true
 }
 
 @test "configure, then ctr pulls docker.io/library/hello through the mirror" {
-  run "$BIN" configure --config-path "$E2E/certs.d" --registry https://docker.io \
-    --registry registry.example.internal:5000 --mirror-target http://127.0.0.1:5123
+  run configure_mirror
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   diff -u "$E2E_DIR/expected/docker.io.toml" "$E2E/certs.d/docker.io/hosts.toml"
   diff -u "$E2E_DIR/expected/registry.example.internal:5000.toml" \
@@ -91,6 +96,7 @@ registry_lines_after() {
 }
 
 @test "CRI PullImage (the kubelet's path) reads config_path: mirror used, broken file refused, repaired" {
+  configure_mirror
   # containerd's own config, which it is running with, passes check
   run "$BIN" check --config-path "$E2E/certs.d" --containerd-config "$E2E/containerd.toml" \
     --containerd-version "$(containerd --version | awk '{print $3}')"
@@ -114,14 +120,14 @@ registry_lines_after() {
   grep -q "docker.io/hosts.toml:4:25: error: unknown capability 'resolv'" <<<"$output"
 
   # configure repairs it; the next pull goes through the mirror again
-  "$BIN" configure --config-path "$E2E/certs.d" --registry https://docker.io \
-    --registry registry.example.internal:5000 --mirror-target http://127.0.0.1:5123
+  configure_mirror
   diff -u "$E2E_DIR/expected/docker.io.toml" "$E2E/certs.d/docker.io/hosts.toml"
   run e2e_in "$E2E_DIR/cri-pull" "$E2E/containerd.sock" docker.io/library/hello:v1
   [ "$status" -eq 0 ] || { echo "$output"; false; }
 }
 
 @test "with the mirror stopped the pull falls back to server at once (connection refused)" {
+  configure_mirror
   e2e_ctr images rm docker.io/library/hello:v1 >/dev/null 2>&1 || true
   e2e_kill registry
   run e2e_ctr images pull --hosts-dir "$E2E/certs.d" docker.io/library/hello:v1
