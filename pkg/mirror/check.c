@@ -650,6 +650,12 @@ int mirror_check_run(const struct mirror_opts *o, struct log_err *err)
 		free(ents[i]);
 	free(ents);
 	log_info("%s: checked %d hosts.toml file%s", o->config_path, files, files == 1 ? "" : "s");
+	if (files == 0) {
+		c.file = o->config_path;
+		c.worst = MIRROR_CLEAN;
+		found(&c, MIRROR_WARNING, 0, 0, "no */hosts.toml: containerd uses no mirror");
+		worst = c.worst > worst ? c.worst : worst;
+	}
 	if (o->containerd_config) {
 		c.file = o->containerd_config;
 		c.dir = NULL;

@@ -513,7 +513,10 @@ static int backup_source(const char *base, const char *dir, char *path, size_t s
 	return 0;
 }
 
-/* Spegel's existingHosts: the [host.'…'] tables of _backup/<dir>/hosts.toml, re-serialised. */
+/*
+ * Spegel's existingHosts: the [host.'…'] tables of _backup/<dir>/hosts.toml,
+ * re-serialised into out; out NULL reads only the file's mode (existingHostsMode).
+ */
 static int existing_hosts(const char *base, const char *dir, struct strbuf *out, mode_t *mode,
 			  struct log_err *err)
 {
@@ -532,6 +535,8 @@ static int existing_hosts(const char *base, const char *dir, struct strbuf *out,
 		return errno == ENOENT ? 0
 				       : log_err_set(err, -errno, "%s: %s", path, strerror(errno));
 	*mode = st.st_mode & 0777;
+	if (!out)
+		return 0; /* only the mode is wanted */
 	r = sb_read_file(&text, path);
 	if (r < 0) {
 		log_err_set(err, r, "%s: %s", path, strerror(-r));
@@ -729,7 +734,9 @@ static int configure(const struct mirror_opts *o, struct log_err *err)
 			r = mirror_render(&w[i].hosts, reg, &targets, o->resolve_tags != 0,
 					  o->dial_timeout, auth, err);
 		if (r == 0)
-			r = existing_hosts(base, w[i].dir, &existing, &w[i].mode, err);
+			r = existing_hosts(base, w[i].dir,
+					   o->prepend_existing == 1 ? &existing : NULL, &w[i].mode,
+					   err);
 		if (r == 0 && o->prepend_existing == 1 && existing.len) {
 			w[i].copy_backup = true;
 			if (sb_add(&w[i].hosts, "\n\n") < 0 ||

@@ -95,6 +95,24 @@ registry_lines_after() {
   [ "$accepted" -ge 10 ]
 }
 
+@test "the 4 known cases where containerd 1.x's old decoder is laxer than TOML: containerd accepts, check errs" {
+  ver=$(containerd --version | awk '{print $3}')
+  case $ver in 1.*) ;; *) skip "containerd $ver uses a strict TOML decoder" ;; esac
+  n=0
+  for f in "$E2E_DIR"/hosts-stricter/*.toml; do
+    rm -rf "$E2E/case"
+    mkdir -p "$E2E/case/docker.io"
+    cp "$f" "$E2E/case/docker.io/hosts.toml"
+    out=$(e2e_ctr images pull --hosts-dir "$E2E/case" docker.io/library/hello:v1 2>&1 >/dev/null || true)
+    e2e_ctr images rm docker.io/library/hello:v1 >/dev/null 2>&1 || true
+    ! grep -q 'failed to decode hosts.toml' <<<"$out" || { echo "containerd refused $f"; false; }
+    run "$BIN" check --config-path "$E2E/case" --containerd-version "$ver"
+    [ "$status" -eq 1 ] || { echo "check accepted $f: $output"; false; }
+    n=$((n + 1))
+  done
+  [ "$n" -eq 4 ]
+}
+
 @test "CRI PullImage (the kubelet's path) reads config_path: mirror used, broken file refused, repaired" {
   configure_mirror
   # containerd's own config, which it is running with, passes check

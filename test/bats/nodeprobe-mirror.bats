@@ -169,6 +169,24 @@ contents() {
   ! grep -q -e world -e aGVsbG86d29ybGQ <<<"$output"
 }
 
+@test "a broken user hosts.toml is only parsed with --prepend-existing; its mode is kept" {
+  mkdir -p "$C/docker.io"
+  printf "[host.'http://x'\n" >"$C/docker.io/hosts.toml"
+  chmod 600 "$C/docker.io/hosts.toml"
+  run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999
+  [ "$status" -eq 0 ]
+  [ "$(stat -c %a "$C/docker.io/hosts.toml")" = 600 ]
+  run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999 --prepend-existing
+  [ "$status" -eq 1 ]
+  [ "$output" = "nodeprobe-mirror: error: $C/_backup/docker.io/hosts.toml:1:17: unclosed table header" ]
+  run "$BIN" check --config-path "$T/nothing-here"
+  [ "$status" -eq 1 ]
+  mkdir "$T/empty"
+  run "$BIN" check --config-path "$T/empty"
+  [ "$status" -eq 3 ]
+  [ "$output" = "$T/empty: warning: no */hosts.toml: containerd uses no mirror" ]
+}
+
 @test "configure rejects names that would escape the config path" {
   for bad in ../../etc '../x' 'docker.io/evil' 'https://docker.io/v2' _backup '..' \
              'https://user@docker.io' 'ftp://docker.io' 'a b' 'host:99999' '.hidden'; do
