@@ -18,10 +18,16 @@
 #include "strbuf/strbuf.h"
 #include "toml/toml.h"
 
+/* containerd version as check understands it. */
+struct ctrd_ver {
+	bool known; /* false: unknown, report what any version would reject */
+	int major, minor, patch;
+};
+
 struct checker {
-	const char *file;      /* file being checked, for findings */
-	const char *dir;       /* its directory, for relative ca/client paths */
-	struct mirror_ver ver; /* containerd version (known or not) */
+	const char *file;    /* file being checked, for findings */
+	const char *dir;     /* its directory, for relative ca/client paths */
+	struct ctrd_ver ver; /* containerd version (known or not) */
 	mirror_report_fn report;
 	void *data;
 	int worst; /* MIRROR_CLEAN, MIRROR_WARNINGS or MIRROR_ERRORS */
@@ -61,7 +67,8 @@ static void found_parse_error(struct checker *c, const struct log_err *err)
 
 /* ---- versions, durations, URLs ---- */
 
-int mirror_ver_parse(const char *s, struct mirror_ver *v)
+/* Parse "1.6.20", "v2.1.0", "1.6.20~ds1-1". Returns 0 or -EINVAL. */
+static int ver_parse(const char *s, struct ctrd_ver *v)
 {
 	int n = 0;
 
@@ -78,19 +85,19 @@ int mirror_ver_parse(const char *s, struct mirror_ver *v)
 }
 
 /* containerd 1.x decodes hosts.toml with go-toml v1 (its quirks apply). */
-static bool gotoml_v1(const struct mirror_ver *v)
+static bool gotoml_v1(const struct ctrd_ver *v)
 {
 	return !v->known || v->major < 2;
 }
 
 /* containerd 2.x lists hosts from [host.'…'] table headers only. */
-static bool gotoml_v2(const struct mirror_ver *v)
+static bool gotoml_v2(const struct ctrd_ver *v)
 {
 	return !v->known || v->major >= 2;
 }
 
 /* dial_timeout is read from 2.0.7 and 2.1.0 on. */
-static bool has_dial_timeout(const struct mirror_ver *v)
+static bool has_dial_timeout(const struct ctrd_ver *v)
 {
 	return v->major > 2 || (v->major == 2 && (v->minor >= 1 || v->patch >= 7));
 }
@@ -138,7 +145,8 @@ bool mirror_duration_ok(const char *s)
 	return true;
 }
 
-const char *mirror_url_problem(const char *url)
+/* Go url.Parse-like validation of a server or host URL: NULL if fine, else why not. */
+static const char *url_problem(const char *url)
 {
 	const char *p, *host, *end, *colon = NULL;
 
@@ -349,7 +357,7 @@ static void check_url(struct checker *c, const char *what, const char *url, int 
 		found(c, MIRROR_WARNING, line, col, "%s '%s' is not an http:// or https:// URL",
 		      what, url);
 	}
-	why = mirror_url_problem(url);
+	why = url_problem(url);
 	if (why)
 		found(c, MIRROR_ERROR, line, col, "%s '%s' cannot be parsed: %s", what, url, why);
 }
@@ -459,7 +467,7 @@ int mirror_check_hosts(const char *data, size_t len, const char *file, const cha
 	struct log_err err = {0};
 
 	if (version)
-		mirror_ver_parse(version, &c.ver);
+		ver_parse(version, &c.ver);
 	if (len == 0) {
 		found(&c, MIRROR_WARNING, 0, 0,
 		      "empty file: containerd ignores it and looks for certificate files instead");
@@ -593,7 +601,7 @@ int mirror_check_run(const struct mirror_opts *o, struct log_err *err)
 	struct dirent **ents = NULL;
 	int i, cnt, worst = MIRROR_CLEAN, files = 0;
 
-	if (o->containerd_version && mirror_ver_parse(o->containerd_version, &c.ver) < 0)
+	if (o->containerd_version && ver_parse(o->containerd_version, &c.ver) < 0)
 		return log_err_set(err, -EINVAL, "containerd version '%s': expected X.Y.Z",
 				   o->containerd_version);
 	cnt = scandir(o->config_path, &ents, NULL, alphasort);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 struct log_err;
+struct strbuf;
 
 #define MIRROR_DEFAULT_CONFIG_PATH "/etc/containerd/certs.d"
 #define MIRROR_BACKUP_DIR	   "_backup" /* Spegel's name; shared with its init container */
@@ -111,7 +112,6 @@ int mirror_run(struct mirror_opts *o, struct log_err *err);
  * dial_timeout and authorization (a full header value) may be NULL. Appends
  * to out. Returns 0, -EINVAL with err for a bad URL, -E2BIG/-ENOMEM.
  */
-struct strbuf;
 int mirror_render(struct strbuf *out, const char *registry, const struct mirror_list *targets,
 		  bool resolve, const char *dial_timeout, const char *authorization,
 		  struct log_err *err);
