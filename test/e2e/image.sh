@@ -27,9 +27,12 @@ for t in umoci skopeo docker-registry containerd containerd-shim-runc-v2 ctr run
   command -v "$t" >/dev/null || die "$t not installed (scripts/install-deps)"
 done
 
+# The nodeprobe-mirror e2e helpers: network namespace, docker-registry, PID bookkeeping, teardown.
+. test/e2e/mirror-env.bash
 E2E=$(mktemp -d /tmp/np-image-e2e.XXXXXX)
-NS=np-image-$$
-PIDS=()
+NS=np-image-$$-$RANDOM
+echo "$NS" >"$E2E/netns"
+: >"$E2E/pids"
 CTR_ID=np-image-$$
 cleanup() {
   local rc=$? pid
@@ -38,31 +41,17 @@ cleanup() {
     ctr -a "$E2E/containerd.sock" -n e2e tasks rm -f "$CTR_ID" >/dev/null 2>&1 || true
     ctr -a "$E2E/containerd.sock" -n e2e containers rm "$CTR_ID" >/dev/null 2>&1 || true
   fi
-  for pid in "${PIDS[@]}"; do
-    kill "$pid" 2>/dev/null || true
-  done
-  for pid in "${PIDS[@]}"; do
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
-  done
+  e2e_kill containerd
   # Shims containerd started for our containers (ours only: their command line names our root).
   for pid in $(pgrep -f "containerd-shim-runc-v2 .*-address $E2E/" 2>/dev/null); do
     kill -9 "$pid" 2>/dev/null || true
   done
-  grep " $E2E/" /proc/mounts | awk '{print $2}' | sort -r | xargs -r -n1 umount -l 2>/dev/null || true
-  ip netns del "$NS" 2>/dev/null || true
   [ $rc -eq 0 ] || { echo "--- logs ($E2E)"; tail -n 15 "$E2E"/*.log 2>/dev/null || true; }
-  rm -rf "$E2E"
+  e2e_stop
   exit $rc
 }
-trap cleanup EXIT INT TERM
-
-in_ns() { ip netns exec "$NS" "$@"; }
-bg() {
-  local name=$1; shift
-  ip netns exec "$NS" "$@" >"$E2E/$name.log" 2>&1 </dev/null &
-  PIDS+=("$!")
-}
+trap cleanup EXIT
+trap 'exit 143' INT TERM
 wait_for() {
   local what=$1; shift
   for _ in $(seq 100); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
@@ -70,7 +59,7 @@ wait_for() {
 }
 
 ip netns add "$NS"
-in_ns ip link set lo up
+e2e_in ip link set lo up
 
 echo "== build (scripts/build-image $ARCH)"
 export IMAGE_DIR=${IMAGE_DIR:-$E2E/image}
@@ -78,44 +67,25 @@ scripts/build-image "$ARCH" | tee "$E2E/build.txt"
 LAYOUT=$IMAGE_DIR/oci
 [ -f "$IMAGE_DIR/rootfs-$ARCH/files.txt" ] || die "no files.txt"
 
-echo "== registry (docker-registry on 127.0.0.1:5000 in netns $NS)"
-cat >"$E2E/registry.yml" <<YML
-version: 0.1
-log:
-  level: warn
-storage:
-  filesystem:
-    rootdirectory: $E2E/registry
-http:
-  addr: 127.0.0.1:5000
-YML
-bg registry docker-registry serve "$E2E/registry.yml"
-wait_for registry in_ns /usr/bin/python3 -c 'import urllib.request; urllib.request.urlopen("http://127.0.0.1:5000/v2/", timeout=1)'
-REF=127.0.0.1:5000/nodeprobe/nodeprobe:$VERSION
-in_ns skopeo copy --quiet --all --dest-tls-verify=false "oci:$LAYOUT:$VERSION" "docker://$REF"
-in_ns skopeo inspect --raw --tls-verify=false "docker://$REF" | jq -r '"pushed index: " + .mediaType + ", " + ([.manifests[].platform.architecture] | join(","))'
+echo "== registry (docker-registry on 127.0.0.1:$E2E_REG_PORT in netns $NS)"
+e2e_start_registry >/dev/null
+REF=127.0.0.1:$E2E_REG_PORT/nodeprobe/nodeprobe:$VERSION
+e2e_in skopeo copy --quiet --all --dest-tls-verify=false "oci:$LAYOUT:$VERSION" "docker://$REF"
+e2e_in skopeo inspect --raw --tls-verify=false "docker://$REF" | jq -r '"pushed index: " + .mediaType + ", " + ([.manifests[].platform.architecture] | join(","))'
 
 echo "== containerd (own root, state and socket)"
-cat >"$E2E/containerd.toml" <<TOML
-version = 2
-root = "$E2E/containerd-root"
-state = "$E2E/containerd-state"
-disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper"]
-[grpc]
-  address = "$E2E/containerd.sock"
-[ttrpc]
-  address = "$E2E/containerd.sock.ttrpc"
-[debug]
-  address = "$E2E/containerd-debug.sock"
-TOML
-# containerd itself stays in the host's network namespace (it opens no port: CRI is off, the
-# API is a unix socket), because `ip netns exec` remounts /sys and runc then finds no cgroups.
-# The pull is client-side in ctr, which does run in the namespace.
-containerd --config "$E2E/containerd.toml" >"$E2E/containerd.log" 2>&1 </dev/null &
-PIDS+=("$!")
-wait_for containerd test -S "$E2E/containerd.sock"
+# Not e2e_start_containerd: containerd must stay in the host's network namespace, because
+# `ip netns exec` remounts /sys and runc then finds no cgroups. It opens no port (CRI off, API
+# on a unix socket); the pull is client-side in ctr, which does run in the namespace.
+mkdir -p "$E2E/ctr-root" "$E2E/ctr-state"
+printf 'version = 2\nroot = "%s"\nstate = "%s"\ndisabled_plugins = ["io.containerd.grpc.v1.cri"]\n[grpc]\n  address = "%s"\n[ttrpc]\n  address = "%s"\n' \
+  "$E2E/ctr-root" "$E2E/ctr-state" "$E2E/containerd.sock" "$E2E/containerd.sock.ttrpc" >"$E2E/ctr.toml"
+containerd --config "$E2E/ctr.toml" >"$E2E/containerd.log" 2>&1 </dev/null 3>&- &
+echo "$!" >"$E2E/containerd.pid"
+echo "$!" >>"$E2E/pids"
+e2e_wait_sock "$E2E/containerd.sock"
 ctr_() { ctr -a "$E2E/containerd.sock" -n e2e "$@"; }
-in_ns ctr -a "$E2E/containerd.sock" -n e2e images pull --plain-http "$REF" >"$E2E/pull.log"
+e2e_in ctr -a "$E2E/containerd.sock" -n e2e images pull --plain-http "$REF" >"$E2E/pull.log"
 tail -n 2 "$E2E/pull.log"
 ctr_ images ls | awk 'NR == 1 || /nodeprobe/'
 # containerd holds exactly what the layout holds: the same image index digest.
