@@ -36,6 +36,7 @@ echo "$NS" >"$E2E/netns"
 CTR_ID=np-image-$$
 cleanup() {
   local rc=$? pid
+  set +e # teardown goes on whatever fails (e2e_stop's kill of an already-dead PID fails)
   if [ -S "$E2E/containerd.sock" ]; then
     ctr -a "$E2E/containerd.sock" -n e2e tasks kill -s SIGKILL "$CTR_ID" >/dev/null 2>&1 || true
     ctr -a "$E2E/containerd.sock" -n e2e tasks rm -f "$CTR_ID" >/dev/null 2>&1 || true
@@ -160,6 +161,44 @@ if expect_bin nodeprobe-mirror >/dev/null; then
     NODE_IP=10.0.0.5 "$BUILD/nodeprobe-mirror" configure "${args[@]/#\/certs.d/$E2E/host-certs.d}"
     diff -r "$E2E/host-certs.d" "$E2E/certs.d" || die "nodeprobe-mirror wrote different files in the image"
   fi
+fi
+
+if expect_bin nodeprobe-reload >/dev/null && [ -f test/fake-apiserver/fake.bash ]; then
+  # In-cluster, as k8s/reload runs it: the token, CA and namespace at the service-account path,
+  # the server from KUBERNETES_SERVICE_HOST/PORT, against test/fake-apiserver on the host's
+  # loopback (--net-host). One stale Deployment: one PATCH, one Event. Every request it makes
+  # must be covered by the RBAC the manifests grant (test/k8s/rbac-reload.txt).
+  NP_ROOT=$ROOT
+  . test/fake-apiserver/fake.bash
+  FAKE_DIR=$E2E/fake fake_start
+  echo "$FAKE_PID" >>"$E2E/pids" # stopped by e2e_stop; not a job, so no "Killed" line
+  disown "$FAKE_PID"
+  fake_ctl POST /objects '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg","namespace":"default"},"data":{"k":"new"}}' >/dev/null
+  fake_ctl POST /objects '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}],"env":[{"name":"STAKATER_CFG_CONFIGMAP","value":"stale"}]}]}}}}' >/dev/null
+  mkdir -p "$E2E/sa"
+  printf '%s' "$FAKE_TOKEN" >"$E2E/sa/token"
+  cp "$FAKE_CA" "$E2E/sa/ca.crt"
+  printf default >"$E2E/sa/namespace"
+  chmod -R a+rX "$E2E/sa"
+  CTR_OPTS=(--net-host --env KUBERNETES_SERVICE_HOST=127.0.0.1 --env "KUBERNETES_SERVICE_PORT=$FAKE_PORT"
+            --mount "type=bind,src=$E2E/sa,dst=/var/run/secrets/kubernetes.io/serviceaccount,options=rbind:ro")
+  echo "\$ nodeprobe-reload --mode once   (in-cluster, fake API server at 127.0.0.1:$FAKE_PORT)"
+  run_in_image /usr/bin/nodeprobe-reload --mode once
+  CTR_OPTS=()
+  fake_ctl GET /requests | jq -r '.items[] | .method + " " + .path + (if .query != "" then "?" + .query else "" end) + " " + (.status | tostring)' | tee "$E2E/requests.txt"
+  grep -Eq '^PATCH /apis/apps/v1/namespaces/default/deployments/web(\?[^ ]*)? 200$' "$E2E/requests.txt" || die "no rollout PATCH"
+  grep -q '^POST /api/v1/namespaces/default/events 20[01]$' "$E2E/requests.txt" || die "no Event"
+  # method + path -> "<group> <resource> <verb>", as RBAC sees it.
+  fake_ctl GET /requests | jq -r '.items[] | (.path | split("/")) as $p
+      | (if $p[1] == "api" then ["core", $p[3:]] else [$p[2], $p[4:]] end) as [$g, $r]
+      | (if $r[0] == "namespaces" and ($r | length) > 2 then $r[2:] else $r end) as $r
+      | $g + " " + $r[0] + " " + (if .method == "GET" then (if ($r | length) > 1 then "get"
+          elif (.query | test("(^|&)watch=(1|true)")) then "watch" else "list" end)
+        elif .method == "POST" then "create" else (.method | ascii_downcase) end)' | sort -u >"$E2E/used.txt"
+  grep -v '^#' test/k8s/rbac-reload.txt | sort >"$E2E/granted.txt"
+  comm -23 "$E2E/used.txt" "$E2E/granted.txt" >"$E2E/ungranted.txt"
+  [ ! -s "$E2E/ungranted.txt" ] || die "nodeprobe-reload used what RBAC does not grant: $(paste -sd, "$E2E/ungranted.txt")"
+  echo "RBAC used: $(paste -sd, "$E2E/used.txt")"
 fi
 
 echo "== size"
