@@ -84,7 +84,7 @@ int main(int argc, char **argv)
 	int verbose = 0, i, r;
 
 	i = cli_parse(&spec, argc, argv, on_opt, &o, &verbose);
-	if (i < 0)
+	if (i <= 0) /* 0: --help or --version printed; < 0: usage error printed */
 		return -i;
 	for (; i < argc; i++) {
 		if (add_list(o.dt_nodes, &o.n_dt_nodes, argv[i], msg, (int)sizeof(msg)) < 0) {

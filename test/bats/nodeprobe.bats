@@ -27,6 +27,17 @@ teardown() {
   [[ "$output" =~ ^nodeprobe\ [0-9]+\.[0-9]+\.[0-9]+$ ]]
 }
 
+@test "--help and -V only print: nothing is scanned or written" {
+  for opt in --help -h -V --version; do
+    run "${NP[@]}" "$opt"
+    [ "$status" -eq 0 ]
+    [ ! -e "$T/fd/nodeprobe" ] || { echo "$opt wrote the features file" >&2; return 1; }
+  done
+  run "${NP[@]}" --fdt "$T/none.dtb" -V     # no scan: a missing blob is not even opened
+  [ "$status" -eq 0 ]
+  [ "$output" = "nodeprobe 0.1.0" ] || [[ "$output" =~ ^nodeprobe\ [0-9.]+$ ]]
+}
+
 @test "an unknown option is a usage error (exit 2) naming it" {
   run_expect_fail 2 "$BUILD/nodeprobe" --bogus
   [[ "${lines[0]}" == "nodeprobe: error: unknown option '--bogus'" ]]
