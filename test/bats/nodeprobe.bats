@@ -48,6 +48,16 @@ teardown() {
   [[ "${lines[0]}" == *"missing argument"* ]]
 }
 
+@test "an option after a NODE-NAME is a usage error, not a node name (nothing written)" {
+  run_expect_fail 2 "${NP[@]}" timer --dry-run
+  [[ "${lines[0]}" == "nodeprobe: error: option '--dry-run' after NODE-NAME 'timer': options come first" ]]
+  [ ! -e "$T/fd/nodeprobe" ]
+  # After "--" everything is a node name, as getopt has it.
+  run "${NP[@]}" --dry-run -- timer
+  [ "$status" -eq 0 ]
+  [ ! -e "$T/fd/nodeprobe" ]
+}
+
 @test "the file equals --dry-run output, mode 0644, sorted, no comments" {
   run "${NP[@]}" --dry-run
   [ "$status" -eq 0 ]
