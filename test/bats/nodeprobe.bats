@@ -107,6 +107,13 @@ teardown() {
   [ "$(cat "$T/fd/nodeprobe")" = "keep.example.com/x=true" ]
 }
 
+@test "messages stay on one line: control characters from the input are escaped" {
+  printf 'apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nspec:\n  rules:\n    - name: "a\\tb"\n      "bad\\nfield": 1\n' > "$T/nl.yaml"
+  run_expect_fail 3 "${NP[@]}" --rules "$T/nl.yaml"
+  [ "${#lines[@]}" -eq 1 ]
+  [ "${lines[0]}" = "nodeprobe: error: $T/nl.yaml:6:7: unknown field 'bad\\nfield' in rule 'a\\tb'" ]
+}
+
 @test "a corrupt devicetree blob: exit 3 naming the file, previous file untouched" {
   printf 'keep.example.com/x=true\n' > "$T/fd/nodeprobe"
   head -c 200 "$FIX/dtb/arm64/broadcom/bcm2711-rpi-4-b.dtb" > "$T/trunc.dtb"
