@@ -1101,8 +1101,13 @@ int rules_load_path(struct rules *rs, const char *path, struct log_err *err)
 struct elem {
 	const struct feat *inst; /* instance, or NULL */
 	const char *name;	 /* flag/attribute name */
-	const char *value;	 /* attribute value ("" for flags) */
+	const char *value;	 /* attribute value; NULL for a flag (NFD: no Value key) */
 };
+
+static int elem_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct elem *)a)->name, ((const struct elem *)b)->name);
+}
 
 /* Elements matched per feature name, for templates (NFD's matchedFeatures). */
 struct mgroup {
@@ -1254,6 +1259,7 @@ static int eval_term(const struct term *t, const struct feat *f, struct mgroup *
 			}
 		} else {
 			bool flags = feat_kind(f) == FEAT_FLAGS;
+			size_t first = g->n;
 
 			for (i = 0; i < t->nex && match; i++) {
 				const char *v = feat_lookup(f, t->ex[i].key);
@@ -1262,9 +1268,14 @@ static int eval_term(const struct term *t, const struct feat *f, struct mgroup *
 				if (r < 0)
 					return r;
 				match = r > 0;
-				if (match && matched_add(g, NULL, t->ex[i].key, v ? v : "") < 0)
+				/* NFD: a flag element has no Value, an attribute one always */
+				if (match && matched_add(g, NULL, t->ex[i].key,
+							 flags ? NULL : (v ? v : "")) < 0)
 					return -ENOMEM;
 			}
+			/* NFD's MatchMulti sorts these elements by name */
+			if (match && g->n - first > 1)
+				qsort(g->e + first, g->n - first, sizeof(*g->e), elem_cmp);
 		}
 	}
 	if (match && t->name) {
@@ -1296,7 +1307,8 @@ static int eval_term(const struct term *t, const struct feat *f, struct mgroup *
 				r = eval_op(t->name, true, n);
 				if (r < 0)
 					return r;
-				if (r > 0 && matched_add(g, NULL, n, v) < 0)
+				if (r > 0 && matched_add(g, NULL, n,
+							 feat_kind(f) == FEAT_FLAGS ? NULL : v) < 0)
 					return -ENOMEM;
 				any = any || r > 0;
 			}
@@ -1345,7 +1357,7 @@ static const char *elem_field(const struct elem *e, const char *field)
 		v = feat_lookup(e->inst, field);
 	else if (!strcmp(field, "Name"))
 		v = e->name;
-	else if (!strcmp(field, "Value") && e->value && *e->value)
+	else if (!strcmp(field, "Value"))
 		v = e->value;
 	return v ? v : "<no value>";
 }

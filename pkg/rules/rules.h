@@ -24,8 +24,9 @@ struct log_err;
  * feature no source produced matches nothing.
  *
  * labelsTemplate subset: "{{ range .<dom>.<feat> }} ... {{ end }}" over the
- * elements the rule matched, "{{ .<attr> }}" inside it (instances: their
- * attributes; flags and attributes: .Name, .Value), "{{ len .<dom>.<feat> }}",
+ * elements the rule matched (flags and attributes sorted by name, as NFD),
+ * "{{ .<attr> }}" inside it (instances: their attributes; flags: .Name;
+ * attributes: .Name, .Value), "{{ len .<dom>.<feat> }}",
  * "{{ (index .<dom>.<feat> N).<attr> }}", and the "{{-"/"-}}" trim markers.
  * The output is "key=value" lines, as in NFD; labels wins over it.
  *

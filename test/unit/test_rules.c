@@ -716,3 +716,31 @@ TEST(rules_template_whitespace)
 		      NULL),
 		  "w.io/1d10=1\n");
 }
+
+/*
+ * NFD's MatchMulti: the flag and attribute elements matched by matchExpressions
+ * are sorted by name, a flag element has no Value ("<no value>"), an attribute
+ * element always has one, "" when the attribute is absent (DoesNotExist).
+ */
+TEST(rules_matched_elements_as_nfd)
+{
+	/* expressions listed vfio_pci first: element 0 is still i915 */
+	CHECK_STR(
+	    run("  - name: o\n"
+		"    labelsTemplate: \"a.io/first={{ (index .kernel.loadedmodule 0).Name }}\"\n"
+		"    matchFeatures:\n"
+		"      - feature: kernel.loadedmodule\n        matchExpressions:\n"
+		"          vfio_pci: {op: Exists}\n          i915: {op: Exists}\n",
+		NULL),
+	    "a.io/first=i915\n");
+	CHECK_STR(
+	    run("  - name: v\n"
+		"    labelsTemplate: \"{{ range .dt.root }}a.io/{{ .Name }}={{ .Value }}\\n{{ "
+		"end }}\"\n"
+		"    matchFeatures:\n"
+		"      - feature: dt.root\n        matchExpressions:\n"
+		"          secure: {op: IsTrue}\n          nosuch: {op: DoesNotExist}\n"
+		"          board: {op: Exists}\n",
+		NULL),
+	    "a.io/board=rpi-4\na.io/nosuch=\na.io/secure=true\n");
+}
