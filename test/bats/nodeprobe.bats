@@ -99,6 +99,35 @@ teardown() {
   [ -f "$T/new/features.d/nodeprobe" ]
 }
 
+# rules_of_size N LAST: a rule with N-1 labels of 64 bytes ("x.example.com/kNNNNN=<42 v>\n") and
+# one whose value has LAST characters, so the features file is 64*(N-1) + 22 + LAST bytes.
+rules_of_size() {
+  printf 'apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nspec:\n  rules:\n'
+  printf '    - name: big\n      labels:\n'
+  awk -v n="$1" -v last="$2" 'BEGIN {
+    v = sprintf("%042d", 0); gsub(/0/, "v", v)
+    for (i = 0; i < n - 1; i++) printf "        \"x.example.com/k%05d\": \"%s\"\n", i, v
+    w = sprintf("%0" last "d", 0); gsub(/0/, "w", w)
+    printf "        \"x.example.com/k%05d\": \"%s\"\n", n - 1, w }'
+}
+
+@test "the file may be exactly 65536 bytes (NFD's limit); one byte more is exit 3, old file kept" {
+  mkdir -p "$T/empty"
+  NPE=("$BUILD/nodeprobe" --sysfs "$T/empty" --proc "$T/proc" --modules-dir "$T/modules"
+       --features-dir "$T/fd" --no-builtin-rules)
+  rules_of_size 1024 42 > "$T/max.yaml"
+  run "${NPE[@]}" -r "$T/max.yaml"
+  [ "$status" -eq 0 ]
+  [ "$(stat -c %s "$T/fd/nodeprobe")" -eq 65536 ]
+  [ "$(wc -l < "$T/fd/nodeprobe")" -eq 1024 ]
+  printf 'keep.example.com/x=true\n' > "$T/fd/nodeprobe"
+  rules_of_size 1024 43 > "$T/over.yaml"
+  run_expect_fail 3 "${NPE[@]}" -r "$T/over.yaml"
+  [ "$output" = "nodeprobe: error: 1024 labels exceed NFD's feature file limit of 65536 bytes" ]
+  [ "$(cat "$T/fd/nodeprobe")" = "keep.example.com/x=true" ]
+  [ "$(ls -A "$T/fd")" = nodeprobe ]
+}
+
 @test "a malformed rules file: exit 3, file:line:col, previous file untouched" {
   printf 'keep.example.com/x=true\n' > "$T/fd/nodeprobe"
   printf 'apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nspec:\n  rules: [\n' > "$T/bad.yaml"
