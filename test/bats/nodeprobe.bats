@@ -128,6 +128,15 @@ rules_of_size() {
   [ "$(ls -A "$T/fd")" = nodeprobe ]
 }
 
+@test "under umask 077 the file is still 0644 and a created features dir 0755 (nfd-worker runs as 65534)" {
+  run bash -c 'umask 077; exec "$@"' _ "$BUILD/nodeprobe" --sysfs "$NUC" --proc "$T/proc" \
+    --modules-dir "$T/modules" --features-dir "$T/new/features.d"
+  [ "$status" -eq 0 ]
+  [ "$(stat -c %a "$T/new/features.d/nodeprobe")" = 644 ]
+  [ "$(stat -c %a "$T/new/features.d")" = 755 ]
+  [ "$(stat -c %a "$T/new")" = 755 ]
+}
+
 @test "a malformed rules file: exit 3, file:line:col, previous file untouched" {
   printf 'keep.example.com/x=true\n' > "$T/fd/nodeprobe"
   printf 'apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nspec:\n  rules: [\n' > "$T/bad.yaml"
