@@ -590,6 +590,42 @@ static bool atoi_go(const char *s, long long *out)
 	return !errno && !*end && end != s && isdigit((unsigned char)end[-1]);
 }
 
+/*
+ * Why re (RE2 syntax, as NFD uses) cannot be evaluated with POSIX regex.h, or
+ * NULL when both read it alike. POSIX takes "\d" as a literal 'd' and a
+ * backslash in brackets as a backslash, and has no "(?" groups or lazy
+ * quantifiers; escaped punctuation and the GNU \w \W \s \S \b \B
+ * mean the same in both.
+ */
+static const char *re2_only(const char *re)
+{
+	bool bracket = false;
+	const char *p;
+
+	for (p = re; *p; p++) {
+		if (bracket) {
+			if (*p == '\\')
+				return "a backslash in brackets";
+			if (*p == ']' && p[-1] != '[' && !(p[-1] == '^' && p[-2] == '['))
+				bracket = false;
+			continue;
+		}
+		if (*p == '[') {
+			bracket = true;
+		} else if (*p == '\\') {
+			if (isalnum((unsigned char)p[1]) && !strchr("wWsSbB", p[1]))
+				return "an RE2 escape";
+			if (p[1])
+				p++;
+		} else if (*p == '(' && p[1] == '?') {
+			return "an RE2 group or flag '(?'";
+		} else if (strchr("*+?}", *p) && p[1] == '?') {
+			return "a lazy quantifier";
+		}
+	}
+	return NULL;
+}
+
 /* {op: X, value: [..], type: T} */
 static int parse_expr(struct ctx *c, struct rule *r, const yaml_node_t *n, struct expr *e)
 {
@@ -670,6 +706,17 @@ static int parse_expr(struct ctx *c, struct rule *r, const yaml_node_t *n, struc
 			return at(c, vn, "op GtLt: the first value must be less than the second");
 	}
 	if (e->op == OP_INREGEXP) {
+		for (i = 0; i < e->nval; i++) {
+			const char *why = re2_only(e->val[i]);
+
+			if (why) {
+				skip_rule(
+				    r,
+				    "regular expression '%s' has %s, which POSIX regex.h reads differently",
+				    e->val[i], why);
+				return 0;
+			}
+		}
 		e->re = calloc(e->nval, sizeof(regex_t));
 		if (!e->re)
 			return log_err_set(c->err, -ENOMEM, "out of memory");

@@ -41,7 +41,9 @@ struct log_err;
  *
  * What we cannot evaluate skips the rule with a warning naming file and
  * rule: a feature outside rules_feature_supported(), the ops Ge, Le, GeLe,
- * Any, "type: version", a template construct outside the subset. Rule outputs
+ * Any, "type: version", a template construct outside the subset, a regular
+ * expression with RE2 syntax that POSIX reads differently or lacks ("\d",
+ * "(?i)", lazy quantifiers, a backslash in brackets). Rule outputs
  * other than labels (annotations, extendedResources, taints, vars) are
  * ignored with a warning. Documents of another apiVersion/kind are skipped
  * with a warning. A malformed file (YAML syntax, wrong type, missing name,

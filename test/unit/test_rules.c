@@ -744,3 +744,36 @@ TEST(rules_matched_elements_as_nfd)
 		NULL),
 	    "a.io/board=rpi-4\na.io/nosuch=\na.io/secure=true\n");
 }
+
+/*
+ * RE2 syntax that POSIX regex.h reads differently (\d is a literal 'd' there)
+ * or not at all ((?i), lazy quantifiers, escapes in brackets): the rule is
+ * skipped with a warning, never evaluated with another meaning, and never
+ * fails the file, since NFD accepts it. Escaped punctuation and \w \s \b
+ * mean the same in both.
+ */
+TEST(rules_re2_only_regexp_skipped)
+{
+	static const char *const re2[] = {"^\\\\d+$",  "(?i)^raspberry", "^[0-9]+?$",
+					  "^[\\\\d]$", "\\\\x34",	 "^\\\\pN$"};
+	char y[512];
+	size_t i;
+
+	capture_on();
+	for (i = 0; i < sizeof(re2) / sizeof(re2[0]); i++) {
+		warnings[0] = '\0';
+		snprintf(y, sizeof(y),
+			 ONE("      - feature: dt.root\n        matchExpressions:\n"
+			     "          cores: {op: InRegexp, value: [\"%s\"]}\n"),
+			 re2[i]);
+		CHECK_STR(run(y, NULL), "");
+		CHECK(strstr(warnings, "t.yaml:6:5: rule 'x' skipped: regular expression") != NULL);
+	}
+	/* the same in POSIX and RE2: evaluated */
+	CHECK_STR(
+	    run(ONE("      - feature: dt.root\n        matchExpressions:\n"
+		    "          model: {op: InRegexp, value: [\"^Raspberry\\\\sPi\\\\b.*\\\\.?$\"]}\n"),
+		NULL),
+	    "a.io/x=y\n");
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+}
