@@ -1395,18 +1395,23 @@ static const struct mgroup *mgroup_find(const struct matched *m, const char *fea
 	return NULL;
 }
 
-/* Go's text/template prints "<no value>" for a missing map key. */
+/* Field of a matched element (NFD's MatchedElement map), or NULL if it has no such key. */
 static const char *elem_field(const struct elem *e, const char *field)
 {
-	const char *v = NULL;
-
 	if (e->inst)
-		v = feat_lookup(e->inst, field);
-	else if (!strcmp(field, "Name"))
-		v = e->name;
-	else if (!strcmp(field, "Value"))
-		v = e->value;
-	return v ? v : "<no value>";
+		return feat_lookup(e->inst, field);
+	if (!strcmp(field, "Name"))
+		return e->name;
+	if (!strcmp(field, "Value"))
+		return e->value;
+	return NULL;
+}
+
+/* NFD runs templates with missingkey=error: a missing key fails the template. */
+static int no_key(char *why, size_t whylen, const char *key)
+{
+	snprintf(why, whylen, "map has no entry for key \"%s\"", key);
+	return -EINVAL;
 }
 
 static int texec(const struct tnode *n, size_t nn, const struct matched *m, const struct elem *dot,
@@ -1416,31 +1421,40 @@ static int texec(const struct tnode *n, size_t nn, const struct matched *m, cons
 	int r = 0;
 
 	for (i = 0; i < nn && r == 0; i++) {
-		const struct mgroup *g;
+		const struct mgroup *g = NULL;
+		const char *v;
 
+		if (n[i].kind == T_LEN || n[i].kind == T_INDEX || n[i].kind == T_RANGE) {
+			g = mgroup_find(m, n[i].feature);
+			if (!g)
+				return no_key(why, whylen, n[i].feature);
+		}
 		switch (n[i].kind) {
 		case T_TEXT:
 			r = sb_add(out, n[i].s);
 			break;
 		case T_FIELD:
-			r = sb_add(out, elem_field(dot, n[i].s));
+			v = elem_field(dot, n[i].s);
+			if (!v)
+				return no_key(why, whylen, n[i].s);
+			r = sb_add(out, v);
 			break;
 		case T_LEN:
-			g = mgroup_find(m, n[i].feature);
-			r = sb_addf(out, "%zu", g ? g->n : 0);
+			r = sb_addf(out, "%zu", g->n);
 			break;
 		case T_INDEX:
-			g = mgroup_find(m, n[i].feature);
-			if (!g || (size_t)n[i].index >= g->n) {
+			if ((size_t)n[i].index >= g->n) {
 				snprintf(why, whylen, "index %ld out of range for .%s", n[i].index,
 					 n[i].feature);
 				return -EINVAL;
 			}
-			r = sb_add(out, elem_field(&g->e[n[i].index], n[i].s));
+			v = elem_field(&g->e[n[i].index], n[i].s);
+			if (!v)
+				return no_key(why, whylen, n[i].s);
+			r = sb_add(out, v);
 			break;
 		case T_RANGE:
-			g = mgroup_find(m, n[i].feature);
-			for (j = 0; g && j < g->n && r == 0; j++)
+			for (j = 0; j < g->n && r == 0; j++)
 				r = texec(n[i].body, n[i].nbody, m, &g->e[j], out, why, whylen);
 			break;
 		}

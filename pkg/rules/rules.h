@@ -28,7 +28,10 @@ struct log_err;
  * "{{ .<attr> }}" inside it (instances: their attributes; flags: .Name;
  * attributes: .Name, .Value), "{{ len .<dom>.<feat> }}",
  * "{{ (index .<dom>.<feat> N).<attr> }}", and the "{{-"/"-}}" trim markers.
- * The output is "key=value" lines, as in NFD; labels wins over it.
+ * The output is "key=value" lines, as in NFD; labels wins over it. As NFD's
+ * missingkey=error, a key that is not there (an attribute the element lacks,
+ * .Value of a flag, a feature the matcher did not match on) fails the
+ * template, and the rule gives nothing.
  *
  * nodeprobe extension, countLabelsTemplate: a template in the same subset
  * that expands to label keys, one per line; each distinct key becomes a label

@@ -373,17 +373,58 @@ TEST(rules_templates)
 		      "          i915: {op: Exists}\n          vfio_pci: {op: Exists}\n",
 		      NULL),
 		  "m.io/i915=on\nm.io/vfio_pci=on\n");
-	/* a missing attribute prints Go's "<no value>": invalid, skipped */
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+}
+
+/*
+ * NFD executes templates with missingkey=error: a key that is not there (an
+ * attribute one instance lacks, .Value of a flag, a feature the matcher did
+ * not match on) fails the template, and the rule gives nothing, static labels
+ * included.
+ */
+TEST(rules_template_missing_key_voids_rule)
+{
 	capture_on();
 	CHECK_STR(
-	    run("  - name: t\n"
+	    run("  - name: t\n    labels: {a.io/static: \"1\"}\n"
 		"    labelsTemplate: \"{{ range .pci.device }}x.io/{{ .driver }}=1\\n{{ end }}\"\n"
 		"    matchFeatures:\n"
 		"      - feature: pci.device\n        matchExpressions:\n"
 		"          vendor: {op: In, value: [\"8086\"]}\n",
 		NULL),
-	    "x.io/i915=1\n");
-	CHECK(strstr(warnings, "invalid label key 'x.io/<no value>'"));
+	    "");
+	CHECK(strstr(warnings,
+		     "t.yaml:6:5: rule 't': template: map has no entry for key \"driver\""));
+	warnings[0] = '\0';
+	CHECK_STR(
+	    run("  - name: f\n"
+		"    labelsTemplate: \"{{ range .kernel.loadedmodule }}m.io/{{ .Name }}={{ .Value "
+		"}}\\n{{ end }}\"\n"
+		"    matchFeatures:\n"
+		"      - feature: kernel.loadedmodule\n        matchExpressions:\n"
+		"          i915: {op: Exists}\n",
+		NULL),
+	    "");
+	CHECK(strstr(warnings, "rule 'f': template: map has no entry for key \"Value\""));
+	warnings[0] = '\0';
+	/* matchAny's matcher has no pci.device: NFD's template fails on it */
+	CHECK_STR(run("  - name: a\n"
+		      "    labelsTemplate: \"x.io/n={{ len .pci.device }}\"\n"
+		      "    matchFeatures:\n      - feature: pci.device\n"
+		      "    matchAny:\n      - matchFeatures:\n"
+		      "          - feature: kernel.loadedmodule\n",
+		      NULL),
+		  "");
+	CHECK(strstr(warnings, "rule 'a': template: map has no entry for key \"pci.device\""));
+	/* with the instances where it is there, the same template works */
+	CHECK_STR(
+	    run("  - name: t\n    labels: {a.io/static: \"1\"}\n"
+		"    labelsTemplate: \"{{ range .pci.device }}x.io/{{ .driver }}=1\\n{{ end }}\"\n"
+		"    matchFeatures:\n"
+		"      - feature: pci.device\n        matchExpressions:\n"
+		"          driver: {op: Exists}\n",
+		NULL),
+	    "a.io/static=1\nx.io/i915=1\n");
 	log_set_fn(NULL, NULL, LOG_LVL_WARN);
 }
 
