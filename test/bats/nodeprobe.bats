@@ -176,3 +176,21 @@ rules_of_size() {
   [ "$(cat "$T/fd/nodeprobe")" = "keep.example.com/x=true" ]
   [ "$(ls -A "$T/fd")" = nodeprobe ]
 }
+
+@test "README's -extra-label-ns list (NFD < v0.13) names every namespace nodeprobe writes" {
+  list=$(grep -oE -- '-extra-label-ns=[a-z0-9.,-]+' README.md | head -1 | cut -d= -f2)
+  [ -n "$list" ]
+  {
+    for d in "$FIX"/pci/*/; do
+      "$BUILD/nodeprobe" --dry-run --sysfs "$d" --proc "$T/proc" --modules-dir "$T/modules"
+    done
+    "$BUILD/nodeprobe" --dry-run --sysfs "$T" --proc "$T/proc" --modules-dir "$T/modules" \
+      --fdt "$FIX/dtb/arm64/broadcom/bcm2711-rpi-4-b.dtb"
+  } > "$T/all" 2>/dev/null
+  grep -q '^beta\.devicetree\.org/' "$T/all"
+  grep -q '^nvidia\.com/' "$T/all"
+  # Allowed by every NFD release: feature.node.kubernetes.io and its sub-namespaces.
+  for ns in $(cut -d/ -f1 "$T/all" | sort -u | grep -vE '^(.*\.)?feature\.node\.kubernetes\.io$'); do
+    [[ ",$list," == *",$ns,"* ]] || { echo "README misses $ns in -extra-label-ns=$list" >&2; return 1; }
+  done
+}
