@@ -92,6 +92,17 @@ teardown() {
   [ ! -s "$T/fd/nodeprobe" ]
 }
 
+@test "a --sysfs or --proc root that is not there is bad input, not an empty machine (old file kept)" {
+  printf 'keep.example.com/x=true\n' > "$T/fd/nodeprobe"
+  run_expect_fail 3 "$BUILD/nodeprobe" --sysfs "$T/no-such-sys" --proc "$T/proc" \
+    --modules-dir "$T/modules" --features-dir "$T/fd"
+  [ "$output" = "nodeprobe: error: --sysfs $T/no-such-sys: No such file or directory" ]
+  run_expect_fail 3 "$BUILD/nodeprobe" --sysfs "$NUC" --proc "$T/fd/nodeprobe" \
+    --modules-dir "$T/modules" --features-dir "$T/fd"
+  [ "$output" = "nodeprobe: error: --proc $T/fd/nodeprobe: not a directory" ]
+  [ "$(cat "$T/fd/nodeprobe")" = "keep.example.com/x=true" ]
+}
+
 @test "the features dir is created when missing" {
   run "$BUILD/nodeprobe" --sysfs "$NUC" --proc "$T/proc" --modules-dir "$T/modules" \
     --features-dir "$T/new/features.d"
