@@ -21,6 +21,12 @@
 #include "toml/toml.h"
 
 #define HOSTS_TOML "hosts.toml"
+/*
+ * Widest mode of a file we write: a stricter mode of the user's file is kept
+ * (a hosts.toml may hold credentials in a header table, a directory a client
+ * key), never group/other write, execute or set-id bits.
+ */
+#define MODE_MAX 0644
 /* Our in-progress backup and restore directories (dot names: never a registry). */
 #define BACKING_UP ".nodeprobe-backup"
 #define RESTORING  ".nodeprobe-restore"
@@ -534,7 +540,7 @@ static int existing_hosts(const char *base, const char *dir, struct strbuf *out,
 	if (stat(path, &st) < 0)
 		return errno == ENOENT ? 0
 				       : log_err_set(err, -errno, "%s: %s", path, strerror(errno));
-	*mode = st.st_mode & 0777;
+	*mode = st.st_mode & MODE_MAX;
 	if (!out)
 		return 0; /* only the mode is wanted */
 	r = sb_read_file(&text, path);
@@ -587,6 +593,23 @@ out:
 }
 
 /*
+ * What sync_dir copies from path: a directory (not through a symlink) as a
+ * directory, a regular file or a symlink to one as a file (Spegel copies the
+ * content too), anything else not at all. Fills *st (the target's) and
+ * returns S_IFDIR, S_IFREG or 0.
+ */
+static mode_t copy_kind(const char *path, struct stat *st)
+{
+	struct stat lst;
+
+	if (lstat(path, &lst) < 0 || stat(path, st) < 0)
+		return 0;
+	if (S_ISDIR(lst.st_mode))
+		return S_IFDIR;
+	return S_ISREG(st->st_mode) ? S_IFREG : 0;
+}
+
+/*
  * Make directory dst hold exactly: hosts (if not NULL) as hosts.toml, plus (if
  * src is not NULL) copies of src's files other than hosts.toml, recursively.
  * Everything else in dst is removed. Nothing is written when it already matches.
@@ -598,6 +621,7 @@ static int sync_dir(const char *dst, const char *src, const struct strbuf *hosts
 	size_t n = 0, i;
 	char a[PATH_MAX], b[PATH_MAX];
 	struct stat sst, dstt;
+	mode_t kind;
 	int r;
 
 	if (lstat(dst, &dstt) == 0 && !S_ISDIR(dstt.st_mode)) {
@@ -617,9 +641,8 @@ static int sync_dir(const char *dst, const char *src, const struct strbuf *hosts
 			r = path_join(a, sizeof(a), src, names[i], err);
 			if (r == 0)
 				r = path_join(b, sizeof(b), dst, names[i], err);
-			if (r == 0 && lstat(a, &sst) == 0 && lstat(b, &dstt) == 0 &&
-			    ((S_ISDIR(sst.st_mode) && S_ISDIR(dstt.st_mode)) ||
-			     (S_ISREG(sst.st_mode) && S_ISREG(dstt.st_mode))))
+			if (r == 0 && lstat(b, &dstt) == 0 &&
+			    copy_kind(a, &sst) == (dstt.st_mode & S_IFMT))
 				keep = true;
 		}
 		if (r == 0 && !keep)
@@ -644,13 +667,12 @@ static int sync_dir(const char *dst, const char *src, const struct strbuf *hosts
 		r = path_join(a, sizeof(a), src, names[i], err);
 		if (r == 0)
 			r = path_join(b, sizeof(b), dst, names[i], err);
-		if (r == 0 && lstat(a, &sst) < 0)
-			r = log_err_set(err, -errno, "%s: %s", a, strerror(errno));
 		if (r < 0)
 			break;
-		if (S_ISDIR(sst.st_mode)) {
+		kind = copy_kind(a, &sst);
+		if (kind == S_IFDIR) {
 			r = sync_dir(b, a, NULL, 0, err);
-		} else if (S_ISREG(sst.st_mode)) {
+		} else if (kind == S_IFREG) {
 			struct strbuf data = STRBUF_INIT(MIRROR_MAX_FILE * 16);
 
 			r = sb_read_file(&data, a);
@@ -658,7 +680,7 @@ static int sync_dir(const char *dst, const char *src, const struct strbuf *hosts
 				log_err_set(err, r, "%s: %s", a, strerror(-r));
 			else
 				r = fs_publish(dst, names[i], data.buf, data.len,
-					       sst.st_mode & 07777, err);
+					       sst.st_mode & MODE_MAX, err);
 			if (r == 1)
 				log_info("copied %s to %s", a, b);
 			if (r > 0)

@@ -95,7 +95,8 @@ contents() {
   run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999
   [ "$status" -eq 0 ]
   [ "$(cat "$C/_backup/docker.io/hosts.toml")" = "server = 'https://mirror.corp'" ]
-  [ -f "$C/_backup/quay.io/sub/ca.crt" ] && [ -f "$C/_backup/loose-file" ]
+  [ -f "$C/_backup/quay.io/sub/ca.crt" ]
+  [ -f "$C/_backup/loose-file" ]
   [ "$(ls -A "$C")" = "$(printf '_backup\ndocker.io')" ]
   # a second run does not back up our own files
   run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.6:29999
@@ -303,4 +304,52 @@ $T/v3.toml:5:17: error: config_path '/etc/containerd/certs.d' does not include $
   run "$BIN" check --config-path "$C" --containerd-config "$T/none.toml"
   [ "$status" -eq 1 ]
   [ "$output" = "$T/none.toml: error: [plugins.\"io.containerd.grpc.v1.cri\".registry] config_path is not set: the CRI never reads $C" ]
+}
+
+@test "modes: never wider than 0644, a stricter user mode is kept (credentials in header tables)" {
+  mkdir -p "$C/docker.io" "$C/quay.io" "$C/ghcr.io"
+  printf "server = 'https://registry-1.docker.io'\n" >"$C/docker.io/hosts.toml"
+  printf "server = 'https://quay.io'\n" >"$C/quay.io/hosts.toml"
+  printf "[host.'https://m.corp']\nca = 'ca.crt'\n" >"$C/ghcr.io/hosts.toml"
+  printf 'CA' >"$C/ghcr.io/ca.crt"
+  printf 'KEY' >"$C/ghcr.io/client.key"
+  chmod 666 "$C/docker.io/hosts.toml"
+  chmod 640 "$C/quay.io/hosts.toml"
+  chmod 4777 "$C/ghcr.io/ca.crt"
+  chmod 600 "$C/ghcr.io/client.key"
+  run "$BIN" configure --config-path "$C" -r docker.io -r quay.io -r ghcr.io \
+    -m http://10.0.0.5:29999 --prepend-existing
+  [ "$status" -eq 0 ]
+  [ "$(stat -c %a "$C/docker.io/hosts.toml")" = 644 ]
+  [ "$(stat -c %a "$C/quay.io/hosts.toml")" = 640 ]
+  [ "$(stat -c %a "$C/ghcr.io/hosts.toml")" = 644 ]
+  [ "$(stat -c %a "$C/ghcr.io/ca.crt")" = 644 ]
+  [ "$(stat -c %a "$C/ghcr.io/client.key")" = 600 ]
+  # the backup itself is untouched
+  [ "$(stat -c %a "$C/_backup/docker.io/hosts.toml")" = 666 ]
+}
+
+@test "--prepend-existing copies a symlinked certificate's content, as Spegel does" {
+  mkdir -p "$C/ghcr.io" "$T/pki"
+  printf "[host.'https://m.corp']\nca = ['ca.crt', 'rel.crt']\n" >"$C/ghcr.io/hosts.toml"
+  printf 'CA-ABS' >"$T/pki/ca.pem"
+  printf 'CA-REL' >"$C/rel.pem"
+  ln -s "$T/pki/ca.pem" "$C/ghcr.io/ca.crt"
+  ln -s ../rel.pem "$C/ghcr.io/rel.crt"
+  ln -s "$T/nowhere" "$C/ghcr.io/dangling.crt"
+  run "$BIN" configure --config-path "$C" -r ghcr.io -m http://10.0.0.5:29999 --prepend-existing
+  [ "$status" -eq 0 ]
+  [ -f "$C/ghcr.io/ca.crt" ]
+  [ ! -L "$C/ghcr.io/ca.crt" ]
+  [ "$(cat "$C/ghcr.io/ca.crt")" = CA-ABS ]
+  [ "$(cat "$C/ghcr.io/rel.crt")" = CA-REL ]
+  [ ! -e "$C/ghcr.io/dangling.crt" ]
+  grep -q "dangling.crt: not a regular file or directory, not copied" <<<"$output"
+  run "$BIN" check --config-path "$C"
+  [ "$status" -eq 0 ]
+  # and a second run writes nothing
+  before=$(snapshot "$C")
+  run "$BIN" configure --config-path "$C" -r ghcr.io -m http://10.0.0.5:29999 --prepend-existing
+  [ "$status" -eq 0 ]
+  [ "$(snapshot "$C")" = "$before" ]
 }
