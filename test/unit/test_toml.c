@@ -333,6 +333,66 @@ TEST(write_go_toml_style)
 	toml_free(root);
 }
 
+/* What pelletier/go-toml v2 Marshal writes (Spegel's --prepend-existing) in the rarer cases. */
+TEST(write_go_toml_edge_cases)
+{
+	const char *text = "[host.'http://m']\n"
+			   "  [host.'http://m'.header]\n"
+			   "  X = \"a\\tb\\fc\\bd\"\n"
+			   "  T = \"tab\\there\"\n"
+			   "[host.'http://n']\n"
+			   "ca = 'ca.crt'\n"
+			   "foo = [{b = 1, a = 2}, {c = 'x', d = {f = 1, e = 2}}]\n"
+			   "mixed = [{b = 1, a = 'q'}, 3]\n"
+			   "bar = {z = 1.5e-7, y = 1e20, w = 0.1, v = -2.0}\n"
+			   "when = 1979-05-27 07:32:00.500+00:00\n"
+			   "local = 1979-05-27t07:32:00.1200\n"
+			   "lt = 07:32:00.1234567891\n"
+			   "off = 1979-05-27T07:32:00-07:00\n";
+	const char *want_m = "[host.'http://m']\n"
+			     "[host.'http://m'.header]\n"
+			     "T = 'tab\there'\n"
+			     "X = \"a\\tb\\fc\\bd\"\n";
+	const char *want_n = "[host.'http://n']\n"
+			     "ca = 'ca.crt'\n"
+			     "local = 1979-05-27T07:32:00.1200\n"
+			     "lt = 07:32:00.123456789\n"
+			     "mixed = [{a = 'q', b = 1}, 3]\n"
+			     "off = 1979-05-27T07:32:00-07:00\n"
+			     "when = 1979-05-27T07:32:00.5Z\n"
+			     "\n"
+			     "[host.'http://n'.bar]\n"
+			     "v = -2.0\n"
+			     "w = 0.1\n"
+			     "y = 100000000000000000000.0\n"
+			     "z = 0.00000015\n"
+			     "\n"
+			     "[[host.'http://n'.foo]]\n"
+			     "a = 2\n"
+			     "b = 1\n"
+			     "\n"
+			     "[[host.'http://n'.foo]]\n"
+			     "c = 'x'\n"
+			     "\n"
+			     "[host.'http://n'.foo.d]\n"
+			     "e = 2\n"
+			     "f = 1\n";
+	struct toml_value *root = parse_ok(text);
+	struct strbuf sb = STRBUF_INIT(1 << 16);
+	const struct toml_value *host;
+
+	REQUIRE(root);
+	host = toml_get(root, "host");
+	REQUIRE(host);
+	CHECK_INT(toml_write_table(&sb, "host.'http://m'", host->items[0]), 0);
+	CHECK_STR(sb.buf, want_m);
+	sb_reset(&sb);
+	CHECK_INT(toml_write_table(&sb, "host.'http://n'", host->items[1]), 0);
+	CHECK_STR(sb.buf, want_n);
+	sb_free(&sb);
+	toml_free(root);
+}
+
 TEST(type_names)
 {
 	CHECK_STR(toml_type_name(TOML_STRING), "string");
