@@ -353,3 +353,29 @@ $T/v3.toml:5:17: error: config_path '/etc/containerd/certs.d' does not include $
   [ "$status" -eq 0 ]
   [ "$(snapshot "$C")" = "$before" ]
 }
+
+@test "a bad dial timeout from the environment or the YAML file names its source" {
+  MIRROR_DIAL_TIMEOUT=soon run "$BIN" configure --config-path "$C" -m http://10.0.0.5:29999
+  [ "$status" -eq 1 ]
+  [ "$output" = "nodeprobe-mirror: error: MIRROR_DIAL_TIMEOUT: 'soon' is not a duration like 200ms" ]
+  printf 'mirrorTargets: [http://10.0.0.5:29999]\ndialTimeout: 5 s\n' >"$T/o.yaml"
+  run "$BIN" configure --config-path "$C" -c "$T/o.yaml"
+  [ "$status" -eq 1 ]
+  [ "$output" = "nodeprobe-mirror: error: $T/o.yaml:2:14: dialTimeout: '5 s' is not a duration like 200ms" ]
+  [ ! -e "$C" ]
+}
+
+@test "boolean variables take Go's strconv.ParseBool spellings, as Spegel's go-arg does" {
+  mkdir -p "$C/docker.io"
+  printf "[host.'https://m.corp']\ncapabilities = ['pull']\n" >"$C/docker.io/hosts.toml"
+  PREPEND_EXISTING=T RESOLVE_TAGS=f run "$BIN" configure --config-path "$C" -r docker.io \
+    -m http://10.0.0.5:29999
+  [ "$status" -eq 0 ]
+  [ "$(cat "$C/docker.io/hosts.toml")" = "server = 'https://registry-1.docker.io'
+
+[host.'http://10.0.0.5:29999']
+capabilities = ['pull']
+
+[host.'https://m.corp']
+capabilities = ['pull']" ]
+}
