@@ -724,7 +724,7 @@ static bool scan_digits(const char **pp, const char *e, int base, struct strbuf 
 
 static int parse_number(struct parser *ps, const char *s, const char *e, struct toml_value *v)
 {
-	struct strbuf sb = STRBUF_INIT(256);
+	struct strbuf sb = STRBUF_INIT((size_t)(e - s) + 1);
 	const char *p = s;
 	int r = 0, base = 10;
 	bool isfloat = false;

@@ -393,6 +393,24 @@ TEST(write_go_toml_edge_cases)
 	toml_free(root);
 }
 
+/* A number is as long as it is written: what the writer emits for 1.6e266 reads back. */
+TEST(long_float_round_trip)
+{
+	struct toml_value *root = parse_ok("D = 1.6e266\n"), *again = NULL;
+	struct strbuf sb = STRBUF_INIT(1 << 16);
+	struct log_err err = {0};
+
+	REQUIRE(root);
+	CHECK_INT(toml_write_table(&sb, "r", root), 0);
+	CHECK(sb.len > 270);
+	CHECK_INT(toml_parse(sb.buf, sb.len, "w.toml", &again, &err), 0);
+	REQUIRE(again);
+	CHECK(toml_get(toml_get(again, "r"), "D")->f == 1.6e266);
+	toml_free(again);
+	toml_free(root);
+	sb_free(&sb);
+}
+
 TEST(type_names)
 {
 	CHECK_STR(toml_type_name(TOML_STRING), "string");
