@@ -498,23 +498,24 @@ static int expand_env(const char *in, char **out, struct log_err *err)
 static int backup_source(const char *base, const char *dir, char *path, size_t size,
 			 struct log_err *err)
 {
-	static const char *const homes[] = {MIRROR_BACKUP_DIR, RESTORING, BACKING_UP, "."};
+	static const char *const homes[] = {"/" MIRROR_BACKUP_DIR, "/" RESTORING, "/" BACKING_UP,
+					    ""};
 	struct stat st;
 	size_t i;
 
 	for (i = 0; i < sizeof(homes) / sizeof(homes[0]); i++) {
-		if ((size_t)snprintf(path, size, "%s/%s", base, homes[i]) >= size)
+		if ((size_t)snprintf(path, size, "%s%s", base, homes[i]) >= size)
 			return log_err_set(err, -ENAMETOOLONG, "%s: path too long", base);
 		if (i == 0 && fs_is_dir(path))
 			break; /* once _backup exists, it is the only source */
-		if ((size_t)snprintf(path, size, "%s/%s/%s", base, homes[i], dir) >= size)
+		if ((size_t)snprintf(path, size, "%s%s/%s", base, homes[i], dir) >= size)
 			return log_err_set(err, -ENAMETOOLONG, "%s: path too long", base);
 		if (lstat(path, &st) == 0)
 			break;
 	}
 	if (i == sizeof(homes) / sizeof(homes[0]))
 		i = 0;
-	if ((size_t)snprintf(path, size, "%s/%s/%s/%s", base, homes[i], dir, HOSTS_TOML) >= size)
+	if ((size_t)snprintf(path, size, "%s%s/%s/%s", base, homes[i], dir, HOSTS_TOML) >= size)
 		return log_err_set(err, -ENAMETOOLONG, "%s: path too long", base);
 	return 0;
 }
@@ -714,6 +715,8 @@ static int configure(const struct mirror_opts *o, struct log_err *err)
 	int wildcards = 0, r = 0;
 
 	/* everything is validated before the first change on disk */
+	if (access(base, F_OK) == 0 && !fs_is_dir(base))
+		return log_err_set(err, -ENOTDIR, "config path %s: not a directory", base);
 	for (i = 0; r == 0 && i < o->targets.n; i++) {
 		char *t = NULL;
 

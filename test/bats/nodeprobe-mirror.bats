@@ -379,3 +379,17 @@ capabilities = ['pull']
 [host.'https://m.corp']
 capabilities = ['pull']" ]
 }
+
+@test "configure errors name the real path: a file as config path, a broken file before the backup" {
+  touch "$T/file"
+  run "$BIN" configure --config-path "$T/file" -m http://10.0.0.5:29999
+  [ "$status" -eq 1 ]
+  [ "$output" = "nodeprobe-mirror: error: config path $T/file: not a directory" ]
+  mkdir -p "$C/docker.io"
+  printf "[host.'http://x'\n" >"$C/docker.io/hosts.toml"
+  before=$(snapshot "$C")
+  run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999 --prepend-existing
+  [ "$status" -eq 1 ]
+  [ "$output" = "nodeprobe-mirror: error: $C/docker.io/hosts.toml:1:17: unclosed table header" ]
+  [ "$(snapshot "$C")" = "$before" ]
+}
