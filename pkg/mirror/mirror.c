@@ -398,7 +398,26 @@ struct want {
 	bool copy_backup;    /* prepend: copy _backup/<dir>/ files too */
 };
 
-/* Read <dir>/username and <dir>/password into "Basic base64(user:pass)". */
+/* Append the content of dir/name to sb; a missing file is empty. */
+static int read_secret(const char *dir, const char *name, struct strbuf *sb, char *path,
+		       struct log_err *err)
+{
+	int r = path_join(path, PATH_MAX, dir, name, err);
+
+	if (r == 0)
+		r = sb_read_file(sb, path);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0 && r != -ENAMETOOLONG)
+		log_err_set(err, r, "%s: %s", path, strerror(-r));
+	return r < 0 ? r : 0;
+}
+
+/*
+ * Spegel's LoadUserinfo + UserinfoHeaderValue: "Basic base64(user:pass)" from
+ * the bytes of <dir>/username and <dir>/password, untrimmed (Spegel's registry
+ * compares the same raw bytes); *out stays NULL when both are missing or empty.
+ */
 static int basic_auth(const char *dir, char **out, struct log_err *err)
 {
 	struct strbuf user = STRBUF_INIT(4096), pass = STRBUF_INIT(4096), up = STRBUF_INIT(8200);
@@ -407,24 +426,19 @@ static int basic_auth(const char *dir, char **out, struct log_err *err)
 	int r;
 
 	*out = NULL;
-	r = path_join(path, sizeof(path), dir, "username", err);
-	if (r == 0 && (r = sb_read_file(&user, path)) < 0)
-		log_err_set(err, r, "%s: %s", path, strerror(-r));
-	if (r >= 0 && (r = path_join(path, sizeof(path), dir, "password", err)) == 0 &&
-	    (r = sb_read_file(&pass, path)) < 0)
-		log_err_set(err, r, "%s: %s", path, strerror(-r));
-	if (r < 0)
-		goto out;
-	sb_rtrim(&user);
-	sb_rtrim(&pass);
-	if (user.len == 0 || strchr(user.buf, ':') || memchr(user.buf, '\n', user.len) ||
-	    memchr(pass.buf, '\n', pass.len)) {
-		r = log_err_set(
-		    err, -EINVAL,
-		    "%s: username must be one non-empty line without ':', password one line", dir);
+	r = read_secret(dir, "username", &user, path, err);
+	if (r == 0 && memchr(user.buf, ':', user.len))
+		r = log_err_set(err, -EINVAL,
+				"%s: a user name with ':' cannot be sent in basic auth", path);
+	if (r == 0)
+		r = read_secret(dir, "password", &pass, path, err);
+	if (r < 0 || (user.len == 0 && pass.len == 0)) {
+		if (r == 0)
+			log_info("%s: no username or password, no basic auth", dir);
 		goto out;
 	}
-	if (sb_addf(&up, "%s:%s", user.buf, pass.buf) < 0) {
+	if (sb_addn(&up, user.buf, user.len) < 0 || sb_addch(&up, ':') < 0 ||
+	    sb_addn(&up, pass.buf, pass.len) < 0) {
 		r = log_err_set(err, -E2BIG, "%s: credentials too long", dir);
 		goto out;
 	}

@@ -161,8 +161,8 @@ contents() {
 
 @test "configure: basic auth header as Spegel writes it; the password is never printed" {
   mkdir -p "$T/auth"
-  printf 'hello\n' >"$T/auth/username"
-  printf 'world\n' >"$T/auth/password"
+  printf 'hello' >"$T/auth/username"
+  printf 'world' >"$T/auth/password"
   run "$BIN" -vv configure --config-path "$C" -r http://foo.bar:5000 --dial-timeout 200ms \
     -m http://127.0.0.1:5000 -m http://127.0.0.1:5001 --basic-auth-dir "$T/auth"
   [ "$status" -eq 0 ]
@@ -392,4 +392,29 @@ capabilities = ['pull']" ]
   [ "$status" -eq 1 ]
   [ "$output" = "nodeprobe-mirror: error: $C/docker.io/hosts.toml:1:17: unclosed table header" ]
   [ "$(snapshot "$C")" = "$before" ]
+}
+
+@test "basic auth uses the Secret files' bytes as Spegel does (its registry compares them raw)" {
+  mkdir -p "$T/auth"
+  printf 'hello\n' >"$T/auth/username"
+  printf 'world\n' >"$T/auth/password"
+  run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999 --basic-auth-dir "$T/auth"
+  [ "$status" -eq 0 ]
+  grep -qx "Authorization = 'Basic aGVsbG8KOndvcmxkCg=='" "$C/docker.io/hosts.toml"
+  # username only: "hello:"
+  printf 'hello' >"$T/auth/username"
+  rm "$T/auth/password"
+  run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999 --basic-auth-dir "$T/auth"
+  [ "$status" -eq 0 ]
+  grep -qx "Authorization = 'Basic aGVsbG86'" "$C/docker.io/hosts.toml"
+  # no Secret mounted (Spegel's chart without basicAuthSecretName): no header at all
+  run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999 --basic-auth-dir "$T/none"
+  [ "$status" -eq 0 ]
+  ! grep -q header "$C/docker.io/hosts.toml"
+  # a ':' in the user name can never authenticate: refused
+  mkdir -p "$T/bad"
+  printf 'a:b' >"$T/bad/username"
+  run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999 --basic-auth-dir "$T/bad"
+  [ "$status" -eq 1 ]
+  [ "$output" = "nodeprobe-mirror: error: $T/bad/username: a user name with ':' cannot be sent in basic auth" ]
 }
