@@ -1273,7 +1273,7 @@ static bool needs_basic(const char *s, size_t len)
 static int write_basic(struct strbuf *sb, const char *s, size_t len)
 {
 	static const char esc[] = {['\b'] = 'b', ['\t'] = 't', ['\n'] = 'n', ['\f'] = 'f',
-				   ['\r'] = 'r', ['"'] = '"',	['\\'] = '\\'};
+				   ['\r'] = 'r', ['"'] = '"',  ['\\'] = '\\'};
 	size_t i;
 	int r = sb_addch(sb, '"');
 

@@ -418,3 +418,35 @@ capabilities = ['pull']" ]
   [ "$status" -eq 1 ]
   [ "$output" = "nodeprobe-mirror: error: $T/bad/username: a user name with ':' cannot be sent in basic auth" ]
 }
+
+@test "check --containerd-config follows imports (k0s drop-ins, as Spegel's docs set config_path)" {
+  "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999
+  mkdir -p "$T/containerd.d"
+  cat >"$T/config.toml" <<TOML
+version = 2
+imports = ["containerd.d/*.toml", "$T/extra.toml"]
+[plugins."io.containerd.grpc.v1.cri".containerd]
+  snapshotter = "overlayfs"
+TOML
+  cat >"$T/containerd.d/spegel.toml" <<TOML
+version = 2
+[plugins."io.containerd.grpc.v1.cri".registry]
+  config_path = "$C"
+[plugins."io.containerd.grpc.v1.cri".containerd]
+  discard_unpacked_layers = false
+TOML
+  printf 'version = 2\n' >"$T/extra.toml"
+  run "$BIN" check --config-path "$C" --containerd-config "$T/config.toml"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ -z "$output" ]
+  # a later import overrides an earlier value; findings name the file that set it
+  printf 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  discard_unpacked_layers = true\n' >"$T/extra.toml"
+  run "$BIN" check --config-path "$C" --containerd-config "$T/config.toml"
+  [ "$status" -eq 1 ]
+  [ "$output" = "$T/extra.toml:3:29: error: discard_unpacked_layers = true: layers are deleted after unpacking, so this node cannot serve them to Spegel" ]
+  # an import that does not exist stops containerd
+  rm "$T/extra.toml"
+  run "$BIN" check --config-path "$C" --containerd-config "$T/config.toml"
+  [ "$status" -eq 1 ]
+  [ "$output" = "$T/config.toml:2:35: error: import '$T/extra.toml' cannot be read (No such file or directory): containerd does not start" ]
+}
