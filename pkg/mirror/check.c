@@ -146,6 +146,15 @@ bool mirror_duration_ok(const char *s)
 	return true;
 }
 
+const char *mirror_dial_timeout_problem(const char *s)
+{
+	if (!mirror_duration_ok(s))
+		return "is not a duration like 200ms";
+	if (s[0] == '-' && strpbrk(s, "123456789")) /* "-0s" is zero, not negative */
+		return "is negative: every dial to the mirror would fail at once";
+	return NULL;
+}
+
 /* Go url.Parse-like validation of a server or host URL: NULL if fine, else why not. */
 static const char *url_problem(const char *url)
 {
@@ -406,6 +415,11 @@ static void check_hostcfg(struct checker *c, const struct toml_value *t, bool ro
 			else if (v->len && !mirror_duration_ok(v->str))
 				found(c, MIRROR_ERROR, v->line, v->col,
 				      "'dial_timeout' '%s' is not a duration like '200ms'", v->str);
+			else if (v->len && mirror_dial_timeout_problem(v->str))
+				found(
+				    c, MIRROR_ERROR, v->line, v->col,
+				    "'dial_timeout' '%s' is negative: every dial to this mirror fails at once",
+				    v->str);
 		} else {
 			found(c, MIRROR_WARNING, kl, kc, "unknown key '%s': containerd ignores it",
 			      k);

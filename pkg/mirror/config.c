@@ -112,9 +112,9 @@ static int set_duration(char **dst, const char *val, const char *what, struct lo
 {
 	if (*dst)
 		return 0;
-	if (!mirror_duration_ok(val))
-		return log_err_set(err, -EINVAL, "%s: '%s' is not a duration like 200ms", what,
-				   val);
+	if (mirror_dial_timeout_problem(val))
+		return log_err_set(err, -EINVAL, "%s: '%s' %s", what, val,
+				   mirror_dial_timeout_problem(val));
 	return set_str(dst, val) < 0 ? log_err_set(err, -ENOMEM, "out of memory") : 0;
 }
 

@@ -179,9 +179,9 @@ int mirror_render(struct strbuf *out, const char *registry, const struct mirror_
 		else
 			r = sb_addf(out, "server = '%s://%s'\n", scheme, host);
 	}
-	if (dial_timeout && !mirror_duration_ok(dial_timeout))
-		return log_err_set(err, -EINVAL, "dial timeout '%s' is not a duration like 200ms",
-				   dial_timeout);
+	if (dial_timeout && mirror_dial_timeout_problem(dial_timeout))
+		return log_err_set(err, -EINVAL, "dial timeout '%s' %s", dial_timeout,
+				   mirror_dial_timeout_problem(dial_timeout));
 	if (targets->n == 0)
 		return log_err_set(err, -EINVAL, "no mirror target given");
 	for (i = 0; r == 0 && i < targets->n; i++) {

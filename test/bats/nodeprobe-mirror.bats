@@ -450,3 +450,13 @@ TOML
   [ "$status" -eq 1 ]
   [ "$output" = "$T/config.toml:2:35: error: import '$T/extra.toml' cannot be read (No such file or directory): containerd does not start" ]
 }
+
+@test "a negative dial timeout is refused: containerd would give up every dial at once" {
+  run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999 --dial-timeout=-1s
+  [ "$status" -eq 2 ]
+  [ "${lines[0]}" = "nodeprobe-mirror: error: --dial-timeout: '-1s' is negative: every dial to the mirror would fail at once" ]
+  MIRROR_DIAL_TIMEOUT=-1s run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999
+  [ "$status" -eq 1 ]
+  [ "$output" = "nodeprobe-mirror: error: MIRROR_DIAL_TIMEOUT: '-1s' is negative: every dial to the mirror would fail at once" ]
+  [ ! -e "$C" ]
+}
