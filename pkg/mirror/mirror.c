@@ -837,13 +837,22 @@ out:
 static int cleanup(const struct mirror_opts *o, struct log_err *err)
 {
 	const char *base = o->config_path;
-	char bak[PATH_MAX], rest[PATH_MAX], **names = NULL;
+	char bak[PATH_MAX], rest[PATH_MAX], tmp[PATH_MAX], **names = NULL;
 	size_t n = 0, i;
 	int r;
 
 	if (path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0 ||
-	    path_join(rest, sizeof(rest), base, RESTORING, err) < 0)
+	    path_join(rest, sizeof(rest), base, RESTORING, err) < 0 ||
+	    path_join(tmp, sizeof(tmp), base, BACKING_UP, err) < 0)
 		return err ? err->code : -ENAMETOOLONG;
+	if (!fs_is_dir(bak) && fs_is_dir(tmp)) {
+		/* a first configure stopped while backing up: nothing was written yet */
+		r = move_all(tmp, base, err);
+		if (r == 0 && rmdir(tmp) < 0)
+			r = log_err_set(err, -errno, "%s: %s", tmp, strerror(errno));
+		if (r < 0)
+			return r;
+	}
 	if (!fs_is_dir(bak)) {
 		if (fs_is_dir(rest))
 			return finish_restore(base, err);

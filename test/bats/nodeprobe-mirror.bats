@@ -460,3 +460,16 @@ TOML
   [ "$output" = "nodeprobe-mirror: error: MIRROR_DIAL_TIMEOUT: '-1s' is negative: every dial to the mirror would fail at once" ]
   [ ! -e "$C" ]
 }
+
+@test "cleanup after a configure interrupted during the first backup puts the user's files back" {
+  mkdir -p "$C/.nodeprobe-backup/docker.io" "$C/quay.io"
+  printf 'a' >"$C/.nodeprobe-backup/docker.io/hosts.toml"   # moved before the interruption
+  printf 'b' >"$C/quay.io/hosts.toml"                       # not moved yet
+  run "$BIN" cleanup --config-path "$C"
+  [ "$status" -eq 0 ]
+  [ "$(ls -A "$C")" = "$(printf 'docker.io\nquay.io')" ]
+  [ "$(cat "$C/docker.io/hosts.toml")" = a ]
+  run "$BIN" cleanup --config-path "$C"
+  [ "$status" -eq 0 ]
+  [ "$(ls -A "$C")" = "$(printf 'docker.io\nquay.io')" ]
+}
