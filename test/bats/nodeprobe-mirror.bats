@@ -167,7 +167,7 @@ contents() {
     -m http://127.0.0.1:5000 -m http://127.0.0.1:5001 --basic-auth-dir "$T/auth"
   [ "$status" -eq 0 ]
   diff -u "$D/expected/basic-auth.toml" "$C/foo.bar:5000/hosts.toml"
-  ! grep -q -e world -e aGVsbG86d29ybGQ <<<"$output"
+  ! grep -q -e world -e aGVsbG86d29ybGQ <<<"$output" || false
 }
 
 @test "a broken user hosts.toml is only parsed with --prepend-existing; its mode is kept" {
@@ -410,7 +410,7 @@ capabilities = ['pull']" ]
   # no Secret mounted (Spegel's chart without basicAuthSecretName): no header at all
   run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999 --basic-auth-dir "$T/none"
   [ "$status" -eq 0 ]
-  ! grep -q header "$C/docker.io/hosts.toml"
+  ! grep -q header "$C/docker.io/hosts.toml" || false
   # a ':' in the user name can never authenticate: refused
   mkdir -p "$T/bad"
   printf 'a:b' >"$T/bad/username"
