@@ -647,8 +647,9 @@ static const struct toml_value *config_get(const struct ctrd_config *cf, const c
 static void check_containerd_config(struct checker *c, const char *config_path)
 {
 	struct ctrd_config cf = {0};
-	const struct toml_value *cp, *mirrors, *discard;
+	const struct toml_value *cp, *mirrors, *discard, *configs;
 	const char *main_file = c->file, *cp_file = NULL, *m_file = NULL, *d_file = NULL;
+	const char *c_file = NULL;
 	long long version;
 	size_t i;
 
@@ -671,6 +672,18 @@ static void check_containerd_config(struct checker *c, const char *config_path)
 		found(
 		    c, MIRROR_ERROR, mirrors->line, mirrors->col,
 		    "legacy 'mirrors' set beside config_path: containerd's CRI plugin refuses to start");
+	}
+	configs = config_get(&cf, "configs", true, &c_file);
+	for (i = 0; cp && configs && configs->type == TOML_TABLE && i < configs->n; i++) {
+		const struct toml_value *tls = toml_get(configs->items[i], "tls");
+
+		if (!tls)
+			continue;
+		c->file = c_file;
+		found(
+		    c, MIRROR_ERROR, tls->line, tls->col,
+		    "legacy registry.configs.\"%s\".tls set beside config_path: containerd's CRI plugin refuses to start",
+		    configs->keys[i]);
 	}
 	c->file = main_file;
 	if (!cp) {

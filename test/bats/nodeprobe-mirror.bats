@@ -473,3 +473,23 @@ TOML
   [ "$status" -eq 0 ]
   [ "$(ls -A "$C")" = "$(printf 'docker.io\nquay.io')" ]
 }
+
+@test "check --containerd-config: legacy configs.<host>.tls beside config_path stops the CRI plugin" {
+  "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999
+  cat >"$T/tls.toml" <<TOML
+version = 2
+[plugins."io.containerd.grpc.v1.cri".registry]
+  config_path = "$C"
+[plugins."io.containerd.grpc.v1.cri".registry.configs."reg.corp".auth]
+  username = "u"
+[plugins."io.containerd.grpc.v1.cri".registry.configs."reg.corp".tls]
+  insecure_skip_verify = true
+TOML
+  run "$BIN" check --config-path "$C" --containerd-config "$T/tls.toml"
+  [ "$status" -eq 1 ]
+  [ "$output" = "$T/tls.toml:6:1: error: legacy registry.configs.\"reg.corp\".tls set beside config_path: containerd's CRI plugin refuses to start" ]
+  # auth alone is only deprecated
+  sed -i '6,7d' "$T/tls.toml"
+  run "$BIN" check --config-path "$C" --containerd-config "$T/tls.toml"
+  [ "$status" -eq 0 ]
+}
