@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* nodeprobe: scan the devicetree and PCI bus, evaluate rules, write an NFD features.d file. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -82,10 +83,25 @@ int main(int argc, char **argv)
 	struct log_err err = { 0 };
 	char msg[128];
 	int verbose = 0, i, r;
+	bool literal;
 
 	i = cli_parse(&spec, argc, argv, on_opt, &o, &verbose);
-	if (i <= 0) /* 0: --help or --version printed */
+	if (i <= 0) /* 0: --help or --version printed; < 0: usage error printed */
 		return -i;
+	/*
+	 * Option parsing stops at the first NODE-NAME: an option after it would
+	 * silently become a node name ("nodeprobe timer --dry-run" would write the
+	 * file). Refuse it, unless "--" ended the options.
+	 */
+	literal = i > 1 && strcmp(argv[i - 1], "--") == 0;
+	for (int j = i + 1; !literal && j < argc; j++) {
+		if (argv[j][0] == '-') {
+			cli_error("option '%s' after NODE-NAME '%s': options come first", argv[j],
+				  argv[i]);
+			fprintf(stderr, "Try '%s --help' for more information.\n", spec.prog);
+			return CLI_EXIT_USAGE;
+		}
+	}
 	for (; i < argc; i++) {
 		if (add_list(o.dt_nodes, &o.n_dt_nodes, argv[i], msg, (int)sizeof(msg)) < 0) {
 			cli_error("%s", msg);

@@ -84,9 +84,9 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 		o->prepend_existing = 1;
 		return 0;
 	case OPT_DIAL:
-		if (!mirror_duration_ok(arg)) {
-			snprintf(msg, (size_t)msglen,
-				 "--dial-timeout: '%s' is not a duration like 200ms", arg);
+		if (mirror_dial_timeout_problem(arg)) {
+			snprintf(msg, (size_t)msglen, "--dial-timeout: '%s' %s", arg,
+				 mirror_dial_timeout_problem(arg));
 			return -1;
 		}
 		return set_str(&o->dial_timeout, arg);

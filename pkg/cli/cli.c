@@ -145,11 +145,37 @@ out:
 	return r;
 }
 
+/*
+ * Write one message line to stderr. Messages quote input (YAML keys, devicetree
+ * strings, file names): control characters are escaped so a message is always
+ * exactly one line and cannot drive the terminal.
+ */
+static void put_line(const char *kind, const char *msg)
+{
+	const unsigned char *p;
+
+	fprintf(stderr, "%s: %s", cli_prog, kind);
+	for (p = (const unsigned char *)msg; *p; p++) {
+		if (*p == '\n')
+			fputs("\\n", stderr);
+		else if (*p == '\t')
+			fputs("\\t", stderr);
+		else if (*p == '\r')
+			fputs("\\r", stderr);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(stderr, "\\x%02x", *p);
+		else
+			fputc(*p, stderr);
+	}
+	fputc('\n', stderr);
+}
+
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "%s: %s", cli_prog, kind);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char msg[2048];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	put_line(kind, msg);
 }
 
 void cli_error(const char *fmt, ...)
@@ -175,7 +201,7 @@ static void stderr_log(void *data, enum log_level lvl, const char *msg)
 	static const char *const kinds[] = { "error: ", "warning: ", "", "debug: " };
 
 	(void)data;
-	fprintf(stderr, "%s: %s%s\n", cli_prog, kinds[lvl], msg);
+	put_line(kinds[lvl], msg);
 }
 
 void cli_log_init(const char *prog, int verbose)

@@ -57,7 +57,11 @@ void cli_help(const struct cli_spec *spec);
  */
 void cli_log_init(const char *prog, int verbose);
 
-/* Print "<prog>: error: <msg>" to stderr (msg without trailing newline). */
+/*
+ * Print "<prog>: error: <msg>" to stderr (msg without trailing newline). Every
+ * message is one line: control characters in it are written escaped ("\n",
+ * "\x1b"); the same holds for the logger of cli_log_init().
+ */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "<prog>: warning: <msg>" to stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

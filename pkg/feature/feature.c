@@ -173,6 +173,13 @@ nomem:
 	return -ENOMEM;
 }
 
+int feat_declare(struct feat_set *fs, const char *feature, enum feat_kind kind)
+{
+	int r = 0;
+
+	return get_or_add(fs, feature, kind, &r) ? 0 : r;
+}
+
 int feat_flag_add(struct feat_set *fs, const char *feature, const char *name)
 {
 	int r = 0;

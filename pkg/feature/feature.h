@@ -27,6 +27,13 @@ struct feat;     /* one feature, or one instance (an attribute map) */
 struct feat_set *feat_set_new(void);
 void feat_set_free(struct feat_set *fs);
 
+/*
+ * Create feature with kind and no elements if no source made it yet, so that it
+ * exists even when empty (NFD: a feature that was read but is empty still
+ * matches DoesNotExist). Returns 0, -EINVAL (it exists with another kind) or
+ * -ENOMEM.
+ */
+int feat_declare(struct feat_set *fs, const char *feature, enum feat_kind kind);
 /* Add element name to flags feature. Duplicates are ignored. Returns 0, -EINVAL or -ENOMEM. */
 int feat_flag_add(struct feat_set *fs, const char *feature, const char *name);
 /* Set key=value in attributes feature (replacing). Returns 0, -EINVAL or -ENOMEM. */

@@ -141,11 +141,20 @@ out:
 	return r;
 }
 
+/* mkdir one directory; one it creates gets exactly mode, whatever the umask. */
+static int mkdir_mode(const char *path, mode_t mode)
+{
+	if (mkdir(path, mode) < 0)
+		return errno == EEXIST ? 0 : -errno;
+	return chmod(path, mode) < 0 ? -errno : 0;
+}
+
 int fs_mkdir_p(const char *path, mode_t mode)
 {
 	char buf[PATH_MAX];
 	size_t n = strlen(path);
 	char *p;
+	int r;
 
 	if (n == 0 || n >= sizeof(buf))
 		return -ENAMETOOLONG;
@@ -154,12 +163,14 @@ int fs_mkdir_p(const char *path, mode_t mode)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(buf, mode) < 0 && errno != EEXIST)
-			return -errno;
+		r = mkdir_mode(buf, mode);
+		if (r < 0)
+			return r;
 		*p = '/';
 	}
-	if (mkdir(buf, mode) < 0 && errno != EEXIST)
-		return -errno;
+	r = mkdir_mode(buf, mode);
+	if (r < 0)
+		return r;
 	return fs_is_dir(buf) ? 0 : -ENOTDIR;
 }
 

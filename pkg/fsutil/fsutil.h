@@ -28,7 +28,10 @@ int fs_publish(const char *dir, const char *name, const void *data, size_t len, 
  */
 bool fs_name_is_safe(const char *name);
 
-/* mkdir -p path with mode for the directories it creates. Returns 0 or -errno. */
+/*
+ * mkdir -p path. The directories it creates get exactly mode (not masked by the
+ * umask: readers such as nfd-worker run as another user). Returns 0 or -errno.
+ */
 int fs_mkdir_p(const char *path, mode_t mode);
 
 /* True if path exists and is a directory (follows symlinks). */

@@ -89,6 +89,9 @@ int kernel_scan_modules(const char *proc, const char *modules_dir, struct feat_s
 	if (proc) {
 		snprintf(path, sizeof(path), "%s/modules", proc);
 		r = read_whole(path, &sb, err);
+		if (r > 0 && (feat_declare(fs, KERNEL_LOADED, FEAT_FLAGS) < 0 ||
+			      feat_declare(fs, KERNEL_ENABLED, FEAT_FLAGS) < 0))
+			r = -ENOMEM;
 		if (r > 0)
 			r = parse_loaded(sb.buf, fs);
 		if (r < 0)
@@ -98,6 +101,8 @@ int kernel_scan_modules(const char *proc, const char *modules_dir, struct feat_s
 	if (modules_dir) {
 		snprintf(path, sizeof(path), "%s/modules.builtin", modules_dir);
 		r = read_whole(path, &sb, err);
+		if (r > 0 && feat_declare(fs, KERNEL_ENABLED, FEAT_FLAGS) < 0)
+			r = -ENOMEM;
 		if (r > 0)
 			r = parse_builtin(sb.buf, fs);
 		if (r < 0)

@@ -20,9 +20,10 @@ struct log_err;
  *                         written there (e.g. "vfio-pci": NFD does not turn '-'
  *                         into '_', which is why Intel's rules test both forms).
  * proc or modules_dir may be NULL (skipped). A missing file is logged at info
- * and gives no elements, not an error; each feature is created only when its
- * file was read. Any other read failure returns -errno with err naming the
- * file. Returns 0, -ENOMEM or -errno.
+ * and gives no elements, not an error; each feature is created when its file
+ * was read, even if it is empty (as NFD: DoesNotExist then matches). Any other
+ * read failure returns -errno with err naming the file. Returns 0, -ENOMEM or
+ * -errno.
  */
 int kernel_scan_modules(const char *proc, const char *modules_dir, struct feat_set *fs,
 			struct log_err *err);

@@ -27,7 +27,10 @@ static bool name_ok(const char *s, size_t n, size_t max)
 	return true;
 }
 
-/* DNS-1123 subdomain: labels [a-z0-9]([-a-z0-9]*[a-z0-9])? joined by '.', at most 253. */
+/*
+ * DNS-1123 subdomain (k8s IsDNS1123Subdomain): parts [a-z0-9]([-a-z0-9]*[a-z0-9])?
+ * joined by '.', at most 253 in all; no limit per part (unlike a DNS-1123 label).
+ */
 static bool subdomain_ok(const char *s, size_t n)
 {
 	size_t i, start = 0;
@@ -42,7 +45,7 @@ static bool subdomain_ok(const char *s, size_t n)
 				return false;
 			continue;
 		}
-		if (i == start || s[start] == '-' || s[i - 1] == '-' || i - start > 63)
+		if (i == start || s[start] == '-' || s[i - 1] == '-')
 			return false;
 		start = i + 1;
 	}

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -143,6 +144,15 @@ bool mirror_duration_ok(const char *s)
 			return false;
 	}
 	return true;
+}
+
+const char *mirror_dial_timeout_problem(const char *s)
+{
+	if (!mirror_duration_ok(s))
+		return "is not a duration like 200ms";
+	if (s[0] == '-' && strpbrk(s, "123456789")) /* "-0s" is zero, not negative */
+		return "is negative: every dial to the mirror would fail at once";
+	return NULL;
 }
 
 /* Go url.Parse-like validation of a server or host URL: NULL if fine, else why not. */
@@ -405,6 +415,11 @@ static void check_hostcfg(struct checker *c, const struct toml_value *t, bool ro
 			else if (v->len && !mirror_duration_ok(v->str))
 				found(c, MIRROR_ERROR, v->line, v->col,
 				      "'dial_timeout' '%s' is not a duration like '200ms'", v->str);
+			else if (v->len && mirror_dial_timeout_problem(v->str))
+				found(
+				    c, MIRROR_ERROR, v->line, v->col,
+				    "'dial_timeout' '%s' is negative: every dial to this mirror fails at once",
+				    v->str);
 		} else {
 			found(c, MIRROR_WARNING, kl, kc, "unknown key '%s': containerd ignores it",
 			      k);
@@ -501,56 +516,176 @@ static bool same_dir(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
-static void check_containerd_config(struct checker *c, const char *config_path)
+/* One parsed containerd config file: the main one or an import. */
+struct ctrd_file {
+	char *path;		 /* file name, for findings */
+	struct toml_value *root; /* parsed */
+	long long version;	 /* its config version (the main file's when unset) */
+};
+
+#define MAX_CONFIG_FILES 32
+
+struct ctrd_config {
+	struct ctrd_file f[MAX_CONFIG_FILES];
+	size_t n;
+};
+
+static bool config_loaded(const struct ctrd_config *cf, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < cf->n; i++)
+		if (!strcmp(cf->f[i].path, path))
+			return true;
+	return false;
+}
+
+/*
+ * containerd's LoadConfig: the file, then each of its imports (relative to its
+ * directory, '*' globbed), depth first; a later file overrides an earlier one.
+ */
+static void load_config(struct checker *c, struct ctrd_config *cf, const char *path,
+			long long version, int depth)
 {
 	struct strbuf text = STRBUF_INIT(MIRROR_MAX_FILE * 4);
-	struct toml_value *root = NULL;
 	struct log_err err = {0};
-	const struct toml_value *ver, *cp, *mirrors, *discard;
-	const char *plugin;
-	long long version = 1;
+	struct toml_value *root = NULL;
+	const struct toml_value *ver, *imports;
+	struct ctrd_file *f;
+	size_t i;
 	int r;
 
-	r = sb_read_file(&text, c->file);
+	if (cf->n == MAX_CONFIG_FILES || depth > 8 || config_loaded(cf, path))
+		return;
+	c->file = path;
+	r = sb_read_file(&text, path);
 	if (r < 0) {
 		found(c, MIRROR_ERROR, 0, 0, "cannot read: %s", strerror(-r));
 		goto out;
 	}
-	if (toml_parse(text.buf, text.len, c->file, &root, &err) < 0) {
+	if (toml_parse(text.buf, text.len, path, &root, &err) < 0) {
 		found_parse_error(c, &err);
 		goto out;
 	}
+	f = &cf->f[cf->n];
+	f->path = strdup(path);
+	if (!f->path)
+		goto out;
+	f->root = root;
 	ver = toml_get(root, "version");
-	if (ver && ver->type == TOML_INT)
-		version = ver->i;
-	if (version == 3) {
-		plugin = "io.containerd.cri.v1.images";
-		const char *const kcp[] = {"plugins", plugin, "registry", "config_path", NULL};
-		const char *const km[] = {"plugins", plugin, "registry", "mirrors", NULL};
-		const char *const kd[] = {"plugins", plugin, "discard_unpacked_layers", NULL};
+	f->version = ver && ver->type == TOML_INT ? ver->i : version;
+	cf->n++;
+	imports = toml_get(root, "imports");
+	root = NULL; /* owned by cf now */
+	for (i = 0; imports && imports->type == TOML_ARRAY && i < imports->n; i++) {
+		const struct toml_value *im = imports->items[i];
+		char want[PATH_MAX], dir[PATH_MAX], *slash;
+		glob_t g;
+		size_t j;
 
-		cp = path_get(root, kcp);
-		mirrors = path_get(root, km);
-		discard = path_get(root, kd);
-	} else {
-		plugin = version == 2 ? "io.containerd.grpc.v1.cri" : "cri";
-		const char *const kcp[] = {"plugins", plugin, "registry", "config_path", NULL};
-		const char *const km[] = {"plugins", plugin, "registry", "mirrors", NULL};
-		const char *const kd[] = {"plugins", plugin, "containerd",
-					  "discard_unpacked_layers", NULL};
-
-		cp = path_get(root, kcp);
-		mirrors = path_get(root, km);
-		discard = path_get(root, kd);
+		if (im->type != TOML_STRING)
+			continue;
+		snprintf(dir, sizeof(dir), "%s", path);
+		slash = strrchr(dir, '/');
+		if (im->str[0] == '/' || !slash)
+			snprintf(want, sizeof(want), "%s", im->str);
+		else
+			snprintf(want, sizeof(want), "%.*s/%s", (int)(slash - dir), dir, im->str);
+		if (strchr(want, '*')) {
+			if (glob(want, 0, NULL, &g) != 0)
+				continue; /* no match is fine */
+			for (j = 0; j < g.gl_pathc; j++)
+				load_config(c, cf, g.gl_pathv[j], f->version, depth + 1);
+			globfree(&g);
+		} else if (access(want, R_OK) != 0) {
+			c->file = path;
+			found(c, MIRROR_ERROR, im->line, im->col,
+			      "import '%s' cannot be read (%s): containerd does not start", want,
+			      strerror(errno));
+		} else {
+			load_config(c, cf, want, f->version, depth + 1);
+		}
 	}
-	if (discard && discard->type == TOML_BOOL && discard->b)
+out:
+	toml_free(root);
+	sb_free(&text);
+}
+
+/* The CRI registry plugin's name in a config of this version. */
+static const char *cri_plugin(long long version)
+{
+	if (version == 3)
+		return "io.containerd.cri.v1.images";
+	return version == 2 ? "io.containerd.grpc.v1.cri" : "cri";
+}
+
+/*
+ * The last value, over the main file and its imports, of the CRI registry
+ * key (registry = true) or of discard_unpacked_layers; *file = its file.
+ */
+static const struct toml_value *config_get(const struct ctrd_config *cf, const char *key,
+					   bool registry, const char **file)
+{
+	size_t i = cf->n;
+
+	while (i-- > 0) {
+		const char *plugin = cri_plugin(cf->f[i].version);
+		const char *const kreg[] = {"plugins", plugin, "registry", key, NULL};
+		const char *const kd3[] = {"plugins", plugin, key, NULL};
+		const char *const kd2[] = {"plugins", plugin, "containerd", key, NULL};
+		const char *const *keys = registry ? kreg : cf->f[i].version == 3 ? kd3 : kd2;
+		const struct toml_value *v = path_get(cf->f[i].root, keys);
+
+		if (v) {
+			*file = cf->f[i].path;
+			return v;
+		}
+	}
+	return NULL;
+}
+
+static void check_containerd_config(struct checker *c, const char *config_path)
+{
+	struct ctrd_config cf = {0};
+	const struct toml_value *cp, *mirrors, *discard, *configs;
+	const char *main_file = c->file, *cp_file = NULL, *m_file = NULL, *d_file = NULL;
+	const char *c_file = NULL;
+	long long version;
+	size_t i;
+
+	load_config(c, &cf, main_file, 1, 0);
+	c->file = main_file;
+	if (cf.n == 0 || strcmp(cf.f[0].path, main_file) != 0)
+		goto out;
+	version = cf.f[0].version;
+	cp = config_get(&cf, "config_path", true, &cp_file);
+	mirrors = config_get(&cf, "mirrors", true, &m_file);
+	discard = config_get(&cf, "discard_unpacked_layers", false, &d_file);
+	if (discard && discard->type == TOML_BOOL && discard->b) {
+		c->file = d_file;
 		found(
 		    c, MIRROR_ERROR, discard->line, discard->col,
 		    "discard_unpacked_layers = true: layers are deleted after unpacking, so this node cannot serve them to Spegel");
-	if (mirrors && mirrors->type == TOML_TABLE && mirrors->n && cp)
+	}
+	if (mirrors && mirrors->type == TOML_TABLE && mirrors->n && cp) {
+		c->file = m_file;
 		found(
 		    c, MIRROR_ERROR, mirrors->line, mirrors->col,
 		    "legacy 'mirrors' set beside config_path: containerd's CRI plugin refuses to start");
+	}
+	configs = config_get(&cf, "configs", true, &c_file);
+	for (i = 0; cp && configs && configs->type == TOML_TABLE && i < configs->n; i++) {
+		const struct toml_value *tls = toml_get(configs->items[i], "tls");
+
+		if (!tls)
+			continue;
+		c->file = c_file;
+		found(
+		    c, MIRROR_ERROR, tls->line, tls->col,
+		    "legacy registry.configs.\"%s\".tls set beside config_path: containerd's CRI plugin refuses to start",
+		    configs->keys[i]);
+	}
+	c->file = main_file;
 	if (!cp) {
 		if (version == 3 && !(mirrors && mirrors->n) && c->ver.known &&
 		    (c->ver.major > 2 || (c->ver.major == 2 && c->ver.minor >= 2)) &&
@@ -559,9 +694,10 @@ static void check_containerd_config(struct checker *c, const char *config_path)
 			goto out;
 		found(c, MIRROR_ERROR, 0, 0,
 		      "[plugins.\"%s\".registry] config_path is not set: the CRI never reads %s",
-		      plugin, config_path);
+		      cri_plugin(version), config_path);
 		goto out;
 	}
+	c->file = cp_file;
 	if (cp->type != TOML_STRING) {
 		found(c, MIRROR_ERROR, cp->line, cp->col, "config_path must be a string, not %s",
 		      tname(cp));
@@ -580,8 +716,11 @@ static void check_containerd_config(struct checker *c, const char *config_path)
 			      "config_path '%s' does not include %s", cp->str, config_path);
 	}
 out:
-	toml_free(root);
-	sb_free(&text);
+	c->file = main_file;
+	for (i = 0; i < cf.n; i++) {
+		free(cf.f[i].path);
+		toml_free(cf.f[i].root);
+	}
 }
 
 /* ---- the whole config path ---- */

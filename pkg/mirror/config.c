@@ -97,10 +97,25 @@ static int set_bool(int *dst, const char *val, const char *what, struct log_err 
 	if (*dst >= 0)
 		return 0;
 	b = cli_parse_bool(val);
+	/* Spegel reads these through Go's strconv.ParseBool, which also takes t and f */
+	if (b < 0 && (!strcmp(val, "t") || !strcmp(val, "T")))
+		b = 1;
+	else if (b < 0 && (!strcmp(val, "f") || !strcmp(val, "F")))
+		b = 0;
 	if (b < 0)
 		return log_err_set(err, -EINVAL, "%s: '%s' is not true or false", what, val);
 	*dst = b;
 	return 0;
+}
+
+static int set_duration(char **dst, const char *val, const char *what, struct log_err *err)
+{
+	if (*dst)
+		return 0;
+	if (mirror_dial_timeout_problem(val))
+		return log_err_set(err, -EINVAL, "%s: '%s' %s", what, val,
+				   mirror_dial_timeout_problem(val));
+	return set_str(dst, val) < 0 ? log_err_set(err, -ENOMEM, "out of memory") : 0;
 }
 
 /* ---- environment ---- */
@@ -116,13 +131,13 @@ static int from_env(struct mirror_opts *o, struct log_err *err)
 		r = mirror_list_add_split(&o->registries, v);
 	if (r == 0 && (v = getenv("MIRROR_TARGETS")) && *v && o->targets.n == 0)
 		r = mirror_list_add_split(&o->targets, v);
-	if (r == 0 && (v = getenv("MIRROR_DIAL_TIMEOUT")) && *v)
-		r = set_str(&o->dial_timeout, v);
 	if (r == 0 && (v = getenv("MIRROR_BASIC_AUTH_DIR")) && *v)
 		r = set_str(&o->basic_auth_dir, v);
 	if (r < 0)
 		return log_err_set(err, r, "environment: %s", strerror(-r));
-	if ((v = getenv("RESOLVE_TAGS")) && *v)
+	if ((v = getenv("MIRROR_DIAL_TIMEOUT")) && *v)
+		r = set_duration(&o->dial_timeout, v, "MIRROR_DIAL_TIMEOUT", err);
+	if (r == 0 && (v = getenv("RESOLVE_TAGS")) && *v)
 		r = set_bool(&o->resolve_tags, v, "RESOLVE_TAGS", err);
 	if (r == 0 && (v = getenv("PREPEND_EXISTING")) && *v)
 		r = set_bool(&o->prepend_existing, v, "PREPEND_EXISTING", err);
@@ -232,7 +247,7 @@ static int from_yaml(struct mirror_opts *o, struct log_err *err)
 		} else if (!strcmp(k, "containerdRegistryConfigPath")) {
 			r = set_str(&o->config_path, v);
 		} else if (!strcmp(k, "dialTimeout")) {
-			r = set_str(&o->dial_timeout, v);
+			r = set_duration(&o->dial_timeout, v, what, err);
 		} else if (!strcmp(k, "basicAuthDir")) {
 			r = set_str(&o->basic_auth_dir, v);
 		} else if (!strcmp(k, "resolveTags")) {

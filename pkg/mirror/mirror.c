@@ -21,6 +21,12 @@
 #include "toml/toml.h"
 
 #define HOSTS_TOML "hosts.toml"
+/*
+ * Widest mode of a file we write: a stricter mode of the user's file is kept
+ * (a hosts.toml may hold credentials in a header table, a directory a client
+ * key), never group/other write, execute or set-id bits.
+ */
+#define MODE_MAX 0644
 /* Our in-progress backup and restore directories (dot names: never a registry). */
 #define BACKING_UP ".nodeprobe-backup"
 #define RESTORING  ".nodeprobe-restore"
@@ -173,9 +179,9 @@ int mirror_render(struct strbuf *out, const char *registry, const struct mirror_
 		else
 			r = sb_addf(out, "server = '%s://%s'\n", scheme, host);
 	}
-	if (dial_timeout && !mirror_duration_ok(dial_timeout))
-		return log_err_set(err, -EINVAL, "dial timeout '%s' is not a duration like 200ms",
-				   dial_timeout);
+	if (dial_timeout && mirror_dial_timeout_problem(dial_timeout))
+		return log_err_set(err, -EINVAL, "dial timeout '%s' %s", dial_timeout,
+				   mirror_dial_timeout_problem(dial_timeout));
 	if (targets->n == 0)
 		return log_err_set(err, -EINVAL, "no mirror target given");
 	for (i = 0; r == 0 && i < targets->n; i++) {
@@ -392,7 +398,26 @@ struct want {
 	bool copy_backup;    /* prepend: copy _backup/<dir>/ files too */
 };
 
-/* Read <dir>/username and <dir>/password into "Basic base64(user:pass)". */
+/* Append the content of dir/name to sb; a missing file is empty. */
+static int read_secret(const char *dir, const char *name, struct strbuf *sb, char *path,
+		       struct log_err *err)
+{
+	int r = path_join(path, PATH_MAX, dir, name, err);
+
+	if (r == 0)
+		r = sb_read_file(sb, path);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0 && r != -ENAMETOOLONG)
+		log_err_set(err, r, "%s: %s", path, strerror(-r));
+	return r < 0 ? r : 0;
+}
+
+/*
+ * Spegel's LoadUserinfo + UserinfoHeaderValue: "Basic base64(user:pass)" from
+ * the bytes of <dir>/username and <dir>/password, untrimmed (Spegel's registry
+ * compares the same raw bytes); *out stays NULL when both are missing or empty.
+ */
 static int basic_auth(const char *dir, char **out, struct log_err *err)
 {
 	struct strbuf user = STRBUF_INIT(4096), pass = STRBUF_INIT(4096), up = STRBUF_INIT(8200);
@@ -401,24 +426,19 @@ static int basic_auth(const char *dir, char **out, struct log_err *err)
 	int r;
 
 	*out = NULL;
-	r = path_join(path, sizeof(path), dir, "username", err);
-	if (r == 0 && (r = sb_read_file(&user, path)) < 0)
-		log_err_set(err, r, "%s: %s", path, strerror(-r));
-	if (r >= 0 && (r = path_join(path, sizeof(path), dir, "password", err)) == 0 &&
-	    (r = sb_read_file(&pass, path)) < 0)
-		log_err_set(err, r, "%s: %s", path, strerror(-r));
-	if (r < 0)
-		goto out;
-	sb_rtrim(&user);
-	sb_rtrim(&pass);
-	if (user.len == 0 || strchr(user.buf, ':') || memchr(user.buf, '\n', user.len) ||
-	    memchr(pass.buf, '\n', pass.len)) {
-		r = log_err_set(
-		    err, -EINVAL,
-		    "%s: username must be one non-empty line without ':', password one line", dir);
+	r = read_secret(dir, "username", &user, path, err);
+	if (r == 0 && memchr(user.buf, ':', user.len))
+		r = log_err_set(err, -EINVAL,
+				"%s: a user name with ':' cannot be sent in basic auth", path);
+	if (r == 0)
+		r = read_secret(dir, "password", &pass, path, err);
+	if (r < 0 || (user.len == 0 && pass.len == 0)) {
+		if (r == 0)
+			log_info("%s: no username or password, no basic auth", dir);
 		goto out;
 	}
-	if (sb_addf(&up, "%s:%s", user.buf, pass.buf) < 0) {
+	if (sb_addn(&up, user.buf, user.len) < 0 || sb_addch(&up, ':') < 0 ||
+	    sb_addn(&up, pass.buf, pass.len) < 0) {
 		r = log_err_set(err, -E2BIG, "%s: credentials too long", dir);
 		goto out;
 	}
@@ -492,23 +512,24 @@ static int expand_env(const char *in, char **out, struct log_err *err)
 static int backup_source(const char *base, const char *dir, char *path, size_t size,
 			 struct log_err *err)
 {
-	static const char *const homes[] = {MIRROR_BACKUP_DIR, RESTORING, BACKING_UP, "."};
+	static const char *const homes[] = {"/" MIRROR_BACKUP_DIR, "/" RESTORING, "/" BACKING_UP,
+					    ""};
 	struct stat st;
 	size_t i;
 
 	for (i = 0; i < sizeof(homes) / sizeof(homes[0]); i++) {
-		if ((size_t)snprintf(path, size, "%s/%s", base, homes[i]) >= size)
+		if ((size_t)snprintf(path, size, "%s%s", base, homes[i]) >= size)
 			return log_err_set(err, -ENAMETOOLONG, "%s: path too long", base);
 		if (i == 0 && fs_is_dir(path))
 			break; /* once _backup exists, it is the only source */
-		if ((size_t)snprintf(path, size, "%s/%s/%s", base, homes[i], dir) >= size)
+		if ((size_t)snprintf(path, size, "%s%s/%s", base, homes[i], dir) >= size)
 			return log_err_set(err, -ENAMETOOLONG, "%s: path too long", base);
 		if (lstat(path, &st) == 0)
 			break;
 	}
 	if (i == sizeof(homes) / sizeof(homes[0]))
 		i = 0;
-	if ((size_t)snprintf(path, size, "%s/%s/%s/%s", base, homes[i], dir, HOSTS_TOML) >= size)
+	if ((size_t)snprintf(path, size, "%s%s/%s/%s", base, homes[i], dir, HOSTS_TOML) >= size)
 		return log_err_set(err, -ENAMETOOLONG, "%s: path too long", base);
 	return 0;
 }
@@ -534,7 +555,7 @@ static int existing_hosts(const char *base, const char *dir, struct strbuf *out,
 	if (stat(path, &st) < 0)
 		return errno == ENOENT ? 0
 				       : log_err_set(err, -errno, "%s: %s", path, strerror(errno));
-	*mode = st.st_mode & 0777;
+	*mode = st.st_mode & MODE_MAX;
 	if (!out)
 		return 0; /* only the mode is wanted */
 	r = sb_read_file(&text, path);
@@ -587,6 +608,23 @@ out:
 }
 
 /*
+ * What sync_dir copies from path: a directory (not through a symlink) as a
+ * directory, a regular file or a symlink to one as a file (Spegel copies the
+ * content too), anything else not at all. Fills *st (the target's) and
+ * returns S_IFDIR, S_IFREG or 0.
+ */
+static mode_t copy_kind(const char *path, struct stat *st)
+{
+	struct stat lst;
+
+	if (lstat(path, &lst) < 0 || stat(path, st) < 0)
+		return 0;
+	if (S_ISDIR(lst.st_mode))
+		return S_IFDIR;
+	return S_ISREG(st->st_mode) ? S_IFREG : 0;
+}
+
+/*
  * Make directory dst hold exactly: hosts (if not NULL) as hosts.toml, plus (if
  * src is not NULL) copies of src's files other than hosts.toml, recursively.
  * Everything else in dst is removed. Nothing is written when it already matches.
@@ -598,6 +636,7 @@ static int sync_dir(const char *dst, const char *src, const struct strbuf *hosts
 	size_t n = 0, i;
 	char a[PATH_MAX], b[PATH_MAX];
 	struct stat sst, dstt;
+	mode_t kind;
 	int r;
 
 	if (lstat(dst, &dstt) == 0 && !S_ISDIR(dstt.st_mode)) {
@@ -617,9 +656,8 @@ static int sync_dir(const char *dst, const char *src, const struct strbuf *hosts
 			r = path_join(a, sizeof(a), src, names[i], err);
 			if (r == 0)
 				r = path_join(b, sizeof(b), dst, names[i], err);
-			if (r == 0 && lstat(a, &sst) == 0 && lstat(b, &dstt) == 0 &&
-			    ((S_ISDIR(sst.st_mode) && S_ISDIR(dstt.st_mode)) ||
-			     (S_ISREG(sst.st_mode) && S_ISREG(dstt.st_mode))))
+			if (r == 0 && lstat(b, &dstt) == 0 &&
+			    copy_kind(a, &sst) == (dstt.st_mode & S_IFMT))
 				keep = true;
 		}
 		if (r == 0 && !keep)
@@ -644,13 +682,12 @@ static int sync_dir(const char *dst, const char *src, const struct strbuf *hosts
 		r = path_join(a, sizeof(a), src, names[i], err);
 		if (r == 0)
 			r = path_join(b, sizeof(b), dst, names[i], err);
-		if (r == 0 && lstat(a, &sst) < 0)
-			r = log_err_set(err, -errno, "%s: %s", a, strerror(errno));
 		if (r < 0)
 			break;
-		if (S_ISDIR(sst.st_mode)) {
+		kind = copy_kind(a, &sst);
+		if (kind == S_IFDIR) {
 			r = sync_dir(b, a, NULL, 0, err);
-		} else if (S_ISREG(sst.st_mode)) {
+		} else if (kind == S_IFREG) {
 			struct strbuf data = STRBUF_INIT(MIRROR_MAX_FILE * 16);
 
 			r = sb_read_file(&data, a);
@@ -658,7 +695,7 @@ static int sync_dir(const char *dst, const char *src, const struct strbuf *hosts
 				log_err_set(err, r, "%s: %s", a, strerror(-r));
 			else
 				r = fs_publish(dst, names[i], data.buf, data.len,
-					       sst.st_mode & 07777, err);
+					       sst.st_mode & MODE_MAX, err);
 			if (r == 1)
 				log_info("copied %s to %s", a, b);
 			if (r > 0)
@@ -692,6 +729,8 @@ static int configure(const struct mirror_opts *o, struct log_err *err)
 	int wildcards = 0, r = 0;
 
 	/* everything is validated before the first change on disk */
+	if (access(base, F_OK) == 0 && !fs_is_dir(base))
+		return log_err_set(err, -ENOTDIR, "config path %s: not a directory", base);
 	for (i = 0; r == 0 && i < o->targets.n; i++) {
 		char *t = NULL;
 
@@ -798,13 +837,22 @@ out:
 static int cleanup(const struct mirror_opts *o, struct log_err *err)
 {
 	const char *base = o->config_path;
-	char bak[PATH_MAX], rest[PATH_MAX], **names = NULL;
+	char bak[PATH_MAX], rest[PATH_MAX], tmp[PATH_MAX], **names = NULL;
 	size_t n = 0, i;
 	int r;
 
 	if (path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0 ||
-	    path_join(rest, sizeof(rest), base, RESTORING, err) < 0)
+	    path_join(rest, sizeof(rest), base, RESTORING, err) < 0 ||
+	    path_join(tmp, sizeof(tmp), base, BACKING_UP, err) < 0)
 		return err ? err->code : -ENAMETOOLONG;
+	if (!fs_is_dir(bak) && fs_is_dir(tmp)) {
+		/* a first configure stopped while backing up: nothing was written yet */
+		r = move_all(tmp, base, err);
+		if (r == 0 && rmdir(tmp) < 0)
+			r = log_err_set(err, -errno, "%s: %s", tmp, strerror(errno));
+		if (r < 0)
+			return r;
+	}
 	if (!fs_is_dir(bak)) {
 		if (fs_is_dir(rest))
 			return finish_restore(base, err);

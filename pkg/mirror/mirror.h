@@ -130,6 +130,12 @@ int mirror_registry_dir(const char *registry, char *dir, size_t size, struct log
 bool mirror_duration_ok(const char *s);
 
 /*
+ * What is wrong with s as a dial_timeout to write: NULL when fine, else the
+ * end of a message ("is not a duration like 200ms", "is negative: ...").
+ */
+const char *mirror_dial_timeout_problem(const char *s);
+
+/*
  * Check one hosts.toml text as containerd version version (NULL = unknown:
  * report what any containerd would reject). dir is the file's directory (for
  * relative ca/client paths); file is used in findings. Returns MIRROR_CLEAN,

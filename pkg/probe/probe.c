@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "feature/feature.h"
@@ -48,6 +49,22 @@ void probe_opts_defaults(struct probe_opts *opts)
 	}
 }
 
+/*
+ * The sysfs and procfs roots must be there: inside them a missing devicetree,
+ * PCI bus or modules file means "none", but a missing root is a mount or a
+ * flag gone wrong, and taking it as an empty machine would wipe the labels.
+ */
+static int need_dir(const char *opt, const char *path, struct log_err *err)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return log_err_set(err, -errno, "--%s %s: %s", opt, path, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return log_err_set(err, -ENOTDIR, "--%s %s: not a directory", opt, path);
+	return 0;
+}
+
 static int load_rules(const struct probe_opts *opts, struct rules *rs, struct log_err *err)
 {
 	size_t i;
@@ -83,6 +100,10 @@ int probe_collect(const struct probe_opts *in, struct label_set *labels, struct 
 	}
 	/* Parse rules first: a malformed rules file fails fast, before any scan. */
 	r = load_rules(&opts, rs, err);
+	if (r == 0)
+		r = need_dir("sysfs", opts.sysfs, err);
+	if (r == 0)
+		r = need_dir("proc", opts.proc, err);
 	if (r < 0)
 		goto out;
 	for (i = 0; i < sizeof(probe_sources) / sizeof(probe_sources[0]); i++) {

@@ -590,6 +590,42 @@ static bool atoi_go(const char *s, long long *out)
 	return !errno && !*end && end != s && isdigit((unsigned char)end[-1]);
 }
 
+/*
+ * Why re (RE2 syntax, as NFD uses) cannot be evaluated with POSIX regex.h, or
+ * NULL when both read it alike. POSIX takes "\d" as a literal 'd' and a
+ * backslash in brackets as a backslash, and has no "(?" groups or lazy
+ * quantifiers; escaped punctuation and the GNU \w \W \s \S \b \B
+ * mean the same in both.
+ */
+static const char *re2_only(const char *re)
+{
+	bool bracket = false;
+	const char *p;
+
+	for (p = re; *p; p++) {
+		if (bracket) {
+			if (*p == '\\')
+				return "a backslash in brackets";
+			if (*p == ']' && p[-1] != '[' && !(p[-1] == '^' && p[-2] == '['))
+				bracket = false;
+			continue;
+		}
+		if (*p == '[') {
+			bracket = true;
+		} else if (*p == '\\') {
+			if (isalnum((unsigned char)p[1]) && !strchr("wWsSbB", p[1]))
+				return "an RE2 escape";
+			if (p[1])
+				p++;
+		} else if (*p == '(' && p[1] == '?') {
+			return "an RE2 group or flag '(?'";
+		} else if (strchr("*+?}", *p) && p[1] == '?') {
+			return "a lazy quantifier";
+		}
+	}
+	return NULL;
+}
+
 /* {op: X, value: [..], type: T} */
 static int parse_expr(struct ctx *c, struct rule *r, const yaml_node_t *n, struct expr *e)
 {
@@ -670,6 +706,17 @@ static int parse_expr(struct ctx *c, struct rule *r, const yaml_node_t *n, struc
 			return at(c, vn, "op GtLt: the first value must be less than the second");
 	}
 	if (e->op == OP_INREGEXP) {
+		for (i = 0; i < e->nval; i++) {
+			const char *why = re2_only(e->val[i]);
+
+			if (why) {
+				skip_rule(
+				    r,
+				    "regular expression '%s' has %s, which POSIX regex.h reads differently",
+				    e->val[i], why);
+				return 0;
+			}
+		}
 		e->re = calloc(e->nval, sizeof(regex_t));
 		if (!e->re)
 			return log_err_set(c->err, -ENOMEM, "out of memory");
@@ -1101,8 +1148,13 @@ int rules_load_path(struct rules *rs, const char *path, struct log_err *err)
 struct elem {
 	const struct feat *inst; /* instance, or NULL */
 	const char *name;	 /* flag/attribute name */
-	const char *value;	 /* attribute value ("" for flags) */
+	const char *value;	 /* attribute value; NULL for a flag (NFD: no Value key) */
 };
+
+static int elem_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct elem *)a)->name, ((const struct elem *)b)->name);
+}
 
 /* Elements matched per feature name, for templates (NFD's matchedFeatures). */
 struct mgroup {
@@ -1254,6 +1306,7 @@ static int eval_term(const struct term *t, const struct feat *f, struct mgroup *
 			}
 		} else {
 			bool flags = feat_kind(f) == FEAT_FLAGS;
+			size_t first = g->n;
 
 			for (i = 0; i < t->nex && match; i++) {
 				const char *v = feat_lookup(f, t->ex[i].key);
@@ -1262,9 +1315,14 @@ static int eval_term(const struct term *t, const struct feat *f, struct mgroup *
 				if (r < 0)
 					return r;
 				match = r > 0;
-				if (match && matched_add(g, NULL, t->ex[i].key, v ? v : "") < 0)
+				/* NFD: a flag element has no Value, an attribute one always */
+				if (match && matched_add(g, NULL, t->ex[i].key,
+							 flags ? NULL : (v ? v : "")) < 0)
 					return -ENOMEM;
 			}
+			/* NFD's MatchMulti sorts these elements by name */
+			if (match && g->n - first > 1)
+				qsort(g->e + first, g->n - first, sizeof(*g->e), elem_cmp);
 		}
 	}
 	if (match && t->name) {
@@ -1296,7 +1354,8 @@ static int eval_term(const struct term *t, const struct feat *f, struct mgroup *
 				r = eval_op(t->name, true, n);
 				if (r < 0)
 					return r;
-				if (r > 0 && matched_add(g, NULL, n, v) < 0)
+				if (r > 0 && matched_add(g, NULL, n,
+							 feat_kind(f) == FEAT_FLAGS ? NULL : v) < 0)
 					return -ENOMEM;
 				any = any || r > 0;
 			}
@@ -1336,18 +1395,23 @@ static const struct mgroup *mgroup_find(const struct matched *m, const char *fea
 	return NULL;
 }
 
-/* Go's text/template prints "<no value>" for a missing map key. */
+/* Field of a matched element (NFD's MatchedElement map), or NULL if it has no such key. */
 static const char *elem_field(const struct elem *e, const char *field)
 {
-	const char *v = NULL;
-
 	if (e->inst)
-		v = feat_lookup(e->inst, field);
-	else if (!strcmp(field, "Name"))
-		v = e->name;
-	else if (!strcmp(field, "Value") && e->value && *e->value)
-		v = e->value;
-	return v ? v : "<no value>";
+		return feat_lookup(e->inst, field);
+	if (!strcmp(field, "Name"))
+		return e->name;
+	if (!strcmp(field, "Value"))
+		return e->value;
+	return NULL;
+}
+
+/* NFD runs templates with missingkey=error: a missing key fails the template. */
+static int no_key(char *why, size_t whylen, const char *key)
+{
+	snprintf(why, whylen, "map has no entry for key \"%s\"", key);
+	return -EINVAL;
 }
 
 static int texec(const struct tnode *n, size_t nn, const struct matched *m, const struct elem *dot,
@@ -1357,31 +1421,40 @@ static int texec(const struct tnode *n, size_t nn, const struct matched *m, cons
 	int r = 0;
 
 	for (i = 0; i < nn && r == 0; i++) {
-		const struct mgroup *g;
+		const struct mgroup *g = NULL;
+		const char *v;
 
+		if (n[i].kind == T_LEN || n[i].kind == T_INDEX || n[i].kind == T_RANGE) {
+			g = mgroup_find(m, n[i].feature);
+			if (!g)
+				return no_key(why, whylen, n[i].feature);
+		}
 		switch (n[i].kind) {
 		case T_TEXT:
 			r = sb_add(out, n[i].s);
 			break;
 		case T_FIELD:
-			r = sb_add(out, elem_field(dot, n[i].s));
+			v = elem_field(dot, n[i].s);
+			if (!v)
+				return no_key(why, whylen, n[i].s);
+			r = sb_add(out, v);
 			break;
 		case T_LEN:
-			g = mgroup_find(m, n[i].feature);
-			r = sb_addf(out, "%zu", g ? g->n : 0);
+			r = sb_addf(out, "%zu", g->n);
 			break;
 		case T_INDEX:
-			g = mgroup_find(m, n[i].feature);
-			if (!g || (size_t)n[i].index >= g->n) {
+			if ((size_t)n[i].index >= g->n) {
 				snprintf(why, whylen, "index %ld out of range for .%s", n[i].index,
 					 n[i].feature);
 				return -EINVAL;
 			}
-			r = sb_add(out, elem_field(&g->e[n[i].index], n[i].s));
+			v = elem_field(&g->e[n[i].index], n[i].s);
+			if (!v)
+				return no_key(why, whylen, n[i].s);
+			r = sb_add(out, v);
 			break;
 		case T_RANGE:
-			g = mgroup_find(m, n[i].feature);
-			for (j = 0; g && j < g->n && r == 0; j++)
+			for (j = 0; j < g->n && r == 0; j++)
 				r = texec(n[i].body, n[i].nbody, m, &g->e[j], out, why, whylen);
 			break;
 		}

@@ -24,10 +24,14 @@ struct log_err;
  * feature no source produced matches nothing.
  *
  * labelsTemplate subset: "{{ range .<dom>.<feat> }} ... {{ end }}" over the
- * elements the rule matched, "{{ .<attr> }}" inside it (instances: their
- * attributes; flags and attributes: .Name, .Value), "{{ len .<dom>.<feat> }}",
+ * elements the rule matched (flags and attributes sorted by name, as NFD),
+ * "{{ .<attr> }}" inside it (instances: their attributes; flags: .Name;
+ * attributes: .Name, .Value), "{{ len .<dom>.<feat> }}",
  * "{{ (index .<dom>.<feat> N).<attr> }}", and the "{{-"/"-}}" trim markers.
- * The output is "key=value" lines, as in NFD; labels wins over it.
+ * The output is "key=value" lines, as in NFD; labels wins over it. As NFD's
+ * missingkey=error, a key that is not there (an attribute the element lacks,
+ * .Value of a flag, a feature the matcher did not match on) fails the
+ * template, and the rule gives nothing.
  *
  * nodeprobe extension, countLabelsTemplate: a template in the same subset
  * that expands to label keys, one per line; each distinct key becomes a label
@@ -40,7 +44,9 @@ struct log_err;
  *
  * What we cannot evaluate skips the rule with a warning naming file and
  * rule: a feature outside rules_feature_supported(), the ops Ge, Le, GeLe,
- * Any, "type: version", a template construct outside the subset. Rule outputs
+ * Any, "type: version", a template construct outside the subset, a regular
+ * expression with RE2 syntax that POSIX reads differently or lacks ("\d",
+ * "(?i)", lazy quantifiers, a backslash in brackets). Rule outputs
  * other than labels (annotations, extendedResources, taints, vars) are
  * ignored with a warning. Documents of another apiVersion/kind are skipped
  * with a warning. A malformed file (YAML syntax, wrong type, missing name,

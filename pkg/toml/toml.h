@@ -80,8 +80,10 @@ const char *toml_type_name(enum toml_type type);
 int toml_write_key(struct strbuf *sb, const char *key);
 
 /*
- * Append a scalar or array value in go-toml v2's style ('literal' strings when
- * possible, arrays as [a, b]). Tables inside arrays are written inline.
+ * Append a scalar or array value as go-toml v2 marshals what it decoded:
+ * 'literal' strings unless they hold a ' or a control character other than
+ * tab, arrays as [a, b], inline tables as {a = 1, b = 2} (keys sorted), floats
+ * as Go's strconv 'f' format, date-times with 'T' (offset ones as RFC 3339).
  * Returns 0 or the sb_add error.
  */
 int toml_write_value(struct strbuf *sb, const struct toml_value *v);
@@ -89,8 +91,9 @@ int toml_write_value(struct strbuf *sb, const struct toml_value *v);
 /*
  * Append table t as go-toml v2 marshals a map: header "[<path>]" (path already
  * written in TOML key syntax, e.g. "host.'http://x'"), then its non-table keys
- * sorted by name, then each sub-table sorted by name, separated by blank lines.
- * Returns 0 or the sb_add error.
+ * sorted by name, then each sub-table and array of tables ([[<path>.key]])
+ * sorted by name, a blank line before each but the first when t has no
+ * non-table key. Returns 0 or the sb_add error.
  */
 int toml_write_table(struct strbuf *sb, const char *path, const struct toml_value *t);
 

@@ -95,7 +95,8 @@ contents() {
   run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999
   [ "$status" -eq 0 ]
   [ "$(cat "$C/_backup/docker.io/hosts.toml")" = "server = 'https://mirror.corp'" ]
-  [ -f "$C/_backup/quay.io/sub/ca.crt" ] && [ -f "$C/_backup/loose-file" ]
+  [ -f "$C/_backup/quay.io/sub/ca.crt" ]
+  [ -f "$C/_backup/loose-file" ]
   [ "$(ls -A "$C")" = "$(printf '_backup\ndocker.io')" ]
   # a second run does not back up our own files
   run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.6:29999
@@ -160,13 +161,13 @@ contents() {
 
 @test "configure: basic auth header as Spegel writes it; the password is never printed" {
   mkdir -p "$T/auth"
-  printf 'hello\n' >"$T/auth/username"
-  printf 'world\n' >"$T/auth/password"
+  printf 'hello' >"$T/auth/username"
+  printf 'world' >"$T/auth/password"
   run "$BIN" -vv configure --config-path "$C" -r http://foo.bar:5000 --dial-timeout 200ms \
     -m http://127.0.0.1:5000 -m http://127.0.0.1:5001 --basic-auth-dir "$T/auth"
   [ "$status" -eq 0 ]
   diff -u "$D/expected/basic-auth.toml" "$C/foo.bar:5000/hosts.toml"
-  ! grep -q -e world -e aGVsbG86d29ybGQ <<<"$output"
+  ! grep -q -e world -e aGVsbG86d29ybGQ <<<"$output" || false
 }
 
 @test "a broken user hosts.toml is only parsed with --prepend-existing; its mode is kept" {
@@ -303,4 +304,192 @@ $T/v3.toml:5:17: error: config_path '/etc/containerd/certs.d' does not include $
   run "$BIN" check --config-path "$C" --containerd-config "$T/none.toml"
   [ "$status" -eq 1 ]
   [ "$output" = "$T/none.toml: error: [plugins.\"io.containerd.grpc.v1.cri\".registry] config_path is not set: the CRI never reads $C" ]
+}
+
+@test "modes: never wider than 0644, a stricter user mode is kept (credentials in header tables)" {
+  mkdir -p "$C/docker.io" "$C/quay.io" "$C/ghcr.io"
+  printf "server = 'https://registry-1.docker.io'\n" >"$C/docker.io/hosts.toml"
+  printf "server = 'https://quay.io'\n" >"$C/quay.io/hosts.toml"
+  printf "[host.'https://m.corp']\nca = 'ca.crt'\n" >"$C/ghcr.io/hosts.toml"
+  printf 'CA' >"$C/ghcr.io/ca.crt"
+  printf 'KEY' >"$C/ghcr.io/client.key"
+  chmod 666 "$C/docker.io/hosts.toml"
+  chmod 640 "$C/quay.io/hosts.toml"
+  chmod 4777 "$C/ghcr.io/ca.crt"
+  chmod 600 "$C/ghcr.io/client.key"
+  run "$BIN" configure --config-path "$C" -r docker.io -r quay.io -r ghcr.io \
+    -m http://10.0.0.5:29999 --prepend-existing
+  [ "$status" -eq 0 ]
+  [ "$(stat -c %a "$C/docker.io/hosts.toml")" = 644 ]
+  [ "$(stat -c %a "$C/quay.io/hosts.toml")" = 640 ]
+  [ "$(stat -c %a "$C/ghcr.io/hosts.toml")" = 644 ]
+  [ "$(stat -c %a "$C/ghcr.io/ca.crt")" = 644 ]
+  [ "$(stat -c %a "$C/ghcr.io/client.key")" = 600 ]
+  # the backup itself is untouched
+  [ "$(stat -c %a "$C/_backup/docker.io/hosts.toml")" = 666 ]
+}
+
+@test "--prepend-existing copies a symlinked certificate's content, as Spegel does" {
+  mkdir -p "$C/ghcr.io" "$T/pki"
+  printf "[host.'https://m.corp']\nca = ['ca.crt', 'rel.crt']\n" >"$C/ghcr.io/hosts.toml"
+  printf 'CA-ABS' >"$T/pki/ca.pem"
+  printf 'CA-REL' >"$C/rel.pem"
+  ln -s "$T/pki/ca.pem" "$C/ghcr.io/ca.crt"
+  ln -s ../rel.pem "$C/ghcr.io/rel.crt"
+  ln -s "$T/nowhere" "$C/ghcr.io/dangling.crt"
+  run "$BIN" configure --config-path "$C" -r ghcr.io -m http://10.0.0.5:29999 --prepend-existing
+  [ "$status" -eq 0 ]
+  [ -f "$C/ghcr.io/ca.crt" ]
+  [ ! -L "$C/ghcr.io/ca.crt" ]
+  [ "$(cat "$C/ghcr.io/ca.crt")" = CA-ABS ]
+  [ "$(cat "$C/ghcr.io/rel.crt")" = CA-REL ]
+  [ ! -e "$C/ghcr.io/dangling.crt" ]
+  grep -q "dangling.crt: not a regular file or directory, not copied" <<<"$output"
+  run "$BIN" check --config-path "$C"
+  [ "$status" -eq 0 ]
+  # and a second run writes nothing
+  before=$(snapshot "$C")
+  run "$BIN" configure --config-path "$C" -r ghcr.io -m http://10.0.0.5:29999 --prepend-existing
+  [ "$status" -eq 0 ]
+  [ "$(snapshot "$C")" = "$before" ]
+}
+
+@test "a bad dial timeout from the environment or the YAML file names its source" {
+  MIRROR_DIAL_TIMEOUT=soon run "$BIN" configure --config-path "$C" -m http://10.0.0.5:29999
+  [ "$status" -eq 1 ]
+  [ "$output" = "nodeprobe-mirror: error: MIRROR_DIAL_TIMEOUT: 'soon' is not a duration like 200ms" ]
+  printf 'mirrorTargets: [http://10.0.0.5:29999]\ndialTimeout: 5 s\n' >"$T/o.yaml"
+  run "$BIN" configure --config-path "$C" -c "$T/o.yaml"
+  [ "$status" -eq 1 ]
+  [ "$output" = "nodeprobe-mirror: error: $T/o.yaml:2:14: dialTimeout: '5 s' is not a duration like 200ms" ]
+  [ ! -e "$C" ]
+}
+
+@test "boolean variables take Go's strconv.ParseBool spellings, as Spegel's go-arg does" {
+  mkdir -p "$C/docker.io"
+  printf "[host.'https://m.corp']\ncapabilities = ['pull']\n" >"$C/docker.io/hosts.toml"
+  PREPEND_EXISTING=T RESOLVE_TAGS=f run "$BIN" configure --config-path "$C" -r docker.io \
+    -m http://10.0.0.5:29999
+  [ "$status" -eq 0 ]
+  [ "$(cat "$C/docker.io/hosts.toml")" = "server = 'https://registry-1.docker.io'
+
+[host.'http://10.0.0.5:29999']
+capabilities = ['pull']
+
+[host.'https://m.corp']
+capabilities = ['pull']" ]
+}
+
+@test "configure errors name the real path: a file as config path, a broken file before the backup" {
+  touch "$T/file"
+  run "$BIN" configure --config-path "$T/file" -m http://10.0.0.5:29999
+  [ "$status" -eq 1 ]
+  [ "$output" = "nodeprobe-mirror: error: config path $T/file: not a directory" ]
+  mkdir -p "$C/docker.io"
+  printf "[host.'http://x'\n" >"$C/docker.io/hosts.toml"
+  before=$(snapshot "$C")
+  run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999 --prepend-existing
+  [ "$status" -eq 1 ]
+  [ "$output" = "nodeprobe-mirror: error: $C/docker.io/hosts.toml:1:17: unclosed table header" ]
+  [ "$(snapshot "$C")" = "$before" ]
+}
+
+@test "basic auth uses the Secret files' bytes as Spegel does (its registry compares them raw)" {
+  mkdir -p "$T/auth"
+  printf 'hello\n' >"$T/auth/username"
+  printf 'world\n' >"$T/auth/password"
+  run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999 --basic-auth-dir "$T/auth"
+  [ "$status" -eq 0 ]
+  grep -qx "Authorization = 'Basic aGVsbG8KOndvcmxkCg=='" "$C/docker.io/hosts.toml"
+  # username only: "hello:"
+  printf 'hello' >"$T/auth/username"
+  rm "$T/auth/password"
+  run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999 --basic-auth-dir "$T/auth"
+  [ "$status" -eq 0 ]
+  grep -qx "Authorization = 'Basic aGVsbG86'" "$C/docker.io/hosts.toml"
+  # no Secret mounted (Spegel's chart without basicAuthSecretName): no header at all
+  run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999 --basic-auth-dir "$T/none"
+  [ "$status" -eq 0 ]
+  ! grep -q header "$C/docker.io/hosts.toml" || false
+  # a ':' in the user name can never authenticate: refused
+  mkdir -p "$T/bad"
+  printf 'a:b' >"$T/bad/username"
+  run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999 --basic-auth-dir "$T/bad"
+  [ "$status" -eq 1 ]
+  [ "$output" = "nodeprobe-mirror: error: $T/bad/username: a user name with ':' cannot be sent in basic auth" ]
+}
+
+@test "check --containerd-config follows imports (k0s drop-ins, as Spegel's docs set config_path)" {
+  "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999
+  mkdir -p "$T/containerd.d"
+  cat >"$T/config.toml" <<TOML
+version = 2
+imports = ["containerd.d/*.toml", "$T/extra.toml"]
+[plugins."io.containerd.grpc.v1.cri".containerd]
+  snapshotter = "overlayfs"
+TOML
+  cat >"$T/containerd.d/spegel.toml" <<TOML
+version = 2
+[plugins."io.containerd.grpc.v1.cri".registry]
+  config_path = "$C"
+[plugins."io.containerd.grpc.v1.cri".containerd]
+  discard_unpacked_layers = false
+TOML
+  printf 'version = 2\n' >"$T/extra.toml"
+  run "$BIN" check --config-path "$C" --containerd-config "$T/config.toml"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ -z "$output" ]
+  # a later import overrides an earlier value; findings name the file that set it
+  printf 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  discard_unpacked_layers = true\n' >"$T/extra.toml"
+  run "$BIN" check --config-path "$C" --containerd-config "$T/config.toml"
+  [ "$status" -eq 1 ]
+  [ "$output" = "$T/extra.toml:3:29: error: discard_unpacked_layers = true: layers are deleted after unpacking, so this node cannot serve them to Spegel" ]
+  # an import that does not exist stops containerd
+  rm "$T/extra.toml"
+  run "$BIN" check --config-path "$C" --containerd-config "$T/config.toml"
+  [ "$status" -eq 1 ]
+  [ "$output" = "$T/config.toml:2:35: error: import '$T/extra.toml' cannot be read (No such file or directory): containerd does not start" ]
+}
+
+@test "a negative dial timeout is refused: containerd would give up every dial at once" {
+  run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999 --dial-timeout=-1s
+  [ "$status" -eq 2 ]
+  [ "${lines[0]}" = "nodeprobe-mirror: error: --dial-timeout: '-1s' is negative: every dial to the mirror would fail at once" ]
+  MIRROR_DIAL_TIMEOUT=-1s run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999
+  [ "$status" -eq 1 ]
+  [ "$output" = "nodeprobe-mirror: error: MIRROR_DIAL_TIMEOUT: '-1s' is negative: every dial to the mirror would fail at once" ]
+  [ ! -e "$C" ]
+}
+
+@test "cleanup after a configure interrupted during the first backup puts the user's files back" {
+  mkdir -p "$C/.nodeprobe-backup/docker.io" "$C/quay.io"
+  printf 'a' >"$C/.nodeprobe-backup/docker.io/hosts.toml"   # moved before the interruption
+  printf 'b' >"$C/quay.io/hosts.toml"                       # not moved yet
+  run "$BIN" cleanup --config-path "$C"
+  [ "$status" -eq 0 ]
+  [ "$(ls -A "$C")" = "$(printf 'docker.io\nquay.io')" ]
+  [ "$(cat "$C/docker.io/hosts.toml")" = a ]
+  run "$BIN" cleanup --config-path "$C"
+  [ "$status" -eq 0 ]
+  [ "$(ls -A "$C")" = "$(printf 'docker.io\nquay.io')" ]
+}
+
+@test "check --containerd-config: legacy configs.<host>.tls beside config_path stops the CRI plugin" {
+  "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999
+  cat >"$T/tls.toml" <<TOML
+version = 2
+[plugins."io.containerd.grpc.v1.cri".registry]
+  config_path = "$C"
+[plugins."io.containerd.grpc.v1.cri".registry.configs."reg.corp".auth]
+  username = "u"
+[plugins."io.containerd.grpc.v1.cri".registry.configs."reg.corp".tls]
+  insecure_skip_verify = true
+TOML
+  run "$BIN" check --config-path "$C" --containerd-config "$T/tls.toml"
+  [ "$status" -eq 1 ]
+  [ "$output" = "$T/tls.toml:6:1: error: legacy registry.configs.\"reg.corp\".tls set beside config_path: containerd's CRI plugin refuses to start" ]
+  # auth alone is only deprecated
+  sed -i '6,7d' "$T/tls.toml"
+  run "$BIN" check --config-path "$C" --containerd-config "$T/tls.toml"
+  [ "$status" -eq 0 ]
 }

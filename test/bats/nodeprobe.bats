@@ -27,6 +27,17 @@ teardown() {
   [[ "$output" =~ ^nodeprobe\ [0-9]+\.[0-9]+\.[0-9]+$ ]]
 }
 
+@test "--help and -V only print: nothing is scanned or written" {
+  for opt in --help -h -V --version; do
+    run "${NP[@]}" "$opt"
+    [ "$status" -eq 0 ]
+    [ ! -e "$T/fd/nodeprobe" ] || { echo "$opt wrote the features file" >&2; return 1; }
+  done
+  run "${NP[@]}" --fdt "$T/none.dtb" -V     # no scan: a missing blob is not even opened
+  [ "$status" -eq 0 ]
+  [ "$output" = "nodeprobe 0.1.0" ] || [[ "$output" =~ ^nodeprobe\ [0-9.]+$ ]]
+}
+
 @test "an unknown option is a usage error (exit 2) naming it" {
   run_expect_fail 2 "$BUILD/nodeprobe" --bogus
   [[ "${lines[0]}" == "nodeprobe: error: unknown option '--bogus'" ]]
@@ -35,6 +46,16 @@ teardown() {
 @test "a missing option argument is a usage error" {
   run_expect_fail 2 "$BUILD/nodeprobe" --sysfs
   [[ "${lines[0]}" == *"missing argument"* ]]
+}
+
+@test "an option after a NODE-NAME is a usage error, not a node name (nothing written)" {
+  run_expect_fail 2 "${NP[@]}" timer --dry-run
+  [[ "${lines[0]}" == "nodeprobe: error: option '--dry-run' after NODE-NAME 'timer': options come first" ]]
+  [ ! -e "$T/fd/nodeprobe" ]
+  # After "--" everything is a node name, as getopt has it.
+  run "${NP[@]}" --dry-run -- timer
+  [ "$status" -eq 0 ]
+  [ ! -e "$T/fd/nodeprobe" ]
 }
 
 @test "the file equals --dry-run output, mode 0644, sorted, no comments" {
@@ -71,11 +92,60 @@ teardown() {
   [ ! -s "$T/fd/nodeprobe" ]
 }
 
+@test "a --sysfs or --proc root that is not there is bad input, not an empty machine (old file kept)" {
+  printf 'keep.example.com/x=true\n' > "$T/fd/nodeprobe"
+  run_expect_fail 3 "$BUILD/nodeprobe" --sysfs "$T/no-such-sys" --proc "$T/proc" \
+    --modules-dir "$T/modules" --features-dir "$T/fd"
+  [ "$output" = "nodeprobe: error: --sysfs $T/no-such-sys: No such file or directory" ]
+  run_expect_fail 3 "$BUILD/nodeprobe" --sysfs "$NUC" --proc "$T/fd/nodeprobe" \
+    --modules-dir "$T/modules" --features-dir "$T/fd"
+  [ "$output" = "nodeprobe: error: --proc $T/fd/nodeprobe: not a directory" ]
+  [ "$(cat "$T/fd/nodeprobe")" = "keep.example.com/x=true" ]
+}
+
 @test "the features dir is created when missing" {
   run "$BUILD/nodeprobe" --sysfs "$NUC" --proc "$T/proc" --modules-dir "$T/modules" \
     --features-dir "$T/new/features.d"
   [ "$status" -eq 0 ]
   [ -f "$T/new/features.d/nodeprobe" ]
+}
+
+# rules_of_size N LAST: a rule with N-1 labels of 64 bytes ("x.example.com/kNNNNN=<42 v>\n") and
+# one whose value has LAST characters, so the features file is 64*(N-1) + 22 + LAST bytes.
+rules_of_size() {
+  printf 'apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nspec:\n  rules:\n'
+  printf '    - name: big\n      labels:\n'
+  awk -v n="$1" -v last="$2" 'BEGIN {
+    v = sprintf("%042d", 0); gsub(/0/, "v", v)
+    for (i = 0; i < n - 1; i++) printf "        \"x.example.com/k%05d\": \"%s\"\n", i, v
+    w = sprintf("%0" last "d", 0); gsub(/0/, "w", w)
+    printf "        \"x.example.com/k%05d\": \"%s\"\n", n - 1, w }'
+}
+
+@test "the file may be exactly 65536 bytes (NFD's limit); one byte more is exit 3, old file kept" {
+  mkdir -p "$T/empty"
+  NPE=("$BUILD/nodeprobe" --sysfs "$T/empty" --proc "$T/proc" --modules-dir "$T/modules"
+       --features-dir "$T/fd" --no-builtin-rules)
+  rules_of_size 1024 42 > "$T/max.yaml"
+  run "${NPE[@]}" -r "$T/max.yaml"
+  [ "$status" -eq 0 ]
+  [ "$(stat -c %s "$T/fd/nodeprobe")" -eq 65536 ]
+  [ "$(wc -l < "$T/fd/nodeprobe")" -eq 1024 ]
+  printf 'keep.example.com/x=true\n' > "$T/fd/nodeprobe"
+  rules_of_size 1024 43 > "$T/over.yaml"
+  run_expect_fail 3 "${NPE[@]}" -r "$T/over.yaml"
+  [ "$output" = "nodeprobe: error: 1024 labels exceed NFD's feature file limit of 65536 bytes" ]
+  [ "$(cat "$T/fd/nodeprobe")" = "keep.example.com/x=true" ]
+  [ "$(ls -A "$T/fd")" = nodeprobe ]
+}
+
+@test "under umask 077 the file is still 0644 and a created features dir 0755 (nfd-worker runs as 65534)" {
+  run bash -c 'umask 077; exec "$@"' _ "$BUILD/nodeprobe" --sysfs "$NUC" --proc "$T/proc" \
+    --modules-dir "$T/modules" --features-dir "$T/new/features.d"
+  [ "$status" -eq 0 ]
+  [ "$(stat -c %a "$T/new/features.d/nodeprobe")" = 644 ]
+  [ "$(stat -c %a "$T/new/features.d")" = 755 ]
+  [ "$(stat -c %a "$T/new")" = 755 ]
 }
 
 @test "a malformed rules file: exit 3, file:line:col, previous file untouched" {
@@ -84,6 +154,13 @@ teardown() {
   run_expect_fail 3 "${NP[@]}" --rules "$T/bad.yaml"
   [[ "$output" == "nodeprobe: error: $T/bad.yaml:"[0-9]*:[0-9]*": "* ]]
   [ "$(cat "$T/fd/nodeprobe")" = "keep.example.com/x=true" ]
+}
+
+@test "messages stay on one line: control characters from the input are escaped" {
+  printf 'apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nspec:\n  rules:\n    - name: "a\\tb"\n      "bad\\nfield": 1\n' > "$T/nl.yaml"
+  run_expect_fail 3 "${NP[@]}" --rules "$T/nl.yaml"
+  [ "${#lines[@]}" -eq 1 ]
+  [ "${lines[0]}" = "nodeprobe: error: $T/nl.yaml:6:7: unknown field 'bad\\nfield' in rule 'a\\tb'" ]
 }
 
 @test "a corrupt devicetree blob: exit 3 naming the file, previous file untouched" {
@@ -109,4 +186,22 @@ teardown() {
   [[ "$output" == "nodeprobe: error: $T/fd/nodeprobe: "* ]]
   [ "$(cat "$T/fd/nodeprobe")" = "keep.example.com/x=true" ]
   [ "$(ls -A "$T/fd")" = nodeprobe ]
+}
+
+@test "README's -extra-label-ns list (NFD < v0.13) names every namespace nodeprobe writes" {
+  list=$(grep -oE -- '-extra-label-ns=[a-z0-9.,-]+' README.md | head -1 | cut -d= -f2)
+  [ -n "$list" ]
+  {
+    for d in "$FIX"/pci/*/; do
+      "$BUILD/nodeprobe" --dry-run --sysfs "$d" --proc "$T/proc" --modules-dir "$T/modules"
+    done
+    "$BUILD/nodeprobe" --dry-run --sysfs "$T" --proc "$T/proc" --modules-dir "$T/modules" \
+      --fdt "$FIX/dtb/arm64/broadcom/bcm2711-rpi-4-b.dtb"
+  } > "$T/all" 2>/dev/null
+  grep -q '^beta\.devicetree\.org/' "$T/all"
+  grep -q '^nvidia\.com/' "$T/all"
+  # Allowed by every NFD release: feature.node.kubernetes.io and its sub-namespaces.
+  for ns in $(cut -d/ -f1 "$T/all" | sort -u | grep -vE '^(.*\.)?feature\.node\.kubernetes\.io$'); do
+    [[ ",$list," == *",$ns,"* ]] || { echo "README misses $ns in -extra-label-ns=$list" >&2; return 1; }
+  done
 }

@@ -52,11 +52,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	w1 = write_all(root, &l1);
 	if (w1) {
 		memset(&err, 0, sizeof(err));
-		if (toml_parse(w1, l1, "w.toml", &again, &err) < 0) {
+		/* the "r." prefix adds a level: at the 64-level limit the re-read may refuse it */
+		if (toml_parse(w1, l1, "w.toml", &again, &err) < 0 &&
+		    !strstr(err.msg, "more than 64 parts") && !strstr(err.msg, "deeper than 64")) {
 			fprintf(stderr, "writer output does not parse: %s\n%s\n", err.msg, w1);
 			abort();
 		}
-		w2 = write_all(toml_get(again, "r"), &l2);
+		w2 = again ? write_all(toml_get(again, "r"), &l2) : NULL;
 		if (w2 && (l1 != l2 || memcmp(w1, w2, l1) != 0)) {
 			fprintf(stderr, "writer not stable:\n%s\n---\n%s\n", w1, w2);
 			abort();

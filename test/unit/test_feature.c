@@ -43,3 +43,19 @@ TEST(flags_attrs_instances)
 	CHECK_STR(feat_name(feat_set_at(fs, 1)), "dt.root");
 	feat_set_free(fs);
 }
+
+TEST(declare_makes_an_empty_feature)
+{
+	struct feat_set *fs = feat_set_new();
+
+	REQUIRE(fs);
+	CHECK_INT(feat_declare(fs, "kernel.loadedmodule", FEAT_FLAGS), 0);
+	REQUIRE(feat_get(fs, "kernel.loadedmodule"));
+	CHECK_INT(feat_nelems(feat_get(fs, "kernel.loadedmodule")), 0);
+	CHECK_INT(feat_flag_add(fs, "kernel.loadedmodule", "i915"), 0);
+	CHECK_INT(feat_declare(fs, "kernel.loadedmodule", FEAT_FLAGS), 0); /* keeps elements */
+	CHECK_INT(feat_nelems(feat_get(fs, "kernel.loadedmodule")), 1);
+	CHECK_INT(feat_declare(fs, "kernel.loadedmodule", FEAT_ATTRS), -EINVAL);
+	CHECK_INT(feat_set_count(fs), 1);
+	feat_set_free(fs);
+}

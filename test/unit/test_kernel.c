@@ -91,6 +91,36 @@ TEST(kernel_only_builtin)
 	feat_set_free(fs);
 }
 
+/*
+ * An empty /proc/modules (a kernel without loadable modules) was read: the
+ * features exist with no elements, as in NFD, so "nouveau: DoesNotExist"
+ * matches. Same for an empty modules.builtin.
+ */
+TEST(kernel_empty_files_give_empty_features)
+{
+	char dir[64];
+	struct feat_set *fs = feat_set_new();
+	struct log_err err = {0};
+
+	snprintf(dir, sizeof(dir), "%s", harness_tmpdir());
+	put(dir, "modules", "");
+	REQUIRE_INT(kernel_scan_modules(dir, NULL, fs, &err), 0);
+	REQUIRE(feat_get(fs, KERNEL_LOADED));
+	REQUIRE(feat_get(fs, KERNEL_ENABLED));
+	CHECK_INT(feat_kind(feat_get(fs, KERNEL_LOADED)), FEAT_FLAGS);
+	CHECK_INT(feat_nelems(feat_get(fs, KERNEL_LOADED)), 0);
+	CHECK_INT(feat_nelems(feat_get(fs, KERNEL_ENABLED)), 0);
+	feat_set_free(fs);
+
+	fs = feat_set_new();
+	put(dir, "modules.builtin", "\n");
+	REQUIRE_INT(kernel_scan_modules(NULL, dir, fs, &err), 0);
+	CHECK(feat_get(fs, KERNEL_LOADED) == NULL);
+	REQUIRE(feat_get(fs, KERNEL_ENABLED));
+	CHECK_INT(feat_nelems(feat_get(fs, KERNEL_ENABLED)), 0);
+	feat_set_free(fs);
+}
+
 TEST(kernel_unreadable_is_error)
 {
 	char dir[64], path[128];

@@ -37,6 +37,10 @@ TEST(keys)
 		longprefix[i] = '.';
 	strcpy(longprefix + 254, "/x");
 	CHECK(!label_key_valid(longprefix)); /* prefix 254 > 253 */
+	/* IsDNS1123Subdomain has no 63-character limit per dot-separated part */
+	memset(longprefix, 'b', 100);
+	strcpy(longprefix + 100, ".example.com/x");
+	CHECK(label_key_valid(longprefix));
 	CHECK(!label_key_valid_prefixed("noprefix"));
 	CHECK(label_key_valid_prefixed("p.io/x"));
 }

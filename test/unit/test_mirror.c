@@ -123,6 +123,10 @@ TEST(durations)
 	CHECK(!mirror_duration_ok("1d"));
 	CHECK(!mirror_duration_ok("ms"));
 	CHECK(!mirror_duration_ok("1.s."));
+	CHECK(mirror_dial_timeout_problem("200ms") == NULL);
+	CHECK(mirror_dial_timeout_problem("-0.0s") == NULL);
+	CHECK(mirror_dial_timeout_problem("-0s1ms") != NULL);
+	CHECK(mirror_dial_timeout_problem("1d") != NULL);
 }
 
 struct seen {
@@ -173,6 +177,11 @@ TEST(check_findings)
 	CHECK_INT(check_text("[host.'http://a:1']\ndial_timeout = 'soon'", NULL, &s),
 		  MIRROR_ERRORS);
 	CHECK_STR(s.text[0], "2:16: error: 'dial_timeout' 'soon' is not a duration like '200ms'");
+	CHECK_INT(check_text("[host.'http://a:1']\ndial_timeout = '-200ms'", "2.1.0", &s),
+		  MIRROR_ERRORS);
+	CHECK_STR(
+	    s.text[0],
+	    "2:16: error: 'dial_timeout' '-200ms' is negative: every dial to this mirror fails at once");
 	CHECK_INT(check_text("server = 'https://x'", "1.6.20", &s), MIRROR_ERRORS);
 	CHECK_INT(check_text("server = 'https://x'", "2.0.0", &s), MIRROR_WARNINGS);
 	CHECK_STR(s.text[0], "0:0: warning: no [host.'…'] table: no mirror is used");

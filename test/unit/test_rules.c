@@ -373,17 +373,58 @@ TEST(rules_templates)
 		      "          i915: {op: Exists}\n          vfio_pci: {op: Exists}\n",
 		      NULL),
 		  "m.io/i915=on\nm.io/vfio_pci=on\n");
-	/* a missing attribute prints Go's "<no value>": invalid, skipped */
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+}
+
+/*
+ * NFD executes templates with missingkey=error: a key that is not there (an
+ * attribute one instance lacks, .Value of a flag, a feature the matcher did
+ * not match on) fails the template, and the rule gives nothing, static labels
+ * included.
+ */
+TEST(rules_template_missing_key_voids_rule)
+{
 	capture_on();
 	CHECK_STR(
-	    run("  - name: t\n"
+	    run("  - name: t\n    labels: {a.io/static: \"1\"}\n"
 		"    labelsTemplate: \"{{ range .pci.device }}x.io/{{ .driver }}=1\\n{{ end }}\"\n"
 		"    matchFeatures:\n"
 		"      - feature: pci.device\n        matchExpressions:\n"
 		"          vendor: {op: In, value: [\"8086\"]}\n",
 		NULL),
-	    "x.io/i915=1\n");
-	CHECK(strstr(warnings, "invalid label key 'x.io/<no value>'"));
+	    "");
+	CHECK(strstr(warnings,
+		     "t.yaml:6:5: rule 't': template: map has no entry for key \"driver\""));
+	warnings[0] = '\0';
+	CHECK_STR(
+	    run("  - name: f\n"
+		"    labelsTemplate: \"{{ range .kernel.loadedmodule }}m.io/{{ .Name }}={{ .Value "
+		"}}\\n{{ end }}\"\n"
+		"    matchFeatures:\n"
+		"      - feature: kernel.loadedmodule\n        matchExpressions:\n"
+		"          i915: {op: Exists}\n",
+		NULL),
+	    "");
+	CHECK(strstr(warnings, "rule 'f': template: map has no entry for key \"Value\""));
+	warnings[0] = '\0';
+	/* matchAny's matcher has no pci.device: NFD's template fails on it */
+	CHECK_STR(run("  - name: a\n"
+		      "    labelsTemplate: \"x.io/n={{ len .pci.device }}\"\n"
+		      "    matchFeatures:\n      - feature: pci.device\n"
+		      "    matchAny:\n      - matchFeatures:\n"
+		      "          - feature: kernel.loadedmodule\n",
+		      NULL),
+		  "");
+	CHECK(strstr(warnings, "rule 'a': template: map has no entry for key \"pci.device\""));
+	/* with the instances where it is there, the same template works */
+	CHECK_STR(
+	    run("  - name: t\n    labels: {a.io/static: \"1\"}\n"
+		"    labelsTemplate: \"{{ range .pci.device }}x.io/{{ .driver }}=1\\n{{ end }}\"\n"
+		"    matchFeatures:\n"
+		"      - feature: pci.device\n        matchExpressions:\n"
+		"          driver: {op: Exists}\n",
+		NULL),
+	    "a.io/static=1\nx.io/i915=1\n");
 	log_set_fn(NULL, NULL, LOG_LVL_WARN);
 }
 
@@ -715,4 +756,65 @@ TEST(rules_template_whitespace)
 		      "          class: {op: In, value: [\"0302\"]}\n",
 		      NULL),
 		  "w.io/1d10=1\n");
+}
+
+/*
+ * NFD's MatchMulti: the flag and attribute elements matched by matchExpressions
+ * are sorted by name, a flag element has no Value ("<no value>"), an attribute
+ * element always has one, "" when the attribute is absent (DoesNotExist).
+ */
+TEST(rules_matched_elements_as_nfd)
+{
+	/* expressions listed vfio_pci first: element 0 is still i915 */
+	CHECK_STR(
+	    run("  - name: o\n"
+		"    labelsTemplate: \"a.io/first={{ (index .kernel.loadedmodule 0).Name }}\"\n"
+		"    matchFeatures:\n"
+		"      - feature: kernel.loadedmodule\n        matchExpressions:\n"
+		"          vfio_pci: {op: Exists}\n          i915: {op: Exists}\n",
+		NULL),
+	    "a.io/first=i915\n");
+	CHECK_STR(
+	    run("  - name: v\n"
+		"    labelsTemplate: \"{{ range .dt.root }}a.io/{{ .Name }}={{ .Value }}\\n{{ "
+		"end }}\"\n"
+		"    matchFeatures:\n"
+		"      - feature: dt.root\n        matchExpressions:\n"
+		"          secure: {op: IsTrue}\n          nosuch: {op: DoesNotExist}\n"
+		"          board: {op: Exists}\n",
+		NULL),
+	    "a.io/board=rpi-4\na.io/nosuch=\na.io/secure=true\n");
+}
+
+/*
+ * RE2 syntax that POSIX regex.h reads differently (\d is a literal 'd' there)
+ * or not at all ((?i), lazy quantifiers, escapes in brackets): the rule is
+ * skipped with a warning, never evaluated with another meaning, and never
+ * fails the file, since NFD accepts it. Escaped punctuation and \w \s \b
+ * mean the same in both.
+ */
+TEST(rules_re2_only_regexp_skipped)
+{
+	static const char *const re2[] = {"^\\\\d+$",  "(?i)^raspberry", "^[0-9]+?$",
+					  "^[\\\\d]$", "\\\\x34",	 "^\\\\pN$"};
+	char y[512];
+	size_t i;
+
+	capture_on();
+	for (i = 0; i < sizeof(re2) / sizeof(re2[0]); i++) {
+		warnings[0] = '\0';
+		snprintf(y, sizeof(y),
+			 ONE("      - feature: dt.root\n        matchExpressions:\n"
+			     "          cores: {op: InRegexp, value: [\"%s\"]}\n"),
+			 re2[i]);
+		CHECK_STR(run(y, NULL), "");
+		CHECK(strstr(warnings, "t.yaml:6:5: rule 'x' skipped: regular expression") != NULL);
+	}
+	/* the same in POSIX and RE2: evaluated */
+	CHECK_STR(
+	    run(ONE("      - feature: dt.root\n        matchExpressions:\n"
+		    "          model: {op: InRegexp, value: [\"^Raspberry\\\\sPi\\\\b.*\\\\.?$\"]}\n"),
+		NULL),
+	    "a.io/x=y\n");
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
 }

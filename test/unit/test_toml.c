@@ -294,6 +294,22 @@ TEST(depth_limit)
 	CHECK(parse_err(buf, strlen(buf), "t.toml:1:69: nested deeper than 64 levels"));
 }
 
+/* Does host table i of text, written with toml_write_table(path), equal want? */
+static int host_written(const char *text, size_t i, const char *path, const char *want)
+{
+	struct toml_value *root = parse_ok(text);
+	const struct toml_value *host = toml_get(root, "host");
+	struct strbuf sb = STRBUF_INIT(1 << 16);
+	int ok = host && i < host->n && toml_write_table(&sb, path, host->items[i]) == 0 &&
+		 strcmp(sb.buf, want) == 0;
+
+	if (!ok)
+		fprintf(stderr, "  wrote:\n%s\n  want:\n%s\n", sb.buf, want);
+	sb_free(&sb);
+	toml_free(root);
+	return ok;
+}
+
 TEST(write_go_toml_style)
 {
 	const char *text =
@@ -315,22 +331,81 @@ TEST(write_go_toml_style)
 	    "[host.'https://test-1.registry'.header]\n"
 	    "'Key With Space' = 'a\\b'\n"
 	    "x-custom-2 = [\"it's\", 'v']\n";
-	struct toml_value *root = parse_ok(text);
 	struct strbuf sb = STRBUF_INIT(1 << 16);
-	const struct toml_value *host;
 
-	REQUIRE(root);
-	host = toml_get(root, "host");
-	REQUIRE(host);
-	CHECK_INT(toml_write_table(&sb, "host.'https://test-1.registry'", host->items[0]), 0);
-	CHECK_STR(sb.buf, want);
-	sb_reset(&sb);
+	CHECK(host_written(text, 0, "host.'https://test-1.registry'", want));
 	CHECK_INT(toml_write_key(&sb, "plain_key-1"), 0);
 	CHECK_INT(toml_write_key(&sb, ""), 0);
 	CHECK_INT(toml_write_key(&sb, "a'b"), 0);
 	CHECK_STR(sb.buf, "plain_key-1''\"a'b\"");
 	sb_free(&sb);
+}
+
+/* What pelletier/go-toml v2 Marshal writes (Spegel's --prepend-existing) in the rarer cases. */
+TEST(write_go_toml_edge_cases)
+{
+	const char *text = "[host.'http://m']\n"
+			   "  [host.'http://m'.header]\n"
+			   "  X = \"a\\tb\\fc\\bd\"\n"
+			   "  T = \"tab\\there\"\n"
+			   "[host.'http://n']\n"
+			   "ca = 'ca.crt'\n"
+			   "foo = [{b = 1, a = 2}, {c = 'x', d = {f = 1, e = 2}}]\n"
+			   "mixed = [{b = 1, a = 'q'}, 3]\n"
+			   "bar = {z = 1.5e-7, y = 1e20, w = 0.1, v = -2.0}\n"
+			   "when = 1979-05-27 07:32:00.500+00:00\n"
+			   "local = 1979-05-27t07:32:00.1200\n"
+			   "lt = 07:32:00.1234567891\n"
+			   "off = 1979-05-27T07:32:00-07:00\n";
+	const char *want_m = "[host.'http://m']\n"
+			     "[host.'http://m'.header]\n"
+			     "T = 'tab\there'\n"
+			     "X = \"a\\tb\\fc\\bd\"\n";
+	const char *want_n = "[host.'http://n']\n"
+			     "ca = 'ca.crt'\n"
+			     "local = 1979-05-27T07:32:00.1200\n"
+			     "lt = 07:32:00.123456789\n"
+			     "mixed = [{a = 'q', b = 1}, 3]\n"
+			     "off = 1979-05-27T07:32:00-07:00\n"
+			     "when = 1979-05-27T07:32:00.5Z\n"
+			     "\n"
+			     "[host.'http://n'.bar]\n"
+			     "v = -2.0\n"
+			     "w = 0.1\n"
+			     "y = 100000000000000000000.0\n"
+			     "z = 0.00000015\n"
+			     "\n"
+			     "[[host.'http://n'.foo]]\n"
+			     "a = 2\n"
+			     "b = 1\n"
+			     "\n"
+			     "[[host.'http://n'.foo]]\n"
+			     "c = 'x'\n"
+			     "\n"
+			     "[host.'http://n'.foo.d]\n"
+			     "e = 2\n"
+			     "f = 1\n";
+
+	CHECK(host_written(text, 0, "host.'http://m'", want_m));
+	CHECK(host_written(text, 1, "host.'http://n'", want_n));
+}
+
+/* A number is as long as it is written: what the writer emits for 1.6e266 reads back. */
+TEST(long_float_round_trip)
+{
+	struct toml_value *root = parse_ok("D = 1.6e266\n"), *again = NULL;
+	struct strbuf sb = STRBUF_INIT(1 << 16);
+	struct log_err err = {0};
+
+	REQUIRE(root);
+	CHECK_INT(toml_write_table(&sb, "r", root), 0);
+	CHECK(sb.len > 270);
+	CHECK_INT(toml_parse(sb.buf, sb.len, "w.toml", &again, &err), 0);
+	REQUIRE(again);
+	CHECK(toml_get(toml_get(again, "r"), "D")->f == 1.6e266);
+	toml_free(again);
 	toml_free(root);
+	sb_free(&sb);
 }
 
 TEST(type_names)
