@@ -206,6 +206,21 @@ wait_lines() {
   [ "$(jq -r 'select(.type=="MODIFIED").object|.kind+" "+.apiVersion+" "+.data.k' "$BATS_TEST_TMPDIR/w")" = "ConfigMap v1 changed" ]
 }
 
+@test "WATCH: with a labelSelector, entering the selection is ADDED and leaving it DELETED" {
+  fake_start
+  put_cm a '{}' '{"app":"other"}'
+  rv=$(fake_ctl GET /state | jq .resourceVersion)
+  watch_bg "$BATS_TEST_TMPDIR/w" "/api/v1/configmaps?watch=1&resourceVersion=$rv&labelSelector=app%3Dweb"
+  fake_wait_watchers 1
+  put_cm a '{"x":"1"}' '{"app":"web"}'
+  put_cm a '{"x":"2"}' '{"app":"web"}'
+  put_cm a '{"x":"2"}' '{"app":"gone"}'
+  wait_lines "$BATS_TEST_TMPDIR/w" 3
+  [ "$(jq -r '.type+" "+.object.metadata.labels.app' "$BATS_TEST_TMPDIR/w" | tr '\n' ' ')" = "ADDED web MODIFIED web DELETED gone " ]
+  # the open watch shows in the request log
+  [ "$(fake_ctl GET '/requests?watch=1&count=1' | jq .count)" = 1 ]
+}
+
 @test "WATCH: periodic bookmarks and timeoutSeconds end the stream cleanly" {
   fake_start --bookmark-interval 0.1
   put_cm a
@@ -306,6 +321,35 @@ wait_lines() {
   run fake_api PATCH /apis/apps/v1/namespaces/default/deployments/web \
     -H 'Content-Type: application/strategic-merge-patch+json' --data-binary "{\"metadata\":{\"resourceVersion\":\"$cur\"},\"spec\":{\"replicas\":5}}"
   [ "$(jq .spec.replicas <<<"$output")" = 5 ]
+}
+
+@test "validation: env value with valueFrom -> 422; non-string annotation -> 400" {
+  fake_start
+  fake_ctl POST /objects "$DEPLOY" >/dev/null
+  run fake_api PATCH /apis/apps/v1/namespaces/default/deployments/web -w '\n%{http_code}' \
+    -H 'Content-Type: application/strategic-merge-patch+json' \
+    --data-binary '{"spec":{"template":{"spec":{"containers":[{"name":"app","env":[{"name":"A","valueFrom":{"configMapKeyRef":{"name":"c","key":"k"}}}]}]}}}}'
+  [ "${lines[-1]}" = 422 ]
+  [ "$(jq -r .reason <<<"${lines[0]}")" = Invalid ]
+  run fake_api PATCH /apis/apps/v1/namespaces/default/deployments/web -o /dev/null -w '%{http_code}' \
+    -H 'Content-Type: application/merge-patch+json' --data-binary '{"metadata":{"annotations":{"a":1}}}'
+  [ "$output" = 400 ]
+  # neither was stored
+  [ "$(fake_api GET /apis/apps/v1/namespaces/default/deployments/web | jq -r .metadata.generation)" = 1 ]
+}
+
+@test "control: /requests?wait= long-polls until a matching request has been answered" {
+  fake_start
+  fake_ctl POST /objects "$DEPLOY" >/dev/null
+  fake_ctl POST /faults '{"action":"delay","seconds":0.3,"method":"PATCH"}' >/dev/null
+  fake_api PATCH /apis/apps/v1/namespaces/default/deployments/web -H 'Content-Type: application/merge-patch+json' \
+    --data-binary '{"spec":{"replicas":4}}' >/dev/null &
+  WATCH_PIDS+=($!)
+  out=$(fake_wait_requests 'method=PATCH&path=/deployments/web$')
+  [ "$(jq -r '.items[0].status' <<<"$out")" = 200 ]
+  # answered means stored
+  [ "$(fake_ctl GET '/objects?apiVersion=apps/v1&kind=Deployment&namespace=default&name=web' | jq .spec.replicas)" = 4 ]
+  [ "$(fake_ctl GET '/requests?method=DELETE&wait=0.1' | jq .count)" = 0 ]
 }
 
 @test "POST creates an Event; a second create of the same name -> 409 AlreadyExists" {

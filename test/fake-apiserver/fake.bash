@@ -11,6 +11,7 @@
 #   fake_api METHOD PATH [CURL-ARGS...]  call the HTTPS API with the CA and token
 #   fake_kubeconfig FILE      write a kubeconfig (server, certificate-authority, token)
 #   fake_wait_watchers N      wait (up to 10 s) until N watches are open
+#   fake_wait_requests Q [N]  wait (up to 10 s) until N requests match /requests?Q; print them
 
 : "${NP_ROOT:?source test/bats/helpers.bash first}"
 FAKE_BIN="$NP_ROOT/test/fake-apiserver/fake-apiserver"
@@ -95,12 +96,18 @@ EOF
 }
 
 fake_wait_watchers() {
-  local i n
-  for i in $(seq 100); do
-    n=$(fake_ctl GET /state | jq .watchers)
-    [ "$n" -ge "$1" ] && return 0
-    sleep 0.1
-  done
+  local n
+  n=$(fake_ctl GET "/watchers?min=$1&wait=10" | jq .count)
+  [ "$n" -ge "$1" ] && return 0
   echo "fake_wait_watchers: $n watches open, wanted $1" >&2
   return 1
+}
+
+# fake_wait_requests QUERY [MIN]: wait (up to 10 s) until MIN (default 1) finished requests match
+# the /requests QUERY (e.g. "method=PATCH&path=/deployments/web$"); prints them as JSON.
+fake_wait_requests() {
+  local out
+  out=$(fake_ctl GET "/requests?$1&min=${2:-1}&wait=10") || return 1
+  printf '%s\n' "$out"
+  [ "$(jq .count <<<"$out")" -ge "${2:-1}" ]
 }
