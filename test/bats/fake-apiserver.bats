@@ -137,6 +137,9 @@ wait_lines() {
   want=$(for i in $(seq 10 34); do echo "ns$((i % 2))/cm-$i"; done | LC_ALL=C sort | tr '\n' ' ')
   [ "$all " = "$want" ]
   [ "$(jq -s -r '[.[].items[]|select(.metadata.name=="cm-33")|.data.i]|join(",")' <<<"$p1$p2$p3")" = 33 ]
+  # limit + resourceVersion means Exact (the state at rv); NotOlderThan gives the newest
+  [ "$(fake_api GET "/api/v1/namespaces/ns1/configmaps?limit=100&resourceVersion=$rv" | jq -r '.items[]|select(.metadata.name=="cm-33").data.i')" = 33 ]
+  [ "$(fake_api GET "/api/v1/namespaces/ns1/configmaps?resourceVersion=$rv&resourceVersionMatch=NotOlderThan" | jq -r '.items[]|select(.metadata.name=="cm-33").data.i')" = changed ]
   # namespaced list only sees its namespace
   [ "$(fake_api GET /api/v1/namespaces/ns1/configmaps | jq '[.items[].metadata.namespace]|unique|join(",")' -r)" = ns1 ]
   # once the history is compacted the token has expired
