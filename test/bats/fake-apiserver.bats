@@ -387,6 +387,21 @@ wait_lines() {
   [ "$(fake_ctl GET /faults | jq '.items|length')" = 0 ]
 }
 
+@test "faults: 403 worded as an RBAC denial (cluster-wide list forbidden, namespaced allowed)" {
+  fake_start
+  fake_ctl POST /faults '{"path":"^/api/v1/(watch/)?configmaps$","code":403,"count":-1}' >/dev/null
+  run fake_api GET /api/v1/configmaps -w '\n%{http_code}'
+  [ "${lines[-1]}" = 403 ]
+  [ "$(jq -r .message <<<"${lines[0]}")" = 'configmaps is forbidden: User "system:serviceaccount:default:nodeprobe-reload" cannot list resource "configmaps" in API group "" at the cluster scope' ]
+  run fake_api GET '/api/v1/configmaps?watch=1' -w '\n%{http_code}'
+  [ "$(jq -r .message <<<"${lines[0]}")" = 'configmaps is forbidden: User "system:serviceaccount:default:nodeprobe-reload" cannot watch resource "configmaps" in API group "" at the cluster scope' ]
+  run fake_api GET /api/v1/namespaces/default/configmaps -o /dev/null -w '%{http_code}'
+  [ "$output" = 200 ]
+  fake_ctl POST /faults '{"path":"/deployments/","method":"PATCH","code":403,"user":"u1"}' >/dev/null
+  run fake_api PATCH /apis/apps/v1/namespaces/ns1/deployments/web -H 'Content-Type: application/merge-patch+json' --data-binary '{}'
+  [ "$(jq -r .message <<<"$output")" = 'deployments.apps "web" is forbidden: User "u1" cannot patch resource "deployments" in API group "apps" in the namespace "ns1"' ]
+}
+
 @test "faults: drop closes without a response; drop-after cuts a watch mid-stream" {
   fake_start
   put_cm a
