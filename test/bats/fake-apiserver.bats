@@ -219,7 +219,8 @@ wait_lines() {
   put_cm a '{"x":"2"}' '{"app":"web"}'
   put_cm a '{"x":"2"}' '{"app":"gone"}'
   wait_lines "$BATS_TEST_TMPDIR/w" 3
-  [ "$(jq -r '.type+" "+.object.metadata.labels.app' "$BATS_TEST_TMPDIR/w" | tr '\n' ' ')" = "ADDED web MODIFIED web DELETED gone " ]
+  [ "$(jq -r '.type+" "+.object.metadata.labels.app' "$BATS_TEST_TMPDIR/w" | tr '\n' ' ')" = "ADDED web MODIFIED web DELETED web " ]
+  [ "$(jq -r 'select(.type=="DELETED").object.metadata.resourceVersion' "$BATS_TEST_TMPDIR/w")" = "$((rv + 3))" ]
   # the open watch shows in the request log
   [ "$(fake_ctl GET '/requests?watch=1&count=1' | jq .count)" = 1 ]
 }
