@@ -290,6 +290,20 @@ wait_lines() {
   [ "${lines[-1]}" = 400 ]
 }
 
+@test "PATCH strategic merge directives: \$setElementOrder, \$retainKeys, \$patch replace, \$deleteFromPrimitiveList" {
+  fake_start
+  fake_ctl POST /objects "$(jq -c '.metadata.finalizers=["a","b","c"] | .spec.strategy={"type":"RollingUpdate","rollingUpdate":{"maxSurge":1}}' <<<"$DEPLOY")" >/dev/null
+  smp() { fake_api PATCH /apis/apps/v1/namespaces/default/deployments/web -H 'Content-Type: application/strategic-merge-patch+json' --data-binary "$1"; }
+  run smp '{"metadata":{"$deleteFromPrimitiveList/finalizers":["b"],"finalizers":["d","a"]}}'
+  [ "$(jq -c .metadata.finalizers <<<"$output")" = '["a","c","d"]' ]
+  run smp '{"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"side"},{"name":"app"}],"containers":[{"name":"app","image":"nginx:2"}]}}}}'
+  [ "$(jq -c '[.spec.template.spec.containers[]|.name+"="+.image]' <<<"$output")" = '["side=busybox","app=nginx:2"]' ]
+  run smp '{"spec":{"strategy":{"$retainKeys":["type"],"type":"Recreate"}}}'
+  [ "$(jq -c .spec.strategy <<<"$output")" = '{"type":"Recreate"}' ]
+  run smp '{"spec":{"template":{"spec":{"containers":[{"name":"only","image":"x"},{"$patch":"replace"}]}}}}'
+  [ "$(jq -c '[.spec.template.spec.containers[].name]' <<<"$output")" = '["only"]' ]
+}
+
 @test "PATCH merge (RFC 7386) replaces lists; JSON patch (RFC 6902) ops and failed test" {
   fake_start
   fake_ctl POST /objects "$DEPLOY" >/dev/null
