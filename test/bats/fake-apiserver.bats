@@ -341,7 +341,7 @@ wait_lines() {
   [ "$(jq .spec.replicas <<<"$output")" = 5 ]
 }
 
-@test "validation: env value with valueFrom -> 422; non-string annotation -> 400" {
+@test "validation: env value with valueFrom -> 422; non-string annotation -> 400; body > 3 MiB -> 413" {
   fake_start
   fake_ctl POST /objects "$DEPLOY" >/dev/null
   run fake_api PATCH /apis/apps/v1/namespaces/default/deployments/web -w '\n%{http_code}' \
@@ -352,7 +352,12 @@ wait_lines() {
   run fake_api PATCH /apis/apps/v1/namespaces/default/deployments/web -o /dev/null -w '%{http_code}' \
     -H 'Content-Type: application/merge-patch+json' --data-binary '{"metadata":{"annotations":{"a":1}}}'
   [ "$output" = 400 ]
-  # neither was stored
+  # a body over kube-apiserver's 3 MiB limit
+  head -c 3200000 /dev/zero | tr '\0' ' ' >"$BATS_TEST_TMPDIR/big"
+  run fake_api PATCH /apis/apps/v1/namespaces/default/deployments/web -o /dev/null -w '%{http_code}' \
+    -H 'Content-Type: application/merge-patch+json' --data-binary @"$BATS_TEST_TMPDIR/big"
+  [ "$output" = 413 ]
+  # none was stored
   [ "$(fake_api GET /apis/apps/v1/namespaces/default/deployments/web | jq -r .metadata.generation)" = 1 ]
 }
 
