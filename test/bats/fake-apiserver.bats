@@ -491,8 +491,9 @@ wait_lines() {
 
 @test "bulk load: generate 500 KB Helm-like Secrets, excluded server-side by type" {
   fake_start
-  fake_ctl POST /generate '{"template":{"apiVersion":"v1","kind":"Secret","type":"helm.sh/release.v1","metadata":{"name":"sh.helm.release.v1.app{i}.v1","namespace":"bench","labels":{"owner":"helm"}},"data":{"release":"{blob:375000}"}},"count":20}' >/dev/null
-  fake_ctl POST /generate '{"template":{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s{i}","namespace":"bench"},"data":{"k":"{blob:30}"}},"count":300}' >/dev/null
+  run fake_ctl POST /generate '[{"template":{"apiVersion":"v1","kind":"Secret","type":"helm.sh/release.v1","metadata":{"name":"sh.helm.release.v1.app{i}.v1","namespace":"bench","labels":{"owner":"helm"}},"data":{"release":"{blob:375000}"}},"count":20},
+    {"template":{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s{i}","namespace":"bench"},"data":{"k":"{blob:30}"}},"count":300}]'
+  [ "$(jq .count <<<"$output")" = 320 ]
   [ "$(fake_ctl GET /state | jq '.objects["/v1/secrets"]')" = 320 ]
   size=$(fake_api GET /api/v1/namespaces/bench/secrets/sh.helm.release.v1.app3.v1 | jq -r '.data.release|length')
   [ "$size" -eq 500000 ]
