@@ -113,6 +113,16 @@ wait_lines() {
   [ "$(jq -r .message <<<"${lines[0]}")" = 'deployments.apps "nope" not found' ]
 }
 
+@test "objects are encoded as Go's encoding/json does: struct field order, sorted map keys" {
+  fake_start
+  fake_ctl POST /objects '{"type":"Opaque","data":{"zz":"MQ==","a":"Mg==","B":"Mw=="},"metadata":{"annotations":{"y":"1","x":"2"},"labels":{"b":"1","a":"2"},"namespace":"default","name":"s"},"kind":"Secret","apiVersion":"v1"}' >/dev/null
+  run fake_api GET /api/v1/namespaces/default/secrets/s
+  [ "$(jq -c '[keys_unsorted, (.metadata|keys_unsorted), (.data|keys_unsorted), (.metadata.labels|keys_unsorted), (.metadata.annotations|keys_unsorted)]' <<<"$output")" = '[["kind","apiVersion","metadata","data","type"],["name","namespace","uid","resourceVersion","creationTimestamp","labels","annotations"],["B","a","zz"],["a","b"],["x","y"]]' ]
+  # the same order in LIST items and watch events
+  [ "$(fake_api GET /api/v1/secrets | jq -c '.items[0]|[keys_unsorted, (.data|keys_unsorted)]')" = '[["metadata","data","type"],["B","a","zz"]]' ]
+  [ "$(fake_api GET '/api/v1/secrets?watch=1&timeoutSeconds=1' | jq -c '.object.data|keys_unsorted')" = '["B","a","zz"]' ]
+}
+
 @test "LIST: limit/continue pages in key order, remainingItemCount, consistent snapshot" {
   fake_start
   fake_ctl POST /generate '{"template":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-{i}","namespace":"ns{i%2}"},"data":{"i":"{i}"}},"count":25,"start":10}' >/dev/null
