@@ -236,16 +236,27 @@ wait_lines() {
 }
 
 @test "WATCH: periodic bookmarks and timeoutSeconds end the stream cleanly" {
-  fake_start --bookmark-interval 0.1
+  fake_start --bookmark-interval 0.2
   put_cm a
-  run fake_api GET '/api/v1/configmaps?watch=true&resourceVersion=0&allowWatchBookmarks=true&timeoutSeconds=1'
+  run fake_api GET '/api/v1/configmaps?watch=true&resourceVersion=0&allowWatchBookmarks=true&timeoutSeconds=3'
   [ "$status" -eq 0 ]
   [ "$(jq -r .type <<<"${lines[0]}")" = ADDED ]
   [ "$(printf '%s\n' "${lines[@]}" | jq -r .type | sort -u | tr '\n' ' ')" = "ADDED BOOKMARK " ]
+  [ "$(printf '%s\n' "${lines[@]}" | grep -c BOOKMARK)" -ge 2 ]
   # without allowWatchBookmarks there are none
   run fake_api GET '/api/v1/configmaps?watch=true&timeoutSeconds=1'
   [ "$status" -eq 0 ]
   [ "${#lines[@]}" -eq 1 ]
+}
+
+@test "WATCH: one bookmark 2 s before the timeout, as the watch cache sends" {
+  fake_start --bookmark-interval 3600
+  put_cm a
+  rv=$(fake_ctl GET /state | jq .resourceVersion)
+  run fake_api GET "/api/v1/configmaps?watch=true&resourceVersion=$rv&allowWatchBookmarks=true&timeoutSeconds=3"
+  [ "$status" -eq 0 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [ "$(jq -r '.type+" "+.object.metadata.resourceVersion' <<<"${lines[0]}")" = "BOOKMARK $rv" ]
 }
 
 @test "WATCH: too old resourceVersion -> ERROR event with a 410 Expired Status" {
