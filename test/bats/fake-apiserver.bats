@@ -414,6 +414,7 @@ wait_lines() {
   fake_ctl POST /faults '[{"path":"/configmaps/a$","method":"GET","code":409},{"path":"/configmaps$","code":410},{"path":"/configmaps","code":429,"retryAfter":7},{"code":500},{"code":503,"count":2}]' >/dev/null
   code() { fake_api GET "$1" -o "$BATS_TEST_TMPDIR/body" -D "$BATS_TEST_TMPDIR/hdr" -w '%{http_code}'; }
   [ "$(code /api/v1/namespaces/default/configmaps/a)" = 409 ]
+  [ "$(jq -r .message "$BATS_TEST_TMPDIR/body")" = 'Operation cannot be fulfilled on configmaps "a": the object has been modified; please apply your changes to the latest version and try again' ]
   [ "$(code /api/v1/configmaps)" = 410 ]
   [ "$(jq -r .reason "$BATS_TEST_TMPDIR/body")" = Expired ]
   [ "$(code /api/v1/configmaps)" = 429 ]
