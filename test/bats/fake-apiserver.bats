@@ -233,6 +233,9 @@ wait_lines() {
   [ "$(jq -r 'select(.type=="DELETED").object.metadata.resourceVersion' "$BATS_TEST_TMPDIR/w")" = "$((rv + 3))" ]
   # the open watch shows in the request log
   [ "$(fake_ctl GET '/requests?watch=1&count=1' | jq .count)" = 1 ]
+  # a client that goes away leaves the list of open watches (no event needed to notice)
+  kill "${WATCH_PIDS[0]}"
+  [ "$(fake_ctl GET '/watchers?max=0&wait=10' | jq .count)" = 0 ]
 }
 
 @test "WATCH: periodic bookmarks and timeoutSeconds end the stream cleanly" {
