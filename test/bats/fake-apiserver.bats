@@ -157,6 +157,11 @@ wait_lines() {
   run fake_api GET "/api/v1/configmaps?limit=10&continue=$(jq -r .metadata.continue <<<"$p1")" -w '\n%{http_code}'
   [ "${lines[-1]}" = 410 ]
   [ "$(jq -r .reason <<<"${lines[0]}")" = Expired ]
+  # its Status carries a token that continues, inconsistently, from the newest state
+  c=$(jq -r .metadata.continue <<<"${lines[0]}")
+  p2=$(fake_api GET "/api/v1/configmaps?limit=10&continue=$c")
+  [ "$(jq -r '.items[0].metadata|.namespace+"/"+.name' <<<"$p2")" = ns0/cm-30 ]
+  [ "$(jq -r .metadata.resourceVersion <<<"$p2")" -gt "$rv" ]
 }
 
 @test "labelSelector: =, ==, !=, in, notin, exists, !exists" {
