@@ -60,6 +60,7 @@ Q          := $(if $(filter 1,$(V)),,@)
 
 .PHONY: all deps run test test-only check fuzz bench install uninstall clean format-check
 .DEFAULT_GOAL := all
+.SECONDARY:
 
 all: $(BINS) $(UNIT_BINS)
 
@@ -86,7 +87,7 @@ $(BUILD)/test/unit/%: $(BUILD)/test/unit/%.o $(LIB)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 run: deps all
-	$(BUILD)/nodeprobe --dry-run
+	$(BUILD)/nodeprobe --dry-run -v
 
 # Everything: unit tests, then bats per binary; one summary line, non-zero on failure.
 test: deps
