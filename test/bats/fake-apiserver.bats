@@ -451,7 +451,7 @@ wait_lines() {
   [ "$(jq -r .message <<<"$output")" = 'deployments.apps "web" is forbidden: User "u1" cannot patch resource "deployments" in API group "apps" in the namespace "ns1"' ]
 }
 
-@test "faults: drop closes without a response; drop-after cuts a watch mid-stream" {
+@test "faults: drop closes without a response; drop-after cuts a watch mid-stream; drop-response" {
   fake_start
   put_cm a
   put_cm b
@@ -470,6 +470,14 @@ wait_lines() {
   fake_api GET /api/v1/configmaps >"$BATS_TEST_TMPDIR/out" 2>/dev/null || rc=$?
   [ "$rc" -eq 18 ]
   [ "$(wc -c <"$BATS_TEST_TMPDIR/out")" -eq 100 ]
+  # drop-response: the PATCH is applied, its answer lost
+  fake_ctl POST /faults '{"action":"drop-response","method":"PATCH"}' >/dev/null
+  rc=0
+  fake_api PATCH /api/v1/namespaces/default/configmaps/a -H 'Content-Type: application/merge-patch+json' \
+    --data-binary '{"data":{"k":"patched"}}' >"$BATS_TEST_TMPDIR/out" 2>/dev/null || rc=$?
+  [ "$rc" -eq 52 ]
+  [ "$(fake_api GET /api/v1/namespaces/default/configmaps/a | jq -r .data.k)" = patched ]
+  [ "$(fake_ctl GET '/requests?method=PATCH' | jq -c '.items[0]|[.status,.unsentStatus]')" = '["dropped",200]' ]
   # a watch cut by /drop-watches
   watch_bg "$BATS_TEST_TMPDIR/w" '/api/v1/configmaps?watch=1'
   fake_wait_watchers 1
