@@ -207,7 +207,8 @@ wait_lines() {
   watch_bg "$BATS_TEST_TMPDIR/w" "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=$rv&allowWatchBookmarks=true"
   fake_wait_watchers 1
   put_cm b
-  put_cm a '{"k":"changed"}'
+  curl -sS -X PATCH -H 'Content-Type: application/merge-patch+json' --data-binary '{"data":{"k":"changed"}}' \
+    "$FAKE_CTL/objects?apiVersion=v1&kind=ConfigMap&namespace=default&name=a" >/dev/null
   fake_ctl DELETE '/objects?apiVersion=v1&kind=ConfigMap&namespace=default&name=b' >/dev/null
   fake_ctl POST /objects '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"elsewhere","namespace":"other"}}' >/dev/null
   fake_ctl POST /bookmark >/dev/null
