@@ -15,7 +15,6 @@ enum {
 	O_CONTEXT,
 	O_SA_DIR,
 	O_MODE,
-	O_NAMESPACE,
 	O_IGNORE_NS,
 	O_LABELSEL,
 	O_FIELDSEL,
@@ -37,7 +36,7 @@ static const struct cli_opt opts[] = {
 	{ "context", 0, "NAME", "kubeconfig context (default: current-context)", O_CONTEXT },
 	{ "serviceaccount-dir", 0, "DIR", "in-cluster token, ca.crt and namespace directory", O_SA_DIR },
 	{ "mode", 0, "MODE", "watch (default, run until SIGTERM) or once (reconcile and exit)", O_MODE },
-	{ "namespace", 'n', "NS", "only this namespace (repeatable; default: all)", O_NAMESPACE },
+	{ "namespace", 'n', "NS", "only this namespace (repeatable; default: all)", 'n' },
 	{ "ignore-namespace", 0, "NS", "skip this namespace (repeatable)", O_IGNORE_NS },
 	{ "resource-label-selector", 0, "SEL", "server-side label selector for ConfigMaps and Secrets", O_LABELSEL },
 	{ "secret-field-selector", 0, "SEL", "server-side field selector for Secrets (default: type!=helm.sh/release.v1; '' for none)", O_FIELDSEL },
@@ -130,18 +129,18 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 		}
 		snprintf(msg, (size_t)msglen, "--mode: '%s' is not watch or once", arg);
 		return -1;
-	case O_NAMESPACE:
+	case 'n':
 	case O_IGNORE_NS:
 		if (!*arg) {
 			snprintf(msg, (size_t)msglen, "--%s: empty namespace",
-				 id == O_NAMESPACE ? "namespace" : "ignore-namespace");
+				 id == 'n' ? "namespace" : "ignore-namespace");
 			return -1;
 		}
-		if ((id == O_NAMESPACE ? a->nns : a->nign) >= 63) {
+		if ((id == 'n' ? a->nns : a->nign) >= 63) {
 			snprintf(msg, (size_t)msglen, "too many namespaces (max 63)");
 			return -1;
 		}
-		if (id == O_NAMESPACE)
+		if (id == 'n')
 			a->ns[a->nns++] = arg;
 		else
 			a->ign[a->nign++] = arg;
