@@ -254,7 +254,8 @@ int reload_hash_object(json_t *obj, enum reload_type type, char hex[RELOAD_HASH_
 		r = collect(json_object_get(obj, "binaryData"), 0, &ents, &n, &cap);
 	if (r < 0)
 		goto out;
-	qsort(ents, n, sizeof(*ents), entry_cmp);
+	if (n)
+		qsort(ents, n, sizeof(*ents), entry_cmp);
 	md = EVP_MD_CTX_new();
 	if (!md || EVP_DigestInit_ex(md, EVP_sha1(), NULL) != 1) {
 		r = -ENOMEM;

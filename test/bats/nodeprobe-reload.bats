@@ -191,7 +191,7 @@ d-search app:STAKATER_C_SEARCH_CONFIGMAP
 d-tmpl app:STAKATER_C_TMPL_CONFIGMAP
 d-typed app:STAKATER_S_TYPED_SECRET"
   diff -u <(echo "$expected") <(echo "$got")
-  [ "$(patches /d- | grep -c "\"value\":\"$h\"")" -eq 7 ]
+  [ "$(fake_ctl GET '/requests?method=PATCH&path=/d-' | jq --arg h "$h" '[.items[].body | fromjson | .spec.template.spec.containers[].env[].value | select(. == $h)] | length')" -eq 8 ]
   kill -0 "$RL_PID"
 }
 
