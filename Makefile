@@ -60,6 +60,7 @@ Q          := $(if $(filter 1,$(V)),,@)
 
 .PHONY: all deps run test test-only check fuzz bench install uninstall clean format-check
 .DEFAULT_GOAL := all
+.SECONDARY:
 
 all: $(BINS) $(UNIT_BINS)
 

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* kernel: loaded and built-in kernel modules as NFD's kernel.loadedmodule / kernel.enabledmodule. */
+#include "kernel/kernel.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "feature/feature.h"
+#include "log/log.h"
+#include "strbuf/strbuf.h"
+
+#define KERNEL_FILE_MAX (16u << 20) /* modules.builtin is ~100 KiB; /proc/modules less */
+#define KERNEL_MODNAME_MAX 55      /* MODULE_NAME_LEN - 1 on 64-bit kernels */
+
+/* Read path whole; 1 read, 0 missing, <0 error with err filled. */
+static int read_whole(const char *path, struct strbuf *sb, struct log_err *err)
+{
+	int r = sb_read_file(sb, path);
+
+	if (r == -ENOENT) {
+		log_info("%s: not found, no module features from it", path);
+		return 0;
+	}
+	if (r < 0)
+		return log_err_set(err, r, "%s: %s", path, strerror(-r));
+	return 1;
+}
+
+static int add_both(struct feat_set *fs, const char *name, int loaded)
+{
+	if (loaded && feat_flag_add(fs, KERNEL_LOADED, name) < 0)
+		return -ENOMEM;
+	return feat_flag_add(fs, KERNEL_ENABLED, name) < 0 ? -ENOMEM : 0;
+}
+
+/* /proc/modules: "name size refs deps state addr" per line. */
+static int parse_loaded(char *buf, struct feat_set *fs)
+{
+	char *line, *save = NULL;
+
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t n = strcspn(line, " \t");
+
+		if (n == 0)
+			continue;
+		line[n] = '\0';
+		if (add_both(fs, line, 1) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* modules.builtin: "kernel/drivers/vfio/pci/vfio-pci.ko" per line. */
+static int parse_builtin(char *buf, struct feat_set *fs)
+{
+	char *line, *save = NULL;
+
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *end, *base;
+		size_t n;
+
+		while (isspace((unsigned char)*line))
+			line++;
+		n = strlen(line);
+		while (n && isspace((unsigned char)line[n - 1]))
+			line[--n] = '\0';
+		if (n < 3 || strcmp(line + n - 3, ".ko") != 0)
+			continue;
+		end = line + n - 3;
+		*end = '\0';
+		base = strrchr(line, '/');
+		base = base ? base + 1 : line;
+		if (*base && add_both(fs, base, 0) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int kernel_scan_modules(const char *proc, const char *modules_dir, struct feat_set *fs,
+			struct log_err *err)
+{
+	struct strbuf sb = STRBUF_INIT(KERNEL_FILE_MAX);
+	char path[4096];
+	int r = 0;
+
+	if (proc) {
+		snprintf(path, sizeof(path), "%s/modules", proc);
+		r = read_whole(path, &sb, err);
+		if (r > 0)
+			r = parse_loaded(sb.buf, fs);
+		if (r < 0)
+			goto out;
+		sb_reset(&sb);
+	}
+	if (modules_dir) {
+		snprintf(path, sizeof(path), "%s/modules.builtin", modules_dir);
+		r = read_whole(path, &sb, err);
+		if (r > 0)
+			r = parse_builtin(sb.buf, fs);
+		if (r < 0)
+			goto out;
+	}
+	r = 0;
+out:
+	if (r == -ENOMEM)
+		log_err_set(err, r, "out of memory");
+	sb_free(&sb);
+	return r;
+}
+
+int kernel_add_bound_driver(struct feat_set *fs, const char *driver)
+{
+	char name[KERNEL_MODNAME_MAX + 1];
+	size_t i, n = strlen(driver);
+
+	if (n == 0 || n > KERNEL_MODNAME_MAX)
+		return 0;
+	for (i = 0; i < n; i++) {
+		char c = driver[i] == '-' ? '_' : driver[i];
+
+		if (!isalnum((unsigned char)c) && c != '_')
+			return 0;
+		name[i] = c;
+	}
+	name[n] = '\0';
+	return add_both(fs, name, 1) < 0 ? -ENOMEM : 1;
+}

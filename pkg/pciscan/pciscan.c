@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* pciscan: the PCI devices of a sysfs tree, read with libpci's sysfs method, as NFD's pci.device. */
+#include "pciscan/pciscan.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pci/pci.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "feature/feature.h"
+#include "log/log.h"
+
+/*
+ * libpci's error callback must not return (the library continues as if it
+ * had exited) and carries no context: jump back to pciscan_scan() from it.
+ */
+static jmp_buf lib_jmp;
+static char lib_msg[400];
+
+__attribute__((noreturn)) static void lib_error(char *msg, ...)
+{
+	va_list ap;
+
+	va_start(ap, msg);
+	vsnprintf(lib_msg, sizeof(lib_msg), msg, ap);
+	va_end(ap);
+	longjmp(lib_jmp, 1);
+}
+
+static void lib_warning(char *msg, ...)
+{
+	char buf[400];
+	va_list ap;
+
+	va_start(ap, msg);
+	vsnprintf(buf, sizeof(buf), msg, ap);
+	va_end(ap);
+	log_warn("libpci: %s", buf);
+}
+
+static void lib_debug(char *msg, ...)
+{
+	(void)msg;
+}
+
+/* Read a small sysfs attribute into buf (NUL-terminated). 0, -ENOENT or -errno. */
+static int read_attr(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	close(fd);
+	if ((size_t)n == size - 1)
+		return -EFBIG;
+	buf[n] = '\0';
+	return 0;
+}
+
+/*
+ * Parse what the kernel prints for a hex attribute ("0x%0Nx\n"): surrounding
+ * white space, "0x", then exactly ndigits hex digits. Writes the first keep
+ * digits, lowercased, to out. Returns 0 or -EINVAL.
+ */
+static int parse_hex(const char *s, size_t ndigits, size_t keep, char *out)
+{
+	const char *digits, *p;
+	size_t i;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	digits = s;
+	for (i = 0; i < ndigits; i++)
+		if (!isxdigit((unsigned char)digits[i]))
+			return -EINVAL;
+	for (p = digits + ndigits; *p; p++)
+		if (!isspace((unsigned char)*p))
+			return -EINVAL;
+	for (i = 0; i < keep; i++)
+		out[i] = (char)tolower((unsigned char)digits[i]);
+	out[keep] = '\0';
+	return 0;
+}
+
+/* Decimal with surrounding white space, as sriov_totalvfs prints. */
+static int parse_dec(const char *s, char *out, size_t size)
+{
+	size_t n = 0;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	while (isdigit((unsigned char)s[n]))
+		n++;
+	if (n == 0 || n >= size)
+		return -EINVAL;
+	memcpy(out, s, n);
+	out[n] = '\0';
+	for (s += n; *s; s++)
+		if (!isspace((unsigned char)*s))
+			return -EINVAL;
+	return 0;
+}
+
+struct attr_spec {
+	const char *name; /* sysfs file */
+	size_t ndigits;   /* hex digits the kernel prints */
+	size_t keep;      /* digits kept (class: class+subclass) */
+	size_t off;       /* field in struct pciscan_dev */
+};
+
+static const struct attr_spec required[] = {
+	{ "vendor", 4, 4, offsetof(struct pciscan_dev, vendor) },
+	{ "device", 4, 4, offsetof(struct pciscan_dev, device) },
+	{ "class", 6, 4, offsetof(struct pciscan_dev, class_code) },
+	{ "subsystem_vendor", 4, 4, offsetof(struct pciscan_dev, subsystem_vendor) },
+	{ "subsystem_device", 4, 4, offsetof(struct pciscan_dev, subsystem_device) },
+};
+
+/*
+ * The bound driver: the basename of the "driver" symlink. Copies of sysfs made
+ * by tools that store a symlink as a small file holding its target (as the
+ * shared test fixtures do) are read the same way.
+ */
+static int read_driver(const char *path, char *out, size_t size, struct log_err *err)
+{
+	char target[256];
+	ssize_t n = readlink(path, target, sizeof(target) - 1);
+	const char *base;
+
+	out[0] = '\0';
+	if (n < 0 && errno == ENOENT)
+		return 0;
+	if (n < 0 && errno == EINVAL) {
+		int r = read_attr(path, target, sizeof(target));
+
+		if (r < 0)
+			return log_err_set(err, r, "%s: %s", path, strerror(-r));
+		n = (ssize_t)strlen(target);
+		if (!strstr(target, "drivers/"))
+			return log_err_set(err, -EINVAL, "%s: not a link to a driver", path);
+	} else if (n < 0) {
+		return log_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	}
+	target[n] = '\0';
+	while (n > 0 && (target[n - 1] == '/' || isspace((unsigned char)target[n - 1])))
+		target[--n] = '\0';
+	base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	if (!*base || strlen(base) >= size)
+		return log_err_set(err, -EINVAL, "%s: bad driver link '%s'", path, target);
+	memcpy(out, base, strlen(base) + 1);
+	return 0;
+}
+
+/* Fill d from dir (the device's sysfs directory). 1 ok, 0 skip, <0 error. */
+static int read_device(const char *dir, struct pciscan_dev *d, struct log_err *err)
+{
+	char path[4096 + 32], buf[64];
+	size_t i;
+	int r;
+
+	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
+		const struct attr_spec *a = &required[i];
+
+		snprintf(path, sizeof(path), "%s/%s", dir, a->name);
+		r = read_attr(path, buf, sizeof(buf));
+		if (r == -ENOENT) {
+			log_warn("%s: missing, device %s skipped", path, d->addr);
+			return 0;
+		}
+		if (r < 0)
+			return log_err_set(err, r, "%s: %s", path, strerror(-r));
+		if (parse_hex(buf, a->ndigits, a->keep, (char *)d + a->off) < 0)
+			return log_err_set(err, -EINVAL, "%s: not a %zu-digit hex value", path,
+					   a->ndigits);
+	}
+	snprintf(path, sizeof(path), "%s/sriov_totalvfs", dir);
+	r = read_attr(path, buf, sizeof(buf));
+	if (r == 0 && parse_dec(buf, d->sriov_totalvfs, sizeof(d->sriov_totalvfs)) < 0)
+		return log_err_set(err, -EINVAL, "%s: not a decimal number", path);
+	if (r < 0 && r != -ENOENT)
+		return log_err_set(err, r, "%s: %s", path, strerror(-r));
+	snprintf(path, sizeof(path), "%s/driver", dir);
+	return read_driver(path, d->driver, sizeof(d->driver), err) < 0 ? -EINVAL : 1;
+}
+
+static int dev_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct pciscan_dev *)a)->addr, ((const struct pciscan_dev *)b)->addr);
+}
+
+/* libpci's part: init and list the devices. 0, or -EIO with lib_msg set. */
+static int lib_scan(struct pci_access *acc, char *path)
+{
+	static char param[] = "sysfs.path";
+
+	if (setjmp(lib_jmp))
+		return -EIO;
+	pci_set_param(acc, param, path);
+	pci_init(acc);
+	pci_scan_bus(acc);
+	return 0;
+}
+
+int pciscan_scan(const char *bus_pci, struct pciscan_list *out, struct log_err *err)
+{
+	struct pciscan_list l = { 0 };
+	struct pci_access *acc = NULL;
+	struct pci_dev *p;
+	char devdir[4096];
+	char *path = NULL;
+	size_t cap = 0;
+	int r = 0;
+
+	out->dev = NULL;
+	out->n = 0;
+	snprintf(devdir, sizeof(devdir), "%s/devices", bus_pci);
+	if (access(devdir, F_OK) < 0 && errno == ENOENT) {
+		log_info("%s: no PCI bus", devdir);
+		return 0;
+	}
+	path = strdup(bus_pci);
+	acc = pci_alloc();
+	if (!path || !acc) {
+		r = log_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	acc->error = lib_error;
+	acc->warning = lib_warning;
+	acc->debug = lib_debug;
+	acc->method = PCI_ACCESS_SYS_BUS_PCI;
+	if (lib_scan(acc, path) < 0) {
+		r = log_err_set(err, -EIO, "%s: libpci: %s", bus_pci, lib_msg);
+		goto out;
+	}
+	for (p = acc->devices; p; p = p->next) {
+		struct pciscan_dev *d;
+
+		if (l.n == cap) {
+			size_t ncap = cap ? cap * 2 : 32;
+			struct pciscan_dev *nd = realloc(l.dev, ncap * sizeof(*nd));
+
+			if (!nd) {
+				r = log_err_set(err, -ENOMEM, "out of memory");
+				goto out;
+			}
+			l.dev = nd;
+			cap = ncap;
+		}
+		d = &l.dev[l.n];
+		memset(d, 0, sizeof(*d));
+		snprintf(d->addr, sizeof(d->addr), "%04x:%02x:%02x.%d", (unsigned)p->domain, p->bus,
+			 p->dev, p->func);
+		snprintf(devdir, sizeof(devdir), "%s/devices/%s", bus_pci, d->addr);
+		r = read_device(devdir, d, err);
+		if (r < 0)
+			goto out;
+		if (r > 0)
+			l.n++;
+		r = 0;
+	}
+	if (l.n)
+		qsort(l.dev, l.n, sizeof(*l.dev), dev_cmp);
+	*out = l;
+	l.dev = NULL;
+	r = (int)out->n;
+out:
+	if (acc)
+		pci_cleanup(acc);
+	free(path);
+	free(l.dev);
+	return r;
+}
+
+void pciscan_list_free(struct pciscan_list *l)
+{
+	free(l->dev);
+	l->dev = NULL;
+	l->n = 0;
+}
+
+int pciscan_add_features(const struct pciscan_list *l, struct feat_set *fs)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		const struct pciscan_dev *d = &l->dev[i];
+		struct feat *f = feat_instance_add(fs, "pci.device");
+
+		if (!f)
+			return -ENOMEM;
+		if (feat_instance_set(f, "vendor", d->vendor) < 0 ||
+		    feat_instance_set(f, "device", d->device) < 0 ||
+		    feat_instance_set(f, "class", d->class_code) < 0 ||
+		    feat_instance_set(f, "subsystem_vendor", d->subsystem_vendor) < 0 ||
+		    feat_instance_set(f, "subsystem_device", d->subsystem_device) < 0)
+			return -ENOMEM;
+		if (d->driver[0] && feat_instance_set(f, "driver", d->driver) < 0)
+			return -ENOMEM;
+		if (d->sriov_totalvfs[0] && feat_instance_set(f, "sriov_totalvfs", d->sriov_totalvfs) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* probe: the nodeprobe job: run each feature source, evaluate rules, publish the features.d file. */
+#include "probe/probe.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "feature/feature.h"
+#include "fsutil/fsutil.h"
+#include "label/label.h"
+#include "log/log.h"
+#include "rules/rules.h"
+#include "strbuf/strbuf.h"
+
+#define PROBE_FEATURES_DIR "/etc/kubernetes/node-feature-discovery/features.d"
+#define PROBE_OUTPUT_NAME "nodeprobe"
+#define PROBE_MAX_FILE 65536 /* NFD skips feature files larger than this */
+
+extern const struct probe_source probe_source_dt;
+extern const struct probe_source probe_source_pci;
+extern const struct probe_source probe_source_kernel;
+
+/* The sources, in the order they run. A new source is one file and one line here. */
+static const struct probe_source *const probe_sources[] = {
+	&probe_source_dt,
+	&probe_source_pci,
+	&probe_source_kernel,
+};
+
+void probe_opts_defaults(struct probe_opts *opts)
+{
+	static char moddir[300];
+	struct utsname u;
+
+	if (!opts->sysfs)
+		opts->sysfs = "/sys";
+	if (!opts->proc)
+		opts->proc = "/proc";
+	if (!opts->features_dir)
+		opts->features_dir = PROBE_FEATURES_DIR;
+	if (!opts->output_name)
+		opts->output_name = PROBE_OUTPUT_NAME;
+	if (!opts->modules_dir && uname(&u) == 0) {
+		snprintf(moddir, sizeof(moddir), "/lib/modules/%s", u.release);
+		opts->modules_dir = moddir;
+	}
+}
+
+static int load_rules(const struct probe_opts *opts, struct rules *rs, struct log_err *err)
+{
+	size_t i;
+	int r;
+
+	if (!opts->no_builtin_rules) {
+		r = rules_load_builtin(rs, err);
+		if (r < 0)
+			return r;
+	}
+	for (i = 0; i < opts->n_rules; i++) {
+		r = rules_load_path(rs, opts->rules[i], err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int probe_collect(const struct probe_opts *in, struct label_set *labels, struct log_err *err)
+{
+	struct probe_opts opts = *in;
+	struct probe_ctx ctx = { .opts = &opts, .labels = labels };
+	struct rules *rs = NULL;
+	size_t i;
+	int r;
+
+	probe_opts_defaults(&opts);
+	ctx.features = feat_set_new();
+	rs = rules_new();
+	if (!ctx.features || !rs) {
+		r = log_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	/* Parse rules first: a malformed rules file fails fast, before any scan. */
+	r = load_rules(&opts, rs, err);
+	if (r < 0)
+		goto out;
+	for (i = 0; i < sizeof(probe_sources) / sizeof(probe_sources[0]); i++) {
+		log_debug("source %s", probe_sources[i]->name);
+		r = probe_sources[i]->scan(&ctx, err);
+		if (r < 0)
+			goto out;
+	}
+	r = rules_eval(rs, ctx.features, labels, err);
+	if (r > 0)
+		r = 0;
+out:
+	rules_free(rs);
+	feat_set_free(ctx.features);
+	return r == -ENOMEM ? r : (r < 0 ? -PROBE_EXIT_INPUT : 0);
+}
+
+int probe_run(const struct probe_opts *in, struct log_err *err)
+{
+	struct probe_opts opts = *in;
+	struct strbuf out = STRBUF_INIT(PROBE_MAX_FILE);
+	struct label_set *labels = label_set_new();
+	int r;
+
+	probe_opts_defaults(&opts);
+	if (!labels)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	r = probe_collect(&opts, labels, err);
+	if (r < 0)
+		goto out;
+	r = label_set_format(labels, &out);
+	if (r == -E2BIG) {
+		r = log_err_set(err, -PROBE_EXIT_INPUT,
+				"%zu labels exceed NFD's feature file limit of %d bytes",
+				label_set_count(labels), PROBE_MAX_FILE);
+		goto out;
+	}
+	if (r < 0) {
+		r = log_err_set(err, -PROBE_EXIT_OUTPUT, "out of memory");
+		goto out;
+	}
+	if (opts.dry_run) {
+		fwrite(out.buf, 1, out.len, stdout);
+		r = fflush(stdout) == 0 ? 0 : log_err_set(err, -PROBE_EXIT_OUTPUT, "stdout: %s",
+							 strerror(errno));
+		goto out;
+	}
+	r = fs_mkdir_p(opts.features_dir, 0755);
+	if (r < 0) {
+		r = log_err_set(err, -PROBE_EXIT_OUTPUT, "%s: %s", opts.features_dir, strerror(-r));
+		goto out;
+	}
+	r = fs_publish(opts.features_dir, opts.output_name, out.buf, out.len, 0644, err);
+	if (r < 0) {
+		r = -PROBE_EXIT_OUTPUT;
+		if (err)
+			err->code = r;
+		goto out;
+	}
+	log_info("%s/%s: %zu labels, %s", opts.features_dir, opts.output_name,
+		 label_set_count(labels), r ? "written" : "unchanged");
+	r = 0;
+out:
+	sb_free(&out);
+	label_set_free(labels);
+	return r;
+}

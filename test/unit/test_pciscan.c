@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_pciscan: every PCI fixture machine scanned and compared with the independent oracle.tsv. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "feature/feature.h"
+#include "log/log.h"
+#include "pciscan/pciscan.h"
+#include "harness.h"
+
+/* One oracle row: machine, address, vendor, device, class (6), ssv, ssd, driver, vfs. */
+struct row {
+	char f[10][64];
+};
+
+static struct row *oracle_load(size_t *n)
+{
+	FILE *fp = fopen(harness_shared("fixtures/pci/oracle.tsv"), "r");
+	char line[1024];
+	struct row *rows = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	if (!fp)
+		return NULL;
+	if (!fgets(line, sizeof(line), fp)) /* header */
+		goto out;
+	while (fgets(line, sizeof(line), fp)) {
+		char *p = line, *tab;
+		int i;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 256;
+			rows = realloc(rows, cap * sizeof(*rows));
+		}
+		memset(&rows[*n], 0, sizeof(rows[*n]));
+		for (i = 0; i < 10 && p; i++) {
+			tab = strchr(p, '\t');
+			if (tab)
+				*tab = '\0';
+			snprintf(rows[*n].f[i], sizeof(rows[*n].f[i]), "%.63s", p);
+			p = tab ? tab + 1 : NULL;
+		}
+		(*n)++;
+	}
+out:
+	fclose(fp);
+	return rows;
+}
+
+static int mkdir_p(const char *path)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", path);
+	return system(cmd);
+}
+
+static int scan_machine(const char *machine, struct pciscan_list *l, struct log_err *err)
+{
+	char path[8192];
+
+	snprintf(path, sizeof(path), "%s%s/bus/pci", harness_shared("fixtures/pci/"), machine);
+	return pciscan_scan(path, l, err);
+}
+
+/* Every machine directory is scanned, and every device agrees with the oracle. */
+TEST(pciscan_all_fixtures_match_oracle)
+{
+	size_t nrows = 0, i, machines = 0, checked = 0;
+	struct row *rows = oracle_load(&nrows);
+	DIR *dir = opendir(harness_shared("fixtures/pci"));
+	struct dirent *e;
+
+	REQUIRE(rows && nrows > 400);
+	REQUIRE(dir);
+	while ((e = readdir(dir))) {
+		struct pciscan_list l;
+		struct log_err err = { 0 };
+		size_t expect = 0;
+		int r;
+
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, "sources") || strchr(e->d_name, '.'))
+			continue;
+		machines++;
+		r = scan_machine(e->d_name, &l, &err);
+		if (r < 0) {
+			HFAIL_("%s: %s", e->d_name, err.msg);
+			continue;
+		}
+		for (i = 0; i < nrows; i++) {
+			const struct row *o = &rows[i];
+			const struct pciscan_dev *d = NULL;
+			char cls[5];
+			size_t k;
+
+			if (strcmp(o->f[0], e->d_name))
+				continue;
+			expect++;
+			for (k = 0; k < l.n; k++)
+				if (!strcmp(l.dev[k].addr, o->f[1]))
+					d = &l.dev[k];
+			if (!d) {
+				HFAIL_("%s %s: not scanned", o->f[0], o->f[1]);
+				continue;
+			}
+			snprintf(cls, sizeof(cls), "%.4s", o->f[4]);
+			CHECK_STR(d->vendor, o->f[2]);
+			CHECK_STR(d->device, o->f[3]);
+			CHECK_STR(d->class_code, cls);
+			/* The probes print no Subsystem line where the kernel shows 0x0000. */
+			CHECK_STR(d->subsystem_vendor, o->f[5][0] ? o->f[5] : "0000");
+			CHECK_STR(d->subsystem_device, o->f[6][0] ? o->f[6] : "0000");
+			CHECK_STR(d->driver, o->f[7]);
+			CHECK_STR(d->sriov_totalvfs, o->f[8]);
+			checked++;
+		}
+		CHECK_INT(l.n, expect);
+		pciscan_list_free(&l);
+	}
+	closedir(dir);
+	free(rows);
+	CHECK(machines >= 40);
+	CHECK_INT(checked, nrows);
+}
+
+TEST(pciscan_features_of_nuc)
+{
+	struct pciscan_list l;
+	struct log_err err = { 0 };
+	struct feat_set *fs = feat_set_new();
+	const struct feat *f, *gpu = NULL;
+	size_t i;
+
+	REQUIRE(scan_machine("linuxhw-intel-nuc12-alderlake", &l, &err) == 25);
+	REQUIRE(pciscan_add_features(&l, fs) == 0);
+	f = feat_get(fs, "pci.device");
+	REQUIRE(f && feat_kind(f) == FEAT_INSTANCES);
+	CHECK_INT(feat_ninstances(f), 25);
+	for (i = 0; i < feat_ninstances(f); i++) {
+		const struct feat *in = feat_instance_at(f, i);
+
+		if (!strcmp(feat_lookup(in, "device"), "46a6"))
+			gpu = in;
+	}
+	REQUIRE(gpu);
+	CHECK_STR(feat_lookup(gpu, "vendor"), "8086");
+	CHECK_STR(feat_lookup(gpu, "class"), "0300");
+	CHECK_STR(feat_lookup(gpu, "driver"), "i915");
+	CHECK(feat_lookup(gpu, "sriov_totalvfs") == NULL);
+	feat_set_free(fs);
+	pciscan_list_free(&l);
+}
+
+/* A tiny sysfs tree written by the test. */
+static const char *mkdev(const char *root, const char *addr)
+{
+	static char dir[512];
+
+	snprintf(dir, sizeof(dir), "%s/bus/pci/devices/%s", root, addr);
+	if (mkdir_p(dir) != 0)
+		abort();
+	return dir;
+}
+
+static void put(const char *dir, const char *name, const char *content)
+{
+	char path[1024];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fp = fopen(path, "w");
+	if (!fp)
+		abort();
+	fputs(content, fp);
+	fclose(fp);
+}
+
+static void good_dev(const char *dir)
+{
+	put(dir, "vendor", "0x8086\n");
+	put(dir, "device", "0x46A6\n");
+	put(dir, "class", "0x030000\n");
+	put(dir, "subsystem_vendor", "0x8086\n");
+	put(dir, "subsystem_device", "0x3024\n");
+}
+
+static int scan_root(const char *root, struct pciscan_list *l, struct log_err *err)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/bus/pci", root);
+	return pciscan_scan(path, l, err);
+}
+
+TEST(pciscan_real_symlink_and_uppercase)
+{
+	char root[64], link[600];
+	struct pciscan_list l;
+	struct log_err err = { 0 };
+	const char *dir;
+
+	snprintf(root, sizeof(root), "%s", harness_tmpdir());
+	dir = mkdev(root, "0000:00:02.0");
+	good_dev(dir);
+	put(dir, "sriov_totalvfs", "7\n");
+	snprintf(link, sizeof(link), "%s/driver", dir);
+	REQUIRE(symlink("../../../../bus/pci/drivers/xe", link) == 0);
+	REQUIRE_INT(scan_root(root, &l, &err), 1);
+	CHECK_STR(l.dev[0].addr, "0000:00:02.0");
+	CHECK_STR(l.dev[0].device, "46a6");
+	CHECK_STR(l.dev[0].driver, "xe");
+	CHECK_STR(l.dev[0].sriov_totalvfs, "7");
+	pciscan_list_free(&l);
+}
+
+TEST(pciscan_no_bus_is_empty)
+{
+	struct pciscan_list l;
+	struct log_err err = { 0 };
+
+	CHECK_INT(scan_root(harness_tmpdir(), &l, &err), 0);
+	CHECK_INT(l.n, 0);
+}
+
+TEST(pciscan_missing_attribute_skips_device)
+{
+	char root[64];
+	struct pciscan_list l;
+	struct log_err err = { 0 };
+	const char *dir;
+
+	snprintf(root, sizeof(root), "%s", harness_tmpdir());
+	good_dev(mkdev(root, "0000:00:01.0"));
+	dir = mkdev(root, "0000:00:02.0");
+	put(dir, "vendor", "0x8086\n");
+	REQUIRE_INT(scan_root(root, &l, &err), 1);
+	CHECK_STR(l.dev[0].addr, "0000:00:01.0");
+	pciscan_list_free(&l);
+}
+
+/* Present but bad input: an error naming the path, never a crash or exit. */
+static void expect_error(const char *root, const char *needle)
+{
+	struct pciscan_list l;
+	struct log_err err = { 0 };
+	int r = scan_root(root, &l, &err);
+
+	CHECK(r < 0);
+	CHECK_INT(l.n, 0);
+	if (!strstr(err.msg, needle))
+		HFAIL_("error '%s' does not name '%s'", err.msg, needle);
+}
+
+TEST(pciscan_garbage_vendor)
+{
+	char root[64];
+	const char *dir;
+
+	snprintf(root, sizeof(root), "%s", harness_tmpdir());
+	dir = mkdev(root, "0000:00:02.0");
+	good_dev(dir);
+	put(dir, "vendor", "0xzz86\n");
+	expect_error(root, "0000:00:02.0/vendor: not a 4-digit hex value");
+}
+
+TEST(pciscan_garbage_class_and_vfs)
+{
+	char root[64];
+	const char *dir;
+
+	snprintf(root, sizeof(root), "%s", harness_tmpdir());
+	dir = mkdev(root, "0000:00:02.0");
+	good_dev(dir);
+	put(dir, "class", "0x0300\n");
+	expect_error(root, "/class: not a 6-digit hex value");
+	put(dir, "class", "0x030000\n");
+	put(dir, "sriov_totalvfs", "-1\n");
+	expect_error(root, "/sriov_totalvfs: not a decimal number");
+}
+
+TEST(pciscan_unreadable_attribute)
+{
+	char root[64], path[600];
+	const char *dir;
+
+	snprintf(root, sizeof(root), "%s", harness_tmpdir());
+	dir = mkdev(root, "0000:00:02.0");
+	good_dev(dir);
+	snprintf(path, sizeof(path), "%s/device", dir);
+	REQUIRE(unlink(path) == 0 && mkdir(path, 0755) == 0);
+	expect_error(root, "0000:00:02.0/device: Is a directory");
+}
+
+/* libpci's own error (its default handler would exit the process). */
+TEST(pciscan_unreadable_devices_dir)
+{
+	char root[64], path[600];
+
+	snprintf(root, sizeof(root), "%s", harness_tmpdir());
+	snprintf(path, sizeof(path), "%s/bus/pci", root);
+	REQUIRE(mkdir_p(path) == 0);
+	put(path, "devices", "not a directory\n");
+	expect_error(root, "libpci: Cannot open");
+	/* and the library is usable again afterwards */
+	good_dev(mkdev(harness_tmpdir(), "0000:00:02.0"));
+}
