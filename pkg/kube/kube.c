@@ -632,7 +632,11 @@ int kube_poll(struct kube_client *cl, int timeout_ms)
 	int running = 0, left;
 	CURLMsg *m;
 
-	curl_multi_perform(cl->multi, &running);
+	/*
+	 * Wait first, then read: data read here must reach the caller before it
+	 * waits again (curl_multi_poll also wakes for curl's own timers, such as a
+	 * newly added handle's start).
+	 */
 	if (curl_multi_poll(cl->multi, NULL, 0, timeout_ms, NULL) != CURLM_OK)
 		return -EIO;
 	curl_multi_perform(cl->multi, &running);
