@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* kernel: loaded and built-in kernel modules as NFD's kernel.loadedmodule / kernel.enabledmodule. */
+/* kernel: loaded and built-in kernel modules as NFD's kernel.loadedmodule / kernel.enabledmodule.
+ */
 #include "kernel/kernel.h"
 
 #include <ctype.h>
@@ -11,8 +12,8 @@
 #include "log/log.h"
 #include "strbuf/strbuf.h"
 
-#define KERNEL_FILE_MAX (16u << 20) /* modules.builtin is ~100 KiB; /proc/modules less */
-#define KERNEL_MODNAME_MAX 55      /* MODULE_NAME_LEN - 1 on 64-bit kernels */
+#define KERNEL_FILE_MAX	   (16u << 20) /* modules.builtin is ~100 KiB; /proc/modules less */
+#define KERNEL_MODNAME_MAX 55	       /* MODULE_NAME_LEN - 1 on 64-bit kernels */
 
 /* Read path whole; 1 read, 0 missing, <0 error with err filled. */
 static int read_whole(const char *path, struct strbuf *sb, struct log_err *err)

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* kernel: loaded and built-in kernel modules as NFD's kernel.loadedmodule / kernel.enabledmodule. */
+/* kernel: loaded and built-in kernel modules as NFD's kernel.loadedmodule / kernel.enabledmodule.
+ */
 #ifndef NP_KERNEL_H
 #define NP_KERNEL_H
 
 struct feat_set;
 struct log_err;
 
-#define KERNEL_LOADED "kernel.loadedmodule"   /* flags: modules in /proc/modules */
+#define KERNEL_LOADED  "kernel.loadedmodule"  /* flags: modules in /proc/modules */
 #define KERNEL_ENABLED "kernel.enabledmodule" /* flags: loaded + modules.builtin */
 
 /*

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* pciscan: the PCI devices of a sysfs tree, read with libpci's sysfs method, as NFD's pci.device. */
+/* pciscan: the PCI devices of a sysfs tree, read with libpci's sysfs method, as NFD's pci.device.
+ */
 #include "pciscan/pciscan.h"
 
 #include <ctype.h>
@@ -121,17 +122,17 @@ static int parse_dec(const char *s, char *out, size_t size)
 
 struct attr_spec {
 	const char *name; /* sysfs file */
-	size_t ndigits;   /* hex digits the kernel prints */
-	size_t keep;      /* digits kept (class: class+subclass) */
-	size_t off;       /* field in struct pciscan_dev */
+	size_t ndigits;	  /* hex digits the kernel prints */
+	size_t keep;	  /* digits kept (class: class+subclass) */
+	size_t off;	  /* field in struct pciscan_dev */
 };
 
 static const struct attr_spec required[] = {
-	{ "vendor", 4, 4, offsetof(struct pciscan_dev, vendor) },
-	{ "device", 4, 4, offsetof(struct pciscan_dev, device) },
-	{ "class", 6, 4, offsetof(struct pciscan_dev, class_code) },
-	{ "subsystem_vendor", 4, 4, offsetof(struct pciscan_dev, subsystem_vendor) },
-	{ "subsystem_device", 4, 4, offsetof(struct pciscan_dev, subsystem_device) },
+    {"vendor", 4, 4, offsetof(struct pciscan_dev, vendor)},
+    {"device", 4, 4, offsetof(struct pciscan_dev, device)},
+    {"class", 6, 4, offsetof(struct pciscan_dev, class_code)},
+    {"subsystem_vendor", 4, 4, offsetof(struct pciscan_dev, subsystem_vendor)},
+    {"subsystem_device", 4, 4, offsetof(struct pciscan_dev, subsystem_device)},
 };
 
 /*
@@ -222,7 +223,7 @@ static int lib_scan(struct pci_access *acc, char *path)
 
 int pciscan_scan(const char *bus_pci, struct pciscan_list *out, struct log_err *err)
 {
-	struct pciscan_list l = { 0 };
+	struct pciscan_list l = {0};
 	struct pci_access *acc = NULL;
 	struct pci_dev *p;
 	char devdir[4096];
@@ -315,7 +316,8 @@ int pciscan_add_features(const struct pciscan_list *l, struct feat_set *fs)
 			return -ENOMEM;
 		if (d->driver[0] && feat_instance_set(f, "driver", d->driver) < 0)
 			return -ENOMEM;
-		if (d->sriov_totalvfs[0] && feat_instance_set(f, "sriov_totalvfs", d->sriov_totalvfs) < 0)
+		if (d->sriov_totalvfs[0] &&
+		    feat_instance_set(f, "sriov_totalvfs", d->sriov_totalvfs) < 0)
 			return -ENOMEM;
 	}
 	return 0;

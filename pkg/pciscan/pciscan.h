@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* pciscan: the PCI devices of a sysfs tree, read with libpci's sysfs method, as NFD's pci.device. */
+/* pciscan: the PCI devices of a sysfs tree, read with libpci's sysfs method, as NFD's pci.device.
+ */
 #ifndef NP_PCISCAN_H
 #define NP_PCISCAN_H
 
@@ -19,20 +20,20 @@ struct log_err;
  * without "0x", class cut to class+subclass (4 digits).
  */
 struct pciscan_dev {
-	char addr[16];             /* "0000:00:02.0" (domain:bus:dev.fn) */
-	char vendor[5];            /* "8086" */
-	char device[5];            /* "46a6" */
-	char class_code[5];        /* "0300" */
-	char subsystem_vendor[5];  /* "8086" */
-	char subsystem_device[5];  /* "3024" */
-	char driver[64];           /* bound driver ("i915"), "" when unbound */
-	char sriov_totalvfs[11];   /* decimal, "" when the device has no SR-IOV */
+	char addr[16];		  /* "0000:00:02.0" (domain:bus:dev.fn) */
+	char vendor[5];		  /* "8086" */
+	char device[5];		  /* "46a6" */
+	char class_code[5];	  /* "0300" */
+	char subsystem_vendor[5]; /* "8086" */
+	char subsystem_device[5]; /* "3024" */
+	char driver[64];	  /* bound driver ("i915"), "" when unbound */
+	char sriov_totalvfs[11];  /* decimal, "" when the device has no SR-IOV */
 };
 
 /* The devices of one scan, sorted by address. Free with pciscan_list_free(). */
 struct pciscan_list {
 	struct pciscan_dev *dev; /* owned array */
-	size_t n;                /* number of devices */
+	size_t n;		 /* number of devices */
 };
 
 /*

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* probe source "kernel": loaded and built-in modules as kernel.loadedmodule / kernel.enabledmodule. */
+/* probe source "kernel": loaded and built-in modules as kernel.loadedmodule / kernel.enabledmodule.
+ */
 #include "kernel/kernel.h"
 #include "log/log.h"
 #include "probe/probe.h"
@@ -10,7 +11,7 @@ static int kernel_scan_source(struct probe_ctx *ctx, struct log_err *err)
 }
 
 const struct probe_source probe_source_kernel = {
-	.name = "kernel",
-	.help = "<proc>/modules and <modules_dir>/modules.builtin as kernel module features",
-	.scan = kernel_scan_source,
+    .name = "kernel",
+    .help = "<proc>/modules and <modules_dir>/modules.builtin as kernel module features",
+    .scan = kernel_scan_source,
 };

@@ -36,7 +36,7 @@ static int pci_scan_source(struct probe_ctx *ctx, struct log_err *err)
 }
 
 const struct probe_source probe_source_pci = {
-	.name = "pci",
-	.help = "PCI devices of <sysfs>/bus/pci (libpci sysfs method) as pci.device",
-	.scan = pci_scan_source,
+    .name = "pci",
+    .help = "PCI devices of <sysfs>/bus/pci (libpci sysfs method) as pci.device",
+    .scan = pci_scan_source,
 };

@@ -19,10 +19,12 @@
 #include "log/log.h"
 #include "strbuf/strbuf.h"
 
-#define RULES_FILE_MAX (1u << 20)   /* bytes per rules file */
-#define RULES_NODE_BUDGET 10000000  /* YAML nodes and key comparisons per document (alias bombs) */
-#define RULES_TEMPLATE_OUT (1u << 20) /* bytes a template may expand to */
-#define NFD_PREFIX "feature.node.kubernetes.io/"
+#define RULES_FILE_MAX	     (1u << 20) /* bytes per rules file */
+#define RULES_NODE_BUDGET    10000000 /* YAML nodes and key comparisons per document (alias bombs) */
+#define RULES_TEMPLATE_OUT   (1u << 20) /* bytes a template may expand to */
+#define RULES_TEMPLATE_DEPTH 16		/* nested ranges */
+#define RULES_RULE_LABELS    4096 /* labels one rule may produce (a features.d file holds 64 KiB) */
+#define NFD_PREFIX	     "feature.node.kubernetes.io/"
 
 enum op {
 	OP_IN,
@@ -39,55 +41,62 @@ enum op {
 
 static const struct {
 	const char *name;
-	int op;       /* enum op, or -1: NFD has it, we do not */
-	int nvalues;  /* required count; -1 at least one; 0 none */
+	int op;	     /* enum op, or -1: NFD has it, we do not */
+	int nvalues; /* required count; -1 at least one; 0 none */
 } ops[] = {
-	{ "In", OP_IN, -1 },           { "NotIn", OP_NOTIN, -1 },
-	{ "InRegexp", OP_INREGEXP, -1 }, { "Exists", OP_EXISTS, 0 },
-	{ "DoesNotExist", OP_DOESNOTEXIST, 0 }, { "Gt", OP_GT, 1 },
-	{ "Lt", OP_LT, 1 },            { "GtLt", OP_GTLT, 2 },
-	{ "IsTrue", OP_ISTRUE, 0 },    { "IsFalse", OP_ISFALSE, 0 },
-	{ "Ge", -1, 0 },               { "Le", -1, 0 },
-	{ "GeLe", -1, 0 },             { "Any", -1, 0 },
+    {"In", OP_IN, -1},
+    {"NotIn", OP_NOTIN, -1},
+    {"InRegexp", OP_INREGEXP, -1},
+    {"Exists", OP_EXISTS, 0},
+    {"DoesNotExist", OP_DOESNOTEXIST, 0},
+    {"Gt", OP_GT, 1},
+    {"Lt", OP_LT, 1},
+    {"GtLt", OP_GTLT, 2},
+    {"IsTrue", OP_ISTRUE, 0},
+    {"IsFalse", OP_ISFALSE, 0},
+    {"Ge", -1, 0},
+    {"Le", -1, 0},
+    {"GeLe", -1, 0},
+    {"Any", -1, 0},
 };
 
 struct expr {
-	char *key;       /* attribute/flag name; NULL for matchName */
-	enum op op;      /* operator */
-	char **val;      /* values */
-	size_t nval;     /* number of values */
-	regex_t *re;     /* InRegexp: compiled values */
+	char *key;	  /* attribute/flag name; NULL for matchName */
+	enum op op;	  /* operator */
+	char **val;	  /* values */
+	size_t nval;	  /* number of values */
+	regex_t *re;	  /* InRegexp: compiled values */
 	long long num[2]; /* Gt/Lt/GtLt: parsed values */
 };
 
 struct term {
-	char *feature;      /* "pci.device" */
-	struct expr *ex;    /* matchExpressions */
-	size_t nex;         /* number of expressions */
-	bool has_ex;        /* matchExpressions given (possibly empty) */
-	struct expr *name;  /* matchName, or NULL */
+	char *feature;	   /* "pci.device" */
+	struct expr *ex;   /* matchExpressions */
+	size_t nex;	   /* number of expressions */
+	bool has_ex;	   /* matchExpressions given (possibly empty) */
+	struct expr *name; /* matchName, or NULL */
 };
 
 struct matcher {
 	struct term *t; /* AND over these */
-	size_t n;       /* number of terms */
+	size_t n;	/* number of terms */
 };
 
 /* labelsTemplate subset, parsed. */
 enum tkind { T_TEXT, T_FIELD, T_LEN, T_INDEX, T_RANGE };
 
 struct tnode {
-	enum tkind kind;     /* what this node prints */
-	char *s;             /* T_TEXT: text; T_FIELD/T_INDEX: attribute */
-	char *feature;       /* T_LEN/T_INDEX/T_RANGE: "dom.feat" */
-	long index;          /* T_INDEX: element index */
-	struct tnode *body;  /* T_RANGE: body nodes */
-	size_t nbody;        /* T_RANGE: number of body nodes */
+	enum tkind kind;    /* what this node prints */
+	char *s;	    /* T_TEXT: text; T_FIELD/T_INDEX: attribute */
+	char *feature;	    /* T_LEN/T_INDEX/T_RANGE: "dom.feat" */
+	long index;	    /* T_INDEX: element index */
+	struct tnode *body; /* T_RANGE: body nodes */
+	size_t nbody;	    /* T_RANGE: number of body nodes */
 };
 
 struct tmpl {
 	struct tnode *n; /* top-level nodes */
-	size_t nn;       /* number of nodes */
+	size_t nn;	 /* number of nodes */
 };
 
 struct kv {
@@ -95,21 +104,21 @@ struct kv {
 };
 
 struct rule {
-	char *name;            /* rule name */
-	char *where;           /* "file:line:col" of the rule */
-	struct kv *labels;     /* static labels */
-	size_t nlabels;        /* number of static labels */
-	struct tmpl *tmpl;     /* labelsTemplate, or NULL */
-	struct tmpl *count;    /* countLabelsTemplate (extension), or NULL */
-	struct matcher mf;     /* matchFeatures */
-	struct matcher *any;   /* matchAny elements */
-	size_t nany;           /* number of matchAny elements */
-	char *skip;            /* why the rule is skipped, or NULL */
+	char *name;	     /* rule name */
+	char *where;	     /* "file:line:col" of the rule */
+	struct kv *labels;   /* static labels */
+	size_t nlabels;	     /* number of static labels */
+	struct tmpl *tmpl;   /* labelsTemplate, or NULL */
+	struct tmpl *count;  /* countLabelsTemplate (extension), or NULL */
+	struct matcher mf;   /* matchFeatures */
+	struct matcher *any; /* matchAny elements */
+	size_t nany;	     /* number of matchAny elements */
+	char *skip;	     /* why the rule is skipped, or NULL */
 };
 
 struct rules {
 	struct rule *r; /* rules in load order */
-	size_t n, cap;  /* used, allocated */
+	size_t n, cap;	/* used, allocated */
 };
 
 /* ---------------------------------------------------------------- memory */
@@ -230,9 +239,9 @@ bool rules_feature_supported(const char *feature)
 
 /* Parse "{{ ... }}" text into nodes. Returns 0, -EINVAL with *why (static) set, -ENOMEM. */
 struct tparse {
-	const char *p;   /* cursor */
+	const char *p;	 /* cursor */
 	const char *why; /* unsupported construct, for the warning */
-	char what[160];  /* detail */
+	char what[160];	 /* detail */
 };
 
 static char *dupn(const char *s, size_t n)
@@ -296,17 +305,21 @@ static int tparse_action(struct tparse *tp, const char *a, size_t n, struct tnod
 	t = grow(out, nout, sizeof(**out));
 	if (!t)
 		return -ENOMEM;
-	if (n > 6 && !memcmp(a, "range ", 6)) {
+	if (n > 6 && !memcmp(a, "range", 5) && isspace((unsigned char)a[5])) {
 		size_t off = 6;
 		bool body_ended = false;
 		int r;
 
-		while (off < n && a[off] == ' ')
+		while (off < n && isspace((unsigned char)a[off]))
 			off++;
 		t->kind = T_RANGE;
 		t->feature = feature_ref(a + off, n - off);
 		if (!t->feature)
 			goto unsupported;
+		if (depth >= RULES_TEMPLATE_DEPTH) {
+			tp->why = "ranges nested too deep";
+			return -EINVAL;
+		}
 		r = tparse_nodes(tp, &t->body, &t->nbody, depth + 1, &body_ended);
 		if (r < 0)
 			return r;
@@ -316,10 +329,10 @@ static int tparse_action(struct tparse *tp, const char *a, size_t n, struct tnod
 		}
 		return 0;
 	}
-	if (n > 4 && !memcmp(a, "len ", 4)) {
+	if (n > 4 && !memcmp(a, "len", 3) && isspace((unsigned char)a[3])) {
 		size_t off = 4;
 
-		while (off < n && a[off] == ' ')
+		while (off < n && isspace((unsigned char)a[off]))
 			off++;
 		t->kind = T_LEN;
 		t->feature = feature_ref(a + off, n - off);
@@ -356,15 +369,14 @@ unsupported:
 	return -EINVAL;
 }
 
-static int tparse_nodes(struct tparse *tp, struct tnode **out, size_t *nout, int depth,
-			bool *ended)
+static int tparse_nodes(struct tparse *tp, struct tnode **out, size_t *nout, int depth, bool *ended)
 {
 	while (*tp->p) {
 		const char *open = strstr(tp->p, "{{"), *close, *a, *b;
 		size_t tlen = open ? (size_t)(open - tp->p) : strlen(tp->p);
 		int r;
 
-		if (open && open[2] == '-' && open[3] == ' ')
+		if (open && open[2] == '-' && isspace((unsigned char)open[3]))
 			while (tlen > 0 && isspace((unsigned char)tp->p[tlen - 1]))
 				tlen--;
 		if (tlen) {
@@ -388,16 +400,16 @@ static int tparse_nodes(struct tparse *tp, struct tnode **out, size_t *nout, int
 		}
 		a = open + 2;
 		b = close;
-		if (*a == '-' && a[1] == ' ')
+		if (*a == '-' && isspace((unsigned char)a[1]))
 			a++;
-		if (b > a && b[-1] == '-' && b - 1 > a && b[-2] == ' ')
+		if (b - 1 > a && b[-1] == '-' && isspace((unsigned char)b[-2]))
 			b--;
-		while (a < b && *a == ' ')
+		while (a < b && isspace((unsigned char)*a))
 			a++;
-		while (b > a && b[-1] == ' ')
+		while (b > a && isspace((unsigned char)b[-1]))
 			b--;
 		tp->p = close + 2;
-		if (close > open + 2 && close[-1] == '-' && close[-2] == ' ')
+		if (close > open + 3 && close[-1] == '-' && isspace((unsigned char)close[-2]))
 			while (isspace((unsigned char)*tp->p))
 				tp->p++;
 		r = tparse_action(tp, a, (size_t)(b - a), out, nout, depth, ended);
@@ -410,7 +422,7 @@ static int tparse_nodes(struct tparse *tp, struct tnode **out, size_t *nout, int
 /* Parse src; NULL with *why/what set if unsupported, NULL + ENOMEM flag otherwise. */
 static int tmpl_parse(const char *src, struct tmpl **out, char *why, size_t whylen)
 {
-	struct tparse tp = { .p = src };
+	struct tparse tp = {.p = src};
 	struct tmpl *t = calloc(1, sizeof(*t));
 	bool ended = false;
 	int r;
@@ -433,14 +445,14 @@ static int tmpl_parse(const char *src, struct tmpl **out, char *why, size_t whyl
 /* ------------------------------------------------------------------ YAML */
 
 struct ctx {
-	const char *file;      /* name for messages */
-	yaml_document_t *doc;  /* current document */
-	struct log_err *err;   /* where errors go */
-	long budget;           /* nodes left to visit */
+	const char *file;     /* name for messages */
+	yaml_document_t *doc; /* current document */
+	struct log_err *err;  /* where errors go */
+	long budget;	      /* nodes left to visit */
 };
 
 static int at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static int at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
 {
@@ -501,6 +513,16 @@ static int want_type(struct ctx *c, const yaml_node_t *n, yaml_node_type_t t, co
 	return 0;
 }
 
+static int map_check(struct ctx *c, const yaml_node_t *m);
+
+/* A mapping with string keys, each once. */
+static int want_map(struct ctx *c, const yaml_node_t *n, const char *what)
+{
+	int rc = want_type(c, n, YAML_MAPPING_NODE, what);
+
+	return rc < 0 ? rc : map_check(c, n);
+}
+
 /* Mapping iteration with duplicate-key detection. */
 static int map_check(struct ctx *c, const yaml_node_t *m)
 {
@@ -515,7 +537,7 @@ static int map_check(struct ctx *c, const yaml_node_t *m)
 			return at(c, k, "mapping key must be a string, not %s", kind_name(k));
 		for (q = m->data.mapping.pairs.start; q < p; q++)
 			if (visit(c) && !strcmp((const char *)node(c, q->key)->data.scalar.value,
-				    (const char *)k->data.scalar.value))
+						(const char *)k->data.scalar.value))
 				return at(c, k, "duplicate key '%s'", k->data.scalar.value);
 		if (c->budget < 0)
 			return at(c, m, "document too complex");
@@ -577,8 +599,8 @@ static int parse_expr(struct ctx *c, struct rule *r, const yaml_node_t *n, struc
 	size_t i, k;
 	int rc, want = 0;
 
-	if ((rc = want_type(c, n, YAML_MAPPING_NODE, "match expression")) < 0 ||
-	    (rc = map_check(c, n)) < 0)
+	rc = want_map(c, n, "match expression");
+	if (rc < 0)
 		return rc;
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
 		if (strcmp(key_of(c, p), "op") && strcmp(key_of(c, p), "value") &&
@@ -588,7 +610,8 @@ static int parse_expr(struct ctx *c, struct rule *r, const yaml_node_t *n, struc
 	opn = map_get(c, n, "op");
 	if (!opn)
 		return at(c, n, "match expression without 'op'");
-	if ((rc = want_string(c, opn, "op", &opname)) < 0)
+	rc = want_string(c, opn, "op", &opname);
+	if (rc < 0)
 		return rc;
 	for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
 		if (!strcmp(ops[k].name, opname))
@@ -600,13 +623,15 @@ static int parse_expr(struct ctx *c, struct rule *r, const yaml_node_t *n, struc
 	e->op = ops[k].op < 0 ? OP_IN : (enum op)ops[k].op;
 	tn = map_get(c, n, "type");
 	if (tn && !is_null(tn)) {
-		if ((rc = want_string(c, tn, "type", &t)) < 0)
+		rc = want_string(c, tn, "type", &t);
+		if (rc < 0)
 			return rc;
 		skip_rule(r, "'type: %s' is not supported", t);
 	}
 	vn = map_get(c, n, "value");
 	if (vn && !is_null(vn)) {
-		if ((rc = want_type(c, vn, YAML_SEQUENCE_NODE, "value")) < 0)
+		rc = want_type(c, vn, YAML_SEQUENCE_NODE, "value");
+		if (rc < 0)
 			return rc;
 		for (it = vn->data.sequence.items.start; it < vn->data.sequence.items.top; it++) {
 			yaml_node_t *v = node(c, *it);
@@ -620,7 +645,9 @@ static int parse_expr(struct ctx *c, struct rule *r, const yaml_node_t *n, struc
 					  kind_name(v));
 			s = (const char *)v->data.scalar.value;
 			nv = grow(&e->val, &e->nval, sizeof(char *));
-			if (!nv || !(*nv = strdup(s)))
+			if (nv)
+				*nv = strdup(s);
+			if (!nv || !*nv)
 				return log_err_set(c->err, -ENOMEM, "out of memory");
 		}
 	}
@@ -674,7 +701,8 @@ static int parse_matcher(struct ctx *c, struct rule *r, const yaml_node_t *n, st
 
 	if (is_null(n))
 		return 0;
-	if ((rc = want_type(c, n, YAML_SEQUENCE_NODE, "matchFeatures")) < 0)
+	rc = want_type(c, n, YAML_SEQUENCE_NODE, "matchFeatures");
+	if (rc < 0)
 		return rc;
 	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
 		yaml_node_t *tn = node(c, *it), *fn, *en, *nn;
@@ -684,21 +712,23 @@ static int parse_matcher(struct ctx *c, struct rule *r, const yaml_node_t *n, st
 
 		if (!visit(c))
 			return at(c, n, "document too complex");
-		if ((rc = want_type(c, tn, YAML_MAPPING_NODE, "matchFeatures item")) < 0 ||
-		    (rc = map_check(c, tn)) < 0)
+		rc = want_map(c, tn, "matchFeatures item");
+		if (rc < 0)
 			return rc;
 		for (p = tn->data.mapping.pairs.start; p < tn->data.mapping.pairs.top; p++)
-			if (strcmp(key_of(c, p), "feature") && strcmp(key_of(c, p), "matchExpressions") &&
+			if (strcmp(key_of(c, p), "feature") &&
+			    strcmp(key_of(c, p), "matchExpressions") &&
 			    strcmp(key_of(c, p), "matchName"))
-				return at(c, node(c, p->key), "unknown field '%s' in matchFeatures item",
-					  key_of(c, p));
+				return at(c, node(c, p->key),
+					  "unknown field '%s' in matchFeatures item", key_of(c, p));
 		t = grow(&m->t, &m->n, sizeof(*t));
 		if (!t)
 			return log_err_set(c->err, -ENOMEM, "out of memory");
 		fn = map_get(c, tn, "feature");
 		if (!fn)
 			return at(c, tn, "matchFeatures item without 'feature'");
-		if ((rc = want_string(c, fn, "feature", &f)) < 0)
+		rc = want_string(c, fn, "feature", &f);
+		if (rc < 0)
 			return rc;
 		t->feature = strdup(f);
 		if (!t->feature)
@@ -709,15 +739,19 @@ static int parse_matcher(struct ctx *c, struct rule *r, const yaml_node_t *n, st
 			skip_rule(r, "feature '%s' is not supported", t->feature);
 		en = map_get(c, tn, "matchExpressions");
 		if (en && !is_null(en)) {
-			if ((rc = want_type(c, en, YAML_MAPPING_NODE, "matchExpressions")) < 0 ||
-			    (rc = map_check(c, en)) < 0)
+			rc = want_map(c, en, "matchExpressions");
+			if (rc < 0)
 				return rc;
-			for (p = en->data.mapping.pairs.start; p < en->data.mapping.pairs.top; p++) {
+			for (p = en->data.mapping.pairs.start; p < en->data.mapping.pairs.top;
+			     p++) {
 				struct expr *e = grow(&t->ex, &t->nex, sizeof(*e));
 
-				if (!e || !(e->key = strdup(key_of(c, p))))
+				if (e)
+					e->key = strdup(key_of(c, p));
+				if (!e || !e->key)
 					return log_err_set(c->err, -ENOMEM, "out of memory");
-				if ((rc = parse_expr(c, r, node(c, p->value), e)) < 0)
+				rc = parse_expr(c, r, node(c, p->value), e);
+				if (rc < 0)
 					return rc;
 			}
 			t->has_ex = true;
@@ -727,7 +761,8 @@ static int parse_matcher(struct ctx *c, struct rule *r, const yaml_node_t *n, st
 			t->name = calloc(1, sizeof(*t->name));
 			if (!t->name)
 				return log_err_set(c->err, -ENOMEM, "out of memory");
-			if ((rc = parse_expr(c, r, nn, t->name)) < 0)
+			rc = parse_expr(c, r, nn, t->name);
+			if (rc < 0)
 				return rc;
 		}
 	}
@@ -741,7 +776,8 @@ static int parse_labels(struct ctx *c, struct rule *r, const yaml_node_t *n)
 
 	if (is_null(n))
 		return 0;
-	if ((rc = want_type(c, n, YAML_MAPPING_NODE, "labels")) < 0 || (rc = map_check(c, n)) < 0)
+	rc = want_map(c, n, "labels");
+	if (rc < 0)
 		return rc;
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		yaml_node_t *v = node(c, p->value);
@@ -750,8 +786,11 @@ static int parse_labels(struct ctx *c, struct rule *r, const yaml_node_t *n)
 		if (v->type != YAML_SCALAR_NODE)
 			return at(c, v, "label value must be a string, not %s", kind_name(v));
 		kv = grow(&r->labels, &r->nlabels, sizeof(*kv));
-		if (!kv || !(kv->k = strdup(key_of(c, p))) ||
-		    !(kv->v = strdup(is_null(v) ? "" : (const char *)v->data.scalar.value)))
+		if (!kv)
+			return log_err_set(c->err, -ENOMEM, "out of memory");
+		kv->k = strdup(key_of(c, p));
+		kv->v = strdup(is_null(v) ? "" : (const char *)v->data.scalar.value);
+		if (!kv->k || !kv->v)
 			return log_err_set(c->err, -ENOMEM, "out of memory");
 	}
 	return 0;
@@ -766,7 +805,8 @@ static int parse_template(struct ctx *c, struct rule *r, const yaml_node_t *n, c
 
 	if (is_null(n))
 		return 0;
-	if ((rc = want_string(c, n, what, &s)) < 0)
+	rc = want_string(c, n, what, &s);
+	if (rc < 0)
 		return rc;
 	rc = tmpl_parse(s, out, why, sizeof(why));
 	if (rc == -ENOMEM)
@@ -778,8 +818,8 @@ static int parse_template(struct ctx *c, struct rule *r, const yaml_node_t *n, c
 
 static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r)
 {
-	static const char *const ignored[] = { "annotations", "extendedResources", "taints", "vars",
-					       "varsTemplate" };
+	static const char *const ignored[] = {"annotations", "extendedResources", "taints", "vars",
+					      "varsTemplate"};
 	yaml_node_pair_t *p;
 	yaml_node_t *v;
 	const char *name;
@@ -787,7 +827,8 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r)
 	int rc;
 	size_t i;
 
-	if ((rc = want_type(c, n, YAML_MAPPING_NODE, "rule")) < 0 || (rc = map_check(c, n)) < 0)
+	rc = want_map(c, n, "rule");
+	if (rc < 0)
 		return rc;
 	snprintf(where, sizeof(where), "%s:%zu:%zu", c->file, n->start_mark.line + 1,
 		 n->start_mark.column + 1);
@@ -795,7 +836,8 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r)
 	v = map_get(c, n, "name");
 	if (!v)
 		return at(c, n, "rule without 'name'");
-	if ((rc = want_string(c, v, "name", &name)) < 0)
+	rc = want_string(c, v, "name", &name);
+	if (rc < 0)
 		return rc;
 	r->name = strdup(name);
 	if (!r->where || !r->name)
@@ -819,7 +861,8 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r)
 
 			if (is_null(val))
 				continue;
-			if ((rc = want_type(c, val, YAML_SEQUENCE_NODE, "matchAny")) < 0)
+			rc = want_type(c, val, YAML_SEQUENCE_NODE, "matchAny");
+			if (rc < 0)
 				return rc;
 			for (it = val->data.sequence.items.start; it < val->data.sequence.items.top;
 			     it++) {
@@ -828,8 +871,8 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r)
 
 				if (!visit(c))
 					return at(c, val, "document too complex");
-				if ((rc = want_type(c, e, YAML_MAPPING_NODE, "matchAny item")) < 0 ||
-				    (rc = map_check(c, e)) < 0)
+				rc = want_map(c, e, "matchAny item");
+				if (rc < 0)
 					return rc;
 				for (yaml_node_pair_t *q = e->data.mapping.pairs.start;
 				     q < e->data.mapping.pairs.top; q++)
@@ -843,7 +886,8 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r)
 				mf = map_get(c, e, "matchFeatures");
 				if (!mf)
 					return at(c, e, "matchAny item without 'matchFeatures'");
-				if ((rc = parse_matcher(c, r, mf, m)) < 0)
+				rc = parse_matcher(c, r, mf, m);
+				if (rc < 0)
 					return rc;
 			}
 			rc = 0;
@@ -855,8 +899,9 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r)
 				return at(c, node(c, p->key), "unknown field '%s' in rule '%s'", k,
 					  r->name);
 			if (!is_null(val))
-				log_warn("%s: rule '%s': '%s' ignored: nodeprobe writes labels only",
-					 r->where, r->name, k);
+				log_warn(
+				    "%s: rule '%s': '%s' ignored: nodeprobe writes labels only",
+				    r->where, r->name, k);
 			rc = 0;
 		}
 		if (rc < 0)
@@ -890,23 +935,26 @@ static int parse_doc(struct ctx *c, struct rules *tmp)
 
 	if (!root || is_null(root))
 		return 0;
-	if ((rc = want_type(c, root, YAML_MAPPING_NODE, "document")) < 0 ||
-	    (rc = map_check(c, root)) < 0)
+	rc = want_map(c, root, "document");
+	if (rc < 0)
 		return rc;
 	v = map_get(c, root, "apiVersion");
 	if (!v)
 		return at(c, root, "document without 'apiVersion'");
-	if ((rc = want_string(c, v, "apiVersion", &s)) < 0)
+	rc = want_string(c, v, "apiVersion", &s);
+	if (rc < 0)
 		return rc;
 	if (strcmp(s, "nfd.k8s-sigs.io/v1alpha1")) {
-		log_warn("%s:%zu:%zu: apiVersion '%s' is not nfd.k8s-sigs.io/v1alpha1, document skipped",
-			 c->file, v->start_mark.line + 1, v->start_mark.column + 1, s);
+		log_warn(
+		    "%s:%zu:%zu: apiVersion '%s' is not nfd.k8s-sigs.io/v1alpha1, document skipped",
+		    c->file, v->start_mark.line + 1, v->start_mark.column + 1, s);
 		return 0;
 	}
 	v = map_get(c, root, "kind");
 	if (!v)
 		return at(c, root, "document without 'kind'");
-	if ((rc = want_string(c, v, "kind", &s)) < 0)
+	rc = want_string(c, v, "kind", &s);
+	if (rc < 0)
 		return rc;
 	if (strcmp(s, "NodeFeatureRule")) {
 		log_warn("%s:%zu:%zu: kind '%s' is not NodeFeatureRule, document skipped", c->file,
@@ -916,19 +964,22 @@ static int parse_doc(struct ctx *c, struct rules *tmp)
 	spec = map_get(c, root, "spec");
 	if (!spec)
 		return at(c, root, "NodeFeatureRule without 'spec'");
-	if ((rc = want_type(c, spec, YAML_MAPPING_NODE, "spec")) < 0 || (rc = map_check(c, spec)) < 0)
+	rc = want_map(c, spec, "spec");
+	if (rc < 0)
 		return rc;
 	list = map_get(c, spec, "rules");
 	if (!list)
 		return at(c, spec, "spec without 'rules'");
-	if ((rc = want_type(c, list, YAML_SEQUENCE_NODE, "spec.rules")) < 0)
+	rc = want_type(c, list, YAML_SEQUENCE_NODE, "spec.rules");
+	if (rc < 0)
 		return rc;
 	for (it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
-		struct rule r = { 0 };
+		struct rule r = {0};
 
 		rc = parse_rule(c, node(c, *it), &r);
 		if (rc == 0)
-			rc = add_rule(tmp, &r) < 0 ? log_err_set(c->err, -ENOMEM, "out of memory") : 0;
+			rc = add_rule(tmp, &r) < 0 ? log_err_set(c->err, -ENOMEM, "out of memory")
+						   : 0;
 		if (rc < 0) {
 			rule_free(&r);
 			return rc;
@@ -940,10 +991,10 @@ static int parse_doc(struct ctx *c, struct rules *tmp)
 int rules_load_buffer(struct rules *rs, const char *name, const char *buf, size_t len,
 		      struct log_err *err)
 {
-	struct rules tmp = { 0 };
+	struct rules tmp = {0};
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	struct ctx c = { .file = name, .doc = &doc, .err = err };
+	struct ctx c = {.file = name, .doc = &doc, .err = err};
 	int rc = 0;
 	size_t i;
 
@@ -954,10 +1005,11 @@ int rules_load_buffer(struct rules *rs, const char *name, const char *buf, size_
 		bool end;
 
 		if (!yaml_parser_load(&parser, &doc)) {
-			rc = log_err_set(err, -EINVAL, "%s:%zu:%zu: %s%s%s", name,
-					 parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-					 parser.problem ? parser.problem : "YAML error",
-					 parser.context ? " " : "", parser.context ? parser.context : "");
+			rc = log_err_set(
+			    err, -EINVAL, "%s:%zu:%zu: %s%s%s", name, parser.problem_mark.line + 1,
+			    parser.problem_mark.column + 1,
+			    parser.problem ? parser.problem : "YAML error",
+			    parser.context ? " " : "", parser.context ? parser.context : "");
 			break;
 		}
 		end = !yaml_document_get_root_node(&doc);
@@ -1048,20 +1100,20 @@ int rules_load_path(struct rules *rs, const char *path, struct log_err *err)
 /* One matched element: an instance, or a flag/attribute element. */
 struct elem {
 	const struct feat *inst; /* instance, or NULL */
-	const char *name;        /* flag/attribute name */
-	const char *value;       /* attribute value ("" for flags) */
+	const char *name;	 /* flag/attribute name */
+	const char *value;	 /* attribute value ("" for flags) */
 };
 
 /* Elements matched per feature name, for templates (NFD's matchedFeatures). */
 struct mgroup {
 	const char *feature; /* borrowed from the rule */
-	struct elem *e;      /* matched elements */
-	size_t n;            /* number */
+	struct elem *e;	     /* matched elements */
+	size_t n;	     /* number */
 };
 
 struct matched {
 	struct mgroup *g; /* groups */
-	size_t n;         /* number of groups */
+	size_t n;	  /* number of groups */
 };
 
 static void matched_free(struct matched *m)
@@ -1142,7 +1194,9 @@ static int eval_op(const struct expr *e, bool valid, const char *value)
 	case OP_GTLT:
 		if (!atoi_go(value, &v)) {
 			log_warn("not a number '%s' for op %s", value,
-				 e->op == OP_GT ? "Gt" : e->op == OP_LT ? "Lt" : "GtLt");
+				 e->op == OP_GT	  ? "Gt"
+				 : e->op == OP_LT ? "Lt"
+						  : "GtLt");
 			return -EDOM;
 		}
 		if (e->op == OP_GT)
@@ -1360,6 +1414,8 @@ static int cand_put(struct cand *c, const char *k, size_t klen, const char *v, s
 		kv->v = nv;
 		return 0;
 	}
+	if (c->n >= RULES_RULE_LABELS)
+		return -E2BIG;
 	kv = grow(&c->kv, &c->n, sizeof(*kv));
 	if (!kv)
 		return -ENOMEM;
@@ -1429,8 +1485,12 @@ static int run_template(const struct rule *rl, const struct tmpl *t, bool count,
 				r = -EINVAL;
 				goto out;
 			}
-			r = cand_put(c, line, (size_t)(eq - line), eq + 1, n - (size_t)(eq - line) - 1);
+			r = cand_put(c, line, (size_t)(eq - line), eq + 1,
+				     n - (size_t)(eq - line) - 1);
 		}
+		if (r == -E2BIG)
+			log_warn("%s: rule '%s': template gives more than %d labels", rl->where,
+				 rl->name, RULES_RULE_LABELS);
 		if (r < 0)
 			goto out;
 	}
@@ -1468,8 +1528,8 @@ static bool ns_denied(const char *key)
 {
 	const char *slash = strchr(key, '/');
 	size_t n = slash ? (size_t)(slash - key) : 0;
-	static const char *const ok[] = { "feature.node.kubernetes.io",
-					  "profile.node.kubernetes.io" };
+	static const char *const ok[] = {"feature.node.kubernetes.io",
+					 "profile.node.kubernetes.io"};
 	size_t i;
 
 	if (!slash)
@@ -1493,7 +1553,7 @@ static int emit(const struct rule *rl, const struct feat_set *fs, const struct c
 	size_t i;
 
 	for (i = 0; i < c->n; i++) {
-		struct log_err e = { 0 };
+		struct log_err e = {0};
 		char key[512], why[300];
 		const char *v = c->kv[i].v;
 		int r;
@@ -1503,8 +1563,8 @@ static int emit(const struct rule *rl, const struct feat_set *fs, const struct c
 		if (v[0] == '@') {
 			v = dynamic_value(fs, v, why, sizeof(why));
 			if (!v) {
-				log_warn("%s: rule '%s': label '%s' skipped: %s", rl->where, rl->name,
-					 key, why);
+				log_warn("%s: rule '%s': label '%s' skipped: %s", rl->where,
+					 rl->name, key, why);
 				continue;
 			}
 		}
@@ -1545,8 +1605,8 @@ static int templates(const struct rule *rl, const struct matched *m, struct cand
 static int eval_rule(const struct rule *rl, const struct feat_set *fs, struct label_set *out,
 		     int *count)
 {
-	struct cand c = { 0 };
-	struct matched m = { 0 };
+	struct cand c = {0};
+	struct matched m = {0};
 	bool failed = false, any = false;
 	size_t i;
 	int r = 0;
@@ -1590,6 +1650,11 @@ static int eval_rule(const struct rule *rl, const struct feat_set *fs, struct la
 out:
 	if (r == -EDOM) {
 		log_warn("%s: rule '%s' not applied: a value is not a number", rl->where, rl->name);
+		r = 0;
+	}
+	if (r == -E2BIG) {
+		log_warn("%s: rule '%s' not applied: more than %d labels", rl->where, rl->name,
+			 RULES_RULE_LABELS);
 		r = 0;
 	}
 	matched_free(&m);

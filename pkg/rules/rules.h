@@ -93,7 +93,7 @@ bool rules_feature_supported(const char *feature);
 struct rules_builtin {
 	const char *name; /* "rules.d/intel.yaml" */
 	const char *data; /* file contents (not NUL-terminated) */
-	size_t len;       /* bytes */
+	size_t len;	  /* bytes */
 };
 extern const struct rules_builtin rules_builtin[];
 extern const size_t rules_builtin_count;

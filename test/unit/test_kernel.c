@@ -24,23 +24,21 @@ static void put(const char *dir, const char *name, const char *content)
 }
 
 /* Lines as a real kernel writes them (6.1, trimmed). */
-static const char proc_modules[] =
-	"i915 3448832 35 - Live 0x0000000000000000\n"
-	"drm_buddy 20480 1 i915, Live 0x0000000000000000\n"
-	"vfio_pci 16384 0 - Live 0x0000000000000000\n"
-	"\n";
-static const char builtin[] =
-	"kernel/drivers/vfio/pci/vfio-pci-core.ko\n"
-	"  kernel/drivers/dma/idxd/idxd.ko  \n"
-	"kernel/fs/ext4/ext4.ko\n"
-	"not-a-module.txt\n"
-	"kernel/crypto/crc32c_generic.ko\n";
+static const char proc_modules[] = "i915 3448832 35 - Live 0x0000000000000000\n"
+				   "drm_buddy 20480 1 i915, Live 0x0000000000000000\n"
+				   "vfio_pci 16384 0 - Live 0x0000000000000000\n"
+				   "\n";
+static const char builtin[] = "kernel/drivers/vfio/pci/vfio-pci-core.ko\n"
+			      "  kernel/drivers/dma/idxd/idxd.ko  \n"
+			      "kernel/fs/ext4/ext4.ko\n"
+			      "not-a-module.txt\n"
+			      "kernel/crypto/crc32c_generic.ko\n";
 
 TEST(kernel_loaded_and_enabled)
 {
 	char dir[64];
 	struct feat_set *fs = feat_set_new();
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	const struct feat *l, *e;
 
 	snprintf(dir, sizeof(dir), "%s", harness_tmpdir());
@@ -67,7 +65,7 @@ TEST(kernel_loaded_and_enabled)
 TEST(kernel_missing_files_no_features)
 {
 	struct feat_set *fs = feat_set_new();
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	const char *dir = harness_tmpdir();
 
 	CHECK_INT(kernel_scan_modules(dir, dir, fs, &err), 0);
@@ -82,7 +80,7 @@ TEST(kernel_only_builtin)
 {
 	char dir[64];
 	struct feat_set *fs = feat_set_new();
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 
 	snprintf(dir, sizeof(dir), "%s", harness_tmpdir());
 	put(dir, "modules.builtin", builtin);
@@ -97,7 +95,7 @@ TEST(kernel_unreadable_is_error)
 {
 	char dir[64], path[128];
 	struct feat_set *fs = feat_set_new();
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 
 	snprintf(dir, sizeof(dir), "%s", harness_tmpdir());
 	snprintf(path, sizeof(path), "%s/modules", dir);
@@ -129,7 +127,7 @@ TEST(kernel_bound_driver_normalised)
 TEST(kernel_host_proc_modules)
 {
 	struct feat_set *fs = feat_set_new();
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	FILE *p = popen("cut -d' ' -f1 /proc/modules 2>/dev/null | sort -u | wc -l", "r");
 	long want = -1;
 	const struct feat *l;

@@ -82,7 +82,7 @@ TEST(pciscan_all_fixtures_match_oracle)
 	REQUIRE(dir);
 	while ((e = readdir(dir))) {
 		struct pciscan_list l;
-		struct log_err err = { 0 };
+		struct log_err err = {0};
 		size_t expect = 0;
 		int r;
 
@@ -133,7 +133,7 @@ TEST(pciscan_all_fixtures_match_oracle)
 TEST(pciscan_features_of_nuc)
 {
 	struct pciscan_list l;
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	struct feat_set *fs = feat_set_new();
 	const struct feat *f, *gpu = NULL;
 	size_t i;
@@ -203,7 +203,7 @@ TEST(pciscan_real_symlink_and_uppercase)
 {
 	char root[64], link[600];
 	struct pciscan_list l;
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	const char *dir;
 
 	snprintf(root, sizeof(root), "%s", harness_tmpdir());
@@ -223,7 +223,7 @@ TEST(pciscan_real_symlink_and_uppercase)
 TEST(pciscan_no_bus_is_empty)
 {
 	struct pciscan_list l;
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 
 	CHECK_INT(scan_root(harness_tmpdir(), &l, &err), 0);
 	CHECK_INT(l.n, 0);
@@ -233,7 +233,7 @@ TEST(pciscan_missing_attribute_skips_device)
 {
 	char root[64];
 	struct pciscan_list l;
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	const char *dir;
 
 	snprintf(root, sizeof(root), "%s", harness_tmpdir());
@@ -249,7 +249,7 @@ TEST(pciscan_missing_attribute_skips_device)
 static void expect_error(const char *root, const char *needle)
 {
 	struct pciscan_list l;
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	int r = scan_root(root, &l, &err);
 
 	CHECK(r < 0);

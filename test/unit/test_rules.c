@@ -30,7 +30,9 @@ static void capture_on(void)
 	log_set_fn(capture, NULL, LOG_LVL_WARN);
 }
 
-#define HDR "apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nmetadata: {name: t}\nspec:\n  rules:\n"
+#define HDR                                                                                        \
+	"apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nmetadata: {name: "           \
+	"t}\nspec:\n  rules:\n"
 
 /* A host: an Intel iGPU bound to i915, an NVIDIA 3D controller, modules, dt attributes. */
 static struct feat_set *host(void)
@@ -76,7 +78,7 @@ static char *run(const char *rules_yaml, int *nlabels)
 	struct label_set *ls = label_set_new();
 	struct strbuf sb = STRBUF_INIT(4096);
 	struct strbuf doc = STRBUF_INIT(65536);
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	int n;
 
 	sb_add(&doc, HDR);
@@ -194,10 +196,11 @@ TEST(rules_flags_semantics)
 
 TEST(rules_op_regexp_numbers_bools)
 {
-	CHECK_STR(run(ONE("      - feature: dt.root\n        matchExpressions:\n"
-			  "          model: {op: InRegexp, value: [\"^Jetson\", \"Pi [0-9]+ Model\"]}\n"),
-		      NULL),
-		  "a.io/x=y\n");
+	CHECK_STR(
+	    run(ONE("      - feature: dt.root\n        matchExpressions:\n"
+		    "          model: {op: InRegexp, value: [\"^Jetson\", \"Pi [0-9]+ Model\"]}\n"),
+		NULL),
+	    "a.io/x=y\n");
 	CHECK_STR(run(ONE("      - feature: dt.root\n        matchExpressions:\n"
 			  "          model: {op: InRegexp, value: [\"^Pi\"]}\n"),
 		      NULL),
@@ -261,29 +264,29 @@ TEST(rules_gt_non_number_voids_rule)
 TEST(rules_match_any_and_features)
 {
 	static const char y[] =
-		"  - name: any\n    labels: {a.io/any: \"true\"}\n"
-		"    matchFeatures:\n"
-		"      - feature: pci.device\n        matchExpressions:\n"
-		"          vendor: {op: In, value: [\"8086\"]}\n"
-		"    matchAny:\n"
-		"      - matchFeatures:\n"
-		"          - feature: kernel.loadedmodule\n            matchExpressions:\n"
-		"              xe: {op: Exists}\n"
-		"      - matchFeatures:\n"
-		"          - feature: kernel.enabledmodule\n            matchExpressions:\n"
-		"              i915: {op: Exists}\n"
-		"  - name: none\n    labels: {a.io/none: \"true\"}\n"
-		"    matchAny:\n"
-		"      - matchFeatures:\n"
-		"          - feature: kernel.loadedmodule\n            matchExpressions:\n"
-		"              xe: {op: Exists}\n"
-		"  - name: anyok-featuresfail\n    labels: {a.io/f: \"true\"}\n"
-		"    matchFeatures:\n"
-		"      - feature: pci.device\n        matchExpressions:\n"
-		"          vendor: {op: In, value: [\"1002\"]}\n"
-		"    matchAny:\n"
-		"      - matchFeatures:\n"
-		"          - feature: kernel.loadedmodule\n";
+	    "  - name: any\n    labels: {a.io/any: \"true\"}\n"
+	    "    matchFeatures:\n"
+	    "      - feature: pci.device\n        matchExpressions:\n"
+	    "          vendor: {op: In, value: [\"8086\"]}\n"
+	    "    matchAny:\n"
+	    "      - matchFeatures:\n"
+	    "          - feature: kernel.loadedmodule\n            matchExpressions:\n"
+	    "              xe: {op: Exists}\n"
+	    "      - matchFeatures:\n"
+	    "          - feature: kernel.enabledmodule\n            matchExpressions:\n"
+	    "              i915: {op: Exists}\n"
+	    "  - name: none\n    labels: {a.io/none: \"true\"}\n"
+	    "    matchAny:\n"
+	    "      - matchFeatures:\n"
+	    "          - feature: kernel.loadedmodule\n            matchExpressions:\n"
+	    "              xe: {op: Exists}\n"
+	    "  - name: anyok-featuresfail\n    labels: {a.io/f: \"true\"}\n"
+	    "    matchFeatures:\n"
+	    "      - feature: pci.device\n        matchExpressions:\n"
+	    "          vendor: {op: In, value: [\"1002\"]}\n"
+	    "    matchAny:\n"
+	    "      - matchFeatures:\n"
+	    "          - feature: kernel.loadedmodule\n";
 
 	CHECK_STR(run(y, NULL), "a.io/any=true\n");
 }
@@ -319,10 +322,13 @@ TEST(rules_dynamic_values_and_prefix)
 		      "    matchFeatures:\n      - feature: dt.root\n",
 		      NULL),
 		  "a.io/board=rpi-4\nfeature.node.kubernetes.io/plain=yes\n");
-	CHECK(strstr(warnings, "rule 'd': label 'a.io/gone' skipped: element nosuch not found on feature dt.root"));
+	CHECK(strstr(
+	    warnings,
+	    "rule 'd': label 'a.io/gone' skipped: element nosuch not found on feature dt.root"));
 	CHECK(strstr(warnings, "label 'a.io/bad' skipped: value @dt is not in the form"));
 	/* "Raspberry Pi 4 Model B" has spaces: not a label value */
-	CHECK(strstr(warnings, "t.yaml:6:5: rule 'd': label skipped: invalid value 'Raspberry Pi 4 Model B' for label 'a.io/model'"));
+	CHECK(strstr(warnings, "t.yaml:6:5: rule 'd': label skipped: invalid value 'Raspberry Pi 4 "
+			       "Model B' for label 'a.io/model'"));
 	log_set_fn(NULL, NULL, LOG_LVL_WARN);
 }
 
@@ -338,7 +344,8 @@ TEST(rules_invalid_and_denied_labels)
 		      NULL),
 		  "sub.feature.node.kubernetes.io/ok=y\n");
 	CHECK(strstr(warnings, "rule 'v': label skipped: invalid label key 'a.io/bad key'"));
-	CHECK(strstr(warnings, "label 'kubernetes.io/hostname' skipped: namespace not allowed by NFD"));
+	CHECK(strstr(warnings,
+		     "label 'kubernetes.io/hostname' skipped: namespace not allowed by NFD"));
 	CHECK(strstr(warnings, "label 'node.kubernetes.io/x' skipped"));
 	log_set_fn(NULL, NULL, LOG_LVL_WARN);
 }
@@ -359,7 +366,8 @@ TEST(rules_templates)
 		  "g.io/d-0300-4680=static\ng.io/d-0300-46a6=true\ng.io/first=46a6\ng.io/n=3\n");
 	/* trim markers; .Name of flag elements */
 	CHECK_STR(run("  - name: t\n"
-		      "    labelsTemplate: \"{{- range .kernel.loadedmodule -}} m.io/{{ .Name }}=on\\n{{ end }}\"\n"
+		      "    labelsTemplate: \"{{- range .kernel.loadedmodule -}} m.io/{{ .Name "
+		      "}}=on\\n{{ end }}\"\n"
 		      "    matchFeatures:\n"
 		      "      - feature: kernel.loadedmodule\n        matchExpressions:\n"
 		      "          i915: {op: Exists}\n          vfio_pci: {op: Exists}\n",
@@ -367,13 +375,14 @@ TEST(rules_templates)
 		  "m.io/i915=on\nm.io/vfio_pci=on\n");
 	/* a missing attribute prints Go's "<no value>": invalid, skipped */
 	capture_on();
-	CHECK_STR(run("  - name: t\n"
-		      "    labelsTemplate: \"{{ range .pci.device }}x.io/{{ .driver }}=1\\n{{ end }}\"\n"
-		      "    matchFeatures:\n"
-		      "      - feature: pci.device\n        matchExpressions:\n"
-		      "          vendor: {op: In, value: [\"8086\"]}\n",
-		      NULL),
-		  "x.io/i915=1\n");
+	CHECK_STR(
+	    run("  - name: t\n"
+		"    labelsTemplate: \"{{ range .pci.device }}x.io/{{ .driver }}=1\\n{{ end }}\"\n"
+		"    matchFeatures:\n"
+		"      - feature: pci.device\n        matchExpressions:\n"
+		"          vendor: {op: In, value: [\"8086\"]}\n",
+		NULL),
+	    "x.io/i915=1\n");
 	CHECK(strstr(warnings, "invalid label key 'x.io/<no value>'"));
 	log_set_fn(NULL, NULL, LOG_LVL_WARN);
 }
@@ -383,17 +392,20 @@ TEST(rules_count_template)
 {
 	CHECK_STR(run("  - name: c\n"
 		      "    countLabelsTemplate: |\n"
-		      "      {{ range .pci.device }}gpu.intel.com/device-id.{{ .class }}-{{ .device }}.count\n"
+		      "      {{ range .pci.device }}gpu.intel.com/device-id.{{ .class }}-{{ "
+		      ".device }}.count\n"
 		      "      {{ end }}\n"
 		      "    matchFeatures:\n"
 		      "      - feature: pci.device\n        matchExpressions:\n"
 		      "          vendor: {op: In, value: [\"8086\"]}\n",
 		      NULL),
-		  "gpu.intel.com/device-id.0300-4680.count=1\ngpu.intel.com/device-id.0300-46a6.count=2\n");
+		  "gpu.intel.com/device-id.0300-4680.count=1\ngpu.intel.com/"
+		  "device-id.0300-46a6.count=2\n");
 	/* Intel's own template, in plain NFD format, keeps working (with its quirk) */
 	CHECK_STR(run("  - name: intel\n"
 		      "    labels:\n"
-		      "    labelsTemplate: gpu.intel.com/device-id.0300-{{ (index .pci.device 0).device }}.count={{ len .pci.device }}\n"
+		      "    labelsTemplate: gpu.intel.com/device-id.0300-{{ (index .pci.device "
+		      "0).device }}.count={{ len .pci.device }}\n"
 		      "    matchFeatures:\n"
 		      "      - feature: pci.device\n        matchExpressions:\n"
 		      "          vendor: {op: In, value: [\"8086\"]}\n",
@@ -436,15 +448,19 @@ TEST(rules_unsupported_skipped)
 		      "          cores: {op: Gt, value: [\"1\"], type: version}\n"
 		      "  - name: tpl\n    labelsTemplate: \"{{ if .pci }}a=b{{ end }}\"\n"
 		      "    matchFeatures:\n      - feature: pci.device\n"
-		      "  - name: ok\n    labels: {a.io/ok: \"true\"}\n    extendedResources: {a.io/r: \"1\"}\n"
+		      "  - name: ok\n    labels: {a.io/ok: \"true\"}\n    extendedResources: "
+		      "{a.io/r: \"1\"}\n"
 		      "    matchFeatures:\n      - feature: pci.device\n",
 		      &n),
 		  "a.io/ok=true\n");
 	CHECK_INT(n, 1);
-	CHECK(strstr(warnings, "t.yaml:6:5: rule 'sgx' skipped: feature 'cpu.cpuid' is not supported"));
+	CHECK(strstr(warnings,
+		     "t.yaml:6:5: rule 'sgx' skipped: feature 'cpu.cpuid' is not supported"));
 	CHECK(strstr(warnings, "t.yaml:12:5: rule 'ge' skipped: op 'Ge' is not supported"));
 	CHECK(strstr(warnings, "rule 'ver' skipped: 'type: version' is not supported"));
-	CHECK(strstr(warnings, "rule 'tpl' skipped: labelsTemplate: unsupported template action '{{ if .pci }}'"));
+	CHECK(strstr(
+	    warnings,
+	    "rule 'tpl' skipped: labelsTemplate: unsupported template action '{{ if .pci }}'"));
 	CHECK(strstr(warnings, "rule 'ok': 'extendedResources' ignored"));
 	log_set_fn(NULL, NULL, LOG_LVL_WARN);
 }
@@ -454,7 +470,7 @@ static const char *load_err(const char *yaml)
 {
 	static char msg[600];
 	struct rules *r = rules_new();
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	int n = rules_load_buffer(r, "bad.yaml", yaml, strlen(yaml), &err);
 
 	snprintf(msg, sizeof(msg), "%s", n < 0 ? err.msg : "(loaded)");
@@ -465,24 +481,33 @@ static const char *load_err(const char *yaml)
 
 TEST(rules_malformed_files)
 {
+	CHECK_STR(
+	    load_err(HDR
+		     "  - name: x\n    matchFeatures:\n      - feature: pci.device\n"
+		     "        matchExpressions:\n          vendor: {op: Inn, value: [\"8086\"]}\n"),
+	    "bad.yaml:10:24: unknown op 'Inn'");
 	CHECK_STR(load_err(HDR "  - name: x\n    matchFeatures:\n      - feature: pci.device\n"
-			       "        matchExpressions:\n          vendor: {op: Inn, value: [\"8086\"]}\n"),
-		  "bad.yaml:10:24: unknown op 'Inn'");
-	CHECK_STR(load_err(HDR "  - name: x\n    matchFeatures:\n      - feature: pci.device\n"
-			       "        matchExpressions:\n          vendor: {op: InRegexp, value: [\"(8086\"]}\n"),
+			       "        matchExpressions:\n          vendor: {op: InRegexp, value: "
+			       "[\"(8086\"]}\n"),
 		  "bad.yaml:10:42: invalid regular expression '(8086': Unmatched ( or \\(");
 	CHECK_STR(load_err(HDR "  - name: x\n    matchFeatures:\n      - feature: pci.device\n"
 			       "        matchExpressions:\n          vendor: {op: In}\n"),
 		  "bad.yaml:10:19: op In needs at least one value");
-	CHECK_STR(load_err(HDR "  - name: x\n    matchFeatures:\n      - feature: pci.device\n"
-			       "        matchExpressions:\n          vendor: {op: Exists, value: [a]}\n"),
-		  "bad.yaml:10:39: op Exists takes no value");
-	CHECK_STR(load_err(HDR "  - name: x\n    matchFeatures:\n      - feature: dt.root\n"
-			       "        matchExpressions:\n          cores: {op: GtLt, value: [\"5\", \"3\"]}\n"),
-		  "bad.yaml:10:36: op GtLt: the first value must be less than the second");
-	CHECK_STR(load_err(HDR "  - name: x\n    matchFeatures:\n      - feature: dt.root\n"
-			       "        matchExpressions:\n          cores: {op: Gt, value: [\"four\"]}\n"),
-		  "bad.yaml:10:35: op Gt: 'four' is not an integer");
+	CHECK_STR(
+	    load_err(HDR "  - name: x\n    matchFeatures:\n      - feature: pci.device\n"
+			 "        matchExpressions:\n          vendor: {op: Exists, value: [a]}\n"),
+	    "bad.yaml:10:39: op Exists takes no value");
+	CHECK_STR(
+	    load_err(
+		HDR
+		"  - name: x\n    matchFeatures:\n      - feature: dt.root\n"
+		"        matchExpressions:\n          cores: {op: GtLt, value: [\"5\", \"3\"]}\n"),
+	    "bad.yaml:10:36: op GtLt: the first value must be less than the second");
+	CHECK_STR(
+	    load_err(HDR
+		     "  - name: x\n    matchFeatures:\n      - feature: dt.root\n"
+		     "        matchExpressions:\n          cores: {op: Gt, value: [\"four\"]}\n"),
+	    "bad.yaml:10:35: op Gt: 'four' is not an integer");
 	CHECK_STR(load_err(HDR "  - labels: {a.io/x: y}\n"), "bad.yaml:6:5: rule without 'name'");
 	CHECK_STR(load_err(HDR "  - name: x\n    labels: [a, b]\n"),
 		  "bad.yaml:7:13: labels must be a mapping, not a list");
@@ -491,7 +516,8 @@ TEST(rules_malformed_files)
 	CHECK_STR(load_err(HDR "  - name: x\n    matchFeatres: []\n"),
 		  "bad.yaml:7:5: unknown field 'matchFeatres' in rule 'x'");
 	CHECK_STR(load_err(HDR "  - name: x\n    name: y\n"), "bad.yaml:7:5: duplicate key 'name'");
-	CHECK_STR(load_err(HDR "  - name: [x]\n"), "bad.yaml:6:11: name must be a string, not a list");
+	CHECK_STR(load_err(HDR "  - name: [x]\n"),
+		  "bad.yaml:6:11: name must be a string, not a list");
 	CHECK_STR(load_err(HDR "  - name: x\n   labels: {}\n"),
 		  "bad.yaml:7:4: did not find expected key while parsing a block mapping");
 	CHECK_STR(load_err("apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\n"),
@@ -505,19 +531,21 @@ TEST(rules_malformed_files)
 
 TEST(rules_multi_document_and_other_kinds)
 {
-	static const char y[] = "---\n" HDR "  - name: a\n    labels: {a.io/a: \"1\"}\n"
-				"---\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
-				"---\n" HDR "  - name: b\n    labels: {a.io/b: \"2\"}\n"
-				"    matchFeatures:\n      - feature: pci.device\n"
-				"...\n";
+	static const char y[] =
+	    "---\n" HDR "  - name: a\n    labels: {a.io/a: \"1\"}\n"
+	    "---\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+	    "---\n" HDR "  - name: b\n    labels: {a.io/b: \"2\"}\n"
+	    "    matchFeatures:\n      - feature: pci.device\n"
+	    "...\n";
 	struct rules *r = rules_new();
 	struct feat_set *fs = host();
 	struct label_set *ls = label_set_new();
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 
 	capture_on();
 	CHECK_INT(rules_load_buffer(r, "m.yaml", y, strlen(y), &err), 2);
-	CHECK(strstr(warnings, "m.yaml:10:13: apiVersion 'kustomize.config.k8s.io/v1beta1' is not"));
+	CHECK(
+	    strstr(warnings, "m.yaml:10:13: apiVersion 'kustomize.config.k8s.io/v1beta1' is not"));
 	CHECK_INT(rules_eval(r, fs, ls, &err), 2);
 	CHECK_STR(label_set_get(ls, "a.io/a"), "1");
 	CHECK_STR(label_set_get(ls, "a.io/b"), "2");
@@ -533,7 +561,7 @@ TEST(rules_load_path_dir_sorted)
 	struct rules *r = rules_new();
 	struct feat_set *fs = host();
 	struct label_set *ls = label_set_new();
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	FILE *fp;
 
 	snprintf(dir, sizeof(dir), "%s", harness_tmpdir());
@@ -567,7 +595,7 @@ TEST(rules_load_path_dir_sorted)
 TEST(rules_builtin_load_clean)
 {
 	struct rules *r = rules_new();
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 
 	capture_on();
 	CHECK(rules_builtin_count >= 4);
@@ -581,28 +609,30 @@ TEST(rules_builtin_load_clean)
 TEST(rules_intel_upstream_file)
 {
 	static const char y[] =
-		"apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nmetadata:\n"
-		"  name: intel-gpu-platform-labeling\nspec:\n  rules:\n"
-		"  - extendedResources:\n"
-		"      gpu.intel.com/millicores: \"@local.label.gpu.intel.com/millicores\"\n"
-		"    matchFeatures:\n      - feature: local.label\n        matchExpressions:\n"
-		"          gpu.intel.com/millicores: {op: Exists}\n"
-		"    name: intel.gpu.fractionalresources\n"
-		"  - labels:\n    labelsTemplate: |\n"
-		"      {{ range .pci.device }}gpu.intel.com/device-id.{{ .class }}-{{ .device }}.present=true\n"
-		"      {{ end }}\n"
-		"    matchFeatures:\n      - feature: pci.device\n        matchExpressions:\n"
-		"          class:\n            op: In\n            value:\n            - \"0300\"\n"
-		"            - \"0380\"\n          vendor:\n            op: In\n            value:\n"
-		"            - \"8086\"\n    name: intel.gpu.generic.deviceid\n";
+	    "apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nmetadata:\n"
+	    "  name: intel-gpu-platform-labeling\nspec:\n  rules:\n"
+	    "  - extendedResources:\n"
+	    "      gpu.intel.com/millicores: \"@local.label.gpu.intel.com/millicores\"\n"
+	    "    matchFeatures:\n      - feature: local.label\n        matchExpressions:\n"
+	    "          gpu.intel.com/millicores: {op: Exists}\n"
+	    "    name: intel.gpu.fractionalresources\n"
+	    "  - labels:\n    labelsTemplate: |\n"
+	    "      {{ range .pci.device }}gpu.intel.com/device-id.{{ .class }}-{{ .device "
+	    "}}.present=true\n"
+	    "      {{ end }}\n"
+	    "    matchFeatures:\n      - feature: pci.device\n        matchExpressions:\n"
+	    "          class:\n            op: In\n            value:\n            - \"0300\"\n"
+	    "            - \"0380\"\n          vendor:\n            op: In\n            value:\n"
+	    "            - \"8086\"\n    name: intel.gpu.generic.deviceid\n";
 	struct rules *r = rules_new();
 	struct feat_set *fs = host();
 	struct label_set *ls = label_set_new();
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 
 	capture_on();
 	CHECK_INT(rules_load_buffer(r, "intel.yaml", y, strlen(y), &err), 2);
-	CHECK(strstr(warnings, "intel.yaml:7:5: rule 'intel.gpu.fractionalresources' skipped: feature 'local.label' is not supported"));
+	CHECK(strstr(warnings, "intel.yaml:7:5: rule 'intel.gpu.fractionalresources' skipped: "
+			       "feature 'local.label' is not supported"));
 	CHECK_INT(rules_eval(r, fs, ls, &err), 2);
 	CHECK_STR(label_set_get(ls, "gpu.intel.com/device-id.0300-46a6.present"), "true");
 	CHECK_STR(label_set_get(ls, "gpu.intel.com/device-id.0300-4680.present"), "true");
@@ -618,7 +648,8 @@ TEST(rules_alias_bomb_bounded)
 	struct strbuf sb = STRBUF_INIT(1 << 20);
 	int i;
 
-	sb_add(&sb, HDR "  - name: x\n    matchAny:\n      - &m {matchFeatures: [{feature: pci.device, matchExpressions: {");
+	sb_add(&sb, HDR "  - name: x\n    matchAny:\n      - &m {matchFeatures: [{feature: "
+			"pci.device, matchExpressions: {");
 	for (i = 0; i < 200; i++)
 		sb_addf(&sb, "%sk%d: {op: Exists}", i ? ", " : "", i);
 	sb_add(&sb, "}}]}\n");
@@ -626,4 +657,62 @@ TEST(rules_alias_bomb_bounded)
 		sb_add(&sb, "      - *m\n");
 	CHECK_STR(load_err(sb.buf), "bad.yaml:8:69: document too complex");
 	sb_free(&sb);
+}
+
+/* Nested ranges are bounded; a rule's output is bounded. */
+TEST(rules_template_limits)
+{
+	struct strbuf sb = STRBUF_INIT(1 << 16);
+	int i;
+
+	capture_on();
+	sb_add(&sb, "  - name: deep\n    labelsTemplate: \"");
+	for (i = 0; i < 40; i++)
+		sb_add(&sb, "{{ range .pci.device }}");
+	for (i = 0; i < 40; i++)
+		sb_add(&sb, "{{ end }}");
+	sb_add(&sb, "\"\n    matchFeatures:\n      - feature: pci.device\n");
+	CHECK_STR(run(sb.buf, NULL), "");
+	CHECK(strstr(warnings, "rule 'deep' skipped: labelsTemplate: ranges nested too deep"));
+	sb_reset(&sb);
+	warnings[0] = '\0';
+	/* 4200 devices: 4200 distinct keys, more than a rule may give */
+	{
+		struct rules *r = rules_new();
+		struct feat_set *fs = feat_set_new();
+		struct label_set *ls = label_set_new();
+		struct log_err err = {0};
+
+		for (i = 0; i < 4200; i++) {
+			char id[8];
+
+			snprintf(id, sizeof(id), "%04x", i);
+			feat_instance_set(feat_instance_add(fs, "pci.device"), "device", id);
+		}
+		sb_add(&sb, HDR "  - name: wide\n    countLabelsTemplate: \"{{ range .pci.device }}"
+				"a.io/{{ .device }}\\n{{ end }}\"\n"
+				"    matchFeatures:\n      - feature: pci.device\n"
+				"        matchExpressions: {}\n");
+		REQUIRE_INT(rules_load_buffer(r, "w.yaml", sb.buf, sb.len, &err), 1);
+		CHECK_INT(rules_eval(r, fs, ls, &err), 0);
+		CHECK(strstr(warnings, "rule 'wide': template gives more than 4096 labels"));
+		rules_free(r);
+		feat_set_free(fs);
+		label_set_free(ls);
+	}
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+	sb_free(&sb);
+}
+
+/* Go trims any white space around action words and after "{{-" / before "-}}". */
+TEST(rules_template_whitespace)
+{
+	CHECK_STR(run("  - name: ws\n"
+		      "    labelsTemplate: \"{{-\\trange .pci.device\\t-}}\\n  w.io/{{\\n.device "
+		      "}}=1\\n{{ end }}\"\n"
+		      "    matchFeatures:\n"
+		      "      - feature: pci.device\n        matchExpressions:\n"
+		      "          class: {op: In, value: [\"0302\"]}\n",
+		      NULL),
+		  "w.io/1d10=1\n");
 }

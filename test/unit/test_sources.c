@@ -20,11 +20,11 @@ extern const struct probe_source probe_source_pci, probe_source_kernel;
 static char *labels_for(const char *sysfs, const char *proc, struct log_err *err)
 {
 	static char out[8192];
-	struct probe_opts o = { .sysfs = sysfs, .proc = proc };
+	struct probe_opts o = {.sysfs = sysfs, .proc = proc};
 	struct feat_set *fs = feat_set_new();
 	struct label_set *ls = label_set_new();
 	struct rules *r = rules_new();
-	struct probe_ctx ctx = { .opts = &o, .features = fs, .labels = ls };
+	struct probe_ctx ctx = {.opts = &o, .features = fs, .labels = ls};
 	struct strbuf sb = STRBUF_INIT(sizeof(out) - 1);
 	char *ret = NULL;
 
@@ -55,7 +55,7 @@ TEST(sources_builtin_rules_every_fixture)
 	while ((e = readdir(dir))) {
 		char sysfs[4096], want_path[1024];
 		struct strbuf want = STRBUF_INIT(8192);
-		struct log_err err = { 0 };
+		struct log_err err = {0};
 		const char *got;
 
 		if (e->d_name[0] == '.' || !strcmp(e->d_name, "sources") || strchr(e->d_name, '.'))
@@ -82,7 +82,7 @@ TEST(sources_builtin_rules_every_fixture)
 TEST(sources_qat_needs_modules)
 {
 	char proc[64], path[128], sysfs[4096];
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	const char *got;
 	FILE *fp;
 
@@ -114,11 +114,12 @@ TEST(sources_qat_needs_modules)
 TEST(sources_module_without_driver)
 {
 	char proc[64], path[128], sysfs[4096];
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	const char *got;
 	FILE *fp;
 
-	snprintf(sysfs, sizeof(sysfs), "%s", harness_shared("fixtures/pci/pciutils-tree-fujitsu-p8010"));
+	snprintf(sysfs, sizeof(sysfs), "%s",
+		 harness_shared("fixtures/pci/pciutils-tree-fujitsu-p8010"));
 	snprintf(proc, sizeof(proc), "%s", harness_tmpdir());
 	snprintf(path, sizeof(path), "%s/modules", proc);
 	fp = fopen(path, "w");
@@ -134,7 +135,7 @@ TEST(sources_module_without_driver)
 TEST(sources_pci_error)
 {
 	char root[64], path[256];
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	FILE *fp;
 
 	snprintf(root, sizeof(root), "%s", harness_tmpdir());
