@@ -131,6 +131,8 @@ enum kube_item_mode {
 };
 
 #define KUBE_FLAT_DEPTH 3
+/* The longest single JSON value (a Secret value) the parser holds: 3 x the 1.5 MiB etcd limit. */
+#define KUBE_VALUE_MAX (4608 * 1024)
 
 /* Callbacks; a negative return aborts the parse with that code. */
 struct kube_stream_ops {
@@ -156,7 +158,10 @@ struct kube_stream;
 /* Make a parser. ops and ctx are borrowed for its lifetime. Returns NULL on -ENOMEM. */
 struct kube_stream *kube_stream_new(enum kube_stream_kind kind, enum kube_item_mode mode,
 				    const struct kube_stream_ops *ops, void *ctx);
-/* Feed bytes. Returns 0, the callback's negative code, or KUBE_EJSON with err set. */
+/*
+ * Feed bytes. Returns 0, the callback's negative code, or KUBE_EJSON with err
+ * set (bad JSON, or one value longer than KUBE_VALUE_MAX).
+ */
 int kube_stream_feed(struct kube_stream *st, const void *buf, size_t len, struct log_err *err);
 /* Finish (end of body). Returns 0 or KUBE_EJSON (truncated document). */
 int kube_stream_finish(struct kube_stream *st, struct log_err *err);

@@ -33,6 +33,7 @@ struct kube_stream {
 	json_t *item;                 /* JSON mode: finished item waiting for its event end */
 	int item_done;                /* FLAT mode: an item ended, waiting for its event end */
 	int cb_err;                   /* a callback's negative return */
+	size_t pending;               /* bytes fed since the last complete token (yajl buffers them) */
 	struct log_err *err;
 };
 
@@ -95,6 +96,7 @@ static int on_scalar(struct kube_stream *st, const char *val, size_t len, json_t
 {
 	int d;
 
+	st->pending = 0;
 	if (!in_item(st)) {
 		json_decref(jv);
 		if (!val || st->is_array[st->lvl])
@@ -190,6 +192,7 @@ static int open_container(struct kube_stream *st, int array)
 {
 	int starts_item = 0;
 
+	st->pending = 0;
 	if (st->lvl >= MAX_DEPTH) {
 		log_err_set(st->err, KUBE_EJSON, "JSON nested deeper than %d levels", MAX_DEPTH);
 		return 0;
@@ -234,6 +237,7 @@ static int close_container(struct kube_stream *st)
 {
 	int ends_item = st->item_lvl && st->lvl == st->item_lvl;
 
+	st->pending = 0;
 	if (st->mode == KUBE_ITEM_JSON && in_item(st)) {
 		json_t *v = st->stack[--st->jdepth];
 
@@ -286,6 +290,7 @@ static int cb_map_key(void *c, const unsigned char *k, size_t len)
 	struct kube_stream *st = c;
 	struct strbuf *key = &st->key[st->lvl];
 
+	st->pending = 0;
 	sb_reset(key);
 	if (sb_addn(key, k, len) < 0) {
 		log_err_set(st->err, KUBE_EJSON, "JSON key longer than %d bytes", KEY_MAX);
@@ -364,6 +369,11 @@ int kube_stream_feed(struct kube_stream *st, const void *buf, size_t len, struct
 	s = yajl_parse(st->y, buf, len);
 	if (s != yajl_status_ok)
 		return parse_error(st, buf, len);
+	/* yajl keeps an unfinished string or number whole: cap what it may hold. */
+	st->pending += len;
+	if (st->pending > KUBE_VALUE_MAX)
+		return log_err_set(err, KUBE_EJSON, "a JSON value from the API server exceeds %d bytes",
+				   KUBE_VALUE_MAX);
 	return 0;
 }
 

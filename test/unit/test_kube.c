@@ -314,3 +314,27 @@ TEST(stream_rejects_bad_json)
 	kube_stream_free(st);
 	sb_free(&r.log);
 }
+
+TEST(stream_caps_one_value)
+{
+	struct rec r = { STRBUF_INIT(4096) };
+	struct kube_stream *st = kube_stream_new(KUBE_STREAM_WATCH, KUBE_ITEM_FLAT, &rops, &r);
+	struct log_err err = { 0 };
+	static char chunk[64 * 1024];
+	size_t fed = 0;
+	int rc = 0;
+
+	REQUIRE(st != NULL);
+	memset(chunk, 'A', sizeof(chunk));
+	const char *head = "{\"type\":\"ADDED\",\"object\":{\"data\":{\"k\":\"";
+
+	CHECK_INT(kube_stream_feed(st, head, strlen(head), &err), 0);
+	while (rc == 0 && fed <= (size_t)KUBE_VALUE_MAX + sizeof(chunk)) {
+		rc = kube_stream_feed(st, chunk, sizeof(chunk), &err);
+		fed += sizeof(chunk);
+	}
+	CHECK_INT(rc, KUBE_EJSON);
+	CHECK_STR(err.msg, "a JSON value from the API server exceeds 4718592 bytes");
+	kube_stream_free(st);
+	sb_free(&r.log);
+}
