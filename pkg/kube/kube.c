@@ -28,6 +28,7 @@ struct kube_watch {
 	kube_watch_done_fn done;
 	void *ctx;
 	int res;                     /* first feed error */
+	long retry_after;            /* Retry-After of the answer, seconds, -1 if none */
 	struct log_err err;
 	struct strbuf errbody;       /* body of a non-200 answer */
 	char errbuf[CURL_ERROR_SIZE];
@@ -557,6 +558,21 @@ static size_t watch_write(char *ptr, size_t size, size_t n, void *p)
 	return len;
 }
 
+static size_t watch_header(char *buf, size_t size, size_t n, void *p)
+{
+	struct kube_watch *w = p;
+	size_t len = size * n;
+
+	if (len > 12 && strncasecmp(buf, "Retry-After:", 12) == 0)
+		w->retry_after = strtol(buf + 12, NULL, 10);
+	return len;
+}
+
+long kube_watch_retry_after(const struct kube_watch *w)
+{
+	return w->retry_after;
+}
+
 struct kube_watch *kube_watch_start(struct kube_client *cl, const char *url,
 				    struct kube_stream *st, kube_watch_done_fn done, void *ctx,
 				    struct log_err *err)
@@ -572,6 +588,7 @@ struct kube_watch *kube_watch_start(struct kube_client *cl, const char *url,
 	w->st = st;
 	w->done = done;
 	w->ctx = ctx;
+	w->retry_after = -1;
 	sb_init(&w->errbody, ERRBODY_MAX);
 	w->easy = curl_easy_init();
 	w->hdrs = make_headers(cl, NULL);
@@ -587,6 +604,8 @@ struct kube_watch *kube_watch_start(struct kube_client *cl, const char *url,
 	curl_easy_setopt(w->easy, CURLOPT_HTTPHEADER, w->hdrs);
 	curl_easy_setopt(w->easy, CURLOPT_WRITEFUNCTION, watch_write);
 	curl_easy_setopt(w->easy, CURLOPT_WRITEDATA, w);
+	curl_easy_setopt(w->easy, CURLOPT_HEADERFUNCTION, watch_header);
+	curl_easy_setopt(w->easy, CURLOPT_HEADERDATA, w);
 	curl_easy_setopt(w->easy, CURLOPT_PRIVATE, w);
 	if (curl_multi_add_handle(cl->multi, w->easy) != CURLM_OK) {
 		curl_easy_cleanup(w->easy);

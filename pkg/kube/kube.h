@@ -199,6 +199,8 @@ typedef void (*kube_watch_done_fn)(void *ctx, struct kube_watch *w, int status, 
 struct kube_watch *kube_watch_start(struct kube_client *cl, const char *url,
 				    struct kube_stream *st, kube_watch_done_fn done, void *ctx,
 				    struct log_err *err);
+/* The Retry-After seconds of the watch's answer (-1 if none); for use in its done callback. */
+long kube_watch_retry_after(const struct kube_watch *w);
 /* Abort a running watch without calling done. Not from inside its own done callback. */
 void kube_watch_cancel(struct kube_client *cl, struct kube_watch *w);
 

@@ -446,6 +446,40 @@ static void apply_config(struct ctl *c, int cls, const char *evtype, const char 
 		config_changed(c, ce);
 }
 
+static int same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Does obj carry the reload lists we already parsed (and warned about) for it? */
+static int same_lists(const struct ctl *c, int cls, json_t *obj)
+{
+	json_t *meta = json_object_get(obj, "metadata");
+	json_t *anns[2];
+	const char *ns = json_string_value(json_object_get(meta, "namespace"));
+	const char *name = json_string_value(json_object_get(meta, "name"));
+	const struct wl_ent *we;
+	int a;
+
+	if (!name)
+		return 0;
+	we = (const struct wl_ent *)tab_get(&c->wl, cls, ns ? ns : "", name);
+	if (!we)
+		return 0;
+	anns[0] = json_object_get(meta, "annotations");
+	anns[1] = json_object_get(json_object_get(json_object_get(json_object_get(obj, "spec"),
+								  "template"), "metadata"),
+				  "annotations");
+	for (a = 0; a < 2; a++) {
+		if (!same_str(we->w.ann[a][RA_CM_RELOAD],
+			      json_string_value(json_object_get(anns[a], reload_ann_key(RA_CM_RELOAD)))) ||
+		    !same_str(we->w.ann[a][RA_SEC_RELOAD],
+			      json_string_value(json_object_get(anns[a], reload_ann_key(RA_SEC_RELOAD)))))
+			return 0;
+	}
+	return 1;
+}
+
 static void apply_workload(struct ctl *c, int cls, const char *evtype, json_t *obj)
 {
 	struct reload_workload w;
@@ -453,7 +487,8 @@ static void apply_workload(struct ctl *c, int cls, const char *evtype, json_t *o
 	struct wl_ent *we;
 	int r;
 
-	r = reload_workload_parse(&w, (enum reload_kind)(cls - CLS_DEP), obj, &err);
+	r = reload_workload_parse(&w, (enum reload_kind)(cls - CLS_DEP), obj, same_lists(c, cls, obj),
+				  &err);
 	if (r < 0) {
 		log_warn("skipping a %s: %s", cls_res[cls]->kind, err.msg[0] ? err.msg : strerror(-r));
 		reload_workload_free(&w);
@@ -817,7 +852,6 @@ static void watch_done(void *ctx, struct kube_watch *w, int status, int res, con
 	struct ctl *c = s->c;
 	long long delay = 0;
 
-	(void)w;
 	s->w = NULL;
 	if (kube_stream_rv(s->st)[0])
 		snprintf(s->rv, sizeof(s->rv), "%s", kube_stream_rv(s->st));
@@ -827,6 +861,8 @@ static void watch_done(void *ctx, struct kube_watch *w, int status, int res, con
 		long long base = 200LL << (s->fails < 6 ? s->fails : 6);
 
 		delay = base / 2 + random() % (base / 2 + 1);
+		if (status == 429)
+			delay = kube_watch_retry_after(w) > 0 ? kube_watch_retry_after(w) * 1000 : 1000;
 		s->fails++;
 		METRIC_INC(c->m.watch_restarts[s->cls]);
 		log_warn("watch %s%s%s ended (%s); restarting in %lld ms", cls_res[s->cls]->plural,

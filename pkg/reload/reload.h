@@ -138,11 +138,11 @@ struct reload_workload {
 
 /*
  * Fill w from a Deployment/StatefulSet/DaemonSet object (borrowed). Invalid
- * regexes in reload lists are warned about (once, here) and skipped. Returns 0,
- * -ENOMEM, or -EINVAL with err set (no metadata.name). Free with
- * reload_workload_free either way.
+ * regexes in reload lists are skipped, with a warning unless quiet (the caller
+ * has warned about the same annotation before). Returns 0, -ENOMEM, or -EINVAL
+ * with err set (no metadata.name). Free with reload_workload_free either way.
  */
-int reload_workload_parse(struct reload_workload *w, enum reload_kind kind, json_t *obj,
+int reload_workload_parse(struct reload_workload *w, enum reload_kind kind, json_t *obj, int quiet,
 			  struct log_err *err);
 /* Free what w owns and zero it. */
 void reload_workload_free(struct reload_workload *w);

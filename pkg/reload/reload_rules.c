@@ -345,7 +345,7 @@ static char *trimmed(const char *s, const char *e)
 }
 
 static int compile_list(struct reload_relist *rl, const char *val, const struct reload_workload *w,
-			const char *key)
+			const char *key, int quiet)
 {
 	const char *p = val, *e;
 	size_t n = 1;
@@ -373,7 +373,7 @@ static int compile_list(struct reload_relist *rl, const char *val, const struct 
 			rc = regcomp(&rl->re[rl->n], pat, REG_EXTENDED | REG_NOSUB);
 			if (rc == 0) {
 				rl->n++;
-			} else {
+			} else if (!quiet) {
 				char msg[128];
 
 				regerror(rc, &rl->re[rl->n], msg, sizeof(msg));
@@ -643,7 +643,7 @@ static int parse_last_reloaded(struct reload_workload *w, const char *val)
 	return r;
 }
 
-int reload_workload_parse(struct reload_workload *w, enum reload_kind kind, json_t *obj,
+int reload_workload_parse(struct reload_workload *w, enum reload_kind kind, json_t *obj, int quiet,
 			  struct log_err *err)
 {
 	json_t *meta = json_object_get(obj, "metadata");
@@ -674,13 +674,13 @@ int reload_workload_parse(struct reload_workload *w, enum reload_kind kind, json
 		}
 		if (w->ann[a][RA_CM_RELOAD]) {
 			r = compile_list(&w->relist[a][RELOAD_CONFIGMAP], w->ann[a][RA_CM_RELOAD], w,
-					 ann_keys[RA_CM_RELOAD]);
+					 ann_keys[RA_CM_RELOAD], quiet);
 			if (r < 0)
 				return r;
 		}
 		if (w->ann[a][RA_SEC_RELOAD]) {
 			r = compile_list(&w->relist[a][RELOAD_SECRET], w->ann[a][RA_SEC_RELOAD], w,
-					 ann_keys[RA_SEC_RELOAD]);
+					 ann_keys[RA_SEC_RELOAD], quiet);
 			if (r < 0)
 				return r;
 		}

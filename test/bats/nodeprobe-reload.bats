@@ -193,6 +193,8 @@ d-typed app:STAKATER_S_TYPED_SECRET"
   diff -u <(echo "$expected") <(echo "$got")
   [ "$(fake_ctl GET '/requests?method=PATCH&path=/d-' | jq --arg h "$h" '[.items[].body | fromjson | .spec.template.spec.containers[].env[].value | select(. == $h)] | length')" -eq 8 ]
   kill -0 "$RL_PID"
+  # the invalid regex is reported once, not again on every update of the workload
+  [ "$(grep -c 'invalid regex' "$RL_LOG")" -eq 1 ]
 }
 
 @test "restart: once rolls only workloads whose recorded hash is stale, both strategies" {
@@ -267,12 +269,17 @@ d-typed app:STAKATER_S_TYPED_SECRET"
   start --no-events
   lists() { fake_ctl GET "/requests?method=GET&path=/configmaps$&watch=0&count=1" | jq .count; }
   [ "$(lists)" -eq 1 ]
+  # the deployments watch is refused once with 429 on reconnect: retried after Retry-After
+  fake_ctl POST /faults '{"path":"/deployments$","watch":true,"action":"status","code":429,"retryAfter":1,"count":1}' >/dev/null
   fake_ctl POST /drop-watches >/dev/null
   cm cfg '{"k":"1"}'
   wait_patches 1
   [ "$(lists)" -eq 1 ]
   rv=$(fake_ctl GET "/requests?path=/configmaps$&watch=1" | jq -r '.items[-1].params.resourceVersion')
   [ -n "$rv" ] && [ "$rv" != null ]
+  fake_ctl GET "/watchers?min=5&wait=10" >/dev/null
+  [ "$(fake_ctl GET '/requests?path=/deployments$&watch=1' | jq -c '[.items[].status]')" = '["dropped",429,200]' ]
+  grep -q 'HTTP 429: .*restarting in 1000 ms' "$RL_LOG"
   # a watch ERROR 410 makes it re-list; a change made while it was gone is still rolled out
   fake_ctl POST /faults '{"path":"/configmaps$","watch":true,"action":"delay","seconds":1,"count":1}' >/dev/null
   fake_ctl POST /drop-watches >/dev/null

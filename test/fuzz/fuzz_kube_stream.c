@@ -27,7 +27,7 @@ static int on_item(void *ctx, const char *type, json_t *obj)
 	(void)type;
 	if (!obj)
 		return 0;
-	reload_workload_parse(&w, RELOAD_DEPLOYMENT, obj, NULL);
+	reload_workload_parse(&w, RELOAD_DEPLOYMENT, obj, 0, NULL);
 	reload_workload_free(&w);
 	reload_hash_object(obj, RELOAD_CONFIGMAP, hex);
 	return 0;

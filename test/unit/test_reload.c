@@ -138,7 +138,7 @@ static int wl(struct reload_workload *w, const char *meta_ann, const char *tmpl_
 	j = J(buf);
 	if (!j)
 		return -EINVAL;
-	r = reload_workload_parse(w, RELOAD_DEPLOYMENT, j, NULL);
+	r = reload_workload_parse(w, RELOAD_DEPLOYMENT, j, 0, NULL);
 	json_decref(j);
 	return r;
 }
@@ -387,7 +387,7 @@ TEST(workload_without_name_is_an_error)
 	struct log_err err = { 0 };
 	json_t *j = J("{\"metadata\":{}}");
 
-	CHECK_INT(reload_workload_parse(&w, RELOAD_STATEFULSET, j, &err), -EINVAL);
+	CHECK_INT(reload_workload_parse(&w, RELOAD_STATEFULSET, j, 0, &err), -EINVAL);
 	CHECK_STR(err.msg, "StatefulSet without metadata.name");
 	reload_workload_free(&w);
 	json_decref(j);
