@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* nodeprobe-reload: roll workloads when the ConfigMaps and Secrets they use change (Reloader-compatible). */
+/* nodeprobe-reload: roll workloads when the ConfigMaps and Secrets they use change
+ * (Reloader-compatible). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,36 +33,46 @@ enum {
 };
 
 static const struct cli_opt opts[] = {
-	{ "kubeconfig", 0, "FILE", "kubeconfig to use (default: in-cluster service account)", O_KUBECONFIG },
-	{ "context", 0, "NAME", "kubeconfig context (default: current-context)", O_CONTEXT },
-	{ "serviceaccount-dir", 0, "DIR", "in-cluster token, ca.crt and namespace directory", O_SA_DIR },
-	{ "mode", 0, "MODE", "watch (default, run until SIGTERM) or once (reconcile and exit)", O_MODE },
-	{ "namespace", 'n', "NS", "only this namespace (repeatable; default: all)", 'n' },
-	{ "ignore-namespace", 0, "NS", "skip this namespace (repeatable)", O_IGNORE_NS },
-	{ "resource-label-selector", 0, "SEL", "server-side label selector for ConfigMaps and Secrets", O_LABELSEL },
-	{ "secret-field-selector", 0, "SEL", "server-side field selector for Secrets (default: type!=helm.sh/release.v1; '' for none)", O_FIELDSEL },
-	{ "reload-strategy", 0, "S", "env-vars (default) or annotations", O_STRATEGY },
-	{ "auto-reload-all", 0, NULL, "treat workloads without auto annotations as auto: \"true\"", O_AUTO_ALL },
-	{ "coalesce-window", 0, "DUR", "changes within this window become one rollout (default 1s)", O_WINDOW },
-	{ "min-interval", 0, "DUR", "minimum time between two rollouts of a workload (default 10s)", O_MIN_INTERVAL },
-	{ "max-rollouts-per-second", 0, "N", "global rollout rate limit, 0 for none (default 5)", O_RATE },
-	{ "burst", 0, "N", "rollouts allowed at once above the rate (default 20)", O_BURST },
-	{ "listen", 0, "ADDR", "serve /healthz, /readyz, /metrics on [HOST]:PORT ('' for off; default :9090)", O_LISTEN },
-	{ "no-events", 0, NULL, "do not post Kubernetes Events", O_NO_EVENTS },
-	{ "page-size", 0, "N", "LIST page size (default 500)", O_PAGE },
-	{ "watch-timeout", 0, "DUR", "server-side watch timeout (default 30m)", O_WATCH_TIMEOUT },
-	{ "retries", 0, "N", "attempts per API request on 429, 5xx and broken connections (default 5)", O_RETRIES },
-	{ NULL, 0, NULL, NULL, 0 },
+    {"kubeconfig", 0, "FILE", "kubeconfig to use (default: in-cluster service account)",
+     O_KUBECONFIG},
+    {"context", 0, "NAME", "kubeconfig context (default: current-context)", O_CONTEXT},
+    {"serviceaccount-dir", 0, "DIR", "in-cluster token, ca.crt and namespace directory", O_SA_DIR},
+    {"mode", 0, "MODE", "watch (default, run until SIGTERM) or once (reconcile and exit)", O_MODE},
+    {"namespace", 'n', "NS", "only this namespace (repeatable; default: all)", 'n'},
+    {"ignore-namespace", 0, "NS", "skip this namespace (repeatable)", O_IGNORE_NS},
+    {"resource-label-selector", 0, "SEL", "server-side label selector for ConfigMaps and Secrets",
+     O_LABELSEL},
+    {"secret-field-selector", 0, "SEL",
+     "server-side field selector for Secrets (default: type!=helm.sh/release.v1; '' for none)",
+     O_FIELDSEL},
+    {"reload-strategy", 0, "S", "env-vars (default) or annotations", O_STRATEGY},
+    {"auto-reload-all", 0, NULL, "treat workloads without auto annotations as auto: \"true\"",
+     O_AUTO_ALL},
+    {"coalesce-window", 0, "DUR", "changes within this window become one rollout (default 1s)",
+     O_WINDOW},
+    {"min-interval", 0, "DUR", "minimum time between two rollouts of a workload (default 10s)",
+     O_MIN_INTERVAL},
+    {"max-rollouts-per-second", 0, "N", "global rollout rate limit, 0 for none (default 5)",
+     O_RATE},
+    {"burst", 0, "N", "rollouts allowed at once above the rate (default 20)", O_BURST},
+    {"listen", 0, "ADDR",
+     "serve /healthz, /readyz, /metrics on [HOST]:PORT ('' for off; default :9090)", O_LISTEN},
+    {"no-events", 0, NULL, "do not post Kubernetes Events", O_NO_EVENTS},
+    {"page-size", 0, "N", "LIST page size (default 500)", O_PAGE},
+    {"watch-timeout", 0, "DUR", "server-side watch timeout (default 30m)", O_WATCH_TIMEOUT},
+    {"retries", 0, "N", "attempts per API request on 429, 5xx and broken connections (default 5)",
+     O_RETRIES},
+    {NULL, 0, NULL, NULL, 0},
 };
 
 static const struct cli_spec spec = {
-	.prog = "nodeprobe-reload",
-	.synopsis = "[OPTIONS]",
-	.description = "Roll Deployments, StatefulSets and DaemonSets when the ConfigMaps and Secrets\n"
-		       "they use change, honouring stakater Reloader's annotations.",
-	.opts = opts,
-	.epilog = "Exit status: 0 success, 1 failure (configuration, TLS, API), 2 usage,\n"
-		  "3 (once) some rollouts failed.\n",
+    .prog = "nodeprobe-reload",
+    .synopsis = "[OPTIONS]",
+    .description = "Roll Deployments, StatefulSets and DaemonSets when the ConfigMaps and Secrets\n"
+		   "they use change, honouring stakater Reloader's annotations.",
+    .opts = opts,
+    .epilog = "Exit status: 0 success, 1 failure (configuration, TLS, API), 2 usage,\n"
+	      "3 (once) some rollouts failed.\n",
 };
 
 struct args {
@@ -170,7 +181,8 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 	case O_WATCH_TIMEOUT:
 		v = parse_duration(arg);
 		if (v < 0) {
-			snprintf(msg, (size_t)msglen, "bad duration '%s' (e.g. 500ms, 2s, 5m)", arg);
+			snprintf(msg, (size_t)msglen, "bad duration '%s' (e.g. 500ms, 2s, 5m)",
+				 arg);
 			return -1;
 		}
 		if (id == O_WINDOW)
@@ -183,7 +195,8 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 	case O_RATE:
 		o->max_rate = strtod(arg, &end);
 		if (end == arg || *end || o->max_rate < 0) {
-			snprintf(msg, (size_t)msglen, "--max-rollouts-per-second: bad number '%s'", arg);
+			snprintf(msg, (size_t)msglen, "--max-rollouts-per-second: bad number '%s'",
+				 arg);
 			return -1;
 		}
 		return 0;
@@ -215,7 +228,7 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 int main(int argc, char **argv)
 {
 	struct args a;
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	int verbose = 0, r;
 
 	memset(&a, 0, sizeof(a));

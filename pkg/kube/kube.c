@@ -10,15 +10,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TOKEN_MAX (64 * 1024)
+#define TOKEN_MAX   (64 * 1024)
 #define ERRBODY_MAX (64 * 1024)
 
-const struct kube_resource kube_configmaps = { "/api/v1", "configmaps", "ConfigMap" };
-const struct kube_resource kube_secrets = { "/api/v1", "secrets", "Secret" };
-const struct kube_resource kube_deployments = { "/apis/apps/v1", "deployments", "Deployment" };
-const struct kube_resource kube_statefulsets = { "/apis/apps/v1", "statefulsets", "StatefulSet" };
-const struct kube_resource kube_daemonsets = { "/apis/apps/v1", "daemonsets", "DaemonSet" };
-const struct kube_resource kube_events = { "/api/v1", "events", "Event" };
+const struct kube_resource kube_configmaps = {"/api/v1", "configmaps", "ConfigMap"};
+const struct kube_resource kube_secrets = {"/api/v1", "secrets", "Secret"};
+const struct kube_resource kube_deployments = {"/apis/apps/v1", "deployments", "Deployment"};
+const struct kube_resource kube_statefulsets = {"/apis/apps/v1", "statefulsets", "StatefulSet"};
+const struct kube_resource kube_daemonsets = {"/apis/apps/v1", "daemonsets", "DaemonSet"};
+const struct kube_resource kube_events = {"/api/v1", "events", "Event"};
 
 struct kube_watch {
 	struct kube_client *cl;
@@ -27,21 +27,21 @@ struct kube_watch {
 	struct kube_stream *st;
 	kube_watch_done_fn done;
 	void *ctx;
-	int res;                     /* first feed error */
-	long retry_after;            /* Retry-After of the answer, seconds, -1 if none */
+	int res;	  /* first feed error */
+	long retry_after; /* Retry-After of the answer, seconds, -1 if none */
 	struct log_err err;
-	struct strbuf errbody;       /* body of a non-200 answer */
+	struct strbuf errbody; /* body of a non-200 answer */
 	char errbuf[CURL_ERROR_SIZE];
 	struct kube_watch *next;
 };
 
 struct kube_client {
 	struct kube_config cfg;
-	CURL *easy;                  /* for plain requests (keeps its connection) */
-	CURLM *multi;                /* for watches */
+	CURL *easy;   /* for plain requests (keeps its connection) */
+	CURLM *multi; /* for watches */
 	struct kube_watch *watches;
-	char *token;                 /* current bearer token, or NULL */
-	struct stat token_st;        /* token file's stat when last read */
+	char *token;	      /* current bearer token, or NULL */
+	struct stat token_st; /* token file's stat when last read */
 	int retries;
 	int base_ms;
 	unsigned long codes[KUBE_CODES];
@@ -200,7 +200,8 @@ static void refresh_token(struct kube_client *cl, int force)
 		return;
 	}
 	if (!force && cl->token && st.st_ino == cl->token_st.st_ino &&
-	    st.st_size == cl->token_st.st_size && st.st_mtim.tv_sec == cl->token_st.st_mtim.tv_sec &&
+	    st.st_size == cl->token_st.st_size &&
+	    st.st_mtim.tv_sec == cl->token_st.st_mtim.tv_sec &&
 	    st.st_mtim.tv_nsec == cl->token_st.st_mtim.tv_nsec)
 		return;
 	if (sb_read_file(&sb, cl->cfg.token_file) < 0) {
@@ -245,8 +246,9 @@ int kube_client_new(struct kube_client **out, struct kube_config *cfg, struct lo
 	}
 	refresh_token(cl, 1);
 	if (cl->cfg.insecure)
-		log_warn("TLS verification of %s is OFF (insecure-skip-tls-verify in the kubeconfig)",
-			 cl->cfg.server);
+		log_warn(
+		    "TLS verification of %s is OFF (insecure-skip-tls-verify in the kubeconfig)",
+		    cl->cfg.server);
 	*out = cl;
 	return 0;
 }
@@ -285,14 +287,14 @@ static void setup_handle(struct kube_client *cl, CURL *e, char *errbuf)
 		curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
 	}
 	if (c->ca_pem) {
-		struct curl_blob b = { c->ca_pem, c->ca_pem_len, CURL_BLOB_COPY };
+		struct curl_blob b = {c->ca_pem, c->ca_pem_len, CURL_BLOB_COPY};
 
 		curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &b);
 	} else if (c->ca_file) {
 		curl_easy_setopt(e, CURLOPT_CAINFO, c->ca_file);
 	}
 	if (c->cert_pem) {
-		struct curl_blob b = { c->cert_pem, c->cert_pem_len, CURL_BLOB_COPY };
+		struct curl_blob b = {c->cert_pem, c->cert_pem_len, CURL_BLOB_COPY};
 
 		curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &b);
 		curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
@@ -300,7 +302,7 @@ static void setup_handle(struct kube_client *cl, CURL *e, char *errbuf)
 		curl_easy_setopt(e, CURLOPT_SSLCERT, c->cert_file);
 	}
 	if (c->key_pem) {
-		struct curl_blob b = { c->key_pem, c->key_pem_len, CURL_BLOB_COPY };
+		struct curl_blob b = {c->key_pem, c->key_pem_len, CURL_BLOB_COPY};
 
 		curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &b);
 		curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
@@ -343,11 +345,14 @@ static int curl_fail(struct kube_client *cl, CURLcode rc, const char *errbuf, co
 	case CURLE_SSL_CERTPROBLEM:
 	case CURLE_SSL_CONNECT_ERROR:
 	case CURLE_SSL_ISSUER_ERROR:
-		return log_err_set(err, KUBE_ETLS,
-				   "TLS with %s failed (server certificate not trusted by %s%s?): %s",
-				   cl->cfg.server, cl->cfg.ca_file ? "CA file " :
-				   cl->cfg.ca_pem ? "the kubeconfig's CA data" : "the system CAs",
-				   cl->cfg.ca_file ? cl->cfg.ca_file : "", detail);
+		return log_err_set(
+		    err, KUBE_ETLS,
+		    "TLS with %s failed (server certificate not trusted by %s%s?): %s",
+		    cl->cfg.server,
+		    cl->cfg.ca_file  ? "CA file "
+		    : cl->cfg.ca_pem ? "the kubeconfig's CA data"
+				     : "the system CAs",
+		    cl->cfg.ca_file ? cl->cfg.ca_file : "", detail);
 	default:
 		return log_err_set(err, KUBE_ECONN, "%s: %s", url, detail);
 	}
@@ -360,10 +365,10 @@ struct req_ctx {
 	struct kube_stream *st;
 	struct strbuf *errbody;
 	long status;
-	int fed;              /* bytes went into st */
-	int fail;             /* negative code from the sink */
+	int fed;  /* bytes went into st */
+	int fail; /* negative code from the sink */
 	struct log_err *err;
-	long retry_after;     /* seconds, -1 if none */
+	long retry_after; /* seconds, -1 if none */
 };
 
 static size_t req_write(char *ptr, size_t size, size_t n, void *p)
@@ -409,7 +414,7 @@ static size_t req_header(char *buf, size_t size, size_t n, void *p)
 
 static void sleep_ms(long ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
@@ -498,7 +503,8 @@ static int request_loop(struct kube_client *cl, const char *method, const char *
 
 			if (s > 30)
 				s = 30;
-			log_info("%s %s: 429 Too Many Requests, retrying after %lds", method, url, s);
+			log_info("%s %s: 429 Too Many Requests, retrying after %lds", method, url,
+				 s);
 			sleep_ms(s * 1000);
 			continue;
 		}
@@ -516,7 +522,7 @@ int kube_request(struct kube_client *cl, const char *method, const char *url,
 		 const char *content_type, const char *body, struct strbuf *resp,
 		 struct log_err *err)
 {
-	struct req_ctx rc = { .cl = cl, .resp = resp, .err = err };
+	struct req_ctx rc = {.cl = cl, .resp = resp, .err = err};
 
 	return request_loop(cl, method, url, content_type, body, &rc);
 }
@@ -524,7 +530,7 @@ int kube_request(struct kube_client *cl, const char *method, const char *url,
 int kube_get_stream(struct kube_client *cl, const char *url, struct kube_stream *st,
 		    struct strbuf *errbody, struct log_err *err)
 {
-	struct req_ctx rc = { .cl = cl, .st = st, .errbody = errbody, .err = err };
+	struct req_ctx rc = {.cl = cl, .st = st, .errbody = errbody, .err = err};
 	int r = request_loop(cl, "GET", url, NULL, NULL, &rc);
 
 	if (r == 200) {
@@ -573,9 +579,8 @@ long kube_watch_retry_after(const struct kube_watch *w)
 	return w->retry_after;
 }
 
-struct kube_watch *kube_watch_start(struct kube_client *cl, const char *url,
-				    struct kube_stream *st, kube_watch_done_fn done, void *ctx,
-				    struct log_err *err)
+struct kube_watch *kube_watch_start(struct kube_client *cl, const char *url, struct kube_stream *st,
+				    kube_watch_done_fn done, void *ctx, struct log_err *err)
 {
 	struct kube_watch *w = calloc(1, sizeof(*w));
 
@@ -663,7 +668,7 @@ int kube_poll(struct kube_client *cl, int timeout_ms)
 		struct kube_watch *w = NULL;
 		long status = 0;
 		int res;
-		struct log_err err = { 0 };
+		struct log_err err = {0};
 
 		if (m->msg != CURLMSG_DONE)
 			continue;
@@ -679,7 +684,8 @@ int kube_poll(struct kube_client *cl, int timeout_ms)
 		}
 		count(cl, res == KUBE_ECONN || res == KUBE_ETLS ? 0 : status);
 		if (status != 200 && w->errbody.len && !err.msg[0])
-			snprintf(err.msg, sizeof(err.msg), "HTTP %ld: %.400s", status, w->errbody.buf);
+			snprintf(err.msg, sizeof(err.msg), "HTTP %ld: %.400s", status,
+				 w->errbody.buf);
 		watch_unlink(cl, w);
 		w->done(w->ctx, w, (int)status, res, err.msg);
 		watch_free(w);

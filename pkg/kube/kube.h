@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* kube: a small Kubernetes API client on libcurl: config, requests, paged LIST and WATCH streams. */
+/* kube: a small Kubernetes API client on libcurl: config, requests, paged LIST and WATCH streams.
+ */
 #ifndef NP_KUBE_H
 #define NP_KUBE_H
 
@@ -11,30 +12,30 @@
 
 /* Module error codes (negative, outside the errno range). */
 enum {
-	KUBE_ETLS = -4001,  /* TLS handshake or verification failed */
-	KUBE_ECONN = -4002, /* could not connect, or the connection broke */
-	KUBE_EAUTH = -4003, /* the server rejected our credentials (401/403) */
-	KUBE_EHTTP = -4004, /* an unexpected HTTP status (the message says which) */
-	KUBE_EJSON = -4005, /* a response that is not the JSON we expected */
+	KUBE_ETLS = -4001,    /* TLS handshake or verification failed */
+	KUBE_ECONN = -4002,   /* could not connect, or the connection broke */
+	KUBE_EAUTH = -4003,   /* the server rejected our credentials (401/403) */
+	KUBE_EHTTP = -4004,   /* an unexpected HTTP status (the message says which) */
+	KUBE_EJSON = -4005,   /* a response that is not the JSON we expected */
 	KUBE_ECONFIG = -4006, /* the kubeconfig or in-cluster files are unusable */
 };
 
 /* Where and how to reach the API server. All strings are owned (free with kube_config_free). */
 struct kube_config {
-	char *server;     /* "https://host:port" without a trailing slash */
-	char *ca_file;    /* CA bundle path, or NULL */
-	char *ca_pem;     /* CA bundle bytes (certificate-authority-data), or NULL */
+	char *server;  /* "https://host:port" without a trailing slash */
+	char *ca_file; /* CA bundle path, or NULL */
+	char *ca_pem;  /* CA bundle bytes (certificate-authority-data), or NULL */
 	size_t ca_pem_len;
-	char *token;      /* a fixed bearer token, or NULL */
+	char *token;	  /* a fixed bearer token, or NULL */
 	char *token_file; /* bearer token file, re-read whenever it changes, or NULL */
 	char *cert_file;  /* client certificate path, or NULL */
-	char *key_file;   /* client key path, or NULL */
-	char *cert_pem;   /* client certificate bytes, or NULL */
+	char *key_file;	  /* client key path, or NULL */
+	char *cert_pem;	  /* client certificate bytes, or NULL */
 	size_t cert_pem_len;
-	char *key_pem;    /* client key bytes, or NULL */
+	char *key_pem; /* client key bytes, or NULL */
 	size_t key_pem_len;
-	char *namespace;  /* the context's (or service account's) namespace, or NULL */
-	int insecure;     /* insecure-skip-tls-verify: true in the kubeconfig */
+	char *namespace; /* the context's (or service account's) namespace, or NULL */
+	int insecure;	 /* insecure-skip-tls-verify: true in the kubeconfig */
 };
 
 /*
@@ -65,19 +66,19 @@ struct kube_resource {
 };
 
 extern const struct kube_resource kube_configmaps, kube_secrets, kube_deployments,
-	kube_statefulsets, kube_daemonsets, kube_events;
+    kube_statefulsets, kube_daemonsets, kube_events;
 
 /* Query parameters; NULL / 0 fields are left out. */
 struct kube_query {
 	const char *label_selector;
 	const char *field_selector;
 	const char *resource_version;
-	const char *cont;          /* LIST continue token */
+	const char *cont;	   /* LIST continue token */
 	const char *field_manager; /* PATCH/POST fieldManager */
-	long limit;                /* LIST page size */
-	long timeout_seconds;      /* WATCH server-side timeout */
-	int watch;                 /* 1: watch=1 */
-	int bookmarks;             /* 1: allowWatchBookmarks=true */
+	long limit;		   /* LIST page size */
+	long timeout_seconds;	   /* WATCH server-side timeout */
+	int watch;		   /* 1: watch=1 */
+	int bookmarks;		   /* 1: allowWatchBookmarks=true */
 };
 
 /*
@@ -104,7 +105,8 @@ void kube_client_free(struct kube_client *cl);
 const char *kube_client_server(const struct kube_client *cl);
 /* How many requests ended with HTTP status code (0: transport error); code < KUBE_CODES. */
 unsigned long kube_client_count(const struct kube_client *cl, int code);
-/* Set the retry budget for 429, 5xx and connection errors (default 5) and the base backoff in ms. */
+/* Set the retry budget for 429, 5xx and connection errors (default 5) and the base backoff in ms.
+ */
 void kube_client_set_retries(struct kube_client *cl, int attempts, int base_ms);
 
 /*
@@ -196,9 +198,8 @@ typedef void (*kube_watch_done_fn)(void *ctx, struct kube_watch *w, int status, 
  * Returns the watch (owned by the client until done is called, then freed by
  * it) or NULL with err set.
  */
-struct kube_watch *kube_watch_start(struct kube_client *cl, const char *url,
-				    struct kube_stream *st, kube_watch_done_fn done, void *ctx,
-				    struct log_err *err);
+struct kube_watch *kube_watch_start(struct kube_client *cl, const char *url, struct kube_stream *st,
+				    kube_watch_done_fn done, void *ctx, struct log_err *err);
 /* The Retry-After seconds of the watch's answer (-1 if none); for use in its done callback. */
 long kube_watch_retry_after(const struct kube_watch *w);
 /* Abort a running watch without calling done. Not from inside its own done callback. */

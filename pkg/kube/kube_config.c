@@ -124,8 +124,9 @@ static int load_doc(struct kube_config *cfg, yaml_document_t *doc, const char *p
 	v = scalar(map_get(doc, ctx, "cluster"));
 	cluster = v ? named_entry(doc, map_get(doc, root, "clusters"), "cluster", v) : NULL;
 	if (!cluster)
-		return log_err_set(err, KUBE_ECONFIG, "%s: clusters: no cluster '%s' for context '%s'",
-				   path, v ? v : "", ctxname);
+		return log_err_set(err, KUBE_ECONFIG,
+				   "%s: clusters: no cluster '%s' for context '%s'", path,
+				   v ? v : "", ctxname);
 	v = scalar(map_get(doc, ctx, "namespace"));
 	if (v && !(cfg->namespace = strdup(v)))
 		return -ENOMEM;
@@ -145,8 +146,8 @@ static int load_doc(struct kube_config *cfg, yaml_document_t *doc, const char *p
 	cfg->insecure = is_true(scalar(map_get(doc, cluster, "insecure-skip-tls-verify")));
 	v = scalar(map_get(doc, cluster, "certificate-authority-data"));
 	if (v) {
-		r = b64_field(v, &cfg->ca_pem, &cfg->ca_pem_len, path,
-			      "certificate-authority-data", err);
+		r = b64_field(v, &cfg->ca_pem, &cfg->ca_pem_len, path, "certificate-authority-data",
+			      err);
 		if (r < 0)
 			return r;
 	}
@@ -243,8 +244,9 @@ int kube_config_in_cluster(struct kube_config *cfg, const char *sa_dir, struct l
 
 	memset(cfg, 0, sizeof(*cfg));
 	if (!host || !*host || !port || !*port)
-		return log_err_set(err, KUBE_ECONFIG,
-				   "not in a cluster: KUBERNETES_SERVICE_HOST/PORT unset (use --kubeconfig)");
+		return log_err_set(
+		    err, KUBE_ECONFIG,
+		    "not in a cluster: KUBERNETES_SERVICE_HOST/PORT unset (use --kubeconfig)");
 	if (strchr(host, ':'))
 		r = asprintf(&cfg->server, "https://[%s]:%s", host, port);
 	else

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* kube_stream: LIST bodies and WATCH streams parsed with yajl as bytes arrive; items never held in bulk. */
+/* kube_stream: LIST bodies and WATCH streams parsed with yajl as bytes arrive; items never held in
+ * bulk. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,7 @@
 #include "kube/kube.h"
 
 #define MAX_DEPTH 96
-#define KEY_MAX 1024
+#define KEY_MAX	  1024
 
 /*
  * Nesting is tracked from the document root. In a LIST the item root is at
@@ -21,19 +22,19 @@ struct kube_stream {
 	const struct kube_stream_ops *ops;
 	void *ctx;
 	yajl_handle y;
-	int lvl;                      /* open containers */
-	int item_lvl;                 /* lvl of the current item's root map, 0 if none */
-	char is_array[MAX_DEPTH + 1]; /* per open container */
+	int lvl;			  /* open containers */
+	int item_lvl;			  /* lvl of the current item's root map, 0 if none */
+	char is_array[MAX_DEPTH + 1];	  /* per open container */
 	struct strbuf key[MAX_DEPTH + 1]; /* last key per open map (levels 1..) */
-	struct strbuf type;           /* watch event type */
-	struct strbuf cont;           /* list metadata.continue */
-	struct strbuf rv;             /* newest resourceVersion */
-	json_t *stack[MAX_DEPTH + 1]; /* JSON mode: containers being built, item root at 0 */
-	int jdepth;                   /* JSON mode: entries used in stack */
-	json_t *item;                 /* JSON mode: finished item waiting for its event end */
-	int item_done;                /* FLAT mode: an item ended, waiting for its event end */
-	int cb_err;                   /* a callback's negative return */
-	size_t pending;               /* bytes fed since the last complete token (yajl buffers them) */
+	struct strbuf type;		  /* watch event type */
+	struct strbuf cont;		  /* list metadata.continue */
+	struct strbuf rv;		  /* newest resourceVersion */
+	json_t *stack[MAX_DEPTH + 1];	  /* JSON mode: containers being built, item root at 0 */
+	int jdepth;			  /* JSON mode: entries used in stack */
+	json_t *item;			  /* JSON mode: finished item waiting for its event end */
+	int item_done;			  /* FLAT mode: an item ended, waiting for its event end */
+	int cb_err;			  /* a callback's negative return */
+	size_t pending; /* bytes fed since the last complete token (yajl buffers them) */
 	struct log_err *err;
 };
 
@@ -146,7 +147,8 @@ static int cb_null(void *c)
 {
 	struct kube_stream *st = c;
 
-	return on_scalar(st, NULL, 0, st->mode == KUBE_ITEM_JSON && in_item(st) ? json_null() : NULL);
+	return on_scalar(st, NULL, 0,
+			 st->mode == KUBE_ITEM_JSON && in_item(st) ? json_null() : NULL);
 }
 
 static int cb_bool(void *c, int b)
@@ -300,15 +302,15 @@ static int cb_map_key(void *c, const unsigned char *k, size_t len)
 }
 
 static const yajl_callbacks callbacks = {
-	.yajl_null = cb_null,
-	.yajl_boolean = cb_bool,
-	.yajl_number = cb_number,
-	.yajl_string = cb_string,
-	.yajl_start_map = cb_start_map,
-	.yajl_map_key = cb_map_key,
-	.yajl_end_map = cb_end_map,
-	.yajl_start_array = cb_start_array,
-	.yajl_end_array = cb_end_array,
+    .yajl_null = cb_null,
+    .yajl_boolean = cb_bool,
+    .yajl_number = cb_number,
+    .yajl_string = cb_string,
+    .yajl_start_map = cb_start_map,
+    .yajl_map_key = cb_map_key,
+    .yajl_end_map = cb_end_map,
+    .yajl_start_array = cb_start_array,
+    .yajl_end_array = cb_end_array,
 };
 
 struct kube_stream *kube_stream_new(enum kube_stream_kind kind, enum kube_item_mode mode,
@@ -372,7 +374,8 @@ int kube_stream_feed(struct kube_stream *st, const void *buf, size_t len, struct
 	/* yajl keeps an unfinished string or number whole: cap what it may hold. */
 	st->pending += len;
 	if (st->pending > KUBE_VALUE_MAX)
-		return log_err_set(err, KUBE_EJSON, "a JSON value from the API server exceeds %d bytes",
+		return log_err_set(err, KUBE_EJSON,
+				   "a JSON value from the API server exceeds %d bytes",
 				   KUBE_VALUE_MAX);
 	return 0;
 }

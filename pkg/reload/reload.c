@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* reload: the controller: list, watch, keep hashes and references only, coalesce, rate-limit, patch. */
+/* reload: the controller: list, watch, keep hashes and references only, coalesce, rate-limit,
+ * patch. */
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -11,14 +12,14 @@
 #include "reload/reload.h"
 #include "reload/reload_internal.h"
 
-#define RV_MAX 128
-#define NAME_MAX_ 512
-#define OBJ_MAX (8 * 1024 * 1024)
-#define SMALL_MAX (1024 * 1024)
+#define RV_MAX		 128
+#define NAME_MAX_	 512
+#define OBJ_MAX		 (8 * 1024 * 1024)
+#define SMALL_MAX	 (1024 * 1024)
 #define CONFLICT_RETRIES 5
 
 static const struct kube_resource *const cls_res[NCLS] = {
-	&kube_configmaps, &kube_secrets, &kube_deployments, &kube_statefulsets, &kube_daemonsets,
+    &kube_configmaps, &kube_secrets, &kube_deployments, &kube_statefulsets, &kube_daemonsets,
 };
 
 /* ---- tables ---- */
@@ -82,7 +83,8 @@ static struct ent *tab_get(const struct tab *t, int cls, const char *ns, const c
 	if (!t->nb)
 		return NULL;
 	for (e = t->b[h % t->nb]; e; e = e->next)
-		if (e->h == h && e->cls == cls && strcmp(e->name, name) == 0 && strcmp(e->ns, ns) == 0)
+		if (e->h == h && e->cls == cls && strcmp(e->name, name) == 0 &&
+		    strcmp(e->ns, ns) == 0)
 			return e;
 	return NULL;
 }
@@ -140,11 +142,11 @@ struct rs {
 	struct kube_stream *st;
 	struct kube_watch *w;
 	char rv[RV_MAX];
-	int gone;                /* a 410: re-list before watching again */
-	int listing;             /* items are from a LIST (initial or re-list) */
-	int relist;              /* this LIST is a re-list: compare and sweep */
-	int fails;               /* consecutive failed restarts */
-	long long restart_ms;    /* when to restart (0: running) */
+	int gone;	      /* a 410: re-list before watching again */
+	int listing;	      /* items are from a LIST (initial or re-list) */
+	int relist;	      /* this LIST is a re-list: compare and sweep */
+	int fails;	      /* consecutive failed restarts */
+	long long restart_ms; /* when to restart (0: running) */
 	/* the ConfigMap/Secret item being parsed (FLAT mode) */
 	struct strbuf name, ns_, irv;
 	int match, ignore;
@@ -370,7 +372,7 @@ static void reconcile_workload(struct ctl *c, struct wl_ent *we)
 
 	for (i = 0; i < we->w.nrefs; i++) {
 		struct cfg_ent *ce = (struct cfg_ent *)tab_get(
-			&c->cfg, type_cls(we->w.refs[i].type), we->w.ns, we->w.refs[i].name);
+		    &c->cfg, type_cls(we->w.refs[i].type), we->w.ns, we->w.refs[i].name);
 
 		if (ce && ce->hash[0])
 			consider(c, we, ce, 0);
@@ -383,7 +385,8 @@ static void reconcile_workload(struct ctl *c, struct wl_ent *we)
 			continue;
 		for (i = 0; i < c->cfg.nb; i++) {
 			for (e = c->cfg.b[i]; e; e = e->next) {
-				if (e->cls != type_cls((enum reload_type)t) || strcmp(e->ns, we->w.ns) != 0)
+				if (e->cls != type_cls((enum reload_type)t) ||
+				    strcmp(e->ns, we->w.ns) != 0)
 					continue;
 				if (((struct cfg_ent *)e)->hash[0])
 					consider(c, we, (struct cfg_ent *)e, 0);
@@ -467,14 +470,16 @@ static int same_lists(const struct ctl *c, int cls, json_t *obj)
 	if (!we)
 		return 0;
 	anns[0] = json_object_get(meta, "annotations");
-	anns[1] = json_object_get(json_object_get(json_object_get(json_object_get(obj, "spec"),
-								  "template"), "metadata"),
-				  "annotations");
+	anns[1] = json_object_get(
+	    json_object_get(json_object_get(json_object_get(obj, "spec"), "template"), "metadata"),
+	    "annotations");
 	for (a = 0; a < 2; a++) {
 		if (!same_str(we->w.ann[a][RA_CM_RELOAD],
-			      json_string_value(json_object_get(anns[a], reload_ann_key(RA_CM_RELOAD)))) ||
-		    !same_str(we->w.ann[a][RA_SEC_RELOAD],
-			      json_string_value(json_object_get(anns[a], reload_ann_key(RA_SEC_RELOAD)))))
+			      json_string_value(
+				  json_object_get(anns[a], reload_ann_key(RA_CM_RELOAD)))) ||
+		    !same_str(
+			we->w.ann[a][RA_SEC_RELOAD],
+			json_string_value(json_object_get(anns[a], reload_ann_key(RA_SEC_RELOAD)))))
 			return 0;
 	}
 	return 1;
@@ -483,14 +488,15 @@ static int same_lists(const struct ctl *c, int cls, json_t *obj)
 static void apply_workload(struct ctl *c, int cls, const char *evtype, json_t *obj)
 {
 	struct reload_workload w;
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	struct wl_ent *we;
 	int r;
 
-	r = reload_workload_parse(&w, (enum reload_kind)(cls - CLS_DEP), obj, same_lists(c, cls, obj),
-				  &err);
+	r = reload_workload_parse(&w, (enum reload_kind)(cls - CLS_DEP), obj,
+				  same_lists(c, cls, obj), &err);
 	if (r < 0) {
-		log_warn("skipping a %s: %s", cls_res[cls]->kind, err.msg[0] ? err.msg : strerror(-r));
+		log_warn("skipping a %s: %s", cls_res[cls]->kind,
+			 err.msg[0] ? err.msg : strerror(-r));
 		reload_workload_free(&w);
 		return;
 	}
@@ -570,8 +576,8 @@ static int cfg_scalar(void *p, int depth, const char *const *keys, const char *v
 	} else if (depth == 2 && s->hs_live) {
 		if (strcmp(keys[0], "data") == 0 && s->cls == CLS_SEC)
 			return reload_hasher_add_b64(&s->hs, keys[1], strlen(keys[1]), val, len);
-		if (strcmp(keys[0], "data") == 0 || (strcmp(keys[0], "binaryData") == 0 &&
-						     s->cls == CLS_CM))
+		if (strcmp(keys[0], "data") == 0 ||
+		    (strcmp(keys[0], "binaryData") == 0 && s->cls == CLS_CM))
 			return reload_hasher_add(&s->hs, keys[1], strlen(keys[1]), val, len);
 	}
 	return 0;
@@ -618,8 +624,8 @@ static int cfg_item(void *p, const char *type, json_t *obj)
 	s->hs_live = 0;
 	if (r == -EAGAIN) {
 		/* Keys out of order: hash the whole object from a GET, one at a time. */
-		struct cfg_ent *ce = (struct cfg_ent *)tab_get(&s->c->cfg, s->cls, s->ns_.buf,
-							       s->name.buf);
+		struct cfg_ent *ce =
+		    (struct cfg_ent *)tab_get(&s->c->cfg, s->cls, s->ns_.buf, s->name.buf);
 
 		if (ce)
 			ce->seen = 1;
@@ -655,13 +661,13 @@ static int wl_item(void *p, const char *type, json_t *obj)
 }
 
 static const struct kube_stream_ops cfg_ops = {
-	.scalar = cfg_scalar,
-	.begin = cfg_begin,
-	.item = cfg_item,
+    .scalar = cfg_scalar,
+    .begin = cfg_begin,
+    .item = cfg_item,
 };
 
 static const struct kube_stream_ops wl_ops = {
-	.item = wl_item,
+    .item = wl_item,
 };
 
 static struct kube_stream *new_stream(struct rs *s, enum kube_stream_kind kind)
@@ -686,7 +692,7 @@ static void process_deferred(struct ctl *c)
 {
 	while (c->defer) {
 		struct deferred *d = c->defer;
-		struct log_err err = { 0 };
+		struct log_err err = {0};
 		char hex[RELOAD_HASH_HEX];
 		json_t *obj = NULL, *ann;
 		int r;
@@ -700,7 +706,8 @@ static void process_deferred(struct ctl *c)
 			obj = json_loadb(c->resp.buf, c->resp.len, 0, NULL);
 		if (obj && reload_hash_object(obj, cls_type(d->cls), hex) == 0) {
 			json_t *meta = json_object_get(obj, "metadata");
-			const char *rv = json_string_value(json_object_get(meta, "resourceVersion"));
+			const char *rv =
+			    json_string_value(json_object_get(meta, "resourceVersion"));
 			const char *m, *ig;
 			int relist = strcmp(d->evtype, "RELIST") == 0;
 
@@ -802,7 +809,8 @@ static int list_stream(struct ctl *c, struct rs *s, struct log_err *err)
 		if (r != 200) {
 			if (r >= 0)
 				r = log_err_set(err, r == 401 || r == 403 ? KUBE_EAUTH : KUBE_EHTTP,
-						"LIST %s: HTTP %d: %.300s", c->url.buf, r, errbody.buf);
+						"LIST %s: HTTP %d: %.300s", c->url.buf, r,
+						errbody.buf);
 			kube_stream_free(st);
 			break;
 		}
@@ -862,7 +870,8 @@ static void watch_done(void *ctx, struct kube_watch *w, int status, int res, con
 
 		delay = base / 2 + random() % (base / 2 + 1);
 		if (status == 429)
-			delay = kube_watch_retry_after(w) > 0 ? kube_watch_retry_after(w) * 1000 : 1000;
+			delay =
+			    kube_watch_retry_after(w) > 0 ? kube_watch_retry_after(w) * 1000 : 1000;
 		s->fails++;
 		METRIC_INC(c->m.watch_restarts[s->cls]);
 		log_warn("watch %s%s%s ended (%s); restarting in %lld ms", cls_res[s->cls]->plural,
@@ -886,7 +895,7 @@ static void restart_watches(struct ctl *c)
 
 	for (i = 0; i < c->nrs; i++) {
 		struct rs *s = &c->rs[i];
-		struct log_err err = { 0 };
+		struct log_err err = {0};
 		int r = 0;
 
 		if (s->w || !s->restart_ms || s->restart_ms > now)
@@ -922,7 +931,7 @@ static long long wall_now(void)
 static void post_event(struct ctl *c, const struct wl_ent *we, const char *message)
 {
 	struct strbuf b = STRBUF_INIT(16 * 1024);
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	char ts[32], evname[64];
 	struct timespec now;
 	struct tm tm;
@@ -943,16 +952,22 @@ static void post_event(struct ctl *c, const struct wl_ent *we, const char *messa
 	}
 	r = r ? r : sb_add(&b, ",\"namespace\":");
 	r = r ? r : sb_add_json_str(&b, we->e.ns);
-	r = r ? r : sb_addf(&b, "},\"involvedObject\":{\"apiVersion\":\"apps/v1\",\"kind\":\"%s\","
-			    "\"name\":", reload_kind_name(we->w.kind));
+	r = r ? r
+	      : sb_addf(&b,
+			"},\"involvedObject\":{\"apiVersion\":\"apps/v1\",\"kind\":\"%s\","
+			"\"name\":",
+			reload_kind_name(we->w.kind));
 	r = r ? r : sb_add_json_str(&b, we->e.name);
 	r = r ? r : sb_add(&b, ",\"namespace\":");
 	r = r ? r : sb_add_json_str(&b, we->e.ns);
 	r = r ? r : sb_add(&b, "},\"reason\":\"Reloaded\",\"message\":");
 	r = r ? r : sb_add_json_str(&b, message);
-	r = r ? r : sb_addf(&b, ",\"type\":\"Normal\",\"source\":{\"component\":\"nodeprobe-reload\"},"
-			    "\"reportingComponent\":\"nodeprobe-reload\",\"firstTimestamp\":\"%s\","
-			    "\"lastTimestamp\":\"%s\",\"count\":1}", ts, ts);
+	r = r ? r
+	      : sb_addf(&b,
+			",\"type\":\"Normal\",\"source\":{\"component\":\"nodeprobe-reload\"},"
+			"\"reportingComponent\":\"nodeprobe-reload\",\"firstTimestamp\":\"%s\","
+			"\"lastTimestamp\":\"%s\",\"count\":1}",
+			ts, ts);
 	if (r < 0) {
 		sb_free(&b);
 		return;
@@ -970,12 +985,13 @@ static void post_event(struct ctl *c, const struct wl_ent *we, const char *messa
 /* Re-read a workload after a 409. Returns 0, or -ENOENT when it is gone. */
 static int reread(struct ctl *c, struct wl_ent *we)
 {
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	json_t *obj;
 	int r;
 
 	sb_reset(&c->url);
-	kube_url(&c->url, kube_client_server(c->cl), cls_res[we->e.cls], we->e.ns, we->e.name, NULL);
+	kube_url(&c->url, kube_client_server(c->cl), cls_res[we->e.cls], we->e.ns, we->e.name,
+		 NULL);
 	c->resp.max = OBJ_MAX;
 	r = kube_request(c->cl, "GET", c->url.buf, NULL, NULL, &c->resp, &err);
 	if (r == 404)
@@ -998,16 +1014,16 @@ static int rollout(struct ctl *c, struct wl_ent *we)
 {
 	struct reload_trigger t[64];
 	struct cfg_ent *src[64];
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	size_t i, n;
 	int attempt, r = 0;
-	struct kube_query q = { .field_manager = "nodeprobe-reload" };
+	struct kube_query q = {.field_manager = "nodeprobe-reload"};
 
 	for (attempt = 0; attempt < CONFLICT_RETRIES; attempt++) {
 		n = 0;
 		for (i = 0; i < we->ntrig && n < 64; i++) {
 			struct cfg_ent *ce = (struct cfg_ent *)tab_get(
-				&c->cfg, type_cls(we->trig[i].type), we->e.ns, we->trig[i].name);
+			    &c->cfg, type_cls(we->trig[i].type), we->e.ns, we->trig[i].name);
 			struct reload_object o;
 			const char *container, *rec;
 
@@ -1039,11 +1055,12 @@ static int rollout(struct ctl *c, struct wl_ent *we)
 		if (r < 0)
 			return r;
 		sb_reset(&c->url);
-		kube_url(&c->url, kube_client_server(c->cl), cls_res[we->e.cls], we->e.ns, we->e.name,
-			 &q);
+		kube_url(&c->url, kube_client_server(c->cl), cls_res[we->e.cls], we->e.ns,
+			 we->e.name, &q);
 		c->resp.max = OBJ_MAX;
-		r = kube_request(c->cl, "PATCH", c->url.buf, "application/strategic-merge-patch+json",
-				 c->body.buf, &c->resp, &err);
+		r = kube_request(c->cl, "PATCH", c->url.buf,
+				 "application/strategic-merge-patch+json", c->body.buf, &c->resp,
+				 &err);
 		if (r == 409) {
 			log_info("%s %s/%s: conflict, re-reading (attempt %d)",
 				 reload_kind_name(we->w.kind), we->e.ns, we->e.name, attempt + 1);
@@ -1056,22 +1073,26 @@ static int rollout(struct ctl *c, struct wl_ent *we)
 	}
 	if (r != 200) {
 		log_error("%s %s/%s: rollout failed: %s", reload_kind_name(we->w.kind), we->e.ns,
-			  we->e.name, r < 0 ? err.msg : r == 409 ? "conflict persisted" : "HTTP error");
+			  we->e.name,
+			  r < 0	     ? err.msg
+			  : r == 409 ? "conflict persisted"
+				     : "HTTP error");
 		if (r > 0)
-			log_error("%s %s/%s: HTTP %d: %.300s", reload_kind_name(we->w.kind), we->e.ns,
-				  we->e.name, r, c->resp.buf);
+			log_error("%s %s/%s: HTTP %d: %.300s", reload_kind_name(we->w.kind),
+				  we->e.ns, we->e.name, r, c->resp.buf);
 		return r < 0 ? r : -EIO;
 	}
 	{
-		/* The answer is the patched object: our record of it, without waiting for the watch. */
+		/* The answer is the patched object: our record of it, without waiting for the
+		 * watch. */
 		json_t *obj = json_loadb(c->resp.buf, c->resp.len, 0, NULL);
 		char msg[1024];
 		struct cfg_ent *last = src[n - 1];
 
 		snprintf(msg, sizeof(msg), "rolled %s %s/%s for %s %s/%s hash %.8s%s (%s)",
 			 reload_kind_name(we->w.kind), we->e.ns, we->e.name,
-			 reload_type_name(cls_type(last->e.cls)), last->e.ns, last->e.name, last->hash,
-			 n > 1 ? " and more" : "",
+			 reload_type_name(cls_type(last->e.cls)), last->e.ns, last->e.name,
+			 last->hash, n > 1 ? " and more" : "",
 			 c->o->strategy == RELOAD_ENV_VARS ? "env-vars" : "annotations");
 		log_info("%s", msg);
 		if (c->o->events)
@@ -1112,7 +1133,7 @@ static void process_due(struct ctl *c, int force)
 		if (!take_token(c, now)) {
 			if (force) {
 				long long wait = (long long)(1000.0 / c->o->max_rate) + 1;
-				struct timespec ts = { wait / 1000, (wait % 1000) * 1000000L };
+				struct timespec ts = {wait / 1000, (wait % 1000) * 1000000L};
 
 				nanosleep(&ts, NULL);
 				now = now_ms();
@@ -1178,9 +1199,9 @@ void reload_opts_init(struct reload_opts *o)
 
 static int make_streams(struct ctl *c)
 {
-	static const char *const all[] = { "", NULL };
-	const char *const *nss = c->o->namespaces && c->o->namespaces[0] ?
-		(const char *const *)c->o->namespaces : all;
+	static const char *const all[] = {"", NULL};
+	const char *const *nss =
+	    c->o->namespaces && c->o->namespaces[0] ? (const char *const *)c->o->namespaces : all;
 	size_t nns = 0, i;
 	int cls;
 
@@ -1307,8 +1328,8 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 			goto out;
 	}
 	process_deferred(&c);
-	log_info("synced: %lu ConfigMaps, %lu Secrets, %lu workloads",
-		 c.m.objects[CLS_CM], c.m.objects[CLS_SEC],
+	log_info("synced: %lu ConfigMaps, %lu Secrets, %lu workloads", c.m.objects[CLS_CM],
+		 c.m.objects[CLS_SEC],
 		 c.m.objects[CLS_DEP] + c.m.objects[CLS_STS] + c.m.objects[CLS_DS]);
 	reconcile_all(&c);
 	if (o->once) {

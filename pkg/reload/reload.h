@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* reload: Reloader-compatible rollouts of workloads when the ConfigMaps and Secrets they use change. */
+/* reload: Reloader-compatible rollouts of workloads when the ConfigMaps and Secrets they use
+ * change. */
 #ifndef NP_RELOAD_H
 #define NP_RELOAD_H
 
@@ -18,7 +19,7 @@ enum reload_type {
 
 /* How a workload is rolled. */
 enum reload_strategy {
-	RELOAD_ENV_VARS = 0,    /* STAKATER_<NAME>_CONFIGMAP|SECRET env var in the container */
+	RELOAD_ENV_VARS = 0,	/* STAKATER_<NAME>_CONFIGMAP|SECRET env var in the container */
 	RELOAD_ANNOTATIONS = 1, /* reloader.stakater.com/last-reloaded-from on the pod template */
 };
 
@@ -45,11 +46,11 @@ const char *reload_kind_name(enum reload_kind k);
  * hashes the whole object with reload_hash_object() instead.
  */
 struct reload_hasher {
-	void *md;           /* EVP_MD_CTX */
+	void *md;	    /* EVP_MD_CTX */
 	struct strbuf prev; /* previous key, for the order check */
-	size_t n;           /* entries so far */
-	int unordered;      /* an entry arrived out of order */
-	int bad;            /* a Secret value was not base64 */
+	size_t n;	    /* entries so far */
+	int unordered;	    /* an entry arrived out of order */
+	int bad;	    /* a Secret value was not base64 */
 };
 
 /* Start a hash. Returns 0 or -ENOMEM. */
@@ -83,13 +84,13 @@ int reload_env_name(struct strbuf *sb, const char *name, enum reload_type type);
 
 /* Reloader's annotations a workload can carry (indices into reload_workload.ann). */
 enum reload_ann {
-	RA_AUTO = 0,    /* reloader.stakater.com/auto */
-	RA_CM_AUTO,     /* configmap.reloader.stakater.com/auto */
-	RA_SEC_AUTO,    /* secret.reloader.stakater.com/auto */
-	RA_CM_RELOAD,   /* configmap.reloader.stakater.com/reload */
-	RA_SEC_RELOAD,  /* secret.reloader.stakater.com/reload */
-	RA_SEARCH,      /* reloader.stakater.com/search */
-	RA_CM_EXCLUDE,  /* configmaps.exclude.reloader.stakater.com/reload */
+	RA_AUTO = 0,	/* reloader.stakater.com/auto */
+	RA_CM_AUTO,	/* configmap.reloader.stakater.com/auto */
+	RA_SEC_AUTO,	/* secret.reloader.stakater.com/auto */
+	RA_CM_RELOAD,	/* configmap.reloader.stakater.com/reload */
+	RA_SEC_RELOAD,	/* secret.reloader.stakater.com/reload */
+	RA_SEARCH,	/* reloader.stakater.com/search */
+	RA_CM_EXCLUDE,	/* configmaps.exclude.reloader.stakater.com/reload */
 	RA_SEC_EXCLUDE, /* secrets.exclude.reloader.stakater.com/reload */
 	RA_N,
 };
@@ -98,21 +99,21 @@ enum reload_ann {
 const char *reload_ann_key(enum reload_ann a);
 
 #define RELOAD_LAST_RELOADED_FROM "reloader.stakater.com/last-reloaded-from"
-#define RELOAD_MATCH "reloader.stakater.com/match"
-#define RELOAD_IGNORE "reloader.stakater.com/ignore"
+#define RELOAD_MATCH		  "reloader.stakater.com/match"
+#define RELOAD_IGNORE		  "reloader.stakater.com/ignore"
 
 /* An object the workload uses, and the container the reload is attributed to. */
 struct reload_ref {
 	enum reload_type type;
-	char *name;      /* owned */
+	char *name;	 /* owned */
 	char *container; /* owned */
 };
 
 /* A STAKATER_* env var found on a container (the env-vars strategy's record). */
 struct reload_envrec {
 	char *container; /* owned */
-	char *name;      /* owned */
-	char *value;     /* owned */
+	char *name;	 /* owned */
+	char *value;	 /* owned */
 };
 
 /* A compiled "reload" list: anchored regexes; invalid entries are left out. */
@@ -124,14 +125,14 @@ struct reload_relist {
 /* What is kept per workload: identity, what it uses, Reloader annotations, its records. */
 struct reload_workload {
 	enum reload_kind kind;
-	char *ns;                        /* owned */
-	char *name;                      /* owned */
-	char *ann[2][RA_N];              /* [0] metadata, [1] pod template; NULL = absent; owned */
+	char *ns;	    /* owned */
+	char *name;	    /* owned */
+	char *ann[2][RA_N]; /* [0] metadata, [1] pod template; NULL = absent; owned */
 	struct reload_relist relist[2][2]; /* [where][type] compiled reload lists */
-	struct reload_ref *refs;         /* owned array */
+	struct reload_ref *refs;	   /* owned array */
 	size_t nrefs;
-	char *first_container;           /* owned, NULL if none */
-	struct reload_envrec *env;       /* owned array */
+	char *first_container;	   /* owned, NULL if none */
+	struct reload_envrec *env; /* owned array */
 	size_t nenv;
 	char *lr_type, *lr_name, *lr_hash; /* last-reloaded-from fields, or NULL; owned */
 };
@@ -160,11 +161,11 @@ struct reload_object {
 /* Outcome of reload_should. */
 enum reload_verdict {
 	RELOAD_YES = 0,
-	RELOAD_NO_IGNORED,      /* the object says ignore */
-	RELOAD_NO_EXCLUDED,     /* in the workload's exclude list */
+	RELOAD_NO_IGNORED,	/* the object says ignore */
+	RELOAD_NO_EXCLUDED,	/* in the workload's exclude list */
 	RELOAD_NO_NOT_SELECTED, /* no annotation selects it */
-	RELOAD_NO_NOT_USED,     /* selected by auto/search but no container uses it */
-	RELOAD_NO_NAMESPACE,    /* another namespace */
+	RELOAD_NO_NOT_USED,	/* selected by auto/search but no container uses it */
+	RELOAD_NO_NAMESPACE,	/* another namespace */
 };
 
 /* Short reason label for metrics ("ignored", "excluded", ...). */
@@ -206,26 +207,26 @@ int reload_patch_body(struct strbuf *sb, enum reload_strategy s, const char *ns,
 
 /* Options for reload_run (filled by main from the command line). */
 struct reload_opts {
-	const char *kubeconfig;      /* NULL: in-cluster */
-	const char *context;         /* kubeconfig context, NULL: current */
-	const char *sa_dir;          /* service-account directory for in-cluster */
-	int once;                    /* 1: reconcile and exit */
-	const char **namespaces;     /* NULL-terminated, NULL/empty: all namespaces */
-	const char **ignore_ns;      /* NULL-terminated namespaces to skip */
-	const char *label_selector;  /* server-side selector for ConfigMaps and Secrets */
+	const char *kubeconfig;		   /* NULL: in-cluster */
+	const char *context;		   /* kubeconfig context, NULL: current */
+	const char *sa_dir;		   /* service-account directory for in-cluster */
+	int once;			   /* 1: reconcile and exit */
+	const char **namespaces;	   /* NULL-terminated, NULL/empty: all namespaces */
+	const char **ignore_ns;		   /* NULL-terminated namespaces to skip */
+	const char *label_selector;	   /* server-side selector for ConfigMaps and Secrets */
 	const char *secret_field_selector; /* server-side fieldSelector for Secrets */
 	enum reload_strategy strategy;
-	int auto_all;                /* --auto-reload-all */
-	long window_ms;              /* coalescing window */
-	long min_interval_ms;        /* per-workload minimum interval between rollouts */
-	double max_rate;             /* global rollouts per second (token bucket) */
-	int burst;                   /* token bucket size */
-	const char *listen;          /* "host:port" or ":port" for /metrics, NULL: off */
-	int events;                  /* 1: post Kubernetes Events */
-	long page_size;              /* LIST limit */
-	long watch_timeout_s;        /* server-side watch timeout */
-	int retries;                 /* API retry budget */
-	int retry_base_ms;           /* first backoff step */
+	int auto_all;	      /* --auto-reload-all */
+	long window_ms;	      /* coalescing window */
+	long min_interval_ms; /* per-workload minimum interval between rollouts */
+	double max_rate;      /* global rollouts per second (token bucket) */
+	int burst;	      /* token bucket size */
+	const char *listen;   /* "host:port" or ":port" for /metrics, NULL: off */
+	int events;	      /* 1: post Kubernetes Events */
+	long page_size;	      /* LIST limit */
+	long watch_timeout_s; /* server-side watch timeout */
+	int retries;	      /* API retry budget */
+	int retry_base_ms;    /* first backoff step */
 };
 
 /* Fill opts with the defaults. */

@@ -10,48 +10,52 @@
 #include "reload/reload_internal.h"
 
 static const char *const skip_names[NSKIP] = {
-	[SKIP_CURRENT] = "already_current", [SKIP_IGNORED] = "ignored",
-	[SKIP_EXCLUDED] = "excluded",       [SKIP_NOT_USED] = "not_used",
-	[SKIP_NO_CONTAINER] = "no_container", [SKIP_UNCHANGED] = "no_data_change",
+    [SKIP_CURRENT] = "already_current",	  [SKIP_IGNORED] = "ignored",
+    [SKIP_EXCLUDED] = "excluded",	  [SKIP_NOT_USED] = "not_used",
+    [SKIP_NO_CONTAINER] = "no_container", [SKIP_UNCHANGED] = "no_data_change",
 };
 
-static const char *const cls_names[NCLS] = { "configmaps", "secrets", "deployments",
-					     "statefulsets", "daemonsets" };
+static const char *const cls_names[NCLS] = {"configmaps", "secrets", "deployments", "statefulsets",
+					    "daemonsets"};
+
+static int head(struct strbuf *sb, const char *name, const char *type, const char *help)
+{
+	return sb_addf(sb, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
 
 static int render(struct strbuf *sb, struct reload_metrics *m)
 {
-	int k, i, r = 0;
+	static const char reloads[] = "nodeprobe_reload_reloads_total";
+	static const char skipped[] = "nodeprobe_reload_skipped_total";
+	static const char restarts[] = "nodeprobe_reload_watch_restarts_total";
+	static const char objects[] = "nodeprobe_reload_objects";
+	static const char requests[] = "nodeprobe_reload_api_requests_total";
+	int k, i, r;
 
-	r = r ? r : sb_add(sb, "# HELP nodeprobe_reload_reloads_total Rollouts by workload kind and result.\n"
-			       "# TYPE nodeprobe_reload_reloads_total counter\n");
-	for (k = 0; k < RELOAD_NKINDS; k++)
-		for (i = 0; i < 2; i++)
-			r = r ? r : sb_addf(sb, "nodeprobe_reload_reloads_total{kind=\"%s\",result=\"%s\"} %lu\n",
-					    reload_kind_name((enum reload_kind)k),
-					    i ? "failure" : "success", METRIC_GET(m->reloads[k][i]));
-	r = r ? r : sb_add(sb, "# HELP nodeprobe_reload_skipped_total Reloads not done, by reason.\n"
-			       "# TYPE nodeprobe_reload_skipped_total counter\n");
-	for (i = 0; i < NSKIP; i++)
-		r = r ? r : sb_addf(sb, "nodeprobe_reload_skipped_total{reason=\"%s\"} %lu\n",
-				    skip_names[i], METRIC_GET(m->skipped[i]));
-	r = r ? r : sb_add(sb, "# HELP nodeprobe_reload_watch_restarts_total Watches restarted after an error or a 410.\n"
-			       "# TYPE nodeprobe_reload_watch_restarts_total counter\n");
-	for (i = 0; i < NCLS; i++)
-		r = r ? r : sb_addf(sb, "nodeprobe_reload_watch_restarts_total{resource=\"%s\"} %lu\n",
-				    cls_names[i], METRIC_GET(m->watch_restarts[i]));
-	r = r ? r : sb_add(sb, "# HELP nodeprobe_reload_objects Objects tracked (identity and hash only).\n"
-			       "# TYPE nodeprobe_reload_objects gauge\n");
-	for (i = 0; i < NCLS; i++)
-		r = r ? r : sb_addf(sb, "nodeprobe_reload_objects{resource=\"%s\"} %lu\n", cls_names[i],
-				    METRIC_GET(m->objects[i]));
-	r = r ? r : sb_add(sb, "# HELP nodeprobe_reload_api_requests_total API requests by HTTP status (0: no answer).\n"
-			       "# TYPE nodeprobe_reload_api_requests_total counter\n");
-	for (i = 0; i < KUBE_CODES; i++) {
+	r = head(sb, reloads, "counter", "Rollouts by workload kind and result.");
+	for (k = 0; k < RELOAD_NKINDS && !r; k++)
+		for (i = 0; i < 2 && !r; i++)
+			r = sb_addf(sb, "%s{kind=\"%s\",result=\"%s\"} %lu\n", reloads,
+				    reload_kind_name((enum reload_kind)k),
+				    i ? "failure" : "success", METRIC_GET(m->reloads[k][i]));
+	r = r ? r : head(sb, skipped, "counter", "Reloads not done, by reason.");
+	for (i = 0; i < NSKIP && !r; i++)
+		r = sb_addf(sb, "%s{reason=\"%s\"} %lu\n", skipped, skip_names[i],
+			    METRIC_GET(m->skipped[i]));
+	r = r ? r : head(sb, restarts, "counter", "Watches restarted after an error or a 410.");
+	for (i = 0; i < NCLS && !r; i++)
+		r = sb_addf(sb, "%s{resource=\"%s\"} %lu\n", restarts, cls_names[i],
+			    METRIC_GET(m->watch_restarts[i]));
+	r = r ? r : head(sb, objects, "gauge", "Objects tracked (identity and hash only).");
+	for (i = 0; i < NCLS && !r; i++)
+		r = sb_addf(sb, "%s{resource=\"%s\"} %lu\n", objects, cls_names[i],
+			    METRIC_GET(m->objects[i]));
+	r = r ? r : head(sb, requests, "counter", "API requests by HTTP status (0: no answer).");
+	for (i = 0; i < KUBE_CODES && !r; i++) {
 		unsigned long n = kube_client_count(m->cl, i);
 
 		if (n)
-			r = r ? r : sb_addf(sb, "nodeprobe_reload_api_requests_total{code=\"%d\"} %lu\n",
-					    i, n);
+			r = sb_addf(sb, "%s{code=\"%d\"} %lu\n", requests, i, n);
 	}
 	return r;
 }
@@ -60,7 +64,7 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int code, con
 			     const char *body, size_t len)
 {
 	struct MHD_Response *resp =
-		MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	    MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
 	enum MHD_Result ret;
 
 	if (!resp)

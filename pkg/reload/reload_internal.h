@@ -11,12 +11,12 @@ enum { CLS_CM = 0, CLS_SEC, CLS_DEP, CLS_STS, CLS_DS, NCLS };
 
 /* Skip reasons counted in nodeprobe_reload_skipped_total. */
 enum {
-	SKIP_CURRENT = 0, /* the workload already carries the hash */
-	SKIP_IGNORED,     /* reloader.stakater.com/ignore on the object */
-	SKIP_EXCLUDED,    /* the workload's exclude list */
-	SKIP_NOT_USED,    /* selected by auto/search but not used by a container */
+	SKIP_CURRENT = 0,  /* the workload already carries the hash */
+	SKIP_IGNORED,	   /* reloader.stakater.com/ignore on the object */
+	SKIP_EXCLUDED,	   /* the workload's exclude list */
+	SKIP_NOT_USED,	   /* selected by auto/search but not used by a container */
 	SKIP_NO_CONTAINER, /* env-vars needs a container, the workload has none */
-	SKIP_UNCHANGED,   /* an update that did not change the data */
+	SKIP_UNCHANGED,	   /* an update that did not change the data */
 	NSKIP,
 };
 
@@ -25,9 +25,9 @@ struct reload_metrics {
 	unsigned long reloads[RELOAD_NKINDS][2]; /* [kind][0 success, 1 failure] */
 	unsigned long skipped[NSKIP];
 	unsigned long watch_restarts[NCLS];
-	unsigned long objects[NCLS];             /* gauge: objects tracked */
-	int ready;                               /* initial sync done, watches running */
-	const struct kube_client *cl;            /* for API request counts by code */
+	unsigned long objects[NCLS];  /* gauge: objects tracked */
+	int ready;		      /* initial sync done, watches running */
+	const struct kube_client *cl; /* for API request counts by code */
 };
 
 /* Start /healthz, /readyz, /metrics on listen ("[host]:port"). Returns a handle or NULL + err. */
@@ -35,8 +35,8 @@ void *reload_http_start(const char *listen, struct reload_metrics *m, struct log
 /* Stop it (NULL allowed). */
 void reload_http_stop(void *h);
 
-#define METRIC_INC(x) __atomic_add_fetch(&(x), 1, __ATOMIC_RELAXED)
+#define METRIC_INC(x)	 __atomic_add_fetch(&(x), 1, __ATOMIC_RELAXED)
 #define METRIC_SET(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
-#define METRIC_GET(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define METRIC_GET(x)	 __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* reload_rules: Reloader's contract as pure functions: hash, env names, annotations, uses, patches. */
+/* reload_rules: Reloader's contract as pure functions: hash, env names, annotations, uses, patches.
+ */
 #include <errno.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
@@ -9,14 +10,14 @@
 #include "reload/reload.h"
 
 static const char *const ann_keys[RA_N] = {
-	[RA_AUTO] = "reloader.stakater.com/auto",
-	[RA_CM_AUTO] = "configmap.reloader.stakater.com/auto",
-	[RA_SEC_AUTO] = "secret.reloader.stakater.com/auto",
-	[RA_CM_RELOAD] = "configmap.reloader.stakater.com/reload",
-	[RA_SEC_RELOAD] = "secret.reloader.stakater.com/reload",
-	[RA_SEARCH] = "reloader.stakater.com/search",
-	[RA_CM_EXCLUDE] = "configmaps.exclude.reloader.stakater.com/reload",
-	[RA_SEC_EXCLUDE] = "secrets.exclude.reloader.stakater.com/reload",
+    [RA_AUTO] = "reloader.stakater.com/auto",
+    [RA_CM_AUTO] = "configmap.reloader.stakater.com/auto",
+    [RA_SEC_AUTO] = "secret.reloader.stakater.com/auto",
+    [RA_CM_RELOAD] = "configmap.reloader.stakater.com/reload",
+    [RA_SEC_RELOAD] = "secret.reloader.stakater.com/reload",
+    [RA_SEARCH] = "reloader.stakater.com/search",
+    [RA_CM_EXCLUDE] = "configmaps.exclude.reloader.stakater.com/reload",
+    [RA_SEC_EXCLUDE] = "secrets.exclude.reloader.stakater.com/reload",
 };
 
 const char *reload_ann_key(enum reload_ann a)
@@ -36,15 +37,15 @@ const char *reload_type_upper(enum reload_type t)
 
 const char *reload_kind_name(enum reload_kind k)
 {
-	static const char *const names[] = { "Deployment", "StatefulSet", "DaemonSet" };
+	static const char *const names[] = {"Deployment", "StatefulSet", "DaemonSet"};
 
 	return k < RELOAD_NKINDS ? names[k] : "?";
 }
 
 const char *reload_verdict_name(enum reload_verdict v)
 {
-	static const char *const names[] = { "reload",   "ignored",  "excluded",
-					     "not_selected", "not_used", "namespace" };
+	static const char *const names[] = {"reload",	    "ignored",	"excluded",
+					    "not_selected", "not_used", "namespace"};
 
 	return v <= RELOAD_NO_NAMESPACE ? names[v] : "?";
 }
@@ -200,7 +201,8 @@ static int collect(json_t *section, int decode, struct entry **ents, size_t *n, 
 
 	if (!json_is_object(section))
 		return 0;
-	json_object_foreach (section, key, v) {
+	json_object_foreach(section, key, v)
+	{
 		size_t klen = strlen(key), vlen = json_string_length(v);
 		const char *val = json_string_value(v);
 		struct entry *e;
@@ -311,7 +313,7 @@ int reload_env_name(struct strbuf *sb, const char *name, enum reload_type type)
 /* Go's strconv.ParseBool, true side. */
 static int go_true(const char *s)
 {
-	static const char *const t[] = { "1", "t", "T", "TRUE", "true", "True" };
+	static const char *const t[] = {"1", "t", "T", "TRUE", "true", "True"};
 	size_t i;
 
 	if (!s)
@@ -468,19 +470,23 @@ static const char *cname(json_t *c)
 	return json_string_value(json_object_get(c, "name"));
 }
 
-/* The container that mounts volume vol: regular ones first, an init hit maps to the first regular. */
+/* The container that mounts volume vol: regular ones first, an init hit maps to the first regular.
+ */
 static const char *mounting_container(json_t *containers, json_t *inits, const char *vol)
 {
-	json_t *lists[2] = { containers, inits }, *c, *m;
+	json_t *lists[2] = {containers, inits}, *c, *m;
 	size_t i, j, l;
 
 	for (l = 0; l < 2; l++) {
-		json_array_foreach (lists[l], i, c) {
-			json_array_foreach (json_object_get(c, "volumeMounts"), j, m) {
+		json_array_foreach(lists[l], i, c)
+		{
+			json_array_foreach(json_object_get(c, "volumeMounts"), j, m)
+			{
 				const char *n = json_string_value(json_object_get(m, "name"));
 
 				if (n && strcmp(n, vol) == 0)
-					return l == 0 ? cname(c) : cname(json_array_get(containers, 0));
+					return l == 0 ? cname(c)
+						      : cname(json_array_get(containers, 0));
 			}
 		}
 	}
@@ -504,7 +510,8 @@ static size_t volume_objects(json_t *vol, enum reload_type *types, const char **
 		types[n] = RELOAD_SECRET;
 		names[n++] = s;
 	}
-	json_array_foreach (json_object_get(json_object_get(vol, "projected"), "sources"), i, src) {
+	json_array_foreach(json_object_get(json_object_get(vol, "projected"), "sources"), i, src)
+	{
 		s = json_string_value(json_object_get(json_object_get(src, "configMap"), "name"));
 		if (s && n < max) {
 			types[n] = RELOAD_CONFIGMAP;
@@ -528,13 +535,14 @@ static int parse_uses(struct reload_workload *w, json_t *pod)
 {
 	json_t *containers = json_object_get(pod, "containers");
 	json_t *inits = json_object_get(pod, "initContainers");
-	json_t *lists[2] = { containers, inits }, *vol, *c, *e;
+	json_t *lists[2] = {containers, inits}, *vol, *c, *e;
 	struct seen *seen = NULL;
 	size_t nseen = 0, i, j, k, l;
 	int r = 0;
 
 	/* Volumes: only the first volume naming an object is examined. */
-	json_array_foreach (json_object_get(pod, "volumes"), i, vol) {
+	json_array_foreach(json_object_get(pod, "volumes"), i, vol)
+	{
 		enum reload_type types[64];
 		const char *names[64], *vname = json_string_value(json_object_get(vol, "name"));
 		size_t n = volume_objects(vol, types, names, 64);
@@ -567,29 +575,32 @@ static int parse_uses(struct reload_workload *w, json_t *pod)
 	free(seen);
 	/* env[].valueFrom and envFrom[], containers then init containers. */
 	for (l = 0; l < 2 && r == 0; l++) {
-		json_array_foreach (lists[l], i, c) {
+		json_array_foreach(lists[l], i, c)
+		{
 			const char *ct = l == 0 ? cname(c) : cname(json_array_get(containers, 0));
 
-			json_array_foreach (json_object_get(c, "env"), j, e) {
+			json_array_foreach(json_object_get(c, "env"), j, e)
+			{
 				json_t *vf = json_object_get(e, "valueFrom");
 				const char *cm, *sec;
 
-				cm = json_string_value(
-					json_object_get(json_object_get(vf, "configMapKeyRef"), "name"));
+				cm = json_string_value(json_object_get(
+				    json_object_get(vf, "configMapKeyRef"), "name"));
 				sec = json_string_value(
-					json_object_get(json_object_get(vf, "secretKeyRef"), "name"));
+				    json_object_get(json_object_get(vf, "secretKeyRef"), "name"));
 				if (cm && !find_ref(w, RELOAD_CONFIGMAP, cm) && r == 0)
 					r = add_ref(w, RELOAD_CONFIGMAP, cm, ct);
 				if (sec && !find_ref(w, RELOAD_SECRET, sec) && r == 0)
 					r = add_ref(w, RELOAD_SECRET, sec, ct);
 			}
-			json_array_foreach (json_object_get(c, "envFrom"), j, e) {
+			json_array_foreach(json_object_get(c, "envFrom"), j, e)
+			{
 				const char *cm, *sec;
 
 				cm = json_string_value(
-					json_object_get(json_object_get(e, "configMapRef"), "name"));
+				    json_object_get(json_object_get(e, "configMapRef"), "name"));
 				sec = json_string_value(
-					json_object_get(json_object_get(e, "secretRef"), "name"));
+				    json_object_get(json_object_get(e, "secretRef"), "name"));
 				if (cm && !find_ref(w, RELOAD_CONFIGMAP, cm) && r == 0)
 					r = add_ref(w, RELOAD_CONFIGMAP, cm, ct);
 				if (sec && !find_ref(w, RELOAD_SECRET, sec) && r == 0)
@@ -606,8 +617,10 @@ static int parse_env_records(struct reload_workload *w, json_t *containers)
 	json_t *c, *e;
 	size_t i, j;
 
-	json_array_foreach (containers, i, c) {
-		json_array_foreach (json_object_get(c, "env"), j, e) {
+	json_array_foreach(containers, i, c)
+	{
+		json_array_foreach(json_object_get(c, "env"), j, e)
+		{
 			const char *n = json_string_value(json_object_get(e, "name"));
 			const char *v = json_string_value(json_object_get(e, "value"));
 			struct reload_envrec *ne;
@@ -658,7 +671,8 @@ int reload_workload_parse(struct reload_workload *w, enum reload_kind kind, json
 	memset(w, 0, sizeof(*w));
 	w->kind = kind;
 	if (!name)
-		return log_err_set(err, -EINVAL, "%s without metadata.name", reload_kind_name(kind));
+		return log_err_set(err, -EINVAL, "%s without metadata.name",
+				   reload_kind_name(kind));
 	w->name = strdup(name);
 	w->ns = strdup(ns ? ns : "");
 	if (!w->name || !w->ns)
@@ -673,8 +687,8 @@ int reload_workload_parse(struct reload_workload *w, enum reload_kind kind, json
 				return -ENOMEM;
 		}
 		if (w->ann[a][RA_CM_RELOAD]) {
-			r = compile_list(&w->relist[a][RELOAD_CONFIGMAP], w->ann[a][RA_CM_RELOAD], w,
-					 ann_keys[RA_CM_RELOAD], quiet);
+			r = compile_list(&w->relist[a][RELOAD_CONFIGMAP], w->ann[a][RA_CM_RELOAD],
+					 w, ann_keys[RA_CM_RELOAD], quiet);
 			if (r < 0)
 				return r;
 		}
@@ -685,7 +699,8 @@ int reload_workload_parse(struct reload_workload *w, enum reload_kind kind, json
 				return r;
 		}
 	}
-	w->first_container = dup_or_null(cname(json_array_get(json_object_get(pod, "containers"), 0)));
+	w->first_container =
+	    dup_or_null(cname(json_array_get(json_object_get(pod, "containers"), 0)));
 	r = parse_uses(w, pod);
 	if (r == 0)
 		r = parse_env_records(w, json_object_get(pod, "containers"));
@@ -747,7 +762,8 @@ enum reload_verdict reload_should(const struct reload_workload *w, const struct 
 	if (o->ignore)
 		return RELOAD_NO_IGNORED;
 	/* All-or-nothing: metadata if it has any of the four keys, else the pod template. */
-	where = (w->ann[0][rk] || w->ann[0][ak] || w->ann[0][RA_SEARCH] || w->ann[0][RA_AUTO]) ? 0 : 1;
+	where =
+	    (w->ann[0][rk] || w->ann[0][ak] || w->ann[0][RA_SEARCH] || w->ann[0][RA_AUTO]) ? 0 : 1;
 	if (w->ann[0][ek] && in_list(w->ann[0][ek], o->name))
 		return RELOAD_NO_EXCLUDED;
 	if (list_match(&w->relist[where][t], o->name)) {
@@ -795,7 +811,8 @@ const char *reload_recorded(const struct reload_workload *w, const struct reload
 	for (i = 0; i < w->nenv && !found; i++) {
 		if (strcmp(w->env[i].name, var.buf) != 0)
 			continue;
-		if (!container || (w->env[i].container && strcmp(w->env[i].container, container) == 0))
+		if (!container ||
+		    (w->env[i].container && strcmp(w->env[i].container, container) == 0))
 			found = w->env[i].value;
 	}
 	sb_free(&var);
@@ -823,7 +840,8 @@ static int env_patch(struct strbuf *sb, const struct reload_trigger *t, size_t n
 		r = r ? r : sb_add(sb, ",\"env\":[");
 		firstc = 0;
 		for (j = i; j < n && r == 0; j++) {
-			if (done[j] || !t[j].container || strcmp(t[j].container, t[i].container) != 0)
+			if (done[j] || !t[j].container ||
+			    strcmp(t[j].container, t[i].container) != 0)
 				continue;
 			done[j] = 1;
 			r = sb_addf(sb, "%s{\"name\":\"", firste ? "" : ",");
@@ -858,7 +876,9 @@ static int annotation_patch(struct strbuf *sb, const char *ns, const struct relo
 	if (t->container)
 		r = r ? r : sb_add_json_str(&v, t->container);
 	r = r ? r : sb_addf(&v, "],\"observedAt\":%lld}", now);
-	r = r ? r : sb_add(sb, "{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"" RELOAD_LAST_RELOADED_FROM "\":");
+	r = r ? r : sb_add(sb, "{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{");
+	r = r ? r : sb_add_json_str(sb, RELOAD_LAST_RELOADED_FROM);
+	r = r ? r : sb_addch(sb, ':');
 	r = r ? r : sb_add_json_str(sb, v.buf);
 	r = r ? r : sb_add(sb, "}}}}}");
 	sb_free(&v);

@@ -359,3 +359,58 @@ d-typed app:STAKATER_S_TYPED_SECRET"
   grep -qx 'nodeprobe_reload_watch_restarts_total{resource="configmaps"} 0' <<<"$m"
   [ "$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/nope")" = 404 ]
 }
+
+@test "kubeconfig: inline CA data and a client certificate (no token)" {
+  fake_stop
+  fake_start --client-ca "$FAKE_CERTS/ca.crt"
+  cat >"$KC" <<KC
+apiVersion: v1
+kind: Config
+current-context: cert
+contexts:
+- name: cert
+  context: {cluster: fake, user: cert}
+clusters:
+- name: fake
+  cluster:
+    server: $FAKE_URL
+    certificate-authority-data: $(base64 -w0 "$FAKE_CA")
+users:
+- name: cert
+  user:
+    client-certificate: $FAKE_CERTS/client.crt
+    client-key-data: $(base64 -w0 "$FAKE_CERTS/client.key")
+KC
+  cm cfg '{"k":"1"}'
+  workload Deployment web "$AUTO" "$(pod_envfrom cm:cfg)" '{}'
+  run "$BIN" --kubeconfig "$KC" --mode once
+  [ "$status" -eq 0 ]
+  [ "$(fake_ctl GET '/requests?path=/configmaps$' | jq -c '[.items[] | [.status, .authorization]]')" = '[[200,false]]' ]
+}
+
+@test "in-cluster: service-account token, CA and namespace files; server from the environment" {
+  sa="$BATS_TEST_TMPDIR/sa"
+  mkdir -p "$sa"
+  echo "$FAKE_TOKEN" >"$sa/token"
+  cp "$FAKE_CA" "$sa/ca.crt"
+  echo default >"$sa/namespace"
+  cm cfg '{"k":"new"}'
+  workload Deployment web "$AUTO" '{"containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}],"env":[{"name":"STAKATER_CFG_CONFIGMAP","value":"stale"}]}]}'
+  KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT=$FAKE_PORT run "$BIN" --serviceaccount-dir "$sa" --mode once --no-events
+  [ "$status" -eq 0 ]
+  [ "$(npatches /deployments/web$)" -eq 1 ]
+  run "$BIN" --serviceaccount-dir "$sa" --mode once
+  [ "$status" -eq 1 ]
+  [[ $output == *"not in a cluster: KUBERNETES_SERVICE_HOST/PORT unset (use --kubeconfig)"* ]]
+}
+
+@test "once: 503 on LIST is retried; a rollout that keeps failing exits 3" {
+  cm cfg '{"k":"new"}'
+  workload Deployment web "$AUTO" '{"containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}],"env":[{"name":"STAKATER_CFG_CONFIGMAP","value":"stale"}]}]}'
+  fake_ctl POST /faults '[{"method":"GET","path":"/configmaps$","action":"status","code":503,"count":2},{"method":"PATCH","action":"status","code":403,"count":-1}]' >/dev/null
+  run "$BIN" --kubeconfig "$KC" --mode once --no-events
+  [ "$status" -eq 3 ]
+  [[ $output == *"Deployment default/web: HTTP 403: "* ]]
+  [[ $output == *"error: 1 rollouts failed"* ]]
+  [ "$(fake_ctl GET '/requests?path=/configmaps$' | jq -c '[.items[].status]')" = '[503,503,200]' ]
+}

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* fuzz_kube_stream: libFuzzer target for the LIST/WATCH stream parser and Reloader's workload parsing. */
+/* fuzz_kube_stream: libFuzzer target for the LIST/WATCH stream parser and Reloader's workload
+ * parsing. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -33,7 +34,7 @@ static int on_item(void *ctx, const char *type, json_t *obj)
 	return 0;
 }
 
-static const struct kube_stream_ops ops = { on_scalar, NULL, on_item };
+static const struct kube_stream_ops ops = {on_scalar, NULL, on_item};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -50,9 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (reload_hasher_init(&h) < 0)
 		return 0;
 	{
-		struct kube_stream *st = kube_stream_new(mode & 1 ? KUBE_STREAM_WATCH : KUBE_STREAM_LIST,
-							 mode & 2 ? KUBE_ITEM_JSON : KUBE_ITEM_FLAT,
-							 &ops, &h);
+		struct kube_stream *st =
+		    kube_stream_new(mode & 1 ? KUBE_STREAM_WATCH : KUBE_STREAM_LIST,
+				    mode & 2 ? KUBE_ITEM_JSON : KUBE_ITEM_FLAT, &ops, &h);
 
 		if (st) {
 			if (kube_stream_feed(st, data, half, NULL) == 0 &&

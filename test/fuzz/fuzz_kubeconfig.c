@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int fd = -1;
 	struct kube_config cfg;
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	char path[64];
 
 	if (fd < 0)

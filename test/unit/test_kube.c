@@ -20,22 +20,23 @@ static const char *write_tmp(const char *dir, const char *name, const char *text
 	return path;
 }
 
-#define KC_HEAD                                                                                  \
-	"apiVersion: v1\nkind: Config\ncurrent-context: prod\n"                                  \
-	"contexts:\n- name: other\n  context: {cluster: c2, user: u2}\n"                          \
+#define KC_HEAD                                                                                    \
+	"apiVersion: v1\nkind: Config\ncurrent-context: prod\n"                                    \
+	"contexts:\n- name: other\n  context: {cluster: c2, user: u2}\n"                           \
 	"- name: prod\n  context:\n    cluster: main\n    user: admin\n    namespace: apps\n"
 
 TEST(kubeconfig_files_relative_to_its_directory)
 {
 	const char *dir = harness_tmpdir();
 	struct kube_config cfg;
-	struct log_err err = { 0 };
-	const char *p = write_tmp(dir, "kc",
-				  KC_HEAD "clusters:\n- name: main\n  cluster:\n"
-					  "    server: https://10.0.0.1:6443/\n"
-					  "    certificate-authority: certs/ca.crt\n"
-					  "users:\n- name: admin\n  user:\n    tokenFile: /run/tok\n"
-					  "    client-certificate: c.crt\n    client-key: /abs/c.key\n");
+	struct log_err err = {0};
+	const char *p =
+	    write_tmp(dir, "kc",
+		      KC_HEAD "clusters:\n- name: main\n  cluster:\n"
+			      "    server: https://10.0.0.1:6443/\n"
+			      "    certificate-authority: certs/ca.crt\n"
+			      "users:\n- name: admin\n  user:\n    tokenFile: /run/tok\n"
+			      "    client-certificate: c.crt\n    client-key: /abs/c.key\n");
 	char want[600];
 
 	REQUIRE_INT(kube_config_load(&cfg, p, NULL, &err), 0);
@@ -56,7 +57,7 @@ TEST(kubeconfig_inline_data_token_insecure_and_context)
 {
 	const char *dir = harness_tmpdir();
 	struct kube_config cfg;
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	/* "LS0tLS1CRUdJTg==" is base64 of "-----BEGIN" */
 	const char *p = write_tmp(dir, "kc",
 				  KC_HEAD "clusters:\n- name: c2\n  cluster:\n"
@@ -90,7 +91,7 @@ TEST(kubeconfig_errors_name_file_and_field)
 {
 	const char *dir = harness_tmpdir();
 	struct kube_config cfg;
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	char path[512], want[700];
 	const char *p;
 
@@ -108,8 +109,9 @@ TEST(kubeconfig_errors_name_file_and_field)
 	CHECK_STR(err.msg, want);
 	kube_config_free(&cfg);
 
-	p = write_tmp(dir, "badb64", KC_HEAD "clusters:\n- name: main\n  cluster:\n"
-					     "    server: https://a\n    certificate-authority-data: '@@'\n");
+	p = write_tmp(dir, "badb64",
+		      KC_HEAD "clusters:\n- name: main\n  cluster:\n"
+			      "    server: https://a\n    certificate-authority-data: '@@'\n");
 	snprintf(path, sizeof(path), "%s", p);
 	CHECK_INT(kube_config_load(&cfg, path, NULL, &err), KUBE_ECONFIG);
 	snprintf(want, sizeof(want), "%s: certificate-authority-data: not valid base64", path);
@@ -131,7 +133,7 @@ TEST(in_cluster_config)
 {
 	const char *dir = harness_tmpdir();
 	struct kube_config cfg;
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	char want[600];
 
 	write_tmp(dir, "token", "tok\n");
@@ -159,7 +161,7 @@ TEST(in_cluster_config)
 TEST(urls)
 {
 	struct strbuf sb = STRBUF_INIT(4096);
-	struct kube_query q = { 0 };
+	struct kube_query q = {0};
 
 	CHECK_INT(kube_url(&sb, "https://h:6443", &kube_configmaps, NULL, NULL, NULL), 0);
 	CHECK_STR(sb.buf, "https://h:6443/api/v1/configmaps");
@@ -169,8 +171,10 @@ TEST(urls)
 	q.limit = 500;
 	q.cont = "eyJ2Ijoi+/=";
 	kube_url(&sb, "", &kube_secrets, "ns-1", NULL, &q);
-	CHECK_STR(sb.buf, "/api/v1/namespaces/ns-1/secrets?labelSelector=app%20in%20%28a%2Cb%29%2C%21x"
-			  "&fieldSelector=type%21%3Dhelm.sh%2Frelease.v1&limit=500&continue=eyJ2Ijoi%2B%2F%3D");
+	CHECK_STR(
+	    sb.buf,
+	    "/api/v1/namespaces/ns-1/secrets?labelSelector=app%20in%20%28a%2Cb%29%2C%21x"
+	    "&fieldSelector=type%21%3Dhelm.sh%2Frelease.v1&limit=500&continue=eyJ2Ijoi%2B%2F%3D");
 	sb_reset(&sb);
 	memset(&q, 0, sizeof(q));
 	q.watch = 1;
@@ -184,7 +188,9 @@ TEST(urls)
 	memset(&q, 0, sizeof(q));
 	q.field_manager = "nodeprobe-reload";
 	kube_url(&sb, "", &kube_statefulsets, "a", "b/../c", &q);
-	CHECK_STR(sb.buf, "/apis/apps/v1/namespaces/a/statefulsets/b%2F..%2Fc?fieldManager=nodeprobe-reload");
+	CHECK_STR(
+	    sb.buf,
+	    "/apis/apps/v1/namespaces/a/statefulsets/b%2F..%2Fc?fieldManager=nodeprobe-reload");
 	sb_free(&sb);
 }
 
@@ -238,7 +244,7 @@ static int r_item(void *ctx, const char *type, json_t *obj)
 	return 0;
 }
 
-static const struct kube_stream_ops rops = { r_scalar, r_begin, r_item };
+static const struct kube_stream_ops rops = {r_scalar, r_begin, r_item};
 
 /* Feed text one byte at a time: chunk boundaries anywhere must not matter. */
 static int feed_bytes(struct kube_stream *st, const char *text)
@@ -255,15 +261,15 @@ static int feed_bytes(struct kube_stream *st, const char *text)
 }
 
 static const char list_json[] =
-	"{\"kind\":\"SecretList\",\"metadata\":{\"resourceVersion\":\"900\",\"continue\":\"tok\"},"
-	"\"items\":[{\"metadata\":{\"name\":\"a\",\"namespace\":\"n\",\"resourceVersion\":\"7\","
-	"\"annotations\":{\"reloader.stakater.com/match\":\"true\"},\"managedFields\":[{\"x\":1}]},"
-	"\"data\":{\"k\":\"dg==\",\"l\":\"\\u0041\"},\"type\":\"Opaque\"},"
-	"{\"metadata\":{\"name\":\"b\"},\"data\":{}}]}";
+    "{\"kind\":\"SecretList\",\"metadata\":{\"resourceVersion\":\"900\",\"continue\":\"tok\"},"
+    "\"items\":[{\"metadata\":{\"name\":\"a\",\"namespace\":\"n\",\"resourceVersion\":\"7\","
+    "\"annotations\":{\"reloader.stakater.com/match\":\"true\"},\"managedFields\":[{\"x\":1}]},"
+    "\"data\":{\"k\":\"dg==\",\"l\":\"\\u0041\"},\"type\":\"Opaque\"},"
+    "{\"metadata\":{\"name\":\"b\"},\"data\":{}}]}";
 
 TEST(stream_list_flat)
 {
-	struct rec r = { STRBUF_INIT(4096) };
+	struct rec r = {STRBUF_INIT(4096)};
 	struct kube_stream *st = kube_stream_new(KUBE_STREAM_LIST, KUBE_ITEM_FLAT, &rops, &r);
 
 	REQUIRE(st != NULL);
@@ -280,19 +286,22 @@ TEST(stream_list_flat)
 
 TEST(stream_watch_json)
 {
-	struct rec r = { STRBUF_INIT(4096) };
+	struct rec r = {STRBUF_INIT(4096)};
 	struct kube_stream *st = kube_stream_new(KUBE_STREAM_WATCH, KUBE_ITEM_JSON, &rops, &r);
 
 	REQUIRE(st != NULL);
-	CHECK_INT(feed_bytes(st, "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"x\","
-				 "\"resourceVersion\":\"11\"},\"spec\":{\"l\":[1,2.5,true,null,{}]}}}\n"
-				 "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"15\"}}}\n"
-				 "{\"object\":{\"code\":410},\"type\":\"ERROR\"}\n"),
-		  0);
-	CHECK_STR(r.log.buf,
-		  ">ADDED{\"metadata\":{\"name\":\"x\",\"resourceVersion\":\"11\"},\"spec\":{\"l\":[1,2.5,true,null,{}]}}\n"
-		  ">BOOKMARK{\"metadata\":{\"resourceVersion\":\"15\"}}\n"
-		  ">ERROR{\"code\":410}\n");
+	CHECK_INT(
+	    feed_bytes(
+		st,
+		"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"x\","
+		"\"resourceVersion\":\"11\"},\"spec\":{\"l\":[1,2.5,true,null,{}]}}}\n"
+		"{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"15\"}}}\n"
+		"{\"object\":{\"code\":410},\"type\":\"ERROR\"}\n"),
+	    0);
+	CHECK_STR(r.log.buf, ">ADDED{\"metadata\":{\"name\":\"x\",\"resourceVersion\":\"11\"},"
+			     "\"spec\":{\"l\":[1,2.5,true,null,{}]}}\n"
+			     ">BOOKMARK{\"metadata\":{\"resourceVersion\":\"15\"}}\n"
+			     ">ERROR{\"code\":410}\n");
 	CHECK_STR(kube_stream_rv(st), "15");
 	kube_stream_free(st);
 	sb_free(&r.log);
@@ -300,9 +309,9 @@ TEST(stream_watch_json)
 
 TEST(stream_rejects_bad_json)
 {
-	struct rec r = { STRBUF_INIT(4096) };
+	struct rec r = {STRBUF_INIT(4096)};
 	struct kube_stream *st = kube_stream_new(KUBE_STREAM_LIST, KUBE_ITEM_FLAT, &rops, &r);
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 
 	REQUIRE(st != NULL);
 	CHECK_INT(kube_stream_feed(st, "{\"items\":[{]}", 13, &err), KUBE_EJSON);
@@ -317,9 +326,9 @@ TEST(stream_rejects_bad_json)
 
 TEST(stream_caps_one_value)
 {
-	struct rec r = { STRBUF_INIT(4096) };
+	struct rec r = {STRBUF_INIT(4096)};
 	struct kube_stream *st = kube_stream_new(KUBE_STREAM_WATCH, KUBE_ITEM_FLAT, &rops, &r);
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	static char chunk[64 * 1024];
 	size_t fed = 0;
 	int rc = 0;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for pkg/reload: Reloader's hash, env names, annotation resolution, uses, patch bodies. */
+/* Unit tests for pkg/reload: Reloader's hash, env names, annotation resolution, uses, patch bodies.
+ */
 #include <errno.h>
 
 #include "harness.h"
@@ -42,7 +43,8 @@ TEST(hash_reloader_vectors)
 	check_hash("{\"data\":{\"test\":\"dGVzdA==\"},\"type\":\"Opaque\"}", RELOAD_SECRET,
 		   "b3cefbcce711f8574b0e66c41fc1dcf06eb5b6db");
 	/* A Secret's binaryData does not exist; metadata is never hashed. */
-	check_hash("{\"metadata\":{\"name\":\"x\",\"labels\":{\"a\":\"b\"}},\"data\":{\"test\":\"dGVzdA==\"}}",
+	check_hash("{\"metadata\":{\"name\":\"x\",\"labels\":{\"a\":\"b\"}},\"data\":{\"test\":"
+		   "\"dGVzdA==\"}}",
 		   RELOAD_SECRET, "b3cefbcce711f8574b0e66c41fc1dcf06eb5b6db");
 }
 
@@ -143,13 +145,14 @@ static int wl(struct reload_workload *w, const char *meta_ann, const char *tmpl_
 	return r;
 }
 
-#define POD_ENVFROM_CM                                                                           \
-	"{\"containers\":[{\"name\":\"app\",\"envFrom\":[{\"configMapRef\":{\"name\":\"cfg\"}}]}]}"
+#define POD_ENVFROM_CM                                                                             \
+	"{\"containers\":[{\"name\":\"app\",\"envFrom\":[{\"configMapRef\":{\"name\":\"cfg\"}}]}]" \
+	"}"
 
 static enum reload_verdict verdict(const struct reload_workload *w, enum reload_type t,
 				   const char *name, int match, int ignore, const char **c)
 {
-	struct reload_object o = { t, "ns", name, "h", match, ignore };
+	struct reload_object o = {t, "ns", name, "h", match, ignore};
 
 	return reload_should(w, &o, 0, c);
 }
@@ -174,8 +177,10 @@ TEST(annotations_auto_and_typed_auto)
 	reload_workload_free(&w);
 	/* typed auto: only its own type */
 	REQUIRE_INT(wl(&w, "{\"secret.reloader.stakater.com/auto\":\"true\"}", "{}",
-		       "{\"containers\":[{\"name\":\"app\",\"envFrom\":[{\"configMapRef\":{\"name\":\"cfg\"}},"
-		       "{\"secretRef\":{\"name\":\"sec\"}}]}]}"), 0);
+		       "{\"containers\":[{\"name\":\"app\",\"envFrom\":[{\"configMapRef\":{"
+		       "\"name\":\"cfg\"}},"
+		       "{\"secretRef\":{\"name\":\"sec\"}}]}]}"),
+		    0);
 	CHECK_INT(verdict(&w, RELOAD_SECRET, "sec", 0, 0, &c), RELOAD_YES);
 	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg", 0, 0, &c), RELOAD_NO_NOT_SELECTED);
 	reload_workload_free(&w);
@@ -184,7 +189,7 @@ TEST(annotations_auto_and_typed_auto)
 TEST(annotations_auto_all_and_opt_out)
 {
 	struct reload_workload w;
-	struct reload_object o = { RELOAD_CONFIGMAP, "ns", "cfg", "h", 0, 0 };
+	struct reload_object o = {RELOAD_CONFIGMAP, "ns", "cfg", "h", 0, 0};
 
 	REQUIRE_INT(wl(&w, "{}", "{}", POD_ENVFROM_CM), 0);
 	CHECK_INT(reload_should(&w, &o, 0, NULL), RELOAD_NO_NOT_SELECTED);
@@ -211,18 +216,23 @@ TEST(annotations_template_fallback_all_or_nothing)
 	reload_workload_free(&w);
 	/* A search key on the metadata hides the template's auto (no merge). */
 	REQUIRE_INT(wl(&w, "{\"reloader.stakater.com/search\":\"true\"}",
-		       "{\"reloader.stakater.com/auto\":\"true\"}", POD_ENVFROM_CM), 0);
+		       "{\"reloader.stakater.com/auto\":\"true\"}", POD_ENVFROM_CM),
+		    0);
 	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg", 0, 0, &c), RELOAD_NO_NOT_SELECTED);
 	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg", 1, 0, &c), RELOAD_YES);
 	reload_workload_free(&w);
 	/* A Secret reload key on the metadata does not hide the template for ConfigMaps. */
 	REQUIRE_INT(wl(&w, "{\"secret.reloader.stakater.com/reload\":\"s\"}",
-		       "{\"reloader.stakater.com/auto\":\"true\"}", POD_ENVFROM_CM), 0);
+		       "{\"reloader.stakater.com/auto\":\"true\"}", POD_ENVFROM_CM),
+		    0);
 	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg", 0, 0, &c), RELOAD_YES);
 	reload_workload_free(&w);
 	/* Exclude lists are read from the metadata only. */
-	REQUIRE_INT(wl(&w, "{}", "{\"reloader.stakater.com/auto\":\"true\","
-		       "\"configmaps.exclude.reloader.stakater.com/reload\":\"cfg\"}", POD_ENVFROM_CM), 0);
+	REQUIRE_INT(wl(&w, "{}",
+		       "{\"reloader.stakater.com/auto\":\"true\","
+		       "\"configmaps.exclude.reloader.stakater.com/reload\":\"cfg\"}",
+		       POD_ENVFROM_CM),
+		    0);
 	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg", 0, 0, &c), RELOAD_YES);
 	reload_workload_free(&w);
 }
@@ -232,9 +242,12 @@ TEST(annotations_reload_lists_and_exclude)
 	struct reload_workload w;
 	const char *c;
 
-	REQUIRE_INT(wl(&w, "{\"configmap.reloader.stakater.com/reload\":\" cfg , app-.* ,[bad\","
+	REQUIRE_INT(wl(&w,
+		       "{\"configmap.reloader.stakater.com/reload\":\" cfg , app-.* ,[bad\","
 		       "\"configmaps.exclude.reloader.stakater.com/reload\":\"app-x, skip\","
-		       "\"reloader.stakater.com/auto\":\"true\"}", "{}", POD_ENVFROM_CM), 0);
+		       "\"reloader.stakater.com/auto\":\"true\"}",
+		       "{}", POD_ENVFROM_CM),
+		    0);
 	/* named: reload even if unused, attributed to the first container */
 	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "app-1", 0, 0, &c), RELOAD_YES);
 	CHECK_STR(c, "app");
@@ -250,7 +263,8 @@ TEST(annotations_reload_lists_and_exclude)
 	CHECK_INT(verdict(&w, RELOAD_SECRET, "cfg", 0, 0, &c), RELOAD_NO_NOT_USED);
 	reload_workload_free(&w);
 	/* "a|b" is anchored as Go does it: ^a|b$ */
-	REQUIRE_INT(wl(&w, "{\"secret.reloader.stakater.com/reload\":\"a|b\"}", "{}", POD_ENVFROM_CM), 0);
+	REQUIRE_INT(
+	    wl(&w, "{\"secret.reloader.stakater.com/reload\":\"a|b\"}", "{}", POD_ENVFROM_CM), 0);
 	CHECK_INT(verdict(&w, RELOAD_SECRET, "ab", 0, 0, &c), RELOAD_YES);
 	CHECK_INT(verdict(&w, RELOAD_SECRET, "xb", 0, 0, &c), RELOAD_YES);
 	CHECK_INT(verdict(&w, RELOAD_SECRET, "xa", 0, 0, &c), RELOAD_NO_NOT_SELECTED);
@@ -278,21 +292,26 @@ TEST(uses_volumes_env_init_containers)
 	struct reload_workload w;
 	const char *c;
 
-	REQUIRE_INT(wl(&w, "{\"reloader.stakater.com/auto\":\"true\"}", "{}",
-		       "{\"volumes\":["
-		       "{\"name\":\"v1\",\"configMap\":{\"name\":\"mounted\"}},"
-		       "{\"name\":\"v2\",\"secret\":{\"secretName\":\"unmounted\"}},"
-		       "{\"name\":\"v3\",\"projected\":{\"sources\":[{\"configMap\":{\"name\":\"proj\"}},"
-		       "{\"secret\":{\"name\":\"psec\"}}]}},"
-		       "{\"name\":\"v4\",\"configMap\":{\"name\":\"initvol\"}}],"
-		       "\"initContainers\":[{\"name\":\"init\",\"volumeMounts\":[{\"name\":\"v4\",\"mountPath\":\"/i\"}],"
-		       "\"env\":[{\"name\":\"E\",\"valueFrom\":{\"secretKeyRef\":{\"name\":\"initsec\",\"key\":\"k\"}}}]}],"
-		       "\"containers\":["
-		       "{\"name\":\"main\",\"volumeMounts\":[{\"name\":\"v3\",\"mountPath\":\"/p\"}]},"
-		       "{\"name\":\"side\",\"volumeMounts\":[{\"name\":\"v1\",\"mountPath\":\"/m\"}],"
-		       "\"env\":[{\"name\":\"X\",\"valueFrom\":{\"configMapKeyRef\":{\"name\":\"mounted\",\"key\":\"k\"}}},"
-		       "{\"name\":\"Y\",\"valueFrom\":{\"secretKeyRef\":{\"name\":\"unmounted\",\"key\":\"k\"}}}]}]}"),
-		     0);
+	REQUIRE_INT(
+	    wl(&w, "{\"reloader.stakater.com/auto\":\"true\"}", "{}",
+	       "{\"volumes\":["
+	       "{\"name\":\"v1\",\"configMap\":{\"name\":\"mounted\"}},"
+	       "{\"name\":\"v2\",\"secret\":{\"secretName\":\"unmounted\"}},"
+	       "{\"name\":\"v3\",\"projected\":{\"sources\":[{\"configMap\":{\"name\":\"proj\"}},"
+	       "{\"secret\":{\"name\":\"psec\"}}]}},"
+	       "{\"name\":\"v4\",\"configMap\":{\"name\":\"initvol\"}}],"
+	       "\"initContainers\":[{\"name\":\"init\",\"volumeMounts\":[{\"name\":\"v4\","
+	       "\"mountPath\":\"/i\"}],"
+	       "\"env\":[{\"name\":\"E\",\"valueFrom\":{\"secretKeyRef\":{\"name\":\"initsec\","
+	       "\"key\":\"k\"}}}]}],"
+	       "\"containers\":["
+	       "{\"name\":\"main\",\"volumeMounts\":[{\"name\":\"v3\",\"mountPath\":\"/p\"}]},"
+	       "{\"name\":\"side\",\"volumeMounts\":[{\"name\":\"v1\",\"mountPath\":\"/m\"}],"
+	       "\"env\":[{\"name\":\"X\",\"valueFrom\":{\"configMapKeyRef\":{\"name\":\"mounted\","
+	       "\"key\":\"k\"}}},"
+	       "{\"name\":\"Y\",\"valueFrom\":{\"secretKeyRef\":{\"name\":\"unmounted\",\"key\":"
+	       "\"k\"}}}]}]}"),
+	    0);
 	/* volume mounted by the second container */
 	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "mounted", 0, 0, &c), RELOAD_YES);
 	CHECK_STR(c, "side");
@@ -316,15 +335,19 @@ TEST(uses_volumes_env_init_containers)
 TEST(recorded_hash_both_strategies)
 {
 	struct reload_workload w;
-	struct reload_object o = { RELOAD_CONFIGMAP, "ns", "cfg", "h", 0, 0 };
+	struct reload_object o = {RELOAD_CONFIGMAP, "ns", "cfg", "h", 0, 0};
 
 	REQUIRE_INT(wl(&w, "{\"reloader.stakater.com/auto\":\"true\"}",
 		       "{\"reloader.stakater.com/last-reloaded-from\":"
-		       "\"{\\\"type\\\":\\\"CONFIGMAP\\\",\\\"name\\\":\\\"cfg\\\",\\\"namespace\\\":\\\"ns\\\","
-		       "\\\"hash\\\":\\\"abc\\\",\\\"containerRefs\\\":[\\\"app\\\"],\\\"observedAt\\\":1}\"}",
-		       "{\"containers\":[{\"name\":\"app\",\"envFrom\":[{\"configMapRef\":{\"name\":\"cfg\"}}],"
-		       "\"env\":[{\"name\":\"STAKATER_CFG_CONFIGMAP\",\"value\":\"def\"},{\"name\":\"PLAIN\",\"value\":\"1\"}]}]}"),
-		     0);
+		       "\"{\\\"type\\\":\\\"CONFIGMAP\\\",\\\"name\\\":\\\"cfg\\\","
+		       "\\\"namespace\\\":\\\"ns\\\","
+		       "\\\"hash\\\":\\\"abc\\\",\\\"containerRefs\\\":[\\\"app\\\"],"
+		       "\\\"observedAt\\\":1}\"}",
+		       "{\"containers\":[{\"name\":\"app\",\"envFrom\":[{\"configMapRef\":{"
+		       "\"name\":\"cfg\"}}],"
+		       "\"env\":[{\"name\":\"STAKATER_CFG_CONFIGMAP\",\"value\":\"def\"},{\"name\":"
+		       "\"PLAIN\",\"value\":\"1\"}]}]}"),
+		    0);
 	CHECK_STR(reload_recorded(&w, &o, "app", RELOAD_ENV_VARS), "def");
 	CHECK(reload_recorded(&w, &o, "other", RELOAD_ENV_VARS) == NULL);
 	CHECK_STR(reload_recorded(&w, &o, "app", RELOAD_ANNOTATIONS), "abc");
@@ -339,23 +362,27 @@ TEST(patch_body_env_vars_exact)
 {
 	struct strbuf sb = STRBUF_INIT(4096);
 	struct reload_trigger t[3] = {
-		{ RELOAD_CONFIGMAP, "app-config", "0123456789abcdef0123456789abcdef01234567", "app" },
-		{ RELOAD_SECRET, "db.creds", "89abcdef0123456789abcdef0123456789abcdef", "side" },
-		{ RELOAD_SECRET, "tls", "fedcba9876543210fedcba9876543210fedcba98", "app" },
+	    {RELOAD_CONFIGMAP, "app-config", "0123456789abcdef0123456789abcdef01234567", "app"},
+	    {RELOAD_SECRET, "db.creds", "89abcdef0123456789abcdef0123456789abcdef", "side"},
+	    {RELOAD_SECRET, "tls", "fedcba9876543210fedcba9876543210fedcba98", "app"},
 	};
 
 	CHECK_INT(reload_patch_body(&sb, RELOAD_ENV_VARS, "ns", t, 1, 0), 0);
-	CHECK_STR(sb.buf, "{\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"app\",\"env\":"
-			  "[{\"name\":\"STAKATER_APP_CONFIG_CONFIGMAP\",\"value\":"
-			  "\"0123456789abcdef0123456789abcdef01234567\"}]}]}}}}");
+	CHECK_STR(sb.buf,
+		  "{\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"app\",\"env\":"
+		  "[{\"name\":\"STAKATER_APP_CONFIG_CONFIGMAP\",\"value\":"
+		  "\"0123456789abcdef0123456789abcdef01234567\"}]}]}}}}");
 	sb_reset(&sb);
 	CHECK_INT(reload_patch_body(&sb, RELOAD_ENV_VARS, "ns", t, 3, 0), 0);
 	CHECK_STR(sb.buf, "{\"spec\":{\"template\":{\"spec\":{\"containers\":["
 			  "{\"name\":\"app\",\"env\":["
-			  "{\"name\":\"STAKATER_APP_CONFIG_CONFIGMAP\",\"value\":\"0123456789abcdef0123456789abcdef01234567\"},"
-			  "{\"name\":\"STAKATER_TLS_SECRET\",\"value\":\"fedcba9876543210fedcba9876543210fedcba98\"}]},"
+			  "{\"name\":\"STAKATER_APP_CONFIG_CONFIGMAP\",\"value\":"
+			  "\"0123456789abcdef0123456789abcdef01234567\"},"
+			  "{\"name\":\"STAKATER_TLS_SECRET\",\"value\":"
+			  "\"fedcba9876543210fedcba9876543210fedcba98\"}]},"
 			  "{\"name\":\"side\",\"env\":["
-			  "{\"name\":\"STAKATER_DB_CREDS_SECRET\",\"value\":\"89abcdef0123456789abcdef0123456789abcdef\"}]}"
+			  "{\"name\":\"STAKATER_DB_CREDS_SECRET\",\"value\":"
+			  "\"89abcdef0123456789abcdef0123456789abcdef\"}]}"
 			  "]}}}}");
 	sb_reset(&sb);
 	CHECK_INT(reload_patch_body(&sb, RELOAD_ENV_VARS, "ns", t, 0, 0), -EINVAL);
@@ -368,23 +395,25 @@ TEST(patch_body_annotations_exact)
 {
 	struct strbuf sb = STRBUF_INIT(4096);
 	struct reload_trigger t[2] = {
-		{ RELOAD_CONFIGMAP, "first", "1111111111111111111111111111111111111111", "app" },
-		{ RELOAD_SECRET, "db", "89abcdef0123456789abcdef0123456789abcdef", "app" },
+	    {RELOAD_CONFIGMAP, "first", "1111111111111111111111111111111111111111", "app"},
+	    {RELOAD_SECRET, "db", "89abcdef0123456789abcdef0123456789abcdef", "app"},
 	};
 
 	CHECK_INT(reload_patch_body(&sb, RELOAD_ANNOTATIONS, "prod", t, 2, 1795200000), 0);
-	CHECK_STR(sb.buf, "{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{"
-			  "\"reloader.stakater.com/last-reloaded-from\":"
-			  "\"{\\\"type\\\":\\\"SECRET\\\",\\\"name\\\":\\\"db\\\",\\\"namespace\\\":\\\"prod\\\","
-			  "\\\"hash\\\":\\\"89abcdef0123456789abcdef0123456789abcdef\\\","
-			  "\\\"containerRefs\\\":[\\\"app\\\"],\\\"observedAt\\\":1795200000}\"}}}}}");
+	CHECK_STR(
+	    sb.buf,
+	    "{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{"
+	    "\"reloader.stakater.com/last-reloaded-from\":"
+	    "\"{\\\"type\\\":\\\"SECRET\\\",\\\"name\\\":\\\"db\\\",\\\"namespace\\\":\\\"prod\\\","
+	    "\\\"hash\\\":\\\"89abcdef0123456789abcdef0123456789abcdef\\\","
+	    "\\\"containerRefs\\\":[\\\"app\\\"],\\\"observedAt\\\":1795200000}\"}}}}}");
 	sb_free(&sb);
 }
 
 TEST(workload_without_name_is_an_error)
 {
 	struct reload_workload w;
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	json_t *j = J("{\"metadata\":{}}");
 
 	CHECK_INT(reload_workload_parse(&w, RELOAD_STATEFULSET, j, 0, &err), -EINVAL);
