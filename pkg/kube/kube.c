@@ -268,6 +268,21 @@ void kube_client_free(struct kube_client *cl)
 	free(cl);
 }
 
+/* Hand PEM bytes (copied by curl) or a file name to curl; type_opt 0: none to set. */
+static void set_pem(CURL *e, CURLoption blob_opt, CURLoption file_opt, CURLoption type_opt,
+		    char *pem, size_t len, const char *file)
+{
+	if (pem) {
+		struct curl_blob b = {pem, len, CURL_BLOB_COPY};
+
+		curl_easy_setopt(e, blob_opt, &b);
+		if (type_opt)
+			curl_easy_setopt(e, type_opt, "PEM");
+	} else if (file) {
+		curl_easy_setopt(e, file_opt, file);
+	}
+}
+
 /* Options every handle gets: TLS trust, client certificate, timeouts. */
 static void setup_handle(struct kube_client *cl, CURL *e, char *errbuf)
 {
@@ -286,29 +301,11 @@ static void setup_handle(struct kube_client *cl, CURL *e, char *errbuf)
 		curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
 		curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
 	}
-	if (c->ca_pem) {
-		struct curl_blob b = {c->ca_pem, c->ca_pem_len, CURL_BLOB_COPY};
-
-		curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &b);
-	} else if (c->ca_file) {
-		curl_easy_setopt(e, CURLOPT_CAINFO, c->ca_file);
-	}
-	if (c->cert_pem) {
-		struct curl_blob b = {c->cert_pem, c->cert_pem_len, CURL_BLOB_COPY};
-
-		curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &b);
-		curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
-	} else if (c->cert_file) {
-		curl_easy_setopt(e, CURLOPT_SSLCERT, c->cert_file);
-	}
-	if (c->key_pem) {
-		struct curl_blob b = {c->key_pem, c->key_pem_len, CURL_BLOB_COPY};
-
-		curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &b);
-		curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
-	} else if (c->key_file) {
-		curl_easy_setopt(e, CURLOPT_SSLKEY, c->key_file);
-	}
+	set_pem(e, CURLOPT_CAINFO_BLOB, CURLOPT_CAINFO, 0, c->ca_pem, c->ca_pem_len, c->ca_file);
+	set_pem(e, CURLOPT_SSLCERT_BLOB, CURLOPT_SSLCERT, CURLOPT_SSLCERTTYPE, c->cert_pem,
+		c->cert_pem_len, c->cert_file);
+	set_pem(e, CURLOPT_SSLKEY_BLOB, CURLOPT_SSLKEY, CURLOPT_SSLKEYTYPE, c->key_pem,
+		c->key_pem_len, c->key_file);
 }
 
 static struct curl_slist *make_headers(struct kube_client *cl, const char *content_type)
@@ -402,14 +399,17 @@ static size_t req_write(char *ptr, size_t size, size_t n, void *p)
 	return len;
 }
 
+/* A header line: note Retry-After (seconds) in *retry_after. Returns len for curl. */
+static size_t note_retry_after(const char *buf, size_t len, long *retry_after)
+{
+	if (len > 12 && strncasecmp(buf, "Retry-After:", 12) == 0)
+		*retry_after = strtol(buf + 12, NULL, 10);
+	return len;
+}
+
 static size_t req_header(char *buf, size_t size, size_t n, void *p)
 {
-	struct req_ctx *rc = p;
-	size_t len = size * n;
-
-	if (len > 12 && strncasecmp(buf, "Retry-After:", 12) == 0)
-		rc->retry_after = strtol(buf + 12, NULL, 10);
-	return len;
+	return note_retry_after(buf, size * n, &((struct req_ctx *)p)->retry_after);
 }
 
 static void sleep_ms(long ms)
@@ -566,12 +566,7 @@ static size_t watch_write(char *ptr, size_t size, size_t n, void *p)
 
 static size_t watch_header(char *buf, size_t size, size_t n, void *p)
 {
-	struct kube_watch *w = p;
-	size_t len = size * n;
-
-	if (len > 12 && strncasecmp(buf, "Retry-After:", 12) == 0)
-		w->retry_after = strtol(buf + 12, NULL, 10);
-	return len;
+	return note_retry_after(buf, size * n, &((struct kube_watch *)p)->retry_after);
 }
 
 long kube_watch_retry_after(const struct kube_watch *w)

@@ -99,6 +99,27 @@ static int b64_field(const char *val, char **out, size_t *outlen, const char *pa
 	return 0;
 }
 
+/*
+ * "<key>-data" (base64 PEM, wins) or "<key>" (a file, relative to dir) from map
+ * into *pem and *len, or *file. Returns 0, -ENOMEM or KUBE_ECONFIG with err set.
+ */
+static int pem_field(yaml_document_t *doc, yaml_node_t *map, const char *key, char **pem,
+		     size_t *len, char **file, const char *dir, const char *path,
+		     struct log_err *err)
+{
+	char datakey[64];
+	const char *v;
+
+	snprintf(datakey, sizeof(datakey), "%s-data", key);
+	v = scalar(map_get(doc, map, datakey));
+	if (v)
+		return b64_field(v, pem, len, path, datakey, err);
+	v = scalar(map_get(doc, map, key));
+	if (v && !(*file = path_from(dir, v)))
+		return -ENOMEM;
+	return 0;
+}
+
 static int is_true(const char *s)
 {
 	return s && (strcmp(s, "true") == 0 || strcmp(s, "True") == 0 || strcmp(s, "TRUE") == 0);
@@ -144,16 +165,10 @@ static int load_doc(struct kube_config *cfg, yaml_document_t *doc, const char *p
 	while (strlen(cfg->server) > 8 && cfg->server[strlen(cfg->server) - 1] == '/')
 		cfg->server[strlen(cfg->server) - 1] = '\0';
 	cfg->insecure = is_true(scalar(map_get(doc, cluster, "insecure-skip-tls-verify")));
-	v = scalar(map_get(doc, cluster, "certificate-authority-data"));
-	if (v) {
-		r = b64_field(v, &cfg->ca_pem, &cfg->ca_pem_len, path, "certificate-authority-data",
-			      err);
-		if (r < 0)
-			return r;
-	}
-	v = scalar(map_get(doc, cluster, "certificate-authority"));
-	if (v && !cfg->ca_pem && !(cfg->ca_file = path_from(dir, v)))
-		return -ENOMEM;
+	r = pem_field(doc, cluster, "certificate-authority", &cfg->ca_pem, &cfg->ca_pem_len,
+		      &cfg->ca_file, dir, path, err);
+	if (r < 0)
+		return r;
 
 	v = scalar(map_get(doc, ctx, "user"));
 	user = v ? named_entry(doc, map_get(doc, root, "users"), "user", v) : NULL;
@@ -168,25 +183,13 @@ static int load_doc(struct kube_config *cfg, yaml_document_t *doc, const char *p
 	v = scalar(map_get(doc, user, "tokenFile"));
 	if (v && !cfg->token && !(cfg->token_file = path_from(dir, v)))
 		return -ENOMEM;
-	v = scalar(map_get(doc, user, "client-certificate-data"));
-	if (v) {
-		r = b64_field(v, &cfg->cert_pem, &cfg->cert_pem_len, path,
-			      "client-certificate-data", err);
-		if (r < 0)
-			return r;
-	}
-	v = scalar(map_get(doc, user, "client-key-data"));
-	if (v) {
-		r = b64_field(v, &cfg->key_pem, &cfg->key_pem_len, path, "client-key-data", err);
-		if (r < 0)
-			return r;
-	}
-	v = scalar(map_get(doc, user, "client-certificate"));
-	if (v && !cfg->cert_pem && !(cfg->cert_file = path_from(dir, v)))
-		return -ENOMEM;
-	v = scalar(map_get(doc, user, "client-key"));
-	if (v && !cfg->key_pem && !(cfg->key_file = path_from(dir, v)))
-		return -ENOMEM;
+	r = pem_field(doc, user, "client-certificate", &cfg->cert_pem, &cfg->cert_pem_len,
+		      &cfg->cert_file, dir, path, err);
+	if (r == 0)
+		r = pem_field(doc, user, "client-key", &cfg->key_pem, &cfg->key_pem_len,
+			      &cfg->key_file, dir, path, err);
+	if (r < 0)
+		return r;
 	if ((cfg->cert_pem || cfg->cert_file) != (cfg->key_pem || cfg->key_file))
 		return log_err_set(err, KUBE_ECONFIG,
 				   "%s: users[%s]: client certificate and key must come together",

@@ -465,6 +465,17 @@ static int add_ref(struct reload_workload *w, enum reload_type t, const char *na
 	return 0;
 }
 
+/* Add parent.<ref>.name as used by container ct unless already known. */
+static int add_new_ref(struct reload_workload *w, enum reload_type t, json_t *parent,
+		       const char *ref, const char *ct)
+{
+	const char *name = json_string_value(json_object_get(json_object_get(parent, ref), "name"));
+
+	if (!name || find_ref(w, t, name))
+		return 0;
+	return add_ref(w, t, name, ct);
+}
+
 static const char *cname(json_t *c)
 {
 	return json_string_value(json_object_get(c, "name"));
@@ -493,37 +504,39 @@ static const char *mounting_container(json_t *containers, json_t *inits, const c
 	return NULL;
 }
 
+/* A list of (type, name) pairs being filled, up to max. */
+struct objlist {
+	enum reload_type *types;
+	const char **names;
+	size_t n, max;
+};
+
+static void objlist_add(struct objlist *l, enum reload_type t, json_t *parent, const char *ref,
+			const char *field)
+{
+	const char *s = json_string_value(json_object_get(json_object_get(parent, ref), field));
+
+	if (s && l->n < l->max) {
+		l->types[l->n] = t;
+		l->names[l->n++] = s;
+	}
+}
+
 /* Objects a volume refers to: up to max (type, name) pairs. */
 static size_t volume_objects(json_t *vol, enum reload_type *types, const char **names, size_t max)
 {
+	struct objlist l = {types, names, 0, max};
 	json_t *src;
-	size_t n = 0, i;
-	const char *s;
+	size_t i;
 
-	s = json_string_value(json_object_get(json_object_get(vol, "configMap"), "name"));
-	if (s && n < max) {
-		types[n] = RELOAD_CONFIGMAP;
-		names[n++] = s;
-	}
-	s = json_string_value(json_object_get(json_object_get(vol, "secret"), "secretName"));
-	if (s && n < max) {
-		types[n] = RELOAD_SECRET;
-		names[n++] = s;
-	}
+	objlist_add(&l, RELOAD_CONFIGMAP, vol, "configMap", "name");
+	objlist_add(&l, RELOAD_SECRET, vol, "secret", "secretName");
 	json_array_foreach(json_object_get(json_object_get(vol, "projected"), "sources"), i, src)
 	{
-		s = json_string_value(json_object_get(json_object_get(src, "configMap"), "name"));
-		if (s && n < max) {
-			types[n] = RELOAD_CONFIGMAP;
-			names[n++] = s;
-		}
-		s = json_string_value(json_object_get(json_object_get(src, "secret"), "name"));
-		if (s && n < max) {
-			types[n] = RELOAD_SECRET;
-			names[n++] = s;
-		}
+		objlist_add(&l, RELOAD_CONFIGMAP, src, "configMap", "name");
+		objlist_add(&l, RELOAD_SECRET, src, "secret", "name");
 	}
-	return n;
+	return l.n;
 }
 
 struct seen {
@@ -582,29 +595,15 @@ static int parse_uses(struct reload_workload *w, json_t *pod)
 			json_array_foreach(json_object_get(c, "env"), j, e)
 			{
 				json_t *vf = json_object_get(e, "valueFrom");
-				const char *cm, *sec;
 
-				cm = json_string_value(json_object_get(
-				    json_object_get(vf, "configMapKeyRef"), "name"));
-				sec = json_string_value(
-				    json_object_get(json_object_get(vf, "secretKeyRef"), "name"));
-				if (cm && !find_ref(w, RELOAD_CONFIGMAP, cm) && r == 0)
-					r = add_ref(w, RELOAD_CONFIGMAP, cm, ct);
-				if (sec && !find_ref(w, RELOAD_SECRET, sec) && r == 0)
-					r = add_ref(w, RELOAD_SECRET, sec, ct);
+				r = r ? r
+				      : add_new_ref(w, RELOAD_CONFIGMAP, vf, "configMapKeyRef", ct);
+				r = r ? r : add_new_ref(w, RELOAD_SECRET, vf, "secretKeyRef", ct);
 			}
 			json_array_foreach(json_object_get(c, "envFrom"), j, e)
 			{
-				const char *cm, *sec;
-
-				cm = json_string_value(
-				    json_object_get(json_object_get(e, "configMapRef"), "name"));
-				sec = json_string_value(
-				    json_object_get(json_object_get(e, "secretRef"), "name"));
-				if (cm && !find_ref(w, RELOAD_CONFIGMAP, cm) && r == 0)
-					r = add_ref(w, RELOAD_CONFIGMAP, cm, ct);
-				if (sec && !find_ref(w, RELOAD_SECRET, sec) && r == 0)
-					r = add_ref(w, RELOAD_SECRET, sec, ct);
+				r = r ? r : add_new_ref(w, RELOAD_CONFIGMAP, e, "configMapRef", ct);
+				r = r ? r : add_new_ref(w, RELOAD_SECRET, e, "secretRef", ct);
 			}
 		}
 	}
