@@ -135,6 +135,8 @@ enum kube_item_mode {
 #define KUBE_FLAT_DEPTH 3
 /* The longest single JSON value (a Secret value) the parser holds: 3 x the 1.5 MiB etcd limit. */
 #define KUBE_VALUE_MAX (4608 * 1024)
+/* The largest object built whole in KUBE_ITEM_JSON mode (workloads, Status). */
+#define KUBE_ITEM_MAX (8 * 1024 * 1024)
 
 /* Callbacks; a negative return aborts the parse with that code. */
 struct kube_stream_ops {
@@ -162,7 +164,8 @@ struct kube_stream *kube_stream_new(enum kube_stream_kind kind, enum kube_item_m
 				    const struct kube_stream_ops *ops, void *ctx);
 /*
  * Feed bytes. Returns 0, the callback's negative code, or KUBE_EJSON with err
- * set (bad JSON, or one value longer than KUBE_VALUE_MAX).
+ * set (bad JSON, one value longer than KUBE_VALUE_MAX, or a JSON-mode item
+ * larger than KUBE_ITEM_MAX).
  */
 int kube_stream_feed(struct kube_stream *st, const void *buf, size_t len, struct log_err *err);
 /* Finish (end of body). Returns 0 or KUBE_EJSON (truncated document). */

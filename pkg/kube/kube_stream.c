@@ -34,6 +34,7 @@ struct kube_stream {
 	json_t *item;			  /* JSON mode: finished item waiting for its event end */
 	int item_done;			  /* FLAT mode: an item ended, waiting for its event end */
 	int cb_err;			  /* a callback's negative return */
+	size_t item_bytes;		  /* JSON mode: bytes fed since the current item started */
 	size_t pending; /* bytes fed since the last complete token (yajl buffers them) */
 	struct log_err *err;
 };
@@ -223,6 +224,7 @@ static int open_container(struct kube_stream *st, int array)
 	sb_reset(&st->key[st->lvl]);
 	if (starts_item) {
 		st->item_lvl = st->lvl;
+		st->item_bytes = 0;
 		if (st->mode == KUBE_ITEM_FLAT && st->ops->begin) {
 			int r = st->ops->begin(st->ctx);
 
@@ -377,6 +379,14 @@ int kube_stream_feed(struct kube_stream *st, const void *buf, size_t len, struct
 		return log_err_set(err, KUBE_EJSON,
 				   "a JSON value from the API server exceeds %d bytes",
 				   KUBE_VALUE_MAX);
+	/* A JSON-mode item is built whole: cap it too (counted per chunk, so roughly). */
+	if (st->mode == KUBE_ITEM_JSON && st->item_lvl) {
+		st->item_bytes += len;
+		if (st->item_bytes > KUBE_ITEM_MAX)
+			return log_err_set(err, KUBE_EJSON,
+					   "an object from the API server exceeds %d bytes",
+					   KUBE_ITEM_MAX);
+	}
 	return 0;
 }
 

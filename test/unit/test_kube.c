@@ -347,3 +347,28 @@ TEST(stream_caps_one_value)
 	kube_stream_free(st);
 	sb_free(&r.log);
 }
+
+TEST(stream_caps_one_json_item)
+{
+	struct rec r = {STRBUF_INIT(4096)};
+	struct kube_stream *st = kube_stream_new(KUBE_STREAM_LIST, KUBE_ITEM_JSON, &rops, &r);
+	struct log_err err = {0};
+	static char chunk[64 * 1024];
+	const char *head = "{\"items\":[{\"a\":[";
+	size_t i, fed = 0;
+	int rc = 0;
+
+	REQUIRE(st != NULL);
+	/* many small values: no single value is large, the item is */
+	for (i = 0; i + 2 <= sizeof(chunk); i += 2)
+		memcpy(chunk + i, "1,", 2);
+	CHECK_INT(kube_stream_feed(st, head, strlen(head), &err), 0);
+	while (rc == 0 && fed <= (size_t)KUBE_ITEM_MAX + sizeof(chunk)) {
+		rc = kube_stream_feed(st, chunk, sizeof(chunk), &err);
+		fed += sizeof(chunk);
+	}
+	CHECK_INT(rc, KUBE_EJSON);
+	CHECK_STR(err.msg, "an object from the API server exceeds 8388608 bytes");
+	kube_stream_free(st);
+	sb_free(&r.log);
+}
