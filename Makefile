@@ -87,7 +87,7 @@ $(BUILD)/test/unit/%: $(BUILD)/test/unit/%.o $(LIB)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 run: deps all
-	$(BUILD)/nodeprobe --dry-run
+	$(BUILD)/nodeprobe --dry-run -v
 
 # Everything: unit tests, then bats per binary; one summary line, non-zero on failure.
 test: deps

@@ -29,7 +29,8 @@ int dt_check(const void *buf, size_t size, struct log_err *err)
 		size = INT32_MAX;
 	r = fdt_check_full(buf, size);
 	if (r < 0)
-		return log_err_set(err, -EINVAL, "not a valid devicetree blob: %s", fdt_strerror(r));
+		return log_err_set(err, -EINVAL, "not a valid devicetree blob: %s",
+				   fdt_strerror(r));
 	p = fdt_getprop(buf, 0, "compatible", &len);
 	if (!p || len == 0)
 		return DT_NONE;
@@ -94,15 +95,15 @@ int dt_load_file(const char *path, struct dt_blob *out, struct log_err *err)
 
 struct level {
 	struct strbuf names; /* entries of one directory: type byte, name, NUL */
-	size_t *off;         /* start of each entry in names */
-	size_t n, cap;       /* used, allocated entries of off */
+	size_t *off;	     /* start of each entry in names */
+	size_t n, cap;	     /* used, allocated entries of off */
 };
 
 struct builder {
-	char *fdt;                         /* sequential-write buffer, owned */
-	size_t size;                       /* its size */
-	struct strbuf val;                 /* scratch: one property's bytes */
-	struct strbuf path;                /* current path, for messages */
+	char *fdt;			   /* sequential-write buffer, owned */
+	size_t size;			   /* its size */
+	struct strbuf val;		   /* scratch: one property's bytes */
+	struct strbuf path;		   /* current path, for messages */
 	struct level lv[DT_DEPTH_MAX + 1]; /* per depth, reused by siblings */
 	struct log_err *err;
 };
@@ -212,7 +213,11 @@ static int read_dir(struct builder *b, DIR *d, struct level *l)
 			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 				return log_err_set(b->err, -errno, "%s/%s: %s", b->path.buf,
 						   de->d_name, strerror(errno));
-			type = S_ISDIR(st.st_mode) ? ENT_NODE : S_ISREG(st.st_mode) ? ENT_PROP : ENT_SKIP;
+			type = ENT_SKIP;
+			if (S_ISDIR(st.st_mode))
+				type = ENT_NODE;
+			else if (S_ISREG(st.st_mode))
+				type = ENT_PROP;
 		} else {
 			type = ENT_SKIP;
 		}
@@ -317,8 +322,8 @@ static int add_node(struct builder *b, int dfd, const char *name, int depth)
 			break;
 		}
 		if (depth + 1 > DT_DEPTH_MAX) {
-			r = log_err_set(b->err, -ELOOP, "%s: nodes nest deeper than %d", b->path.buf,
-					DT_DEPTH_MAX);
+			r = log_err_set(b->err, -ELOOP, "%s: nodes nest deeper than %d",
+					b->path.buf, DT_DEPTH_MAX);
 			break;
 		}
 		fd = openat(dirfd(d), sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -364,7 +369,7 @@ static int build(struct builder *b, int dfd)
 
 int dt_load_tree(const char *dir, struct dt_blob *out, struct log_err *err)
 {
-	struct builder b = { .err = err };
+	struct builder b = {.err = err};
 	size_t i;
 	int dfd, r;
 
@@ -406,11 +411,11 @@ int dt_load_tree(const char *dir, struct dt_blob *out, struct log_err *err)
 
 struct walk {
 	const void *fdt;
-	int off;                      /* current node */
-	int depth;                    /* its depth (root = 0) */
-	const char *name;             /* its name, NUL-terminated in the blob */
-	bool enabled;                 /* it and every ancestor have status okay/ok/absent */
-	struct strbuf path;           /* its path */
+	int off;		       /* current node */
+	int depth;		       /* its depth (root = 0) */
+	const char *name;	       /* its name, NUL-terminated in the blob */
+	bool enabled;		       /* it and every ancestor have status okay/ok/absent */
+	struct strbuf path;	       /* its path */
 	size_t plen[DT_DEPTH_MAX + 2]; /* path length at each depth */
 	bool en[DT_DEPTH_MAX + 2];     /* enabled at each depth */
 };
@@ -489,7 +494,8 @@ static int compat_list(const struct walk *w, const char **list, int *len)
 	if (!*list || *len <= 0)
 		return 0;
 	if (fdt_stringlist_count(w->fdt, w->off, "compatible") < 0) {
-		log_warn("devicetree %s: compatible is not a list of strings, skipped", w->path.buf);
+		log_warn("devicetree %s: compatible is not a list of strings, skipped",
+			 w->path.buf);
 		return 0;
 	}
 	return 1;
@@ -588,14 +594,14 @@ static int count_add(struct counts *c, const char *name)
 
 static bool selected(const char *name, const char *const *names, size_t n_names)
 {
-	static const char *const defaults[] = { "cpu", "gpu" };
+	static const char *const defaults[] = {"cpu", "gpu"};
 	size_t i;
 
 	for (i = 0; i < 2; i++)
 		if (dt_name_matches(name, defaults[i]))
 			return true;
 	for (i = 0; i < n_names; i++)
-		if (names[i] && dt_name_matches(name, names[i]))
+		if (names[i] && names[i][0] && dt_name_matches(name, names[i]))
 			return true;
 	return false;
 }
@@ -626,7 +632,7 @@ int dt_labels(const void *fdt, const char *const *names, size_t n_names, struct 
 	      struct log_err *err)
 {
 	char key[sizeof(DT_LABEL_PREFIX) + LABEL_NAME_MAX], val[16];
-	struct counts c = { 0 };
+	struct counts c = {0};
 	struct walk w;
 	size_t i;
 	int r;
@@ -666,7 +672,7 @@ static const char *first_string(const void *fdt, int off, const char *prop)
 
 static int root_features(const void *fdt, struct feat_set *fs)
 {
-	static const char *const attrs[] = { "compatible", "model", "chassis-type" };
+	static const char *const attrs[] = {"compatible", "model", "chassis-type"};
 	const char *s, *list;
 	size_t i;
 	int len, r;

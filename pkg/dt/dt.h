@@ -10,9 +10,9 @@ struct feat_set;
 struct label_set;
 struct log_err;
 
-#define DT_BLOB_MAX (16u << 20)  /* a blob, read or built, is at most 16 MiB */
-#define DT_PROP_MAX (1u << 20)   /* one property file of a live tree: at most 1 MiB */
-#define DT_DEPTH_MAX 32          /* nodes nest at most this deep (root = 0) */
+#define DT_BLOB_MAX	(16u << 20) /* a blob, read or built, is at most 16 MiB */
+#define DT_PROP_MAX	(1u << 20)  /* one property file of a live tree: at most 1 MiB */
+#define DT_DEPTH_MAX	32	    /* nodes nest at most this deep (root = 0) */
 #define DT_LABEL_PREFIX "beta.devicetree.org/"
 
 /* Success value of the loaders when there is no devicetree to scan (not an error). */
@@ -82,7 +82,8 @@ int dt_label_name(const char *compat, char *out, size_t outsz);
 /*
  * Add the k8s-dt-node-labeller labels DT_LABEL_PREFIX<name>=<count> to ls:
  * the compatible strings of the root, of every node selected by "cpu", "gpu"
- * or one of names[0..n_names) (dt_name_matches, anywhere in the tree), each
+ * or one of names[0..n_names) (dt_name_matches, anywhere in the tree; empty
+ * names select nothing), each
  * node counted once; count = occurrences of the label name. Nodes whose
  * "status" (or an ancestor's) is present and not "okay"/"ok" are left out.
  * A string that cannot become a valid label is skipped with log_warn naming

@@ -19,7 +19,8 @@ static int scan(struct probe_ctx *ctx, struct log_err *err)
 	if (o->fdt) {
 		r = dt_load_file(o->fdt, &b, err);
 	} else {
-		if ((size_t)snprintf(tree, sizeof(tree), "%s%s", o->sysfs, TREE_SUFFIX) >= sizeof(tree))
+		if ((size_t)snprintf(tree, sizeof(tree), "%s%s", o->sysfs, TREE_SUFFIX) >=
+		    sizeof(tree))
 			return log_err_set(err, -ENAMETOOLONG, "%s: sysfs path too long", o->sysfs);
 		r = dt_load_tree(tree, &b, err);
 	}
@@ -39,7 +40,7 @@ static int scan(struct probe_ctx *ctx, struct log_err *err)
 }
 
 const struct probe_source probe_source_dt = {
-	.name = "dt",
-	.help = "devicetree: --fdt FILE, else <sysfs>" TREE_SUFFIX,
-	.scan = scan,
+    .name = "dt",
+    .help = "devicetree: --fdt FILE, else <sysfs>" TREE_SUFFIX,
+    .scan = scan,
 };

@@ -60,9 +60,8 @@ wait_lines() {
   [ "$(jq -r .gitVersion <<<"$output")" = v1.30.0-fake ]
   run curl -sS --cacert "$FAKE_CERTS/other-ca.crt" "$FAKE_URL/version"
   [ "$status" -eq 60 ]
-  # the server certificate names 127.0.0.1 and localhost
-  run curl -sS --cacert "$FAKE_CA" -H "Authorization: Bearer $FAKE_TOKEN" \
-    "https://localhost:$FAKE_PORT/healthz"
+  # the server certificate names 127.0.0.1 and localhost; /healthz needs no credentials
+  run curl -sS --cacert "$FAKE_CA" "https://localhost:$FAKE_PORT/healthz"
   [ "$output" = ok ]
 }
 
@@ -113,6 +112,16 @@ wait_lines() {
   [ "$(jq -r .message <<<"${lines[0]}")" = 'deployments.apps "nope" not found' ]
 }
 
+@test "objects are encoded as Go's encoding/json does: struct field order, sorted map keys" {
+  fake_start
+  fake_ctl POST /objects '{"type":"Opaque","data":{"zz":"MQ==","a":"Mg==","B":"Mw=="},"metadata":{"annotations":{"y":"1","x":"2"},"labels":{"b":"1","a":"2"},"namespace":"default","name":"s"},"kind":"Secret","apiVersion":"v1"}' >/dev/null
+  run fake_api GET /api/v1/namespaces/default/secrets/s
+  [ "$(jq -c '[keys_unsorted, (.metadata|keys_unsorted), (.data|keys_unsorted), (.metadata.labels|keys_unsorted), (.metadata.annotations|keys_unsorted)]' <<<"$output")" = '[["kind","apiVersion","metadata","data","type"],["name","namespace","uid","resourceVersion","creationTimestamp","labels","annotations"],["B","a","zz"],["a","b"],["x","y"]]' ]
+  # the same order in LIST items and watch events
+  [ "$(fake_api GET /api/v1/secrets | jq -c '.items[0]|[keys_unsorted, (.data|keys_unsorted)]')" = '[["metadata","data","type"],["B","a","zz"]]' ]
+  [ "$(fake_api GET '/api/v1/secrets?watch=1&timeoutSeconds=1' | jq -c '.object.data|keys_unsorted')" = '["B","a","zz"]' ]
+}
+
 @test "LIST: limit/continue pages in key order, remainingItemCount, consistent snapshot" {
   fake_start
   fake_ctl POST /generate '{"template":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-{i}","namespace":"ns{i%2}"},"data":{"i":"{i}"}},"count":25,"start":10}' >/dev/null
@@ -137,6 +146,9 @@ wait_lines() {
   want=$(for i in $(seq 10 34); do echo "ns$((i % 2))/cm-$i"; done | LC_ALL=C sort | tr '\n' ' ')
   [ "$all " = "$want" ]
   [ "$(jq -s -r '[.[].items[]|select(.metadata.name=="cm-33")|.data.i]|join(",")' <<<"$p1$p2$p3")" = 33 ]
+  # limit + resourceVersion means Exact (the state at rv); NotOlderThan gives the newest
+  [ "$(fake_api GET "/api/v1/namespaces/ns1/configmaps?limit=100&resourceVersion=$rv" | jq -r '.items[]|select(.metadata.name=="cm-33").data.i')" = 33 ]
+  [ "$(fake_api GET "/api/v1/namespaces/ns1/configmaps?resourceVersion=$rv&resourceVersionMatch=NotOlderThan" | jq -r '.items[]|select(.metadata.name=="cm-33").data.i')" = changed ]
   # namespaced list only sees its namespace
   [ "$(fake_api GET /api/v1/namespaces/ns1/configmaps | jq '[.items[].metadata.namespace]|unique|join(",")' -r)" = ns1 ]
   # once the history is compacted the token has expired
@@ -144,6 +156,11 @@ wait_lines() {
   run fake_api GET "/api/v1/configmaps?limit=10&continue=$(jq -r .metadata.continue <<<"$p1")" -w '\n%{http_code}'
   [ "${lines[-1]}" = 410 ]
   [ "$(jq -r .reason <<<"${lines[0]}")" = Expired ]
+  # its Status carries a token that continues, inconsistently, from the newest state
+  c=$(jq -r .metadata.continue <<<"${lines[0]}")
+  p2=$(fake_api GET "/api/v1/configmaps?limit=10&continue=$c")
+  [ "$(jq -r '.items[0].metadata|.namespace+"/"+.name' <<<"$p2")" = ns0/cm-30 ]
+  [ "$(jq -r .metadata.resourceVersion <<<"$p2")" -gt "$rv" ]
 }
 
 @test "labelSelector: =, ==, !=, in, notin, exists, !exists" {
@@ -216,22 +233,37 @@ wait_lines() {
   put_cm a '{"x":"2"}' '{"app":"web"}'
   put_cm a '{"x":"2"}' '{"app":"gone"}'
   wait_lines "$BATS_TEST_TMPDIR/w" 3
-  [ "$(jq -r '.type+" "+.object.metadata.labels.app' "$BATS_TEST_TMPDIR/w" | tr '\n' ' ')" = "ADDED web MODIFIED web DELETED gone " ]
+  [ "$(jq -r '.type+" "+.object.metadata.labels.app' "$BATS_TEST_TMPDIR/w" | tr '\n' ' ')" = "ADDED web MODIFIED web DELETED web " ]
+  [ "$(jq -r 'select(.type=="DELETED").object.metadata.resourceVersion' "$BATS_TEST_TMPDIR/w")" = "$((rv + 3))" ]
   # the open watch shows in the request log
   [ "$(fake_ctl GET '/requests?watch=1&count=1' | jq .count)" = 1 ]
+  # a client that goes away leaves the list of open watches (no event needed to notice)
+  kill "${WATCH_PIDS[0]}"
+  [ "$(fake_ctl GET '/watchers?max=0&wait=10' | jq .count)" = 0 ]
 }
 
 @test "WATCH: periodic bookmarks and timeoutSeconds end the stream cleanly" {
-  fake_start --bookmark-interval 0.1
+  fake_start --bookmark-interval 0.2
   put_cm a
-  run fake_api GET '/api/v1/configmaps?watch=true&resourceVersion=0&allowWatchBookmarks=true&timeoutSeconds=1'
+  run fake_api GET '/api/v1/configmaps?watch=true&resourceVersion=0&allowWatchBookmarks=true&timeoutSeconds=3'
   [ "$status" -eq 0 ]
   [ "$(jq -r .type <<<"${lines[0]}")" = ADDED ]
   [ "$(printf '%s\n' "${lines[@]}" | jq -r .type | sort -u | tr '\n' ' ')" = "ADDED BOOKMARK " ]
+  [ "$(printf '%s\n' "${lines[@]}" | grep -c BOOKMARK)" -ge 2 ]
   # without allowWatchBookmarks there are none
   run fake_api GET '/api/v1/configmaps?watch=true&timeoutSeconds=1'
   [ "$status" -eq 0 ]
   [ "${#lines[@]}" -eq 1 ]
+}
+
+@test "WATCH: one bookmark 2 s before the timeout, as the watch cache sends" {
+  fake_start --bookmark-interval 3600
+  put_cm a
+  rv=$(fake_ctl GET /state | jq .resourceVersion)
+  run fake_api GET "/api/v1/configmaps?watch=true&resourceVersion=$rv&allowWatchBookmarks=true&timeoutSeconds=3"
+  [ "$status" -eq 0 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [ "$(jq -r '.type+" "+.object.metadata.resourceVersion' <<<"${lines[0]}")" = "BOOKMARK $rv" ]
 }
 
 @test "WATCH: too old resourceVersion -> ERROR event with a 410 Expired Status" {
@@ -286,6 +318,20 @@ wait_lines() {
   [ "${lines[-1]}" = 400 ]
 }
 
+@test "PATCH strategic merge directives: \$setElementOrder, \$retainKeys, \$patch replace, \$deleteFromPrimitiveList" {
+  fake_start
+  fake_ctl POST /objects "$(jq -c '.metadata.finalizers=["a","b","c"] | .spec.strategy={"type":"RollingUpdate","rollingUpdate":{"maxSurge":1}}' <<<"$DEPLOY")" >/dev/null
+  smp() { fake_api PATCH /apis/apps/v1/namespaces/default/deployments/web -H 'Content-Type: application/strategic-merge-patch+json' --data-binary "$1"; }
+  run smp '{"metadata":{"$deleteFromPrimitiveList/finalizers":["b"],"finalizers":["d","a"]}}'
+  [ "$(jq -c .metadata.finalizers <<<"$output")" = '["a","c","d"]' ]
+  run smp '{"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"side"},{"name":"app"}],"containers":[{"name":"app","image":"nginx:2"}]}}}}'
+  [ "$(jq -c '[.spec.template.spec.containers[]|.name+"="+.image]' <<<"$output")" = '["side=busybox","app=nginx:2"]' ]
+  run smp '{"spec":{"strategy":{"$retainKeys":["type"],"type":"Recreate"}}}'
+  [ "$(jq -c .spec.strategy <<<"$output")" = '{"type":"Recreate"}' ]
+  run smp '{"spec":{"template":{"spec":{"containers":[{"name":"only","image":"x"},{"$patch":"replace"}]}}}}'
+  [ "$(jq -c '[.spec.template.spec.containers[].name]' <<<"$output")" = '["only"]' ]
+}
+
 @test "PATCH merge (RFC 7386) replaces lists; JSON patch (RFC 6902) ops and failed test" {
   fake_start
   fake_ctl POST /objects "$DEPLOY" >/dev/null
@@ -323,7 +369,7 @@ wait_lines() {
   [ "$(jq .spec.replicas <<<"$output")" = 5 ]
 }
 
-@test "validation: env value with valueFrom -> 422; non-string annotation -> 400" {
+@test "validation: env value with valueFrom -> 422; non-string annotation -> 400; body > 3 MiB -> 413" {
   fake_start
   fake_ctl POST /objects "$DEPLOY" >/dev/null
   run fake_api PATCH /apis/apps/v1/namespaces/default/deployments/web -w '\n%{http_code}' \
@@ -334,7 +380,12 @@ wait_lines() {
   run fake_api PATCH /apis/apps/v1/namespaces/default/deployments/web -o /dev/null -w '%{http_code}' \
     -H 'Content-Type: application/merge-patch+json' --data-binary '{"metadata":{"annotations":{"a":1}}}'
   [ "$output" = 400 ]
-  # neither was stored
+  # a body over kube-apiserver's 3 MiB limit
+  head -c 3200000 /dev/zero | tr '\0' ' ' >"$BATS_TEST_TMPDIR/big"
+  run fake_api PATCH /apis/apps/v1/namespaces/default/deployments/web -o /dev/null -w '%{http_code}' \
+    -H 'Content-Type: application/merge-patch+json' --data-binary @"$BATS_TEST_TMPDIR/big"
+  [ "$output" = 413 ]
+  # none was stored
   [ "$(fake_api GET /apis/apps/v1/namespaces/default/deployments/web | jq -r .metadata.generation)" = 1 ]
 }
 
@@ -370,6 +421,7 @@ wait_lines() {
   fake_ctl POST /faults '[{"path":"/configmaps/a$","method":"GET","code":409},{"path":"/configmaps$","code":410},{"path":"/configmaps","code":429,"retryAfter":7},{"code":500},{"code":503,"count":2}]' >/dev/null
   code() { fake_api GET "$1" -o "$BATS_TEST_TMPDIR/body" -D "$BATS_TEST_TMPDIR/hdr" -w '%{http_code}'; }
   [ "$(code /api/v1/namespaces/default/configmaps/a)" = 409 ]
+  [ "$(jq -r .message "$BATS_TEST_TMPDIR/body")" = 'Operation cannot be fulfilled on configmaps "a": the object has been modified; please apply your changes to the latest version and try again' ]
   [ "$(code /api/v1/configmaps)" = 410 ]
   [ "$(jq -r .reason "$BATS_TEST_TMPDIR/body")" = Expired ]
   [ "$(code /api/v1/configmaps)" = 429 ]
@@ -384,7 +436,22 @@ wait_lines() {
   [ "$(fake_ctl GET /faults | jq '.items|length')" = 0 ]
 }
 
-@test "faults: drop closes without a response; drop-after cuts a watch mid-stream" {
+@test "faults: 403 worded as an RBAC denial (cluster-wide list forbidden, namespaced allowed)" {
+  fake_start
+  fake_ctl POST /faults '{"path":"^/api/v1/(watch/)?configmaps$","code":403,"count":-1}' >/dev/null
+  run fake_api GET /api/v1/configmaps -w '\n%{http_code}'
+  [ "${lines[-1]}" = 403 ]
+  [ "$(jq -r .message <<<"${lines[0]}")" = 'configmaps is forbidden: User "system:serviceaccount:default:nodeprobe-reload" cannot list resource "configmaps" in API group "" at the cluster scope' ]
+  run fake_api GET '/api/v1/configmaps?watch=1' -w '\n%{http_code}'
+  [ "$(jq -r .message <<<"${lines[0]}")" = 'configmaps is forbidden: User "system:serviceaccount:default:nodeprobe-reload" cannot watch resource "configmaps" in API group "" at the cluster scope' ]
+  run fake_api GET /api/v1/namespaces/default/configmaps -o /dev/null -w '%{http_code}'
+  [ "$output" = 200 ]
+  fake_ctl POST /faults '{"path":"/deployments/","method":"PATCH","code":403,"user":"u1"}' >/dev/null
+  run fake_api PATCH /apis/apps/v1/namespaces/ns1/deployments/web -H 'Content-Type: application/merge-patch+json' --data-binary '{}'
+  [ "$(jq -r .message <<<"$output")" = 'deployments.apps "web" is forbidden: User "u1" cannot patch resource "deployments" in API group "apps" in the namespace "ns1"' ]
+}
+
+@test "faults: drop closes without a response; drop-after cuts a watch mid-stream; drop-response" {
   fake_start
   put_cm a
   put_cm b
@@ -403,6 +470,14 @@ wait_lines() {
   fake_api GET /api/v1/configmaps >"$BATS_TEST_TMPDIR/out" 2>/dev/null || rc=$?
   [ "$rc" -eq 18 ]
   [ "$(wc -c <"$BATS_TEST_TMPDIR/out")" -eq 100 ]
+  # drop-response: the PATCH is applied, its answer lost
+  fake_ctl POST /faults '{"action":"drop-response","method":"PATCH"}' >/dev/null
+  rc=0
+  fake_api PATCH /api/v1/namespaces/default/configmaps/a -H 'Content-Type: application/merge-patch+json' \
+    --data-binary '{"data":{"k":"patched"}}' >"$BATS_TEST_TMPDIR/out" 2>/dev/null || rc=$?
+  [ "$rc" -eq 52 ]
+  [ "$(fake_api GET /api/v1/namespaces/default/configmaps/a | jq -r .data.k)" = patched ]
+  [ "$(fake_ctl GET '/requests?method=PATCH' | jq -c '.items[0]|[.status,.unsentStatus]')" = '["dropped",200]' ]
   # a watch cut by /drop-watches
   watch_bg "$BATS_TEST_TMPDIR/w" '/api/v1/configmaps?watch=1'
   fake_wait_watchers 1
@@ -453,8 +528,9 @@ wait_lines() {
 
 @test "bulk load: generate 500 KB Helm-like Secrets, excluded server-side by type" {
   fake_start
-  fake_ctl POST /generate '{"template":{"apiVersion":"v1","kind":"Secret","type":"helm.sh/release.v1","metadata":{"name":"sh.helm.release.v1.app{i}.v1","namespace":"bench","labels":{"owner":"helm"}},"data":{"release":"{blob:375000}"}},"count":20}' >/dev/null
-  fake_ctl POST /generate '{"template":{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s{i}","namespace":"bench"},"data":{"k":"{blob:30}"}},"count":300}' >/dev/null
+  run fake_ctl POST /generate '[{"template":{"apiVersion":"v1","kind":"Secret","type":"helm.sh/release.v1","metadata":{"name":"sh.helm.release.v1.app{i}.v1","namespace":"bench","labels":{"owner":"helm"}},"data":{"release":"{blob:375000}"}},"count":20},
+    {"template":{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s{i}","namespace":"bench"},"data":{"k":"{blob:30}"}},"count":300}]'
+  [ "$(jq .count <<<"$output")" = 320 ]
   [ "$(fake_ctl GET /state | jq '.objects["/v1/secrets"]')" = 320 ]
   size=$(fake_api GET /api/v1/namespaces/bench/secrets/sh.helm.release.v1.app3.v1 | jq -r '.data.release|length')
   [ "$size" -eq 500000 ]

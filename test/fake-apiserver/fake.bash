@@ -32,13 +32,13 @@ fake_start() {
     "$@" >"$FAKE_DIR/fake.log" 2>&1 3>&- &
   FAKE_PID=$!
   local i
-  for i in $(seq 100); do
+  for i in $(seq 500); do
     [ -f "$FAKE_DIR/ready" ] && break
     if ! kill -0 "$FAKE_PID" 2>/dev/null; then
       cat "$FAKE_DIR/fake.log" >&2
       return 1
     fi
-    sleep 0.1
+    sleep 0.02
   done
   [ -f "$FAKE_DIR/ready" ] || { echo "fake-apiserver did not start" >&2; return 1; }
   FAKE_PORT=$(sed -n 's/^PORT=//p' "$FAKE_DIR/ready")

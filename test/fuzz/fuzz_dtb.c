@@ -14,8 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const names[] = { "timer", "i2c", "" };
-	struct log_err err = { 0 };
+	static const char *const names[] = {"timer", "i2c", ""};
+	struct log_err err = {0};
 	struct label_set *ls;
 	struct feat_set *fs;
 	void *buf;

@@ -1,0 +1,676 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* mirror check: what containerd would reject or silently ignore in hosts.toml and config.toml. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsutil/fsutil.h"
+#include "log/log.h"
+#include "mirror/mirror_internal.h"
+#include "strbuf/strbuf.h"
+#include "toml/toml.h"
+
+/* containerd version as check understands it. */
+struct ctrd_ver {
+	bool known; /* false: unknown, report what any version would reject */
+	int major, minor, patch;
+};
+
+struct checker {
+	const char *file;    /* file being checked, for findings */
+	const char *dir;     /* its directory, for relative ca/client paths */
+	struct ctrd_ver ver; /* containerd version (known or not) */
+	mirror_report_fn report;
+	void *data;
+	int worst; /* MIRROR_CLEAN, MIRROR_WARNINGS or MIRROR_ERRORS */
+};
+
+__attribute__((format(printf, 5, 6))) static void found(struct checker *c, enum mirror_severity sev,
+							int line, int col, const char *fmt, ...)
+{
+	struct mirror_finding f = {sev, c->file, line, col, NULL};
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	f.msg = msg;
+	if (c->report)
+		c->report(c->data, &f);
+	if (sev == MIRROR_ERROR)
+		c->worst = MIRROR_ERRORS;
+	else if (c->worst == MIRROR_CLEAN)
+		c->worst = MIRROR_WARNINGS;
+}
+
+/* A toml_parse error "<file>:<line>:<col>: what" as a finding at that position. */
+static void found_parse_error(struct checker *c, const struct log_err *err)
+{
+	const char *msg = err->msg;
+	size_t fl = strlen(c->file);
+	int line = 0, col = 0, n = 0;
+
+	if (!strncmp(msg, c->file, fl) && sscanf(msg + fl, ":%d:%d: %n", &line, &col, &n) == 2 &&
+	    n > 0)
+		msg += fl + (size_t)n;
+	found(c, MIRROR_ERROR, line, col, "%s", msg);
+}
+
+/* ---- versions, durations, URLs ---- */
+
+/* Parse "1.6.20", "v2.1.0", "1.6.20~ds1-1". Returns 0 or -EINVAL. */
+static int ver_parse(const char *s, struct ctrd_ver *v)
+{
+	int n = 0;
+
+	memset(v, 0, sizeof(*v));
+	if (*s == 'v')
+		s++;
+	if (sscanf(s, "%d.%d.%d%n", &v->major, &v->minor, &v->patch, &n) != 3 || n == 0 ||
+	    v->major < 0 || v->minor < 0 || v->patch < 0)
+		return -EINVAL;
+	if (s[n] && s[n] != '~' && s[n] != '-' && s[n] != '+')
+		return -EINVAL;
+	v->known = true;
+	return 0;
+}
+
+/* containerd 1.x decodes hosts.toml with go-toml v1 (its quirks apply). */
+static bool gotoml_v1(const struct ctrd_ver *v)
+{
+	return !v->known || v->major < 2;
+}
+
+/* containerd 2.x lists hosts from [host.'…'] table headers only. */
+static bool gotoml_v2(const struct ctrd_ver *v)
+{
+	return !v->known || v->major >= 2;
+}
+
+/* dial_timeout is read from 2.0.7 and 2.1.0 on. */
+static bool has_dial_timeout(const struct ctrd_ver *v)
+{
+	return v->major > 2 || (v->major == 2 && (v->minor >= 1 || v->patch >= 7));
+}
+
+bool mirror_duration_ok(const char *s)
+{
+	static const char *const units[] = {"ns", "us", "\xc2\xb5s", "\xce\xbcs",
+					    "ms", "s",	"m",	     "h"};
+	size_t i;
+
+	if (*s == '+' || *s == '-')
+		s++;
+	if (!strcmp(s, "0"))
+		return true;
+	if (!*s)
+		return false;
+	while (*s) {
+		bool digits = false, matched = false;
+
+		while (isdigit((unsigned char)*s)) {
+			s++;
+			digits = true;
+		}
+		if (*s == '.') {
+			s++;
+			while (isdigit((unsigned char)*s)) {
+				s++;
+				digits = true;
+			}
+		}
+		if (!digits)
+			return false;
+		/* longest unit first: "ms" before "m" */
+		for (i = 0; i < sizeof(units) / sizeof(units[0]) && !matched; i++) {
+			size_t n = strlen(units[i]);
+
+			if (!strncmp(s, units[i], n) && !(n == 1 && s[0] == 'm' && s[1] == 's')) {
+				s += n;
+				matched = true;
+			}
+		}
+		if (!matched)
+			return false;
+	}
+	return true;
+}
+
+/* Go url.Parse-like validation of a server or host URL: NULL if fine, else why not. */
+static const char *url_problem(const char *url)
+{
+	const char *p, *host, *end, *colon = NULL;
+
+	for (p = url; *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return "invalid control character in URL";
+		if (*p == '%' && !(isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2])))
+			return "invalid URL escape";
+	}
+	p = strstr(url, "://");
+	if (!p)
+		return "missing scheme";
+	if (p == url || !isalpha((unsigned char)url[0]))
+		return "invalid scheme";
+	for (host = url; host < p; host++)
+		if (!isalnum((unsigned char)*host) && *host != '+' && *host != '-' && *host != '.')
+			return "invalid scheme";
+	host = p + 3;
+	end = host + strcspn(host, "/?#");
+	for (p = host; p < end; p++)
+		if (*p == '@')
+			host = p + 1;
+	if (*host == '[') {
+		const char *close = memchr(host, ']', (size_t)(end - host));
+
+		if (!close)
+			return "missing ']' in host";
+		colon = close + 1 < end ? close + 1 : NULL;
+		if (colon && *colon != ':')
+			return "invalid port after host";
+	} else {
+		for (p = host; p < end; p++) {
+			if (*p == ':')
+				colon = p;
+			else if (!isalnum((unsigned char)*p) && !strchr("-._~!$&'()*+,;=%", *p))
+				return "invalid character in host name";
+		}
+	}
+	if (colon)
+		for (p = colon + 1; p < end; p++)
+			if (!isdigit((unsigned char)*p))
+				return "invalid port after host";
+	return NULL;
+}
+
+/* ---- hosts.toml ---- */
+
+/* "a string", "an integer", "an array of tables", ... for messages. */
+static const char *tname(const struct toml_value *v)
+{
+	static const char *const names[] = {"a string",	  "an integer", "a float", "a boolean",
+					    "a datetime", "an array",	"a table"};
+
+	if (v->type == TOML_ARRAY && v->origin == TOML_HEADER)
+		return "an array of tables";
+	return names[v->type];
+}
+
+static bool is_string_array(const struct toml_value *v, const struct toml_value **bad)
+{
+	size_t i;
+
+	*bad = NULL;
+	if (v->type != TOML_ARRAY)
+		return false;
+	for (i = 0; i < v->n; i++)
+		if (v->items[i]->type != TOML_STRING) {
+			*bad = v->items[i];
+			return false;
+		}
+	return true;
+}
+
+/* A ca or client file must be readable, or every pull of this registry fails. */
+static void check_cert_file(struct checker *c, const struct toml_value *v, const char *key)
+{
+	char path[PATH_MAX];
+
+	if (v->str[0] == '/')
+		snprintf(path, sizeof(path), "%s", v->str);
+	else
+		snprintf(path, sizeof(path), "%s/%s", c->dir, v->str);
+	if (access(path, R_OK) != 0)
+		found(c, MIRROR_ERROR, v->line, v->col,
+		      "%s file '%s' cannot be read (%s): every pull of this registry fails", key,
+		      path, strerror(errno));
+}
+
+static void check_capabilities(struct checker *c, const struct toml_value *v)
+{
+	const struct toml_value *bad;
+	size_t i;
+
+	if (!is_string_array(v, &bad)) {
+		if (bad)
+			found(c, MIRROR_ERROR, bad->line, bad->col,
+			      "'capabilities' must hold strings, not %s", tname(bad));
+		else
+			found(c, MIRROR_ERROR, v->line, v->col,
+			      "'capabilities' must be an array of strings, not %s", tname(v));
+		return;
+	}
+	for (i = 0; i < v->n; i++) {
+		const char *s = v->items[i]->str;
+
+		if (strcasecmp(s, "pull") && strcasecmp(s, "resolve") && strcasecmp(s, "push"))
+			found(c, MIRROR_ERROR, v->items[i]->line, v->items[i]->col,
+			      "unknown capability '%s' (pull, resolve or push)", s);
+	}
+}
+
+static void check_ca(struct checker *c, const struct toml_value *v)
+{
+	const struct toml_value *bad;
+	size_t i;
+
+	if (v->type == TOML_STRING) {
+		check_cert_file(c, v, "ca");
+		return;
+	}
+	if (!is_string_array(v, &bad)) {
+		bad = bad ? bad : v;
+		found(c, MIRROR_ERROR, bad->line, bad->col,
+		      "'ca' must be a string or an array of strings, not %s", tname(bad));
+		return;
+	}
+	for (i = 0; i < v->n; i++)
+		check_cert_file(c, v->items[i], "ca");
+}
+
+static void check_client(struct checker *c, const struct toml_value *v)
+{
+	const struct toml_value *bad;
+	size_t i, j;
+
+	if (v->type == TOML_STRING) {
+		check_cert_file(c, v, "client");
+		return;
+	}
+	if (v->type != TOML_ARRAY) {
+		found(c, MIRROR_ERROR, v->line, v->col,
+		      "'client' must be a string or an array, not %s", tname(v));
+		return;
+	}
+	for (i = 0; i < v->n; i++) {
+		const struct toml_value *e = v->items[i];
+
+		if (e->type == TOML_STRING) {
+			check_cert_file(c, e, "client");
+			continue;
+		}
+		if (e->type != TOML_ARRAY) {
+			found(c, MIRROR_ERROR, e->line, e->col,
+			      "'client' items must be strings or [cert, key] pairs, not %s",
+			      tname(e));
+			continue;
+		}
+		if (!is_string_array(e, &bad)) {
+			found(c, MIRROR_ERROR, bad->line, bad->col,
+			      "'client' pair must hold strings, not %s", tname(bad));
+			continue;
+		}
+		if (e->n != 2) {
+			found(c, MIRROR_ERROR, e->line, e->col,
+			      "'client' pair must have 2 items (cert, key), not %zu", e->n);
+			continue;
+		}
+		for (j = 0; j < 2; j++)
+			if (j == 0 || e->items[j]->len)
+				check_cert_file(c, e->items[j], "client");
+	}
+}
+
+static void check_header(struct checker *c, const struct toml_value *v)
+{
+	const struct toml_value *bad;
+	size_t i;
+
+	if (v->type != TOML_TABLE) {
+		found(c, MIRROR_ERROR, v->line, v->col, "'header' must be a table, not %s",
+		      tname(v));
+		return;
+	}
+	for (i = 0; i < v->n; i++) {
+		const struct toml_value *h = v->items[i];
+
+		if (h->type == TOML_STRING || is_string_array(h, &bad))
+			continue;
+		bad = (h->type == TOML_ARRAY && bad) ? bad : h;
+		found(c, MIRROR_ERROR, bad->line, bad->col,
+		      "header '%s' must be a string or an array of strings, not %s", v->keys[i],
+		      tname(bad));
+	}
+}
+
+static void check_url(struct checker *c, const char *what, const char *url, int line, int col)
+{
+	char full[4096];
+	const char *why;
+
+	if (strncmp(url, "http", 4) != 0) {
+		snprintf(full, sizeof(full), "https://%s", url);
+		found(c, MIRROR_WARNING, line, col,
+		      "%s '%s' has no http:// or https:// scheme: containerd uses '%s'", what, url,
+		      full);
+		url = full;
+	} else if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
+		found(c, MIRROR_WARNING, line, col, "%s '%s' is not an http:// or https:// URL",
+		      what, url);
+	}
+	why = url_problem(url);
+	if (why)
+		found(c, MIRROR_ERROR, line, col, "%s '%s' cannot be parsed: %s", what, url, why);
+}
+
+/* The fields containerd reads for the server (root) and for each [host.'…']. */
+static void check_hostcfg(struct checker *c, const struct toml_value *t, bool root)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		const char *k = t->keys[i];
+		const struct toml_value *v = t->items[i];
+		int kl = t->key_line[i], kc = t->key_col[i];
+
+		if (root && !strcmp(k, "host"))
+			continue;
+		if (root && !strcmp(k, "server")) {
+			if (v->type != TOML_STRING)
+				found(c, MIRROR_ERROR, v->line, v->col,
+				      "'server' must be a string, not %s", tname(v));
+			else if (v->len)
+				check_url(c, "server", v->str, v->line, v->col);
+		} else if (!strcmp(k, "capabilities")) {
+			check_capabilities(c, v);
+		} else if (!strcmp(k, "ca")) {
+			check_ca(c, v);
+		} else if (!strcmp(k, "client")) {
+			check_client(c, v);
+		} else if (!strcmp(k, "skip_verify") || !strcmp(k, "override_path")) {
+			if (v->type != TOML_BOOL)
+				found(c, MIRROR_ERROR, v->line, v->col,
+				      "'%s' must be a boolean, not %s", k, tname(v));
+		} else if (!strcmp(k, "header")) {
+			check_header(c, v);
+		} else if (!strcmp(k, "dial_timeout")) {
+			if (c->ver.known && !has_dial_timeout(&c->ver))
+				found(
+				    c, MIRROR_WARNING, kl, kc,
+				    "containerd %d.%d.%d ignores 'dial_timeout' (read from 2.0.7 and 2.1.0 on): a dead mirror costs 30 s per request",
+				    c->ver.major, c->ver.minor, c->ver.patch);
+			else if (v->type != TOML_STRING)
+				found(c, MIRROR_ERROR, v->line, v->col,
+				      "'dial_timeout' must be a string like '200ms', not %s",
+				      tname(v));
+			else if (v->len && !mirror_duration_ok(v->str))
+				found(c, MIRROR_ERROR, v->line, v->col,
+				      "'dial_timeout' '%s' is not a duration like '200ms'", v->str);
+		} else {
+			found(c, MIRROR_WARNING, kl, kc, "unknown key '%s': containerd ignores it",
+			      k);
+		}
+	}
+}
+
+static void check_hosts_table(struct checker *c, const struct toml_value *root)
+{
+	int hi = toml_index(root, "host");
+	const struct toml_value *host = hi < 0 ? NULL : root->items[hi];
+	size_t i;
+
+	if (!host) {
+		if (gotoml_v1(&c->ver))
+			found(
+			    c, MIRROR_ERROR, 0, 0,
+			    "no [host.'…'] table: containerd 1.x rejects the file (\"invalid `host` tree\")");
+		else
+			found(c, MIRROR_WARNING, 0, 0, "no [host.'…'] table: no mirror is used");
+		return;
+	}
+	if (host->type != TOML_TABLE) {
+		found(c, MIRROR_ERROR, root->key_line[hi], root->key_col[hi],
+		      "'host' must be a table of [host.'URL'] tables, not %s", tname(host));
+		return;
+	}
+	if (host->n == 0)
+		found(c, MIRROR_WARNING, host->line, host->col,
+		      "[host] has no mirrors: containerd pulls from the server only");
+	for (i = 0; i < host->n; i++) {
+		const struct toml_value *h = host->items[i];
+		int kl = host->key_line[i], kc = host->key_col[i];
+
+		if (h->type != TOML_TABLE) {
+			found(c, MIRROR_ERROR, h->line, h->col, "host '%s' must be a table, not %s",
+			      host->keys[i], tname(h));
+			continue;
+		}
+		if (gotoml_v1(&c->ver) && strchr(host->keys[i], ']') &&
+		    (h->origin == TOML_HEADER || h->origin == TOML_IMPLICIT))
+			found(
+			    c, MIRROR_ERROR, kl, kc,
+			    "containerd 1.x cannot parse a table header whose key contains ']' (an IPv6 address): it rejects the file");
+		if (gotoml_v2(&c->ver) && (h->origin == TOML_DOTTED || h->origin == TOML_INLINE))
+			found(
+			    c, MIRROR_WARNING, kl, kc,
+			    "host '%s' is not written as a [host.'…'] table: containerd 2.x ignores it",
+			    host->keys[i]);
+		check_url(c, "host", host->keys[i], kl, kc);
+		check_hostcfg(c, h, false);
+	}
+}
+
+int mirror_check_hosts(const char *data, size_t len, const char *file, const char *dir,
+		       const char *version, mirror_report_fn report, void *report_data)
+{
+	struct checker c = {file, dir, {0}, report, report_data, MIRROR_CLEAN};
+	struct toml_value *root = NULL;
+	struct log_err err = {0};
+
+	if (version)
+		ver_parse(version, &c.ver);
+	if (len == 0) {
+		found(&c, MIRROR_WARNING, 0, 0,
+		      "empty file: containerd ignores it and looks for certificate files instead");
+		return c.worst;
+	}
+	if (toml_parse(data, len, file, &root, &err) < 0) {
+		found_parse_error(&c, &err);
+		return c.worst;
+	}
+	check_hostcfg(&c, root, true);
+	check_hosts_table(&c, root);
+	toml_free(root);
+	return c.worst;
+}
+
+/* ---- containerd config.toml ---- */
+
+static const struct toml_value *path_get(const struct toml_value *t, const char *const *keys)
+{
+	for (; *keys && t; keys++)
+		t = toml_get(t, *keys);
+	return t;
+}
+
+static bool same_dir(const char *a, const char *b)
+{
+	char ra[PATH_MAX], rb[PATH_MAX];
+
+	if (realpath(a, ra) && realpath(b, rb))
+		return strcmp(ra, rb) == 0;
+	return strcmp(a, b) == 0;
+}
+
+static void check_containerd_config(struct checker *c, const char *config_path)
+{
+	struct strbuf text = STRBUF_INIT(MIRROR_MAX_FILE * 4);
+	struct toml_value *root = NULL;
+	struct log_err err = {0};
+	const struct toml_value *ver, *cp, *mirrors, *discard;
+	const char *plugin;
+	long long version = 1;
+	int r;
+
+	r = sb_read_file(&text, c->file);
+	if (r < 0) {
+		found(c, MIRROR_ERROR, 0, 0, "cannot read: %s", strerror(-r));
+		goto out;
+	}
+	if (toml_parse(text.buf, text.len, c->file, &root, &err) < 0) {
+		found_parse_error(c, &err);
+		goto out;
+	}
+	ver = toml_get(root, "version");
+	if (ver && ver->type == TOML_INT)
+		version = ver->i;
+	if (version == 3) {
+		plugin = "io.containerd.cri.v1.images";
+		const char *const kcp[] = {"plugins", plugin, "registry", "config_path", NULL};
+		const char *const km[] = {"plugins", plugin, "registry", "mirrors", NULL};
+		const char *const kd[] = {"plugins", plugin, "discard_unpacked_layers", NULL};
+
+		cp = path_get(root, kcp);
+		mirrors = path_get(root, km);
+		discard = path_get(root, kd);
+	} else {
+		plugin = version == 2 ? "io.containerd.grpc.v1.cri" : "cri";
+		const char *const kcp[] = {"plugins", plugin, "registry", "config_path", NULL};
+		const char *const km[] = {"plugins", plugin, "registry", "mirrors", NULL};
+		const char *const kd[] = {"plugins", plugin, "containerd",
+					  "discard_unpacked_layers", NULL};
+
+		cp = path_get(root, kcp);
+		mirrors = path_get(root, km);
+		discard = path_get(root, kd);
+	}
+	if (discard && discard->type == TOML_BOOL && discard->b)
+		found(
+		    c, MIRROR_ERROR, discard->line, discard->col,
+		    "discard_unpacked_layers = true: layers are deleted after unpacking, so this node cannot serve them to Spegel");
+	if (mirrors && mirrors->type == TOML_TABLE && mirrors->n && cp)
+		found(
+		    c, MIRROR_ERROR, mirrors->line, mirrors->col,
+		    "legacy 'mirrors' set beside config_path: containerd's CRI plugin refuses to start");
+	if (!cp) {
+		if (version == 3 && !(mirrors && mirrors->n) && c->ver.known &&
+		    (c->ver.major > 2 || (c->ver.major == 2 && c->ver.minor >= 2)) &&
+		    (same_dir(config_path, "/etc/containerd/certs.d") ||
+		     same_dir(config_path, "/etc/docker/certs.d")))
+			goto out;
+		found(c, MIRROR_ERROR, 0, 0,
+		      "[plugins.\"%s\".registry] config_path is not set: the CRI never reads %s",
+		      plugin, config_path);
+		goto out;
+	}
+	if (cp->type != TOML_STRING) {
+		found(c, MIRROR_ERROR, cp->line, cp->col, "config_path must be a string, not %s",
+		      tname(cp));
+		goto out;
+	}
+	{
+		char *list = strdup(cp->str), *save = NULL, *p;
+		bool ok = false;
+
+		for (p = list ? strtok_r(list, ":", &save) : NULL; p && !ok;
+		     p = strtok_r(NULL, ":", &save))
+			ok = same_dir(p, config_path);
+		free(list);
+		if (!ok)
+			found(c, MIRROR_ERROR, cp->line, cp->col,
+			      "config_path '%s' does not include %s", cp->str, config_path);
+	}
+out:
+	toml_free(root);
+	sb_free(&text);
+}
+
+/* ---- the whole config path ---- */
+
+static bool is_dir_at(const char *base, const char *name)
+{
+	char p[PATH_MAX];
+
+	if ((size_t)snprintf(p, sizeof(p), "%s/%s", base, name) >= sizeof(p))
+		return false;
+	return fs_is_dir(p);
+}
+
+int mirror_check_run(const struct mirror_opts *o, struct log_err *err)
+{
+	struct checker c = {NULL, NULL, {0}, o->report, o->report_data, MIRROR_CLEAN};
+	struct dirent **ents = NULL;
+	int i, cnt, worst = MIRROR_CLEAN, files = 0;
+
+	if (o->containerd_version && ver_parse(o->containerd_version, &c.ver) < 0)
+		return log_err_set(err, -EINVAL, "containerd version '%s': expected X.Y.Z",
+				   o->containerd_version);
+	cnt = scandir(o->config_path, &ents, NULL, alphasort);
+	if (cnt < 0)
+		return log_err_set(err, -errno, "%s: %s", o->config_path, strerror(errno));
+	for (i = 0; i < cnt; i++) {
+		const char *name = ents[i]->d_name;
+		char dir[PATH_MAX], file[PATH_MAX], alt[PATH_MAX];
+		struct strbuf text = STRBUF_INIT(MIRROR_MAX_FILE);
+		int r;
+
+		if (name[0] == '.' || !strcmp(name, MIRROR_BACKUP_DIR) ||
+		    !is_dir_at(o->config_path, name))
+			continue;
+		if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", o->config_path, name) >=
+			sizeof(dir) - sizeof("/hosts.toml") ||
+		    (size_t)snprintf(file, sizeof(file), "%s/hosts.toml", dir) >= sizeof(file))
+			continue;
+		c.file = file;
+		c.dir = dir;
+		c.worst = MIRROR_CLEAN;
+		/* containerd looks up <host>_<port>_ before <host>:<port> */
+		if (strchr(name, ':')) {
+			char *colon;
+
+			snprintf(alt, sizeof(alt), "%s", name);
+			colon = strrchr(alt, ':');
+			*colon = '_';
+			if (strlen(alt) + 1 < sizeof(alt))
+				strcat(alt, "_");
+			if (is_dir_at(o->config_path, alt))
+				found(&c, MIRROR_WARNING, 0, 0,
+				      "not used: containerd reads %s/%s first", o->config_path,
+				      alt);
+		}
+		r = sb_read_file(&text, file);
+		if (r == -ENOENT) {
+			sb_free(&text);
+			continue; /* certificate-only directory */
+		}
+		files++;
+		if (r < 0)
+			found(&c, MIRROR_ERROR, 0, 0, "cannot read: %s", strerror(-r));
+		else
+			r = mirror_check_hosts(text.buf, text.len, file, dir, o->containerd_version,
+					       o->report, o->report_data);
+		sb_free(&text);
+		if (r > c.worst)
+			c.worst = r;
+		if (c.worst > worst)
+			worst = c.worst;
+	}
+	for (i = 0; i < cnt; i++)
+		free(ents[i]);
+	free(ents);
+	log_info("%s: checked %d hosts.toml file%s", o->config_path, files, files == 1 ? "" : "s");
+	if (files == 0) {
+		c.file = o->config_path;
+		c.worst = MIRROR_CLEAN;
+		found(&c, MIRROR_WARNING, 0, 0, "no */hosts.toml: containerd uses no mirror");
+		worst = c.worst > worst ? c.worst : worst;
+	}
+	if (o->containerd_config) {
+		c.file = o->containerd_config;
+		c.dir = NULL;
+		c.worst = MIRROR_CLEAN;
+		check_containerd_config(&c, o->config_path);
+		if (c.worst > worst)
+			worst = c.worst;
+	}
+	return worst;
+}

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* mirror config: options from the environment and a YAML file, below the command line. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "cli/cli.h"
+#include "log/log.h"
+#include "mirror/mirror.h"
+#include "strbuf/strbuf.h"
+
+void mirror_opts_init(struct mirror_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->resolve_tags = -1;
+	o->prepend_existing = -1;
+}
+
+void mirror_opts_free(struct mirror_opts *o)
+{
+	free(o->config_file);
+	free(o->config_path);
+	mirror_list_free(&o->registries);
+	mirror_list_free(&o->targets);
+	free(o->dial_timeout);
+	free(o->basic_auth_dir);
+	free(o->containerd_config);
+	free(o->containerd_version);
+	mirror_opts_init(o);
+}
+
+int mirror_list_add(struct mirror_list *l, const char *s)
+{
+	char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
+	char *c;
+
+	if (!v)
+		return -ENOMEM;
+	l->v = v;
+	c = strdup(s);
+	if (!c)
+		return -ENOMEM;
+	l->v[l->n++] = c;
+	return 0;
+}
+
+int mirror_list_add_split(struct mirror_list *l, const char *s)
+{
+	char buf[4096];
+	size_t n;
+	int r;
+
+	while (*s) {
+		while (*s == ',' || isspace((unsigned char)*s))
+			s++;
+		n = strcspn(s, ", \t\n\r");
+		if (n == 0)
+			break;
+		if (n >= sizeof(buf))
+			return -E2BIG;
+		memcpy(buf, s, n);
+		buf[n] = '\0';
+		r = mirror_list_add(l, buf);
+		if (r < 0)
+			return r;
+		s += n;
+	}
+	return 0;
+}
+
+void mirror_list_free(struct mirror_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+static int set_str(char **dst, const char *val)
+{
+	if (*dst)
+		return 0;
+	*dst = strdup(val);
+	return *dst ? 0 : -ENOMEM;
+}
+
+static int set_bool(int *dst, const char *val, const char *what, struct log_err *err)
+{
+	int b;
+
+	if (*dst >= 0)
+		return 0;
+	b = cli_parse_bool(val);
+	if (b < 0)
+		return log_err_set(err, -EINVAL, "%s: '%s' is not true or false", what, val);
+	*dst = b;
+	return 0;
+}
+
+/* ---- environment ---- */
+
+static int from_env(struct mirror_opts *o, struct log_err *err)
+{
+	const char *v;
+	int r = 0;
+
+	if ((v = getenv("CONTAINERD_REGISTRY_CONFIG_PATH")) && *v)
+		r = set_str(&o->config_path, v);
+	if (r == 0 && (v = getenv("MIRRORED_REGISTRIES")) && *v && o->registries.n == 0)
+		r = mirror_list_add_split(&o->registries, v);
+	if (r == 0 && (v = getenv("MIRROR_TARGETS")) && *v && o->targets.n == 0)
+		r = mirror_list_add_split(&o->targets, v);
+	if (r == 0 && (v = getenv("MIRROR_DIAL_TIMEOUT")) && *v)
+		r = set_str(&o->dial_timeout, v);
+	if (r == 0 && (v = getenv("MIRROR_BASIC_AUTH_DIR")) && *v)
+		r = set_str(&o->basic_auth_dir, v);
+	if (r < 0)
+		return log_err_set(err, r, "environment: %s", strerror(-r));
+	if ((v = getenv("RESOLVE_TAGS")) && *v)
+		r = set_bool(&o->resolve_tags, v, "RESOLVE_TAGS", err);
+	if (r == 0 && (v = getenv("PREPEND_EXISTING")) && *v)
+		r = set_bool(&o->prepend_existing, v, "PREPEND_EXISTING", err);
+	return r;
+}
+
+/* ---- YAML file ---- */
+
+struct yctx {
+	const char *file;
+	struct log_err *err;
+	yaml_document_t *doc;
+};
+
+static int yfail(struct yctx *y, const yaml_node_t *n, const char *fmt, const char *a)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), fmt, a);
+	return log_err_set(y->err, -EINVAL, "%s:%lu:%lu: %s", y->file,
+			   (unsigned long)n->start_mark.line + 1,
+			   (unsigned long)n->start_mark.column + 1, msg);
+}
+
+static const char *yscalar(const yaml_node_t *n)
+{
+	return n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static int ylist(struct yctx *y, const char *key, yaml_node_t *n, struct mirror_list *l)
+{
+	yaml_node_item_t *it;
+	int r;
+
+	if (l->n) /* set on the command line or in the environment */
+		return 0;
+	if (n->type != YAML_SEQUENCE_NODE)
+		return yfail(y, n, "%s: expected a list", key);
+	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+		yaml_node_t *e = yaml_document_get_node(y->doc, *it);
+		const char *s = e ? yscalar(e) : NULL;
+
+		if (!s)
+			return yfail(y, e ? e : n, "%s: items must be strings", key);
+		r = mirror_list_add(l, s);
+		if (r < 0)
+			return log_err_set(y->err, r, "%s: out of memory", y->file);
+	}
+	return 0;
+}
+
+static int from_yaml(struct mirror_opts *o, struct log_err *err)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *root;
+	yaml_node_pair_t *pr;
+	struct strbuf text = STRBUF_INIT(1 << 20);
+	struct yctx y = {o->config_file, err, &doc};
+	int r;
+
+	r = sb_read_file(&text, o->config_file);
+	if (r < 0)
+		return log_err_set(err, r, "%s: %s", o->config_file, strerror(-r));
+	if (!yaml_parser_initialize(&parser)) {
+		sb_free(&text);
+		return log_err_set(err, -ENOMEM, "out of memory");
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text.buf, text.len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		r = log_err_set(err, -EINVAL, "%s:%lu:%lu: %s", o->config_file,
+				(unsigned long)parser.problem_mark.line + 1,
+				(unsigned long)parser.problem_mark.column + 1,
+				parser.problem ? parser.problem : "YAML error");
+		yaml_parser_delete(&parser);
+		sb_free(&text);
+		return r;
+	}
+	r = 0;
+	root = yaml_document_get_root_node(&doc);
+	if (!root)
+		goto out; /* empty file */
+	if (root->type != YAML_MAPPING_NODE) {
+		r = yfail(&y, root, "%s", "expected a mapping of options");
+		goto out;
+	}
+	for (pr = root->data.mapping.pairs.start; r == 0 && pr < root->data.mapping.pairs.top;
+	     pr++) {
+		yaml_node_t *kn = yaml_document_get_node(&doc, pr->key);
+		yaml_node_t *vn = yaml_document_get_node(&doc, pr->value);
+		const char *k = kn ? yscalar(kn) : NULL, *v = vn ? yscalar(vn) : NULL;
+		char what[128];
+
+		if (!k || !vn) {
+			r = yfail(&y, kn ? kn : root, "%s", "keys must be strings");
+			break;
+		}
+		snprintf(what, sizeof(what), "%s:%lu:%lu: %s", o->config_file,
+			 (unsigned long)vn->start_mark.line + 1,
+			 (unsigned long)vn->start_mark.column + 1, k);
+		if (!strcmp(k, "mirroredRegistries")) {
+			r = ylist(&y, k, vn, &o->registries);
+		} else if (!strcmp(k, "mirrorTargets")) {
+			r = ylist(&y, k, vn, &o->targets);
+		} else if (!v) {
+			r = yfail(&y, vn, "%s: expected a single value", k);
+		} else if (!strcmp(k, "containerdRegistryConfigPath")) {
+			r = set_str(&o->config_path, v);
+		} else if (!strcmp(k, "dialTimeout")) {
+			r = set_str(&o->dial_timeout, v);
+		} else if (!strcmp(k, "basicAuthDir")) {
+			r = set_str(&o->basic_auth_dir, v);
+		} else if (!strcmp(k, "resolveTags")) {
+			r = set_bool(&o->resolve_tags, v, what, err);
+		} else if (!strcmp(k, "prependExisting")) {
+			r = set_bool(&o->prepend_existing, v, what, err);
+		} else {
+			r = yfail(&y, kn, "unknown option '%s'", k);
+		}
+		if (r == -ENOMEM)
+			log_err_set(err, r, "out of memory");
+	}
+out:
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	sb_free(&text);
+	return r;
+}
+
+int mirror_opts_resolve(struct mirror_opts *o, struct log_err *err)
+{
+	const char *v;
+	int r;
+
+	if (!o->config_file && (v = getenv("NODEPROBE_MIRROR_CONFIG")) && *v) {
+		o->config_file = strdup(v);
+		if (!o->config_file)
+			return log_err_set(err, -ENOMEM, "out of memory");
+	}
+	r = from_env(o, err);
+	if (r == 0 && o->config_file)
+		r = from_yaml(o, err);
+	if (r < 0)
+		return r;
+	if (!o->config_path && set_str(&o->config_path, MIRROR_DEFAULT_CONFIG_PATH) < 0)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	if (o->resolve_tags < 0)
+		o->resolve_tags = 1;
+	if (o->prepend_existing < 0)
+		o->prepend_existing = 0;
+	return 0;
+}

@@ -1,0 +1,839 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* mirror: containerd hosts.toml files for a Spegel mirror: configure, cleanup, check. */
+#include "mirror/mirror.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsutil/fsutil.h"
+#include "log/log.h"
+#include "mirror/mirror_internal.h"
+#include "strbuf/strbuf.h"
+#include "toml/toml.h"
+
+#define HOSTS_TOML "hosts.toml"
+/* Our in-progress backup and restore directories (dot names: never a registry). */
+#define BACKING_UP ".nodeprobe-backup"
+#define RESTORING  ".nodeprobe-restore"
+
+/* ---- names and URLs ---- */
+
+static bool valid_port(const char *p, size_t n)
+{
+	size_t i;
+	long v = 0;
+
+	if (n == 0 || n > 5)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)p[i]))
+			return false;
+		v = v * 10 + (p[i] - '0');
+	}
+	return v > 0 && v <= 65535;
+}
+
+/* host[:port] as a registry directory name: DNS name, IPv4 or [IPv6], optional port. */
+static bool valid_hostport(const char *s, size_t n)
+{
+	const char *colon = NULL;
+	size_t i, hn;
+
+	if (n == 0 || n > 253)
+		return false;
+	if (s[0] == '[') {
+		const char *close = memchr(s, ']', n);
+
+		if (!close || close == s + 1)
+			return false;
+		for (i = 1; s + i < close; i++)
+			if (!isxdigit((unsigned char)s[i]) && s[i] != ':' && s[i] != '.')
+				return false;
+		hn = (size_t)(close - s) + 1;
+		if (hn == n)
+			return true;
+		return s[hn] == ':' && valid_port(s + hn + 1, n - hn - 1);
+	}
+	for (i = 0; i < n; i++)
+		if (s[i] == ':')
+			colon = s + i;
+	hn = colon ? (size_t)(colon - s) : n;
+	if (colon && !valid_port(colon + 1, n - hn - 1))
+		return false;
+	if (hn == 0 || s[0] == '.' || s[0] == '-' || s[hn - 1] == '.')
+		return false;
+	for (i = 0; i < hn; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (!isalnum(c) && c != '-' && c != '.' && c != '_')
+			return false;
+		if (c == '.' && i + 1 < hn && s[i + 1] == '.')
+			return false;
+	}
+	return true;
+}
+
+static bool is_wildcard(const char *r)
+{
+	return strcmp(r, "_default") == 0 || strcmp(r, "*") == 0;
+}
+
+/*
+ * Split an http(s) URL "scheme://host[:port]" (what Spegel accepts: no path,
+ * query, fragment or user) into scheme and host. bare allows "host[:port]"
+ * without a scheme (https). what names the thing in messages.
+ */
+static int split_url(const char *url, bool bare, const char *what, char *scheme, size_t ssize,
+		     const char **host, struct log_err *err)
+{
+	const char *sep = strstr(url, "://"), *h;
+	size_t sl;
+
+	if (!sep) {
+		if (!bare)
+			return log_err_set(err, -EINVAL, "%s '%s': needs http:// or https://", what,
+					   url);
+		snprintf(scheme, ssize, "https");
+		h = url;
+		if (strpbrk(h, "/?#@"))
+			return log_err_set(err, -EINVAL,
+					   "%s '%s': not a host[:port] or an http(s):// URL", what,
+					   url);
+	} else {
+		sl = (size_t)(sep - url);
+		if (!((sl == 4 && !strncasecmp(url, "http", 4)) ||
+		      (sl == 5 && !strncasecmp(url, "https", 5))))
+			return log_err_set(err, -EINVAL, "%s '%s': scheme must be http or https",
+					   what, url);
+		snprintf(scheme, ssize, "%.*s", (int)sl, url);
+		for (char *p = scheme; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+		h = sep + 3;
+	}
+	if (strpbrk(h, "/?#"))
+		return log_err_set(
+		    err, -EINVAL,
+		    "%s '%s': must be scheme://host[:port] with no path, query or fragment", what,
+		    url);
+	if (strchr(h, '@'))
+		return log_err_set(err, -EINVAL, "%s '%s': must not contain a user", what, url);
+	if (!valid_hostport(h, strlen(h)))
+		return log_err_set(err, -EINVAL, "%s '%s': '%s' is not a valid host[:port]", what,
+				   url, h);
+	*host = h;
+	return 0;
+}
+
+int mirror_registry_dir(const char *registry, char *dir, size_t size, struct log_err *err)
+{
+	char scheme[8];
+	const char *host;
+	int r;
+
+	if (is_wildcard(registry)) {
+		snprintf(dir, size, "_default");
+		return 0;
+	}
+	r = split_url(registry, true, "registry", scheme, sizeof(scheme), &host, err);
+	if (r < 0)
+		return r;
+	if (!fs_name_is_safe(host) || strcmp(host, MIRROR_BACKUP_DIR) == 0 || strlen(host) >= size)
+		return log_err_set(err, -EINVAL, "registry '%s': unusable as a directory name",
+				   registry);
+	snprintf(dir, size, "%s", host);
+	return 0;
+}
+
+/* ---- rendering (Spegel's templateHosts, byte for byte) ---- */
+
+int mirror_render(struct strbuf *out, const char *registry, const struct mirror_list *targets,
+		  bool resolve, const char *dial_timeout, const char *authorization,
+		  struct log_err *err)
+{
+	char scheme[8], tscheme[8];
+	const char *host, *thost;
+	size_t i;
+	int r = 0;
+
+	if (!is_wildcard(registry)) {
+		r = split_url(registry, true, "registry", scheme, sizeof(scheme), &host, err);
+		if (r < 0)
+			return r;
+		if (!strcmp(scheme, "https") && !strcmp(host, "docker.io"))
+			r = sb_add(out, "server = 'https://registry-1.docker.io'\n");
+		else
+			r = sb_addf(out, "server = '%s://%s'\n", scheme, host);
+	}
+	if (dial_timeout && !mirror_duration_ok(dial_timeout))
+		return log_err_set(err, -EINVAL, "dial timeout '%s' is not a duration like 200ms",
+				   dial_timeout);
+	if (targets->n == 0)
+		return log_err_set(err, -EINVAL, "no mirror target given");
+	for (i = 0; r == 0 && i < targets->n; i++) {
+		r = split_url(targets->v[i], false, "mirror target", tscheme, sizeof(tscheme),
+			      &thost, err);
+		if (r < 0)
+			return r;
+		r = sb_addf(out, "\n[host.'%s://%s']\ncapabilities = %s\n", tscheme, thost,
+			    resolve ? "['pull', 'resolve']" : "['pull']");
+		if (r == 0 && dial_timeout)
+			r = sb_addf(out, "dial_timeout = '%s'\n", dial_timeout);
+		if (r == 0 && authorization)
+			r = sb_addf(out, "[host.'%s://%s'.header]\nAuthorization = '%s'\n", tscheme,
+				    thost, authorization);
+	}
+	if (r < 0)
+		return log_err_set(err, r, "hosts.toml for '%s': %s", registry, strerror(-r));
+	/* Spegel TrimSpace's the template output: no leading or trailing blank */
+	sb_rtrim(out);
+	if (out->len && out->buf[0] == '\n') {
+		memmove(out->buf, out->buf + 1, out->len);
+		out->len--;
+	}
+	return 0;
+}
+
+/* ---- file system helpers ---- */
+
+/* rm -rf dfd/name (does not follow symlinks). */
+static int remove_tree_at(int dfd, const char *name)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, r = 0;
+
+	if (unlinkat(dfd, name, 0) == 0)
+		return 0;
+	if (errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -errno;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	while (r == 0 && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		r = remove_tree_at(dirfd(d), de->d_name);
+	}
+	closedir(d);
+	if (r == 0 && unlinkat(dfd, name, AT_REMOVEDIR) < 0)
+		r = -errno;
+	return r;
+}
+
+static int remove_tree(const char *dir, const char *name, struct log_err *err)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
+
+	if (dfd < 0)
+		return log_err_set(err, -errno, "%s: %s", dir, strerror(errno));
+	r = remove_tree_at(dfd, name);
+	close(dfd);
+	if (r < 0)
+		return log_err_set(err, r, "%s/%s: cannot remove: %s", dir, name, strerror(-r));
+	log_info("removed %s/%s", dir, name);
+	return 0;
+}
+
+/* Sorted entry names of dir except "." and ".."; *names freed with free_names. */
+static int list_dir(const char *dir, char ***names, size_t *n, struct log_err *err)
+{
+	struct dirent **ents = NULL;
+	int i, cnt = scandir(dir, &ents, NULL, alphasort), k = 0;
+
+	*names = NULL;
+	*n = 0;
+	if (cnt < 0)
+		return log_err_set(err, -errno, "%s: %s", dir, strerror(errno));
+	*names = calloc((size_t)cnt + 1, sizeof(char *));
+	for (i = 0; i < cnt; i++) {
+		if (*names && strcmp(ents[i]->d_name, ".") && strcmp(ents[i]->d_name, ".."))
+			(*names)[k++] = strdup(ents[i]->d_name);
+		free(ents[i]);
+	}
+	free(ents);
+	if (!*names)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	for (i = 0; i < k; i++)
+		if (!(*names)[i])
+			return log_err_set(err, -ENOMEM, "out of memory");
+	*n = (size_t)k;
+	return 0;
+}
+
+static void free_names(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static int path_join(char *out, size_t size, const char *a, const char *b, struct log_err *err)
+{
+	if ((size_t)snprintf(out, size, "%s/%s", a, b) >= size)
+		return log_err_set(err, -ENAMETOOLONG, "%s/%s: path too long", a, b);
+	return 0;
+}
+
+static int move_entry(const char *from_dir, const char *to_dir, const char *name,
+		      struct log_err *err)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+
+	if (path_join(a, sizeof(a), from_dir, name, err) < 0 ||
+	    path_join(b, sizeof(b), to_dir, name, err) < 0)
+		return err ? err->code : -ENAMETOOLONG;
+	if (rename(a, b) < 0)
+		return log_err_set(err, -errno, "cannot move %s to %s: %s", a, b, strerror(errno));
+	log_info("moved %s to %s", a, b);
+	return 0;
+}
+
+/* Move every entry of from into to (both in base). */
+static int move_all(const char *from, const char *to, struct log_err *err)
+{
+	char **names;
+	size_t n, i;
+	int r = list_dir(from, &names, &n, err);
+
+	for (i = 0; r == 0 && i < n; i++)
+		r = move_entry(from, to, names[i], err);
+	free_names(names, n);
+	return r;
+}
+
+static int mkdir_if_missing(const char *path, struct log_err *err)
+{
+	if (mkdir(path, 0755) == 0) {
+		chmod(path, 0755); /* whatever the umask */
+		log_info("created %s", path);
+		return 0;
+	}
+	if (errno == EEXIST && fs_is_dir(path))
+		return 0;
+	return log_err_set(err, -errno, "%s: cannot create directory: %s", path, strerror(errno));
+}
+
+/*
+ * Finish an interrupted cleanup: the entries still in RESTORING go back to
+ * base, then RESTORING is removed.
+ */
+static int finish_restore(const char *base, struct log_err *err)
+{
+	char rest[PATH_MAX];
+	int r;
+
+	if (path_join(rest, sizeof(rest), base, RESTORING, err) < 0)
+		return err ? err->code : -ENAMETOOLONG;
+	if (!fs_is_dir(rest))
+		return 0;
+	r = move_all(rest, base, err);
+	if (r == 0 && rmdir(rest) < 0)
+		r = log_err_set(err, -errno, "%s: %s", rest, strerror(errno));
+	return r;
+}
+
+/*
+ * First run only (no _backup yet): move everything in base into _backup, via
+ * BACKING_UP so an interrupted run resumes instead of losing files.
+ */
+static int backup(const char *base, struct log_err *err)
+{
+	char bak[PATH_MAX], tmp[PATH_MAX];
+	char **names;
+	size_t n, i;
+	int r;
+
+	if (path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0 ||
+	    path_join(tmp, sizeof(tmp), base, BACKING_UP, err) < 0)
+		return err ? err->code : -ENAMETOOLONG;
+	if (fs_is_dir(bak))
+		return 0;
+	r = mkdir_if_missing(tmp, err);
+	if (r < 0)
+		return r;
+	r = list_dir(base, &names, &n, err);
+	for (i = 0; r == 0 && i < n; i++)
+		if (strcmp(names[i], BACKING_UP) != 0)
+			r = move_entry(base, tmp, names[i], err);
+	free_names(names, n);
+	if (r == 0 && rename(tmp, bak) < 0)
+		r = log_err_set(err, -errno, "cannot rename %s to %s: %s", tmp, bak,
+				strerror(errno));
+	if (r == 0)
+		log_info("backed up %s into %s", base, bak);
+	return r;
+}
+
+/* ---- configure ---- */
+
+struct want {
+	char dir[256];	     /* directory name under config_path */
+	struct strbuf hosts; /* hosts.toml content */
+	mode_t mode;	     /* hosts.toml mode */
+	bool copy_backup;    /* prepend: copy _backup/<dir>/ files too */
+};
+
+/* Read <dir>/username and <dir>/password into "Basic base64(user:pass)". */
+static int basic_auth(const char *dir, char **out, struct log_err *err)
+{
+	struct strbuf user = STRBUF_INIT(4096), pass = STRBUF_INIT(4096), up = STRBUF_INIT(8200);
+	char path[PATH_MAX];
+	unsigned char *b64 = NULL;
+	int r;
+
+	*out = NULL;
+	r = path_join(path, sizeof(path), dir, "username", err);
+	if (r == 0 && (r = sb_read_file(&user, path)) < 0)
+		log_err_set(err, r, "%s: %s", path, strerror(-r));
+	if (r >= 0 && (r = path_join(path, sizeof(path), dir, "password", err)) == 0 &&
+	    (r = sb_read_file(&pass, path)) < 0)
+		log_err_set(err, r, "%s: %s", path, strerror(-r));
+	if (r < 0)
+		goto out;
+	sb_rtrim(&user);
+	sb_rtrim(&pass);
+	if (user.len == 0 || strchr(user.buf, ':') || memchr(user.buf, '\n', user.len) ||
+	    memchr(pass.buf, '\n', pass.len)) {
+		r = log_err_set(
+		    err, -EINVAL,
+		    "%s: username must be one non-empty line without ':', password one line", dir);
+		goto out;
+	}
+	if (sb_addf(&up, "%s:%s", user.buf, pass.buf) < 0) {
+		r = log_err_set(err, -E2BIG, "%s: credentials too long", dir);
+		goto out;
+	}
+	b64 = malloc(4 * ((up.len + 2) / 3) + 1 + 6);
+	if (!b64) {
+		r = log_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	memcpy(b64, "Basic ", 6);
+	EVP_EncodeBlock(b64 + 6, (const unsigned char *)up.buf, (int)up.len);
+	*out = (char *)b64;
+	r = 0;
+out:
+	/* the credentials never leave this function except as the header value */
+	if (up.len)
+		memset(up.buf, 0, up.len);
+	if (pass.len)
+		memset(pass.buf, 0, pass.len);
+	sb_free(&user);
+	sb_free(&pass);
+	sb_free(&up);
+	return r;
+}
+
+/* Expand ${NAME} references from the environment into out. */
+static int expand_env(const char *in, char **out, struct log_err *err)
+{
+	struct strbuf sb = STRBUF_INIT(4096);
+	const char *p = in;
+	int r = 0;
+
+	while (r == 0 && *p) {
+		const char *end;
+		char name[128];
+		const char *val;
+
+		if (p[0] != '$' || p[1] != '{') {
+			r = sb_addch(&sb, *p++);
+			continue;
+		}
+		end = strchr(p + 2, '}');
+		if (!end || end == p + 2 || (size_t)(end - p - 2) >= sizeof(name)) {
+			r = log_err_set(err, -EINVAL, "mirror target '%s': bad ${...} reference",
+					in);
+			break;
+		}
+		snprintf(name, sizeof(name), "%.*s", (int)(end - p - 2), p + 2);
+		val = getenv(name);
+		if (!val || !*val) {
+			r = log_err_set(err, -EINVAL,
+					"mirror target '%s': environment variable %s is not set",
+					in, name);
+			break;
+		}
+		r = sb_add(&sb, val);
+		p = end + 1;
+	}
+	if (r == 0 && !(*out = sb_take(&sb)))
+		r = -ENOMEM;
+	if (r == -ENOMEM || r == -E2BIG)
+		log_err_set(err, r, "'%s': %s", in, strerror(-r));
+	sb_free(&sb);
+	return r;
+}
+
+/*
+ * Where the user's <dir>/hosts.toml is before or after the backup: in _backup
+ * once it exists; before the first backup (or while one or a restore was
+ * interrupted) where it will be moved from.
+ */
+static int backup_source(const char *base, const char *dir, char *path, size_t size,
+			 struct log_err *err)
+{
+	static const char *const homes[] = {MIRROR_BACKUP_DIR, RESTORING, BACKING_UP, "."};
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < sizeof(homes) / sizeof(homes[0]); i++) {
+		if ((size_t)snprintf(path, size, "%s/%s", base, homes[i]) >= size)
+			return log_err_set(err, -ENAMETOOLONG, "%s: path too long", base);
+		if (i == 0 && fs_is_dir(path))
+			break; /* once _backup exists, it is the only source */
+		if ((size_t)snprintf(path, size, "%s/%s/%s", base, homes[i], dir) >= size)
+			return log_err_set(err, -ENAMETOOLONG, "%s: path too long", base);
+		if (lstat(path, &st) == 0)
+			break;
+	}
+	if (i == sizeof(homes) / sizeof(homes[0]))
+		i = 0;
+	if ((size_t)snprintf(path, size, "%s/%s/%s/%s", base, homes[i], dir, HOSTS_TOML) >= size)
+		return log_err_set(err, -ENAMETOOLONG, "%s: path too long", base);
+	return 0;
+}
+
+/*
+ * Spegel's existingHosts: the [host.'…'] tables of _backup/<dir>/hosts.toml,
+ * re-serialised into out; out NULL reads only the file's mode (existingHostsMode).
+ */
+static int existing_hosts(const char *base, const char *dir, struct strbuf *out, mode_t *mode,
+			  struct log_err *err)
+{
+	struct strbuf text = STRBUF_INIT(MIRROR_MAX_FILE);
+	struct toml_value *root = NULL;
+	const struct toml_value *host;
+	char path[PATH_MAX];
+	struct stat st;
+	size_t i, j, *order = NULL, n = 0;
+	int r;
+
+	r = backup_source(base, dir, path, sizeof(path), err);
+	if (r < 0)
+		return r;
+	if (stat(path, &st) < 0)
+		return errno == ENOENT ? 0
+				       : log_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	*mode = st.st_mode & 0777;
+	if (!out)
+		return 0; /* only the mode is wanted */
+	r = sb_read_file(&text, path);
+	if (r < 0) {
+		log_err_set(err, r, "%s: %s", path, strerror(-r));
+		goto out;
+	}
+	r = toml_parse(text.buf, text.len, path, &root, err);
+	if (r < 0)
+		goto out;
+	host = toml_get(root, "host");
+	if (!host || host->type != TOML_TABLE || host->n == 0)
+		goto out;
+	/* Spegel lists the [host.X] headers in file order */
+	order = calloc(host->n, sizeof(*order));
+	if (!order) {
+		r = log_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < host->n; i++) {
+		const struct toml_value *h = host->items[i];
+
+		if (h->type != TOML_TABLE || h->origin != TOML_HEADER)
+			continue;
+		for (j = n; j > 0 && host->items[order[j - 1]]->line > h->line; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+		n++;
+	}
+	for (i = 0; r == 0 && i < n; i++) {
+		struct strbuf name = STRBUF_INIT(4096);
+
+		r = sb_add(&name, "host.");
+		if (r == 0)
+			r = toml_write_key(&name, host->keys[order[i]]);
+		if (r == 0 && out->len)
+			r = sb_addch(out, '\n');
+		if (r == 0)
+			r = toml_write_table(out, name.buf, host->items[order[i]]);
+		sb_free(&name);
+	}
+	sb_rtrim(out);
+	if (r < 0)
+		log_err_set(err, r, "%s: %s", path, strerror(-r));
+out:
+	free(order);
+	toml_free(root);
+	sb_free(&text);
+	return r < 0 ? r : 0;
+}
+
+/*
+ * Make directory dst hold exactly: hosts (if not NULL) as hosts.toml, plus (if
+ * src is not NULL) copies of src's files other than hosts.toml, recursively.
+ * Everything else in dst is removed. Nothing is written when it already matches.
+ */
+static int sync_dir(const char *dst, const char *src, const struct strbuf *hosts, mode_t mode,
+		    struct log_err *err)
+{
+	char **names = NULL;
+	size_t n = 0, i;
+	char a[PATH_MAX], b[PATH_MAX];
+	struct stat sst, dstt;
+	int r;
+
+	if (lstat(dst, &dstt) == 0 && !S_ISDIR(dstt.st_mode)) {
+		if (unlink(dst) < 0)
+			return log_err_set(err, -errno, "%s: %s", dst, strerror(errno));
+	}
+	r = mkdir_if_missing(dst, err);
+	if (r < 0)
+		return r;
+	r = list_dir(dst, &names, &n, err);
+	for (i = 0; r == 0 && i < n; i++) {
+		bool keep = false;
+
+		if (hosts && !strcmp(names[i], HOSTS_TOML)) {
+			keep = true;
+		} else if (src && strcmp(names[i], HOSTS_TOML) != 0) {
+			r = path_join(a, sizeof(a), src, names[i], err);
+			if (r == 0)
+				r = path_join(b, sizeof(b), dst, names[i], err);
+			if (r == 0 && lstat(a, &sst) == 0 && lstat(b, &dstt) == 0 &&
+			    ((S_ISDIR(sst.st_mode) && S_ISDIR(dstt.st_mode)) ||
+			     (S_ISREG(sst.st_mode) && S_ISREG(dstt.st_mode))))
+				keep = true;
+		}
+		if (r == 0 && !keep)
+			r = remove_tree(dst, names[i], err);
+	}
+	free_names(names, n);
+	if (r < 0)
+		return r;
+	if (hosts) {
+		r = fs_publish(dst, HOSTS_TOML, hosts->buf, hosts->len, mode, err);
+		if (r < 0)
+			return r;
+		if (r == 1)
+			log_info("wrote %s/%s", dst, HOSTS_TOML);
+	}
+	if (!src)
+		return 0;
+	r = list_dir(src, &names, &n, err);
+	for (i = 0; r == 0 && i < n; i++) {
+		if (!strcmp(names[i], HOSTS_TOML))
+			continue;
+		r = path_join(a, sizeof(a), src, names[i], err);
+		if (r == 0)
+			r = path_join(b, sizeof(b), dst, names[i], err);
+		if (r == 0 && lstat(a, &sst) < 0)
+			r = log_err_set(err, -errno, "%s: %s", a, strerror(errno));
+		if (r < 0)
+			break;
+		if (S_ISDIR(sst.st_mode)) {
+			r = sync_dir(b, a, NULL, 0, err);
+		} else if (S_ISREG(sst.st_mode)) {
+			struct strbuf data = STRBUF_INIT(MIRROR_MAX_FILE * 16);
+
+			r = sb_read_file(&data, a);
+			if (r < 0)
+				log_err_set(err, r, "%s: %s", a, strerror(-r));
+			else
+				r = fs_publish(dst, names[i], data.buf, data.len,
+					       sst.st_mode & 07777, err);
+			if (r == 1)
+				log_info("copied %s to %s", a, b);
+			if (r > 0)
+				r = 0;
+			sb_free(&data);
+		} else {
+			log_warn("%s: not a regular file or directory, not copied", a);
+		}
+	}
+	free_names(names, n);
+	return r < 0 ? r : 0;
+}
+
+static void wants_free(struct want *w, size_t n)
+{
+	size_t i;
+
+	for (i = 0; w && i < n; i++)
+		sb_free(&w[i].hosts);
+	free(w);
+}
+
+static int configure(const struct mirror_opts *o, struct log_err *err)
+{
+	const char *base = o->config_path;
+	struct mirror_list targets = {0};
+	struct want *w = NULL;
+	size_t nw = 0, i, j;
+	char *auth = NULL, **names = NULL, bak[PATH_MAX], src[PATH_MAX], dst[PATH_MAX];
+	size_t nnames = 0;
+	int wildcards = 0, r = 0;
+
+	/* everything is validated before the first change on disk */
+	for (i = 0; r == 0 && i < o->targets.n; i++) {
+		char *t = NULL;
+
+		r = expand_env(o->targets.v[i], &t, err);
+		if (r == 0 && (r = mirror_list_add(&targets, t)) < 0)
+			log_err_set(err, r, "out of memory");
+		free(t);
+		if (r == 0 && strchr(targets.v[i], ']'))
+			log_warn(
+			    "mirror target '%s': containerd 1.x cannot read a [host] key with ']' (IPv6) and will ignore the whole file",
+			    targets.v[i]);
+	}
+	if (r == 0 && o->basic_auth_dir)
+		r = basic_auth(o->basic_auth_dir, &auth, err);
+	if (r < 0)
+		goto out;
+	nw = o->registries.n ? o->registries.n : 1;
+	w = calloc(nw, sizeof(*w));
+	if (!w) {
+		r = log_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < nw; i++) {
+		const char *reg = o->registries.n ? o->registries.v[i] : "_default";
+		struct strbuf existing = STRBUF_INIT(MIRROR_MAX_FILE);
+
+		sb_init(&w[i].hosts, MIRROR_MAX_FILE);
+		w[i].mode = 0644;
+		wildcards += is_wildcard(reg);
+		if (wildcards > 1) {
+			r = log_err_set(err, -EINVAL,
+					"registries contain two wildcards (_default or *)");
+			goto out;
+		}
+		r = mirror_registry_dir(reg, w[i].dir, sizeof(w[i].dir), err);
+		for (j = 0; r == 0 && j < i; j++)
+			if (!strcmp(w[j].dir, w[i].dir))
+				r = log_err_set(err, -EINVAL, "registry '%s' given twice", reg);
+		if (r == 0)
+			r = mirror_render(&w[i].hosts, reg, &targets, o->resolve_tags != 0,
+					  o->dial_timeout, auth, err);
+		if (r == 0)
+			r = existing_hosts(base, w[i].dir,
+					   o->prepend_existing == 1 ? &existing : NULL, &w[i].mode,
+					   err);
+		if (r == 0 && o->prepend_existing == 1 && existing.len) {
+			w[i].copy_backup = true;
+			if (sb_add(&w[i].hosts, "\n\n") < 0 ||
+			    sb_addn(&w[i].hosts, existing.buf, existing.len) < 0)
+				r = log_err_set(err, -E2BIG, "%s: hosts.toml too large", w[i].dir);
+			else
+				log_info("%s: keeping the existing hosts after the mirrors",
+					 w[i].dir);
+		}
+		sb_free(&existing);
+		if (r < 0)
+			goto out;
+	}
+
+	r = fs_mkdir_p(base, 0755);
+	if (r < 0) {
+		log_err_set(err, r, "%s: cannot create directory: %s", base, strerror(-r));
+		goto out;
+	}
+	r = finish_restore(base, err);
+	if (r == 0)
+		r = backup(base, err);
+	if (r < 0)
+		goto out;
+	/* Spegel's clearConfig, minus the entries we are about to write */
+	r = list_dir(base, &names, &nnames, err);
+	for (i = 0; r == 0 && i < nnames; i++) {
+		bool keep = !strcmp(names[i], MIRROR_BACKUP_DIR);
+
+		for (j = 0; j < nw && !keep; j++)
+			keep = !strcmp(names[i], w[j].dir);
+		if (!keep)
+			r = remove_tree(base, names[i], err);
+	}
+	if (r < 0)
+		goto out;
+	if (path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0) {
+		r = err ? err->code : -ENAMETOOLONG;
+		goto out;
+	}
+	for (i = 0; r == 0 && i < nw; i++) {
+		r = path_join(dst, sizeof(dst), base, w[i].dir, err);
+		if (r == 0)
+			r = path_join(src, sizeof(src), bak, w[i].dir, err);
+		if (r == 0)
+			r = sync_dir(dst, w[i].copy_backup ? src : NULL, &w[i].hosts, w[i].mode,
+				     err);
+	}
+out:
+	free_names(names, nnames);
+	wants_free(w, nw);
+	mirror_list_free(&targets);
+	free(auth);
+	return r;
+}
+
+/* ---- cleanup ---- */
+
+static int cleanup(const struct mirror_opts *o, struct log_err *err)
+{
+	const char *base = o->config_path;
+	char bak[PATH_MAX], rest[PATH_MAX], **names = NULL;
+	size_t n = 0, i;
+	int r;
+
+	if (path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0 ||
+	    path_join(rest, sizeof(rest), base, RESTORING, err) < 0)
+		return err ? err->code : -ENAMETOOLONG;
+	if (!fs_is_dir(bak)) {
+		if (fs_is_dir(rest))
+			return finish_restore(base, err);
+		log_info("%s: no %s, nothing to clean up", base, MIRROR_BACKUP_DIR);
+		return 0;
+	}
+	r = list_dir(base, &names, &n, err);
+	for (i = 0; r == 0 && i < n; i++)
+		if (strcmp(names[i], MIRROR_BACKUP_DIR) != 0)
+			r = remove_tree(base, names[i], err);
+	free_names(names, n);
+	if (r < 0)
+		return r;
+	/* from here on a rerun must not delete anything: restore through RESTORING */
+	if (rename(bak, rest) < 0)
+		return log_err_set(err, -errno, "cannot rename %s to %s: %s", bak, rest,
+				   strerror(errno));
+	return finish_restore(base, err);
+}
+
+int mirror_run(struct mirror_opts *o, struct log_err *err)
+{
+	switch (o->cmd) {
+	case MIRROR_CONFIGURE:
+		return configure(o, err);
+	case MIRROR_CLEANUP:
+		return cleanup(o, err);
+	case MIRROR_CHECK:
+		return mirror_check_run(o, err);
+	}
+	return log_err_set(err, -EINVAL, "unknown command");
+}

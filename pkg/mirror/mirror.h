@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* mirror: containerd hosts.toml files for a Spegel mirror: configure, cleanup, check. */
+#ifndef NP_MIRROR_H
+#define NP_MIRROR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct log_err;
+struct strbuf;
+
+#define MIRROR_DEFAULT_CONFIG_PATH "/etc/containerd/certs.d"
+#define MIRROR_BACKUP_DIR	   "_backup" /* Spegel's name; shared with its init container */
+
+enum mirror_cmd {
+	MIRROR_CONFIGURE, /* write <config-path>/<host>/hosts.toml */
+	MIRROR_CLEANUP,	  /* put _backup back */
+	MIRROR_CHECK,	  /* report what containerd would reject or ignore */
+};
+
+/* A list of strings; owned by whoever filled it, freed with mirror_list_free. */
+struct mirror_list {
+	char **v; /* items */
+	size_t n; /* count */
+};
+
+enum mirror_severity {
+	MIRROR_WARNING, /* containerd accepts the file but ignores or misroutes something */
+	MIRROR_ERROR,	/* containerd rejects the file (or the pull fails): no mirror */
+};
+
+/* One problem found by check. All pointers are valid during the callback only. */
+struct mirror_finding {
+	enum mirror_severity sev; /* how bad */
+	const char *file;	  /* path of the file */
+	int line, col;		  /* 1-based position, 0 when about the whole file */
+	const char *msg;	  /* one line, no trailing newline */
+};
+
+typedef void (*mirror_report_fn)(void *data, const struct mirror_finding *f);
+
+/*
+ * What to do. Fields left unset (NULL, n == 0, -1) are taken from the
+ * environment, then from the YAML file config_file, then from the defaults;
+ * see mirror_opts_resolve.
+ */
+struct mirror_opts {
+	enum mirror_cmd cmd;	       /* the subcommand */
+	char *config_file;	       /* --config YAML file, or NULL */
+	char *config_path;	       /* --config-path (default /etc/containerd/certs.d) */
+	struct mirror_list registries; /* --registry: URLs or hosts; none or "*" = _default */
+	struct mirror_list targets;    /* --mirror-target: mirror URLs in order, ${VAR} expanded */
+	int resolve_tags;	       /* --resolve-tags: 1 adds 'resolve' (default), 0, -1 unset */
+	int prepend_existing;	       /* --prepend-existing: keep the user's hosts after ours */
+	char *dial_timeout;	       /* --dial-timeout: Go duration written per host, or NULL */
+	char *basic_auth_dir;	       /* --basic-auth-dir: dir with username and password files */
+	char *containerd_config;       /* check --containerd-config FILE */
+	char *containerd_version;      /* check --containerd-version, e.g. "1.6.20" */
+	mirror_report_fn report;       /* check: called once per finding (required for check) */
+	void *report_data;	       /* passed to report */
+};
+
+/* Initialise opts: everything unset. */
+void mirror_opts_init(struct mirror_opts *o);
+/* Free every string and list in opts (not opts itself). */
+void mirror_opts_free(struct mirror_opts *o);
+
+/* Append a copy of s to l. Returns 0 or -ENOMEM. */
+int mirror_list_add(struct mirror_list *l, const char *s);
+/* Split s at commas and white space and append each non-empty part. Returns 0 or -ENOMEM. */
+int mirror_list_add_split(struct mirror_list *l, const char *s);
+/* Free the items of l and reset it. */
+void mirror_list_free(struct mirror_list *l);
+
+/*
+ * Fill unset fields: first from the environment (CONTAINERD_REGISTRY_CONFIG_PATH,
+ * MIRRORED_REGISTRIES, MIRROR_TARGETS, RESOLVE_TAGS, PREPEND_EXISTING — Spegel's
+ * names — plus MIRROR_DIAL_TIMEOUT and MIRROR_BASIC_AUTH_DIR), then from the YAML
+ * file o->config_file (keys containerdRegistryConfigPath, mirroredRegistries,
+ * mirrorTargets, resolveTags, prependExisting, dialTimeout, basicAuthDir), then
+ * defaults. Returns 0, -EINVAL with err "<file>:<line>:<col>: ..." for a bad
+ * file or "<VAR>: ..." for a bad variable, or -errno reading the file.
+ */
+int mirror_opts_resolve(struct mirror_opts *o, struct log_err *err);
+
+/*
+ * Result codes of mirror_run for check (configure and cleanup return 0).
+ */
+enum {
+	MIRROR_CLEAN = 0,    /* nothing found */
+	MIRROR_WARNINGS = 1, /* warnings only */
+	MIRROR_ERRORS = 2,   /* at least one error */
+};
+
+/*
+ * Run o->cmd after mirror_opts_resolve.
+ * configure: writes the files as Spegel's "configuration" command does (same
+ *   bytes, same _backup layout) but atomically and only when changed. Returns 0,
+ *   -EINVAL for a bad registry, target, name or duration, -errno on I/O errors.
+ * cleanup: restores what _backup holds, removes everything else; no-op without
+ *   _backup. Returns 0 or -errno.
+ * check: reports findings through o->report and returns MIRROR_CLEAN,
+ *   MIRROR_WARNINGS or MIRROR_ERRORS; -errno if config_path cannot be read.
+ * err gets a one-line message on failure.
+ */
+int mirror_run(struct mirror_opts *o, struct log_err *err);
+
+/*
+ * The file configure writes for one registry: registry is a URL or host
+ * ("https://docker.io", "registry.local:5000", "_default"), targets are
+ * expanded mirror URLs. caps is "['pull', 'resolve']" or "['pull']";
+ * dial_timeout and authorization (a full header value) may be NULL. Appends
+ * to out. Returns 0, -EINVAL with err for a bad URL, -E2BIG/-ENOMEM.
+ */
+int mirror_render(struct strbuf *out, const char *registry, const struct mirror_list *targets,
+		  bool resolve, const char *dial_timeout, const char *authorization,
+		  struct log_err *err);
+
+/*
+ * The directory name for a registry ("docker.io", "host:5000", "_default").
+ * Writes at most size bytes into dir. Returns 0 or -EINVAL (err filled) when
+ * the registry is not an http(s) URL or host[:port] that is safe as a path.
+ */
+int mirror_registry_dir(const char *registry, char *dir, size_t size, struct log_err *err);
+
+/*
+ * Check that s is a Go time.ParseDuration string ("200ms", "1m30s").
+ * Returns true if containerd would accept it.
+ */
+bool mirror_duration_ok(const char *s);
+
+/*
+ * Check one hosts.toml text as containerd version version (NULL = unknown:
+ * report what any containerd would reject). dir is the file's directory (for
+ * relative ca/client paths); file is used in findings. Returns MIRROR_CLEAN,
+ * MIRROR_WARNINGS or MIRROR_ERRORS.
+ */
+int mirror_check_hosts(const char *data, size_t len, const char *file, const char *dir,
+		       const char *version, mirror_report_fn report, void *report_data);
+
+#endif

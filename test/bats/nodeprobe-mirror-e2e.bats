@@ -1,0 +1,156 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# nodeprobe-mirror against a real containerd and a real docker-registry, both on 127.0.0.1
+# inside a network namespace with no route out: the only way to get an image is the mirror.
+load helpers
+
+E2E_DIR="$BATS_TEST_DIRNAME/../e2e"
+
+setup_file() {
+  [ "$(id -u)" -eq 0 ] || skip "needs root for ip netns"
+  source "$E2E_DIR/mirror-env.bash"
+  # stop whatever did start if any step fails (teardown_file may not run then)
+  if ! { e2e_setup && e2e_build_image "$E2E/img" v1 >"$E2E/digest" && e2e_push "$E2E/img" v1; }; then
+    e2e_stop
+    return 1
+  fi
+  export E2E NS
+}
+
+teardown_file() {
+  source "$E2E_DIR/mirror-env.bash"
+  e2e_stop
+}
+
+setup() {
+  source "$E2E_DIR/mirror-env.bash"
+  BIN="$BUILD/nodeprobe-mirror"
+}
+
+# The configuration every test starts from (idempotent: no write when already there).
+configure_mirror() {
+  "$BIN" configure --config-path "$E2E/certs.d" --registry https://docker.io \
+    --registry registry.example.internal:5000 --mirror-target http://127.0.0.1:5123
+}
+
+# Registry log lines written after line $1 that asked for library/hello.
+registry_lines_after() {
+  tail -n +"$(($1 + 1))" "$E2E/registry.log" | grep -E '"(HEAD|GET) /v2/library/hello/' || true
+}
+
+@test "configure, then ctr pulls docker.io/library/hello through the mirror" {
+  run configure_mirror
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  diff -u "$E2E_DIR/expected/docker.io.toml" "$E2E/certs.d/docker.io/hosts.toml"
+  diff -u "$E2E_DIR/expected/registry.example.internal:5000.toml" \
+    "$E2E/certs.d/registry.example.internal:5000/hosts.toml"
+
+  before=$(wc -l <"$E2E/registry.log")
+  run e2e_ctr images pull --hosts-dir "$E2E/certs.d" docker.io/library/hello:v1
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  lines=$(registry_lines_after "$before")
+  echo "$lines" >"$E2E/pull-docker.io.log"
+  echo "$lines"
+  grep -q '"HEAD /v2/library/hello/manifests/v1?ns=docker.io HTTP/1.1" 200' <<<"$lines"
+  grep -q "\"GET /v2/library/hello/manifests/$(cat "$E2E/digest")?ns=docker.io HTTP/1.1\" 200" <<<"$lines"
+  grep -qE '"GET /v2/library/hello/blobs/sha256:[0-9a-f]{64}\?ns=docker.io HTTP/1.1" 200' <<<"$lines"
+  # the pulled layer holds the file we put in the image
+  layer=$(sha256sum <"$E2E/img/layer.tar.gz" | cut -d' ' -f1)
+  run bash -c "ip netns exec '$NS' ctr -a '$E2E/containerd.sock' -n e2e content get sha256:$layer | tar -xzO ./hello.txt"
+  [ "$output" = "hello from the mirror" ]
+
+  # a host:port registry goes through its own directory; the mirror sees ?ns=host%3Aport
+  before=$(wc -l <"$E2E/registry.log")
+  run e2e_ctr images pull --hosts-dir "$E2E/certs.d" registry.example.internal:5000/library/hello:v1
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  registry_lines_after "$before" | grep -q 'manifests/v1?ns=registry.example.internal%3A5000 HTTP/1.1" 200'
+}
+
+@test "without the hosts.toml the same pull fails: nothing is reachable but the mirror" {
+  run e2e_ctr images pull docker.io/library/hello:v1
+  [ "$status" -ne 0 ]
+  grep -q 'registry-1.docker.io' <<<"$output"
+}
+
+@test "check flags exactly the hosts.toml files containerd refuses to decode" {
+  ver=$(containerd --version | awk '{print $3}')
+  rejected=0 accepted=0 mismatch=()
+  for f in "$E2E_DIR"/hosts-cases/*.toml; do
+    name=$(basename "$f" .toml)
+    rm -rf "$E2E/case"
+    mkdir -p "$E2E/case/docker.io"
+    cp "$f" "$E2E/case/docker.io/hosts.toml"
+    out=$(e2e_ctr images pull --hosts-dir "$E2E/case" docker.io/library/hello:v1 2>&1 >/dev/null || true)
+    e2e_ctr images rm docker.io/library/hello:v1 >/dev/null 2>&1 || true
+    if grep -q 'failed to decode hosts.toml' <<<"$out"; then ctrd=reject; rejected=$((rejected + 1)); else ctrd=accept; accepted=$((accepted + 1)); fi
+    chk=$("$BIN" check --config-path "$E2E/case" --containerd-version "$ver" 2>&1 || true)
+    if grep -q ': error: ' <<<"$chk"; then ours=reject; else ours=accept; fi
+    printf '%-28s containerd=%-6s check=%-6s %s\n' "$name" "$ctrd" "$ours" "$(head -n1 <<<"$chk" | sed "s|$E2E/case/||")" >>"$E2E/cases.txt"
+    [ "$ctrd" = "$ours" ] || mismatch+=("$name")
+  done
+  cat "$E2E/cases.txt"
+  [ ${#mismatch[@]} -eq 0 ] || { echo "mismatch: ${mismatch[*]}"; false; }
+  # both kinds are really exercised
+  [ "$rejected" -ge 20 ]
+  [ "$accepted" -ge 10 ]
+}
+
+@test "the 4 known cases where containerd 1.x's old decoder is laxer than TOML: containerd accepts, check errs" {
+  ver=$(containerd --version | awk '{print $3}')
+  case $ver in 1.*) ;; *) skip "containerd $ver uses a strict TOML decoder" ;; esac
+  n=0
+  for f in "$E2E_DIR"/hosts-stricter/*.toml; do
+    rm -rf "$E2E/case"
+    mkdir -p "$E2E/case/docker.io"
+    cp "$f" "$E2E/case/docker.io/hosts.toml"
+    out=$(e2e_ctr images pull --hosts-dir "$E2E/case" docker.io/library/hello:v1 2>&1 >/dev/null || true)
+    e2e_ctr images rm docker.io/library/hello:v1 >/dev/null 2>&1 || true
+    ! grep -q 'failed to decode hosts.toml' <<<"$out" || { echo "containerd refused $f"; false; }
+    run "$BIN" check --config-path "$E2E/case" --containerd-version "$ver"
+    [ "$status" -eq 1 ] || { echo "check accepted $f: $output"; false; }
+    n=$((n + 1))
+  done
+  [ "$n" -eq 4 ]
+}
+
+@test "CRI PullImage (the kubelet's path) reads config_path: mirror used, broken file refused, repaired" {
+  configure_mirror
+  # containerd's own config, which it is running with, passes check
+  run "$BIN" check --config-path "$E2E/certs.d" --containerd-config "$E2E/containerd.toml" \
+    --containerd-version "$(containerd --version | awk '{print $3}')"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  e2e_ctr -n k8s.io images rm docker.io/library/hello:v1 >/dev/null 2>&1 || true
+  before=$(wc -l <"$E2E/registry.log")
+  run e2e_in "$E2E_DIR/cri-pull" "$E2E/containerd.sock" docker.io/library/hello:v1
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output == sha256:* ]]
+  registry_lines_after "$before" | grep -q '"HEAD /v2/library/hello/manifests/v1?ns=docker.io HTTP/1.1" 200'
+
+  # containerd re-reads hosts.toml on every pull: a broken one is refused in the daemon log
+  cp "$E2E_DIR/hosts-cases/unknown-capability.toml" "$E2E/certs.d/docker.io/hosts.toml"
+  e2e_ctr -n k8s.io images rm docker.io/library/hello:v1 >/dev/null 2>&1 || true
+  logbefore=$(wc -l <"$E2E/containerd.log")
+  run e2e_in "$E2E_DIR/cri-pull" "$E2E/containerd.sock" docker.io/library/hello:v1
+  [ "$status" -ne 0 ]
+  tail -n +"$((logbefore + 1))" "$E2E/containerd.log" | grep -q 'failed to decode hosts.toml.*unknown capability resolv'
+  run "$BIN" check --config-path "$E2E/certs.d"
+  [ "$status" -eq 1 ]
+  grep -q "docker.io/hosts.toml:4:25: error: unknown capability 'resolv'" <<<"$output"
+
+  # configure repairs it; the next pull goes through the mirror again
+  configure_mirror
+  diff -u "$E2E_DIR/expected/docker.io.toml" "$E2E/certs.d/docker.io/hosts.toml"
+  run e2e_in "$E2E_DIR/cri-pull" "$E2E/containerd.sock" docker.io/library/hello:v1
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+}
+
+@test "with the mirror stopped the pull falls back to server at once (connection refused)" {
+  configure_mirror
+  e2e_ctr images rm docker.io/library/hello:v1 >/dev/null 2>&1 || true
+  e2e_kill registry
+  run e2e_ctr images pull --hosts-dir "$E2E/certs.d" docker.io/library/hello:v1
+  echo "$output"
+  [ "$status" -ne 0 ]
+  grep -q 'trying next host.*dial tcp 127.0.0.1:5123: connect: connection refused.*host="127.0.0.1:5123"' <<<"$output"
+  grep -q 'trying next host.*registry-1.docker.io.*host=registry-1.docker.io' <<<"$output"
+}

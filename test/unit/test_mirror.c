@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests for pkg/mirror: rendering, names, durations, check findings, options, configure. */
+#include "harness.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log/log.h"
+#include "mirror/mirror.h"
+#include "strbuf/strbuf.h"
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* rm -rf a directory made by harness_tmpdir. */
+static void rm_tree(const char *dir)
+{
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static struct mirror_list list_of(const char *a, const char *b)
+{
+	struct mirror_list l = {0};
+
+	if (a)
+		mirror_list_add(&l, a);
+	if (b)
+		mirror_list_add(&l, b);
+	return l;
+}
+
+TEST(render_spegel_bytes)
+{
+	struct mirror_list t = list_of("http://127.0.0.1:5000", "http://127.0.0.1:5001");
+	struct strbuf sb = STRBUF_INIT(1 << 16);
+	struct log_err err = {0};
+
+	CHECK_INT(mirror_render(&sb, "https://docker.io", &t, false, NULL, NULL, &err), 0);
+	CHECK_STR(sb.buf, "server = 'https://registry-1.docker.io'\n"
+			  "\n"
+			  "[host.'http://127.0.0.1:5000']\n"
+			  "capabilities = ['pull']\n"
+			  "\n"
+			  "[host.'http://127.0.0.1:5001']\n"
+			  "capabilities = ['pull']");
+	sb_reset(&sb);
+	CHECK_INT(mirror_render(&sb, "_default", &t, true, "200ms", "Basic aGVsbG86d29ybGQ=", &err),
+		  0);
+	CHECK_STR(sb.buf, "[host.'http://127.0.0.1:5000']\n"
+			  "capabilities = ['pull', 'resolve']\n"
+			  "dial_timeout = '200ms'\n"
+			  "[host.'http://127.0.0.1:5000'.header]\n"
+			  "Authorization = 'Basic aGVsbG86d29ybGQ='\n"
+			  "\n"
+			  "[host.'http://127.0.0.1:5001']\n"
+			  "capabilities = ['pull', 'resolve']\n"
+			  "dial_timeout = '200ms'\n"
+			  "[host.'http://127.0.0.1:5001'.header]\n"
+			  "Authorization = 'Basic aGVsbG86d29ybGQ='");
+	sb_reset(&sb);
+	/* only https://docker.io maps to registry-1; http://docker.io keeps its URL */
+	CHECK_INT(mirror_render(&sb, "http://docker.io", &t, true, NULL, NULL, &err), 0);
+	CHECK(strncmp(sb.buf, "server = 'http://docker.io'\n\n", 29) == 0);
+	sb_reset(&sb);
+	CHECK_INT(mirror_render(&sb, "ghcr.io", &t, true, NULL, NULL, &err), 0);
+	CHECK(strncmp(sb.buf, "server = 'https://ghcr.io'\n\n", 28) == 0);
+	sb_reset(&sb);
+	CHECK_INT(mirror_render(&sb, "ghcr.io", &t, true, "fast", NULL, &err), -EINVAL);
+	CHECK_STR(err.msg, "dial timeout 'fast' is not a duration like 200ms");
+	sb_free(&sb);
+	mirror_list_free(&t);
+}
+
+TEST(registry_dir_names)
+{
+	static const char *const bad[] = {
+	    "../../etc", "..",	    "docker.io/x", "https://a/b", "https://u@a", "ftp://a",
+	    "_backup",	 "a b",	    "a:0",	   "a:65536",	  "-a",		 "a..b",
+	    "",		 "http://", "[::1",	   NULL};
+	struct log_err err = {0};
+	char dir[256];
+	int i;
+
+	CHECK_INT(mirror_registry_dir("https://docker.io", dir, sizeof(dir), &err), 0);
+	CHECK_STR(dir, "docker.io");
+	CHECK_INT(mirror_registry_dir("http://foo.bar:5000", dir, sizeof(dir), &err), 0);
+	CHECK_STR(dir, "foo.bar:5000");
+	CHECK_INT(mirror_registry_dir("*", dir, sizeof(dir), &err), 0);
+	CHECK_STR(dir, "_default");
+	CHECK_INT(mirror_registry_dir("HTTPS://[fd00::1]:5000", dir, sizeof(dir), &err), 0);
+	CHECK_STR(dir, "[fd00::1]:5000");
+	for (i = 0; bad[i]; i++) {
+		int r = mirror_registry_dir(bad[i], dir, sizeof(dir), &err);
+
+		if (r != -EINVAL)
+			fprintf(stderr, "  accepted '%s'\n", bad[i]);
+		CHECK_INT(r, -EINVAL);
+	}
+	mirror_registry_dir("../../etc", dir, sizeof(dir), &err);
+	CHECK_STR(err.msg, "registry '../../etc': not a host[:port] or an http(s):// URL");
+}
+
+TEST(durations)
+{
+	CHECK(mirror_duration_ok("200ms"));
+	CHECK(mirror_duration_ok("1m30s"));
+	CHECK(mirror_duration_ok("1.5h"));
+	CHECK(mirror_duration_ok(".5s"));
+	CHECK(mirror_duration_ok("0"));
+	CHECK(mirror_duration_ok("-3us"));
+	CHECK(mirror_duration_ok("10\xc2\xb5s"));
+	CHECK(!mirror_duration_ok(""));
+	CHECK(!mirror_duration_ok("200"));
+	CHECK(!mirror_duration_ok("soon"));
+	CHECK(!mirror_duration_ok("1d"));
+	CHECK(!mirror_duration_ok("ms"));
+	CHECK(!mirror_duration_ok("1.s."));
+}
+
+struct seen {
+	int n, errors;
+	char text[8][600];
+};
+
+static void collect(void *data, const struct mirror_finding *f)
+{
+	struct seen *s = data;
+
+	if (f->sev == MIRROR_ERROR)
+		s->errors++;
+	if (s->n < 8)
+		snprintf(s->text[s->n], sizeof(s->text[0]), "%d:%d: %s: %s", f->line, f->col,
+			 f->sev == MIRROR_ERROR ? "error" : "warning", f->msg);
+	s->n++;
+}
+
+static int check_text(const char *text, const char *version, struct seen *s)
+{
+	memset(s, 0, sizeof(*s));
+	return mirror_check_hosts(text, strlen(text), "h.toml", "/nonexistent", version, collect,
+				  s);
+}
+
+TEST(check_findings)
+{
+	struct seen s;
+
+	CHECK_INT(check_text("server = 'https://registry-1.docker.io'\n"
+			     "\n"
+			     "[host.'http://10.0.0.5:30020']\n"
+			     "capabilities = ['pull', 'resolve']\n"
+			     "dial_timeout = '200ms'",
+			     "2.1.0", &s),
+		  MIRROR_CLEAN);
+	CHECK_INT(s.n, 0);
+	CHECK_INT(check_text("[host.'http://a:1']\ndial_timeout = '200ms'", "1.7.27", &s),
+		  MIRROR_WARNINGS);
+	CHECK_STR(
+	    s.text[0],
+	    "2:1: warning: containerd 1.7.27 ignores 'dial_timeout' (read from 2.0.7 and 2.1.0 on): a dead mirror costs 30 s per request");
+	CHECK_INT(check_text("[host.'http://a:1']\ndial_timeout = '200ms'", "2.0.7", &s),
+		  MIRROR_CLEAN);
+	CHECK_INT(check_text("[host.'http://a:1']\ndial_timeout = '200ms'", "2.0.6", &s),
+		  MIRROR_WARNINGS);
+	CHECK_INT(check_text("[host.'http://a:1']\ndial_timeout = 'soon'", NULL, &s),
+		  MIRROR_ERRORS);
+	CHECK_STR(s.text[0], "2:16: error: 'dial_timeout' 'soon' is not a duration like '200ms'");
+	CHECK_INT(check_text("server = 'https://x'", "1.6.20", &s), MIRROR_ERRORS);
+	CHECK_INT(check_text("server = 'https://x'", "2.0.0", &s), MIRROR_WARNINGS);
+	CHECK_STR(s.text[0], "0:0: warning: no [host.'…'] table: no mirror is used");
+	CHECK_INT(check_text("host.'http://a:1'.capabilities = ['pull']", "2.2.0", &s),
+		  MIRROR_WARNINGS);
+	CHECK_STR(
+	    s.text[0],
+	    "1:6: warning: host 'http://a:1' is not written as a [host.'…'] table: containerd 2.x ignores it");
+	CHECK_INT(check_text("host.'http://a:1'.capabilities = ['pull']", "1.6.20", &s),
+		  MIRROR_CLEAN);
+	CHECK_INT(check_text("[host.'http://[::1]:5']\n", "2.0.0", &s), MIRROR_CLEAN);
+	CHECK_INT(check_text("[host.'http://[::1]:5']\n", NULL, &s), MIRROR_ERRORS);
+	CHECK_INT(check_text("[host.'http://a:1']\nca = 'ca.pem'\nclient = [['c.pem', ''], 'k']\n",
+			     NULL, &s),
+		  MIRROR_ERRORS);
+	CHECK_INT(s.n, 3);
+	CHECK_STR(
+	    s.text[0],
+	    "2:6: error: ca file '/nonexistent/ca.pem' cannot be read (No such file or directory): every pull of this registry fails");
+	CHECK_INT(check_text("[host.'http://a:1']\n"
+			     "capabilities = ['pull', 'Push', 'resolve', 'x']\n"
+			     "[host.'http://a:1'.header]\n"
+			     "A = ['b', 1]\n",
+			     NULL, &s),
+		  MIRROR_ERRORS);
+	CHECK_INT(s.errors, 2);
+	CHECK_STR(s.text[0], "2:44: error: unknown capability 'x' (pull, resolve or push)");
+	CHECK_STR(
+	    s.text[1],
+	    "4:11: error: header 'A' must be a string or an array of strings, not an integer");
+	CHECK_INT(check_text("", NULL, &s), MIRROR_WARNINGS);
+	CHECK_INT(check_text("[host.'http://a:1'\n", NULL, &s), MIRROR_ERRORS);
+	CHECK_STR(s.text[0], "1:19: error: unclosed table header");
+}
+
+TEST(opts_env_and_yaml)
+{
+	const char *dir = harness_tmpdir();
+	char path[256];
+	struct mirror_opts o;
+	struct log_err err = {0};
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/o.yaml", dir);
+	f = fopen(path, "w");
+	REQUIRE(f);
+	fputs("mirroredRegistries: [docker.io, 'ghcr.io']\n"
+	      "mirrorTargets:\n"
+	      "  - http://a:1\n"
+	      "prependExisting: yes\n"
+	      "dialTimeout: 200ms\n",
+	      f);
+	fclose(f);
+	setenv("MIRROR_TARGETS", "http://b:2, http://c:3", 1);
+	setenv("RESOLVE_TAGS", "false", 1);
+	mirror_opts_init(&o);
+	o.config_file = strdup(path);
+	CHECK_INT(mirror_opts_resolve(&o, &err), 0);
+	CHECK_STR(o.config_path, MIRROR_DEFAULT_CONFIG_PATH);
+	REQUIRE_INT(o.targets.n, 2);
+	CHECK_STR(o.targets.v[1], "http://c:3");
+	REQUIRE_INT(o.registries.n, 2);
+	CHECK_STR(o.registries.v[1], "ghcr.io");
+	CHECK_INT(o.resolve_tags, 0);
+	CHECK_INT(o.prepend_existing, 1);
+	CHECK_STR(o.dial_timeout, "200ms");
+	mirror_opts_free(&o);
+	unsetenv("MIRROR_TARGETS");
+	unsetenv("RESOLVE_TAGS");
+
+	f = fopen(path, "w");
+	REQUIRE(f);
+	fputs("mirrorTargets: http://a:1\n", f);
+	fclose(f);
+	mirror_opts_init(&o);
+	o.config_file = strdup(path);
+	CHECK_INT(mirror_opts_resolve(&o, &err), -EINVAL);
+	CHECK(strstr(err.msg, "o.yaml:1:16: mirrorTargets: expected a list") != NULL);
+	mirror_opts_free(&o);
+	rm_tree(dir);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+TEST(configure_cleanup_roundtrip)
+{
+	const char *dir = harness_tmpdir();
+	char base[256], p[512];
+	struct mirror_opts o;
+	struct log_err err = {0};
+	struct stat st1, st2;
+
+	snprintf(base, sizeof(base), "%s/certs.d", dir);
+	mkdir(base, 0755);
+	snprintf(p, sizeof(p), "%s/docker.io", base);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/docker.io/hosts.toml", base);
+	write_file(p, "server = 'https://mine'\n");
+	REQUIRE(stat(p, &st1) == 0);
+
+	mirror_opts_init(&o);
+	o.cmd = MIRROR_CONFIGURE;
+	o.config_path = strdup(base);
+	mirror_list_add(&o.registries, "docker.io");
+	mirror_list_add(&o.targets, "http://10.0.0.5:29999");
+	REQUIRE_INT(mirror_opts_resolve(&o, &err), 0);
+	CHECK_INT(mirror_run(&o, &err), 0);
+	snprintf(p, sizeof(p), "%s/_backup/docker.io/hosts.toml", base);
+	REQUIRE(stat(p, &st2) == 0);
+	CHECK(st1.st_ino == st2.st_ino); /* moved, not copied */
+	snprintf(p, sizeof(p), "%s/docker.io/hosts.toml", base);
+	REQUIRE(stat(p, &st1) == 0);
+	CHECK((st1.st_mode & 0777) == 0644);
+	CHECK_INT(mirror_run(&o, &err), 0);
+	REQUIRE(stat(p, &st2) == 0);
+	CHECK(st1.st_ino == st2.st_ino && st1.st_ctim.tv_nsec == st2.st_ctim.tv_nsec);
+
+	o.cmd = MIRROR_CLEANUP;
+	CHECK_INT(mirror_run(&o, &err), 0);
+	{
+		struct strbuf sb = STRBUF_INIT(4096);
+
+		CHECK(sb_read_file(&sb, p) > 0);
+		CHECK_STR(sb.buf, "server = 'https://mine'\n");
+		sb_free(&sb);
+	}
+	snprintf(p, sizeof(p), "%s/_backup", base);
+	CHECK(access(p, F_OK) != 0);
+	CHECK_INT(mirror_run(&o, &err), 0);
+	mirror_opts_free(&o);
+	rm_tree(dir);
+}
