@@ -157,6 +157,11 @@ wait_patches() { fake_ctl GET "/requests?method=PATCH&path=${2:-.}&min=$1&wait=1
   cm c-ignored '{"v":"0"}' '{"reloader.stakater.com/ignore":"true"}'
   cm c-search '{"v":"0"}' '{"reloader.stakater.com/match":"true"}'
   secret s-typed '{"v":"MA=="}'
+  secret s-list '{"v":"MA=="}'
+  secret s-excl '{"v":"MA=="}'
+  workload Deployment d-slist '{"secret.reloader.stakater.com/reload":"s-list"}' '{"containers":[{"name":"first","image":"x"},{"name":"second","image":"x"}]}'
+  workload Deployment d-sexcl '{"secret.reloader.stakater.com/auto":"true","secrets.exclude.reloader.stakater.com/reload":"s-excl"}' "$(pod_envfrom secret:s-excl)"
+  workload Deployment d-cmtyped '{"configmap.reloader.stakater.com/auto":"true"}' "$(pod_envfrom cm:c-typed secret:s-list)"
   workload Deployment d-auto "$AUTO" "$(pod_envfrom cm:c-auto cm:c-ignored)"
   workload Deployment d-typed '{"secret.reloader.stakater.com/auto":"true"}' "$(pod_envfrom cm:c-typed secret:s-typed)"
   workload Deployment d-list '{"configmap.reloader.stakater.com/reload":"c-list[0-9], [invalid"}' "$(pod_envfrom cm:c-auto)"
@@ -171,6 +176,8 @@ wait_patches() { fake_ctl GET "/requests?method=PATCH&path=${2:-.}&min=$1&wait=1
     cm "$c" '{"v":"1"}' "$(case $c in c-ignored) echo '{"reloader.stakater.com/ignore":"true"}' ;; c-search) echo '{"reloader.stakater.com/match":"true"}' ;; *) echo '{}' ;; esac)"
   done
   secret s-typed '{"v":"MQ=="}'
+  secret s-list '{"v":"MQ=="}'
+  secret s-excl '{"v":"MQ=="}'
   # sentinel: the ConfigMap and Secret streams are ordered, so once these land all else has
   cm c-sentinel '{"v":"0"}'
   secret s-sentinel '{"v":"MA=="}'
@@ -183,15 +190,17 @@ wait_patches() { fake_ctl GET "/requests?method=PATCH&path=${2:-.}&min=$1&wait=1
   # one line per workload, container and variable (changes may be coalesced into one PATCH)
   got=$(fake_ctl GET '/requests?method=PATCH&path=/d-' | jq -r '.items[] | (.path | sub(".*/";"")) as $w | (.body | fromjson | .spec.template.spec.containers[] | .name as $c | .env[] | $w + " " + $c + ":" + .name)' | sort)
   expected="d-auto app:STAKATER_C_AUTO_CONFIGMAP
+d-cmtyped app:STAKATER_C_TYPED_CONFIGMAP
 d-init main:STAKATER_C_INIT_CONFIGMAP
 d-list app:STAKATER_C_LIST1_CONFIGMAP
 d-list app:STAKATER_C_LIST2_CONFIGMAP
 d-proj main:STAKATER_C_PROJ_CONFIGMAP
 d-search app:STAKATER_C_SEARCH_CONFIGMAP
+d-slist first:STAKATER_S_LIST_SECRET
 d-tmpl app:STAKATER_C_TMPL_CONFIGMAP
 d-typed app:STAKATER_S_TYPED_SECRET"
   diff -u <(echo "$expected") <(echo "$got")
-  [ "$(fake_ctl GET '/requests?method=PATCH&path=/d-' | jq --arg h "$h" '[.items[].body | fromjson | .spec.template.spec.containers[].env[].value | select(. == $h)] | length')" -eq 8 ]
+  [ "$(fake_ctl GET '/requests?method=PATCH&path=/d-' | jq --arg h "$h" '[.items[].body | fromjson | .spec.template.spec.containers[].env[].value | select(. == $h)] | length')" -eq 10 ]
   kill -0 "$RL_PID"
   # the invalid regex is reported once, not again on every update of the workload
   [ "$(grep -c 'invalid regex' "$RL_LOG")" -eq 1 ]
