@@ -17,6 +17,7 @@
 #define OBJ_MAX		 (8 * 1024 * 1024)
 #define SMALL_MAX	 (1024 * 1024)
 #define CONFLICT_RETRIES 5
+#define ROLLOUT_RETRIES	 5 /* a failed rollout is retried after 1, 2, 4, 8, 16 s */
 
 static const struct kube_resource *const cls_res[NCLS] = {
     &kube_configmaps, &kube_secrets, &kube_deployments, &kube_statefulsets, &kube_daemonsets,
@@ -54,6 +55,7 @@ struct wl_ent {
 	struct trig *trig;
 	size_t ntrig;
 	long long first_ms, due_ms, last_roll_ms;
+	int fails;	      /* failed rollout attempts for the pending triggers */
 	struct wl_ent *pnext; /* pending list */
 };
 
@@ -1155,8 +1157,19 @@ static void process_due(struct ctl *c, int force)
 		}
 		if (r != 0)
 			METRIC_INC(c->m.reloads[cls - CLS_DEP][r < 0]);
+		if (r < 0 && !force && we->fails < ROLLOUT_RETRIES) {
+			/* keep the triggers, try again later (the latest hash is read then) */
+			we->due_ms = now_ms() + (1000LL << we->fails);
+			log_warn("%s %s/%s: retrying the rollout in %lld ms",
+				 reload_kind_name(we->w.kind), we->e.ns, we->e.name,
+				 1000LL << we->fails);
+			we->fails++;
+			nx = we->pnext;
+			continue;
+		}
 		if (r < 0)
 			c->failures++;
+		we->fails = 0;
 		we->last_roll_ms = r > 0 ? now_ms() : we->last_roll_ms;
 		pend_remove(c, we);
 		nx = c->pend; /* the list changed: start over (each entry is done once) */

@@ -423,3 +423,15 @@ KC
   [[ $output == *"error: 1 rollouts failed"* ]]
   [ "$(fake_ctl GET '/requests?path=/configmaps$' | jq -c '[.items[].status]')" = '[503,503,200]' ]
 }
+
+@test "watch: a failed rollout is retried later" {
+  cm cfg '{"k":"0"}'
+  workload Deployment web "$AUTO" "$(pod_envfrom cm:cfg)"
+  start --no-events
+  fake_ctl POST /faults '{"method":"PATCH","action":"status","code":403,"count":1}' >/dev/null
+  cm cfg '{"k":"1"}'
+  fake_ctl GET "/requests?method=PATCH&min=2&wait=15" >/dev/null
+  [ "$(fake_ctl GET '/requests?method=PATCH' | jq -c '[.items[].status]')" = '[403,200]' ]
+  [[ $(patches | tail -1) == *"$(sha1 'k=1')"* ]]
+  grep -q 'Deployment default/web: retrying the rollout in 1000 ms' "$RL_LOG"
+}
