@@ -240,7 +240,9 @@ int kube_client_new(struct kube_client **out, struct kube_config *cfg, struct lo
 		kube_client_free(cl);
 		return log_err_set(err, -ENOMEM, "out of memory");
 	}
-	if (cl->cfg.token && !(cl->token = strdup(cl->cfg.token))) {
+	if (cl->cfg.token)
+		cl->token = strdup(cl->cfg.token);
+	if (cl->cfg.token && !cl->token) {
 		kube_client_free(cl);
 		return log_err_set(err, -ENOMEM, "out of memory");
 	}
@@ -659,12 +661,15 @@ int kube_poll(struct kube_client *cl, int timeout_ms)
 	if (curl_multi_poll(cl->multi, NULL, 0, timeout_ms, NULL) != CURLM_OK)
 		return -EIO;
 	curl_multi_perform(cl->multi, &running);
-	while ((m = curl_multi_info_read(cl->multi, &left))) {
+	for (;;) {
 		struct kube_watch *w = NULL;
 		long status = 0;
 		int res;
 		struct log_err err = {0};
 
+		m = curl_multi_info_read(cl->multi, &left);
+		if (!m)
+			break;
 		if (m->msg != CURLMSG_DONE)
 			continue;
 		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&w);

@@ -25,6 +25,13 @@ void kube_config_free(struct kube_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
+/* *dst = a copy of s. Returns 0 or -ENOMEM. */
+static int dup_to(char **dst, const char *s)
+{
+	*dst = strdup(s);
+	return *dst ? 0 : -ENOMEM;
+}
+
 /* Scalar value of key in mapping node map, or NULL. */
 static yaml_node_t *map_get(yaml_document_t *doc, yaml_node_t *map, const char *key)
 {
@@ -115,9 +122,9 @@ static int pem_field(yaml_document_t *doc, yaml_node_t *map, const char *key, ch
 	if (v)
 		return b64_field(v, pem, len, path, datakey, err);
 	v = scalar(map_get(doc, map, key));
-	if (v && !(*file = path_from(dir, v)))
-		return -ENOMEM;
-	return 0;
+	if (v)
+		*file = path_from(dir, v);
+	return v && !*file ? -ENOMEM : 0;
 }
 
 static int is_true(const char *s)
@@ -149,7 +156,7 @@ static int load_doc(struct kube_config *cfg, yaml_document_t *doc, const char *p
 				   "%s: clusters: no cluster '%s' for context '%s'", path,
 				   v ? v : "", ctxname);
 	v = scalar(map_get(doc, ctx, "namespace"));
-	if (v && !(cfg->namespace = strdup(v)))
+	if (v && dup_to(&cfg->namespace, v) < 0)
 		return -ENOMEM;
 
 	v = scalar(map_get(doc, cluster, "server"));
@@ -160,7 +167,7 @@ static int load_doc(struct kube_config *cfg, yaml_document_t *doc, const char *p
 		return log_err_set(err, KUBE_ECONFIG,
 				   "%s: clusters[%s].cluster.server: '%s' is not an http(s) URL",
 				   path, scalar(map_get(doc, ctx, "cluster")), v);
-	if (!(cfg->server = strdup(v)))
+	if (dup_to(&cfg->server, v) < 0)
 		return -ENOMEM;
 	while (strlen(cfg->server) > 8 && cfg->server[strlen(cfg->server) - 1] == '/')
 		cfg->server[strlen(cfg->server) - 1] = '\0';
@@ -178,11 +185,14 @@ static int load_doc(struct kube_config *cfg, yaml_document_t *doc, const char *p
 	if (!user)
 		return 0;
 	v = scalar(map_get(doc, user, "token"));
-	if (v && !(cfg->token = strdup(v)))
+	if (v && dup_to(&cfg->token, v) < 0)
 		return -ENOMEM;
 	v = scalar(map_get(doc, user, "tokenFile"));
-	if (v && !cfg->token && !(cfg->token_file = path_from(dir, v)))
-		return -ENOMEM;
+	if (v && !cfg->token) {
+		cfg->token_file = path_from(dir, v);
+		if (!cfg->token_file)
+			return -ENOMEM;
+	}
 	r = pem_field(doc, user, "client-certificate", &cfg->cert_pem, &cfg->cert_pem_len,
 		      &cfg->cert_file, dir, path, err);
 	if (r == 0)

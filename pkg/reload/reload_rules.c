@@ -682,7 +682,10 @@ int reload_workload_parse(struct reload_workload *w, enum reload_kind kind, json
 		for (b = 0; b < RA_N; b++) {
 			const char *v = json_string_value(json_object_get(anns[a], ann_keys[b]));
 
-			if (v && !(w->ann[a][b] = strdup(v)))
+			if (!v)
+				continue;
+			w->ann[a][b] = strdup(v);
+			if (!w->ann[a][b])
 				return -ENOMEM;
 		}
 		if (w->ann[a][RA_CM_RELOAD]) {
