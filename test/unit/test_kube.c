@@ -324,25 +324,32 @@ TEST(stream_rejects_bad_json)
 	sb_free(&r.log);
 }
 
+/* Feed chunk until the parser fails or more than limit bytes went in; returns the result. */
+static int feed_until_error(struct kube_stream *st, const char *chunk, size_t n, size_t limit,
+			    struct log_err *err)
+{
+	size_t fed = 0;
+	int rc = 0;
+
+	while (rc == 0 && fed <= limit + n) {
+		rc = kube_stream_feed(st, chunk, n, err);
+		fed += n;
+	}
+	return rc;
+}
+
 TEST(stream_caps_one_value)
 {
 	struct rec r = {STRBUF_INIT(4096)};
 	struct kube_stream *st = kube_stream_new(KUBE_STREAM_WATCH, KUBE_ITEM_FLAT, &rops, &r);
 	struct log_err err = {0};
 	static char chunk[64 * 1024];
-	size_t fed = 0;
-	int rc = 0;
-
 	REQUIRE(st != NULL);
 	memset(chunk, 'A', sizeof(chunk));
 	const char *head = "{\"type\":\"ADDED\",\"object\":{\"data\":{\"k\":\"";
 
 	CHECK_INT(kube_stream_feed(st, head, strlen(head), &err), 0);
-	while (rc == 0 && fed <= (size_t)KUBE_VALUE_MAX + sizeof(chunk)) {
-		rc = kube_stream_feed(st, chunk, sizeof(chunk), &err);
-		fed += sizeof(chunk);
-	}
-	CHECK_INT(rc, KUBE_EJSON);
+	CHECK_INT(feed_until_error(st, chunk, sizeof(chunk), KUBE_VALUE_MAX, &err), KUBE_EJSON);
 	CHECK_STR(err.msg, "a JSON value from the API server exceeds 4718592 bytes");
 	kube_stream_free(st);
 	sb_free(&r.log);
@@ -355,19 +362,14 @@ TEST(stream_caps_one_json_item)
 	struct log_err err = {0};
 	static char chunk[64 * 1024];
 	const char *head = "{\"items\":[{\"a\":[";
-	size_t i, fed = 0;
-	int rc = 0;
+	size_t i;
 
 	REQUIRE(st != NULL);
 	/* many small values: no single value is large, the item is */
 	for (i = 0; i + 2 <= sizeof(chunk); i += 2)
 		memcpy(chunk + i, "1,", 2);
 	CHECK_INT(kube_stream_feed(st, head, strlen(head), &err), 0);
-	while (rc == 0 && fed <= (size_t)KUBE_ITEM_MAX + sizeof(chunk)) {
-		rc = kube_stream_feed(st, chunk, sizeof(chunk), &err);
-		fed += sizeof(chunk);
-	}
-	CHECK_INT(rc, KUBE_EJSON);
+	CHECK_INT(feed_until_error(st, chunk, sizeof(chunk), KUBE_ITEM_MAX, &err), KUBE_EJSON);
 	CHECK_STR(err.msg, "an object from the API server exceeds 8388608 bytes");
 	kube_stream_free(st);
 	sb_free(&r.log);
