@@ -163,6 +163,21 @@ wait_lines() {
   [ "$(jq -r .metadata.resourceVersion <<<"$p2")" -gt "$rv" ]
 }
 
+@test "resourceVersion=0 reads can be served stale (a lagging watch cache); unset is consistent" {
+  fake_start
+  put_cm a '{"v":"1"}'
+  fake_ctl POST /config '{"staleReads":1}' >/dev/null
+  put_cm a '{"v":"2"}'
+  rv=$(fake_ctl GET /state | jq .resourceVersion)
+  [ "$(fake_api GET '/api/v1/configmaps?resourceVersion=0' | jq -r '[.metadata.resourceVersion, .items[0].data.v]|join(" ")')" = "$((rv - 1)) 1" ]
+  [ "$(fake_api GET '/api/v1/configmaps' | jq -r '[.metadata.resourceVersion, .items[0].data.v]|join(" ")')" = "$rv 2" ]
+  [ "$(fake_api GET '/api/v1/namespaces/default/configmaps/a?resourceVersion=0' | jq -r .data.v)" = 1 ]
+  [ "$(fake_api GET '/api/v1/namespaces/default/configmaps/a' | jq -r .data.v)" = 2 ]
+  # a watch from "any" starts at the stale state and then catches up
+  run fake_api GET '/api/v1/configmaps?watch=1&resourceVersion=0&timeoutSeconds=1'
+  [ "$(printf '%s\n' "${lines[@]}" | jq -r '.type+" "+.object.data.v' | tr '\n' ' ')" = "ADDED 1 MODIFIED 2 " ]
+}
+
 @test "labelSelector: =, ==, !=, in, notin, exists, !exists" {
   fake_start
   put_cm a '{}' '{"app":"web","tier":"fe"}'
@@ -207,7 +222,8 @@ wait_lines() {
   watch_bg "$BATS_TEST_TMPDIR/w" "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=$rv&allowWatchBookmarks=true"
   fake_wait_watchers 1
   put_cm b
-  put_cm a '{"k":"changed"}'
+  curl -sS -X PATCH -H 'Content-Type: application/merge-patch+json' --data-binary '{"data":{"k":"changed"}}' \
+    "$FAKE_CTL/objects?apiVersion=v1&kind=ConfigMap&namespace=default&name=a" >/dev/null
   fake_ctl DELETE '/objects?apiVersion=v1&kind=ConfigMap&namespace=default&name=b' >/dev/null
   fake_ctl POST /objects '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"elsewhere","namespace":"other"}}' >/dev/null
   fake_ctl POST /bookmark >/dev/null
