@@ -142,7 +142,7 @@ int probe_run(const struct probe_opts *in, struct log_err *err)
 		goto out;
 	}
 	if (r < 0) {
-		r = log_err_set(err, -PROBE_EXIT_OUTPUT, "out of memory");
+		r = log_err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	if (opts.dry_run) {

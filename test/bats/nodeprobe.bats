@@ -69,7 +69,7 @@ teardown() {
   [ "$(cat "$T/fd/nodeprobe")" = "$dry" ]
   [ "$(stat -c %a "$T/fd/nodeprobe")" = 644 ]
   diff -u <(sort "$T/fd/nodeprobe") "$T/fd/nodeprobe"
-  ! grep -q '^#' "$T/fd/nodeprobe"
+  ! grep -q '^#' "$T/fd/nodeprobe" || false
   [ "$(ls -A "$T/fd")" = nodeprobe ]     # no temp file left behind
 }
 

@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* kube_stream: LIST bodies and WATCH streams parsed with yajl as bytes arrive; items never held in
+ * bulk. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_parse.h>
+
+#include "kube/kube.h"
+
+#define MAX_DEPTH 96
+#define KEY_MAX	  1024
+
+/*
+ * Nesting is tracked from the document root. In a LIST the item root is at
+ * level 2 (root map, "items" array); in a WATCH at level 1 (root map, key
+ * "object"). lvl counts open containers.
+ */
+struct kube_stream {
+	enum kube_stream_kind kind;
+	enum kube_item_mode mode;
+	const struct kube_stream_ops *ops;
+	void *ctx;
+	yajl_handle y;
+	int lvl;			  /* open containers */
+	int item_lvl;			  /* lvl of the current item's root map, 0 if none */
+	char is_array[MAX_DEPTH + 1];	  /* per open container */
+	struct strbuf key[MAX_DEPTH + 1]; /* last key per open map (levels 1..) */
+	struct strbuf type;		  /* watch event type */
+	struct strbuf cont;		  /* list metadata.continue */
+	struct strbuf rv;		  /* newest resourceVersion */
+	json_t *stack[MAX_DEPTH + 1];	  /* JSON mode: containers being built, item root at 0 */
+	int jdepth;			  /* JSON mode: entries used in stack */
+	json_t *item;			  /* JSON mode: finished item waiting for its event end */
+	int item_done;			  /* FLAT mode: an item ended, waiting for its event end */
+	int cb_err;			  /* a callback's negative return */
+	size_t item_bytes;		  /* JSON mode: bytes fed since the current item started */
+	size_t pending; /* bytes fed since the last complete token (yajl buffers them) */
+	struct log_err *err;
+};
+
+static int in_item(const struct kube_stream *st)
+{
+	return st->item_lvl && st->lvl >= st->item_lvl;
+}
+
+/* Depth of a value inside the item (1 = a key of the item root). */
+static int item_depth(const struct kube_stream *st)
+{
+	return st->lvl - st->item_lvl + 1;
+}
+
+static int emit_item(struct kube_stream *st)
+{
+	const char *type = st->kind == KUBE_STREAM_LIST ? "LIST" : st->type.buf;
+	int r;
+
+	r = st->ops->item ? st->ops->item(st->ctx, type, st->item) : 0;
+	if (st->item) {
+		json_decref(st->item);
+		st->item = NULL;
+	}
+	st->item_done = 0;
+	if (r < 0) {
+		st->cb_err = r;
+		return 0;
+	}
+	return 1;
+}
+
+/* JSON mode: attach v to the container being built (steals v). */
+static int json_attach(struct kube_stream *st, json_t *v)
+{
+	json_t *parent;
+
+	if (!v)
+		return 0;
+	if (st->jdepth == 0) {
+		json_decref(v);
+		return 1;
+	}
+	parent = st->stack[st->jdepth - 1];
+	if (json_is_array(parent))
+		json_array_append_new(parent, v);
+	else
+		json_object_setn_new_nocheck(parent, st->key[st->lvl].buf, st->key[st->lvl].len, v);
+	return 1;
+}
+
+static void note_rv(struct kube_stream *st, const char *val, size_t len)
+{
+	sb_reset(&st->rv);
+	sb_addn(&st->rv, val, len);
+}
+
+/* A scalar value (string, number, bool, null); str is NULL for null/bool. */
+static int on_scalar(struct kube_stream *st, const char *val, size_t len, json_t *jv)
+{
+	int d;
+
+	st->pending = 0;
+	if (!in_item(st)) {
+		json_decref(jv);
+		if (!val || st->is_array[st->lvl])
+			return 1;
+		if (st->kind == KUBE_STREAM_WATCH && st->lvl == 1 &&
+		    strcmp(st->key[1].buf, "type") == 0) {
+			sb_reset(&st->type);
+			sb_addn(&st->type, val, len);
+		} else if (st->kind == KUBE_STREAM_LIST && st->lvl == 2 &&
+			   strcmp(st->key[1].buf, "metadata") == 0) {
+			if (strcmp(st->key[2].buf, "continue") == 0) {
+				sb_reset(&st->cont);
+				sb_addn(&st->cont, val, len);
+			} else if (strcmp(st->key[2].buf, "resourceVersion") == 0) {
+				note_rv(st, val, len);
+			}
+		}
+		return 1;
+	}
+	d = item_depth(st);
+	if (val && !st->is_array[st->lvl] && d == 2 &&
+	    strcmp(st->key[st->item_lvl].buf, "metadata") == 0 &&
+	    strcmp(st->key[st->lvl].buf, "resourceVersion") == 0 && st->kind == KUBE_STREAM_WATCH)
+		note_rv(st, val, len);
+	if (st->mode == KUBE_ITEM_JSON)
+		return json_attach(st, jv);
+	json_decref(jv);
+	if (val && d <= KUBE_FLAT_DEPTH && st->ops->scalar) {
+		const char *keys[KUBE_FLAT_DEPTH];
+		int i, r;
+
+		for (i = 0; i < d; i++) {
+			if (st->is_array[st->item_lvl + i])
+				return 1;
+			keys[i] = st->key[st->item_lvl + i].buf;
+		}
+		r = st->ops->scalar(st->ctx, d, keys, val, len);
+		if (r < 0) {
+			st->cb_err = r;
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int cb_null(void *c)
+{
+	struct kube_stream *st = c;
+
+	return on_scalar(st, NULL, 0,
+			 st->mode == KUBE_ITEM_JSON && in_item(st) ? json_null() : NULL);
+}
+
+static int cb_bool(void *c, int b)
+{
+	struct kube_stream *st = c;
+
+	return on_scalar(st, NULL, 0,
+			 st->mode == KUBE_ITEM_JSON && in_item(st) ? json_boolean(b) : NULL);
+}
+
+static int cb_number(void *c, const char *s, size_t len)
+{
+	struct kube_stream *st = c;
+	json_t *jv = NULL;
+
+	if (st->mode == KUBE_ITEM_JSON && in_item(st)) {
+		char buf[64];
+		char *end;
+
+		if (len >= sizeof(buf))
+			len = sizeof(buf) - 1;
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+		if (strpbrk(buf, ".eE"))
+			jv = json_real(strtod(buf, &end));
+		else
+			jv = json_integer(strtoll(buf, &end, 10));
+	}
+	return on_scalar(st, s, len, jv);
+}
+
+static int cb_string(void *c, const unsigned char *s, size_t len)
+{
+	struct kube_stream *st = c;
+	json_t *jv = NULL;
+
+	if (st->mode == KUBE_ITEM_JSON && in_item(st))
+		jv = json_stringn_nocheck((const char *)s, len);
+	return on_scalar(st, (const char *)s, len, jv);
+}
+
+static int open_container(struct kube_stream *st, int array)
+{
+	int starts_item = 0;
+
+	st->pending = 0;
+	if (st->lvl >= MAX_DEPTH) {
+		log_err_set(st->err, KUBE_EJSON, "JSON nested deeper than %d levels", MAX_DEPTH);
+		return 0;
+	}
+	if (!st->item_lvl && !array && !st->is_array[st->lvl]) {
+		if (st->kind == KUBE_STREAM_WATCH && st->lvl == 1 &&
+		    strcmp(st->key[1].buf, "object") == 0)
+			starts_item = 1;
+	}
+	if (!st->item_lvl && !array && st->kind == KUBE_STREAM_LIST && st->lvl == 2 &&
+	    st->is_array[2] && strcmp(st->key[1].buf, "items") == 0)
+		starts_item = 1;
+	if (st->mode == KUBE_ITEM_JSON && (starts_item || in_item(st))) {
+		json_t *v = array ? json_array() : json_object();
+
+		if (!v) {
+			st->cb_err = -ENOMEM;
+			return 0;
+		}
+		if (!starts_item)
+			json_attach(st, json_incref(v));
+		st->stack[st->jdepth++] = v;
+	}
+	st->lvl++;
+	st->is_array[st->lvl] = (char)array;
+	sb_reset(&st->key[st->lvl]);
+	if (starts_item) {
+		st->item_lvl = st->lvl;
+		st->item_bytes = 0;
+		if (st->mode == KUBE_ITEM_FLAT && st->ops->begin) {
+			int r = st->ops->begin(st->ctx);
+
+			if (r < 0) {
+				st->cb_err = r;
+				return 0;
+			}
+		}
+	}
+	return 1;
+}
+
+static int close_container(struct kube_stream *st)
+{
+	int ends_item = st->item_lvl && st->lvl == st->item_lvl;
+
+	st->pending = 0;
+	if (st->mode == KUBE_ITEM_JSON && in_item(st)) {
+		json_t *v = st->stack[--st->jdepth];
+
+		if (ends_item) {
+			json_decref(st->item);
+			st->item = v;
+		} else {
+			json_decref(v);
+		}
+	}
+	st->lvl--;
+	if (ends_item) {
+		st->item_lvl = 0;
+		st->item_done = 1;
+		if (st->kind == KUBE_STREAM_LIST)
+			return emit_item(st);
+	}
+	/* A watch event ends with its root map: report the item with its type. */
+	if (st->kind == KUBE_STREAM_WATCH && st->lvl == 0) {
+		int ok = st->item_done ? emit_item(st) : 1;
+
+		sb_reset(&st->type);
+		return ok;
+	}
+	return 1;
+}
+
+static int cb_start_map(void *c)
+{
+	return open_container(c, 0);
+}
+
+static int cb_end_map(void *c)
+{
+	return close_container(c);
+}
+
+static int cb_start_array(void *c)
+{
+	return open_container(c, 1);
+}
+
+static int cb_end_array(void *c)
+{
+	return close_container(c);
+}
+
+static int cb_map_key(void *c, const unsigned char *k, size_t len)
+{
+	struct kube_stream *st = c;
+	struct strbuf *key = &st->key[st->lvl];
+
+	st->pending = 0;
+	sb_reset(key);
+	if (sb_addn(key, k, len) < 0) {
+		log_err_set(st->err, KUBE_EJSON, "JSON key longer than %d bytes", KEY_MAX);
+		return 0;
+	}
+	return 1;
+}
+
+static const yajl_callbacks callbacks = {
+    .yajl_null = cb_null,
+    .yajl_boolean = cb_bool,
+    .yajl_number = cb_number,
+    .yajl_string = cb_string,
+    .yajl_start_map = cb_start_map,
+    .yajl_map_key = cb_map_key,
+    .yajl_end_map = cb_end_map,
+    .yajl_start_array = cb_start_array,
+    .yajl_end_array = cb_end_array,
+};
+
+struct kube_stream *kube_stream_new(enum kube_stream_kind kind, enum kube_item_mode mode,
+				    const struct kube_stream_ops *ops, void *ctx)
+{
+	struct kube_stream *st = calloc(1, sizeof(*st));
+	int i;
+
+	if (!st)
+		return NULL;
+	st->kind = kind;
+	st->mode = mode;
+	st->ops = ops;
+	st->ctx = ctx;
+	for (i = 0; i <= MAX_DEPTH; i++)
+		sb_init(&st->key[i], KEY_MAX);
+	sb_init(&st->type, 64);
+	sb_init(&st->cont, 64 * 1024);
+	sb_init(&st->rv, 256);
+	st->y = yajl_alloc(&callbacks, NULL, st);
+	if (!st->y) {
+		free(st);
+		return NULL;
+	}
+	if (kind == KUBE_STREAM_WATCH)
+		yajl_config(st->y, yajl_allow_multiple_values, 1);
+	return st;
+}
+
+static int parse_error(struct kube_stream *st, const unsigned char *buf, size_t len)
+{
+	unsigned char *msg;
+
+	if (st->cb_err)
+		return st->cb_err;
+	if (st->err && st->err->code)
+		return st->err->code;
+	msg = yajl_get_error(st->y, 0, buf, len);
+	log_err_set(st->err, KUBE_EJSON, "bad JSON from the API server: %s",
+		    msg ? (const char *)msg : "parse error");
+	if (msg) {
+		/* yajl's message ends with a newline */
+		size_t n = strlen(st->err ? st->err->msg : "");
+
+		if (n && st->err->msg[n - 1] == '\n')
+			st->err->msg[n - 1] = '\0';
+		yajl_free_error(st->y, msg);
+	}
+	return KUBE_EJSON;
+}
+
+int kube_stream_feed(struct kube_stream *st, const void *buf, size_t len, struct log_err *err)
+{
+	yajl_status s;
+
+	st->err = err;
+	log_err_clear(err);
+	s = yajl_parse(st->y, buf, len);
+	if (s != yajl_status_ok)
+		return parse_error(st, buf, len);
+	/* yajl keeps an unfinished string or number whole: cap what it may hold. */
+	st->pending += len;
+	if (st->pending > KUBE_VALUE_MAX)
+		return log_err_set(err, KUBE_EJSON,
+				   "a JSON value from the API server exceeds %d bytes",
+				   KUBE_VALUE_MAX);
+	/* A JSON-mode item is built whole: cap it too (counted per chunk, so roughly). */
+	if (st->mode == KUBE_ITEM_JSON && st->item_lvl) {
+		st->item_bytes += len;
+		if (st->item_bytes > KUBE_ITEM_MAX)
+			return log_err_set(err, KUBE_EJSON,
+					   "an object from the API server exceeds %d bytes",
+					   KUBE_ITEM_MAX);
+	}
+	return 0;
+}
+
+int kube_stream_finish(struct kube_stream *st, struct log_err *err)
+{
+	yajl_status s;
+
+	st->err = err;
+	log_err_clear(err);
+	s = yajl_complete_parse(st->y);
+	if (s != yajl_status_ok)
+		return parse_error(st, NULL, 0);
+	if (st->lvl != 0)
+		return log_err_set(err, KUBE_EJSON, "truncated JSON from the API server");
+	return 0;
+}
+
+const char *kube_stream_continue(const struct kube_stream *st)
+{
+	return st->cont.buf;
+}
+
+const char *kube_stream_rv(const struct kube_stream *st)
+{
+	return st->rv.buf;
+}
+
+void kube_stream_free(struct kube_stream *st)
+{
+	int i;
+
+	if (!st)
+		return;
+	while (st->jdepth > 0)
+		json_decref(st->stack[--st->jdepth]);
+	json_decref(st->item);
+	for (i = 0; i <= MAX_DEPTH; i++)
+		sb_free(&st->key[i]);
+	sb_free(&st->type);
+	sb_free(&st->cont);
+	sb_free(&st->rv);
+	yajl_free(st->y);
+	free(st);
+}

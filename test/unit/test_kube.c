@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests for pkg/kube: kubeconfig, in-cluster config, URLs, base64, the streaming parser. */
+#include <errno.h>
+#include <sys/stat.h>
+
+#include "harness.h"
+#include "kube/kube.h"
+
+static const char *write_tmp(const char *dir, const char *name, const char *text)
+{
+	static char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		return NULL;
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+#define KC_HEAD                                                                                    \
+	"apiVersion: v1\nkind: Config\ncurrent-context: prod\n"                                    \
+	"contexts:\n- name: other\n  context: {cluster: c2, user: u2}\n"                           \
+	"- name: prod\n  context:\n    cluster: main\n    user: admin\n    namespace: apps\n"
+
+TEST(kubeconfig_files_relative_to_its_directory)
+{
+	const char *dir = harness_tmpdir();
+	struct kube_config cfg;
+	struct log_err err = {0};
+	const char *p =
+	    write_tmp(dir, "kc",
+		      KC_HEAD "clusters:\n- name: main\n  cluster:\n"
+			      "    server: https://10.0.0.1:6443/\n"
+			      "    certificate-authority: certs/ca.crt\n"
+			      "users:\n- name: admin\n  user:\n    tokenFile: /run/tok\n"
+			      "    client-certificate: c.crt\n    client-key: /abs/c.key\n");
+	char want[600];
+
+	REQUIRE_INT(kube_config_load(&cfg, p, NULL, &err), 0);
+	CHECK_STR(cfg.server, "https://10.0.0.1:6443");
+	snprintf(want, sizeof(want), "%s/certs/ca.crt", dir);
+	CHECK_STR(cfg.ca_file, want);
+	CHECK_STR(cfg.token_file, "/run/tok");
+	CHECK(cfg.token == NULL);
+	snprintf(want, sizeof(want), "%s/c.crt", dir);
+	CHECK_STR(cfg.cert_file, want);
+	CHECK_STR(cfg.key_file, "/abs/c.key");
+	CHECK_STR(cfg.namespace, "apps");
+	CHECK_INT(cfg.insecure, 0);
+	kube_config_free(&cfg);
+}
+
+TEST(kubeconfig_inline_data_token_insecure_and_context)
+{
+	const char *dir = harness_tmpdir();
+	struct kube_config cfg;
+	struct log_err err = {0};
+	/* "LS0tLS1CRUdJTg==" is base64 of "-----BEGIN" */
+	const char *p = write_tmp(dir, "kc",
+				  KC_HEAD "clusters:\n- name: c2\n  cluster:\n"
+					  "    server: https://b.example:443\n"
+					  "    insecure-skip-tls-verify: true\n"
+					  "- name: main\n  cluster:\n    server: https://a\n"
+					  "    certificate-authority-data: LS0tLS1CRUdJTg==\n"
+					  "users:\n- name: admin\n  user: {}\n"
+					  "- name: u2\n  user:\n    token: abc.def\n"
+					  "    client-certificate-data: LS0tLS1CRUdJTg==\n"
+					  "    client-key-data: LS0tLS1CRUdJTg==\n");
+
+	REQUIRE_INT(kube_config_load(&cfg, p, NULL, &err), 0);
+	CHECK_STR(cfg.server, "https://a");
+	REQUIRE(cfg.ca_pem != NULL);
+	CHECK_INT(cfg.ca_pem_len, 10);
+	CHECK(memcmp(cfg.ca_pem, "-----BEGIN", 10) == 0);
+	kube_config_free(&cfg);
+
+	REQUIRE_INT(kube_config_load(&cfg, p, "other", &err), 0);
+	CHECK_STR(cfg.server, "https://b.example:443");
+	CHECK_INT(cfg.insecure, 1);
+	CHECK_STR(cfg.token, "abc.def");
+	CHECK_INT(cfg.cert_pem_len, 10);
+	CHECK_INT(cfg.key_pem_len, 10);
+	CHECK(cfg.namespace == NULL);
+	kube_config_free(&cfg);
+}
+
+TEST(kubeconfig_errors_name_file_and_field)
+{
+	const char *dir = harness_tmpdir();
+	struct kube_config cfg;
+	struct log_err err = {0};
+	char path[512], want[700];
+	const char *p;
+
+	p = write_tmp(dir, "nocluster", KC_HEAD "clusters: []\n");
+	snprintf(path, sizeof(path), "%s", p);
+	CHECK_INT(kube_config_load(&cfg, path, NULL, &err), KUBE_ECONFIG);
+	snprintf(want, sizeof(want), "%s: clusters: no cluster 'main' for context 'prod'", path);
+	CHECK_STR(err.msg, want);
+	kube_config_free(&cfg);
+
+	p = write_tmp(dir, "noserver", KC_HEAD "clusters:\n- name: main\n  cluster: {}\n");
+	snprintf(path, sizeof(path), "%s", p);
+	CHECK_INT(kube_config_load(&cfg, path, NULL, &err), KUBE_ECONFIG);
+	snprintf(want, sizeof(want), "%s: clusters[main].cluster.server: missing", path);
+	CHECK_STR(err.msg, want);
+	kube_config_free(&cfg);
+
+	p = write_tmp(dir, "badb64",
+		      KC_HEAD "clusters:\n- name: main\n  cluster:\n"
+			      "    server: https://a\n    certificate-authority-data: '@@'\n");
+	snprintf(path, sizeof(path), "%s", p);
+	CHECK_INT(kube_config_load(&cfg, path, NULL, &err), KUBE_ECONFIG);
+	snprintf(want, sizeof(want), "%s: certificate-authority-data: not valid base64", path);
+	CHECK_STR(err.msg, want);
+	kube_config_free(&cfg);
+
+	p = write_tmp(dir, "badyaml", "a: [\n");
+	snprintf(path, sizeof(path), "%s", p);
+	CHECK_INT(kube_config_load(&cfg, path, NULL, &err), KUBE_ECONFIG);
+	CHECK(strstr(err.msg, "badyaml:2:1: ") != NULL);
+	kube_config_free(&cfg);
+
+	CHECK_INT(kube_config_load(&cfg, "/nonexistent/kc", "x", &err), -ENOENT);
+	CHECK_STR(err.msg, "/nonexistent/kc: No such file or directory");
+	kube_config_free(&cfg);
+}
+
+TEST(in_cluster_config)
+{
+	const char *dir = harness_tmpdir();
+	struct kube_config cfg;
+	struct log_err err = {0};
+	char want[600];
+
+	write_tmp(dir, "token", "tok\n");
+	write_tmp(dir, "ca.crt", "pem\n");
+	write_tmp(dir, "namespace", "kube-system\n");
+	setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1", 1);
+	setenv("KUBERNETES_SERVICE_PORT", "443", 1);
+	REQUIRE_INT(kube_config_in_cluster(&cfg, dir, &err), 0);
+	CHECK_STR(cfg.server, "https://10.96.0.1:443");
+	snprintf(want, sizeof(want), "%s/token", dir);
+	CHECK_STR(cfg.token_file, want);
+	snprintf(want, sizeof(want), "%s/ca.crt", dir);
+	CHECK_STR(cfg.ca_file, want);
+	CHECK_STR(cfg.namespace, "kube-system");
+	kube_config_free(&cfg);
+	setenv("KUBERNETES_SERVICE_HOST", "fd00::1", 1);
+	REQUIRE_INT(kube_config_in_cluster(&cfg, dir, &err), 0);
+	CHECK_STR(cfg.server, "https://[fd00::1]:443");
+	kube_config_free(&cfg);
+	unsetenv("KUBERNETES_SERVICE_HOST");
+	CHECK_INT(kube_config_in_cluster(&cfg, dir, &err), KUBE_ECONFIG);
+	kube_config_free(&cfg);
+}
+
+TEST(urls)
+{
+	struct strbuf sb = STRBUF_INIT(4096);
+	struct kube_query q = {0};
+
+	CHECK_INT(kube_url(&sb, "https://h:6443", &kube_configmaps, NULL, NULL, NULL), 0);
+	CHECK_STR(sb.buf, "https://h:6443/api/v1/configmaps");
+	sb_reset(&sb);
+	q.label_selector = "app in (a,b),!x";
+	q.field_selector = "type!=helm.sh/release.v1";
+	q.limit = 500;
+	q.cont = "eyJ2Ijoi+/=";
+	kube_url(&sb, "", &kube_secrets, "ns-1", NULL, &q);
+	CHECK_STR(
+	    sb.buf,
+	    "/api/v1/namespaces/ns-1/secrets?labelSelector=app%20in%20%28a%2Cb%29%2C%21x"
+	    "&fieldSelector=type%21%3Dhelm.sh%2Frelease.v1&limit=500&continue=eyJ2Ijoi%2B%2F%3D");
+	sb_reset(&sb);
+	memset(&q, 0, sizeof(q));
+	q.watch = 1;
+	q.bookmarks = 1;
+	q.resource_version = "12345";
+	q.timeout_seconds = 300;
+	kube_url(&sb, "", &kube_deployments, "", NULL, &q);
+	CHECK_STR(sb.buf, "/apis/apps/v1/deployments?watch=1&allowWatchBookmarks=true"
+			  "&resourceVersion=12345&timeoutSeconds=300");
+	sb_reset(&sb);
+	memset(&q, 0, sizeof(q));
+	q.field_manager = "nodeprobe-reload";
+	kube_url(&sb, "", &kube_statefulsets, "a", "b/../c", &q);
+	CHECK_STR(
+	    sb.buf,
+	    "/apis/apps/v1/namespaces/a/statefulsets/b%2F..%2Fc?fieldManager=nodeprobe-reload");
+	sb_free(&sb);
+}
+
+TEST(base64)
+{
+	unsigned char out[16];
+
+	CHECK_INT(kube_b64_decode("dGVzdA==", 8, out, sizeof(out)), 4);
+	CHECK(memcmp(out, "test", 4) == 0);
+	CHECK_INT(kube_b64_decode("dGVzdA", 6, out, sizeof(out)), 4);
+	CHECK_INT(kube_b64_decode("", 0, out, sizeof(out)), 0);
+	CHECK_INT(kube_b64_decode("dG=zdA==", 8, out, sizeof(out)), -EINVAL);
+	CHECK_INT(kube_b64_decode("d", 1, out, sizeof(out)), -EINVAL);
+	CHECK_INT(kube_b64_decode("dGVzdA==", 8, out, 3), -E2BIG);
+}
+
+/* Records what the parser reports. */
+struct rec {
+	struct strbuf log;
+};
+
+static int r_scalar(void *ctx, int depth, const char *const *keys, const char *val, size_t len)
+{
+	struct rec *r = ctx;
+	int i;
+
+	for (i = 0; i < depth; i++)
+		sb_addf(&r->log, "%s%s", i ? "." : "", keys[i]);
+	sb_addf(&r->log, "=%.*s;", (int)len, val);
+	return 0;
+}
+
+static int r_begin(void *ctx)
+{
+	sb_add(&((struct rec *)ctx)->log, "<");
+	return 0;
+}
+
+static int r_item(void *ctx, const char *type, json_t *obj)
+{
+	struct rec *r = ctx;
+
+	sb_addf(&r->log, ">%s", type);
+	if (obj) {
+		char *s = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
+
+		sb_addf(&r->log, "%s", s);
+		free(s);
+	}
+	sb_add(&r->log, "\n");
+	return 0;
+}
+
+static const struct kube_stream_ops rops = {r_scalar, r_begin, r_item};
+
+/* Feed text one byte at a time: chunk boundaries anywhere must not matter. */
+static int feed_bytes(struct kube_stream *st, const char *text)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; text[i]; i++) {
+		r = kube_stream_feed(st, text + i, 1, NULL);
+		if (r < 0)
+			return r;
+	}
+	return kube_stream_finish(st, NULL);
+}
+
+static const char list_json[] =
+    "{\"kind\":\"SecretList\",\"metadata\":{\"resourceVersion\":\"900\",\"continue\":\"tok\"},"
+    "\"items\":[{\"metadata\":{\"name\":\"a\",\"namespace\":\"n\",\"resourceVersion\":\"7\","
+    "\"annotations\":{\"reloader.stakater.com/match\":\"true\"},\"managedFields\":[{\"x\":1}]},"
+    "\"data\":{\"k\":\"dg==\",\"l\":\"\\u0041\"},\"type\":\"Opaque\"},"
+    "{\"metadata\":{\"name\":\"b\"},\"data\":{}}]}";
+
+TEST(stream_list_flat)
+{
+	struct rec r = {STRBUF_INIT(4096)};
+	struct kube_stream *st = kube_stream_new(KUBE_STREAM_LIST, KUBE_ITEM_FLAT, &rops, &r);
+
+	REQUIRE(st != NULL);
+	CHECK_INT(feed_bytes(st, list_json), 0);
+	CHECK_STR(r.log.buf, "<metadata.name=a;metadata.namespace=n;metadata.resourceVersion=7;"
+			     "metadata.annotations.reloader.stakater.com/match=true;"
+			     "data.k=dg==;data.l=A;type=Opaque;>LIST\n"
+			     "<metadata.name=b;>LIST\n");
+	CHECK_STR(kube_stream_continue(st), "tok");
+	CHECK_STR(kube_stream_rv(st), "900");
+	kube_stream_free(st);
+	sb_free(&r.log);
+}
+
+TEST(stream_watch_json)
+{
+	struct rec r = {STRBUF_INIT(4096)};
+	struct kube_stream *st = kube_stream_new(KUBE_STREAM_WATCH, KUBE_ITEM_JSON, &rops, &r);
+
+	REQUIRE(st != NULL);
+	CHECK_INT(
+	    feed_bytes(
+		st,
+		"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"x\","
+		"\"resourceVersion\":\"11\"},\"spec\":{\"l\":[1,2.5,true,null,{}]}}}\n"
+		"{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"15\"}}}\n"
+		"{\"object\":{\"code\":410},\"type\":\"ERROR\"}\n"),
+	    0);
+	CHECK_STR(r.log.buf, ">ADDED{\"metadata\":{\"name\":\"x\",\"resourceVersion\":\"11\"},"
+			     "\"spec\":{\"l\":[1,2.5,true,null,{}]}}\n"
+			     ">BOOKMARK{\"metadata\":{\"resourceVersion\":\"15\"}}\n"
+			     ">ERROR{\"code\":410}\n");
+	CHECK_STR(kube_stream_rv(st), "15");
+	kube_stream_free(st);
+	sb_free(&r.log);
+}
+
+TEST(stream_rejects_bad_json)
+{
+	struct rec r = {STRBUF_INIT(4096)};
+	struct kube_stream *st = kube_stream_new(KUBE_STREAM_LIST, KUBE_ITEM_FLAT, &rops, &r);
+	struct log_err err = {0};
+
+	REQUIRE(st != NULL);
+	CHECK_INT(kube_stream_feed(st, "{\"items\":[{]}", 13, &err), KUBE_EJSON);
+	CHECK(strncmp(err.msg, "bad JSON from the API server: ", 30) == 0);
+	kube_stream_free(st);
+	st = kube_stream_new(KUBE_STREAM_LIST, KUBE_ITEM_FLAT, &rops, &r);
+	CHECK_INT(kube_stream_feed(st, "{\"items\":[", 10, &err), 0);
+	CHECK_INT(kube_stream_finish(st, &err), KUBE_EJSON);
+	kube_stream_free(st);
+	sb_free(&r.log);
+}
+
+/* Feed chunk until the parser fails or more than limit bytes went in; returns the result. */
+static int feed_until_error(struct kube_stream *st, const char *chunk, size_t n, size_t limit,
+			    struct log_err *err)
+{
+	size_t fed = 0;
+	int rc = 0;
+
+	while (rc == 0 && fed <= limit + n) {
+		rc = kube_stream_feed(st, chunk, n, err);
+		fed += n;
+	}
+	return rc;
+}
+
+TEST(stream_caps_one_value)
+{
+	struct rec r = {STRBUF_INIT(4096)};
+	struct kube_stream *st = kube_stream_new(KUBE_STREAM_WATCH, KUBE_ITEM_FLAT, &rops, &r);
+	struct log_err err = {0};
+	static char chunk[64 * 1024];
+	REQUIRE(st != NULL);
+	memset(chunk, 'A', sizeof(chunk));
+	const char *head = "{\"type\":\"ADDED\",\"object\":{\"data\":{\"k\":\"";
+
+	CHECK_INT(kube_stream_feed(st, head, strlen(head), &err), 0);
+	CHECK_INT(feed_until_error(st, chunk, sizeof(chunk), KUBE_VALUE_MAX, &err), KUBE_EJSON);
+	CHECK_STR(err.msg, "a JSON value from the API server exceeds 4718592 bytes");
+	kube_stream_free(st);
+	sb_free(&r.log);
+}
+
+TEST(stream_caps_one_json_item)
+{
+	struct rec r = {STRBUF_INIT(4096)};
+	struct kube_stream *st = kube_stream_new(KUBE_STREAM_LIST, KUBE_ITEM_JSON, &rops, &r);
+	struct log_err err = {0};
+	static char chunk[64 * 1024];
+	const char *head = "{\"items\":[{\"a\":[";
+	size_t i;
+
+	REQUIRE(st != NULL);
+	/* many small values: no single value is large, the item is */
+	for (i = 0; i + 2 <= sizeof(chunk); i += 2)
+		memcpy(chunk + i, "1,", 2);
+	CHECK_INT(kube_stream_feed(st, head, strlen(head), &err), 0);
+	CHECK_INT(feed_until_error(st, chunk, sizeof(chunk), KUBE_ITEM_MAX, &err), KUBE_EJSON);
+	CHECK_STR(err.msg, "an object from the API server exceeds 8388608 bytes");
+	kube_stream_free(st);
+	sb_free(&r.log);
+}

@@ -1,0 +1,423 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests for pkg/reload: Reloader's hash, env names, annotation resolution, uses, patch bodies.
+ */
+#include <errno.h>
+
+#include "harness.h"
+#include "reload/reload.h"
+
+static json_t *J(const char *s)
+{
+	json_error_t e;
+	json_t *j = json_loads(s, 0, &e);
+
+	if (!j)
+		fprintf(stderr, "bad test JSON: %s: %s\n", e.text, s);
+	return j;
+}
+
+static void check_hash(const char *obj, enum reload_type t, const char *want)
+{
+	char hex[RELOAD_HASH_HEX];
+	json_t *j = J(obj);
+
+	CHECK_INT(reload_hash_object(j, t, hex), 0);
+	CHECK_STR(hex, want);
+	json_decref(j);
+}
+
+/* Reloader's vectors (internal/pkg/crypto/sha_test.go, util_test.go, reloader.md §3.1). */
+TEST(hash_reloader_vectors)
+{
+	check_hash("{}", RELOAD_CONFIGMAP, "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+	check_hash("{\"data\":{\"b\":\"2\",\"a\":\"1\"}}", RELOAD_CONFIGMAP,
+		   "f83e99e324ba68ccc373a58ef1eb42f8ab88646a");
+	check_hash("{\"data\":{\"test\":\"test\"}}", RELOAD_CONFIGMAP,
+		   "b3cefbcce711f8574b0e66c41fc1dcf06eb5b6db");
+	/* util_test.go's three ConfigMaps: data only, both, binaryData only (base64 hashed). */
+	check_hash("{\"data\":{\"test\":\"test\"},\"binaryData\":{\"bintest\":\"dGVzdA==\"}}",
+		   RELOAD_CONFIGMAP, "0d58150de76a895b24f4ca213f590766160c4349");
+	check_hash("{\"binaryData\":{\"bintest\":\"dGVzdA==\"}}", RELOAD_CONFIGMAP,
+		   "f327fede9d5cda17ab984fabce9eddeee1611a84");
+	/* Secret values are hashed decoded: {test: "test"} as base64. */
+	check_hash("{\"data\":{\"test\":\"dGVzdA==\"},\"type\":\"Opaque\"}", RELOAD_SECRET,
+		   "b3cefbcce711f8574b0e66c41fc1dcf06eb5b6db");
+	/* A Secret's binaryData does not exist; metadata is never hashed. */
+	check_hash("{\"metadata\":{\"name\":\"x\",\"labels\":{\"a\":\"b\"}},\"data\":{\"test\":"
+		   "\"dGVzdA==\"}}",
+		   RELOAD_SECRET, "b3cefbcce711f8574b0e66c41fc1dcf06eb5b6db");
+}
+
+TEST(hash_secret_not_base64)
+{
+	char hex[RELOAD_HASH_HEX];
+	json_t *j = J("{\"data\":{\"a\":\"not base64!\"}}");
+
+	CHECK_INT(reload_hash_object(j, RELOAD_SECRET, hex), -EINVAL);
+	json_decref(j);
+}
+
+TEST(hasher_streams_sorted_entries)
+{
+	struct reload_hasher h;
+	char hex[RELOAD_HASH_HEX];
+
+	REQUIRE_INT(reload_hasher_init(&h), 0);
+	reload_hasher_add(&h, "a", 1, "1", 1);
+	reload_hasher_add(&h, "b", 1, "2", 1);
+	CHECK_INT(reload_hasher_final(&h, hex), 0);
+	CHECK_STR(hex, "f83e99e324ba68ccc373a58ef1eb42f8ab88646a");
+
+	REQUIRE_INT(reload_hasher_init(&h), 0);
+	reload_hasher_add_b64(&h, "test", 4, "dGVzdA==", 8);
+	CHECK_INT(reload_hasher_final(&h, hex), 0);
+	CHECK_STR(hex, "b3cefbcce711f8574b0e66c41fc1dcf06eb5b6db");
+}
+
+TEST(hasher_detects_order_it_cannot_stream)
+{
+	struct reload_hasher h;
+	char hex[RELOAD_HASH_HEX];
+	json_t *j;
+
+	/* Keys out of order. */
+	REQUIRE_INT(reload_hasher_init(&h), 0);
+	reload_hasher_add(&h, "b", 1, "2", 1);
+	reload_hasher_add(&h, "a", 1, "1", 1);
+	CHECK_INT(reload_hasher_final(&h, hex), -EAGAIN);
+	/* Keys sorted ("a" < "a.b") but entries not ("a.b=" < "a="): Reloader sorts entries. */
+	REQUIRE_INT(reload_hasher_init(&h), 0);
+	reload_hasher_add(&h, "a", 1, "1", 1);
+	reload_hasher_add(&h, "a.b", 3, "2", 1);
+	CHECK_INT(reload_hasher_final(&h, hex), -EAGAIN);
+	/* The slow path gets it right: sha1("a.b=2;a=1"). */
+	j = J("{\"data\":{\"a\":\"1\",\"a.b\":\"2\"}}");
+	CHECK_INT(reload_hash_object(j, RELOAD_CONFIGMAP, hex), 0);
+	CHECK_STR(hex, "499daa6d70eb53ada0bb7346397120ffefcda5c3");
+	json_decref(j);
+	/* A binaryData key sorting before a data key: also the slow path. */
+	REQUIRE_INT(reload_hasher_init(&h), 0);
+	reload_hasher_add(&h, "z", 1, "1", 1);
+	reload_hasher_add(&h, "a", 1, "AA==", 4);
+	CHECK_INT(reload_hasher_final(&h, hex), -EAGAIN);
+	/* Bad base64 in a Secret. */
+	REQUIRE_INT(reload_hasher_init(&h), 0);
+	reload_hasher_add_b64(&h, "k", 1, "@@@@", 4);
+	CHECK_INT(reload_hasher_final(&h, hex), -EINVAL);
+}
+
+static void check_env(const char *name, enum reload_type t, const char *want)
+{
+	struct strbuf sb = STRBUF_INIT(1024);
+
+	CHECK_INT(reload_env_name(&sb, name, t), 0);
+	CHECK_STR(sb.buf, want);
+	sb_free(&sb);
+}
+
+TEST(env_var_names)
+{
+	/* Reloader's TestConvertToEnvVarName: www.stakater.com -> WWW_STAKATER_COM */
+	check_env("www.stakater.com", RELOAD_CONFIGMAP, "STAKATER_WWW_STAKATER_COM_CONFIGMAP");
+	check_env("my-app--cfg", RELOAD_SECRET, "STAKATER_MY_APP_CFG_SECRET");
+	check_env("-lead", RELOAD_CONFIGMAP, "STAKATER_LEAD_CONFIGMAP");
+	check_env("trail-", RELOAD_SECRET, "STAKATER_TRAIL__SECRET");
+	check_env("Mixed.Case9", RELOAD_CONFIGMAP, "STAKATER_MIXED_CASE9_CONFIGMAP");
+}
+
+/* A Deployment with the given metadata and template annotations and pod spec. */
+static int wl(struct reload_workload *w, const char *meta_ann, const char *tmpl_ann,
+	      const char *pod)
+{
+	char buf[8192];
+	json_t *j;
+	int r;
+
+	snprintf(buf, sizeof(buf),
+		 "{\"metadata\":{\"name\":\"web\",\"namespace\":\"ns\",\"annotations\":%s},"
+		 "\"spec\":{\"template\":{\"metadata\":{\"annotations\":%s},\"spec\":%s}}}",
+		 meta_ann, tmpl_ann, pod);
+	j = J(buf);
+	if (!j)
+		return -EINVAL;
+	r = reload_workload_parse(w, RELOAD_DEPLOYMENT, j, 0, NULL);
+	json_decref(j);
+	return r;
+}
+
+#define POD_ENVFROM_CM                                                                             \
+	"{\"containers\":[{\"name\":\"app\",\"envFrom\":[{\"configMapRef\":{\"name\":\"cfg\"}}]}]" \
+	"}"
+
+static enum reload_verdict verdict(const struct reload_workload *w, enum reload_type t,
+				   const char *name, int match, int ignore, const char **c)
+{
+	struct reload_object o = {t, "ns", name, "h", match, ignore};
+
+	return reload_should(w, &o, 0, c);
+}
+
+TEST(annotations_auto_and_typed_auto)
+{
+	struct reload_workload w;
+	const char *c;
+
+	REQUIRE_INT(wl(&w, "{\"reloader.stakater.com/auto\":\"true\"}", "{}", POD_ENVFROM_CM), 0);
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg", 0, 0, &c), RELOAD_YES);
+	CHECK_STR(c, "app");
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "other", 0, 0, &c), RELOAD_NO_NOT_USED);
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg", 0, 1, &c), RELOAD_NO_IGNORED);
+	reload_workload_free(&w);
+	/* Go ParseBool: "T" is true, "yes" is not */
+	REQUIRE_INT(wl(&w, "{\"reloader.stakater.com/auto\":\"T\"}", "{}", POD_ENVFROM_CM), 0);
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg", 0, 0, &c), RELOAD_YES);
+	reload_workload_free(&w);
+	REQUIRE_INT(wl(&w, "{\"reloader.stakater.com/auto\":\"yes\"}", "{}", POD_ENVFROM_CM), 0);
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg", 0, 0, &c), RELOAD_NO_NOT_SELECTED);
+	reload_workload_free(&w);
+	/* typed auto: only its own type */
+	REQUIRE_INT(wl(&w, "{\"secret.reloader.stakater.com/auto\":\"true\"}", "{}",
+		       "{\"containers\":[{\"name\":\"app\",\"envFrom\":[{\"configMapRef\":{"
+		       "\"name\":\"cfg\"}},"
+		       "{\"secretRef\":{\"name\":\"sec\"}}]}]}"),
+		    0);
+	CHECK_INT(verdict(&w, RELOAD_SECRET, "sec", 0, 0, &c), RELOAD_YES);
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg", 0, 0, &c), RELOAD_NO_NOT_SELECTED);
+	reload_workload_free(&w);
+}
+
+TEST(annotations_auto_all_and_opt_out)
+{
+	struct reload_workload w;
+	struct reload_object o = {RELOAD_CONFIGMAP, "ns", "cfg", "h", 0, 0};
+
+	REQUIRE_INT(wl(&w, "{}", "{}", POD_ENVFROM_CM), 0);
+	CHECK_INT(reload_should(&w, &o, 0, NULL), RELOAD_NO_NOT_SELECTED);
+	CHECK_INT(reload_should(&w, &o, 1, NULL), RELOAD_YES);
+	reload_workload_free(&w);
+	REQUIRE_INT(wl(&w, "{\"reloader.stakater.com/auto\":\"false\"}", "{}", POD_ENVFROM_CM), 0);
+	CHECK_INT(reload_should(&w, &o, 1, NULL), RELOAD_NO_NOT_SELECTED);
+	reload_workload_free(&w);
+	/* another namespace never matches */
+	REQUIRE_INT(wl(&w, "{\"reloader.stakater.com/auto\":\"true\"}", "{}", POD_ENVFROM_CM), 0);
+	o.ns = "other";
+	CHECK_INT(reload_should(&w, &o, 1, NULL), RELOAD_NO_NAMESPACE);
+	reload_workload_free(&w);
+}
+
+TEST(annotations_template_fallback_all_or_nothing)
+{
+	struct reload_workload w;
+	const char *c;
+
+	/* Only on the pod template: used. */
+	REQUIRE_INT(wl(&w, "{}", "{\"reloader.stakater.com/auto\":\"true\"}", POD_ENVFROM_CM), 0);
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg", 0, 0, &c), RELOAD_YES);
+	reload_workload_free(&w);
+	/* A search key on the metadata hides the template's auto (no merge). */
+	REQUIRE_INT(wl(&w, "{\"reloader.stakater.com/search\":\"true\"}",
+		       "{\"reloader.stakater.com/auto\":\"true\"}", POD_ENVFROM_CM),
+		    0);
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg", 0, 0, &c), RELOAD_NO_NOT_SELECTED);
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg", 1, 0, &c), RELOAD_YES);
+	reload_workload_free(&w);
+	/* A Secret reload key on the metadata does not hide the template for ConfigMaps. */
+	REQUIRE_INT(wl(&w, "{\"secret.reloader.stakater.com/reload\":\"s\"}",
+		       "{\"reloader.stakater.com/auto\":\"true\"}", POD_ENVFROM_CM),
+		    0);
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg", 0, 0, &c), RELOAD_YES);
+	reload_workload_free(&w);
+	/* Exclude lists are read from the metadata only. */
+	REQUIRE_INT(wl(&w, "{}",
+		       "{\"reloader.stakater.com/auto\":\"true\","
+		       "\"configmaps.exclude.reloader.stakater.com/reload\":\"cfg\"}",
+		       POD_ENVFROM_CM),
+		    0);
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg", 0, 0, &c), RELOAD_YES);
+	reload_workload_free(&w);
+}
+
+TEST(annotations_reload_lists_and_exclude)
+{
+	struct reload_workload w;
+	const char *c;
+
+	REQUIRE_INT(wl(&w,
+		       "{\"configmap.reloader.stakater.com/reload\":\" cfg , app-.* ,[bad\","
+		       "\"configmaps.exclude.reloader.stakater.com/reload\":\"app-x, skip\","
+		       "\"reloader.stakater.com/auto\":\"true\"}",
+		       "{}", POD_ENVFROM_CM),
+		    0);
+	/* named: reload even if unused, attributed to the first container */
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "app-1", 0, 0, &c), RELOAD_YES);
+	CHECK_STR(c, "app");
+	/* anchored: "xapp-1" and "cfg2" do not match */
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "xapp-1", 0, 0, &c), RELOAD_NO_NOT_USED);
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg2", 0, 0, &c), RELOAD_NO_NOT_USED);
+	/* excluded wins over the list and over auto */
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "app-x", 0, 0, &c), RELOAD_NO_EXCLUDED);
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "skip", 0, 0, &c), RELOAD_NO_EXCLUDED);
+	/* the invalid "[bad" entry was skipped, the others kept */
+	CHECK_INT(w.relist[0][RELOAD_CONFIGMAP].n, 2);
+	/* the ConfigMap list does not apply to Secrets */
+	CHECK_INT(verdict(&w, RELOAD_SECRET, "cfg", 0, 0, &c), RELOAD_NO_NOT_USED);
+	reload_workload_free(&w);
+	/* "a|b" is anchored as Go does it: ^a|b$ */
+	REQUIRE_INT(
+	    wl(&w, "{\"secret.reloader.stakater.com/reload\":\"a|b\"}", "{}", POD_ENVFROM_CM), 0);
+	CHECK_INT(verdict(&w, RELOAD_SECRET, "ab", 0, 0, &c), RELOAD_YES);
+	CHECK_INT(verdict(&w, RELOAD_SECRET, "xb", 0, 0, &c), RELOAD_YES);
+	CHECK_INT(verdict(&w, RELOAD_SECRET, "xa", 0, 0, &c), RELOAD_NO_NOT_SELECTED);
+	reload_workload_free(&w);
+}
+
+TEST(annotations_search_match)
+{
+	struct reload_workload w;
+	const char *c;
+
+	REQUIRE_INT(wl(&w, "{\"reloader.stakater.com/search\":\"true\"}", "{}", POD_ENVFROM_CM), 0);
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg", 1, 0, &c), RELOAD_YES);
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg", 0, 0, &c), RELOAD_NO_NOT_SELECTED);
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "unused", 1, 0, &c), RELOAD_NO_NOT_USED);
+	reload_workload_free(&w);
+	/* search must be exactly "true" */
+	REQUIRE_INT(wl(&w, "{\"reloader.stakater.com/search\":\"True\"}", "{}", POD_ENVFROM_CM), 0);
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg", 1, 0, &c), RELOAD_NO_NOT_SELECTED);
+	reload_workload_free(&w);
+}
+
+TEST(uses_volumes_env_init_containers)
+{
+	struct reload_workload w;
+	const char *c;
+
+	REQUIRE_INT(
+	    wl(&w, "{\"reloader.stakater.com/auto\":\"true\"}", "{}",
+	       "{\"volumes\":["
+	       "{\"name\":\"v1\",\"configMap\":{\"name\":\"mounted\"}},"
+	       "{\"name\":\"v2\",\"secret\":{\"secretName\":\"unmounted\"}},"
+	       "{\"name\":\"v3\",\"projected\":{\"sources\":[{\"configMap\":{\"name\":\"proj\"}},"
+	       "{\"secret\":{\"name\":\"psec\"}}]}},"
+	       "{\"name\":\"v4\",\"configMap\":{\"name\":\"initvol\"}}],"
+	       "\"initContainers\":[{\"name\":\"init\",\"volumeMounts\":[{\"name\":\"v4\","
+	       "\"mountPath\":\"/i\"}],"
+	       "\"env\":[{\"name\":\"E\",\"valueFrom\":{\"secretKeyRef\":{\"name\":\"initsec\","
+	       "\"key\":\"k\"}}}]}],"
+	       "\"containers\":["
+	       "{\"name\":\"main\",\"volumeMounts\":[{\"name\":\"v3\",\"mountPath\":\"/p\"}]},"
+	       "{\"name\":\"side\",\"volumeMounts\":[{\"name\":\"v1\",\"mountPath\":\"/m\"}],"
+	       "\"env\":[{\"name\":\"X\",\"valueFrom\":{\"configMapKeyRef\":{\"name\":\"mounted\","
+	       "\"key\":\"k\"}}},"
+	       "{\"name\":\"Y\",\"valueFrom\":{\"secretKeyRef\":{\"name\":\"unmounted\",\"key\":"
+	       "\"k\"}}}]}]}"),
+	    0);
+	/* volume mounted by the second container */
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "mounted", 0, 0, &c), RELOAD_YES);
+	CHECK_STR(c, "side");
+	/* projected sources */
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "proj", 0, 0, &c), RELOAD_YES);
+	CHECK_STR(c, "main");
+	CHECK_INT(verdict(&w, RELOAD_SECRET, "psec", 0, 0, &c), RELOAD_YES);
+	CHECK_STR(c, "main");
+	/* a volume no container mounts does not count; the env reference does */
+	CHECK_INT(verdict(&w, RELOAD_SECRET, "unmounted", 0, 0, &c), RELOAD_YES);
+	CHECK_STR(c, "side");
+	/* init container hits are attributed to the first regular container */
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "initvol", 0, 0, &c), RELOAD_YES);
+	CHECK_STR(c, "main");
+	CHECK_INT(verdict(&w, RELOAD_SECRET, "initsec", 0, 0, &c), RELOAD_YES);
+	CHECK_STR(c, "main");
+	CHECK_INT(w.nrefs, 6);
+	reload_workload_free(&w);
+}
+
+TEST(recorded_hash_both_strategies)
+{
+	struct reload_workload w;
+	struct reload_object o = {RELOAD_CONFIGMAP, "ns", "cfg", "h", 0, 0};
+
+	REQUIRE_INT(wl(&w, "{\"reloader.stakater.com/auto\":\"true\"}",
+		       "{\"reloader.stakater.com/last-reloaded-from\":"
+		       "\"{\\\"type\\\":\\\"CONFIGMAP\\\",\\\"name\\\":\\\"cfg\\\","
+		       "\\\"namespace\\\":\\\"ns\\\","
+		       "\\\"hash\\\":\\\"abc\\\",\\\"containerRefs\\\":[\\\"app\\\"],"
+		       "\\\"observedAt\\\":1}\"}",
+		       "{\"containers\":[{\"name\":\"app\",\"envFrom\":[{\"configMapRef\":{"
+		       "\"name\":\"cfg\"}}],"
+		       "\"env\":[{\"name\":\"STAKATER_CFG_CONFIGMAP\",\"value\":\"def\"},{\"name\":"
+		       "\"PLAIN\",\"value\":\"1\"}]}]}"),
+		    0);
+	CHECK_STR(reload_recorded(&w, &o, "app", RELOAD_ENV_VARS), "def");
+	CHECK(reload_recorded(&w, &o, "other", RELOAD_ENV_VARS) == NULL);
+	CHECK_STR(reload_recorded(&w, &o, "app", RELOAD_ANNOTATIONS), "abc");
+	o.type = RELOAD_SECRET;
+	CHECK(reload_recorded(&w, &o, "app", RELOAD_ANNOTATIONS) == NULL);
+	CHECK(reload_recorded(&w, &o, "app", RELOAD_ENV_VARS) == NULL);
+	CHECK_INT(w.nenv, 1);
+	reload_workload_free(&w);
+}
+
+TEST(patch_body_env_vars_exact)
+{
+	struct strbuf sb = STRBUF_INIT(4096);
+	struct reload_trigger t[3] = {
+	    {RELOAD_CONFIGMAP, "app-config", "0123456789abcdef0123456789abcdef01234567", "app"},
+	    {RELOAD_SECRET, "db.creds", "89abcdef0123456789abcdef0123456789abcdef", "side"},
+	    {RELOAD_SECRET, "tls", "fedcba9876543210fedcba9876543210fedcba98", "app"},
+	};
+
+	CHECK_INT(reload_patch_body(&sb, RELOAD_ENV_VARS, "ns", t, 1, 0), 0);
+	CHECK_STR(sb.buf,
+		  "{\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"app\",\"env\":"
+		  "[{\"name\":\"STAKATER_APP_CONFIG_CONFIGMAP\",\"value\":"
+		  "\"0123456789abcdef0123456789abcdef01234567\"}]}]}}}}");
+	sb_reset(&sb);
+	CHECK_INT(reload_patch_body(&sb, RELOAD_ENV_VARS, "ns", t, 3, 0), 0);
+	CHECK_STR(sb.buf, "{\"spec\":{\"template\":{\"spec\":{\"containers\":["
+			  "{\"name\":\"app\",\"env\":["
+			  "{\"name\":\"STAKATER_APP_CONFIG_CONFIGMAP\",\"value\":"
+			  "\"0123456789abcdef0123456789abcdef01234567\"},"
+			  "{\"name\":\"STAKATER_TLS_SECRET\",\"value\":"
+			  "\"fedcba9876543210fedcba9876543210fedcba98\"}]},"
+			  "{\"name\":\"side\",\"env\":["
+			  "{\"name\":\"STAKATER_DB_CREDS_SECRET\",\"value\":"
+			  "\"89abcdef0123456789abcdef0123456789abcdef\"}]}"
+			  "]}}}}");
+	sb_reset(&sb);
+	CHECK_INT(reload_patch_body(&sb, RELOAD_ENV_VARS, "ns", t, 0, 0), -EINVAL);
+	t[0].container = NULL;
+	CHECK_INT(reload_patch_body(&sb, RELOAD_ENV_VARS, "ns", t, 1, 0), -EINVAL);
+	sb_free(&sb);
+}
+
+TEST(patch_body_annotations_exact)
+{
+	struct strbuf sb = STRBUF_INIT(4096);
+	struct reload_trigger t[2] = {
+	    {RELOAD_CONFIGMAP, "first", "1111111111111111111111111111111111111111", "app"},
+	    {RELOAD_SECRET, "db", "89abcdef0123456789abcdef0123456789abcdef", "app"},
+	};
+
+	CHECK_INT(reload_patch_body(&sb, RELOAD_ANNOTATIONS, "prod", t, 2, 1795200000), 0);
+	CHECK_STR(
+	    sb.buf,
+	    "{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{"
+	    "\"reloader.stakater.com/last-reloaded-from\":"
+	    "\"{\\\"type\\\":\\\"SECRET\\\",\\\"name\\\":\\\"db\\\",\\\"namespace\\\":\\\"prod\\\","
+	    "\\\"hash\\\":\\\"89abcdef0123456789abcdef0123456789abcdef\\\","
+	    "\\\"containerRefs\\\":[\\\"app\\\"],\\\"observedAt\\\":1795200000}\"}}}}}");
+	sb_free(&sb);
+}
+
+TEST(workload_without_name_is_an_error)
+{
+	struct reload_workload w;
+	struct log_err err = {0};
+	json_t *j = J("{\"metadata\":{}}");
+
+	CHECK_INT(reload_workload_parse(&w, RELOAD_STATEFULSET, j, 0, &err), -EINVAL);
+	CHECK_STR(err.msg, "StatefulSet without metadata.name");
+	reload_workload_free(&w);
+	json_decref(j);
+}
