@@ -26,7 +26,7 @@ need_all_binaries() {
 @test "image-rootfs refuses to build an image without all three binaries" {
   need_all_binaries
   cp -a . "$W/tree"
-  rm -rf "$W/tree/hooks/reload" "$W/tree/build"
+  rm -rf "$W/tree/hooks/reload" "$W/tree"/build* "$W/tree/.git"
   run "$W/tree/scripts/image-rootfs" "$W/out"
   [ "$status" -eq 1 ]
   [[ $output == *"binaries not built"*"nodeprobe-reload"* ]]
