@@ -46,7 +46,10 @@ kustomizations() {
 
 @test "our workloads: pinned images, limits, no escalation, caps dropped, read-only root" {
   local d
-  for d in k8s/mirror k8s/mirror/cleanup k8s/reload k8s/reload/namespaced; do
+  for d in k8s/mirror k8s/mirror/cleanup; do
+    render "$d" | "$T/check-manifests" || { echo "in $d" >&2; return 1; }
+  done
+  for d in k8s/reload k8s/reload/namespaced; do
     render "$d" | "$T/check-manifests" --rbac "$T/rbac-reload.txt" || { echo "in $d" >&2; return 1; }
   done
   # Components, rendered onto NFD's and Spegel's own output: only our containers are ours.
@@ -81,10 +84,24 @@ kustomizations() {
   render k8s/reload >"$W/rbac.json"
   jq 'if .kind == "ClusterRole" then .rules[2].verbs += ["delete"] else . end' "$W/rbac.json" >"$W/bad.json"
   run "$T/check-manifests" --rbac "$T/rbac-reload.txt" <"$W/bad.json"
-  [ "$status" -eq 1 ] && [[ $output == *"grants core events delete"* ]]
+  [ "$status" -eq 1 ]
+  [[ $output == *"grants core events delete"* ]]
   jq 'if .kind == "ClusterRole" then .rules[1].verbs -= ["patch"] else . end' "$W/rbac.json" >"$W/bad.json"
   run "$T/check-manifests" --rbac "$T/rbac-reload.txt" <"$W/bad.json"
-  [ "$status" -eq 1 ] && [[ $output == *"lacks apps deployments patch"* ]]
+  [ "$status" -eq 1 ]
+  [[ $output == *"lacks apps deployments patch"* ]]
+  # Nothing to check is not a pass: RBAC rules without any Role, a component that added none
+  # of our containers (NFD's and Spegel's own output alone).
+  jq 'select(.kind | test("Role$") | not)' "$W/rbac.json" >"$W/norole.json"
+  run "$T/check-manifests" --rbac "$T/rbac-reload.txt" <"$W/norole.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"no Role or ClusterRole"* ]]
+  local fx
+  for fx in nfd-chart/worker.yaml nfd-kustomize/worker.yaml spegel-chart/daemonset.yaml; do
+    KUBECONFIG=/dev/null kubectl patch --local -f "$T/$fx" --type merge -p '{}' -o json >"$W/alone.json"
+    run "$T/check-manifests" --ours "$OURS" <"$W/alone.json"
+    { [ "$status" -eq 2 ] && [[ $output == *"no container checked"* ]]; } || { echo "$fx alone: $status $output" >&2; return 1; }
+  done
 }
 
 @test "RBAC: only nodeprobe-reload has any, exactly as listed in its man page" {
