@@ -178,6 +178,10 @@ kustomizations() {
   done
   # cleanup = the same DaemonSet, only the init container's job differs.
   render k8s/mirror/cleanup >"$W/c.json"
+  # The same objects, Namespace included: Flux switching its path to cleanup prunes nothing
+  # (pruning the Namespace would delete the DaemonSet before it has cleaned every node).
+  diff <(jq -r '.kind + "/" + (.metadata.namespace // "") + "/" + .metadata.name' "$W/m.json" | sort) \
+       <(jq -r '.kind + "/" + (.metadata.namespace // "") + "/" + .metadata.name' "$W/c.json" | sort)
   one DaemonSet '.spec.template.spec.initContainers[0].args == ["cleanup", "--config-path=/etc/containerd/certs.d"]' "$W/c.json"
   diff <(jq -S 'select(.kind == "DaemonSet") | del(.spec.template.spec.initContainers[0].args, .spec.template.spec.initContainers[0].name, .spec.template.metadata.annotations)' "$W/m.json") \
        <(jq -S 'select(.kind == "DaemonSet") | del(.spec.template.spec.initContainers[0].args, .spec.template.spec.initContainers[0].name, .spec.template.metadata.annotations)' "$W/c.json")
