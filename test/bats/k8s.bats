@@ -261,3 +261,40 @@ kustomizations() {
   done
   [ "$missing" -eq 0 ]
 }
+
+@test "the argument lists the manifests pass are accepted by the binaries and do the job" {
+  [ -x "$BUILD/nodeprobe" ]
+  [ -x "$BUILD/nodeprobe-mirror" ]
+  args() { jq -r --arg c "$2" '.. | objects | select(.command? == [$c]) | .args[]' "$1"; }
+  # nodeprobe as the NFD component runs it, with the host paths moved onto a fixture and $W.
+  render test/k8s/nfd-chart >"$W/nfd.json"
+  mapfile -t a < <(args "$W/nfd.json" /usr/bin/nodeprobe |
+    sed -e "s|^--sysfs=/host-sys\$|--sysfs=$FIX/pci/linuxhw-intel-nuc12-alderlake|" \
+        -e "s|^--features-dir=/etc/kubernetes/node-feature-discovery/features.d\$|--features-dir=$W/features.d|")
+  [ "${#a[@]}" -eq 2 ]
+  [[ ${a[0]} == --sysfs=$FIX/* ]]
+  [[ ${a[1]} == --features-dir=$W/* ]]
+  mkdir "$W/features.d"
+  "$BUILD/nodeprobe" "${a[@]}"
+  grep -qx 'intel.feature.node.kubernetes.io/gpu=true' "$W/features.d/nodeprobe"
+  # nodeprobe-mirror configure and cleanup as k8s/mirror runs them; $(NODE_IP) is the kubelet's
+  # expansion of the pod's env, done here by sed.
+  render k8s/mirror >"$W/m.json"
+  render k8s/mirror/cleanup >"$W/c.json"
+  mkdir -p "$W/certs.d/example.org"
+  printf 'server = "https://example.org"\n' >"$W/certs.d/example.org/hosts.toml"
+  cp -a "$W/certs.d" "$W/before"
+  mapfile -t a < <(args "$W/m.json" /usr/bin/nodeprobe-mirror |
+    sed -e 's|\$(NODE_IP)|10.0.0.5|' -e "s|^--config-path=/etc/containerd/certs.d\$|--config-path=$W/certs.d|")
+  [ "${a[0]}" = configure ]
+  printf '%s\n' "${a[@]}" | grep -qx -- "--config-path=$W/certs.d"
+  "$BUILD/nodeprobe-mirror" "${a[@]}"
+  grep -qx "\[host.'http://10.0.0.5:29999'\]" "$W/certs.d/docker.io/hosts.toml"
+  grep -qx "\[host.'http://10.0.0.5:29999'\]" "$W/certs.d/gitea.example.internal/hosts.toml"
+  "$BUILD/nodeprobe-mirror" check --config-path="$W/certs.d"
+  mapfile -t a < <(args "$W/c.json" /usr/bin/nodeprobe-mirror |
+    sed -e "s|^--config-path=/etc/containerd/certs.d\$|--config-path=$W/certs.d|")
+  [ "${a[0]}" = cleanup ]
+  "$BUILD/nodeprobe-mirror" "${a[@]}"
+  diff -r "$W/before" "$W/certs.d"
+}
