@@ -140,7 +140,20 @@ kustomizations() {
     jq -e '.spec.template.spec.initContainers[0].volumeMounts[] | select(.name == "host-lib") | .mountPath == "/lib/modules" and .subPath == "modules"' "$W/after.json"
     # Every volume it mounts exists in the pod (NFD's, or the component's own).
     jq -e '.spec.template.spec as $p | [$p.initContainers[0].volumeMounts[].name] - [$p.volumes[].name] == []' "$W/after.json"
+    # NFD's volumes are left as they were (host-lib included), one more for the token.
+    diff <(jq -S '.spec.template.spec.volumes | sort_by(.name)' "$W/before.json") \
+         <(jq -S '.spec.template.spec.volumes | map(select(.name != "nodeprobe-no-token")) | sort_by(.name)' "$W/after.json")
   done
+  # Older NFD charts have no host-lib volume (nor mount): the component brings it, so the pod
+  # still mounts only volumes that exist.
+  mkdir "$W/old"
+  jq 'del(.spec.template.spec.volumes[] | select(.name == "host-lib"))
+      | del(.spec.template.spec.containers[0].volumeMounts[] | select(.name == "host-lib"))' \
+    "$W/before.json" >"$W/old/worker.json"
+  printf 'resources: [worker.json]\ncomponents: [%s]\n' "$(realpath --relative-to="$W/old" k8s/nfd)" >"$W/old/kustomization.yaml"
+  render "$W/old" >"$W/old.json"
+  jq -e '.spec.template.spec as $p | [$p.initContainers[0].volumeMounts[].name] - [$p.volumes[].name] == []' "$W/old.json"
+  jq -e '.spec.template.spec.volumes[] | select(.name == "host-lib") | .hostPath.path == "/lib"' "$W/old.json"
 }
 
 @test "nfd: Helm values (chart >= 0.19) and post-renderer (older charts) give the same container" {
