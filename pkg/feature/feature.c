@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* feature: NFD's raw feature model (flags, attributes, instances) that sources fill and rules read. */
+/* feature: NFD's raw feature model (flags, attributes, instances) that sources fill and rules read.
+ */
 #include "feature/feature.h"
 
 #include <errno.h>
@@ -12,9 +13,9 @@ struct elem {
 };
 
 struct feat {
-	char *name;          /* owned; "" for an instance */
+	char *name;	     /* owned; "" for an instance */
 	enum feat_kind kind; /* fixed at creation */
-	struct elem *e;      /* sorted by name */
+	struct elem *e;	     /* sorted by name */
 	size_t ne, ecap;     /* used, allocated */
 	struct feat **inst;  /* FEAT_INSTANCES: owned instances */
 	size_t ninst, icap;  /* used, allocated */
@@ -22,7 +23,7 @@ struct feat {
 
 struct feat_set {
 	struct feat **f; /* owned, creation order */
-	size_t n, cap;   /* used, allocated */
+	size_t n, cap;	 /* used, allocated */
 };
 
 static void feat_free(struct feat *f)

@@ -83,8 +83,8 @@ struct label {
 
 struct label_set {
 	struct label *v; /* sorted by key */
-	size_t n;        /* used */
-	size_t cap;      /* allocated */
+	size_t n;	 /* used */
+	size_t cap;	 /* allocated */
 };
 
 struct label_set *label_set_new(void)
