@@ -20,30 +20,29 @@ enum {
 };
 
 static const struct cli_opt opts_table[] = {
-	{ "sysfs", 0, "DIR", "sysfs root: PCI and the live devicetree (default /sys)", OPT_SYSFS },
-	{ "proc", 0, "DIR", "procfs root: loaded kernel modules (default /proc)", OPT_PROC },
-	{ "fdt", 0, "FILE", "read this devicetree blob instead of the live tree", OPT_FDT },
-	{ "modules-dir", 0, "DIR", "dir with modules.builtin (default /lib/modules/RELEASE)",
-	  OPT_MODULES_DIR },
-	{ "features-dir", 0, "DIR",
-	  "NFD features.d (default /etc/kubernetes/node-feature-discovery/features.d)",
-	  OPT_FEATURES_DIR },
-	{ "node", 'n', "NAME", "also label compatible strings of nodes named NAME (repeatable)",
-	  'n' },
-	{ "rules", 'r', "PATH", "NodeFeatureRule file or directory (repeatable)", OPT_RULES },
-	{ "no-builtin-rules", 0, NULL, "do not evaluate the built-in rules", OPT_NO_BUILTIN },
-	{ "dry-run", 'd', NULL, "print the labels instead of writing the file", OPT_DRY_RUN },
-	{ NULL, 0, NULL, NULL, 0 },
+    {"sysfs", 0, "DIR", "sysfs root: PCI and the live devicetree (default /sys)", OPT_SYSFS},
+    {"proc", 0, "DIR", "procfs root: loaded kernel modules (default /proc)", OPT_PROC},
+    {"fdt", 0, "FILE", "read this devicetree blob instead of the live tree", OPT_FDT},
+    {"modules-dir", 0, "DIR", "dir with modules.builtin (default /lib/modules/RELEASE)",
+     OPT_MODULES_DIR},
+    {"features-dir", 0, "DIR",
+     "NFD features.d (default /etc/kubernetes/node-feature-discovery/features.d)",
+     OPT_FEATURES_DIR},
+    {"node", 'n', "NAME", "also label compatible strings of nodes named NAME (repeatable)", 'n'},
+    {"rules", 'r', "PATH", "NodeFeatureRule file or directory (repeatable)", OPT_RULES},
+    {"no-builtin-rules", 0, NULL, "do not evaluate the built-in rules", OPT_NO_BUILTIN},
+    {"dry-run", 'd', NULL, "print the labels instead of writing the file", OPT_DRY_RUN},
+    {NULL, 0, NULL, NULL, 0},
 };
 
 static const struct cli_spec spec = {
-	.prog = "nodeprobe",
-	.synopsis = "[OPTIONS] [NODE-NAME...]",
-	.description = "Scan the devicetree and the PCI bus, evaluate built-in and user rules and\n"
-		       "write the labels to <features-dir>/nodeprobe for NFD's nfd-worker.",
-	.opts = opts_table,
-	.epilog = "Exit status: 0 ok, 1 failure, 2 usage, 3 bad input (devicetree, sysfs, rules),\n"
-		  "4 the features file could not be written.\n",
+    .prog = "nodeprobe",
+    .synopsis = "[OPTIONS] [NODE-NAME...]",
+    .description = "Scan the devicetree and the PCI bus, evaluate built-in and user rules and\n"
+		   "write the labels to <features-dir>/nodeprobe for NFD's nfd-worker.",
+    .opts = opts_table,
+    .epilog = "Exit status: 0 ok, 1 failure, 2 usage, 3 bad input (devicetree, sysfs, rules),\n"
+	      "4 the features file could not be written.\n",
 };
 
 static int add_list(const char **list, size_t *n, const char *v, char *msg, int msglen)
@@ -61,26 +60,44 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 	struct probe_opts *o = ctx;
 
 	switch (id) {
-	case OPT_SYSFS: o->sysfs = arg; break;
-	case OPT_PROC: o->proc = arg; break;
-	case OPT_FDT: o->fdt = arg; break;
-	case OPT_MODULES_DIR: o->modules_dir = arg; break;
-	case OPT_FEATURES_DIR: o->features_dir = arg; break;
-	case 'n': return add_list(o->dt_nodes, &o->n_dt_nodes, arg, msg, msglen);
+	case OPT_SYSFS:
+		o->sysfs = arg;
+		break;
+	case OPT_PROC:
+		o->proc = arg;
+		break;
+	case OPT_FDT:
+		o->fdt = arg;
+		break;
+	case OPT_MODULES_DIR:
+		o->modules_dir = arg;
+		break;
+	case OPT_FEATURES_DIR:
+		o->features_dir = arg;
+		break;
+	case 'n':
+		return add_list(o->dt_nodes, &o->n_dt_nodes, arg, msg, msglen);
 	case 'r':
-	case OPT_RULES: return add_list(o->rules, &o->n_rules, arg, msg, msglen);
-	case OPT_NO_BUILTIN: o->no_builtin_rules = true; break;
+	case OPT_RULES:
+		return add_list(o->rules, &o->n_rules, arg, msg, msglen);
+	case OPT_NO_BUILTIN:
+		o->no_builtin_rules = true;
+		break;
 	case 'd':
-	case OPT_DRY_RUN: o->dry_run = true; break;
-	default: snprintf(msg, (size_t)msglen, "unhandled option"); return -1;
+	case OPT_DRY_RUN:
+		o->dry_run = true;
+		break;
+	default:
+		snprintf(msg, (size_t)msglen, "unhandled option");
+		return -1;
 	}
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct probe_opts o = { 0 };
-	struct log_err err = { 0 };
+	struct probe_opts o = {0};
+	struct log_err err = {0};
 	char msg[128];
 	int verbose = 0, i, r;
 	bool literal;

@@ -15,10 +15,10 @@ static const char *cli_prog = "nodeprobe";
 enum { ID_HELP = 'h', ID_VERSION = 'V', ID_VERBOSE = 'v' };
 
 static const struct cli_opt common_opts[] = {
-	{ "verbose", 'v', NULL, "more messages on stderr (repeat for debug)", ID_VERBOSE },
-	{ "help", 'h', NULL, "show this help and exit", ID_HELP },
-	{ "version", 'V', NULL, "show the version and exit", ID_VERSION },
-	{ NULL, 0, NULL, NULL, 0 },
+    {"verbose", 'v', NULL, "more messages on stderr (repeat for debug)", ID_VERBOSE},
+    {"help", 'h', NULL, "show this help and exit", ID_HELP},
+    {"version", 'V', NULL, "show the version and exit", ID_VERSION},
+    {NULL, 0, NULL, NULL, 0},
 };
 
 static void print_opts(const struct cli_opt *o)
@@ -60,8 +60,7 @@ static size_t count_opts(const struct cli_opt *o)
 	return n;
 }
 
-static void add_opts(const struct cli_opt *o, struct option *lo, size_t *nlo, char *so,
-		     size_t *nso)
+static void add_opts(const struct cli_opt *o, struct option *lo, size_t *nlo, char *so, size_t *nso)
 {
 	for (; o->lng; o++) {
 		lo[*nlo].name = o->lng;
@@ -120,8 +119,8 @@ int cli_parse(const struct cli_spec *spec, int argc, char **argv, cli_opt_fn fn,
 		}
 		if (c == '?' || c == ':') {
 			if (optopt)
-				cli_error("%s option '-%c'", c == ':' ? "missing argument to" : "unknown",
-					  optopt);
+				cli_error("%s option '-%c'",
+					  c == ':' ? "missing argument to" : "unknown", optopt);
 			else
 				cli_error("%s option '%s'",
 					  c == ':' ? "missing argument to" : "unknown",
@@ -198,7 +197,7 @@ void cli_warn(const char *fmt, ...)
 
 static void stderr_log(void *data, enum log_level lvl, const char *msg)
 {
-	static const char *const kinds[] = { "error: ", "warning: ", "", "debug: " };
+	static const char *const kinds[] = {"error: ", "warning: ", "", "debug: "};
 
 	(void)data;
 	put_line(kinds[lvl], msg);

@@ -15,19 +15,19 @@ enum {
 /* One option. A table ends with an entry whose lng is NULL. */
 struct cli_opt {
 	const char *lng;  /* long name without "--" */
-	int shrt;         /* short letter, or 0 for long-only */
+	int shrt;	  /* short letter, or 0 for long-only */
 	const char *arg;  /* argument name shown in --help ("DIR"), NULL for a flag */
 	const char *help; /* one line for --help */
-	int id;           /* what the callback receives: the short letter, or a value >= 256 */
+	int id;		  /* what the callback receives: the short letter, or a value >= 256 */
 };
 
 /* What a binary says about itself. -h, -V and -v are added by cli_parse. */
 struct cli_spec {
-	const char *prog;           /* program name used in messages */
-	const char *synopsis;       /* e.g. "[OPTIONS]" or "COMMAND [OPTIONS]" */
+	const char *prog;	    /* program name used in messages */
+	const char *synopsis;	    /* e.g. "[OPTIONS]" or "COMMAND [OPTIONS]" */
 	const char *description;    /* one or more lines printed after the usage line */
 	const struct cli_opt *opts; /* the binary's own options */
-	const char *epilog;         /* printed after the options (exit codes), or NULL */
+	const char *epilog;	    /* printed after the options (exit codes), or NULL */
 };
 
 /*

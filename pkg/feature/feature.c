@@ -1,28 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* feature: NFD's raw feature model (flags, attributes, instances) that sources fill and rules read. */
+/* feature: NFD's raw feature model (flags, attributes, instances) that sources fill and rules read.
+ */
 #include "feature/feature.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct elem {
-	char *name;  /* owned */
-	char *value; /* owned; "" for flags */
-};
+#include "kvmap/kvmap.h"
 
 struct feat {
-	char *name;          /* owned; "" for an instance */
+	char *name;	     /* owned; "" for an instance */
 	enum feat_kind kind; /* fixed at creation */
-	struct elem *e;      /* sorted by name */
-	size_t ne, ecap;     /* used, allocated */
+	struct kvmap e;	     /* elements: name -> value ("" for flags), sorted */
 	struct feat **inst;  /* FEAT_INSTANCES: owned instances */
 	size_t ninst, icap;  /* used, allocated */
 };
 
 struct feat_set {
 	struct feat **f; /* owned, creation order */
-	size_t n, cap;   /* used, allocated */
+	size_t n, cap;	 /* used, allocated */
 };
 
 static void feat_free(struct feat *f)
@@ -31,13 +28,9 @@ static void feat_free(struct feat *f)
 
 	if (!f)
 		return;
-	for (i = 0; i < f->ne; i++) {
-		free(f->e[i].name);
-		free(f->e[i].value);
-	}
 	for (i = 0; i < f->ninst; i++)
 		feat_free(f->inst[i]);
-	free(f->e);
+	kvmap_free(&f->e);
 	free(f->inst);
 	free(f->name);
 	free(f);
@@ -118,61 +111,6 @@ static struct feat *get_or_add(struct feat_set *fs, const char *feature, enum fe
 	return f;
 }
 
-static long elem_find(const struct feat *f, const char *name)
-{
-	size_t lo = 0, hi = f->ne;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(f->e[mid].name, name);
-
-		if (c == 0)
-			return (long)mid;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -(long)lo - 1;
-}
-
-static int elem_set(struct feat *f, const char *name, const char *value)
-{
-	long at = elem_find(f, name);
-	char *n = NULL, *v = strdup(value);
-	size_t pos;
-
-	if (!v)
-		return -ENOMEM;
-	if (at >= 0) {
-		free(f->e[at].value);
-		f->e[at].value = v;
-		return 0;
-	}
-	n = strdup(name);
-	if (!n)
-		goto nomem;
-	if (f->ne == f->ecap) {
-		size_t ncap = f->ecap ? f->ecap * 2 : 8;
-		struct elem *ne = realloc(f->e, ncap * sizeof(*ne));
-
-		if (!ne)
-			goto nomem;
-		f->e = ne;
-		f->ecap = ncap;
-	}
-	pos = (size_t)(-at - 1);
-	memmove(&f->e[pos + 1], &f->e[pos], (f->ne - pos) * sizeof(*f->e));
-	f->e[pos].name = n;
-	f->e[pos].value = v;
-	f->ne++;
-	return 0;
-nomem:
-	free(n);
-	free(v);
-	return -ENOMEM;
-}
-
 int feat_declare(struct feat_set *fs, const char *feature, enum feat_kind kind)
 {
 	int r = 0;
@@ -185,7 +123,7 @@ int feat_flag_add(struct feat_set *fs, const char *feature, const char *name)
 	int r = 0;
 	struct feat *f = get_or_add(fs, feature, FEAT_FLAGS, &r);
 
-	return f ? elem_set(f, name, "") : r;
+	return f ? kvmap_set(&f->e, name, "") : r;
 }
 
 int feat_attr_set(struct feat_set *fs, const char *feature, const char *key, const char *value)
@@ -193,7 +131,7 @@ int feat_attr_set(struct feat_set *fs, const char *feature, const char *key, con
 	int r = 0;
 	struct feat *f = get_or_add(fs, feature, FEAT_ATTRS, &r);
 
-	return f ? elem_set(f, key, value) : r;
+	return f ? kvmap_set(&f->e, key, value) : r;
 }
 
 struct feat *feat_instance_add(struct feat_set *fs, const char *feature)
@@ -222,7 +160,7 @@ struct feat *feat_instance_add(struct feat_set *fs, const char *feature)
 
 int feat_instance_set(struct feat *inst, const char *key, const char *value)
 {
-	return elem_set(inst, key, value);
+	return kvmap_set(&inst->e, key, value);
 }
 
 size_t feat_set_count(const struct feat_set *fs)
@@ -247,20 +185,18 @@ enum feat_kind feat_kind(const struct feat *f)
 
 size_t feat_nelems(const struct feat *f)
 {
-	return f->ne;
+	return f->e.n;
 }
 
 void feat_elem_at(const struct feat *f, size_t i, const char **name, const char **value)
 {
-	*name = f->e[i].name;
-	*value = f->e[i].value;
+	*name = f->e.v[i].key;
+	*value = f->e.v[i].value;
 }
 
 const char *feat_lookup(const struct feat *f, const char *name)
 {
-	long at = elem_find(f, name);
-
-	return at >= 0 ? f->e[at].value : NULL;
+	return kvmap_get(&f->e, name);
 }
 
 size_t feat_ninstances(const struct feat *f)

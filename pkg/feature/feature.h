@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* feature: NFD's raw feature model (flags, attributes, instances) that sources fill and rules read. */
+/* feature: NFD's raw feature model (flags, attributes, instances) that sources fill and rules read.
+ */
 #ifndef NP_FEATURE_H
 #define NP_FEATURE_H
 
@@ -21,7 +22,7 @@ enum feat_kind {
 };
 
 struct feat_set; /* all features of one scan */
-struct feat;     /* one feature, or one instance (an attribute map) */
+struct feat;	 /* one feature, or one instance (an attribute map) */
 
 /* New empty set, or NULL when out of memory. */
 struct feat_set *feat_set_new(void);

@@ -113,7 +113,8 @@ int fs_publish(const char *dir, const char *name, const void *data, size_t len, 
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
-		log_err_set(err, r, "%s/%s: cannot create temporary file: %s", dir, name, strerror(-r));
+		log_err_set(err, r, "%s/%s: cannot create temporary file: %s", dir, name,
+			    strerror(-r));
 		goto out;
 	}
 	r = write_all(fd, data, len);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kvmap/kvmap.h"
 #include "log/log.h"
 #include "strbuf/strbuf.h"
 
@@ -76,15 +77,8 @@ bool label_value_valid(const char *value)
 	return n == 0 || name_ok(value, n, LABEL_VALUE_MAX);
 }
 
-struct label {
-	char *key;   /* owned */
-	char *value; /* owned */
-};
-
 struct label_set {
-	struct label *v; /* sorted by key */
-	size_t n;        /* used */
-	size_t cap;      /* allocated */
+	struct kvmap m; /* key -> value, sorted by key */
 };
 
 struct label_set *label_set_new(void)
@@ -94,109 +88,40 @@ struct label_set *label_set_new(void)
 
 void label_set_free(struct label_set *ls)
 {
-	size_t i;
-
 	if (!ls)
 		return;
-	for (i = 0; i < ls->n; i++) {
-		free(ls->v[i].key);
-		free(ls->v[i].value);
-	}
-	free(ls->v);
+	kvmap_free(&ls->m);
 	free(ls);
-}
-
-/* Index of key, or -(insertion point) - 1. */
-static long find(const struct label_set *ls, const char *key)
-{
-	size_t lo = 0, hi = ls->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(ls->v[mid].key, key);
-
-		if (c == 0)
-			return (long)mid;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -(long)lo - 1;
 }
 
 int label_set_put(struct label_set *ls, const char *key, const char *value, struct log_err *err)
 {
-	char *k = NULL, *v = NULL;
-	long at;
-	size_t pos;
-
 	if (!label_key_valid_prefixed(key))
 		return log_err_set(err, -EINVAL, "invalid label key '%s'", key);
 	if (!label_value_valid(value))
 		return log_err_set(err, -EINVAL, "invalid value '%s' for label '%s'", value, key);
-	v = strdup(value);
-	if (!v)
-		return -ENOMEM;
-	at = find(ls, key);
-	if (at >= 0) {
-		free(ls->v[at].value);
-		ls->v[at].value = v;
-		return 0;
-	}
-	k = strdup(key);
-	if (!k)
-		goto nomem;
-	if (ls->n == ls->cap) {
-		size_t ncap = ls->cap ? ls->cap * 2 : 16;
-		struct label *nv = realloc(ls->v, ncap * sizeof(*nv));
-
-		if (!nv)
-			goto nomem;
-		ls->v = nv;
-		ls->cap = ncap;
-	}
-	pos = (size_t)(-at - 1);
-	memmove(&ls->v[pos + 1], &ls->v[pos], (ls->n - pos) * sizeof(*ls->v));
-	ls->v[pos].key = k;
-	ls->v[pos].value = v;
-	ls->n++;
-	return 0;
-nomem:
-	free(k);
-	free(v);
-	return -ENOMEM;
+	return kvmap_set(&ls->m, key, value);
 }
 
 const char *label_set_get(const struct label_set *ls, const char *key)
 {
-	long at = find(ls, key);
-
-	return at >= 0 ? ls->v[at].value : NULL;
+	return kvmap_get(&ls->m, key);
 }
 
 int label_set_del(struct label_set *ls, const char *key)
 {
-	long at = find(ls, key);
-
-	if (at < 0)
-		return 0;
-	free(ls->v[at].key);
-	free(ls->v[at].value);
-	memmove(&ls->v[at], &ls->v[at + 1], (ls->n - (size_t)at - 1) * sizeof(*ls->v));
-	ls->n--;
-	return 1;
+	return kvmap_del(&ls->m, key);
 }
 
 size_t label_set_count(const struct label_set *ls)
 {
-	return ls->n;
+	return ls->m.n;
 }
 
 void label_set_at(const struct label_set *ls, size_t i, const char **key, const char **value)
 {
-	*key = ls->v[i].key;
-	*value = ls->v[i].value;
+	*key = ls->m.v[i].key;
+	*value = ls->m.v[i].value;
 }
 
 int label_set_format(const struct label_set *ls, struct strbuf *out)
@@ -204,8 +129,8 @@ int label_set_format(const struct label_set *ls, struct strbuf *out)
 	size_t i;
 	int r;
 
-	for (i = 0; i < ls->n; i++) {
-		r = sb_addf(out, "%s=%s\n", ls->v[i].key, ls->v[i].value);
+	for (i = 0; i < ls->m.n; i++) {
+		r = sb_addf(out, "%s=%s\n", ls->m.v[i].key, ls->m.v[i].value);
 		if (r < 0)
 			return r;
 	}

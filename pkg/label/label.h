@@ -10,8 +10,8 @@ struct strbuf;
 struct log_err;
 
 #define LABEL_PREFIX_MAX 253 /* DNS-1123 subdomain */
-#define LABEL_NAME_MAX 63
-#define LABEL_VALUE_MAX 63
+#define LABEL_NAME_MAX	 63
+#define LABEL_VALUE_MAX	 63
 
 /*
  * True if key is a valid qualified label key (k8s IsQualifiedName): an

@@ -28,8 +28,8 @@ enum log_level log_get_level(void);
 void log_msg(enum log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define log_error(...) log_msg(LOG_LVL_ERROR, __VA_ARGS__)
-#define log_warn(...) log_msg(LOG_LVL_WARN, __VA_ARGS__)
-#define log_info(...) log_msg(LOG_LVL_INFO, __VA_ARGS__)
+#define log_warn(...)  log_msg(LOG_LVL_WARN, __VA_ARGS__)
+#define log_info(...)  log_msg(LOG_LVL_INFO, __VA_ARGS__)
 #define log_debug(...) log_msg(LOG_LVL_DEBUG, __VA_ARGS__)
 
 /*
@@ -45,7 +45,7 @@ struct log_err {
 
 /* Set err (if not NULL) to code and a formatted message. Returns code. */
 int log_err_set(struct log_err *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* Prefix err->msg with formatted context and ": " (if err not NULL). Returns err->code or 0. */
 int log_err_wrap(struct log_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Clear err (if not NULL). */

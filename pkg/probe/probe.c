@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* probe: the nodeprobe job: run each feature source, evaluate rules, publish the features.d file. */
+/* probe: the nodeprobe job: run each feature source, evaluate rules, publish the features.d file.
+ */
 #include "probe/probe.h"
 
 #include <errno.h>
@@ -16,8 +17,8 @@
 #include "strbuf/strbuf.h"
 
 #define PROBE_FEATURES_DIR "/etc/kubernetes/node-feature-discovery/features.d"
-#define PROBE_OUTPUT_NAME "nodeprobe"
-#define PROBE_MAX_FILE 65536 /* NFD skips feature files larger than this */
+#define PROBE_OUTPUT_NAME  "nodeprobe"
+#define PROBE_MAX_FILE	   65536 /* NFD skips feature files larger than this */
 
 extern const struct probe_source probe_source_dt;
 extern const struct probe_source probe_source_pci;
@@ -25,9 +26,9 @@ extern const struct probe_source probe_source_kernel;
 
 /* The sources, in the order they run. A new source is one file and one line here. */
 static const struct probe_source *const probe_sources[] = {
-	&probe_source_dt,
-	&probe_source_pci,
-	&probe_source_kernel,
+    &probe_source_dt,
+    &probe_source_pci,
+    &probe_source_kernel,
 };
 
 void probe_opts_defaults(struct probe_opts *opts)
@@ -86,7 +87,7 @@ static int load_rules(const struct probe_opts *opts, struct rules *rs, struct lo
 int probe_collect(const struct probe_opts *in, struct label_set *labels, struct log_err *err)
 {
 	struct probe_opts opts = *in;
-	struct probe_ctx ctx = { .opts = &opts, .labels = labels };
+	struct probe_ctx ctx = {.opts = &opts, .labels = labels};
 	struct rules *rs = NULL;
 	size_t i;
 	int r;
@@ -147,8 +148,9 @@ int probe_run(const struct probe_opts *in, struct log_err *err)
 	}
 	if (opts.dry_run) {
 		fwrite(out.buf, 1, out.len, stdout);
-		r = fflush(stdout) == 0 ? 0 : log_err_set(err, -PROBE_EXIT_OUTPUT, "stdout: %s",
-							 strerror(errno));
+		r = fflush(stdout) == 0
+			? 0
+			: log_err_set(err, -PROBE_EXIT_OUTPUT, "stdout: %s", strerror(errno));
 		goto out;
 	}
 	r = fs_mkdir_p(opts.features_dir, 0755);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* probe: the nodeprobe job: run each feature source, evaluate rules, publish the features.d file. */
+/* probe: the nodeprobe job: run each feature source, evaluate rules, publish the features.d file.
+ */
 #ifndef NP_PROBE_H
 #define NP_PROBE_H
 
@@ -14,18 +15,19 @@ struct log_err;
 
 /* Everything a run reads from the host is a path here, so tests and pods can point anywhere. */
 struct probe_opts {
-	const char *sysfs;        /* sysfs root; default "/sys" */
-	const char *proc;         /* procfs root; default "/proc" */
-	const char *fdt;          /* devicetree blob to read instead of the live tree, or NULL */
+	const char *sysfs;	  /* sysfs root; default "/sys" */
+	const char *proc;	  /* procfs root; default "/proc" */
+	const char *fdt;	  /* devicetree blob to read instead of the live tree, or NULL */
 	const char *modules_dir;  /* dir holding modules.builtin; default /lib/modules/<release> */
-	const char *features_dir; /* NFD features.d; default /etc/kubernetes/node-feature-discovery/features.d */
+	const char *features_dir; /* NFD features.d; default
+				     /etc/kubernetes/node-feature-discovery/features.d */
 	const char *output_name;  /* file name in features_dir; default "nodeprobe" */
 	const char *dt_nodes[PROBE_MAX_LIST]; /* extra devicetree node names (-n) */
-	size_t n_dt_nodes;                    /* used entries of dt_nodes */
+	size_t n_dt_nodes;		      /* used entries of dt_nodes */
 	const char *rules[PROBE_MAX_LIST];    /* --rules files or directories */
-	size_t n_rules;                       /* used entries of rules */
-	bool no_builtin_rules;                /* skip the rules shipped with the binary */
-	bool dry_run;                         /* print the labels to stdout, write nothing */
+	size_t n_rules;			      /* used entries of rules */
+	bool no_builtin_rules;		      /* skip the rules shipped with the binary */
+	bool dry_run;			      /* print the labels to stdout, write nothing */
 };
 
 /* What a source sees during one run. */

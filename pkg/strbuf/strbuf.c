@@ -109,13 +109,27 @@ int sb_add_json_str(struct strbuf *sb, const char *s)
 
 	for (p = (const unsigned char *)s; r == 0 && *p; p++) {
 		switch (*p) {
-		case '"': r = sb_add(sb, "\\\""); break;
-		case '\\': r = sb_add(sb, "\\\\"); break;
-		case '\n': r = sb_add(sb, "\\n"); break;
-		case '\r': r = sb_add(sb, "\\r"); break;
-		case '\t': r = sb_add(sb, "\\t"); break;
-		case '\b': r = sb_add(sb, "\\b"); break;
-		case '\f': r = sb_add(sb, "\\f"); break;
+		case '"':
+			r = sb_add(sb, "\\\"");
+			break;
+		case '\\':
+			r = sb_add(sb, "\\\\");
+			break;
+		case '\n':
+			r = sb_add(sb, "\\n");
+			break;
+		case '\r':
+			r = sb_add(sb, "\\r");
+			break;
+		case '\t':
+			r = sb_add(sb, "\\t");
+			break;
+		case '\b':
+			r = sb_add(sb, "\\b");
+			break;
+		case '\f':
+			r = sb_add(sb, "\\f");
+			break;
 		default:
 			if (*p < 0x20)
 				r = sb_addf(sb, "\\u%04x", *p);

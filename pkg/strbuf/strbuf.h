@@ -21,7 +21,10 @@ struct strbuf {
 };
 
 extern char sb_empty_[1];
-#define STRBUF_INIT(maxlen) { sb_empty_, 0, 0, (maxlen) }
+#define STRBUF_INIT(maxlen)                                                                        \
+	{                                                                                          \
+		sb_empty_, 0, 0, (maxlen)                                                          \
+	}
 
 /* Initialise sb as STRBUF_INIT(max) would. */
 void sb_init(struct strbuf *sb, size_t max);

@@ -32,54 +32,54 @@ static inline void harness_register(const char *name, harness_fn fn)
 	}
 }
 
-#define TEST(name)                                                                       \
-	static void name(void);                                                           \
-	__attribute__((constructor)) static void harness_reg_##name(void)                 \
-	{                                                                                 \
-		harness_register(#name, name);                                            \
-	}                                                                                 \
+#define TEST(name)                                                                                 \
+	static void name(void);                                                                    \
+	__attribute__((constructor)) static void harness_reg_##name(void)                          \
+	{                                                                                          \
+		harness_register(#name, name);                                                     \
+	}                                                                                          \
 	static void name(void)
 
-#define HFAIL_(...)                                                                      \
-	do {                                                                              \
-		fprintf(stderr, "  %s:%d: ", __FILE__, __LINE__);                         \
-		fprintf(stderr, __VA_ARGS__);                                             \
-		fputc('\n', stderr);                                                      \
-		harness_failed_now = 1;                                                   \
+#define HFAIL_(...)                                                                                \
+	do {                                                                                       \
+		fprintf(stderr, "  %s:%d: ", __FILE__, __LINE__);                                  \
+		fprintf(stderr, __VA_ARGS__);                                                      \
+		fputc('\n', stderr);                                                               \
+		harness_failed_now = 1;                                                            \
 	} while (0)
 
-#define CHECK(cond)                                                                      \
-	do {                                                                              \
-		if (!(cond))                                                              \
-			HFAIL_("CHECK(%s) failed", #cond);                                \
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			HFAIL_("CHECK(%s) failed", #cond);                                         \
 	} while (0)
-#define REQUIRE(cond)                                                                    \
-	do {                                                                              \
-		if (!(cond)) {                                                            \
-			HFAIL_("REQUIRE(%s) failed", #cond);                              \
-			return;                                                           \
-		}                                                                         \
+#define REQUIRE(cond)                                                                              \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			HFAIL_("REQUIRE(%s) failed", #cond);                                       \
+			return;                                                                    \
+		}                                                                                  \
 	} while (0)
-#define CHECK_INT(a, b)                                                                  \
-	do {                                                                              \
-		long long a_ = (long long)(a), b_ = (long long)(b);                       \
-		if (a_ != b_)                                                             \
-			HFAIL_("%s == %lld, expected %s == %lld", #a, a_, #b, b_);        \
+#define CHECK_INT(a, b)                                                                            \
+	do {                                                                                       \
+		long long a_ = (long long)(a), b_ = (long long)(b);                                \
+		if (a_ != b_)                                                                      \
+			HFAIL_("%s == %lld, expected %s == %lld", #a, a_, #b, b_);                 \
 	} while (0)
-#define REQUIRE_INT(a, b)                                                                \
-	do {                                                                              \
-		long long a_ = (long long)(a), b_ = (long long)(b);                       \
-		if (a_ != b_) {                                                           \
-			HFAIL_("%s == %lld, expected %s == %lld", #a, a_, #b, b_);        \
-			return;                                                           \
-		}                                                                         \
+#define REQUIRE_INT(a, b)                                                                          \
+	do {                                                                                       \
+		long long a_ = (long long)(a), b_ = (long long)(b);                                \
+		if (a_ != b_) {                                                                    \
+			HFAIL_("%s == %lld, expected %s == %lld", #a, a_, #b, b_);                 \
+			return;                                                                    \
+		}                                                                                  \
 	} while (0)
-#define CHECK_STR(a, b)                                                                  \
-	do {                                                                              \
-		const char *a_ = (a), *b_ = (b);                                          \
-		if (!a_ || !b_ || strcmp(a_, b_) != 0)                                    \
-			HFAIL_("%s == \"%s\", expected \"%s\"", #a, a_ ? a_ : "(null)",   \
-			       b_ ? b_ : "(null)");                                       \
+#define CHECK_STR(a, b)                                                                            \
+	do {                                                                                       \
+		const char *a_ = (a), *b_ = (b);                                                   \
+		if (!a_ || !b_ || strcmp(a_, b_) != 0)                                             \
+			HFAIL_("%s == \"%s\", expected \"%s\"", #a, a_ ? a_ : "(null)",            \
+			       b_ ? b_ : "(null)");                                                \
 	} while (0)
 
 /* Path of a file under ../shared (or $NP_SHARED); static buffer, valid until the next call. */

@@ -55,7 +55,7 @@ TEST(publish_writes_then_skips_unchanged)
 
 TEST(publish_errors_leave_target)
 {
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 
 	CHECK_INT(fs_publish("/nonexistent-dir", "x", "a", 1, 0644, &err), -ENOENT);
 	CHECK_STR(err.msg, "/nonexistent-dir: No such file or directory");
@@ -65,7 +65,7 @@ TEST(publish_errors_leave_target)
 
 TEST(publish_full_disk)
 {
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 
 	/* /dev/full: not a directory, so the open fails cleanly. */
 	CHECK(fs_publish("/dev/full", "x", "a", 1, 0644, &err) < 0);

@@ -19,7 +19,7 @@ TEST(keys)
 	CHECK(!label_key_valid("/a"));
 	CHECK(!label_key_valid("a/"));
 	CHECK(!label_key_valid("a/b/c"));
-	CHECK(!label_key_valid("Upper.com/a"));   /* prefix must be lowercase */
+	CHECK(!label_key_valid("Upper.com/a")); /* prefix must be lowercase */
 	CHECK(!label_key_valid("-a.com/a"));
 	CHECK(!label_key_valid("a..com/a"));
 	CHECK(!label_key_valid("a.com/-a"));
@@ -69,7 +69,7 @@ TEST(set_sorted_unique)
 {
 	struct label_set *ls = label_set_new();
 	struct strbuf sb = STRBUF_INIT(4096);
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 
 	REQUIRE(ls);
 	CHECK_INT(label_set_put(ls, "b.io/z", "1", NULL), 0);

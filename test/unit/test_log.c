@@ -17,7 +17,7 @@ static void capture(void *data, enum log_level lvl, const char *msg)
 
 TEST(err_wrap_chain)
 {
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 
 	CHECK_INT(log_err_set(&err, -EINVAL, "unknown op '%s'", "Inn"), -EINVAL);
 	CHECK_INT(log_err_wrap(&err, "%d:%d", 12, 5), -EINVAL);
@@ -31,7 +31,7 @@ TEST(err_wrap_chain)
 
 TEST(err_wrap_truncates_safely)
 {
-	struct log_err err = { 0 };
+	struct log_err err = {0};
 	char big[600];
 
 	memset(big, 'x', sizeof(big) - 1);
