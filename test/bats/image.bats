@@ -60,7 +60,7 @@ need_all_binaries() {
   done
 }
 
-@test "build-image: same tree, same digests (fixed times); user 65534, entrypoint, two layers" {
+@test "build-image: same tree, same digests (fixed times), same layers from elsewhere and not as root; user 65534, entrypoint, two layers" {
   need_all_binaries
   IMAGE_DIR=$W/a scripts/build-image >/dev/null
   IMAGE_DIR=$W/b scripts/build-image >/dev/null
@@ -70,6 +70,22 @@ need_all_binaries() {
   arch=$(dpkg --print-architecture)
   m=$(jq -r --arg t "$v-$arch" '.manifests[] | select(.annotations["org.opencontainers.image.ref.name"] == $t) | .digest[7:]' "$W/a/oci/index.json")
   [ "$(jq '.layers | length' "$W/a/oci/blobs/sha256/$m")" -eq 2 ]
+  # The same sources elsewhere (as the Dockerfile's /src), built by a user who is not root:
+  # the same layers (no build path in the binaries; files root-owned either way).
+  chmod 0755 "$W"
+  mkdir "$W/elsewhere"
+  tar -C "$NP_ROOT" --exclude=./.git --exclude=./build --exclude=./build-san --exclude=./build-fuzz -cf - . |
+    tar -C "$W/elsewhere" -xf -
+  local epoch nonroot=()
+  epoch=$(jq -r '.created' "$W/a/oci/blobs/sha256/$(jq -r '.config.digest[7:]' "$W/a/oci/blobs/sha256/$m")")
+  if [ "$(id -u)" -eq 0 ]; then
+    chown -R 65534:65534 "$W/elsewhere"
+    nonroot=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$W/elsewhere")
+  fi
+  (cd "$W/elsewhere" && "${nonroot[@]}" env SOURCE_DATE_EPOCH="$(date -u -d "$epoch" +%s)" scripts/build-image >/dev/null)
+  local m2
+  m2=$(jq -r --arg t "$v-$arch" '.manifests[] | select(.annotations["org.opencontainers.image.ref.name"] == $t) | .digest[7:]' "$W/elsewhere/build/image/oci/index.json")
+  diff <(jq -c .layers "$W/a/oci/blobs/sha256/$m") <(jq -c .layers "$W/elsewhere/build/image/oci/blobs/sha256/$m2")
   cfg=$W/a/oci/blobs/sha256/$(jq -r '.config.digest[7:]' "$W/a/oci/blobs/sha256/$m")
   jq -e --arg a "$arch" '.architecture == $a and .os == "linux" and .config.User == "65534:65534"
         and .config.Entrypoint == ["/usr/bin/nodeprobe"] and .config.Env == ["PATH=/usr/bin"]' "$cfg"
