@@ -168,6 +168,13 @@ kustomizations() {
   diff -u <(kubectl kustomize test/k8s/nfd-chart) "$W/post.yaml"
   run k8s/post-render /nonexistent </dev/null
   [ "$status" -ne 0 ]
+  # A chart in which the component finds nothing to patch is an error, not a silent no-op.
+  run k8s/post-render k8s/nfd <test/k8s/spegel-chart/daemonset.yaml
+  [ "$status" -eq 1 ]
+  [[ $output == *"k8s/nfd changed nothing"* ]]
+  run k8s/post-render k8s/mirror/spegel <test/k8s/nfd-chart/worker.yaml
+  [ "$status" -eq 1 ]
+  k8s/post-render k8s/mirror/spegel <test/k8s/spegel-chart/daemonset.yaml | grep -q 'image: ghcr.io/nodeprobe/nodeprobe:'
 }
 
 @test "mirror: every node, all registries, Spegel on 29999 via the node IP; cleanup only on uninstall" {
