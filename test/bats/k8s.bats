@@ -317,4 +317,17 @@ kustomizations() {
   [ "${a[0]}" = cleanup ]
   "$BUILD/nodeprobe-mirror" "${a[@]}"
   diff -r "$W/before" "$W/certs.d"
+  # nodeprobe-reload's command lines parse (exit 2 would be a bad command line): with no
+  # cluster to talk to, it gets as far as looking for one.
+  [ -x "$BUILD/nodeprobe-reload" ]
+  local d
+  for d in k8s/reload k8s/reload/namespaced; do
+    render "$d" >"$W/r.json"
+    mapfile -t a < <(args "$W/r.json" /usr/bin/nodeprobe-reload | sed 's|\$(POD_NAMESPACE)|my-app|')
+    [ "${#a[@]}" -ge 1 ]
+    run env -u KUBERNETES_SERVICE_HOST -u KUBERNETES_SERVICE_PORT KUBECONFIG=/nonexistent \
+      "$BUILD/nodeprobe-reload" "${a[@]}" --mode once
+    [ "$status" -eq 1 ] || { echo "$d: ${a[*]}: exit $status: $output" >&2; return 1; }
+    [[ $output == *"not in a cluster"* ]]
+  done
 }
