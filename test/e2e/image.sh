@@ -4,11 +4,12 @@
 #   1. scripts/build-image builds the OCI layout (umoci, no engine);
 #   2. a private docker-registry on 127.0.0.1 receives it (skopeo copy --all);
 #   3. a private containerd (own root, state, socket) pulls it (ctr, plain HTTP);
-#   4. ctr (runc) runs it as uid/gid 65534 with a read-only root: `nodeprobe --version`,
-#      and `nodeprobe --dry-run` against a PCI fixture bind-mounted read-only at /host-sys.
+#   4. ctr (runc) runs it as uid/gid 65534 with a read-only root, containerd's default seccomp
+#      profile and no capability, as the manifests do: `nodeprobe --version`, and
+#      `nodeprobe --dry-run` against a PCI fixture bind-mounted read-only at /host-sys.
 # The registry, the push and the pull run in a fresh network namespace (no route out), so the
 # image can only come from the local registry. Every process started here is stopped by PID on
-# exit, pass or fail.
+# exit, pass or fail, and the containers' cgroup parent is removed.
 # Needs root. Output: the steps, the image's layers and size, and nodeprobe's output; the last
 # line is "image e2e: ok". Env: IMAGE_DIR (default: a scratch dir), FIXTURE (sysfs tree),
 # NP_IMAGE_PARTIAL=1 to allow a missing binary (reported; the binary's run is then skipped).
@@ -34,15 +35,20 @@ NS=np-image-$$-$RANDOM
 echo "$NS" >"$E2E/netns"
 : >"$E2E/pids"
 CTR_ID=np-image-$$
+# The containerd namespace names the containers' cgroup parent (/sys/fs/cgroup/*/$CTR_NS):
+# one of our own, removed on exit, so no run leaves a cgroup behind or touches another's.
+CTR_NS=np-image-$$-$RANDOM
 cleanup() {
   local rc=$? pid
   set +e # teardown goes on whatever fails (e2e_stop's kill of an already-dead PID fails)
   if [ -S "$E2E/containerd.sock" ]; then
-    ctr -a "$E2E/containerd.sock" -n e2e tasks kill -s SIGKILL "$CTR_ID" >/dev/null 2>&1 || true
-    ctr -a "$E2E/containerd.sock" -n e2e tasks rm -f "$CTR_ID" >/dev/null 2>&1 || true
-    ctr -a "$E2E/containerd.sock" -n e2e containers rm "$CTR_ID" >/dev/null 2>&1 || true
+    ctr -a "$E2E/containerd.sock" -n "$CTR_NS" tasks kill -s SIGKILL "$CTR_ID" >/dev/null 2>&1 || true
+    ctr -a "$E2E/containerd.sock" -n "$CTR_NS" tasks rm -f "$CTR_ID" >/dev/null 2>&1 || true
+    ctr -a "$E2E/containerd.sock" -n "$CTR_NS" containers rm "$CTR_ID" >/dev/null 2>&1 || true
   fi
   e2e_kill containerd
+  # Our cgroup parents, once empty (rmdir removes nothing else).
+  rmdir /sys/fs/cgroup/*/"$CTR_NS" /sys/fs/cgroup/"$CTR_NS" 2>/dev/null || true
   # Shims containerd started for our containers (ours only: their command line names our root).
   for pid in $(pgrep -f "containerd-shim-runc-v2 .*-address $E2E/" 2>/dev/null); do
     kill -9 "$pid" 2>/dev/null || true
@@ -85,8 +91,8 @@ containerd --config "$E2E/ctr.toml" >"$E2E/containerd.log" 2>&1 </dev/null 3>&- 
 echo "$!" >"$E2E/containerd.pid"
 echo "$!" >>"$E2E/pids"
 e2e_wait_sock "$E2E/containerd.sock"
-ctr_() { ctr -a "$E2E/containerd.sock" -n e2e "$@"; }
-e2e_in ctr -a "$E2E/containerd.sock" -n e2e images pull --plain-http "$REF" >"$E2E/pull.log"
+ctr_() { ctr -a "$E2E/containerd.sock" -n "$CTR_NS" "$@"; }
+e2e_in ctr -a "$E2E/containerd.sock" -n "$CTR_NS" images pull --plain-http "$REF" >"$E2E/pull.log"
 tail -n 2 "$E2E/pull.log"
 ctr_ images ls | awk 'NR == 1 || /nodeprobe/'
 # containerd holds exactly what the layout holds: the same image index digest.
@@ -96,20 +102,32 @@ got=$(ctr_ images ls | awk -v r="$REF" '$1 == r {print $3}')
 [ "$got" = "$want" ] || die "pulled digest $got, built $want"
 echo "pulled $REF = $want"
 
-echo "== run (ctr run, runc, uid 65534, read-only root)"
+echo "== run (ctr run, runc, uid 65534, read-only root, seccomp default, no capabilities)"
 # run_in_image CMD...: a container from the image with the image's own user (config.user,
 # 65534:65534), a read-only root and the fixture at /host-sys read-only; prints CMD's output.
 # ctr 1.6 has no --user: the uid is checked in the container's runtime spec instead.
 # CTR_OPTS: extra `ctr containers create` options (mounts, env) for the next run.
 CTR_OPTS=()
+# ctr 1.6 knows no `--cap-drop ALL`: each of its default capabilities, by name (the spec
+# check below fails if a default is missing here).
+DROP_CAPS=()
+for c in CHOWN DAC_OVERRIDE FSETID FOWNER MKNOD NET_RAW SETGID SETUID SETFCAP SETPCAP \
+         NET_BIND_SERVICE SYS_CHROOT KILL AUDIT_WRITE; do
+  DROP_CAPS+=(--cap-drop "CAP_$c")
+done
 run_in_image() {
-  ctr_ containers create --read-only \
+  ctr_ containers create --read-only --seccomp "${DROP_CAPS[@]}" \
     --mount "type=bind,src=$FIXTURE,dst=/host-sys,options=rbind:ro" "${CTR_OPTS[@]}" \
     "$REF" "$CTR_ID" "$@" >/dev/null
   ctr_ containers info "$CTR_ID" >"$E2E/spec.json"
   local user
-  user=$(jq -c '[.Spec.process.user.uid, .Spec.process.user.gid, .Spec.root.readonly]' "$E2E/spec.json")
-  [ "$user" = "[65534,65534,true]" ] || die "container uid, gid, read-only root = $user, want [65534,65534,true]"
+  # As the manifests run it: the image's user, read-only root, containerd's default seccomp
+  # profile (RuntimeDefault), no capability at all, no new privileges.
+  user=$(jq -c '[.Spec.process.user.uid, .Spec.process.user.gid, .Spec.root.readonly,
+                 .Spec.linux.seccomp.defaultAction, ([.Spec.process.capabilities[]?[]] | length),
+                 .Spec.process.noNewPrivileges]' "$E2E/spec.json")
+  [ "$user" = '[65534,65534,true,"SCMP_ACT_ERRNO",0,true]' ] ||
+    die "container uid, gid, read-only root, seccomp, capabilities, no-new-privs = $user, want [65534,65534,true,\"SCMP_ACT_ERRNO\",0,true]"
   local rc=0
   ctr_ tasks start "$CTR_ID" || rc=$?
   ctr_ containers rm "$CTR_ID" >/dev/null
