@@ -11,6 +11,9 @@ OURS=ghcr.io/nodeprobe/
 
 setup() {
   cd "$NP_ROOT"
+  # kubectl (kustomize) is no Debian bookworm package, so install-deps cannot provide it.
+  command -v kubectl >/dev/null ||
+    { echo "kubectl not found: k8s.bats renders every manifest with \`kubectl kustomize\`" >&2; return 1; }
   W=$(mktemp -d)
 }
 
