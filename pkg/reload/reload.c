@@ -17,6 +17,7 @@
 #define OBJ_MAX		 (8 * 1024 * 1024)
 #define SMALL_MAX	 (1024 * 1024)
 #define CONFLICT_RETRIES 5
+#define LIST_RESTARTS	 3 /* a paged LIST restarted after its continue token expired */
 #define ROLLOUT_RETRIES	 5 /* a failed rollout is retried after 1, 2, 4, 8, 16 s */
 
 static const struct kube_resource *const cls_res[NCLS] = {
@@ -783,12 +784,12 @@ static int list_stream(struct ctl *c, struct rs *s, struct log_err *err)
 {
 	struct strbuf cont = STRBUF_INIT(64 * 1024), errbody = STRBUF_INIT(64 * 1024);
 	struct kube_query q;
-	int r = 0, page = 0;
+	int r = 0, page = 0, restarts = 0;
 
 	s->listing = 1;
 	if (s->relist)
 		mark_unseen(c, s);
-	do {
+	for (;;) {
 		struct kube_stream *st = new_stream(s, KUBE_STREAM_LIST);
 
 		if (!st) {
@@ -801,11 +802,13 @@ static int list_stream(struct ctl *c, struct rs *s, struct log_err *err)
 		sb_reset(&c->url);
 		kube_url(&c->url, kube_client_server(c->cl), cls_res[s->cls], s->ns, NULL, &q);
 		r = kube_get_stream(c->cl, c->url.buf, st, &errbody, err);
-		if (r == 410 && page > 0) {
-			/* continue token expired: start over */
+		if (r == 410 && page > 0 && restarts < LIST_RESTARTS) {
+			/* continue token expired: start over from the first page */
 			kube_stream_free(st);
 			sb_reset(&cont);
 			page = 0;
+			restarts++;
+			mark_unseen(c, s); /* what the first pass saw may be gone since */
 			continue;
 		}
 		if (r != 200) {
@@ -822,8 +825,10 @@ static int list_stream(struct ctl *c, struct rs *s, struct log_err *err)
 		sb_add(&cont, kube_stream_continue(st));
 		kube_stream_free(st);
 		page++;
-	} while (cont.len);
-	if (r == 0 && s->relist)
+		if (!cont.len)
+			break;
+	}
+	if (r == 0 && (s->relist || restarts))
 		sweep_unseen(c, s);
 	s->listing = 0;
 	s->relist = 0;
@@ -1012,10 +1017,9 @@ static int reread(struct ctl *c, struct wl_ent *we)
  * Roll we for its queued triggers. Returns 1 if patched, 0 if nothing to do,
  * negative on failure. we may be freed (-ENOENT).
  */
-static int rollout(struct ctl *c, struct wl_ent *we)
+static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger *t,
+			struct cfg_ent **src)
 {
-	struct reload_trigger t[64];
-	struct cfg_ent *src[64];
 	struct log_err err = {0};
 	size_t i, n;
 	int attempt, r = 0;
@@ -1023,7 +1027,7 @@ static int rollout(struct ctl *c, struct wl_ent *we)
 
 	for (attempt = 0; attempt < CONFLICT_RETRIES; attempt++) {
 		n = 0;
-		for (i = 0; i < we->ntrig && n < 64; i++) {
+		for (i = 0; i < we->ntrig; i++) {
 			struct cfg_ent *ce = (struct cfg_ent *)tab_get(
 			    &c->cfg, type_cls(we->trig[i].type), we->e.ns, we->trig[i].name);
 			struct reload_object o;
@@ -1063,7 +1067,7 @@ static int rollout(struct ctl *c, struct wl_ent *we)
 		r = kube_request(c->cl, "PATCH", c->url.buf,
 				 "application/strategic-merge-patch+json", c->body.buf, &c->resp,
 				 &err);
-		if (r == 409) {
+		if (r == 409 && attempt + 1 < CONFLICT_RETRIES) {
 			log_info("%s %s/%s: conflict, re-reading (attempt %d)",
 				 reload_kind_name(we->w.kind), we->e.ns, we->e.name, attempt + 1);
 			r = reread(c, we);
@@ -1104,6 +1108,18 @@ static int rollout(struct ctl *c, struct wl_ent *we)
 		json_decref(obj);
 	}
 	return 1;
+}
+
+static int rollout(struct ctl *c, struct wl_ent *we)
+{
+	size_t n = we->ntrig ? we->ntrig : 1;
+	struct reload_trigger *t = calloc(n, sizeof(*t));
+	struct cfg_ent **src = calloc(n, sizeof(*src));
+	int r = t && src ? rollout_with(c, we, t, src) : -ENOMEM;
+
+	free(t);
+	free(src);
+	return r;
 }
 
 static int take_token(struct ctl *c, long long now)

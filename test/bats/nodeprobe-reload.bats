@@ -430,3 +430,51 @@ KC
   [[ $output == *"error: 1 rollouts failed"* ]]
   [ "$(fake_ctl GET '/requests?path=/configmaps$' | jq -c '[.items[].status]')" = '[503,503,200]' ]
 }
+
+@test "LIST: an expired continue token (410) restarts the LIST from the beginning, nothing is lost" {
+  stalepod() { echo "{\"containers\":[{\"name\":\"app\",\"image\":\"x\",\"envFrom\":[{\"configMapRef\":{\"name\":\"$1\"}}],\"env\":[{\"name\":\"STAKATER_$(tr a-z- A-Z_ <<<"$1")_CONFIGMAP\",\"value\":\"stale\"}]}]}"; }
+  for n in c1 c2 c3; do
+    cm "$n" '{"k":"v"}'
+    workload Deployment "w-$n" "$AUTO" "$(stalepod "$n")"
+  done
+  fake_ctl POST /faults '{"method":"GET","path":"/configmaps$","query":"continue=","action":"status","code":410,"count":1}' >/dev/null
+  run "$BIN" --kubeconfig "$KC" --mode once --no-events --page-size 1
+  [ "$status" -eq 0 ]
+  # page 1, page 2 answered 410, then pages 1 2 3 again
+  [ "$(fake_ctl GET '/requests?path=/configmaps$' | jq -c '[.items[].status]')" = '[200,410,200,200,200]' ]
+  [ "$(fake_ctl GET /requests?method=PATCH | jq -r '[.items[].path | sub(".*/";"")] | sort | join(" ")')" = "w-c1 w-c2 w-c3" ]
+}
+
+@test "409 that persists: bounded retries, each after a re-read, then a clear error" {
+  cm cfg '{"k":"new"}'
+  workload Deployment web "$AUTO" '{"containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}],"env":[{"name":"STAKATER_CFG_CONFIGMAP","value":"stale"}]}]}'
+  fake_ctl POST /faults '{"method":"PATCH","action":"status","code":409,"count":-1}' >/dev/null
+  run "$BIN" --kubeconfig "$KC" --mode once --no-events
+  [ "$status" -eq 3 ]
+  # five PATCHes, a re-read between two of them, none after the last
+  [ "$(fake_ctl GET '/requests?path=/deployments/web$' | jq -c '[.items[] | .method + " " + (.status|tostring)]')" = '["PATCH 409","GET 200","PATCH 409","GET 200","PATCH 409","GET 200","PATCH 409","GET 200","PATCH 409"]' ]
+  [[ $output == *"Deployment default/web: rollout failed: conflict persisted"* ]]
+}
+
+@test "a workload using 70 ConfigMaps that all change together gets every new hash" {
+  refs=() objs=""
+  for i in $(seq 1 70); do
+    cm "m$i" '{"k":"0"}'
+    refs+=("cm:m$i")
+    objs+="{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"m$i\",\"namespace\":\"default\"},\"data\":{\"k\":\"1\"}},"
+  done
+  workload Deployment many "$AUTO" "$(pod_envfrom "${refs[@]}")"
+  "$BIN" --kubeconfig "$KC" --listen '' --no-events --coalesce-window 2s --min-interval 0 \
+    --max-rollouts-per-second 0 >"$RL_LOG" 2>&1 3>&- &
+  RL_PID=$!
+  fake_ctl GET "/watchers?min=5&wait=10" >/dev/null
+  put "[${objs%,}]"
+  h=$(sha1 'k=1')
+  wait_patches 1
+  for i in $(seq 50); do
+    n=$(fake_ctl GET '/objects?apiVersion=apps/v1&kind=Deployment&name=many' | jq --arg h "$h" '[.spec.template.spec.containers[0].env[]? | select(.value == $h)] | length')
+    [ "$n" -eq 70 ] && break
+    sleep 0.1
+  done
+  [ "$n" -eq 70 ]
+}
