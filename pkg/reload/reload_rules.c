@@ -346,6 +346,101 @@ static char *trimmed(const char *s, const char *e)
 	return out;
 }
 
+/*
+ * Rewrite a Go (RE2) regex for regcomp(REG_EXTENDED) where the two differ on
+ * what users write in name lists: \d \D (POSIX reads the letter), and
+ * escapes inside a bracket (POSIX takes the backslash literally): \d \w \s
+ * become their ranges, \- \] \^ and other escaped punctuation their character.
+ * Anything else is passed through (glibc knows \w \W \s \S \b and \. etc.).
+ */
+static int go_to_ere(struct strbuf *out, const char *re)
+{
+	const char *p = re;
+	int r = 0;
+
+	while (*p && r == 0) {
+		if (p[0] == '\\' && (p[1] == 'd' || p[1] == 'D')) {
+			r = sb_add(out, p[1] == 'd' ? "[0-9]" : "[^0-9]");
+			p += 2;
+		} else if (p[0] == '\\' && p[1]) {
+			r = sb_addn(out, p, 2);
+			p += 2;
+		} else if (p[0] == '[') {
+			struct strbuf items = STRBUF_INIT(4096);
+			int neg = 0, dash = 0, rbr = 0, caret = 0;
+			const char *q = p + 1;
+
+			if (*q == '^') {
+				neg = 1;
+				q++;
+			}
+			if (*q == ']') { /* a leading ] is literal in both */
+				rbr = 1;
+				q++;
+			}
+			while (*q && *q != ']' && r == 0) {
+				if (q[0] == '[' && q[1] == ':') { /* [:alpha:] */
+					const char *e = strstr(q + 2, ":]");
+
+					if (!e)
+						break;
+					r = sb_addn(&items, q, (size_t)(e + 2 - q));
+					q = e + 2;
+					continue;
+				}
+				if (q[0] != '\\' || !q[1]) {
+					r = sb_addch(&items, *q++);
+					continue;
+				}
+				switch (q[1]) {
+				case 'd':
+					r = sb_add(&items, "0-9");
+					break;
+				case 'w':
+					r = sb_add(&items, "0-9A-Za-z_");
+					break;
+				case 's':
+					r = sb_add(&items, " \t\n\f\r");
+					break;
+				case '-':
+					dash = 1;
+					break;
+				case ']':
+					rbr = 1;
+					break;
+				case '^':
+					caret = 1;
+					break;
+				default:
+					r = sb_addch(&items, q[1]);
+					break;
+				}
+				q += 2;
+			}
+			if (*q != ']') { /* unterminated: let regcomp report it */
+				sb_free(&items);
+				return r ? r : sb_add(out, p);
+			}
+			r = r ? r : sb_addch(out, '[');
+			if (neg)
+				r = r ? r : sb_addch(out, '^');
+			if (rbr)
+				r = r ? r : sb_addch(out, ']');
+			r = r ? r : sb_addn(out, items.buf, items.len);
+			if (caret)
+				r = r ? r : sb_addch(out, '^');
+			if (dash)
+				r = r ? r : sb_addch(out, '-');
+			r = r ? r : sb_addch(out, ']');
+			sb_free(&items);
+			p = q + 1;
+		} else {
+			r = sb_addch(out, *p++);
+		}
+	}
+	return r;
+}
+
 static int compile_list(struct reload_relist *rl, const char *val, const struct reload_workload *w,
 			const char *key, int quiet)
 {
@@ -368,10 +463,14 @@ static int compile_list(struct reload_relist *rl, const char *val, const struct 
 		if (!item)
 			return -ENOMEM;
 		if (*item) {
-			if (asprintf(&pat, "^%s$", item) < 0) {
+			struct strbuf ere = STRBUF_INIT(64 * 1024);
+
+			if (go_to_ere(&ere, item) < 0 || asprintf(&pat, "^%s$", ere.buf) < 0) {
+				sb_free(&ere);
 				free(item);
 				return -ENOMEM;
 			}
+			sb_free(&ere);
 			rc = regcomp(&rl->re[rl->n], pat, REG_EXTENDED | REG_NOSUB);
 			if (rc == 0) {
 				rl->n++;

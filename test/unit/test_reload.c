@@ -271,6 +271,34 @@ TEST(annotations_reload_lists_and_exclude)
 	reload_workload_free(&w);
 }
 
+/* The lists are Go (RE2) regexes: its escapes mean what they mean in Go, not POSIX. */
+TEST(annotations_reload_lists_go_escapes)
+{
+	struct reload_workload w;
+	const char *c;
+
+	REQUIRE_INT(wl(&w,
+		       "{\"configmap.reloader.stakater.com/reload\":"
+		       "\"cfg-\\\\d+, app-[a-z\\\\d\\\\-]+, x\\\\.y, n\\\\D\\\\w\"}",
+		       "{}", POD_ENVFROM_CM),
+		    0);
+	CHECK_INT(w.relist[0][RELOAD_CONFIGMAP].n, 4);
+	/* \d is a digit (POSIX would read it as the letter d) */
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg-12", 0, 0, &c), RELOAD_YES);
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg-dd", 0, 0, &c), RELOAD_NO_NOT_SELECTED);
+	/* escapes inside a bracket: \d and \- */
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "app-a-9", 0, 0, &c), RELOAD_YES);
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "app-a.9", 0, 0, &c), RELOAD_NO_NOT_SELECTED);
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "app-d\\", 0, 0, &c), RELOAD_NO_NOT_SELECTED);
+	/* \. is a literal dot */
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "x.y", 0, 0, &c), RELOAD_YES);
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "xzy", 0, 0, &c), RELOAD_NO_NOT_SELECTED);
+	/* \D: not a digit; \w: a word character */
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "n-a", 0, 0, &c), RELOAD_YES);
+	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "n1a", 0, 0, &c), RELOAD_NO_NOT_SELECTED);
+	reload_workload_free(&w);
+}
+
 TEST(annotations_search_match)
 {
 	struct reload_workload w;
