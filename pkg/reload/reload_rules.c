@@ -441,6 +441,127 @@ static int go_to_ere(struct strbuf *out, const char *re)
 	return r;
 }
 
+#define RE_MAX_REPEAT 1000  /* Go's limit on a repeat count */
+#define RE_MAX_COST   10000 /* tokens regcomp would build; a name pattern needs far fewer */
+#define RE_MAX_DEPTH  64
+
+/* End of the POSIX bracket expression starting at p ('['). */
+static const char *bracket_end(const char *p)
+{
+	const char *q = p + 1;
+
+	if (*q == '^')
+		q++;
+	if (*q == ']')
+		q++;
+	while (*q && *q != ']') {
+		if (q[0] == '[' && (q[1] == ':' || q[1] == '.' || q[1] == '=')) {
+			char close[3] = {q[1], ']', '\0'};
+			const char *e = strstr(q + 2, close);
+
+			q = e ? e + 2 : q + strlen(q);
+			continue;
+		}
+		q++;
+	}
+	return *q ? q + 1 : q;
+}
+
+/* A bound "{n}", "{n,}", "{n,m}" or "{,m}" at p: its length, or 0. max is -1 when open. */
+static size_t bound_at(const char *p, long *min, long *max)
+{
+	const char *q = p + 1;
+	char *e;
+
+	*min = 0;
+	*max = -1;
+	if (*q >= '0' && *q <= '9') {
+		*min = strtol(q, &e, 10);
+		q = e;
+	} else if (*q != ',') {
+		return 0;
+	}
+	if (*q == ',') {
+		q++;
+		if (*q >= '0' && *q <= '9') {
+			*max = strtol(q, &e, 10);
+			q = e;
+		}
+	} else {
+		*max = *min;
+	}
+	return *q == '}' ? (size_t)(q + 1 - p) : 0;
+}
+
+/*
+ * Refuse what Go's regexp refuses and glibc would take at an exponential cost:
+ * a repetition of a repetition ("a++", "a{2}{2}"; Go's "invalid nested
+ * repetition operator"), repeat counts over 1000, and patterns whose expansion
+ * (regcomp copies the operand of "+" and of bounds) exceeds RE_MAX_COST tokens,
+ * as "((a+)+)+..." does. Returns NULL or why.
+ */
+static const char *ere_refused(const char *p)
+{
+	double tot[RE_MAX_DEPTH], last[RE_MAX_DEPTH];
+	int lvl = 0, prev = 0; /* prev: 1 after a repetition, 2 after its lazy '?' */
+
+	tot[0] = last[0] = 0;
+	while (*p) {
+		long min, max;
+		size_t blen = *p == '{' ? bound_at(p, &min, &max) : 0;
+		double mult;
+
+		if (*p == '*' || *p == '+' || *p == '?' || blen) {
+			if (prev == 2 || (prev == 1 && *p != '?'))
+				return "invalid nested repetition operator";
+			if (prev == 1) { /* Go's lazy "*?": glibc's (a*)? costs no more */
+				prev = 2;
+				p++;
+				continue;
+			}
+			if (blen && (min > RE_MAX_REPEAT || max > RE_MAX_REPEAT ||
+				     (max >= 0 && max < min)))
+				return "invalid repeat count";
+			mult = *p == '+' ? 2 : blen ? (max >= 0 ? (double)max : (double)min + 1) : 1;
+			tot[lvl] += last[lvl] * (mult - 1);
+			last[lvl] *= mult;
+			prev = 1;
+			p += blen ? blen : 1;
+		} else if (*p == '(') {
+			if (++lvl >= RE_MAX_DEPTH)
+				return "groups nested too deeply";
+			tot[lvl] = last[lvl] = 0;
+			prev = 0;
+			p++;
+			continue;
+		} else if (*p == ')' && lvl > 0) {
+			lvl--;
+			tot[lvl] += tot[lvl + 1];
+			last[lvl] = tot[lvl + 1];
+			prev = 0;
+			p++;
+		} else if (*p == '|') {
+			last[lvl] = 0;
+			prev = 0;
+			p++;
+			continue;
+		} else {
+			if (*p == '\\' && p[1])
+				p += 2;
+			else if (*p == '[')
+				p = bracket_end(p);
+			else
+				p++;
+			tot[lvl] += 1;
+			last[lvl] = 1;
+			prev = 0;
+		}
+		if (tot[lvl] > RE_MAX_COST)
+			return "pattern too large";
+	}
+	return NULL;
+}
+
 static int compile_list(struct reload_relist *rl, const char *val, const struct reload_workload *w,
 			const char *key, int quiet)
 {
@@ -454,6 +575,7 @@ static int compile_list(struct reload_relist *rl, const char *val, const struct 
 		return -ENOMEM;
 	for (;;) {
 		char *item, *pat;
+		const char *refused;
 		int rc;
 
 		e = strchr(p, ',');
@@ -471,13 +593,17 @@ static int compile_list(struct reload_relist *rl, const char *val, const struct 
 				return -ENOMEM;
 			}
 			sb_free(&ere);
-			rc = regcomp(&rl->re[rl->n], pat, REG_EXTENDED | REG_NOSUB);
+			refused = ere_refused(pat);
+			rc = refused ? REG_BADPAT : regcomp(&rl->re[rl->n], pat, REG_EXTENDED | REG_NOSUB);
 			if (rc == 0) {
 				rl->n++;
 			} else if (!quiet) {
 				char msg[128];
 
-				regerror(rc, &rl->re[rl->n], msg, sizeof(msg));
+				if (refused)
+					snprintf(msg, sizeof(msg), "%s", refused);
+				else
+					regerror(rc, &rl->re[rl->n], msg, sizeof(msg));
 				log_warn("%s %s/%s: annotation %s: invalid regex '%s' skipped: %s",
 					 reload_kind_name(w->kind), w->ns, w->name, key, item, msg);
 			}
