@@ -519,10 +519,15 @@ static const char *ere_refused(const char *p)
 				p++;
 				continue;
 			}
-			if (blen && (min > RE_MAX_REPEAT || max > RE_MAX_REPEAT ||
-				     (max >= 0 && max < min)))
+			if (blen &&
+			    (min > RE_MAX_REPEAT || max > RE_MAX_REPEAT || (max >= 0 && max < min)))
 				return "invalid repeat count";
-			mult = *p == '+' ? 2 : blen ? (max >= 0 ? (double)max : (double)min + 1) : 1;
+			if (*p == '+')
+				mult = 2; /* a+ is built as aa* */
+			else if (blen)
+				mult = max >= 0 ? (double)max : (double)min + 1;
+			else
+				mult = 1;
 			tot[lvl] += last[lvl] * (mult - 1);
 			last[lvl] *= mult;
 			prev = 1;
@@ -594,7 +599,8 @@ static int compile_list(struct reload_relist *rl, const char *val, const struct 
 			}
 			sb_free(&ere);
 			refused = ere_refused(pat);
-			rc = refused ? REG_BADPAT : regcomp(&rl->re[rl->n], pat, REG_EXTENDED | REG_NOSUB);
+			rc = refused ? REG_BADPAT
+				     : regcomp(&rl->re[rl->n], pat, REG_EXTENDED | REG_NOSUB);
 			if (rc == 0) {
 				rl->n++;
 			} else if (!quiet) {
