@@ -498,7 +498,8 @@ static size_t bound_at(const char *p, long *min, long *max)
  * a repetition of a repetition ("a++", "a{2}{2}"; Go's "invalid nested
  * repetition operator"), repeat counts over 1000, and patterns whose expansion
  * (regcomp copies the operand of "+" and of bounds) exceeds RE_MAX_COST tokens,
- * as "((a+)+)+..." does. Returns NULL or why.
+ * as "((a+)+)+..." does, and back-references (Go has none; glibc may spend
+ * exponential time matching them). Returns NULL or why.
  */
 static const char *ere_refused(const char *p)
 {
@@ -551,6 +552,8 @@ static const char *ere_refused(const char *p)
 			p++;
 			continue;
 		} else {
+			if (*p == '\\' && p[1] >= '1' && p[1] <= '9')
+				return "back-references are not Go regex syntax";
 			if (*p == '\\' && p[1])
 				p += 2;
 			else if (*p == '[')

@@ -314,6 +314,7 @@ TEST(annotations_reload_lists_costly_patterns)
 	    "a{1001}",
 	    "(a{1000}){1000}",
 	    "a*??",
+	    "(a*)*(a*)*(a*)*\\\\1\\\\2\\\\3x",
 	};
 	struct reload_workload w;
 	struct strbuf ann = STRBUF_INIT(1 << 16);
