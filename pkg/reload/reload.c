@@ -967,6 +967,10 @@ static void post_event(struct ctl *c, const struct wl_ent *we, const char *messa
 	r = r ? r : sb_add_json_str(&b, we->e.name);
 	r = r ? r : sb_add(&b, ",\"namespace\":");
 	r = r ? r : sb_add_json_str(&b, we->e.ns);
+	if (we->w.uid) { /* kubectl describe selects a workload's Events by it */
+		r = r ? r : sb_add(&b, ",\"uid\":");
+		r = r ? r : sb_add_json_str(&b, we->w.uid);
+	}
 	r = r ? r : sb_add(&b, "},\"reason\":\"Reloaded\",\"message\":");
 	r = r ? r : sb_add_json_str(&b, message);
 	r = r ? r

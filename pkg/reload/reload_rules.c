@@ -644,6 +644,7 @@ void reload_workload_free(struct reload_workload *w)
 
 	free(w->ns);
 	free(w->name);
+	free(w->uid);
 	for (a = 0; a < 2; a++) {
 		for (b = 0; b < RA_N; b++)
 			free(w->ann[a][b]);
@@ -908,7 +909,8 @@ int reload_workload_parse(struct reload_workload *w, enum reload_kind kind, json
 				   reload_kind_name(kind));
 	w->name = strdup(name);
 	w->ns = strdup(ns ? ns : "");
-	if (!w->name || !w->ns)
+	w->uid = dup_or_null(json_string_value(json_object_get(meta, "uid")));
+	if (!w->name || !w->ns || (json_object_get(meta, "uid") && !w->uid))
 		return -ENOMEM;
 	anns[0] = json_object_get(meta, "annotations");
 	anns[1] = json_object_get(json_object_get(tmpl, "metadata"), "annotations");

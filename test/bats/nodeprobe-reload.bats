@@ -105,6 +105,9 @@ wait_patches() { fake_ctl GET "/requests?method=PATCH&path=${2:-.}&min=$1&wait=1
   fake_ctl GET "/requests?method=POST&path=/events$&min=1&wait=10" >/dev/null
   ev=$(fake_ctl GET "/requests?method=POST&path=/events$" | jq -r '.items[0].body')
   [ "$(jq -c '[.reason, .type, .involvedObject.kind, .involvedObject.name, .source.component]' <<<"$ev")" = '["Reloaded","Normal","Deployment","web","nodeprobe-reload"]' ]
+  # kubectl describe finds a workload's Events by involvedObject.uid
+  uid=$(fake_ctl GET '/objects?apiVersion=apps/v1&kind=Deployment&name=web' | jq -r .metadata.uid)
+  [ -n "$uid" ] && [ "$(jq -r .involvedObject.uid <<<"$ev")" = "$uid" ]
   # no LIST, no GET: only the PATCH and the Event
   [ "$(fake_ctl GET "/requests?since=$since&watch=0" | jq -c '[.items[] | .method + " " + .path]')" = '["PATCH /apis/apps/v1/namespaces/default/deployments/web","POST /api/v1/namespaces/default/events"]' ]
   grep -qx "nodeprobe-reload: rolled Deployment default/web for ConfigMap default/app-config hash ${h:0:8} (env-vars)" "$RL_LOG"
