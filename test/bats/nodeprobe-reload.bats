@@ -26,7 +26,19 @@ teardown() {
     kill "$RL_PID" 2>/dev/null || true
     wait "$RL_PID" 2>/dev/null || true
   fi
+  # Secret data is never logged: no decoded value of any Secret the test stored (4+ bytes; the
+  # big ones by a 64-byte prefix) appears in the controller's log
+  local leaked=""
+  if [ -s "$RL_LOG" ] && fake_ctl GET '/objects?apiVersion=v1&kind=Secret' \
+    | jq -r '.items[].data // {} | .[] | @base64d | .[0:64] | select(length >= 4)' \
+      >"$BATS_TEST_TMPDIR/secret-values" 2>/dev/null && [ -s "$BATS_TEST_TMPDIR/secret-values" ]; then
+    leaked=$(grep -F -f "$BATS_TEST_TMPDIR/secret-values" "$RL_LOG" || true)
+  fi
   fake_stop
+  if [ -n "$leaked" ]; then
+    echo "Secret data in the log: $leaked" >&2
+    return 1
+  fi
 }
 
 # sha1 TEXT: Reloader's hash of the joined, sorted entries (computed independently).
