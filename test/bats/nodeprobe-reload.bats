@@ -76,6 +76,11 @@ pod_envfrom() {
 
 AUTO='{"reloader.stakater.com/auto":"true"}'
 
+# stale_pod CM: one container "app" using ConfigMap CM through envFrom and recording a stale hash.
+stale_pod() {
+  echo "{\"containers\":[{\"name\":\"app\",\"image\":\"x\",\"envFrom\":[{\"configMapRef\":{\"name\":\"$1\"}}],\"env\":[{\"name\":\"STAKATER_$(tr a-z- A-Z_ <<<"$1")_CONFIGMAP\",\"value\":\"stale\"}]}]}"
+}
+
 # start [ARGS]: run nodeprobe-reload in watch mode, wait until its 5 watches are open.
 start() {
   "$BIN" --kubeconfig "$KC" --listen '' --coalesce-window 0 --min-interval 0 \
@@ -426,7 +431,7 @@ KC
   cp "$FAKE_CA" "$sa/ca.crt"
   echo default >"$sa/namespace"
   cm cfg '{"k":"new"}'
-  workload Deployment web "$AUTO" '{"containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}],"env":[{"name":"STAKATER_CFG_CONFIGMAP","value":"stale"}]}]}'
+  workload Deployment web "$AUTO" "$(stale_pod cfg)"
   KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT=$FAKE_PORT run "$BIN" --serviceaccount-dir "$sa" --mode once --no-events
   [ "$status" -eq 0 ]
   [ "$(npatches /deployments/web$)" -eq 1 ]
@@ -437,7 +442,7 @@ KC
 
 @test "once: 503 on LIST is retried; a rollout that keeps failing exits 3" {
   cm cfg '{"k":"new"}'
-  workload Deployment web "$AUTO" '{"containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}],"env":[{"name":"STAKATER_CFG_CONFIGMAP","value":"stale"}]}]}'
+  workload Deployment web "$AUTO" "$(stale_pod cfg)"
   fake_ctl POST /faults '[{"method":"GET","path":"/configmaps$","action":"status","code":503,"count":2},{"method":"PATCH","action":"status","code":403,"count":-1}]' >/dev/null
   run "$BIN" --kubeconfig "$KC" --mode once --no-events
   [ "$status" -eq 3 ]
@@ -447,10 +452,9 @@ KC
 }
 
 @test "LIST: an expired continue token (410) restarts the LIST from the beginning, nothing is lost" {
-  stalepod() { echo "{\"containers\":[{\"name\":\"app\",\"image\":\"x\",\"envFrom\":[{\"configMapRef\":{\"name\":\"$1\"}}],\"env\":[{\"name\":\"STAKATER_$(tr a-z- A-Z_ <<<"$1")_CONFIGMAP\",\"value\":\"stale\"}]}]}"; }
   for n in c1 c2 c3; do
     cm "$n" '{"k":"v"}'
-    workload Deployment "w-$n" "$AUTO" "$(stalepod "$n")"
+    workload Deployment "w-$n" "$AUTO" "$(stale_pod "$n")"
   done
   fake_ctl POST /faults '{"method":"GET","path":"/configmaps$","query":"continue=","action":"status","code":410,"count":1}' >/dev/null
   run "$BIN" --kubeconfig "$KC" --mode once --no-events --page-size 1
@@ -462,7 +466,7 @@ KC
 
 @test "409 that persists: bounded retries, each after a re-read, then a clear error" {
   cm cfg '{"k":"new"}'
-  workload Deployment web "$AUTO" '{"containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}],"env":[{"name":"STAKATER_CFG_CONFIGMAP","value":"stale"}]}]}'
+  workload Deployment web "$AUTO" "$(stale_pod cfg)"
   fake_ctl POST /faults '{"method":"PATCH","action":"status","code":409,"count":-1}' >/dev/null
   run "$BIN" --kubeconfig "$KC" --mode once --no-events
   [ "$status" -eq 3 ]
