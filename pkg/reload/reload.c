@@ -150,6 +150,9 @@ struct rs {
 	int relist;	      /* this LIST is a re-list: compare and sweep */
 	int fails;	      /* consecutive failed restarts */
 	long long restart_ms; /* when to restart (0: running) */
+	long long start_ms;   /* when the current watch started */
+	long events;	      /* events the current watch delivered */
+	long error_code;      /* code of an ERROR event other than 410 on it, or 0 */
 	/* the ConfigMap/Secret item being parsed (FLAT mode) */
 	struct strbuf name, ns_, irv;
 	int match, ignore;
@@ -613,9 +616,12 @@ static int cfg_item(void *p, const char *type, json_t *obj)
 	int r;
 
 	(void)obj;
+	s->events++;
 	if (strcmp(type, "ERROR") == 0) {
 		if (s->code == 410)
 			s->gone = 1;
+		else
+			s->error_code = s->code ? s->code : -1;
 		log_info("%s watch: ERROR event (code %ld)", cls_res[s->cls]->plural, s->code);
 		return 0;
 	}
@@ -650,11 +656,15 @@ static int wl_item(void *p, const char *type, json_t *obj)
 {
 	struct rs *s = p;
 
+	s->events++;
 	if (strcmp(type, "ERROR") == 0) {
-		if (json_integer_value(json_object_get(obj, "code")) == 410)
+		long code = (long)json_integer_value(json_object_get(obj, "code"));
+
+		if (code == 410)
 			s->gone = 1;
-		log_info("%s watch: ERROR event (code %lld)", cls_res[s->cls]->plural,
-			 (long long)json_integer_value(json_object_get(obj, "code")));
+		else
+			s->error_code = code ? code : -1;
+		log_info("%s watch: ERROR event (code %ld)", cls_res[s->cls]->plural, code);
 		return 0;
 	}
 	if (strcmp(type, "BOOKMARK") == 0)
@@ -858,6 +868,9 @@ static int start_watch(struct ctl *c, struct rs *s, struct log_err *err)
 	if (!s->w)
 		return err->code ? err->code : -ENOMEM;
 	s->restart_ms = 0;
+	s->start_ms = now_ms();
+	s->events = 0;
+	s->error_code = 0;
 	return 0;
 }
 
@@ -866,12 +879,28 @@ static void watch_done(void *ctx, struct kube_watch *w, int status, int res, con
 	struct rs *s = ctx;
 	struct ctl *c = s->c;
 	long long delay = 0;
+	char why[64] = "";
 
 	s->w = NULL;
 	if (kube_stream_rv(s->st)[0])
 		snprintf(s->rv, sizeof(s->rv), "%s", kube_stream_rv(s->st));
 	if (status == 410)
 		s->gone = 1;
+	/*
+	 * Besides errors: an ERROR event other than 410, or a watch closed within a
+	 * second without a single event, is a failure too (as client-go's "very short
+	 * watch"); restarting at once would hammer the API server.
+	 */
+	if (res >= 0 && status == 200 && !s->gone) {
+		if (s->error_code)
+			snprintf(why, sizeof(why), "ERROR event, code %ld", s->error_code);
+		else if (s->events == 0 && now_ms() - s->start_ms < 1000)
+			snprintf(why, sizeof(why), "closed at once without events");
+		if (why[0]) {
+			res = -EPROTO;
+			msg = why;
+		}
+	}
 	if (res < 0 || (status != 200 && status != 410)) {
 		long long base = 200LL << (s->fails < 6 ? s->fails : 6);
 

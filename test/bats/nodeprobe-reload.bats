@@ -527,3 +527,18 @@ PY
   hwm=$(awk '/VmHWM/ {print $2}' "/proc/$RL_PID/status")
   [[ $BUILD == *-san ]] || [ "$hwm" -lt 22528 ]
 }
+
+@test "faults: a watch that ends at once with an ERROR event (not 410) is restarted with backoff" {
+  cm cfg '{"k":"0"}'
+  workload Deployment web "$AUTO" "$(pod_envfrom cm:cfg)"
+  start --no-events
+  fake_ctl POST /faults '{"path":"/configmaps$","watch":true,"action":"watch-error","code":500,"count":4}' >/dev/null
+  fake_ctl POST /drop-watches >/dev/null
+  # the four refused watches are each followed by a backoff, not an immediate retry
+  fake_ctl GET "/requests?path=/configmaps$&watch=1&min=6&wait=20" >/dev/null
+  [ "$(grep -c 'watch configmaps ended (ERROR event, code 500); restarting in [0-9]* ms' "$RL_LOG")" -eq 4 ]
+  # and it watches again afterwards
+  cm cfg '{"k":"1"}'
+  wait_patches 1
+  [[ $(patches) == *"$(sha1 'k=1')"* ]]
+}
