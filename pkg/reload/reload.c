@@ -17,8 +17,9 @@
 #define OBJ_MAX		 (8 * 1024 * 1024)
 #define SMALL_MAX	 (1024 * 1024)
 #define CONFLICT_RETRIES 5
-#define LIST_RESTARTS	 3 /* a paged LIST restarted after its continue token expired */
-#define ROLLOUT_RETRIES	 5 /* a failed rollout is retried after 1, 2, 4, 8, 16 s */
+#define LIST_RESTARTS	 3  /* a paged LIST restarted after its continue token expired */
+#define RETRY_AFTER_MAX	 30 /* seconds; kube_request caps Retry-After the same */
+#define ROLLOUT_RETRIES	 5  /* a failed rollout is retried after 1, 2, 4, 8, 16 s */
 
 static const struct kube_resource *const cls_res[NCLS] = {
     &kube_configmaps, &kube_secrets, &kube_deployments, &kube_statefulsets, &kube_daemonsets,
@@ -905,9 +906,12 @@ static void watch_done(void *ctx, struct kube_watch *w, int status, int res, con
 		long long base = 200LL << (s->fails < 6 ? s->fails : 6);
 
 		delay = base / 2 + random() % (base / 2 + 1);
-		if (status == 429)
+		if (status == 429) { /* Retry-After, capped as for requests */
+			long ra = kube_watch_retry_after(w);
+
 			delay =
-			    kube_watch_retry_after(w) > 0 ? kube_watch_retry_after(w) * 1000 : 1000;
+			    ra > 0 ? (ra < RETRY_AFTER_MAX ? ra : RETRY_AFTER_MAX) * 1000LL : 1000;
+		}
 		s->fails++;
 		METRIC_INC(c->m.watch_restarts[s->cls]);
 		log_warn("watch %s%s%s ended (%s); restarting in %lld ms", cls_res[s->cls]->plural,

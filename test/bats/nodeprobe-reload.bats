@@ -542,3 +542,14 @@ PY
   wait_patches 1
   [[ $(patches) == *"$(sha1 'k=1')"* ]]
 }
+
+@test "faults: a watch refused with 429 and a huge Retry-After waits at most 30 s, as requests do" {
+  cm cfg '{"k":"0"}'
+  workload Deployment web "$AUTO" "$(pod_envfrom cm:cfg)"
+  start --no-events
+  fake_ctl POST /faults '{"path":"/configmaps$","watch":true,"action":"status","code":429,"retryAfter":86400,"count":1}' >/dev/null
+  fake_ctl POST /drop-watches >/dev/null
+  fake_ctl GET "/requests?path=/configmaps$&watch=1&status=429&min=1&wait=10" >/dev/null
+  for i in $(seq 50); do grep -q 'HTTP 429' "$RL_LOG" && break; sleep 0.1; done
+  grep -q 'watch configmaps ended (.*HTTP 429.*); restarting in 30000 ms' "$RL_LOG"
+}
