@@ -17,7 +17,9 @@
 #define OBJ_MAX		 (8 * 1024 * 1024)
 #define SMALL_MAX	 (1024 * 1024)
 #define CONFLICT_RETRIES 5
-#define ROLLOUT_RETRIES	 5 /* a failed rollout is retried after 1, 2, 4, 8, 16 s */
+#define LIST_RESTARTS	 3  /* a paged LIST restarted after its continue token expired */
+#define RETRY_AFTER_MAX	 30 /* seconds; kube_request caps Retry-After the same */
+#define ROLLOUT_RETRIES	 5  /* a failed rollout is retried after 1, 2, 4, 8, 16 s */
 
 static const struct kube_resource *const cls_res[NCLS] = {
     &kube_configmaps, &kube_secrets, &kube_deployments, &kube_statefulsets, &kube_daemonsets,
@@ -149,6 +151,9 @@ struct rs {
 	int relist;	      /* this LIST is a re-list: compare and sweep */
 	int fails;	      /* consecutive failed restarts */
 	long long restart_ms; /* when to restart (0: running) */
+	long long start_ms;   /* when the current watch started */
+	long events;	      /* events the current watch delivered */
+	long error_code;      /* code of an ERROR event other than 410 on it, or 0 */
 	/* the ConfigMap/Secret item being parsed (FLAT mode) */
 	struct strbuf name, ns_, irv;
 	int match, ignore;
@@ -612,9 +617,12 @@ static int cfg_item(void *p, const char *type, json_t *obj)
 	int r;
 
 	(void)obj;
+	s->events++;
 	if (strcmp(type, "ERROR") == 0) {
 		if (s->code == 410)
 			s->gone = 1;
+		else
+			s->error_code = s->code ? s->code : -1;
 		log_info("%s watch: ERROR event (code %ld)", cls_res[s->cls]->plural, s->code);
 		return 0;
 	}
@@ -649,11 +657,15 @@ static int wl_item(void *p, const char *type, json_t *obj)
 {
 	struct rs *s = p;
 
+	s->events++;
 	if (strcmp(type, "ERROR") == 0) {
-		if (json_integer_value(json_object_get(obj, "code")) == 410)
+		long code = (long)json_integer_value(json_object_get(obj, "code"));
+
+		if (code == 410)
 			s->gone = 1;
-		log_info("%s watch: ERROR event (code %lld)", cls_res[s->cls]->plural,
-			 (long long)json_integer_value(json_object_get(obj, "code")));
+		else
+			s->error_code = code ? code : -1;
+		log_info("%s watch: ERROR event (code %ld)", cls_res[s->cls]->plural, code);
 		return 0;
 	}
 	if (strcmp(type, "BOOKMARK") == 0)
@@ -783,12 +795,12 @@ static int list_stream(struct ctl *c, struct rs *s, struct log_err *err)
 {
 	struct strbuf cont = STRBUF_INIT(64 * 1024), errbody = STRBUF_INIT(64 * 1024);
 	struct kube_query q;
-	int r = 0, page = 0;
+	int r = 0, page = 0, restarts = 0;
 
 	s->listing = 1;
 	if (s->relist)
 		mark_unseen(c, s);
-	do {
+	for (;;) {
 		struct kube_stream *st = new_stream(s, KUBE_STREAM_LIST);
 
 		if (!st) {
@@ -801,11 +813,13 @@ static int list_stream(struct ctl *c, struct rs *s, struct log_err *err)
 		sb_reset(&c->url);
 		kube_url(&c->url, kube_client_server(c->cl), cls_res[s->cls], s->ns, NULL, &q);
 		r = kube_get_stream(c->cl, c->url.buf, st, &errbody, err);
-		if (r == 410 && page > 0) {
-			/* continue token expired: start over */
+		if (r == 410 && page > 0 && restarts < LIST_RESTARTS) {
+			/* continue token expired: start over from the first page */
 			kube_stream_free(st);
 			sb_reset(&cont);
 			page = 0;
+			restarts++;
+			mark_unseen(c, s); /* what the first pass saw may be gone since */
 			continue;
 		}
 		if (r != 200) {
@@ -822,8 +836,10 @@ static int list_stream(struct ctl *c, struct rs *s, struct log_err *err)
 		sb_add(&cont, kube_stream_continue(st));
 		kube_stream_free(st);
 		page++;
-	} while (cont.len);
-	if (r == 0 && s->relist)
+		if (!cont.len)
+			break;
+	}
+	if (r == 0 && (s->relist || restarts))
 		sweep_unseen(c, s);
 	s->listing = 0;
 	s->relist = 0;
@@ -853,6 +869,9 @@ static int start_watch(struct ctl *c, struct rs *s, struct log_err *err)
 	if (!s->w)
 		return err->code ? err->code : -ENOMEM;
 	s->restart_ms = 0;
+	s->start_ms = now_ms();
+	s->events = 0;
+	s->error_code = 0;
 	return 0;
 }
 
@@ -861,19 +880,38 @@ static void watch_done(void *ctx, struct kube_watch *w, int status, int res, con
 	struct rs *s = ctx;
 	struct ctl *c = s->c;
 	long long delay = 0;
+	char why[64] = "";
 
 	s->w = NULL;
 	if (kube_stream_rv(s->st)[0])
 		snprintf(s->rv, sizeof(s->rv), "%s", kube_stream_rv(s->st));
 	if (status == 410)
 		s->gone = 1;
+	/*
+	 * Besides errors: an ERROR event other than 410, or a watch closed within a
+	 * second without a single event, is a failure too (as client-go's "very short
+	 * watch"); restarting at once would hammer the API server.
+	 */
+	if (res >= 0 && status == 200 && !s->gone) {
+		if (s->error_code)
+			snprintf(why, sizeof(why), "ERROR event, code %ld", s->error_code);
+		else if (s->events == 0 && now_ms() - s->start_ms < 1000)
+			snprintf(why, sizeof(why), "closed at once without events");
+		if (why[0]) {
+			res = -EPROTO;
+			msg = why;
+		}
+	}
 	if (res < 0 || (status != 200 && status != 410)) {
 		long long base = 200LL << (s->fails < 6 ? s->fails : 6);
 
 		delay = base / 2 + random() % (base / 2 + 1);
-		if (status == 429)
+		if (status == 429) { /* Retry-After, capped as for requests */
+			long ra = kube_watch_retry_after(w);
+
 			delay =
-			    kube_watch_retry_after(w) > 0 ? kube_watch_retry_after(w) * 1000 : 1000;
+			    ra > 0 ? (ra < RETRY_AFTER_MAX ? ra : RETRY_AFTER_MAX) * 1000LL : 1000;
+		}
 		s->fails++;
 		METRIC_INC(c->m.watch_restarts[s->cls]);
 		log_warn("watch %s%s%s ended (%s); restarting in %lld ms", cls_res[s->cls]->plural,
@@ -962,6 +1000,10 @@ static void post_event(struct ctl *c, const struct wl_ent *we, const char *messa
 	r = r ? r : sb_add_json_str(&b, we->e.name);
 	r = r ? r : sb_add(&b, ",\"namespace\":");
 	r = r ? r : sb_add_json_str(&b, we->e.ns);
+	if (we->w.uid) { /* kubectl describe selects a workload's Events by it */
+		r = r ? r : sb_add(&b, ",\"uid\":");
+		r = r ? r : sb_add_json_str(&b, we->w.uid);
+	}
 	r = r ? r : sb_add(&b, "},\"reason\":\"Reloaded\",\"message\":");
 	r = r ? r : sb_add_json_str(&b, message);
 	r = r ? r
@@ -1012,10 +1054,9 @@ static int reread(struct ctl *c, struct wl_ent *we)
  * Roll we for its queued triggers. Returns 1 if patched, 0 if nothing to do,
  * negative on failure. we may be freed (-ENOENT).
  */
-static int rollout(struct ctl *c, struct wl_ent *we)
+static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger *t,
+			struct cfg_ent **src)
 {
-	struct reload_trigger t[64];
-	struct cfg_ent *src[64];
 	struct log_err err = {0};
 	size_t i, n;
 	int attempt, r = 0;
@@ -1023,7 +1064,7 @@ static int rollout(struct ctl *c, struct wl_ent *we)
 
 	for (attempt = 0; attempt < CONFLICT_RETRIES; attempt++) {
 		n = 0;
-		for (i = 0; i < we->ntrig && n < 64; i++) {
+		for (i = 0; i < we->ntrig; i++) {
 			struct cfg_ent *ce = (struct cfg_ent *)tab_get(
 			    &c->cfg, type_cls(we->trig[i].type), we->e.ns, we->trig[i].name);
 			struct reload_object o;
@@ -1063,7 +1104,7 @@ static int rollout(struct ctl *c, struct wl_ent *we)
 		r = kube_request(c->cl, "PATCH", c->url.buf,
 				 "application/strategic-merge-patch+json", c->body.buf, &c->resp,
 				 &err);
-		if (r == 409) {
+		if (r == 409 && attempt + 1 < CONFLICT_RETRIES) {
 			log_info("%s %s/%s: conflict, re-reading (attempt %d)",
 				 reload_kind_name(we->w.kind), we->e.ns, we->e.name, attempt + 1);
 			r = reread(c, we);
@@ -1104,6 +1145,18 @@ static int rollout(struct ctl *c, struct wl_ent *we)
 		json_decref(obj);
 	}
 	return 1;
+}
+
+static int rollout(struct ctl *c, struct wl_ent *we)
+{
+	size_t n = we->ntrig ? we->ntrig : 1;
+	struct reload_trigger *t = calloc(n, sizeof(*t));
+	struct cfg_ent **src = calloc(n, sizeof(*src));
+	int r = t && src ? rollout_with(c, we, t, src) : -ENOMEM;
+
+	free(t);
+	free(src);
+	return r;
 }
 
 static int take_token(struct ctl *c, long long now)

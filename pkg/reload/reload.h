@@ -127,6 +127,7 @@ struct reload_workload {
 	enum reload_kind kind;
 	char *ns;	    /* owned */
 	char *name;	    /* owned */
+	char *uid;	    /* metadata.uid (Events name it), NULL if absent; owned */
 	char *ann[2][RA_N]; /* [0] metadata, [1] pod template; NULL = absent; owned */
 	struct reload_relist relist[2][2]; /* [where][type] compiled reload lists */
 	struct reload_ref *refs;	   /* owned array */
