@@ -124,7 +124,8 @@ wait_patches() { fake_ctl GET "/requests?method=PATCH&path=${2:-.}&min=$1&wait=1
   [ "$(jq -c '[.reason, .type, .involvedObject.kind, .involvedObject.name, .source.component]' <<<"$ev")" = '["Reloaded","Normal","Deployment","web","nodeprobe-reload"]' ]
   # kubectl describe finds a workload's Events by involvedObject.uid
   uid=$(fake_ctl GET '/objects?apiVersion=apps/v1&kind=Deployment&name=web' | jq -r .metadata.uid)
-  [ -n "$uid" ] && [ "$(jq -r .involvedObject.uid <<<"$ev")" = "$uid" ]
+  [ -n "$uid" ]
+  [ "$(jq -r .involvedObject.uid <<<"$ev")" = "$uid" ]
   # no LIST, no GET: only the PATCH and the Event
   [ "$(fake_ctl GET "/requests?since=$since&watch=0" | jq -c '[.items[] | .method + " " + .path]')" = '["PATCH /apis/apps/v1/namespaces/default/deployments/web","POST /api/v1/namespaces/default/events"]' ]
   grep -qx "nodeprobe-reload: rolled Deployment default/web for ConfigMap default/app-config hash ${h:0:8} (env-vars)" "$RL_LOG"
@@ -312,7 +313,8 @@ d-typed app:STAKATER_S_TYPED_SECRET"
   wait_patches 1
   [ "$(lists)" -eq 1 ]
   rv=$(fake_ctl GET "/requests?path=/configmaps$&watch=1" | jq -r '.items[-1].params.resourceVersion')
-  [ -n "$rv" ] && [ "$rv" != null ]
+  [ -n "$rv" ]
+  [ "$rv" != null ]
   fake_ctl GET "/watchers?min=5&wait=10" >/dev/null
   [ "$(fake_ctl GET '/requests?path=/deployments$&watch=1' | jq -c '[.items[].status]')" = '["dropped",429,200]' ]
   grep -q 'HTTP 429: .*restarting in 1000 ms' "$RL_LOG"
