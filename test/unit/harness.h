@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef void (*harness_fn)(void);
 
@@ -103,6 +104,31 @@ static inline const char *harness_tmpdir(void)
 		exit(2);
 	}
 	return buf;
+}
+
+/* Write len bytes of data to dir/rel, creating parent directories; exits 2 on failure. */
+static inline void harness_put(const char *dir, const char *rel, const void *data, size_t len)
+{
+	char path[4096], *slash;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	for (slash = strchr(path + strlen(dir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	fp = fopen(path, "w");
+	if (!fp || fwrite(data, 1, len, fp) != len || fclose(fp) != 0) {
+		perror(path);
+		exit(2);
+	}
+}
+
+/* harness_put for a NUL-terminated string (without the NUL). */
+static inline void harness_put_str(const char *dir, const char *rel, const char *s)
+{
+	harness_put(dir, rel, s, strlen(s));
 }
 
 int main(int argc, char **argv)

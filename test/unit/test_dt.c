@@ -57,30 +57,10 @@ static const char *labels_of(const struct dt_blob *b, const char *const *names, 
 	return out.buf;
 }
 
-/* Write len bytes of data to dir/rel, creating parent directories. */
-static void put(const char *dir, const char *rel, const void *data, size_t len)
-{
-	char path[4096], *slash;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	for (slash = strchr(path + strlen(dir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(path, 0755);
-		*slash = '/';
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || write(fd, data, len) != (ssize_t)len) {
-		perror(path);
-		exit(2);
-	}
-	close(fd);
-}
-
 /* A string property: the bytes of s including its NUL. */
 static void put_str(const char *dir, const char *rel, const char *s)
 {
-	put(dir, rel, s, strlen(s) + 1);
+	harness_put(dir, rel, s, strlen(s) + 1);
 }
 
 static int rm_one(const char *p, const struct stat *st, int type, struct FTW *f)
@@ -160,7 +140,7 @@ static const char *mangled(const char *dir, size_t len, long flip)
 	if (flip >= 0)
 		sb.buf[flip] ^= (char)0xff;
 	snprintf(path, sizeof(path), "%s/bad.dtb", dir);
-	put(dir, "bad.dtb", sb.buf, len);
+	harness_put(dir, "bad.dtb", sb.buf, len);
 	sb_free(&sb);
 	return path;
 }
@@ -376,7 +356,7 @@ TEST(tree_empty_root_is_no_devicetree)
 
 	/* An empty directory, then the x86 empty root: just the kernel's name file. */
 	CHECK_INT(dt_load_tree(dir, &b, NULL), DT_NONE);
-	put(dir, "name", "", 1);
+	harness_put(dir, "name", "", 1);
 	CHECK_INT(dt_load_tree(dir, &b, NULL), DT_NONE);
 	put_str(dir, "model", "no compatible here");
 	put_str(dir, "cpus/cpu@0/compatible", "arm,cortex-a53");
@@ -397,7 +377,7 @@ TEST(tree_name_property_kept_when_not_the_node_name)
 	int len, off;
 
 	put_str(dir, "compatible", "acme,board");
-	put(dir, "name", "", 1);
+	harness_put(dir, "name", "", 1);
 	put_str(dir, "soc@1000/name", "soc");
 	put_str(dir, "odd/name", "other");
 	REQUIRE_INT(dt_load_tree(dir, &b, NULL), 0);
@@ -655,8 +635,9 @@ TEST(invalid_labels_skipped_with_warning)
 	longc[70] = '\0';
 	put_str(dir, "compatible", "acme,board");
 	put_str(dir, "cpus/cpu@0/compatible", longc);
-	put(dir, "cpus/cpu@1/compatible", "arm,a\0\0arm,b", 13); /* an empty string inside */
-	put(dir, "gpu/compatible", "acme,unterminated", 17);
+	harness_put(dir, "cpus/cpu@1/compatible", "arm,a\0\0arm,b",
+		    13); /* an empty string inside */
+	harness_put(dir, "gpu/compatible", "acme,unterminated", 17);
 	REQUIRE_INT(dt_load_tree(dir, &b, NULL), 0);
 	capture_start();
 	CHECK_STR(labels_of(&b, NULL, 0), "beta.devicetree.org/acme-board=1\n"

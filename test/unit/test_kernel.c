@@ -10,19 +10,6 @@
 #include "kernel/kernel.h"
 #include "log/log.h"
 
-static void put(const char *dir, const char *name, const char *content)
-{
-	char path[512];
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fp = fopen(path, "w");
-	if (!fp)
-		abort();
-	fputs(content, fp);
-	fclose(fp);
-}
-
 /* Lines as a real kernel writes them (6.1, trimmed). */
 static const char proc_modules[] = "i915 3448832 35 - Live 0x0000000000000000\n"
 				   "drm_buddy 20480 1 i915, Live 0x0000000000000000\n"
@@ -42,8 +29,8 @@ TEST(kernel_loaded_and_enabled)
 	const struct feat *l, *e;
 
 	snprintf(dir, sizeof(dir), "%s", harness_tmpdir());
-	put(dir, "modules", proc_modules);
-	put(dir, "modules.builtin", builtin);
+	harness_put_str(dir, "modules", proc_modules);
+	harness_put_str(dir, "modules.builtin", builtin);
 	REQUIRE_INT(kernel_scan_modules(dir, dir, fs, &err), 0);
 	l = feat_get(fs, KERNEL_LOADED);
 	e = feat_get(fs, KERNEL_ENABLED);
@@ -83,7 +70,7 @@ TEST(kernel_only_builtin)
 	struct log_err err = {0};
 
 	snprintf(dir, sizeof(dir), "%s", harness_tmpdir());
-	put(dir, "modules.builtin", builtin);
+	harness_put_str(dir, "modules.builtin", builtin);
 	CHECK_INT(kernel_scan_modules(dir, dir, fs, &err), 0);
 	CHECK(feat_get(fs, KERNEL_LOADED) == NULL);
 	REQUIRE(feat_get(fs, KERNEL_ENABLED));
@@ -103,7 +90,7 @@ TEST(kernel_empty_files_give_empty_features)
 	struct log_err err = {0};
 
 	snprintf(dir, sizeof(dir), "%s", harness_tmpdir());
-	put(dir, "modules", "");
+	harness_put_str(dir, "modules", "");
 	REQUIRE_INT(kernel_scan_modules(dir, NULL, fs, &err), 0);
 	REQUIRE(feat_get(fs, KERNEL_LOADED));
 	REQUIRE(feat_get(fs, KERNEL_ENABLED));
@@ -113,7 +100,7 @@ TEST(kernel_empty_files_give_empty_features)
 	feat_set_free(fs);
 
 	fs = feat_set_new();
-	put(dir, "modules.builtin", "\n");
+	harness_put_str(dir, "modules.builtin", "\n");
 	REQUIRE_INT(kernel_scan_modules(NULL, dir, fs, &err), 0);
 	CHECK(feat_get(fs, KERNEL_LOADED) == NULL);
 	REQUIRE(feat_get(fs, KERNEL_ENABLED));

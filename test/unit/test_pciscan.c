@@ -169,26 +169,13 @@ static const char *mkdev(const char *root, const char *addr)
 	return dir;
 }
 
-static void put(const char *dir, const char *name, const char *content)
-{
-	char path[1024];
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fp = fopen(path, "w");
-	if (!fp)
-		abort();
-	fputs(content, fp);
-	fclose(fp);
-}
-
 static void good_dev(const char *dir)
 {
-	put(dir, "vendor", "0x8086\n");
-	put(dir, "device", "0x46A6\n");
-	put(dir, "class", "0x030000\n");
-	put(dir, "subsystem_vendor", "0x8086\n");
-	put(dir, "subsystem_device", "0x3024\n");
+	harness_put_str(dir, "vendor", "0x8086\n");
+	harness_put_str(dir, "device", "0x46A6\n");
+	harness_put_str(dir, "class", "0x030000\n");
+	harness_put_str(dir, "subsystem_vendor", "0x8086\n");
+	harness_put_str(dir, "subsystem_device", "0x3024\n");
 }
 
 static int scan_root(const char *root, struct pciscan_list *l, struct log_err *err)
@@ -209,7 +196,7 @@ TEST(pciscan_real_symlink_and_uppercase)
 	snprintf(root, sizeof(root), "%s", harness_tmpdir());
 	dir = mkdev(root, "0000:00:02.0");
 	good_dev(dir);
-	put(dir, "sriov_totalvfs", "7\n");
+	harness_put_str(dir, "sriov_totalvfs", "7\n");
 	snprintf(link, sizeof(link), "%s/driver", dir);
 	REQUIRE(symlink("../../../../bus/pci/drivers/xe", link) == 0);
 	REQUIRE_INT(scan_root(root, &l, &err), 1);
@@ -239,7 +226,7 @@ TEST(pciscan_missing_attribute_skips_device)
 	snprintf(root, sizeof(root), "%s", harness_tmpdir());
 	good_dev(mkdev(root, "0000:00:01.0"));
 	dir = mkdev(root, "0000:00:02.0");
-	put(dir, "vendor", "0x8086\n");
+	harness_put_str(dir, "vendor", "0x8086\n");
 	REQUIRE_INT(scan_root(root, &l, &err), 1);
 	CHECK_STR(l.dev[0].addr, "0000:00:01.0");
 	pciscan_list_free(&l);
@@ -266,7 +253,7 @@ TEST(pciscan_garbage_vendor)
 	snprintf(root, sizeof(root), "%s", harness_tmpdir());
 	dir = mkdev(root, "0000:00:02.0");
 	good_dev(dir);
-	put(dir, "vendor", "0xzz86\n");
+	harness_put_str(dir, "vendor", "0xzz86\n");
 	expect_error(root, "0000:00:02.0/vendor: not a 4-digit hex value");
 }
 
@@ -278,10 +265,10 @@ TEST(pciscan_garbage_class_and_vfs)
 	snprintf(root, sizeof(root), "%s", harness_tmpdir());
 	dir = mkdev(root, "0000:00:02.0");
 	good_dev(dir);
-	put(dir, "class", "0x0300\n");
+	harness_put_str(dir, "class", "0x0300\n");
 	expect_error(root, "/class: not a 6-digit hex value");
-	put(dir, "class", "0x030000\n");
-	put(dir, "sriov_totalvfs", "-1\n");
+	harness_put_str(dir, "class", "0x030000\n");
+	harness_put_str(dir, "sriov_totalvfs", "-1\n");
 	expect_error(root, "/sriov_totalvfs: not a decimal number");
 }
 
@@ -306,7 +293,7 @@ TEST(pciscan_unreadable_devices_dir)
 	snprintf(root, sizeof(root), "%s", harness_tmpdir());
 	snprintf(path, sizeof(path), "%s/bus/pci", root);
 	REQUIRE(mkdir_p(path) == 0);
-	put(path, "devices", "not a directory\n");
+	harness_put_str(path, "devices", "not a directory\n");
 	expect_error(root, "libpci: Cannot open");
 	/* and the library is usable again afterwards */
 	good_dev(mkdev(harness_tmpdir(), "0000:00:02.0"));
