@@ -83,6 +83,17 @@ stale_pod() {
   echo "{\"containers\":[{\"name\":\"app\",\"image\":\"x\",\"envFrom\":[{\"configMapRef\":{\"name\":\"$1\"}}],\"env\":[{\"name\":\"STAKATER_$(tr a-z- A-Z_ <<<"$1")_CONFIGMAP\",\"value\":\"stale\"}]}]}"
 }
 
+# annotations_once STALE CURRENT: Deployments a-stale and a-current record STALE and CURRENT as the
+# last-reloaded-from hash of ConfigMap cfg; a once run (annotations strategy) must roll only a-stale.
+annotations_once() {
+  lr() { echo "{\"reloader.stakater.com/last-reloaded-from\":\"{\\\"type\\\":\\\"CONFIGMAP\\\",\\\"name\\\":\\\"cfg\\\",\\\"namespace\\\":\\\"default\\\",\\\"hash\\\":\\\"$1\\\",\\\"containerRefs\\\":[\\\"app\\\"],\\\"observedAt\\\":1}\"}"; }
+  workload Deployment a-stale "$AUTO" "$(pod_envfrom cm:cfg)" "$(lr "$1")"
+  workload Deployment a-current "$AUTO" "$(pod_envfrom cm:cfg)" "$(lr "$2")"
+  run "$BIN" --kubeconfig "$KC" --mode once --no-events --reload-strategy annotations
+  [ "$status" -eq 0 ] || return 1
+  [ "$(fake_ctl GET '/requests?method=PATCH&path=/a-' | jq -r '[.items[].path] | join(" ")')" = /apis/apps/v1/namespaces/default/deployments/a-stale ]
+}
+
 # start [ARGS]: run nodeprobe-reload in watch mode, wait until its 5 watches are open.
 start() {
   "$BIN" --kubeconfig "$KC" --listen '' --coalesce-window 0 --min-interval 0 \
@@ -246,12 +257,7 @@ d-typed app:STAKATER_S_TYPED_SECRET"
   [ "$status" -eq 0 ]
   [ "$(npatches)" -eq 1 ]
   # annotations: the last-reloaded-from record decides
-  lr() { echo "{\"reloader.stakater.com/last-reloaded-from\":\"{\\\"type\\\":\\\"CONFIGMAP\\\",\\\"name\\\":\\\"cfg\\\",\\\"namespace\\\":\\\"default\\\",\\\"hash\\\":\\\"$1\\\",\\\"containerRefs\\\":[\\\"app\\\"],\\\"observedAt\\\":1}\"}"; }
-  workload Deployment a-stale "$AUTO" "$(pod_envfrom cm:cfg)" "$(lr "$stale")"
-  workload Deployment a-current "$AUTO" "$(pod_envfrom cm:cfg)" "$(lr "$cur")"
-  run "$BIN" --kubeconfig "$KC" --mode once --no-events --reload-strategy annotations
-  [ "$status" -eq 0 ]
-  [ "$(fake_ctl GET '/requests?method=PATCH&path=/a-' | jq -r '[.items[].path] | join(" ")')" = /apis/apps/v1/namespaces/default/deployments/a-stale ]
+  annotations_once "$stale" "$cur"
   # watch mode start behaves the same: nothing left to roll
   start
   [ "$(npatches)" -eq 2 ]
@@ -275,12 +281,7 @@ d-typed app:STAKATER_S_TYPED_SECRET"
   # the stale one is rolled to the SHA-1 value (what we write)
   [ "$(patches)" = "{\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"app\",\"env\":[{\"name\":\"STAKATER_CFG_CONFIGMAP\",\"value\":\"$(sha1 'k=new')\"}]}]}}}}" ]
   # annotations: the hash field of last-reloaded-from
-  lr() { echo "{\"reloader.stakater.com/last-reloaded-from\":\"{\\\"type\\\":\\\"CONFIGMAP\\\",\\\"name\\\":\\\"cfg\\\",\\\"namespace\\\":\\\"default\\\",\\\"hash\\\":\\\"$1\\\",\\\"containerRefs\\\":[\\\"app\\\"],\\\"observedAt\\\":1}\"}"; }
-  workload Deployment a-stale "$AUTO" "$(pod_envfrom cm:cfg)" "$(lr "$stale")"
-  workload Deployment a-current "$AUTO" "$(pod_envfrom cm:cfg)" "$(lr "$cur")"
-  run "$BIN" --kubeconfig "$KC" --mode once --no-events --reload-strategy annotations
-  [ "$status" -eq 0 ]
-  [ "$(fake_ctl GET '/requests?method=PATCH&path=/a-' | jq -r '[.items[].path] | join(" ")')" = /apis/apps/v1/namespaces/default/deployments/a-stale ]
+  annotations_once "$stale" "$cur"
   [[ $(patches /a-stale) == *"\\\"hash\\\":\\\"$(sha1 'k=new')\\\""* ]]
   # watch mode start (env-vars): the SHA-512/256 and "" records are still current
   start
