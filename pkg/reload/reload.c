@@ -36,11 +36,16 @@ struct ent {
 	char *name;
 };
 
-/* A ConfigMap or Secret: identity, version and hash only. */
+/*
+ * A ConfigMap or Secret: identity, version and hash only. The hash is kept
+ * twice: SHA-1 as hex (written, and compared with 40-digit records) and the
+ * raw SHA-512/256 (32 bytes, compared with newer Reloader's 64-digit records).
+ */
 struct cfg_ent {
 	struct ent e;
 	char *rv;
 	char hash[RELOAD_HASH_HEX];
+	unsigned char alt[RELOAD_HASH_ALT];
 	unsigned char match, ignore, seen;
 };
 
@@ -326,6 +331,7 @@ static void obj_of(const struct cfg_ent *ce, struct reload_object *o)
 	o->ns = ce->e.ns;
 	o->name = ce->e.name;
 	o->hash = ce->hash;
+	o->alt = ce->alt;
 	o->match = ce->match;
 	o->ignore = ce->ignore;
 }
@@ -349,7 +355,7 @@ static void consider(struct ctl *c, struct wl_ent *we, const struct cfg_ent *ce,
 		return;
 	}
 	rec = reload_recorded(&we->w, &o, container, c->o->strategy);
-	if (rec && strcmp(rec, ce->hash) == 0) {
+	if (reload_hash_current(rec, ce->hash, ce->alt)) {
 		if (changed)
 			METRIC_INC(c->m.skipped[SKIP_CURRENT]);
 		return;
@@ -415,8 +421,8 @@ static void reconcile_all(struct ctl *c)
 /* ---- applying list and watch items ---- */
 
 static void apply_config(struct ctl *c, int cls, const char *evtype, const char *ns,
-			 const char *name, const char *rv, const char *hash, int match, int ignore,
-			 int from_relist)
+			 const char *name, const char *rv, const char *hash,
+			 const unsigned char *alt, int match, int ignore, int from_relist)
 {
 	struct cfg_ent *ce = (struct cfg_ent *)tab_get(&c->cfg, cls, ns, name);
 	int existed = ce != NULL, changed;
@@ -448,6 +454,8 @@ static void apply_config(struct ctl *c, int cls, const char *evtype, const char 
 	free(ce->rv);
 	ce->rv = strdup(rv);
 	memcpy(ce->hash, hash, RELOAD_HASH_HEX);
+	if (alt)
+		memcpy(ce->alt, alt, RELOAD_HASH_ALT);
 	ce->match = (unsigned char)match;
 	ce->ignore = (unsigned char)ignore;
 	ce->seen = 1;
@@ -614,6 +622,7 @@ static int cfg_item(void *p, const char *type, json_t *obj)
 {
 	struct rs *s = p;
 	char hex[RELOAD_HASH_HEX];
+	unsigned char alt[RELOAD_HASH_ALT];
 	int r;
 
 	(void)obj;
@@ -630,7 +639,7 @@ static int cfg_item(void *p, const char *type, json_t *obj)
 		return 0;
 	if (ns_ignored(s->c, s->ns_.buf))
 		return 0;
-	r = s->hs_live ? reload_hasher_final(&s->hs, hex) : -EINVAL;
+	r = s->hs_live ? reload_hasher_final(&s->hs, hex, alt) : -EINVAL;
 	s->hs_live = 0;
 	if (r == -EAGAIN) {
 		/* Keys out of order: hash the whole object from a GET, one at a time. */
@@ -648,7 +657,7 @@ static int cfg_item(void *p, const char *type, json_t *obj)
 			 s->ns_.buf, s->name.buf);
 		return 0;
 	}
-	apply_config(s->c, s->cls, type, s->ns_.buf, s->name.buf, s->irv.buf, hex, s->match,
+	apply_config(s->c, s->cls, type, s->ns_.buf, s->name.buf, s->irv.buf, hex, alt, s->match,
 		     s->ignore, s->relist);
 	return 0;
 }
@@ -708,6 +717,7 @@ static void process_deferred(struct ctl *c)
 		struct deferred *d = c->defer;
 		struct log_err err = {0};
 		char hex[RELOAD_HASH_HEX];
+		unsigned char alt[RELOAD_HASH_ALT];
 		json_t *obj = NULL, *ann;
 		int r;
 
@@ -718,7 +728,7 @@ static void process_deferred(struct ctl *c)
 		r = kube_request(c->cl, "GET", c->url.buf, NULL, NULL, &c->resp, &err);
 		if (r == 200)
 			obj = json_loadb(c->resp.buf, c->resp.len, 0, NULL);
-		if (obj && reload_hash_object(obj, cls_type(d->cls), hex) == 0) {
+		if (obj && reload_hash_object(obj, cls_type(d->cls), hex, alt) == 0) {
 			json_t *meta = json_object_get(obj, "metadata");
 			const char *rv =
 			    json_string_value(json_object_get(meta, "resourceVersion"));
@@ -729,10 +739,10 @@ static void process_deferred(struct ctl *c)
 			m = json_string_value(json_object_get(ann, RELOAD_MATCH));
 			ig = json_string_value(json_object_get(ann, RELOAD_IGNORE));
 			apply_config(c, d->cls, relist ? "LIST" : d->evtype, d->ns, d->name,
-				     rv ? rv : "", hex, m && strcmp(m, "true") == 0,
+				     rv ? rv : "", hex, alt, m && strcmp(m, "true") == 0,
 				     ig && strcmp(ig, "true") == 0, relist);
 		} else if (r == 404) {
-			apply_config(c, d->cls, "DELETED", d->ns, d->name, "", "", 0, 0, 0);
+			apply_config(c, d->cls, "DELETED", d->ns, d->name, "", "", NULL, 0, 0, 0);
 		} else {
 			log_warn("%s %s/%s: cannot hash: %s", cls_res[d->cls]->kind, d->ns, d->name,
 				 r < 0 ? err.msg : "unexpected answer");
@@ -1076,7 +1086,7 @@ static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger 
 			if (reload_should(&we->w, &o, c->o->auto_all, &container) != RELOAD_YES)
 				continue;
 			rec = reload_recorded(&we->w, &o, container, c->o->strategy);
-			if (rec && strcmp(rec, ce->hash) == 0) {
+			if (reload_hash_current(rec, ce->hash, ce->alt)) {
 				METRIC_INC(c->m.skipped[SKIP_CURRENT]);
 				continue;
 			}

@@ -37,6 +37,7 @@ const char *reload_type_upper(enum reload_type t);
 const char *reload_kind_name(enum reload_kind k);
 
 #define RELOAD_HASH_HEX 41 /* 40 hex digits and a NUL */
+#define RELOAD_HASH_ALT 32 /* raw SHA-512/256 digest (Reloader since PR #1073) */
 
 /*
  * Reloader's hash, fed one entry at a time: SHA-1 over the entries
@@ -46,7 +47,8 @@ const char *reload_kind_name(enum reload_kind k);
  * hashes the whole object with reload_hash_object() instead.
  */
 struct reload_hasher {
-	void *md;	    /* EVP_MD_CTX */
+	void *md;	    /* EVP_MD_CTX: SHA-1, the hash written */
+	void *md2;	    /* EVP_MD_CTX: SHA-512/256, newer Reloader's, only compared */
 	struct strbuf prev; /* previous key, for the order check */
 	size_t n;	    /* entries so far */
 	int unordered;	    /* an entry arrived out of order */
@@ -62,18 +64,30 @@ int reload_hasher_add(struct reload_hasher *h, const char *key, size_t klen, con
 int reload_hasher_add_b64(struct reload_hasher *h, const char *key, size_t klen, const char *b64,
 			  size_t len);
 /*
- * Finish into hex (40 lowercase digits). Returns 0, -EAGAIN when entries came
- * out of order, or -EINVAL when a Secret value was not base64. Frees h either way.
+ * Finish into hex (SHA-1, 40 lowercase digits) and, if alt is not NULL, the raw
+ * SHA-512/256 of the same bytes. Returns 0, -EAGAIN when entries came out of
+ * order, or -EINVAL when a Secret value was not base64. Frees h either way.
  */
-int reload_hasher_final(struct reload_hasher *h, char hex[RELOAD_HASH_HEX]);
+int reload_hasher_final(struct reload_hasher *h, char hex[RELOAD_HASH_HEX], unsigned char *alt);
 /* Free without finishing (safe after final, and twice). */
 void reload_hasher_free(struct reload_hasher *h);
 
 /*
  * Hash a whole ConfigMap or Secret (jansson object with data/binaryData) the
- * way Reloader does. Returns 0, -EINVAL (a Secret value not base64) or -ENOMEM.
+ * way Reloader does: SHA-1 into hex and, if alt is not NULL, raw SHA-512/256
+ * into alt. Returns 0, -EINVAL (a Secret value not base64) or -ENOMEM.
  */
-int reload_hash_object(json_t *obj, enum reload_type type, char hex[RELOAD_HASH_HEX]);
+int reload_hash_object(json_t *obj, enum reload_type type, char hex[RELOAD_HASH_HEX],
+		       unsigned char *alt);
+
+/*
+ * Whether the hash rec recorded on a workload names the data whose SHA-1 is
+ * hex and whose SHA-512/256 is alt (may be NULL: SHA-1 only). Decided by rec's
+ * length: 40 digits are SHA-1 (older Reloader, and what we write), 64 are
+ * SHA-512/256 (Reloader since PR #1073). "" is current only for empty data
+ * (the first #1073 version wrote "" there). Returns 1 or 0.
+ */
+int reload_hash_current(const char *rec, const char *hex, const unsigned char *alt);
 
 /*
  * Append Reloader's env var name for an object: "STAKATER_" + name upper-cased
@@ -154,9 +168,10 @@ struct reload_object {
 	enum reload_type type;
 	const char *ns;
 	const char *name;
-	const char *hash;
-	int match;  /* reloader.stakater.com/match == "true" */
-	int ignore; /* reloader.stakater.com/ignore == "true" */
+	const char *hash;	  /* SHA-1 hex: what is written and compared */
+	const unsigned char *alt; /* RELOAD_HASH_ALT bytes of SHA-512/256, or NULL */
+	int match;		  /* reloader.stakater.com/match == "true" */
+	int ignore;		  /* reloader.stakater.com/ignore == "true" */
 };
 
 /* Outcome of reload_should. */

@@ -52,14 +52,20 @@ const char *reload_verdict_name(enum reload_verdict v)
 
 /* ---- hash ---- */
 
+/* SHA-1 of the empty string: the hash of an object without entries. */
+static const char sha1_empty[] = "da39a3ee5e6b4b0d3255bfef95601890afd80709";
+
+static int md_init(void **md, const EVP_MD *type)
+{
+	*md = EVP_MD_CTX_new();
+	return *md && EVP_DigestInit_ex(*md, type, NULL) == 1 ? 0 : -ENOMEM;
+}
+
 int reload_hasher_init(struct reload_hasher *h)
 {
 	memset(h, 0, sizeof(*h));
 	sb_init(&h->prev, 64 * 1024);
-	h->md = EVP_MD_CTX_new();
-	if (!h->md)
-		return -ENOMEM;
-	if (EVP_DigestInit_ex(h->md, EVP_sha1(), NULL) != 1) {
+	if (md_init(&h->md, EVP_sha1()) < 0 || md_init(&h->md2, EVP_sha512_256()) < 0) {
 		reload_hasher_free(h);
 		return -ENOMEM;
 	}
@@ -68,10 +74,17 @@ int reload_hasher_init(struct reload_hasher *h)
 
 void reload_hasher_free(struct reload_hasher *h)
 {
-	if (h->md)
-		EVP_MD_CTX_free(h->md);
-	h->md = NULL;
+	EVP_MD_CTX_free(h->md);
+	EVP_MD_CTX_free(h->md2);
+	h->md = h->md2 = NULL;
 	sb_free(&h->prev);
+}
+
+/* Feed both digests. */
+static void hasher_update(struct reload_hasher *h, const void *p, size_t n)
+{
+	EVP_DigestUpdate(h->md, p, n);
+	EVP_DigestUpdate(h->md2, p, n);
 }
 
 /*
@@ -103,9 +116,9 @@ static int hasher_key(struct reload_hasher *h, const char *key, size_t klen)
 	if (sb_addn(&h->prev, key, klen) < 0)
 		h->unordered = 1; /* absurdly long key: let the slow path decide */
 	if (h->n)
-		EVP_DigestUpdate(h->md, ";", 1);
-	EVP_DigestUpdate(h->md, key, klen);
-	EVP_DigestUpdate(h->md, "=", 1);
+		hasher_update(h, ";", 1);
+	hasher_update(h, key, klen);
+	hasher_update(h, "=", 1);
 	h->n++;
 	return 0;
 }
@@ -117,7 +130,7 @@ int reload_hasher_add(struct reload_hasher *h, const char *key, size_t klen, con
 
 	if (r < 0)
 		return r;
-	EVP_DigestUpdate(h->md, val, vlen);
+	hasher_update(h, val, vlen);
 	return 0;
 }
 
@@ -138,7 +151,7 @@ int reload_hasher_add_b64(struct reload_hasher *h, const char *key, size_t klen,
 			h->bad = 1;
 			return 0;
 		}
-		EVP_DigestUpdate(h->md, out, (size_t)d);
+		hasher_update(h, out, (size_t)d);
 		off += n;
 	}
 	return 0;
@@ -156,25 +169,56 @@ static void to_hex(const unsigned char *d, unsigned int n, char *hex)
 	hex[2 * n] = '\0';
 }
 
-int reload_hasher_final(struct reload_hasher *h, char hex[RELOAD_HASH_HEX])
+/* Finish md (SHA-1) into hex and md2 (SHA-512/256) into alt (if not NULL). */
+static int digests_final(void *md, void *md2, char hex[RELOAD_HASH_HEX], unsigned char *alt)
 {
 	unsigned char d[EVP_MAX_MD_SIZE];
 	unsigned int n = 0;
+
+	if (EVP_DigestFinal_ex(md, d, &n) != 1 || n != 20)
+		return -ENOMEM;
+	to_hex(d, n, hex);
+	if (alt && (EVP_DigestFinal_ex(md2, d, &n) != 1 || n != RELOAD_HASH_ALT))
+		return -ENOMEM;
+	if (alt)
+		memcpy(alt, d, RELOAD_HASH_ALT);
+	return 0;
+}
+
+int reload_hasher_final(struct reload_hasher *h, char hex[RELOAD_HASH_HEX], unsigned char *alt)
+{
 	int r = 0;
 
 	hex[0] = '\0';
-	if (!h->md)
+	if (!h->md || !h->md2)
 		return -EINVAL;
 	if (h->bad)
 		r = -EINVAL;
 	else if (h->unordered)
 		r = -EAGAIN;
-	else if (EVP_DigestFinal_ex(h->md, d, &n) != 1 || n != 20)
-		r = -ENOMEM;
 	else
-		to_hex(d, n, hex);
+		r = digests_final(h->md, h->md2, hex, alt);
+	if (r < 0)
+		hex[0] = '\0';
 	reload_hasher_free(h);
 	return r;
+}
+
+int reload_hash_current(const char *rec, const char *hex, const unsigned char *alt)
+{
+	char ahex[2 * RELOAD_HASH_ALT + 1];
+	size_t n;
+
+	if (!rec || !hex || !hex[0])
+		return 0;
+	n = strlen(rec);
+	if (n == 2 * RELOAD_HASH_ALT && alt) {
+		to_hex(alt, RELOAD_HASH_ALT, ahex);
+		return strcmp(rec, ahex) == 0;
+	}
+	if (n == 0)
+		return strcmp(hex, sha1_empty) == 0;
+	return strcmp(rec, hex) == 0;
 }
 
 struct entry {
@@ -241,13 +285,12 @@ static int collect(json_t *section, int decode, struct entry **ents, size_t *n, 
 	return 0;
 }
 
-int reload_hash_object(json_t *obj, enum reload_type type, char hex[RELOAD_HASH_HEX])
+int reload_hash_object(json_t *obj, enum reload_type type, char hex[RELOAD_HASH_HEX],
+		       unsigned char *alt)
 {
 	struct entry *ents = NULL;
 	size_t n = 0, cap = 0, i;
-	unsigned char d[EVP_MAX_MD_SIZE];
-	unsigned int dn = 0;
-	EVP_MD_CTX *md = NULL;
+	struct reload_hasher h = {0};
 	int r;
 
 	hex[0] = '\0';
@@ -258,26 +301,22 @@ int reload_hash_object(json_t *obj, enum reload_type type, char hex[RELOAD_HASH_
 		goto out;
 	if (n)
 		qsort(ents, n, sizeof(*ents), entry_cmp);
-	md = EVP_MD_CTX_new();
-	if (!md || EVP_DigestInit_ex(md, EVP_sha1(), NULL) != 1) {
-		r = -ENOMEM;
+	r = reload_hasher_init(&h);
+	if (r < 0)
 		goto out;
-	}
 	for (i = 0; i < n; i++) {
 		if (i)
-			EVP_DigestUpdate(md, ";", 1);
-		EVP_DigestUpdate(md, ents[i].s, ents[i].len);
+			hasher_update(&h, ";", 1);
+		hasher_update(&h, ents[i].s, ents[i].len);
 	}
-	if (EVP_DigestFinal_ex(md, d, &dn) != 1 || dn != 20) {
-		r = -ENOMEM;
-		goto out;
-	}
-	to_hex(d, dn, hex);
+	r = digests_final(h.md, h.md2, hex, alt);
+	if (r < 0)
+		hex[0] = '\0';
 out:
 	for (i = 0; i < n; i++)
 		free(ents[i].s);
 	free(ents);
-	EVP_MD_CTX_free(md);
+	reload_hasher_free(&h);
 	return r;
 }
 

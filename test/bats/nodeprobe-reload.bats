@@ -43,6 +43,8 @@ teardown() {
 
 # sha1 TEXT: Reloader's hash of the joined, sorted entries (computed independently).
 sha1() { printf '%s' "$1" | sha1sum | cut -c1-40; }
+# sha512_256 TEXT: the same hash as Reloader since PR #1073 writes it (SHA-512/256, 64 hex digits).
+sha512_256() { printf '%s' "$1" | openssl dgst -sha512-256 -r | cut -c1-64; }
 
 # put JSON: create or replace objects through the control API.
 put() { fake_ctl POST /objects "$1" >/dev/null; }
@@ -79,6 +81,17 @@ AUTO='{"reloader.stakater.com/auto":"true"}'
 # stale_pod CM: one container "app" using ConfigMap CM through envFrom and recording a stale hash.
 stale_pod() {
   echo "{\"containers\":[{\"name\":\"app\",\"image\":\"x\",\"envFrom\":[{\"configMapRef\":{\"name\":\"$1\"}}],\"env\":[{\"name\":\"STAKATER_$(tr a-z- A-Z_ <<<"$1")_CONFIGMAP\",\"value\":\"stale\"}]}]}"
+}
+
+# annotations_once STALE CURRENT: Deployments a-stale and a-current record STALE and CURRENT as the
+# last-reloaded-from hash of ConfigMap cfg; a once run (annotations strategy) must roll only a-stale.
+annotations_once() {
+  lr() { echo "{\"reloader.stakater.com/last-reloaded-from\":\"{\\\"type\\\":\\\"CONFIGMAP\\\",\\\"name\\\":\\\"cfg\\\",\\\"namespace\\\":\\\"default\\\",\\\"hash\\\":\\\"$1\\\",\\\"containerRefs\\\":[\\\"app\\\"],\\\"observedAt\\\":1}\"}"; }
+  workload Deployment a-stale "$AUTO" "$(pod_envfrom cm:cfg)" "$(lr "$1")"
+  workload Deployment a-current "$AUTO" "$(pod_envfrom cm:cfg)" "$(lr "$2")"
+  run "$BIN" --kubeconfig "$KC" --mode once --no-events --reload-strategy annotations
+  [ "$status" -eq 0 ] || return 1
+  [ "$(fake_ctl GET '/requests?method=PATCH&path=/a-' | jq -r '[.items[].path] | join(" ")')" = /apis/apps/v1/namespaces/default/deployments/a-stale ]
 }
 
 # start [ARGS]: run nodeprobe-reload in watch mode, wait until its 5 watches are open.
@@ -244,15 +257,40 @@ d-typed app:STAKATER_S_TYPED_SECRET"
   [ "$status" -eq 0 ]
   [ "$(npatches)" -eq 1 ]
   # annotations: the last-reloaded-from record decides
-  lr() { echo "{\"reloader.stakater.com/last-reloaded-from\":\"{\\\"type\\\":\\\"CONFIGMAP\\\",\\\"name\\\":\\\"cfg\\\",\\\"namespace\\\":\\\"default\\\",\\\"hash\\\":\\\"$1\\\",\\\"containerRefs\\\":[\\\"app\\\"],\\\"observedAt\\\":1}\"}"; }
-  workload Deployment a-stale "$AUTO" "$(pod_envfrom cm:cfg)" "$(lr "$stale")"
-  workload Deployment a-current "$AUTO" "$(pod_envfrom cm:cfg)" "$(lr "$cur")"
-  run "$BIN" --kubeconfig "$KC" --mode once --no-events --reload-strategy annotations
-  [ "$status" -eq 0 ]
-  [ "$(fake_ctl GET '/requests?method=PATCH&path=/a-' | jq -r '[.items[].path] | join(" ")')" = /apis/apps/v1/namespaces/default/deployments/a-stale ]
+  annotations_once "$stale" "$cur"
   # watch mode start behaves the same: nothing left to roll
   start
   [ "$(npatches)" -eq 2 ]
+}
+
+@test "restart: SHA-512/256 hashes recorded by a newer Reloader count as current, both strategies" {
+  cm cfg '{"k":"new"}'
+  cm empty '{}'
+  cur=$(sha512_256 'k=new')
+  stale=$(sha512_256 'k=old')
+  [ ${#cur} -eq 64 ] && [ "$cur" != "$stale" ]
+  pod() { echo "{\"containers\":[{\"name\":\"app\",\"image\":\"x\",\"envFrom\":[{\"configMapRef\":{\"name\":\"$1\"}}],\"env\":[{\"name\":\"STAKATER_$(tr a-z A-Z <<<"$1")_CONFIGMAP\",\"value\":\"$2\"}]}]}"; }
+  workload Deployment stale "$AUTO" "$(pod cfg "$stale")"
+  workload Deployment current "$AUTO" "$(pod cfg "$cur")"
+  # empty data: the latest Reloader's hash of "", and the "" the first #1073 version wrote
+  workload Deployment empty-hash "$AUTO" "$(pod empty "$(sha512_256 '')")"
+  workload Deployment empty-blank "$AUTO" "$(pod empty '')"
+  run "$BIN" --kubeconfig "$KC" --mode once --no-events
+  [ "$status" -eq 0 ]
+  [ "$(fake_ctl GET /requests?method=PATCH | jq -r '[.items[].path] | join(" ")')" = /apis/apps/v1/namespaces/default/deployments/stale ]
+  # the stale one is rolled to the SHA-1 value (what we write)
+  [ "$(patches)" = "{\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"app\",\"env\":[{\"name\":\"STAKATER_CFG_CONFIGMAP\",\"value\":\"$(sha1 'k=new')\"}]}]}}}}" ]
+  # annotations: the hash field of last-reloaded-from
+  annotations_once "$stale" "$cur"
+  [[ $(patches /a-stale) == *"\\\"hash\\\":\\\"$(sha1 'k=new')\\\""* ]]
+  # watch mode start (env-vars): the SHA-512/256 and "" records are still current
+  start
+  [ "$(npatches)" -eq 2 ]
+  # and a real change rolls the workload that carried SHA-512/256, with SHA-1
+  cm cfg '{"k":"newer"}'
+  wait_patches 1 /deployments/current
+  [ "$(npatches /deployments/current)" -eq 1 ]
+  [[ $(patches /deployments/current) == *"\"value\":\"$(sha1 'k=newer')\""* ]]
 }
 
 @test "storm: 20 changes to one ConfigMap give at most 3 rollouts ending on the last hash" {

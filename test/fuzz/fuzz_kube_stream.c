@@ -30,7 +30,7 @@ static int on_item(void *ctx, const char *type, json_t *obj)
 		return 0;
 	reload_workload_parse(&w, RELOAD_DEPLOYMENT, obj, 0, NULL);
 	reload_workload_free(&w);
-	reload_hash_object(obj, RELOAD_CONFIGMAP, hex);
+	reload_hash_object(obj, RELOAD_CONFIGMAP, hex, NULL);
 	return 0;
 }
 

@@ -30,7 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (reload_workload_parse(&w, RELOAD_DEPLOYMENT, obj, 1, NULL) == 0) {
 		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-			struct reload_object o = {RELOAD_CONFIGMAP, "ns", names[i], "h", 0, 0};
+			struct reload_object o = {
+			    RELOAD_CONFIGMAP, "ns", names[i], "h", NULL, 0, 0};
 			const char *c;
 
 			reload_should(&w, &o, 0, &c);

@@ -16,12 +16,36 @@ static json_t *J(const char *s)
 	return j;
 }
 
+static void alt_hex(const unsigned char *alt, char *out)
+{
+	int i;
+
+	for (i = 0; i < RELOAD_HASH_ALT; i++)
+		sprintf(out + 2 * i, "%02x", alt[i]);
+}
+
+/* want: SHA-1 hex; want512: SHA-512/256 hex (printf %s DATA | openssl dgst -sha512-256). */
+static void check_hash2(const char *obj, enum reload_type t, const char *want, const char *want512)
+{
+	char hex[RELOAD_HASH_HEX], ahex[2 * RELOAD_HASH_ALT + 1];
+	unsigned char alt[RELOAD_HASH_ALT];
+	json_t *j = J(obj);
+
+	CHECK_INT(reload_hash_object(j, t, hex, alt), 0);
+	CHECK_STR(hex, want);
+	alt_hex(alt, ahex);
+	CHECK_STR(ahex, want512);
+	CHECK(reload_hash_current(want512, hex, alt));
+	CHECK(reload_hash_current(want, hex, alt));
+	json_decref(j);
+}
+
 static void check_hash(const char *obj, enum reload_type t, const char *want)
 {
 	char hex[RELOAD_HASH_HEX];
 	json_t *j = J(obj);
 
-	CHECK_INT(reload_hash_object(j, t, hex), 0);
+	CHECK_INT(reload_hash_object(j, t, hex, NULL), 0);
 	CHECK_STR(hex, want);
 	json_decref(j);
 }
@@ -48,12 +72,75 @@ TEST(hash_reloader_vectors)
 		   RELOAD_SECRET, "b3cefbcce711f8574b0e66c41fc1dcf06eb5b6db");
 }
 
+/*
+ * Reloader since PR #1073 records SHA-512/256 of the same string: both digests
+ * come from one pass. Vectors: `printf %s 'a=1;b=2' | openssl dgst -sha512-256`.
+ */
+TEST(hash_sha512_256_vectors)
+{
+	check_hash2("{}", RELOAD_CONFIGMAP, "da39a3ee5e6b4b0d3255bfef95601890afd80709",
+		    "c672b8d1ef56ed28ab87c3622c5114069bdd3ad7b8f9737498d0c01ecef0967a");
+	check_hash2("{\"data\":{\"b\":\"2\",\"a\":\"1\"}}", RELOAD_CONFIGMAP,
+		    "f83e99e324ba68ccc373a58ef1eb42f8ab88646a",
+		    "7db861b5f6b5272224f7cc5e03e8f31d6a2b6fb79ae21b996cdae72457dc886d");
+	check_hash2("{\"data\":{\"test\":\"test\"},\"binaryData\":{\"bintest\":\"dGVzdA==\"}}",
+		    RELOAD_CONFIGMAP, "0d58150de76a895b24f4ca213f590766160c4349",
+		    "a2090e9b1f28c89bbacfa18a9cb7bcbf6a1f91005c1b4adacf0e34b92f7b0a5b");
+	check_hash2("{\"binaryData\":{\"bintest\":\"dGVzdA==\"}}", RELOAD_CONFIGMAP,
+		    "f327fede9d5cda17ab984fabce9eddeee1611a84",
+		    "db7305e435b496c45be1fe8378f889df0ed6e61f6de09e3bea32f8c07414997b");
+	check_hash2("{\"data\":{\"test\":\"dGVzdA==\"}}", RELOAD_SECRET,
+		    "b3cefbcce711f8574b0e66c41fc1dcf06eb5b6db",
+		    "42444f71dad85c450e773a3265284692b240aa22b00d0f8513a5d23814a191cc");
+	/* the slow path (entries out of order) gives both too: "a.b=2;a=1" */
+	check_hash2("{\"data\":{\"a\":\"1\",\"a.b\":\"2\"}}", RELOAD_CONFIGMAP,
+		    "499daa6d70eb53ada0bb7346397120ffefcda5c3",
+		    "549f0000c42ebce43c6e01c54daa9757ce01a273d0762f7d8a37768aafb399b9");
+}
+
+TEST(hash_current_by_record_length)
+{
+	struct reload_hasher h;
+	char hex[RELOAD_HASH_HEX], ehex[RELOAD_HASH_HEX];
+	unsigned char alt[RELOAD_HASH_ALT], ealt[RELOAD_HASH_ALT];
+	const char *s1 = "f83e99e324ba68ccc373a58ef1eb42f8ab88646a",
+		   *s512 = "7db861b5f6b5272224f7cc5e03e8f31d6a2b6fb79ae21b996cdae72457dc886d";
+
+	/* the streaming hasher: a=1;b=2 */
+	REQUIRE_INT(reload_hasher_init(&h), 0);
+	reload_hasher_add(&h, "a", 1, "1", 1);
+	reload_hasher_add(&h, "b", 1, "2", 1);
+	REQUIRE_INT(reload_hasher_final(&h, hex, alt), 0);
+	CHECK(reload_hash_current(s1, hex, alt));
+	CHECK(reload_hash_current(s512, hex, alt));
+	/* stale records of either length, and SHA-512/256 without the digest */
+	CHECK(!reload_hash_current("b3cefbcce711f8574b0e66c41fc1dcf06eb5b6db", hex, alt));
+	CHECK(!reload_hash_current(
+	    "42444f71dad85c450e773a3265284692b240aa22b00d0f8513a5d23814a191cc", hex, alt));
+	CHECK(!reload_hash_current(s512, hex, NULL));
+	/* neither a prefix nor upper case nor another length matches */
+	CHECK(!reload_hash_current("f83e99e324ba68ccc373a58ef1eb42f8ab88646", hex, alt));
+	CHECK(!reload_hash_current("F83E99E324BA68CCC373A58EF1EB42F8AB88646A", hex, alt));
+	CHECK(!reload_hash_current(
+	    "7db861b5f6b5272224f7cc5e03e8f31d6a2b6fb79ae21b996cdae72457dc886d00", hex, alt));
+	CHECK(!reload_hash_current(NULL, hex, alt));
+	/* "" (what the first #1073 version wrote for empty data): current only when empty */
+	CHECK(!reload_hash_current("", hex, alt));
+	REQUIRE_INT(reload_hasher_init(&h), 0);
+	REQUIRE_INT(reload_hasher_final(&h, ehex, ealt), 0);
+	CHECK_STR(ehex, "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+	CHECK(reload_hash_current("", ehex, ealt));
+	CHECK(reload_hash_current(
+	    "c672b8d1ef56ed28ab87c3622c5114069bdd3ad7b8f9737498d0c01ecef0967a", ehex, ealt));
+	CHECK(!reload_hash_current(s512, ehex, ealt));
+}
+
 TEST(hash_secret_not_base64)
 {
 	char hex[RELOAD_HASH_HEX];
 	json_t *j = J("{\"data\":{\"a\":\"not base64!\"}}");
 
-	CHECK_INT(reload_hash_object(j, RELOAD_SECRET, hex), -EINVAL);
+	CHECK_INT(reload_hash_object(j, RELOAD_SECRET, hex, NULL), -EINVAL);
 	json_decref(j);
 }
 
@@ -65,12 +152,12 @@ TEST(hasher_streams_sorted_entries)
 	REQUIRE_INT(reload_hasher_init(&h), 0);
 	reload_hasher_add(&h, "a", 1, "1", 1);
 	reload_hasher_add(&h, "b", 1, "2", 1);
-	CHECK_INT(reload_hasher_final(&h, hex), 0);
+	CHECK_INT(reload_hasher_final(&h, hex, NULL), 0);
 	CHECK_STR(hex, "f83e99e324ba68ccc373a58ef1eb42f8ab88646a");
 
 	REQUIRE_INT(reload_hasher_init(&h), 0);
 	reload_hasher_add_b64(&h, "test", 4, "dGVzdA==", 8);
-	CHECK_INT(reload_hasher_final(&h, hex), 0);
+	CHECK_INT(reload_hasher_final(&h, hex, NULL), 0);
 	CHECK_STR(hex, "b3cefbcce711f8574b0e66c41fc1dcf06eb5b6db");
 }
 
@@ -84,26 +171,26 @@ TEST(hasher_detects_order_it_cannot_stream)
 	REQUIRE_INT(reload_hasher_init(&h), 0);
 	reload_hasher_add(&h, "b", 1, "2", 1);
 	reload_hasher_add(&h, "a", 1, "1", 1);
-	CHECK_INT(reload_hasher_final(&h, hex), -EAGAIN);
+	CHECK_INT(reload_hasher_final(&h, hex, NULL), -EAGAIN);
 	/* Keys sorted ("a" < "a.b") but entries not ("a.b=" < "a="): Reloader sorts entries. */
 	REQUIRE_INT(reload_hasher_init(&h), 0);
 	reload_hasher_add(&h, "a", 1, "1", 1);
 	reload_hasher_add(&h, "a.b", 3, "2", 1);
-	CHECK_INT(reload_hasher_final(&h, hex), -EAGAIN);
+	CHECK_INT(reload_hasher_final(&h, hex, NULL), -EAGAIN);
 	/* The slow path gets it right: sha1("a.b=2;a=1"). */
 	j = J("{\"data\":{\"a\":\"1\",\"a.b\":\"2\"}}");
-	CHECK_INT(reload_hash_object(j, RELOAD_CONFIGMAP, hex), 0);
+	CHECK_INT(reload_hash_object(j, RELOAD_CONFIGMAP, hex, NULL), 0);
 	CHECK_STR(hex, "499daa6d70eb53ada0bb7346397120ffefcda5c3");
 	json_decref(j);
 	/* A binaryData key sorting before a data key: also the slow path. */
 	REQUIRE_INT(reload_hasher_init(&h), 0);
 	reload_hasher_add(&h, "z", 1, "1", 1);
 	reload_hasher_add(&h, "a", 1, "AA==", 4);
-	CHECK_INT(reload_hasher_final(&h, hex), -EAGAIN);
+	CHECK_INT(reload_hasher_final(&h, hex, NULL), -EAGAIN);
 	/* Bad base64 in a Secret. */
 	REQUIRE_INT(reload_hasher_init(&h), 0);
 	reload_hasher_add_b64(&h, "k", 1, "@@@@", 4);
-	CHECK_INT(reload_hasher_final(&h, hex), -EINVAL);
+	CHECK_INT(reload_hasher_final(&h, hex, NULL), -EINVAL);
 }
 
 static void check_env(const char *name, enum reload_type t, const char *want)
@@ -152,7 +239,7 @@ static int wl(struct reload_workload *w, const char *meta_ann, const char *tmpl_
 static enum reload_verdict verdict(const struct reload_workload *w, enum reload_type t,
 				   const char *name, int match, int ignore, const char **c)
 {
-	struct reload_object o = {t, "ns", name, "h", match, ignore};
+	struct reload_object o = {t, "ns", name, "h", NULL, match, ignore};
 
 	return reload_should(w, &o, 0, c);
 }
@@ -189,7 +276,7 @@ TEST(annotations_auto_and_typed_auto)
 TEST(annotations_auto_all_and_opt_out)
 {
 	struct reload_workload w;
-	struct reload_object o = {RELOAD_CONFIGMAP, "ns", "cfg", "h", 0, 0};
+	struct reload_object o = {RELOAD_CONFIGMAP, "ns", "cfg", "h", NULL, 0, 0};
 
 	REQUIRE_INT(wl(&w, "{}", "{}", POD_ENVFROM_CM), 0);
 	CHECK_INT(reload_should(&w, &o, 0, NULL), RELOAD_NO_NOT_SELECTED);
@@ -398,7 +485,7 @@ TEST(uses_volumes_env_init_containers)
 TEST(recorded_hash_both_strategies)
 {
 	struct reload_workload w;
-	struct reload_object o = {RELOAD_CONFIGMAP, "ns", "cfg", "h", 0, 0};
+	struct reload_object o = {RELOAD_CONFIGMAP, "ns", "cfg", "h", NULL, 0, 0};
 
 	REQUIRE_INT(wl(&w, "{\"reloader.stakater.com/auto\":\"true\"}",
 		       "{\"reloader.stakater.com/last-reloaded-from\":"
