@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/stat.h>
 
 typedef void (*harness_fn)(void);
@@ -129,6 +130,20 @@ static inline void harness_put(const char *dir, const char *rel, const void *dat
 static inline void harness_put_str(const char *dir, const char *rel, const char *s)
 {
 	harness_put(dir, rel, s, strlen(s));
+}
+
+static inline int harness_rm_one(const char *p, const struct stat *st, int type, struct FTW *f)
+{
+	(void)st;
+	(void)type;
+	(void)f;
+	return remove(p);
+}
+
+/* rm -rf dir (a directory made by harness_tmpdir); symlinks are removed, not followed. */
+static inline void harness_rm_tree(const char *dir)
+{
+	nftw(dir, harness_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 int main(int argc, char **argv)

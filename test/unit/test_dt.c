@@ -63,19 +63,6 @@ static void put_str(const char *dir, const char *rel, const char *s)
 	harness_put(dir, rel, s, strlen(s) + 1);
 }
 
-static int rm_one(const char *p, const struct stat *st, int type, struct FTW *f)
-{
-	(void)st;
-	(void)type;
-	(void)f;
-	return remove(p);
-}
-
-static void rm_rf(const char *dir)
-{
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 static size_t read_all(const char *path, struct strbuf *sb)
 {
 	sb_reset(sb);
@@ -183,7 +170,7 @@ TEST(blob_truncated_or_corrupt)
 		dt_blob_free(&b);
 	}
 	sb_free(&sb);
-	rm_rf(dir);
+	harness_rm_tree(dir);
 }
 
 TEST(blob_over_cap_is_e2big)
@@ -201,7 +188,7 @@ TEST(blob_over_cap_is_e2big)
 	close(fd);
 	CHECK_INT(dt_load_file(path, &b, &err), -E2BIG);
 	CHECK(strstr(err.msg, path) != NULL);
-	rm_rf(dir);
+	harness_rm_tree(dir);
 	/* A file whose size stat cannot tell: the read itself stops at the cap. */
 	CHECK_INT(dt_load_file("/dev/zero", &b, &err), -E2BIG);
 	CHECK(strstr(err.msg, "/dev/zero: larger than") != NULL);
@@ -366,7 +353,7 @@ TEST(tree_empty_root_is_no_devicetree)
 	CHECK_STR(labels_of(&b, NULL, 0), "beta.devicetree.org/acme-board=1\n"
 					  "beta.devicetree.org/arm-cortex-a53=1\n");
 	dt_blob_free(&b);
-	rm_rf(dir);
+	harness_rm_tree(dir);
 }
 
 TEST(tree_name_property_kept_when_not_the_node_name)
@@ -390,7 +377,7 @@ TEST(tree_name_property_kept_when_not_the_node_name)
 	v = fdt_getprop(b.fdt, off, "name", &len);
 	CHECK(v && len == 6 && strcmp(v, "other") == 0);
 	dt_blob_free(&b);
-	rm_rf(dir);
+	harness_rm_tree(dir);
 }
 
 TEST(tree_errors_name_the_path)
@@ -406,7 +393,7 @@ TEST(tree_errors_name_the_path)
 	snprintf(path, sizeof(path), "%s/file", dir);
 	CHECK_INT(dt_load_tree(path, &b, &err), -ENOTDIR);
 	CHECK(strstr(err.msg, path) != NULL);
-	rm_rf(dir);
+	harness_rm_tree(dir);
 
 	/* A property over DT_PROP_MAX. */
 	dir = harness_tmpdir();
@@ -421,7 +408,7 @@ TEST(tree_errors_name_the_path)
 	close(fd);
 	CHECK_INT(dt_load_tree(dir, &b, &err), -E2BIG);
 	CHECK(strstr(err.msg, path) != NULL);
-	rm_rf(dir);
+	harness_rm_tree(dir);
 
 	/* Nested deeper than DT_DEPTH_MAX. */
 	dir = harness_tmpdir();
@@ -437,7 +424,7 @@ TEST(tree_errors_name_the_path)
 	REQUIRE(rmdir(path) == 0);
 	CHECK_INT(dt_load_tree(dir, &b, &err), 0);
 	dt_blob_free(&b);
-	rm_rf(dir);
+	harness_rm_tree(dir);
 }
 
 /*
@@ -506,7 +493,7 @@ TEST(tree_unreadable_file_or_directory_is_an_error)
 	CHECK_INT(load_unprivileged(dir, msg, sizeof(msg)), -EACCES);
 	CHECK(strstr(msg, path) != NULL);
 	chmod(path, 0755);
-	rm_rf(dir);
+	harness_rm_tree(dir);
 }
 
 TEST(tree_symlinks_are_not_followed)
@@ -535,7 +522,7 @@ TEST(tree_symlinks_are_not_followed)
 	REQUIRE(symlink("tree", link) == 0);
 	REQUIRE_INT(dt_load_tree(link, &b, NULL), 0);
 	dt_blob_free(&b);
-	rm_rf(dir);
+	harness_rm_tree(dir);
 }
 
 /* ---- labels ---- */
@@ -572,7 +559,7 @@ TEST(status_is_honoured)
 					   "beta.devicetree.org/acme-npu=1\n"
 					   "beta.devicetree.org/arm-cortex-a53=3\n");
 	dt_blob_free(&b);
-	rm_rf(dir);
+	harness_rm_tree(dir);
 }
 
 TEST(label_name_normalisation)
@@ -649,7 +636,7 @@ TEST(invalid_labels_skipped_with_warning)
 	CHECK(strstr(warnings.buf, "/cpus/cpu@1: compatible \"\"") != NULL);
 	CHECK(strstr(warnings.buf, "/gpu: compatible is not a list of strings") != NULL);
 	dt_blob_free(&b);
-	rm_rf(dir);
+	harness_rm_tree(dir);
 }
 
 TEST(name_matching_is_literal)

@@ -3,7 +3,6 @@
 #include "harness.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,20 +10,6 @@
 #include "log/log.h"
 #include "mirror/mirror.h"
 #include "strbuf/strbuf.h"
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-/* rm -rf a directory made by harness_tmpdir. */
-static void rm_tree(const char *dir)
-{
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 static struct mirror_list list_of(const char *a, const char *b)
 {
@@ -261,7 +246,7 @@ TEST(opts_env_and_yaml)
 	CHECK_INT(mirror_opts_resolve(&o, &err), -EINVAL);
 	CHECK(strstr(err.msg, "o.yaml:1:16: mirrorTargets: expected a list") != NULL);
 	mirror_opts_free(&o);
-	rm_tree(dir);
+	harness_rm_tree(dir);
 }
 
 static void write_file(const char *path, const char *text)
@@ -320,5 +305,5 @@ TEST(configure_cleanup_roundtrip)
 	CHECK(access(p, F_OK) != 0);
 	CHECK_INT(mirror_run(&o, &err), 0);
 	mirror_opts_free(&o);
-	rm_tree(dir);
+	harness_rm_tree(dir);
 }
