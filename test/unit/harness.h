@@ -5,33 +5,49 @@
 
 /*
  * Define cases with TEST(name) { ... }; check with CHECK*, stop a case early
- * with REQUIRE*. The binary runs every case, or only those named on its command
- * line, prints "PASS: name" or "FAIL: name" per case and "<N> passed, <N>
- * failed" at the end, and exits 1 if any case failed. Tests run from the repo
- * root; real fixtures are under NP_SHARED (default ../shared).
+ * with REQUIRE*, give up on a case that cannot run here with SKIP("why"). The
+ * binary runs every case, or only those named on its command line (a name that
+ * is no case is a failure), each in its own process, so a crash or a failed
+ * REQUIRE cannot leak state into the next case. It prints "PASS: name",
+ * "FAIL: name" or "SKIP: name" per case and "<N> passed, <N> failed, <N>
+ * skipped" at the end, and exits 1 if any case failed. Tests run from the repo
+ * root; their fixtures are under test/fixtures (harness_fixture), and the
+ * optional wider set under ../shared (harness_shared, NP_SHARED overrides).
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ftw.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 typedef void (*harness_fn)(void);
 
-static struct {
-	const char *name;
-	harness_fn fn;
-} harness_cases[256];
+struct harness_case {
+	const char *name; /* the function's name, as given on the command line */
+	harness_fn fn;	  /* the case */
+};
+
+static struct harness_case *harness_cases; /* every registered case, in file order */
 static int harness_ncases;
 static int harness_failed_now;
 
+#define HARNESS_SKIP_EXIT 77 /* a case's exit status for "skipped" (as automake's) */
+
 static inline void harness_register(const char *name, harness_fn fn)
 {
-	if (harness_ncases < (int)(sizeof(harness_cases) / sizeof(harness_cases[0]))) {
-		harness_cases[harness_ncases].name = name;
-		harness_cases[harness_ncases].fn = fn;
-		harness_ncases++;
+	struct harness_case *n = realloc(harness_cases, sizeof(*n) * (size_t)(harness_ncases + 1));
+
+	if (!n) {
+		fprintf(stderr, "harness: out of memory registering %s\n", name);
+		abort();
 	}
+	harness_cases = n;
+	harness_cases[harness_ncases].name = name;
+	harness_cases[harness_ncases].fn = fn;
+	harness_ncases++;
 }
 
 #define TEST(name)                                                                                 \
@@ -41,6 +57,16 @@ static inline void harness_register(const char *name, harness_fn fn)
 		harness_register(#name, name);                                                     \
 	}                                                                                          \
 	static void name(void)
+
+/* Skip the running case (it cannot run here); the reason goes to stderr. */
+#define SKIP(...)                                                                                  \
+	do {                                                                                       \
+		fprintf(stderr, "  skipped: ");                                                    \
+		fprintf(stderr, __VA_ARGS__);                                                      \
+		fputc('\n', stderr);                                                               \
+		fflush(NULL);                                                                      \
+		exit(HARNESS_SKIP_EXIT);                                                           \
+	} while (0)
 
 #define HFAIL_(...)                                                                                \
 	do {                                                                                       \
@@ -84,15 +110,42 @@ static inline void harness_register(const char *name, harness_fn fn)
 			       b_ ? b_ : "(null)");                                                \
 	} while (0)
 
-/* Path of a file under ../shared (or $NP_SHARED); static buffer, valid until the next call. */
+/* Path of test/fixtures/<rel> (the fixtures every clone has); static buffer, valid until the next
+ * call. */
+static inline const char *harness_fixture(const char *rel)
+{
+	static char buf[4096];
+
+	snprintf(buf, sizeof(buf), "test/fixtures/%s", rel);
+	return buf;
+}
+
+/*
+ * Path of <shared>/<rel>, where <shared> is $NP_SHARED or ../shared: the wider
+ * fixture set beside a CI checkout. NULL when <shared>/fixtures is absent (a
+ * plain clone): the caller SKIPs. Static buffer, valid until the next call.
+ */
 static inline const char *harness_shared(const char *rel)
 {
 	static char buf[4096];
 	const char *base = getenv("NP_SHARED");
+	struct stat st;
 
+	snprintf(buf, sizeof(buf), "%s/fixtures", base ? base : "../shared");
+	if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
+		return NULL;
 	snprintf(buf, sizeof(buf), "%s/%s", base ? base : "../shared", rel);
 	return buf;
 }
+
+/* harness_shared(rel), or SKIP the case when ../shared/fixtures is absent. */
+#define SHARED_OR_SKIP(rel)                                                                        \
+	({                                                                                         \
+		const char *p_ = harness_shared(rel);                                              \
+		if (!p_)                                                                           \
+			SKIP("../shared/fixtures absent (NP_SHARED): the wider sweep needs it");   \
+		p_;                                                                                \
+	})
 
 /* A fresh temporary directory (static buffer, valid until the next call). */
 static inline const char *harness_tmpdir(void)
@@ -146,30 +199,69 @@ static inline void harness_rm_tree(const char *dir)
 	nftw(dir, harness_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Run case i in a child process; 0 passed, 1 failed, 2 skipped. */
+static inline int harness_run_one(int i)
+{
+	pid_t pid;
+	int status;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		perror("harness: fork");
+		return 1;
+	}
+	if (pid == 0) {
+		harness_failed_now = 0;
+		harness_cases[i].fn();
+		fflush(NULL);
+		exit(harness_failed_now ? 1 : 0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		;
+	if (WIFSIGNALED(status)) {
+		fprintf(stderr, "  %s: killed by signal %d (%s)\n", harness_cases[i].name,
+			WTERMSIG(status), strsignal(WTERMSIG(status)));
+		return 1;
+	}
+	if (WEXITSTATUS(status) == HARNESS_SKIP_EXIT)
+		return 2;
+	if (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 1)
+		fprintf(stderr, "  %s: exited %d\n", harness_cases[i].name, WEXITSTATUS(status));
+	return WEXITSTATUS(status) != 0;
+}
+
 int main(int argc, char **argv)
 {
-	int i, j, passed = 0, failed = 0;
+	static const char *const outcome[] = {"PASS", "FAIL", "SKIP"};
+	int i, j, count[3] = {0, 0, 0};
 
+	for (j = 1; j < argc; j++) {
+		for (i = 0; i < harness_ncases; i++)
+			if (strcmp(argv[j], harness_cases[i].name) == 0)
+				break;
+		if (i == harness_ncases) {
+			printf("FAIL: %s: no such case\n", argv[j]);
+			count[1]++;
+		}
+	}
 	for (i = 0; i < harness_ncases; i++) {
-		int selected = argc < 2;
+		int selected = argc < 2, r;
 
 		for (j = 1; j < argc; j++)
 			if (strcmp(argv[j], harness_cases[i].name) == 0)
 				selected = 1;
 		if (!selected)
 			continue;
-		harness_failed_now = 0;
-		harness_cases[i].fn();
+		r = harness_run_one(i);
 		fflush(stderr);
-		printf("%s: %s\n", harness_failed_now ? "FAIL" : "PASS", harness_cases[i].name);
+		printf("%s: %s\n", outcome[r], harness_cases[i].name);
 		fflush(stdout);
-		if (harness_failed_now)
-			failed++;
-		else
-			passed++;
+		count[r]++;
 	}
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	printf("%d passed, %d failed, %d skipped\n", count[0], count[1], count[2]);
+	free(harness_cases);
+	return count[1] ? 1 : 0;
 }
 
 #endif
