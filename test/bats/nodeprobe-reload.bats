@@ -164,7 +164,7 @@ wait_patches() { fake_ctl GET "/requests?method=PATCH&path=${2:-.}&min=$1&wait=1
   [ "$body" = "{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"reloader.stakater.com/last-reloaded-from\":\"{\\\"type\\\":\\\"SECRET\\\",\\\"name\\\":\\\"db\\\",\\\"namespace\\\":\\\"default\\\",\\\"hash\\\":\\\"$h\\\",\\\"containerRefs\\\":[\\\"db\\\"],\\\"observedAt\\\":$at}\"}}}}}" ]
   [ "$(fake_ctl GET /requests?method=PATCH | jq -r '.items[0].path')" = /apis/apps/v1/namespaces/default/statefulsets/store ]
   # Secret data is never logged
-  ! grep -q -e n3w -e bjN3 "$RL_LOG"
+  ! grep -q -e n3w -e bjN3 "$RL_LOG" || false
 }
 
 @test "Reloader hash compatibility: Secret values decoded, binaryData base64, keys sorted as entries" {
@@ -268,7 +268,8 @@ d-typed app:STAKATER_S_TYPED_SECRET"
   cm empty '{}'
   cur=$(sha512_256 'k=new')
   stale=$(sha512_256 'k=old')
-  [ ${#cur} -eq 64 ] && [ "$cur" != "$stale" ]
+  [ ${#cur} -eq 64 ]
+  [ "$cur" != "$stale" ]
   pod() { echo "{\"containers\":[{\"name\":\"app\",\"image\":\"x\",\"envFrom\":[{\"configMapRef\":{\"name\":\"$1\"}}],\"env\":[{\"name\":\"STAKATER_$(tr a-z A-Z <<<"$1")_CONFIGMAP\",\"value\":\"$2\"}]}]}"; }
   workload Deployment stale "$AUTO" "$(pod cfg "$stale")"
   workload Deployment current "$AUTO" "$(pod cfg "$cur")"
@@ -410,7 +411,7 @@ d-typed app:STAKATER_S_TYPED_SECRET"
   fake_ctl GET '/requests?watch=0' | jq -r '.items[] | .path + "?" + .query' >"$BATS_TEST_TMPDIR/req"
   grep -qx '/api/v1/namespaces/apps/configmaps?labelSelector=team%20in%20%28a%2Cb%29&limit=500' "$BATS_TEST_TMPDIR/req"
   grep -qx '/api/v1/namespaces/apps/secrets?labelSelector=team%20in%20%28a%2Cb%29&fieldSelector=type%21%3Dhelm.sh%2Frelease.v1&limit=500' "$BATS_TEST_TMPDIR/req"
-  ! grep -q /namespaces/other "$BATS_TEST_TMPDIR/req"
+  ! grep -q /namespaces/other "$BATS_TEST_TMPDIR/req" || false
   start --ignore-namespace other --secret-field-selector ''
   cm cfg '{"k":"1"}' '{}' other
   cm cfg '{"k":"1"}' '{}' apps
