@@ -51,6 +51,8 @@ MANPAGES   := $(wildcard cmd/*/*.8 hooks/*/*.8)
 
 UNIT_SRCS  := $(sort $(wildcard test/unit/test_*.c))
 UNIT_BINS  := $(UNIT_SRCS:%.c=$(BUILD)/%)
+TOOL_SRCS  := $(sort $(wildcard test/tools/*.c))
+TOOL_BINS  := $(TOOL_SRCS:%.c=$(BUILD)/%)
 FUZZ_SRCS  := $(sort $(wildcard test/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 30
 V          ?= 0
@@ -62,7 +64,7 @@ Q          := $(if $(filter 1,$(V)),,@)
 .DEFAULT_GOAL := all
 .SECONDARY:
 
-all: $(BINS) $(UNIT_BINS)
+all: $(BINS) $(UNIT_BINS) $(TOOL_BINS)
 
 deps:
 	@scripts/install-deps
@@ -85,6 +87,10 @@ $(foreach d,$(BIN_DIRS),$(eval $(call BIN_RULE,$(d))))
 
 $(BUILD)/test/unit/%: $(BUILD)/test/unit/%.o $(LIB)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+# Test tools (test/tools/<x>.c -> $(BUILD)/test/tools/<x>): fixtures made at test time.
+$(BUILD)/test/tools/%: $(BUILD)/test/tools/%.o
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
 run: deps all
 	$(BUILD)/nodeprobe --dry-run -v

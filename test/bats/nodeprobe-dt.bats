@@ -26,12 +26,35 @@ teardown() {
   rm -rf "$T"
 }
 
-# A sysfs root whose firmware/devicetree/base is the fixture tree $1 (a symlink, like /proc/device-tree).
+# A sysfs root whose firmware/devicetree/base is the live form of board $1's blob, made by
+# test/tools/dtb2fs as the kernel shows it (a symlink, like /proc/device-tree).
 sysfs_for() {
   local s="$T/sys-$1"
   mkdir -p "$s/firmware/devicetree"
-  ln -s "$FIX/devicetree/$1" "$s/firmware/devicetree/base"
+  [ -d "$T/tree-$1" ] || "$BUILD/test/tools/dtb2fs" "$DTB/${TREE_BLOB[$1]}" "$T/tree-$1" >&2
+  ln -s "$T/tree-$1" "$s/firmware/devicetree/base"
   echo "$s"
+}
+
+# sweep_blobs ROOT: every blob under ROOT/dtb is labelled and its root compatible labels match
+# the fdtget oracle ROOT/dtb-compatible.tsv, which lists every blob there. Sets n.
+sweep_blobs() {
+  local root=$1 rel compat model c name
+  n=0
+  while IFS=$'\t' read -r rel compat model; do
+    run "${NP[@]}" --sysfs "$T/sys" --fdt "$root/dtb/$rel"
+    [ "$status" -eq 0 ] || { echo "$rel: exit $status: $output" >&2; return 1; }
+    grep -q '^beta\.devicetree\.org/[^=]*=[1-9]' <<<"$output" || { echo "$rel: no label" >&2; return 1; }
+    IFS=';' read -ra cs <<<"$compat"
+    for c in "${cs[@]}"; do
+      name=$(sed 's/^xlnx,/xilinx,/; s/,/-/g' <<<"$c")
+      grep -qxE "beta\.devicetree\.org/${name//./\\.}=[1-9][0-9]*" <<<"$output" ||
+        { echo "$rel ($model): no label for root compatible $c in:" >&2; echo "$output" >&2; return 1; }
+    done
+    n=$((n + 1))
+  done <"$root/dtb-compatible.tsv"
+  # The oracle lists every blob there is.
+  [ "$n" -eq "$(find "$root/dtb" -name '*.dtb' | wc -l)" ]
 }
 
 @test "rpi4b blob: exact labels" {
@@ -53,28 +76,30 @@ sysfs_for() {
 }
 
 @test "every fixture blob is labelled, and its root compatible labels match the fdtget oracle" {
-  n=0
-  while IFS=$'\t' read -r rel compat model; do
-    run "${NP[@]}" --sysfs "$T/sys" --fdt "$DTB/$rel"
-    [ "$status" -eq 0 ] || { echo "$rel: exit $status: $output" >&2; return 1; }
-    grep -q '^beta\.devicetree\.org/[^=]*=[1-9]' <<<"$output" || { echo "$rel: no label" >&2; return 1; }
-    IFS=';' read -ra cs <<<"$compat"
-    for c in "${cs[@]}"; do
-      name=$(sed 's/^xlnx,/xilinx,/; s/,/-/g' <<<"$c")
-      grep -qxE "beta\.devicetree\.org/${name//./\\.}=[1-9][0-9]*" <<<"$output" ||
-        { echo "$rel ($model): no label for root compatible $c in:" >&2; echo "$output" >&2; return 1; }
-    done
-    n=$((n + 1))
-  done <"$FIX/dtb-compatible.tsv"
-  # The oracle lists every blob there is.
-  [ "$n" -eq "$(find "$DTB" -name '*.dtb' | wc -l)" ]
+  sweep_blobs "$FIX"
+  [ "$n" -ge 5 ]
+}
+
+@test "every blob of ../shared/fixtures (Debian's kernels) matches the fdtget oracle" {
+  shared_fix_or_skip
+  sweep_blobs "$SHARED_FIX"
   [ "$n" -ge 19 ]
+  echo "# swept $n blobs of ../shared/fixtures" >&3
+}
+
+@test "dtb2fs makes exactly the kernel-form trees kept in ../shared/fixtures/devicetree" {
+  shared_fix_or_skip
+  local b n=0
+  for b in "${!TREE_BLOB[@]}"; do
+    "$BUILD/test/tools/dtb2fs" "$DTB/${TREE_BLOB[$b]}" "$T/tree-$b"
+    diff -r "$SHARED_FIX/devicetree/$b" "$T/tree-$b" >&2
+    n=$((n + 1))
+  done
+  [ "$n" -eq "$(find "$SHARED_FIX/devicetree" -mindepth 1 -maxdepth 1 -type d | wc -l)" ]
 }
 
 @test "every fixture tree is labelled and gives exactly its blob's output" {
-  for d in "$FIX"/devicetree/*/; do
-    b=$(basename "$d")
-    [ -n "${TREE_BLOB[$b]:-}" ] || { echo "no blob known for tree $b" >&2; return 1; }
+  for b in "${!TREE_BLOB[@]}"; do
     run "${NP[@]}" --sysfs "$(sysfs_for "$b")" -n timer -n i2c -n usb
     [ "$status" -eq 0 ] || { echo "$b: exit $status: $output" >&2; return 1; }
     tree_out=$output

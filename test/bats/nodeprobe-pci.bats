@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # nodeprobe on the PCI fixture machines: built-in rules, module gating, user rules, bad sysfs.
 # Expected labels: test/data/pci-labels/<machine>.labels, derived by hand from
-# ../shared/fixtures/pci/oracle.tsv and cmd/nodeprobe/rules.d (see the README there).
+# test/fixtures/pci/oracle.tsv and cmd/nodeprobe/rules.d (see the README there).
 
 load helpers
 
@@ -50,12 +50,16 @@ np() {
   grep -qx 'intel.feature.node.kubernetes.io/gpu=true' <<<"$output"
 }
 
-@test "every PCI fixture machine is scanned; the features file matches the expectation" {
-  local n=0
-  for d in "$PCI"/*/bus; do
+# sweep_machines PCI_DIR: every machine under PCI_DIR is scanned and its features file matches
+# the expectation (none where there is no .labels file). Sets n.
+sweep_machines() {
+  local d m
+  n=0
+  for d in "$1"/*/bus; do
     m=$(basename "$(dirname "$d")")
     rm -f "$T/fd/nodeprobe"
-    np "$m" || { echo "$m: exit $?" >&2; return 1; }
+    "$BUILD/nodeprobe" --sysfs "$1/$m" --proc "$T/proc" --modules-dir "$T/modules" \
+      --features-dir "$T/fd" || { echo "$m: exit $?" >&2; return 1; }
     if [ -f "$EXP/$m.labels" ]; then
       diff -u "$EXP/$m.labels" "$T/fd/nodeprobe" >&2
     else
@@ -63,7 +67,22 @@ np() {
     fi
     n=$((n + 1))
   done
+}
+
+@test "every PCI fixture machine is scanned; the features file matches the expectation" {
+  sweep_machines "$PCI"
+  [ "$n" -ge 9 ]
+  # Every machine with an expectation is among the clone's fixtures.
+  for e in "$EXP"/*.labels; do
+    [ -d "$PCI/$(basename "$e" .labels)" ] || { echo "no fixture for $e" >&2; return 1; }
+  done
+}
+
+@test "every PCI machine of ../shared/fixtures is scanned; the features file matches the expectation" {
+  shared_fix_or_skip
+  sweep_machines "$SHARED_FIX/pci"
   [ "$n" -ge 40 ]
+  echo "# swept $n PCI machines of ../shared/fixtures" >&3
 }
 
 @test "QAT needs intel_qat and vfio-pci loaded: the c6xx driver alone is not enough" {

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "${NP_ROOT:-$(dirname "$0")/../..}"
 BUILD=${BUILD:-$PWD/build}
-SHARED=${SHARED:-$PWD/../shared}
+FIX=$PWD/test/fixtures
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/proc" "$tmp/modules" "$tmp/empty"
 np_base="$BUILD/nodeprobe --dry-run --no-builtin-rules --proc $tmp/proc --modules-dir $tmp/modules"
@@ -18,10 +18,10 @@ bench() { # name baseline-cmd nodeprobe-cmd
     printf "%-34s %s %.2f ms  nodeprobe %.2f ms  ratio %.2fx  nodeprobe peak RSS %d KiB\n", m, b, tb*1000, tn*1000, tn/tb, rn }'
 }
 
-for t in rpi4b jetson-nano-p3450; do
-  s="$tmp/sys-$t"; mkdir -p "$s/firmware/devicetree"
-  ln -s "$SHARED/fixtures/devicetree/$t" "$s/firmware/devicetree/base"
-  bench "tree $t" "dtc -q -I fs -O dtb -o /dev/null $SHARED/fixtures/devicetree/$t" "$np_base --sysfs $s"
+for t in rpi4b:arm64/broadcom/bcm2711-rpi-4-b jetson-nano-p3450:arm64/nvidia/tegra210-p3450-0000; do
+  s="$tmp/sys-${t%%:*}"; mkdir -p "$s/firmware/devicetree"
+  "$BUILD/test/tools/dtb2fs" "$FIX/dtb/${t#*:}.dtb" "$s/firmware/devicetree/base"
+  bench "tree ${t%%:*}" "dtc -q -I fs -O dtb -o /dev/null $s/firmware/devicetree/base" "$np_base --sysfs $s"
 done
-blob="$SHARED/fixtures/dtb/arm64/broadcom/bcm2711-rpi-4-b.dtb"
+blob="$FIX/dtb/arm64/broadcom/bcm2711-rpi-4-b.dtb"
 bench "blob bcm2711-rpi-4-b" "fdtget $blob / compatible" "$np_base --sysfs $tmp/empty --fdt $blob"

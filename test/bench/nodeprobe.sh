@@ -6,11 +6,15 @@ set -euo pipefail
 cd "${NP_ROOT:-$(dirname "$0")/../..}"
 BUILD=${BUILD:-$PWD/build}
 SHARED=${SHARED:-$PWD/../shared}
+# The 174-device Mellanox server is only in ../shared; test/fixtures has the other two.
+machines=(linuxhw-qat-c62x linuxhw-intel-nuc12-alderlake)
+[ -d "$SHARED/fixtures/pci/linuxhw-mlx-cx4lx" ] && machines=(linuxhw-mlx-cx4lx "${machines[@]}")
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/proc" "$tmp/modules" "$tmp/fd"
 
-for m in linuxhw-mlx-cx4lx linuxhw-qat-c62x linuxhw-intel-nuc12-alderlake; do
-  tree="$SHARED/fixtures/pci/$m"
+for m in "${machines[@]}"; do
+  tree="$PWD/test/fixtures/pci/$m"
+  [ -d "$tree" ] || tree="$SHARED/fixtures/pci/$m"
   np="$BUILD/nodeprobe --sysfs $tree --proc $tmp/proc --modules-dir $tmp/modules --features-dir $tmp/fd"
   ls="lspci -n -A linux-sysfs -O sysfs.path=$tree/bus/pci"
   ndev=$(ls "$tree/bus/pci/devices" | wc -l)

@@ -16,8 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
-SHARED=${SHARED:-${NP_SHARED:-$ROOT/../shared}}
-FIXTURE=${FIXTURE:-$SHARED/fixtures/pci/linuxhw-intel-nuc12-alderlake}
+FIXTURE=${FIXTURE:-$ROOT/test/fixtures/pci/linuxhw-intel-nuc12-alderlake}
 VERSION=$(sed -n 's/^VERSION *:= *//p' Makefile)
 ARCH=$(dpkg --print-architecture)
 
@@ -144,7 +143,7 @@ if expect_bin nodeprobe; then
   echo "\$ nodeprobe --version"
   run_in_image /usr/bin/nodeprobe --version | tee "$E2E/version.txt"
   grep -q "$VERSION" "$E2E/version.txt" || die "nodeprobe --version does not print $VERSION"
-  echo "\$ nodeprobe --dry-run --sysfs /host-sys   (fixture: ${FIXTURE#"$SHARED"/})"
+  echo "\$ nodeprobe --dry-run --sysfs /host-sys   (fixture: ${FIXTURE#"$ROOT"/})"
   run_in_image /usr/bin/nodeprobe --dry-run --sysfs /host-sys | tee "$E2E/dry-run.txt"
   # The same binary on the host, on the same tree, prints the same labels.
   if [ -x "$IMAGE_DIR/rootfs-$ARCH/app/usr/bin/nodeprobe" ] && [ -n "${BUILD:-}" ] && [ -x "$BUILD/nodeprobe" ]; then

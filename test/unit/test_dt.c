@@ -16,9 +16,9 @@
 #include "log/log.h"
 #include "strbuf/strbuf.h"
 
-#define RPI4B_DTB  "fixtures/dtb/arm64/broadcom/bcm2711-rpi-4-b.dtb"
-#define NANO_DTB   "fixtures/dtb/arm64/nvidia/tegra210-p3450-0000.dtb"
-#define ZCU102_DTB "fixtures/dtb/arm64/xilinx/zynqmp-zcu102-rev1.0.dtb"
+#define RPI4B_DTB  "dtb/arm64/broadcom/bcm2711-rpi-4-b.dtb"
+#define NANO_DTB   "dtb/arm64/nvidia/tegra210-p3450-0000.dtb"
+#define ZCU102_DTB "dtb/arm64/xilinx/zynqmp-zcu102-rev1.0.dtb"
 
 /* ---- helpers ---- */
 
@@ -80,7 +80,7 @@ TEST(blob_rpi4b_labels)
 	struct dt_blob b;
 	struct log_err err = {0};
 
-	REQUIRE_INT(dt_load_file(harness_shared(RPI4B_DTB), &b, &err), 0);
+	REQUIRE_INT(dt_load_file(harness_fixture(RPI4B_DTB), &b, &err), 0);
 	/* Root: raspberrypi,4-model-b brcm,bcm2711; /cpus/cpu@0..3 arm,cortex-a72;
 	 * /gpu brcm,bcm2711-vc5 (okay); /scb/gpu@7ec00000 brcm,2711-v3d (no status). */
 	CHECK_STR(labels_of(&b, NULL, 0), "beta.devicetree.org/arm-cortex-a72=4\n"
@@ -97,7 +97,7 @@ TEST(blob_zcu102_xlnx_becomes_xilinx)
 	struct dt_blob b;
 	struct log_err err = {0};
 
-	REQUIRE_INT(dt_load_file(harness_shared(ZCU102_DTB), &b, &err), 0);
+	REQUIRE_INT(dt_load_file(harness_fixture(ZCU102_DTB), &b, &err), 0);
 	CHECK_STR(labels_of(&b, NULL, 0), "beta.devicetree.org/arm-cortex-a53=4\n"
 					  "beta.devicetree.org/xilinx-zynqmp=1\n"
 					  "beta.devicetree.org/xilinx-zynqmp-zcu102=1\n"
@@ -120,7 +120,7 @@ static const char *mangled(const char *dir, size_t len, long flip)
 {
 	static char path[256];
 	struct strbuf sb = STRBUF_INIT(DT_BLOB_MAX);
-	size_t n = read_all(harness_shared(RPI4B_DTB), &sb);
+	size_t n = read_all(harness_fixture(RPI4B_DTB), &sb);
 
 	if (len > n)
 		len = n;
@@ -147,7 +147,7 @@ TEST(blob_truncated_or_corrupt)
 {
 	const char *dir = harness_tmpdir();
 	struct strbuf sb = STRBUF_INIT(DT_BLOB_MAX);
-	size_t n = read_all(harness_shared(RPI4B_DTB), &sb);
+	size_t n = read_all(harness_fixture(RPI4B_DTB), &sb);
 	uint32_t off_struct = fdt_off_dt_struct(sb.buf);
 
 	expect_corrupt(mangled(dir, 0, -1), "FDT_ERR_TRUNCATED");
@@ -221,11 +221,32 @@ TEST(blob_empty_root_is_no_devicetree)
 static const struct {
 	const char *tree, *dtb;
 } boards[] = {
-    {"fixtures/devicetree/rpi4b", RPI4B_DTB},
-    {"fixtures/devicetree/jetson-nano-p3450", NANO_DTB},
-    {"fixtures/devicetree/beaglebone-black", "fixtures/dtb/armhf/ti/am335x-boneblack.dtb"},
-    {"fixtures/devicetree/qemu-virt-aarch64", "fixtures/dtb/qemu/virt-aarch64.dtb"},
+    {"rpi4b", RPI4B_DTB},
+    {"jetson-nano-p3450", NANO_DTB},
+    {"beaglebone-black", "dtb/armhf/ti/am335x-boneblack.dtb"},
+    {"qemu-virt-aarch64", "dtb/qemu/virt-aarch64.dtb"},
 };
+
+/*
+ * The live tree of a fixture blob, as the kernel would show it: made under dir by
+ * test/tools/dtb2fs (in $BUILD, default build/), instead of committing thousands
+ * of files. Static buffer, valid until the next call.
+ */
+static const char *tree_of(const char *dir, const char *dtb)
+{
+	static char path[1024];
+	char cmd[16384];
+	const char *build = getenv("BUILD");
+
+	snprintf(path, sizeof(path), "%s/tree-%ld", dir, random());
+	snprintf(cmd, sizeof(cmd), "'%s/test/tools/dtb2fs' '%s' '%s'", build ? build : "build",
+		 harness_fixture(dtb), path);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "%s failed\n", cmd);
+		exit(2);
+	}
+	return path;
+}
 
 /* Canonical text of every node path and property of a blob, in sorted order per node. */
 static void dump_node(const void *fdt, int node, struct strbuf *out, struct strbuf *path)
@@ -299,13 +320,15 @@ TEST(tree_equals_blob_for_every_board)
 	struct strbuf a = STRBUF_INIT(1 << 24), bb = STRBUF_INIT(1 << 24), p = STRBUF_INIT(4096);
 	size_t i;
 
+	const char *dir = harness_tmpdir();
+
 	for (i = 0; i < sizeof(boards) / sizeof(boards[0]); i++) {
 		struct dt_blob t, b;
 		struct log_err err = {0};
 		char la[8192];
 
-		REQUIRE_INT(dt_load_tree(harness_shared(boards[i].tree), &t, &err), 0);
-		REQUIRE_INT(dt_load_file(harness_shared(boards[i].dtb), &b, &err), 0);
+		REQUIRE_INT(dt_load_tree(tree_of(dir, boards[i].dtb), &t, &err), 0);
+		REQUIRE_INT(dt_load_file(harness_fixture(boards[i].dtb), &b, &err), 0);
 		snprintf(la, sizeof(la), "%s", labels_of(&t, timer, 3));
 		CHECK_STR(la, labels_of(&b, timer, 3));
 		CHECK(strlen(la) > 0 && !strstr(la, "error"));
@@ -326,6 +349,39 @@ TEST(tree_equals_blob_for_every_board)
 	sb_free(&a);
 	sb_free(&bb);
 	sb_free(&p);
+	harness_rm_tree(dir);
+}
+
+/* dtb2fs is faithful: its trees read exactly as the kernel-form trees kept in ../shared. */
+TEST(dtb2fs_tree_equals_shared_tree)
+{
+	struct strbuf a = STRBUF_INIT(1 << 24), bb = STRBUF_INIT(1 << 24), p = STRBUF_INIT(4096);
+	const char *dir = harness_tmpdir();
+	size_t i;
+
+	for (i = 0; i < sizeof(boards) / sizeof(boards[0]); i++) {
+		struct dt_blob t, s;
+		struct log_err err = {0};
+		char shared[4096];
+
+		snprintf(shared, sizeof(shared), "%s%s", SHARED_OR_SKIP("fixtures/devicetree/"),
+			 boards[i].tree);
+		REQUIRE_INT(dt_load_tree(tree_of(dir, boards[i].dtb), &t, &err), 0);
+		REQUIRE_INT(dt_load_tree(shared, &s, &err), 0);
+		sb_reset(&a);
+		sb_reset(&bb);
+		dump_node(t.fdt, 0, &a, &p);
+		dump_node(s.fdt, 0, &bb, &p);
+		CHECK(a.len > 1000);
+		if (a.len != bb.len || memcmp(a.buf, bb.buf, a.len) != 0)
+			HFAIL_("%s: dtb2fs tree and %s differ", boards[i].dtb, shared);
+		dt_blob_free(&t);
+		dt_blob_free(&s);
+	}
+	sb_free(&a);
+	sb_free(&bb);
+	sb_free(&p);
+	harness_rm_tree(dir);
 }
 
 TEST(tree_missing_is_no_devicetree)
@@ -667,7 +723,7 @@ TEST(nano_timer_siblings_and_dedup)
 	static const char *const names[] = {"timer", "cpu", "timer", "no-such-node", "c.u", ""};
 	struct dt_blob b;
 
-	REQUIRE_INT(dt_load_file(harness_shared(NANO_DTB), &b, NULL), 0);
+	REQUIRE_INT(dt_load_file(harness_fixture(NANO_DTB), &b, NULL), 0);
 	CHECK_STR(labels_of(&b, names, 6), "beta.devicetree.org/arm-armv8-timer=1\n"
 					   "beta.devicetree.org/arm-cortex-a57=4\n"
 					   "beta.devicetree.org/nvidia-gm20b=1\n"
@@ -698,7 +754,7 @@ TEST(features_rpi4b)
 	int seen_v3d = 0;
 
 	REQUIRE(fs);
-	REQUIRE_INT(dt_load_file(harness_shared(RPI4B_DTB), &b, NULL), 0);
+	REQUIRE_INT(dt_load_file(harness_fixture(RPI4B_DTB), &b, NULL), 0);
 	REQUIRE_INT(dt_features(b.fdt, fs, NULL), 0);
 	f = feat_get(fs, "dt.root");
 	REQUIRE(f && feat_kind(f) == FEAT_ATTRS);
@@ -764,25 +820,35 @@ static void oracle_name(const char *c, char *out, size_t outsz)
 			out[i] = '-';
 }
 
-TEST(every_fixture_blob_agrees_with_fdtget_oracle)
+/*
+ * Every blob under root/dtb is labelled with its root compatible strings, as the
+ * fdtget oracle root/dtb-compatible.tsv lists them, and the oracle covers every
+ * blob there. Returns the number of blobs checked.
+ */
+static int sweep_blobs(const char *root)
 {
 	struct strbuf tsv = STRBUF_INIT(1 << 20);
-	char *line, *save = NULL, path[512], key[256];
+	char *line, *save = NULL, path[4096], key[256];
 	int rows = 0;
 
-	read_all(harness_shared("fixtures/dtb-compatible.tsv"), &tsv);
+	snprintf(path, sizeof(path), "%s/dtb-compatible.tsv", root);
+	read_all(path, &tsv);
 	for (line = strtok_r(tsv.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *rel = line, *compat = strchr(line, '\t'), *c, *csave = NULL;
 		struct label_set *ls = label_set_new();
 		struct dt_blob b;
 		struct log_err err = {0};
 
-		REQUIRE(compat && ls);
+		if (!compat || !ls) {
+			HFAIL_("%s: bad oracle line", path);
+			label_set_free(ls);
+			break;
+		}
 		*compat++ = '\0';
 		*strchr(compat, '\t') = '\0';
-		snprintf(path, sizeof(path), "fixtures/dtb/%s", rel);
+		snprintf(path, sizeof(path), "%s/dtb/%s", root, rel);
 		rows++;
-		if (dt_load_file(harness_shared(path), &b, &err) != 0) {
+		if (dt_load_file(path, &b, &err) != 0) {
 			HFAIL_("%s: %s", rel, err.msg);
 			label_set_free(ls);
 			continue;
@@ -801,8 +867,24 @@ TEST(every_fixture_blob_agrees_with_fdtget_oracle)
 		dt_blob_free(&b);
 		label_set_free(ls);
 	}
-	nftw(harness_shared("fixtures/dtb"), count_dtb, 16, FTW_PHYS);
-	CHECK(rows >= 19);
+	snprintf(path, sizeof(path), "%s/dtb", root);
+	n_dtb_files = 0;
+	nftw(path, count_dtb, 16, FTW_PHYS);
 	CHECK_INT(rows, n_dtb_files); /* the oracle covers every blob */
 	sb_free(&tsv);
+	return rows;
+}
+
+TEST(every_fixture_blob_agrees_with_fdtget_oracle)
+{
+	CHECK(sweep_blobs("test/fixtures") >= 5);
+}
+
+/* The wider sweep: every blob of Debian's kernels in ../shared/fixtures. */
+TEST(every_shared_blob_agrees_with_fdtget_oracle)
+{
+	int n = sweep_blobs(SHARED_OR_SKIP("fixtures"));
+
+	CHECK(n >= 19);
+	fprintf(stderr, "  swept %d blobs of ../shared/fixtures\n", n);
 }
