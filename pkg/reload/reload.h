@@ -5,7 +5,6 @@
 #define NP_RELOAD_H
 
 #include <jansson.h>
-#include <regex.h>
 #include <stddef.h>
 
 #include "log/log.h"
@@ -130,9 +129,9 @@ struct reload_envrec {
 	char *value;	 /* owned */
 };
 
-/* A compiled "reload" list: anchored regexes; invalid entries are left out. */
+/* A compiled "reload" list: Go regexes matching whole names; invalid entries are left out. */
 struct reload_relist {
-	regex_t *re; /* owned */
+	struct goregex **re; /* owned */
 	size_t n;
 };
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "goregex/goregex.h"
 #include "kube/kube.h"
 #include "reload/reload.h"
 
@@ -385,230 +386,6 @@ static char *trimmed(const char *s, const char *e)
 	return out;
 }
 
-/*
- * Rewrite a Go (RE2) regex for regcomp(REG_EXTENDED) where the two differ on
- * what users write in name lists: \d \D (POSIX reads the letter), and
- * escapes inside a bracket (POSIX takes the backslash literally): \d \w \s
- * become their ranges, \- \] \^ and other escaped punctuation their character.
- * Anything else is passed through (glibc knows \w \W \s \S \b and \. etc.).
- */
-static int go_to_ere(struct strbuf *out, const char *re)
-{
-	const char *p = re;
-	int r = 0;
-
-	while (*p && r == 0) {
-		if (p[0] == '\\' && (p[1] == 'd' || p[1] == 'D')) {
-			r = sb_add(out, p[1] == 'd' ? "[0-9]" : "[^0-9]");
-			p += 2;
-		} else if (p[0] == '\\' && p[1]) {
-			r = sb_addn(out, p, 2);
-			p += 2;
-		} else if (p[0] == '[') {
-			struct strbuf items = STRBUF_INIT(4096);
-			int neg = 0, dash = 0, rbr = 0, caret = 0;
-			const char *q = p + 1;
-
-			if (*q == '^') {
-				neg = 1;
-				q++;
-			}
-			if (*q == ']') { /* a leading ] is literal in both */
-				rbr = 1;
-				q++;
-			}
-			while (*q && *q != ']' && r == 0) {
-				if (q[0] == '[' && q[1] == ':') { /* [:alpha:] */
-					const char *e = strstr(q + 2, ":]");
-
-					if (!e)
-						break;
-					r = sb_addn(&items, q, (size_t)(e + 2 - q));
-					q = e + 2;
-					continue;
-				}
-				if (q[0] != '\\' || !q[1]) {
-					r = sb_addch(&items, *q++);
-					continue;
-				}
-				switch (q[1]) {
-				case 'd':
-					r = sb_add(&items, "0-9");
-					break;
-				case 'w':
-					r = sb_add(&items, "0-9A-Za-z_");
-					break;
-				case 's':
-					r = sb_add(&items, " \t\n\f\r");
-					break;
-				case '-':
-					dash = 1;
-					break;
-				case ']':
-					rbr = 1;
-					break;
-				case '^':
-					caret = 1;
-					break;
-				default:
-					r = sb_addch(&items, q[1]);
-					break;
-				}
-				q += 2;
-			}
-			if (*q != ']') { /* unterminated: let regcomp report it */
-				sb_free(&items);
-				return r ? r : sb_add(out, p);
-			}
-			r = r ? r : sb_addch(out, '[');
-			if (neg)
-				r = r ? r : sb_addch(out, '^');
-			if (rbr)
-				r = r ? r : sb_addch(out, ']');
-			r = r ? r : sb_addn(out, items.buf, items.len);
-			if (caret)
-				r = r ? r : sb_addch(out, '^');
-			if (dash)
-				r = r ? r : sb_addch(out, '-');
-			r = r ? r : sb_addch(out, ']');
-			sb_free(&items);
-			p = q + 1;
-		} else {
-			r = sb_addch(out, *p++);
-		}
-	}
-	return r;
-}
-
-#define RE_MAX_REPEAT 1000  /* Go's limit on a repeat count */
-#define RE_MAX_COST   10000 /* tokens regcomp would build; a name pattern needs far fewer */
-#define RE_MAX_DEPTH  64
-
-/* End of the POSIX bracket expression starting at p ('['). */
-static const char *bracket_end(const char *p)
-{
-	const char *q = p + 1;
-
-	if (*q == '^')
-		q++;
-	if (*q == ']')
-		q++;
-	while (*q && *q != ']') {
-		if (q[0] == '[' && (q[1] == ':' || q[1] == '.' || q[1] == '=')) {
-			char close[3] = {q[1], ']', '\0'};
-			const char *e = strstr(q + 2, close);
-
-			q = e ? e + 2 : q + strlen(q);
-			continue;
-		}
-		q++;
-	}
-	return *q ? q + 1 : q;
-}
-
-/* A bound "{n}", "{n,}", "{n,m}" or "{,m}" at p: its length, or 0. max is -1 when open. */
-static size_t bound_at(const char *p, long *min, long *max)
-{
-	const char *q = p + 1;
-	char *e;
-
-	*min = 0;
-	*max = -1;
-	if (*q >= '0' && *q <= '9') {
-		*min = strtol(q, &e, 10);
-		q = e;
-	} else if (*q != ',') {
-		return 0;
-	}
-	if (*q == ',') {
-		q++;
-		if (*q >= '0' && *q <= '9') {
-			*max = strtol(q, &e, 10);
-			q = e;
-		}
-	} else {
-		*max = *min;
-	}
-	return *q == '}' ? (size_t)(q + 1 - p) : 0;
-}
-
-/*
- * Refuse what Go's regexp refuses and glibc would take at an exponential cost:
- * a repetition of a repetition ("a++", "a{2}{2}"; Go's "invalid nested
- * repetition operator"), repeat counts over 1000, and patterns whose expansion
- * (regcomp copies the operand of "+" and of bounds) exceeds RE_MAX_COST tokens,
- * as "((a+)+)+..." does, and back-references (Go has none; glibc may spend
- * exponential time matching them). Returns NULL or why.
- */
-static const char *ere_refused(const char *p)
-{
-	double tot[RE_MAX_DEPTH], last[RE_MAX_DEPTH];
-	int lvl = 0, prev = 0; /* prev: 1 after a repetition, 2 after its lazy '?' */
-
-	tot[0] = last[0] = 0;
-	while (*p) {
-		long min, max;
-		size_t blen = *p == '{' ? bound_at(p, &min, &max) : 0;
-		double mult;
-
-		if (*p == '*' || *p == '+' || *p == '?' || blen) {
-			if (prev == 2 || (prev == 1 && *p != '?'))
-				return "invalid nested repetition operator";
-			if (prev == 1) { /* Go's lazy "*?": glibc's (a*)? costs no more */
-				prev = 2;
-				p++;
-				continue;
-			}
-			if (blen &&
-			    (min > RE_MAX_REPEAT || max > RE_MAX_REPEAT || (max >= 0 && max < min)))
-				return "invalid repeat count";
-			if (*p == '+')
-				mult = 2; /* a+ is built as aa* */
-			else if (blen)
-				mult = max >= 0 ? (double)max : (double)min + 1;
-			else
-				mult = 1;
-			tot[lvl] += last[lvl] * (mult - 1);
-			last[lvl] *= mult;
-			prev = 1;
-			p += blen ? blen : 1;
-		} else if (*p == '(') {
-			if (++lvl >= RE_MAX_DEPTH)
-				return "groups nested too deeply";
-			tot[lvl] = last[lvl] = 0;
-			prev = 0;
-			p++;
-			continue;
-		} else if (*p == ')' && lvl > 0) {
-			lvl--;
-			tot[lvl] += tot[lvl + 1];
-			last[lvl] = tot[lvl + 1];
-			prev = 0;
-			p++;
-		} else if (*p == '|') {
-			last[lvl] = 0;
-			prev = 0;
-			p++;
-			continue;
-		} else {
-			if (*p == '\\' && p[1] >= '1' && p[1] <= '9')
-				return "back-references are not Go regex syntax";
-			if (*p == '\\' && p[1])
-				p += 2;
-			else if (*p == '[')
-				p = bracket_end(p);
-			else
-				p++;
-			tot[lvl] += 1;
-			last[lvl] = 1;
-			prev = 0;
-		}
-		if (tot[lvl] > RE_MAX_COST)
-			return "pattern too large";
-	}
-	return NULL;
-}
-
 static int compile_list(struct reload_relist *rl, const char *val, const struct reload_workload *w,
 			const char *key, int quiet)
 {
@@ -622,7 +399,6 @@ static int compile_list(struct reload_relist *rl, const char *val, const struct 
 		return -ENOMEM;
 	for (;;) {
 		char *item, *pat;
-		const char *refused;
 		int rc;
 
 		e = strchr(p, ',');
@@ -632,30 +408,29 @@ static int compile_list(struct reload_relist *rl, const char *val, const struct 
 		if (!item)
 			return -ENOMEM;
 		if (*item) {
-			struct strbuf ere = STRBUF_INIT(64 * 1024);
+			char msg[128];
 
-			if (go_to_ere(&ere, item) < 0 || asprintf(&pat, "^%s$", ere.buf) < 0) {
-				sb_free(&ere);
+			/*
+			 * Reloader matches regexp.MatchString("^" + item + "$"), Go's regexp:
+			 * the anchors are text, so "a|b" is "^a|b$" (pkg/goregex).
+			 */
+			if (asprintf(&pat, "^%s$", item) < 0) {
 				free(item);
 				return -ENOMEM;
 			}
-			sb_free(&ere);
-			refused = ere_refused(pat);
-			rc = refused ? REG_BADPAT
-				     : regcomp(&rl->re[rl->n], pat, REG_EXTENDED | REG_NOSUB);
-			if (rc == 0) {
-				rl->n++;
-			} else if (!quiet) {
-				char msg[128];
-
-				if (refused)
-					snprintf(msg, sizeof(msg), "%s", refused);
-				else
-					regerror(rc, &rl->re[rl->n], msg, sizeof(msg));
-				log_warn("%s %s/%s: annotation %s: invalid regex '%s' skipped: %s",
-					 reload_kind_name(w->kind), w->ns, w->name, key, item, msg);
-			}
+			rc = goregex_compile(pat, 0, &rl->re[rl->n], msg, sizeof(msg));
 			free(pat);
+			if (rc == -ENOMEM) {
+				free(item);
+				return -ENOMEM;
+			}
+			if (rc == 0)
+				rl->n++;
+			else if (!quiet)
+				log_warn(
+				    "%s %s/%s: annotation %s: invalid regex '%.200s' skipped: %s",
+				    reload_kind_name(w->kind), w->ns, w->name, key, item,
+				    rc == -E2BIG ? "pattern too long" : msg);
 		}
 		free(item);
 		if (!*e)
@@ -670,7 +445,7 @@ static void free_list(struct reload_relist *rl)
 	size_t i;
 
 	for (i = 0; i < rl->n; i++)
-		regfree(&rl->re[i]);
+		goregex_free(rl->re[i]);
 	free(rl->re);
 	rl->re = NULL;
 	rl->n = 0;
@@ -1016,7 +791,7 @@ static int list_match(const struct reload_relist *rl, const char *name)
 	size_t i;
 
 	for (i = 0; i < rl->n; i++)
-		if (regexec(&rl->re[i], name, 0, NULL, 0) == 0)
+		if (goregex_match(rl->re[i], name, strlen(name)) == 1)
 			return 1;
 	return 0;
 }

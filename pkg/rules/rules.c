@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rules: NFD NodeFeatureRule files (YAML, libyaml) evaluated against raw features into labels. */
+#include "goregex/goregex.h"
 #include "rules/rules.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,12 +61,12 @@ static const struct {
 };
 
 struct expr {
-	char *key;	  /* attribute/flag name; NULL for matchName */
-	enum op op;	  /* operator */
-	char **val;	  /* values */
-	size_t nval;	  /* number of values */
-	regex_t *re;	  /* InRegexp: compiled values */
-	long long num[2]; /* Gt/Lt/GtLt: parsed values */
+	char *key;	     /* attribute/flag name; NULL for matchName */
+	enum op op;	     /* operator */
+	char **val;	     /* values */
+	size_t nval;	     /* number of values */
+	struct goregex **re; /* InRegexp: compiled values (pkg/goregex) */
+	long long num[2];    /* Gt/Lt/GtLt: parsed values */
 };
 
 struct term {
@@ -131,7 +131,7 @@ static void expr_free(struct expr *e)
 	for (i = 0; i < e->nval; i++) {
 		free(e->val[i]);
 		if (e->re)
-			regfree(&e->re[i]);
+			goregex_free(e->re[i]);
 	}
 	free(e->val);
 	free(e->re);
@@ -590,42 +590,6 @@ static bool atoi_go(const char *s, long long *out)
 	return !errno && !*end && end != s && isdigit((unsigned char)end[-1]);
 }
 
-/*
- * Why re (RE2 syntax, as NFD uses) cannot be evaluated with POSIX regex.h, or
- * NULL when both read it alike. POSIX takes "\d" as a literal 'd' and a
- * backslash in brackets as a backslash, and has no "(?" groups or lazy
- * quantifiers; escaped punctuation and the GNU \w \W \s \S \b \B
- * mean the same in both.
- */
-static const char *re2_only(const char *re)
-{
-	bool bracket = false;
-	const char *p;
-
-	for (p = re; *p; p++) {
-		if (bracket) {
-			if (*p == '\\')
-				return "a backslash in brackets";
-			if (*p == ']' && p[-1] != '[' && !(p[-1] == '^' && p[-2] == '['))
-				bracket = false;
-			continue;
-		}
-		if (*p == '[') {
-			bracket = true;
-		} else if (*p == '\\') {
-			if (isalnum((unsigned char)p[1]) && !strchr("wWsSbB", p[1]))
-				return "an RE2 escape";
-			if (p[1])
-				p++;
-		} else if (*p == '(' && p[1] == '?') {
-			return "an RE2 group or flag '(?'";
-		} else if (strchr("*+?}", *p) && p[1] == '?') {
-			return "a lazy quantifier";
-		}
-	}
-	return NULL;
-}
-
 /* {op: X, value: [..], type: T} */
 static int parse_expr(struct ctx *c, struct rule *r, const yaml_node_t *n, struct expr *e)
 {
@@ -706,35 +670,20 @@ static int parse_expr(struct ctx *c, struct rule *r, const yaml_node_t *n, struc
 			return at(c, vn, "op GtLt: the first value must be less than the second");
 	}
 	if (e->op == OP_INREGEXP) {
-		for (i = 0; i < e->nval; i++) {
-			const char *why = re2_only(e->val[i]);
-
-			if (why) {
-				skip_rule(
-				    r,
-				    "regular expression '%s' has %s, which POSIX regex.h reads differently",
-				    e->val[i], why);
-				return 0;
-			}
-		}
-		e->re = calloc(e->nval, sizeof(regex_t));
+		/* Go's regexp (NFD's), unanchored as regexp.MatchString; see pkg/goregex. */
+		e->re = calloc(e->nval, sizeof(*e->re));
 		if (!e->re)
 			return log_err_set(c->err, -ENOMEM, "out of memory");
 		for (i = 0; i < e->nval; i++) {
-			int x = regcomp(&e->re[i], e->val[i], REG_EXTENDED | REG_NOSUB);
+			char why[160];
+			int x = goregex_compile(e->val[i], 0, &e->re[i], why, sizeof(why));
 
-			if (x) {
-				char why[160];
-				size_t j;
-
-				regerror(x, &e->re[i], why, sizeof(why));
-				for (j = 0; j < i; j++)
-					regfree(&e->re[j]);
-				free(e->re);
-				e->re = NULL;
+			if (x == -ENOMEM)
+				return log_err_set(c->err, -ENOMEM, "out of memory");
+			if (x < 0)
 				return at(c, node(c, vn->data.sequence.items.start[i]),
-					  "invalid regular expression '%s': %s", e->val[i], why);
-			}
+					  "invalid regular expression '%.200s': %s", e->val[i],
+					  x == -E2BIG ? "too long" : why);
 		}
 	}
 	return 0;
@@ -1238,7 +1187,7 @@ static int eval_op(const struct expr *e, bool valid, const char *value)
 		return 1;
 	case OP_INREGEXP:
 		for (i = 0; i < e->nval; i++)
-			if (regexec(&e->re[i], value, 0, NULL, 0) == 0)
+			if (goregex_match(e->re[i], value, strlen(value)) == 1)
 				return 1;
 		return 0;
 	case OP_GT:

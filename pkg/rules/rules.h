@@ -16,8 +16,8 @@ struct log_err;
  * labels (values "@<domain>.<feature>.<element>" are read from an attribute
  * feature), labelsTemplate (a subset of Go templates, below), matchFeatures
  * (AND) and matchAny (OR of matchFeatures). Terms: feature, matchExpressions
- * {key: {op, value}} and matchName {op, value}. Ops: In, NotIn, InRegexp (POSIX
- * extended regex.h, not Go's RE2), Exists, DoesNotExist, Gt, Lt, GtLt, IsTrue,
+ * {key: {op, value}} and matchName {op, value}. Ops: In, NotIn, InRegexp (Go's
+ * regexp, unanchored, through pkg/goregex), Exists, DoesNotExist, Gt, Lt, GtLt, IsTrue,
  * IsFalse, with NFD's semantics (pkg/apis/nfd/nodefeaturerule): a flag only
  * Exists/DoesNotExist; a missing attribute matches only DoesNotExist; an
  * instance term matches when one instance matches all its expressions; a
@@ -44,13 +44,11 @@ struct log_err;
  *
  * What we cannot evaluate skips the rule with a warning naming file and
  * rule: a feature outside rules_feature_supported(), the ops Ge, Le, GeLe,
- * Any, "type: version", a template construct outside the subset, a regular
- * expression with RE2 syntax that POSIX reads differently or lacks ("\d",
- * "(?i)", lazy quantifiers, a backslash in brackets). Rule outputs
+ * Any, "type: version", a template construct outside the subset. Rule outputs
  * other than labels (annotations, extendedResources, taints, vars) are
  * ignored with a warning. Documents of another apiVersion/kind are skipped
  * with a warning. A malformed file (YAML syntax, wrong type, missing name,
- * unknown op, wrong number of values, invalid regex) is an error
+ * unknown op, wrong number of values, a regex Go refuses) is an error
  * "file:line:column: what".
  */
 

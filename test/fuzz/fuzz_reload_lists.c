@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* fuzz_reload_lists: libFuzzer target for Reloader's reload-list annotations (Go regexes
- * rewritten for regcomp) and the reload decision over them. */
+/* fuzz_reload_lists: libFuzzer target for Reloader's reload-list annotations (Go regexes,
+ * pkg/goregex) and the reload decision over them. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>

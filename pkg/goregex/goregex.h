@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* goregex: Go regular expressions (RE2 syntax and semantics), linear time, bounded memory. */
+#ifndef NP_GOREGEX_H
+#define NP_GOREGEX_H
+
+#include <stddef.h>
+
+/*
+ * One engine for every Go regexp our users write: NFD's InRegexp and matchName
+ * (Go's regexp.MatchString: unanchored) and Reloader's reload lists (the whole
+ * name must match). It is RE2 (Debian's libre2), the engine Go's regexp
+ * follows: leftmost-first semantics, UTF-8, `\d`, `(?i)`, lazy quantifiers,
+ * `\pL`, `\Q..\E`, repeat counts whose nested product exceeds 1000 refused, no
+ * back-references or look-around. Where RE2 and Go differ the Go behaviour is
+ * kept: `\C` (any byte) is refused as Go does, and Go 1.22's `(?<name>re)`
+ * is accepted as `(?P<name>re)`. Matching is linear in the subject; a compiled
+ * pattern and its lazy DFA use at most GOREGEX_MAX_MEM bytes (RE2 falls back
+ * to its NFA, never grows past it), so a hostile pattern is refused or cheap.
+ */
+
+#define GOREGEX_PATTERN_MAX (64u << 10) /* longest pattern accepted, bytes */
+#define GOREGEX_MAX_MEM	    (1u << 20)	/* RE2 memory budget per compiled pattern, bytes */
+
+#define GOREGEX_FULL 0x1u /* the whole subject must match (as ^(?:re)$) */
+
+struct goregex; /* opaque; owned by its creator, freed by goregex_free */
+
+/*
+ * Compile pattern (NUL-terminated, Go syntax) with flags (0 or GOREGEX_FULL).
+ * On success *out is a new pattern and 0 is returned. Errors: -EINVAL for bad
+ * syntax or a pattern that needs more than GOREGEX_MAX_MEM (errbuf says why,
+ * as RE2 or Go words it, without the pattern), -E2BIG for a pattern over
+ * GOREGEX_PATTERN_MAX, -ENOMEM. errbuf may be NULL.
+ */
+int goregex_compile(const char *pattern, unsigned flags, struct goregex **out, char *errbuf,
+		    size_t errlen);
+
+/* 1 when s[0..len) matches re, 0 when not. Thread-safe on a shared re. */
+int goregex_match(const struct goregex *re, const char *s, size_t len);
+
+/* Free a pattern from goregex_compile; NULL is a no-op. */
+void goregex_free(struct goregex *re);
+
+#endif
