@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* rules_internal: what rules_load.c, rules_template.c and rules_eval.c share (not a contract). */
+#ifndef NP_RULES_INTERNAL_H
+#define NP_RULES_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <yaml.h>
+
+#include "feature/feature.h"
+#include "label/label.h"
+#include "log/log.h"
+#include "strbuf/strbuf.h"
+#include "rules/rules.h"
+
+#define RULES_FILE_MAX	     (1u << 20) /* bytes per rules file */
+#define RULES_NODE_BUDGET    10000000 /* YAML nodes and key comparisons per document (alias bombs) */
+#define RULES_TEMPLATE_OUT   (1u << 20) /* bytes a template may expand to */
+#define RULES_TEMPLATE_DEPTH 16		/* nested ranges */
+#define RULES_RULE_LABELS    4096 /* labels one rule may produce (a features.d file holds 64 KiB) */
+#define NFD_PREFIX	     "feature.node.kubernetes.io/"
+
+enum op {
+	OP_IN,
+	OP_NOTIN,
+	OP_INREGEXP,
+	OP_EXISTS,
+	OP_DOESNOTEXIST,
+	OP_GT,
+	OP_LT,
+	OP_GTLT,
+	OP_ISTRUE,
+	OP_ISFALSE,
+};
+struct expr {
+	char *key;	     /* attribute/flag name; NULL for matchName */
+	enum op op;	     /* operator */
+	char **val;	     /* values */
+	size_t nval;	     /* number of values */
+	struct goregex **re; /* InRegexp: compiled values (pkg/goregex) */
+	long long num[2];    /* Gt/Lt/GtLt: parsed values */
+};
+
+struct term {
+	char *feature;	   /* "pci.device" */
+	struct expr *ex;   /* matchExpressions */
+	size_t nex;	   /* number of expressions */
+	bool has_ex;	   /* matchExpressions given (possibly empty) */
+	struct expr *name; /* matchName, or NULL */
+};
+
+struct matcher {
+	struct term *t; /* AND over these */
+	size_t n;	/* number of terms */
+};
+
+/* labelsTemplate subset, parsed. */
+enum tkind { T_TEXT, T_FIELD, T_LEN, T_INDEX, T_RANGE };
+
+struct tnode {
+	enum tkind kind;    /* what this node prints */
+	char *s;	    /* T_TEXT: text; T_FIELD/T_INDEX: attribute */
+	char *feature;	    /* T_LEN/T_INDEX/T_RANGE: "dom.feat" */
+	long index;	    /* T_INDEX: element index */
+	struct tnode *body; /* T_RANGE: body nodes */
+	size_t nbody;	    /* T_RANGE: number of body nodes */
+};
+
+struct tmpl {
+	struct tnode *n; /* top-level nodes */
+	size_t nn;	 /* number of nodes */
+};
+
+struct kv {
+	char *k, *v; /* label key and value */
+};
+
+struct rule {
+	char *name;	     /* rule name */
+	char *where;	     /* "file:line:col" of the rule */
+	struct kv *labels;   /* static labels */
+	size_t nlabels;	     /* number of static labels */
+	struct tmpl *tmpl;   /* labelsTemplate, or NULL */
+	struct tmpl *count;  /* countLabelsTemplate (extension), or NULL */
+	struct matcher mf;   /* matchFeatures */
+	struct matcher *any; /* matchAny elements */
+	size_t nany;	     /* number of matchAny elements */
+	char *skip;	     /* why the rule is skipped, or NULL */
+};
+
+struct rules {
+	struct rule *r; /* rules in load order */
+	size_t n, cap;	/* used, allocated */
+};
+
+/* One matched element: an instance, or a flag/attribute element. */
+struct elem {
+	const struct feat *inst; /* instance, or NULL */
+	const char *name;	 /* flag/attribute name */
+	const char *value;	 /* attribute value; NULL for a flag (NFD: no Value key) */
+};
+
+/* Elements matched per feature name, for rules_templates (NFD's matchedFeatures). */
+struct mgroup {
+	const char *feature; /* borrowed from the rule */
+	struct elem *e;	     /* matched elements */
+	size_t n;	     /* number */
+};
+
+struct matched {
+	struct mgroup *g; /* groups */
+	size_t n;	  /* number of groups */
+};
+
+/* A label candidate of one rule evaluation. */
+struct cand {
+	struct kv *kv; /* key/value pairs, later ones replace earlier */
+	size_t n;      /* number */
+};
+
+struct ctx;    /* YAML loading state (rules_load.c) */
+struct tparse; /* template parser state (rules_template.c) */
+
+/* Shared between the sibling files of this module (each defined in one). */
+void rules_tmpl_free(struct tmpl *t);
+
+void *rules_grow(void *arr_p, size_t *n, size_t sz);
+
+yaml_node_t *rules_node(struct ctx *c, int i);
+
+bool rules_atoi_go(const char *s, long long *out);
+
+int rules_tmpl_parse(const char *src, struct tmpl **out, char *why, size_t whylen);
+
+int rules_templates(const struct rule *rl, const struct matched *m, struct cand *c, bool *failed);
+
+void rules_matched_free(struct matched *m);
+
+int rules_eval_matcher(const struct matcher *m, const struct feat_set *fs, struct matched *out);
+
+#endif
