@@ -3,7 +3,23 @@
 #ifndef NP_MIRROR_INTERNAL_H
 #define NP_MIRROR_INTERNAL_H
 
+#include <stdbool.h>
+
 #include "mirror/mirror.h"
+
+#define HOSTS_TOML "hosts.toml"
+/*
+ * Widest mode of a file we write: a stricter mode of the user's file is kept
+ * (a hosts.toml may hold credentials in a header table, a directory a client
+ * key), never group/other write, execute or set-id bits.
+ */
+#define MODE_MAX 0644
+/* Our in-progress backup and restore directories (dot names: never a registry). */
+#define BACKING_UP ".nodeprobe-backup"
+#define RESTORING  ".nodeprobe-restore"
+
+/* Whether registry r is Spegel's wildcard ("_default"); mirror_render.c. */
+bool mirror_is_wildcard(const char *r);
 
 /* Largest hosts.toml or certificate file read. */
 #define MIRROR_MAX_FILE (1u << 20)
