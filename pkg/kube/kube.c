@@ -119,47 +119,6 @@ int kube_url(struct strbuf *sb, const char *server, const struct kube_resource *
 	return r;
 }
 
-long kube_b64_decode(const char *in, size_t len, unsigned char *out, size_t outmax)
-{
-	unsigned int acc = 0;
-	int bits = 0;
-	size_t i, n = 0, pad = 0;
-
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)in[i];
-		int v;
-
-		if (c >= 'A' && c <= 'Z')
-			v = c - 'A';
-		else if (c >= 'a' && c <= 'z')
-			v = c - 'a' + 26;
-		else if (c >= '0' && c <= '9')
-			v = c - '0' + 52;
-		else if (c == '+')
-			v = 62;
-		else if (c == '/')
-			v = 63;
-		else if (c == '=') {
-			pad++;
-			continue;
-		} else
-			return -EINVAL;
-		if (pad)
-			return -EINVAL; /* data after padding */
-		acc = (acc << 6) | (unsigned int)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (n >= outmax)
-				return -E2BIG;
-			out[n++] = (unsigned char)(acc >> bits);
-		}
-	}
-	if (pad > 2 || bits >= 6)
-		return -EINVAL;
-	return (long)n;
-}
-
 /* ---- client ---- */
 
 static void count(struct kube_client *cl, long status)

@@ -214,7 +214,4 @@ void kube_watch_cancel(struct kube_client *cl, struct kube_watch *w);
  */
 int kube_poll(struct kube_client *cl, int timeout_ms);
 
-/* Decode base64 (standard alphabet, padding optional) into out; returns the length or -EINVAL. */
-long kube_b64_decode(const char *in, size_t len, unsigned char *out, size_t outmax);
-
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "base64/base64.h"
 #include "kube/kube.h"
 
 #define FILE_MAX (4 * 1024 * 1024)
@@ -95,7 +96,7 @@ static int b64_field(const char *val, char **out, size_t *outlen, const char *pa
 
 	if (!buf)
 		return -ENOMEM;
-	r = kube_b64_decode(val, n, buf, n / 4 * 3 + 3);
+	r = base64_decode(val, n, buf, n / 4 * 3 + 3);
 	if (r < 0) {
 		free(buf);
 		return log_err_set(err, KUBE_ECONFIG, "%s: %s: not valid base64", path, field);

@@ -6,13 +6,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base64/base64.h"
 #include "fsutil/fsutil.h"
 #include "log/log.h"
 #include "strbuf/strbuf.h"
@@ -233,7 +233,7 @@ static int basic_auth(const char *dir, char **out, struct log_err *err)
 {
 	struct strbuf user = STRBUF_INIT(4096), pass = STRBUF_INIT(4096), up = STRBUF_INIT(8200);
 	char path[PATH_MAX];
-	unsigned char *b64 = NULL;
+	char *b64 = NULL;
 	int r;
 
 	*out = NULL;
@@ -253,14 +253,14 @@ static int basic_auth(const char *dir, char **out, struct log_err *err)
 		r = log_err_set(err, -E2BIG, "%s: credentials too long", dir);
 		goto out;
 	}
-	b64 = malloc(4 * ((up.len + 2) / 3) + 1 + 6);
+	b64 = malloc(BASE64_ENCODED_LEN(up.len) + 1 + 6);
 	if (!b64) {
 		r = log_err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	memcpy(b64, "Basic ", 6);
-	EVP_EncodeBlock(b64 + 6, (const unsigned char *)up.buf, (int)up.len);
-	*out = (char *)b64;
+	base64_encode(up.buf, up.len, b64 + 6);
+	*out = b64;
 	r = 0;
 out:
 	/* the credentials never leave this function except as the header value */

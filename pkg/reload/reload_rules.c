@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base64/base64.h"
 #include "goregex/goregex.h"
 #include "kube/kube.h"
 #include "reload/reload.h"
@@ -146,7 +147,7 @@ int reload_hasher_add_b64(struct reload_hasher *h, const char *key, size_t klen,
 		return r;
 	while (off < len) {
 		size_t n = len - off > 4096 ? 4096 : len - off;
-		long d = kube_b64_decode(b64 + off, n, out, sizeof(out));
+		long d = base64_decode(b64 + off, n, out, sizeof(out));
 
 		if (d < 0) {
 			h->bad = 1;
@@ -271,7 +272,7 @@ static int collect(json_t *section, int decode, struct entry **ents, size_t *n, 
 		memcpy(e->s, key, klen);
 		e->s[klen] = '=';
 		if (decode) {
-			d = kube_b64_decode(val, vlen, (unsigned char *)e->s + klen + 1, vlen);
+			d = base64_decode(val, vlen, (unsigned char *)e->s + klen + 1, vlen);
 			if (d < 0) {
 				free(e->s);
 				return -EINVAL;

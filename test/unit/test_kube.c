@@ -194,19 +194,6 @@ TEST(urls)
 	sb_free(&sb);
 }
 
-TEST(base64)
-{
-	unsigned char out[16];
-
-	CHECK_INT(kube_b64_decode("dGVzdA==", 8, out, sizeof(out)), 4);
-	CHECK(memcmp(out, "test", 4) == 0);
-	CHECK_INT(kube_b64_decode("dGVzdA", 6, out, sizeof(out)), 4);
-	CHECK_INT(kube_b64_decode("", 0, out, sizeof(out)), 0);
-	CHECK_INT(kube_b64_decode("dG=zdA==", 8, out, sizeof(out)), -EINVAL);
-	CHECK_INT(kube_b64_decode("d", 1, out, sizeof(out)), -EINVAL);
-	CHECK_INT(kube_b64_decode("dGVzdA==", 8, out, 3), -E2BIG);
-}
-
 /* Records what the parser reports. */
 struct rec {
 	struct strbuf log;
