@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* nodeprobe-reload: roll workloads when the ConfigMaps and Secrets they use change
  * (Reloader-compatible). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "goconv/goconv.h"
 #include "kube/kube.h"
 #include "reload/reload.h"
 
@@ -83,25 +85,20 @@ struct args {
 	size_t nign;
 };
 
-/* "500ms", "2s", "5m", "1h" or a bare number of seconds, into ms. */
+/* A Go duration ("500ms", "2s", "1m30s"; pkg/goconv) or a bare number of seconds, into ms. */
 static long parse_duration(const char *s)
 {
+	int64_t ns;
 	char *end;
 	double v;
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (end == s || errno || v < 0 || v > 1e9)
-		return -1;
-	if (!*end || strcmp(end, "s") == 0)
+	if (end != s && !*end && !errno && v >= 0 && v <= 1e9 && isdigit((unsigned char)*s))
 		return (long)(v * 1000);
-	if (strcmp(end, "ms") == 0)
-		return (long)v;
-	if (strcmp(end, "m") == 0)
-		return (long)(v * 60000);
-	if (strcmp(end, "h") == 0)
-		return (long)(v * 3600000);
-	return -1;
+	if (goconv_parse_duration(s, &ns) < 0 || ns < 0 || ns / 1000000 > (int64_t)1e12)
+		return -1;
+	return (long)(ns / 1000000);
 }
 
 static long parse_count(const char *s, long max)

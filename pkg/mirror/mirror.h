@@ -124,14 +124,9 @@ int mirror_render(struct strbuf *out, const char *registry, const struct mirror_
 int mirror_registry_dir(const char *registry, char *dir, size_t size, struct log_err *err);
 
 /*
- * Check that s is a Go time.ParseDuration string ("200ms", "1m30s").
- * Returns true if containerd would accept it.
- */
-bool mirror_duration_ok(const char *s);
-
-/*
  * What is wrong with s as a dial_timeout to write: NULL when fine, else the
- * end of a message ("is not a duration like 200ms", "is negative: ...").
+ * end of a message ("is not a duration like 200ms", "is out of range: ...",
+ * "is negative: ..."). s is read by Go's time.ParseDuration (pkg/goconv).
  */
 const char *mirror_dial_timeout_problem(const char *s);
 

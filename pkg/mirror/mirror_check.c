@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fsutil/fsutil.h"
+#include "goconv/goconv.h"
 #include "log/log.h"
 #include "mirror/mirror_internal.h"
 #include "strbuf/strbuf.h"
@@ -103,56 +104,30 @@ static bool has_dial_timeout(const struct ctrd_ver *v)
 	return v->major > 2 || (v->major == 2 && (v->minor >= 1 || v->patch >= 7));
 }
 
-bool mirror_duration_ok(const char *s)
-{
-	static const char *const units[] = {"ns", "us", "\xc2\xb5s", "\xce\xbcs",
-					    "ms", "s",	"m",	     "h"};
-	size_t i;
-
-	if (*s == '+' || *s == '-')
-		s++;
-	if (!strcmp(s, "0"))
-		return true;
-	if (!*s)
-		return false;
-	while (*s) {
-		bool digits = false, matched = false;
-
-		while (isdigit((unsigned char)*s)) {
-			s++;
-			digits = true;
-		}
-		if (*s == '.') {
-			s++;
-			while (isdigit((unsigned char)*s)) {
-				s++;
-				digits = true;
-			}
-		}
-		if (!digits)
-			return false;
-		/* longest unit first: "ms" before "m" */
-		for (i = 0; i < sizeof(units) / sizeof(units[0]) && !matched; i++) {
-			size_t n = strlen(units[i]);
-
-			if (!strncmp(s, units[i], n) && !(n == 1 && s[0] == 'm' && s[1] == 's')) {
-				s += n;
-				matched = true;
-			}
-		}
-		if (!matched)
-			return false;
-	}
-	return true;
-}
-
 const char *mirror_dial_timeout_problem(const char *s)
 {
-	if (!mirror_duration_ok(s))
+	int64_t ns;
+	int r = goconv_parse_duration(s, &ns);
+
+	if (r == -ERANGE)
+		return "is out of range: a Go duration is at most 2562047h47m16.854775807s";
+	if (r < 0)
 		return "is not a duration like 200ms";
-	if (s[0] == '-' && strpbrk(s, "123456789")) /* "-0s" is zero, not negative */
+	if (ns < 0) /* "-0s" is zero, not negative */
 		return "is negative: every dial to the mirror would fail at once";
 	return NULL;
+}
+
+/* The end of check's message for a dial_timeout mirror_dial_timeout_problem refuses. */
+static const char *dial_timeout_finding(const char *s)
+{
+	const char *p = mirror_dial_timeout_problem(s);
+
+	if (!strncmp(p, "is negative", 11))
+		return "is negative: every dial to this mirror fails at once";
+	if (!strncmp(p, "is not", 6))
+		return "is not a duration like '200ms'";
+	return p;
 }
 
 /* Go url.Parse-like validation of a server or host URL: NULL if fine, else why not. */
@@ -412,14 +387,9 @@ static void check_hostcfg(struct checker *c, const struct toml_value *t, bool ro
 				found(c, MIRROR_ERROR, v->line, v->col,
 				      "'dial_timeout' must be a string like '200ms', not %s",
 				      tname(v));
-			else if (v->len && !mirror_duration_ok(v->str))
-				found(c, MIRROR_ERROR, v->line, v->col,
-				      "'dial_timeout' '%s' is not a duration like '200ms'", v->str);
 			else if (v->len && mirror_dial_timeout_problem(v->str))
-				found(
-				    c, MIRROR_ERROR, v->line, v->col,
-				    "'dial_timeout' '%s' is negative: every dial to this mirror fails at once",
-				    v->str);
+				found(c, MIRROR_ERROR, v->line, v->col, "'dial_timeout' '%s' %s",
+				      v->str, dial_timeout_finding(v->str));
 		} else {
 			found(c, MIRROR_WARNING, kl, kc, "unknown key '%s': containerd ignores it",
 			      k);

@@ -5,9 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <yaml.h>
 
-#include "cli/cli.h"
+#include "goconv/goconv.h"
 #include "log/log.h"
 #include "mirror/mirror.h"
 #include "strbuf/strbuf.h"
@@ -96,11 +97,14 @@ static int set_bool(int *dst, const char *val, const char *what, struct log_err 
 
 	if (*dst >= 0)
 		return 0;
-	b = cli_parse_bool(val);
-	/* Spegel reads these through Go's strconv.ParseBool, which also takes t and f */
-	if (b < 0 && (!strcmp(val, "t") || !strcmp(val, "T")))
+	/*
+	 * Spegel reads these with Go's strconv.ParseBool; the YAML file also takes
+	 * YAML 1.1's yes/no, and any case (as this option always did).
+	 */
+	b = goconv_parse_bool(val);
+	if (b < 0 && (!strcasecmp(val, "true") || !strcasecmp(val, "yes")))
 		b = 1;
-	else if (b < 0 && (!strcmp(val, "f") || !strcmp(val, "F")))
+	else if (b < 0 && (!strcasecmp(val, "false") || !strcasecmp(val, "no")))
 		b = 0;
 	if (b < 0)
 		return log_err_set(err, -EINVAL, "%s: '%s' is not true or false", what, val);

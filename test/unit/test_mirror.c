@@ -93,21 +93,21 @@ TEST(registry_dir_names)
 	CHECK_STR(err.msg, "registry '../../etc': not a host[:port] or an http(s):// URL");
 }
 
+/* dial_timeout is Go's time.ParseDuration (pkg/goconv, tested with Go's vectors there). */
 TEST(durations)
 {
-	CHECK(mirror_duration_ok("200ms"));
-	CHECK(mirror_duration_ok("1m30s"));
-	CHECK(mirror_duration_ok("1.5h"));
-	CHECK(mirror_duration_ok(".5s"));
-	CHECK(mirror_duration_ok("0"));
-	CHECK(mirror_duration_ok("-3us"));
-	CHECK(mirror_duration_ok("10\xc2\xb5s"));
-	CHECK(!mirror_duration_ok(""));
-	CHECK(!mirror_duration_ok("200"));
-	CHECK(!mirror_duration_ok("soon"));
-	CHECK(!mirror_duration_ok("1d"));
-	CHECK(!mirror_duration_ok("ms"));
-	CHECK(!mirror_duration_ok("1.s."));
+	static const char *const ok[] = {"200ms", "1m30s", "1.5h", ".5s", "0", "10\xc2\xb5s"};
+	static const char *const bad[] = {"", "200", "soon", "1d", "ms", "1.s."};
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		CHECK(mirror_dial_timeout_problem(ok[i]) == NULL);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK_STR(mirror_dial_timeout_problem(bad[i]), "is not a duration like 200ms");
+	CHECK_STR(mirror_dial_timeout_problem("99999999999999999999h"),
+		  "is out of range: a Go duration is at most 2562047h47m16.854775807s");
+	CHECK_STR(mirror_dial_timeout_problem("-3us"),
+		  "is negative: every dial to the mirror would fail at once");
 	CHECK(mirror_dial_timeout_problem("200ms") == NULL);
 	CHECK(mirror_dial_timeout_problem("-0.0s") == NULL);
 	CHECK(mirror_dial_timeout_problem("-0s1ms") != NULL);
