@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dt: load a devicetree (blob or live directory tree) through libfdt; labels and raw features. */
 #include "dt/dt.h"
+#include "dt/dt_internal.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -130,13 +130,4 @@ int mirror_registry_dir(const char *registry, char *dir, size_t size, struct log
  */
 const char *mirror_dial_timeout_problem(const char *s);
 
-/*
- * Check one hosts.toml text as containerd version version (NULL = unknown:
- * report what any containerd would reject). dir is the file's directory (for
- * relative ca/client paths); file is used in findings. Returns MIRROR_CLEAN,
- * MIRROR_WARNINGS or MIRROR_ERRORS.
- */
-int mirror_check_hosts(const char *data, size_t len, const char *file, const char *dir,
-		       const char *version, mirror_report_fn report, void *report_data);
-
 #endif

@@ -27,4 +27,13 @@ bool mirror_is_wildcard(const char *r);
 /* Check run over the whole config path (check.c). */
 int mirror_check_run(const struct mirror_opts *o, struct log_err *err);
 
+/*
+ * Check one hosts.toml text as containerd version version (NULL = unknown:
+ * report what any containerd would reject). dir is the file's directory (for
+ * relative ca/client paths); file is used in findings. Returns MIRROR_CLEAN,
+ * MIRROR_WARNINGS or MIRROR_ERRORS.
+ */
+int mirror_check_hosts(const char *data, size_t len, const char *file, const char *dir,
+		       const char *version, mirror_report_fn report, void *report_data);
+
 #endif

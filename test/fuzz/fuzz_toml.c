@@ -8,6 +8,7 @@
 
 #include "log/log.h"
 #include "mirror/mirror.h"
+#include "mirror/mirror_internal.h"
 #include "strbuf/strbuf.h"
 #include "toml/toml.h"
 

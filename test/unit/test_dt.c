@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "dt/dt.h"
+#include "dt/dt_internal.h"
 #include "feature/feature.h"
 #include "harness.h"
 #include "label/label.h"

@@ -9,6 +9,7 @@
 
 #include "log/log.h"
 #include "mirror/mirror.h"
+#include "mirror/mirror_internal.h"
 #include "strbuf/strbuf.h"
 
 static struct mirror_list list_of(const char *a, const char *b)
