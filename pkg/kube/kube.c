@@ -119,6 +119,26 @@ int kube_url(struct strbuf *sb, const char *server, const struct kube_resource *
 	return r;
 }
 
+const char *kube_strerror(int code)
+{
+	switch (code) {
+	case KUBE_ETLS:
+		return "TLS handshake or certificate verification failed";
+	case KUBE_ECONN:
+		return "could not connect to the API server, or the connection broke";
+	case KUBE_EAUTH:
+		return "the API server rejected the credentials";
+	case KUBE_EHTTP:
+		return "unexpected HTTP status from the API server";
+	case KUBE_EJSON:
+		return "the API server's answer is not the JSON expected";
+	case KUBE_ECONFIG:
+		return "the kubeconfig or in-cluster configuration is unusable";
+	default:
+		return strerror(code < 0 ? -code : code);
+	}
+}
+
 /* ---- client ---- */
 
 static void count(struct kube_client *cl, long status)

@@ -20,6 +20,9 @@ enum {
 	KUBE_ECONFIG = -4006, /* the kubeconfig or in-cluster files are unusable */
 };
 
+/* A static description of code: a KUBE_E* code, or -errno (strerror's words). */
+const char *kube_strerror(int code);
+
 /* Where and how to reach the API server. All strings are owned (free with kube_config_free). */
 struct kube_config {
 	char *server;  /* "https://host:port" without a trailing slash */

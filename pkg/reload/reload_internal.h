@@ -1,10 +1,220 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* reload_internal: counters shared between the controller and its HTTP endpoint. */
+/* reload_internal: what pkg/reload's files and its tests share: Reloader's contract as pure
+ * functions (hash, names, workloads, decision, patches), the controller's tables, the metrics. */
 #ifndef NP_RELOAD_INTERNAL_H
 #define NP_RELOAD_INTERNAL_H
 
+#include <jansson.h>
+#include <signal.h>
+#include <time.h>
+
 #include "kube/kube.h"
 #include "reload/reload.h"
+#include "strbuf/strbuf.h"
+
+/* What triggers a reload. */
+enum reload_type {
+	RELOAD_CONFIGMAP = 0,
+	RELOAD_SECRET = 1,
+};
+
+/* Workload kinds handled. */
+enum reload_kind {
+	RELOAD_DEPLOYMENT = 0,
+	RELOAD_STATEFULSET = 1,
+	RELOAD_DAEMONSET = 2,
+	RELOAD_NKINDS = 3,
+};
+
+/* "ConfigMap"/"Secret"; "CONFIGMAP"/"SECRET"; "Deployment"/... (static strings). */
+const char *reload_type_name(enum reload_type t);
+const char *reload_type_upper(enum reload_type t);
+const char *reload_kind_name(enum reload_kind k);
+
+#define RELOAD_HASH_HEX 41 /* 40 hex digits and a NUL */
+#define RELOAD_HASH_ALT 32 /* raw SHA-512/256 digest (Reloader since PR #1073) */
+
+/*
+ * Reloader's hash, fed one entry at a time: SHA-1 over the entries
+ * "key=value" sorted bytewise and joined by ";". Entries that arrive already
+ * sorted (the API server's maps are) are hashed as they stream in, so no value
+ * is kept; an entry out of order makes final() return -EAGAIN and the caller
+ * hashes the whole object with reload_hash_object() instead.
+ */
+struct reload_hasher {
+	void *md;	    /* EVP_MD_CTX: SHA-1, the hash written */
+	void *md2;	    /* EVP_MD_CTX: SHA-512/256, newer Reloader's, only compared */
+	struct strbuf prev; /* previous key, for the order check */
+	size_t n;	    /* entries so far */
+	int unordered;	    /* an entry arrived out of order */
+	int bad;	    /* a Secret value was not base64 */
+};
+
+/* Start a hash. Returns 0 or -ENOMEM. */
+int reload_hasher_init(struct reload_hasher *h);
+/* Add key=value with value as given (ConfigMap data, or binaryData already base64). */
+int reload_hasher_add(struct reload_hasher *h, const char *key, size_t klen, const char *val,
+		      size_t vlen);
+/* Add key=<decoded value> for a base64 value (Secret data), decoding as it goes. */
+int reload_hasher_add_b64(struct reload_hasher *h, const char *key, size_t klen, const char *b64,
+			  size_t len);
+/*
+ * Finish into hex (SHA-1, 40 lowercase digits) and, if alt is not NULL, the raw
+ * SHA-512/256 of the same bytes. Returns 0, -EAGAIN when entries came out of
+ * order, or -EINVAL when a Secret value was not base64. Frees h either way.
+ */
+int reload_hasher_final(struct reload_hasher *h, char hex[RELOAD_HASH_HEX], unsigned char *alt);
+/* Free without finishing (safe after final, and twice). */
+void reload_hasher_free(struct reload_hasher *h);
+
+/*
+ * Hash a whole ConfigMap or Secret (jansson object with data/binaryData) the
+ * way Reloader does: SHA-1 into hex and, if alt is not NULL, raw SHA-512/256
+ * into alt. Returns 0, -EINVAL (a Secret value not base64) or -ENOMEM.
+ */
+int reload_hash_object(json_t *obj, enum reload_type type, char hex[RELOAD_HASH_HEX],
+		       unsigned char *alt);
+
+/*
+ * Whether the hash rec recorded on a workload names the data whose SHA-1 is
+ * hex and whose SHA-512/256 is alt (may be NULL: SHA-1 only). Decided by rec's
+ * length: 40 digits are SHA-1 (older Reloader, and what we write), 64 are
+ * SHA-512/256 (Reloader since PR #1073). "" is current only for empty data
+ * (the first #1073 version wrote "" there). Returns 1 or 0.
+ */
+int reload_hash_current(const char *rec, const char *hex, const unsigned char *alt);
+
+/*
+ * Append Reloader's env var name for an object: "STAKATER_" + name upper-cased
+ * with every run of other bytes turned into one "_" (leading ones dropped) +
+ * "_CONFIGMAP" or "_SECRET". Returns 0 or the sb error.
+ */
+int reload_env_name(struct strbuf *sb, const char *name, enum reload_type type);
+
+/* Reloader's annotations a workload can carry (indices into reload_workload.ann). */
+enum reload_ann {
+	RA_AUTO = 0,	/* reloader.stakater.com/auto */
+	RA_CM_AUTO,	/* configmap.reloader.stakater.com/auto */
+	RA_SEC_AUTO,	/* secret.reloader.stakater.com/auto */
+	RA_CM_RELOAD,	/* configmap.reloader.stakater.com/reload */
+	RA_SEC_RELOAD,	/* secret.reloader.stakater.com/reload */
+	RA_SEARCH,	/* reloader.stakater.com/search */
+	RA_CM_EXCLUDE,	/* configmaps.exclude.reloader.stakater.com/reload */
+	RA_SEC_EXCLUDE, /* secrets.exclude.reloader.stakater.com/reload */
+	RA_N,
+};
+
+/* The annotation key for an index (static string). */
+const char *reload_ann_key(enum reload_ann a);
+
+#define RELOAD_LAST_RELOADED_FROM "reloader.stakater.com/last-reloaded-from"
+#define RELOAD_MATCH		  "reloader.stakater.com/match"
+#define RELOAD_IGNORE		  "reloader.stakater.com/ignore"
+
+/* An object the workload uses, and the container the reload is attributed to. */
+struct reload_ref {
+	enum reload_type type;
+	char *name;	 /* owned */
+	char *container; /* owned */
+};
+
+/* A STAKATER_* env var found on a container (the env-vars strategy's record). */
+struct reload_envrec {
+	char *container; /* owned */
+	char *name;	 /* owned */
+	char *value;	 /* owned */
+};
+
+/* A compiled "reload" list: Go regexes matching whole names; invalid entries are left out. */
+struct reload_relist {
+	struct goregex **re; /* owned */
+	size_t n;
+};
+
+/* What is kept per workload: identity, what it uses, Reloader annotations, its records. */
+struct reload_workload {
+	enum reload_kind kind;
+	char *ns;	    /* owned */
+	char *name;	    /* owned */
+	char *uid;	    /* metadata.uid (Events name it), NULL if absent; owned */
+	char *ann[2][RA_N]; /* [0] metadata, [1] pod template; NULL = absent; owned */
+	struct reload_relist relist[2][2]; /* [where][type] compiled reload lists */
+	struct reload_ref *refs;	   /* owned array */
+	size_t nrefs;
+	char *first_container;	   /* owned, NULL if none */
+	struct reload_envrec *env; /* owned array */
+	size_t nenv;
+	char *lr_type, *lr_name, *lr_hash; /* last-reloaded-from fields, or NULL; owned */
+};
+
+/*
+ * Fill w from a Deployment/StatefulSet/DaemonSet object (borrowed). Invalid
+ * regexes in reload lists are skipped, with a warning unless quiet (the caller
+ * has warned about the same annotation before). Returns 0, -ENOMEM, or -EINVAL
+ * with err set (no metadata.name). Free with reload_workload_free either way.
+ */
+int reload_workload_parse(struct reload_workload *w, enum reload_kind kind, json_t *obj, int quiet,
+			  struct log_err *err);
+/* Free what w owns and zero it. */
+void reload_workload_free(struct reload_workload *w);
+
+/* A changed ConfigMap or Secret, as the decision sees it. */
+struct reload_object {
+	enum reload_type type;
+	const char *ns;
+	const char *name;
+	const char *hash;	  /* SHA-1 hex: what is written and compared */
+	const unsigned char *alt; /* RELOAD_HASH_ALT bytes of SHA-512/256, or NULL */
+	int match;		  /* reloader.stakater.com/match == "true" */
+	int ignore;		  /* reloader.stakater.com/ignore == "true" */
+};
+
+/* Outcome of reload_should. */
+enum reload_verdict {
+	RELOAD_YES = 0,
+	RELOAD_NO_IGNORED,	/* the object says ignore */
+	RELOAD_NO_EXCLUDED,	/* in the workload's exclude list */
+	RELOAD_NO_NOT_SELECTED, /* no annotation selects it */
+	RELOAD_NO_NOT_USED,	/* selected by auto/search but no container uses it */
+	RELOAD_NO_NAMESPACE,	/* another namespace */
+};
+
+/* Short reason label for metrics ("ignored", "excluded", ...). */
+const char *reload_verdict_name(enum reload_verdict v);
+
+/*
+ * Reloader's ShouldReload plus container lookup for workload w and object o.
+ * On RELOAD_YES *container (if not NULL) is the container the reload is
+ * attributed to (borrowed from w; may be NULL for a workload without
+ * containers). auto_all is --auto-reload-all.
+ */
+enum reload_verdict reload_should(const struct reload_workload *w, const struct reload_object *o,
+				  int auto_all, const char **container);
+
+/*
+ * The hash w records for o under strategy s (borrowed from w), or NULL when w
+ * carries none: env-vars: the STAKATER var of container; annotations: the
+ * last-reloaded-from hash when it names o.
+ */
+const char *reload_recorded(const struct reload_workload *w, const struct reload_object *o,
+			    const char *container, enum reload_strategy s);
+
+/* One object to roll a workload for. */
+struct reload_trigger {
+	enum reload_type type;
+	const char *name;
+	const char *hash;
+	const char *container; /* may be NULL (no containers: env-vars patch is skipped) */
+};
+
+/*
+ * Append the strategic-merge patch body for triggers t[0..n-1] (n >= 1) in
+ * namespace ns. env-vars: one env entry per trigger, grouped by container in
+ * first-seen order; annotations: last-reloaded-from for the last trigger with
+ * observedAt now. Returns 0, -EINVAL (n == 0) or the sb error.
+ */
+int reload_patch_body(struct strbuf *sb, enum reload_strategy s, const char *ns,
+		      const struct reload_trigger *t, size_t n, long long now);
 
 /* Resource classes the controller lists and watches. */
 enum { CLS_CM = 0, CLS_SEC, CLS_DEP, CLS_STS, CLS_DS, NCLS };
@@ -38,5 +248,157 @@ void reload_http_stop(void *h);
 #define METRIC_INC(x)	 __atomic_add_fetch(&(x), 1, __ATOMIC_RELAXED)
 #define METRIC_SET(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 #define METRIC_GET(x)	 __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+/* ---- the controller (reload_table.c, reload_sync.c, reload_rollout.c, reload_run.c) ---- */
+
+#define RV_MAX		 128
+#define NAME_MAX_	 512
+#define OBJ_MAX		 (8 * 1024 * 1024)
+#define SMALL_MAX	 (1024 * 1024)
+#define CONFLICT_RETRIES 5
+#define LIST_RESTARTS	 3  /* a paged LIST restarted after its continue token expired */
+#define RETRY_AFTER_MAX	 30 /* seconds; kube_request caps Retry-After the same */
+#define ROLLOUT_RETRIES	 5  /* a failed rollout is retried after 1, 2, 4, 8, 16 s */
+
+/* The API resource of each class (reload_table.c). */
+extern const struct kube_resource *const reload_cls_res[NCLS];
+/* Set by SIGTERM/SIGINT (reload_on_signal); the run loop stops. */
+extern volatile sig_atomic_t reload_stop_flag;
+
+/* Common head of every table entry. */
+struct ent {
+	struct ent *next;
+	unsigned int h;
+	unsigned char cls;
+	char *ns;
+	char *name;
+};
+
+/*
+ * A ConfigMap or Secret: identity, version and hash only. The hash is kept
+ * twice: SHA-1 as hex (written, and compared with 40-digit records) and the
+ * raw SHA-512/256 (32 bytes, compared with newer Reloader's 64-digit records).
+ */
+struct cfg_ent {
+	struct ent e;
+	char *rv;
+	char hash[RELOAD_HASH_HEX];
+	unsigned char alt[RELOAD_HASH_ALT];
+	unsigned char match, ignore, seen;
+};
+
+struct trig {
+	enum reload_type type;
+	char *name;
+};
+
+/* A workload: what reload_workload keeps, plus its rollout schedule. */
+struct wl_ent {
+	struct ent e;
+	struct reload_workload w;
+	unsigned char seen, pending;
+	struct trig *trig;
+	size_t ntrig;
+	long long first_ms, due_ms, last_roll_ms;
+	int fails;	      /* failed rollout attempts for the pending triggers */
+	struct wl_ent *pnext; /* pending list */
+};
+
+struct tab {
+	struct ent **b;
+	size_t nb, n;
+};
+
+/* One LIST+WATCH of one resource class in one namespace ("" = all). */
+struct rs {
+	struct ctl *c;
+	int cls;
+	const char *ns;
+	struct kube_stream *st;
+	struct kube_watch *w;
+	char rv[RV_MAX];
+	int gone;	      /* a 410: re-list before watching again */
+	int listing;	      /* items are from a LIST (initial or re-list) */
+	int relist;	      /* this LIST is a re-list: compare and sweep */
+	int fails;	      /* consecutive failed restarts */
+	long long restart_ms; /* when to restart (0: running) */
+	long long start_ms;   /* when the current watch started */
+	long events;	      /* events the current watch delivered */
+	long error_code;      /* code of an ERROR event other than 410 on it, or 0 */
+	/* the ConfigMap/Secret item being parsed (FLAT mode) */
+	struct strbuf name, ns_, irv;
+	int match, ignore;
+	long code;
+	struct reload_hasher hs;
+	int hs_live;
+};
+
+/* An item whose hash could not be streamed: fetched whole later. */
+struct deferred {
+	struct deferred *next;
+	int cls;
+	char *ns, *name;
+	char evtype[16];
+};
+
+struct ctl {
+	const struct reload_opts *o;
+	struct kube_client *cl;
+	struct tab cfg, wl;
+	struct rs *rs;
+	size_t nrs;
+	struct wl_ent *pend;
+	struct deferred *defer;
+	double tokens;
+	long long tok_ms;
+	int failures; /* rollouts that failed (once mode exit status) */
+	struct reload_metrics m;
+	struct strbuf url, body, resp;
+};
+
+/* Shared between the sibling files of this module (each defined in one). */
+struct ent *reload_tab_get(const struct tab *t, int cls, const char *ns, const char *name);
+
+int reload_tab_put(struct tab *t, struct ent *e);
+
+void reload_tab_del(struct tab *t, struct ent *e);
+
+void reload_on_signal(int sig);
+
+long long reload_now_ms(void);
+
+int reload_ns_ignored(const struct ctl *c, const char *ns);
+
+enum reload_type reload_cls_type(int cls);
+
+int reload_type_cls(enum reload_type t);
+
+void reload_cfg_free(struct cfg_ent *ce);
+
+void reload_pend_remove(struct ctl *c, struct wl_ent *we);
+
+void reload_wl_free(struct ctl *c, struct wl_ent *we);
+
+void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *obj);
+
+void reload_process_deferred(struct ctl *c);
+
+int reload_list_stream(struct ctl *c, struct rs *s, struct log_err *err);
+
+int reload_start_watch(struct ctl *c, struct rs *s, struct log_err *err);
+
+void reload_restart_watches(struct ctl *c);
+
+void reload_schedule(struct ctl *c, struct wl_ent *we, enum reload_type type, const char *name);
+
+void reload_config_changed(struct ctl *c, const struct cfg_ent *ce);
+
+void reload_reconcile_all(struct ctl *c);
+
+int reload_rollout(struct ctl *c, struct wl_ent *we);
+
+void reload_process_due(struct ctl *c, int force);
+
+long long reload_next_wakeup(const struct ctl *c);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "log/log.h"
 #include "reload/reload.h"
+#include "reload/reload_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

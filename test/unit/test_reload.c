@@ -5,6 +5,7 @@
 
 #include "harness.h"
 #include "reload/reload.h"
+#include "reload/reload_internal.h"
 
 static json_t *J(const char *s)
 {
@@ -572,4 +573,15 @@ TEST(workload_without_name_is_an_error)
 	CHECK_STR(err.msg, "StatefulSet without metadata.name");
 	reload_workload_free(&w);
 	json_decref(j);
+}
+
+/* Module codes stay out of the errno range and each has words; errno values keep strerror's. */
+TEST(error_codes_and_words)
+{
+	CHECK(RELOAD_EPARTIAL <= -1000 && KUBE_ETLS <= -1000 &&
+	      KUBE_ECONFIG <= -1000); /* errno < 200 */
+	CHECK_STR(reload_strerror(RELOAD_EPARTIAL), "some rollouts failed");
+	CHECK_STR(reload_strerror(KUBE_EAUTH), "the API server rejected the credentials");
+	CHECK_STR(reload_strerror(-ENOENT), strerror(ENOENT));
+	CHECK_STR(kube_strerror(KUBE_ETLS), "TLS handshake or certificate verification failed");
 }

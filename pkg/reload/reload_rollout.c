@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* reload_rollout: scheduling (coalescing, minimum interval, rate limit) and the rollouts: PATCH,
+ * 409 retries, Events. */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kube/kube.h"
+#include "reload/reload.h"
+#include "reload/reload_internal.h"
+
+/* ---- scheduling ---- */
+
+/* Queue a rollout of we for object (type, name). */
+void reload_schedule(struct ctl *c, struct wl_ent *we, enum reload_type type, const char *name)
+{
+	long long now = reload_now_ms(), due;
+	size_t i;
+	struct trig *nt;
+
+	for (i = 0; i < we->ntrig; i++)
+		if (we->trig[i].type == type && strcmp(we->trig[i].name, name) == 0)
+			return; /* already queued; the latest hash is read at rollout time */
+	nt = realloc(we->trig, (we->ntrig + 1) * sizeof(*nt));
+	if (!nt)
+		return;
+	we->trig = nt;
+	nt[we->ntrig].type = type;
+	nt[we->ntrig].name = strdup(name);
+	if (!nt[we->ntrig].name)
+		return;
+	we->ntrig++;
+	if (we->pending)
+		return;
+	we->pending = 1;
+	we->first_ms = now;
+	due = now + c->o->window_ms;
+	if (we->last_roll_ms && we->last_roll_ms + c->o->min_interval_ms > due)
+		due = we->last_roll_ms + c->o->min_interval_ms;
+	we->due_ms = due;
+	we->pnext = c->pend;
+	c->pend = we;
+}
+
+static void count_skip(struct ctl *c, enum reload_verdict v)
+{
+	switch (v) {
+	case RELOAD_NO_IGNORED:
+		METRIC_INC(c->m.skipped[SKIP_IGNORED]);
+		break;
+	case RELOAD_NO_EXCLUDED:
+		METRIC_INC(c->m.skipped[SKIP_EXCLUDED]);
+		break;
+	case RELOAD_NO_NOT_USED:
+		METRIC_INC(c->m.skipped[SKIP_NOT_USED]);
+		break;
+	default:
+		break;
+	}
+}
+
+static void obj_of(const struct cfg_ent *ce, struct reload_object *o)
+{
+	o->type = reload_cls_type(ce->e.cls);
+	o->ns = ce->e.ns;
+	o->name = ce->e.name;
+	o->hash = ce->hash;
+	o->alt = ce->alt;
+	o->match = ce->match;
+	o->ignore = ce->ignore;
+}
+
+/*
+ * Decide for one workload and one object. changed: the object's data changed
+ * (roll unless already current); otherwise (start, re-list) roll only when the
+ * workload records a different hash.
+ */
+static void consider(struct ctl *c, struct wl_ent *we, const struct cfg_ent *ce, int changed)
+{
+	struct reload_object o;
+	const char *container, *rec;
+	enum reload_verdict v;
+
+	obj_of(ce, &o);
+	v = reload_should(&we->w, &o, c->o->auto_all, &container);
+	if (v != RELOAD_YES) {
+		if (changed)
+			count_skip(c, v);
+		return;
+	}
+	rec = reload_recorded(&we->w, &o, container, c->o->strategy);
+	if (reload_hash_current(rec, ce->hash, ce->alt)) {
+		if (changed)
+			METRIC_INC(c->m.skipped[SKIP_CURRENT]);
+		return;
+	}
+	if (!changed && !rec)
+		return; /* no record: nothing says it changed while we were away */
+	reload_schedule(c, we, o.type, o.name);
+}
+
+/* An object's data changed: every workload it selects is considered. */
+void reload_config_changed(struct ctl *c, const struct cfg_ent *ce)
+{
+	size_t i;
+	struct ent *e;
+
+	for (i = 0; i < c->wl.nb; i++)
+		for (e = c->wl.b[i]; e; e = e->next)
+			if (strcmp(e->ns, ce->e.ns) == 0)
+				consider(c, (struct wl_ent *)e, ce, 1);
+}
+
+/* Restart safety: roll we only for objects whose hash differs from what it records. */
+static void reconcile_workload(struct ctl *c, struct wl_ent *we)
+{
+	size_t i;
+	int t;
+
+	for (i = 0; i < we->w.nrefs; i++) {
+		struct cfg_ent *ce = (struct cfg_ent *)reload_tab_get(
+		    &c->cfg, reload_type_cls(we->w.refs[i].type), we->w.ns, we->w.refs[i].name);
+
+		if (ce && ce->hash[0])
+			consider(c, we, ce, 0);
+	}
+	/* Named reload lists may select objects the pod spec does not use. */
+	for (t = 0; t < 2; t++) {
+		struct ent *e;
+
+		if (!we->w.relist[0][t].n && !we->w.relist[1][t].n)
+			continue;
+		for (i = 0; i < c->cfg.nb; i++) {
+			for (e = c->cfg.b[i]; e; e = e->next) {
+				if (e->cls != reload_type_cls((enum reload_type)t) ||
+				    strcmp(e->ns, we->w.ns) != 0)
+					continue;
+				if (((struct cfg_ent *)e)->hash[0])
+					consider(c, we, (struct cfg_ent *)e, 0);
+			}
+		}
+	}
+}
+
+void reload_reconcile_all(struct ctl *c)
+{
+	size_t i;
+	struct ent *e;
+
+	for (i = 0; i < c->wl.nb; i++)
+		for (e = c->wl.b[i]; e; e = e->next)
+			reconcile_workload(c, (struct wl_ent *)e);
+}
+
+/* ---- rollouts ---- */
+
+static long long wall_now(void)
+{
+	return (long long)time(NULL);
+}
+
+static void post_event(struct ctl *c, const struct wl_ent *we, const char *message)
+{
+	struct strbuf b = STRBUF_INIT(16 * 1024);
+	struct log_err err = {0};
+	char ts[32], evname[64];
+	struct timespec now;
+	struct tm tm;
+	int r;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	gmtime_r(&now.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(evname, sizeof(evname), ".%llx%09ld", (long long)now.tv_sec, now.tv_nsec);
+	r = sb_add(&b, "{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{\"name\":");
+	{
+		struct strbuf n = STRBUF_INIT(1024);
+
+		sb_add(&n, we->e.name);
+		sb_add(&n, evname);
+		r = r ? r : sb_add_json_str(&b, n.buf);
+		sb_free(&n);
+	}
+	r = r ? r : sb_add(&b, ",\"namespace\":");
+	r = r ? r : sb_add_json_str(&b, we->e.ns);
+	r = r ? r
+	      : sb_addf(&b,
+			"},\"involvedObject\":{\"apiVersion\":\"apps/v1\",\"kind\":\"%s\","
+			"\"name\":",
+			reload_kind_name(we->w.kind));
+	r = r ? r : sb_add_json_str(&b, we->e.name);
+	r = r ? r : sb_add(&b, ",\"namespace\":");
+	r = r ? r : sb_add_json_str(&b, we->e.ns);
+	if (we->w.uid) { /* kubectl describe selects a workload's Events by it */
+		r = r ? r : sb_add(&b, ",\"uid\":");
+		r = r ? r : sb_add_json_str(&b, we->w.uid);
+	}
+	r = r ? r : sb_add(&b, "},\"reason\":\"Reloaded\",\"message\":");
+	r = r ? r : sb_add_json_str(&b, message);
+	r = r ? r
+	      : sb_addf(&b,
+			",\"type\":\"Normal\",\"source\":{\"component\":\"nodeprobe-reload\"},"
+			"\"reportingComponent\":\"nodeprobe-reload\",\"firstTimestamp\":\"%s\","
+			"\"lastTimestamp\":\"%s\",\"count\":1}",
+			ts, ts);
+	if (r < 0) {
+		sb_free(&b);
+		return;
+	}
+	sb_reset(&c->url);
+	kube_url(&c->url, kube_client_server(c->cl), &kube_events, we->e.ns, NULL, NULL);
+	c->resp.max = SMALL_MAX;
+	r = kube_request(c->cl, "POST", c->url.buf, "application/json", b.buf, &c->resp, &err);
+	if (r != 201 && r != 200)
+		log_warn("event for %s %s/%s not recorded: %s", reload_kind_name(we->w.kind),
+			 we->e.ns, we->e.name, r < 0 ? err.msg : "HTTP error");
+	sb_free(&b);
+}
+
+/* Re-read a workload after a 409. Returns 0, or -ENOENT when it is gone. */
+static int reread(struct ctl *c, struct wl_ent *we)
+{
+	struct log_err err = {0};
+	json_t *obj;
+	int r;
+
+	sb_reset(&c->url);
+	kube_url(&c->url, kube_client_server(c->cl), reload_cls_res[we->e.cls], we->e.ns,
+		 we->e.name, NULL);
+	c->resp.max = OBJ_MAX;
+	r = kube_request(c->cl, "GET", c->url.buf, NULL, NULL, &c->resp, &err);
+	if (r == 404)
+		return -ENOENT;
+	if (r != 200)
+		return r < 0 ? r : -EIO;
+	obj = json_loadb(c->resp.buf, c->resp.len, 0, NULL);
+	if (!obj)
+		return -EIO;
+	reload_apply_workload(c, we->e.cls, "MODIFIED", obj);
+	json_decref(obj);
+	return 0;
+}
+
+/*
+ * Roll we for its queued triggers. Returns 1 if patched, 0 if nothing to do,
+ * negative on failure. we may be freed (-ENOENT).
+ */
+static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger *t,
+			struct cfg_ent **src)
+{
+	struct log_err err = {0};
+	size_t i, n;
+	int attempt, r = 0;
+	struct kube_query q = {.field_manager = "nodeprobe-reload"};
+
+	for (attempt = 0; attempt < CONFLICT_RETRIES; attempt++) {
+		n = 0;
+		for (i = 0; i < we->ntrig; i++) {
+			struct cfg_ent *ce = (struct cfg_ent *)reload_tab_get(
+			    &c->cfg, reload_type_cls(we->trig[i].type), we->e.ns, we->trig[i].name);
+			struct reload_object o;
+			const char *container, *rec;
+
+			if (!ce || !ce->hash[0])
+				continue;
+			obj_of(ce, &o);
+			if (reload_should(&we->w, &o, c->o->auto_all, &container) != RELOAD_YES)
+				continue;
+			rec = reload_recorded(&we->w, &o, container, c->o->strategy);
+			if (reload_hash_current(rec, ce->hash, ce->alt)) {
+				METRIC_INC(c->m.skipped[SKIP_CURRENT]);
+				continue;
+			}
+			if (c->o->strategy == RELOAD_ENV_VARS && !container) {
+				METRIC_INC(c->m.skipped[SKIP_NO_CONTAINER]);
+				continue;
+			}
+			t[n].type = o.type;
+			t[n].name = ce->e.name;
+			t[n].hash = ce->hash;
+			t[n].container = container;
+			src[n] = ce;
+			n++;
+		}
+		if (n == 0)
+			return 0;
+		sb_reset(&c->body);
+		r = reload_patch_body(&c->body, c->o->strategy, we->e.ns, t, n, wall_now());
+		if (r < 0)
+			return r;
+		sb_reset(&c->url);
+		kube_url(&c->url, kube_client_server(c->cl), reload_cls_res[we->e.cls], we->e.ns,
+			 we->e.name, &q);
+		c->resp.max = OBJ_MAX;
+		r = kube_request(c->cl, "PATCH", c->url.buf,
+				 "application/strategic-merge-patch+json", c->body.buf, &c->resp,
+				 &err);
+		if (r == 409 && attempt + 1 < CONFLICT_RETRIES) {
+			log_info("%s %s/%s: conflict, re-reading (attempt %d)",
+				 reload_kind_name(we->w.kind), we->e.ns, we->e.name, attempt + 1);
+			r = reread(c, we);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		break;
+	}
+	if (r != 200) {
+		log_error("%s %s/%s: rollout failed: %s", reload_kind_name(we->w.kind), we->e.ns,
+			  we->e.name,
+			  r < 0	     ? err.msg
+			  : r == 409 ? "conflict persisted"
+				     : "HTTP error");
+		if (r > 0)
+			log_error("%s %s/%s: HTTP %d: %.300s", reload_kind_name(we->w.kind),
+				  we->e.ns, we->e.name, r, c->resp.buf);
+		return r < 0 ? r : -EIO;
+	}
+	{
+		/* The answer is the patched object: our record of it, without waiting for the
+		 * watch. */
+		json_t *obj = json_loadb(c->resp.buf, c->resp.len, 0, NULL);
+		char msg[1024];
+		struct cfg_ent *last = src[n - 1];
+
+		snprintf(msg, sizeof(msg), "rolled %s %s/%s for %s %s/%s hash %.8s%s (%s)",
+			 reload_kind_name(we->w.kind), we->e.ns, we->e.name,
+			 reload_type_name(reload_cls_type(last->e.cls)), last->e.ns, last->e.name,
+			 last->hash, n > 1 ? " and more" : "",
+			 c->o->strategy == RELOAD_ENV_VARS ? "env-vars" : "annotations");
+		log_info("%s", msg);
+		if (c->o->events)
+			post_event(c, we, msg + 7);
+		if (obj)
+			reload_apply_workload(c, we->e.cls, "MODIFIED", obj);
+		json_decref(obj);
+	}
+	return 1;
+}
+
+int reload_rollout(struct ctl *c, struct wl_ent *we)
+{
+	size_t n = we->ntrig ? we->ntrig : 1;
+	struct reload_trigger *t = calloc(n, sizeof(*t));
+	struct cfg_ent **src = calloc(n, sizeof(*src));
+	int r = t && src ? rollout_with(c, we, t, src) : -ENOMEM;
+
+	free(t);
+	free(src);
+	return r;
+}
+
+static int take_token(struct ctl *c, long long now)
+{
+	if (c->o->max_rate <= 0)
+		return 1;
+	c->tokens += (double)(now - c->tok_ms) * c->o->max_rate / 1000.0;
+	if (c->tokens > c->o->burst)
+		c->tokens = c->o->burst;
+	c->tok_ms = now;
+	if (c->tokens < 1.0)
+		return 0;
+	c->tokens -= 1.0;
+	return 1;
+}
+
+/* Run every rollout that is due (all of them when force). */
+void reload_process_due(struct ctl *c, int force)
+{
+	long long now = reload_now_ms();
+	struct wl_ent *we, *nx;
+
+	for (we = c->pend; we; we = nx) {
+		int cls, r;
+
+		nx = we->pnext;
+		if (!force && we->due_ms > now)
+			continue;
+		if (!take_token(c, now)) {
+			if (force) {
+				long long wait = (long long)(1000.0 / c->o->max_rate) + 1;
+				struct timespec ts = {wait / 1000, (wait % 1000) * 1000000L};
+
+				nanosleep(&ts, NULL);
+				now = reload_now_ms();
+				take_token(c, now);
+			} else {
+				we->due_ms = now + (long long)(1000.0 / c->o->max_rate) + 1;
+				continue;
+			}
+		}
+		cls = we->e.cls;
+		r = reload_rollout(c, we);
+		if (r == -ENOENT) {
+			/* deleted meanwhile */
+			reload_tab_del(&c->wl, &we->e);
+			reload_wl_free(c, we);
+			METRIC_SET(c->m.objects[cls], c->m.objects[cls] - 1);
+			nx = c->pend;
+			continue;
+		}
+		if (r != 0)
+			METRIC_INC(c->m.reloads[cls - CLS_DEP][r < 0]);
+		if (r < 0 && !force && we->fails < ROLLOUT_RETRIES) {
+			/* keep the triggers, try again later (the latest hash is read then) */
+			we->due_ms = reload_now_ms() + (1000LL << we->fails);
+			log_warn("%s %s/%s: retrying the rollout in %lld ms",
+				 reload_kind_name(we->w.kind), we->e.ns, we->e.name,
+				 1000LL << we->fails);
+			we->fails++;
+			nx = we->pnext;
+			continue;
+		}
+		if (r < 0)
+			c->failures++;
+		we->fails = 0;
+		we->last_roll_ms = r > 0 ? reload_now_ms() : we->last_roll_ms;
+		reload_pend_remove(c, we);
+		nx = c->pend; /* the list changed: start over (each entry is done once) */
+	}
+}
+
+long long reload_next_wakeup(const struct ctl *c)
+{
+	long long t = reload_now_ms() + 500;
+	const struct wl_ent *we;
+	size_t i;
+
+	for (we = c->pend; we; we = we->pnext)
+		if (we->due_ms < t)
+			t = we->due_ms;
+	for (i = 0; i < c->nrs; i++)
+		if (!c->rs[i].w && c->rs[i].restart_ms && c->rs[i].restart_ms < t)
+			t = c->rs[i].restart_ms;
+	return t;
+}

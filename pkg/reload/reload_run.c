@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* reload_run: the run loop: setup, initial sync, watch threads, signals, once and watch modes. */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kube/kube.h"
+#include "reload/reload.h"
+#include "reload/reload_internal.h"
+
+/* ---- setup ---- */
+
+void reload_opts_init(struct reload_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->sa_dir = "/var/run/secrets/kubernetes.io/serviceaccount";
+	o->secret_field_selector = "type!=helm.sh/release.v1";
+	o->strategy = RELOAD_ENV_VARS;
+	o->window_ms = 1000;
+	o->min_interval_ms = 10000;
+	o->max_rate = 5;
+	o->burst = 20;
+	o->events = 1;
+	o->page_size = 500;
+	o->watch_timeout_s = 1800;
+	o->retries = 5;
+	o->retry_base_ms = 200;
+}
+
+static int make_streams(struct ctl *c)
+{
+	static const char *const all[] = {"", NULL};
+	const char *const *nss =
+	    c->o->namespaces && c->o->namespaces[0] ? (const char *const *)c->o->namespaces : all;
+	size_t nns = 0, i;
+	int cls;
+
+	while (nss[nns])
+		nns++;
+	c->rs = calloc(nns * NCLS, sizeof(*c->rs));
+	if (!c->rs)
+		return -ENOMEM;
+	/* Workloads first, so the first ConfigMap/Secret pass already sees them. */
+	for (cls = NCLS - 1; cls >= 0; cls--) {
+		for (i = 0; i < nns; i++) {
+			struct rs *s = &c->rs[c->nrs++];
+
+			s->c = c;
+			s->cls = cls;
+			s->ns = nss[i];
+			sb_init(&s->name, NAME_MAX_);
+			sb_init(&s->ns_, NAME_MAX_);
+			sb_init(&s->irv, RV_MAX);
+		}
+	}
+	return 0;
+}
+
+static void ctl_free(struct ctl *c)
+{
+	size_t i;
+	struct ent *e, *nx;
+
+	for (i = 0; i < c->nrs; i++) {
+		struct rs *s = &c->rs[i];
+
+		if (s->w)
+			kube_watch_cancel(c->cl, s->w);
+		kube_stream_free(s->st);
+		if (s->hs_live)
+			reload_hasher_free(&s->hs);
+		sb_free(&s->name);
+		sb_free(&s->ns_);
+		sb_free(&s->irv);
+	}
+	free(c->rs);
+	for (i = 0; i < c->cfg.nb; i++)
+		for (e = c->cfg.b[i]; e; e = nx) {
+			nx = e->next;
+			reload_cfg_free((struct cfg_ent *)e);
+		}
+	free(c->cfg.b);
+	for (i = 0; i < c->wl.nb; i++)
+		for (e = c->wl.b[i]; e; e = nx) {
+			nx = e->next;
+			((struct wl_ent *)e)->pending = 0;
+			reload_wl_free(c, (struct wl_ent *)e);
+		}
+	free(c->wl.b);
+	while (c->defer) {
+		struct deferred *d = c->defer;
+
+		c->defer = d->next;
+		free(d->ns);
+		free(d->name);
+		free(d);
+	}
+	sb_free(&c->url);
+	sb_free(&c->body);
+	sb_free(&c->resp);
+	kube_client_free(c->cl);
+}
+
+int reload_run(const struct reload_opts *o, struct log_err *err)
+{
+	struct ctl c;
+	struct kube_config cfg;
+	void *http = NULL;
+	size_t i;
+	int r;
+
+	memset(&c, 0, sizeof(c));
+	c.o = o;
+	sb_init(&c.url, 64 * 1024);
+	sb_init(&c.body, 1024 * 1024);
+	sb_init(&c.resp, OBJ_MAX);
+	srandom((unsigned int)(reload_now_ms() ^ getpid()));
+	if (o->kubeconfig)
+		r = kube_config_load(&cfg, o->kubeconfig, o->context, err);
+	else
+		r = kube_config_in_cluster(&cfg, o->sa_dir, err);
+	if (r < 0) {
+		kube_config_free(&cfg);
+		return r;
+	}
+	r = kube_client_new(&c.cl, &cfg, err);
+	kube_config_free(&cfg);
+	if (r < 0)
+		return r;
+	kube_client_set_retries(c.cl, o->retries, o->retry_base_ms);
+	c.m.cl = c.cl;
+	c.tok_ms = reload_now_ms();
+	c.tokens = o->burst;
+	r = make_streams(&c);
+	if (r < 0) {
+		log_err_set(err, r, "out of memory");
+		goto out;
+	}
+	if (!o->once) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = reload_on_signal;
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGINT, &sa, NULL);
+		if (o->listen && *o->listen) {
+			http = reload_http_start(o->listen, &c.m, err);
+			if (!http) {
+				r = err->code ? err->code : -EADDRINUSE;
+				goto out;
+			}
+		}
+	}
+	/* Initial sync: LIST everything (paged, streamed), then look for missed changes. */
+	for (i = 0; i < c.nrs; i++) {
+		r = reload_list_stream(&c, &c.rs[i], err);
+		if (r < 0)
+			goto out;
+	}
+	reload_process_deferred(&c);
+	log_info("synced: %lu ConfigMaps, %lu Secrets, %lu workloads", c.m.objects[CLS_CM],
+		 c.m.objects[CLS_SEC],
+		 c.m.objects[CLS_DEP] + c.m.objects[CLS_STS] + c.m.objects[CLS_DS]);
+	reload_reconcile_all(&c);
+	if (o->once) {
+		reload_process_due(&c, 1);
+		r = c.failures ? log_err_set(err, RELOAD_EPARTIAL, "%d rollouts failed", c.failures)
+			       : 0;
+		goto out;
+	}
+	for (i = 0; i < c.nrs; i++) {
+		r = reload_start_watch(&c, &c.rs[i], err);
+		if (r < 0)
+			goto out;
+	}
+	METRIC_SET(c.m.ready, 1);
+	while (!reload_stop_flag) {
+		long long wait = reload_next_wakeup(&c) - reload_now_ms();
+
+		if (wait < 0)
+			wait = 0;
+		r = kube_poll(c.cl, (int)wait);
+		if (r < 0) {
+			log_err_set(err, r, "polling the watches failed");
+			goto out;
+		}
+		reload_process_deferred(&c);
+		reload_restart_watches(&c);
+		reload_process_due(&c, 0);
+	}
+	r = 0;
+out:
+	reload_http_stop(http);
+	ctl_free(&c);
+	return r;
+}
+
+const char *reload_strerror(int code)
+{
+	if (code == RELOAD_EPARTIAL)
+		return "some rollouts failed";
+	return kube_strerror(code);
+}

@@ -1,0 +1,569 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* reload_sync: LIST and WATCH of every class, applied to the tables as events stream in. */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kube/kube.h"
+#include "reload/reload.h"
+#include "reload/reload_internal.h"
+
+/* ---- applying list and watch items ---- */
+
+static void apply_config(struct ctl *c, int cls, const char *evtype, const char *ns,
+			 const char *name, const char *rv, const char *hash,
+			 const unsigned char *alt, int match, int ignore, int from_relist)
+{
+	struct cfg_ent *ce = (struct cfg_ent *)reload_tab_get(&c->cfg, cls, ns, name);
+	int existed = ce != NULL, changed;
+
+	if (strcmp(evtype, "DELETED") == 0) {
+		if (ce) {
+			reload_tab_del(&c->cfg, &ce->e);
+			reload_cfg_free(ce);
+			METRIC_SET(c->m.objects[cls], c->m.objects[cls] - 1);
+		}
+		return;
+	}
+	if (!ce) {
+		ce = calloc(1, sizeof(*ce));
+		if (!ce)
+			return;
+		ce->e.cls = (unsigned char)cls;
+		ce->e.ns = strdup(ns);
+		ce->e.name = strdup(name);
+		if (!ce->e.ns || !ce->e.name || reload_tab_put(&c->cfg, &ce->e) < 0) {
+			reload_cfg_free(ce);
+			return;
+		}
+		METRIC_SET(c->m.objects[cls], c->m.objects[cls] + 1);
+	}
+	changed = existed && strcmp(ce->hash, hash) != 0;
+	if (existed && !changed && strcmp(evtype, "MODIFIED") == 0)
+		METRIC_INC(c->m.skipped[SKIP_UNCHANGED]);
+	free(ce->rv);
+	ce->rv = strdup(rv);
+	memcpy(ce->hash, hash, RELOAD_HASH_HEX);
+	if (alt)
+		memcpy(ce->alt, alt, RELOAD_HASH_ALT);
+	ce->match = (unsigned char)match;
+	ce->ignore = (unsigned char)ignore;
+	ce->seen = 1;
+	/* A first sight (initial LIST, or created while we watch) is not a change. */
+	if (changed && (from_relist || strcmp(evtype, "LIST") != 0))
+		reload_config_changed(c, ce);
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Does obj carry the reload lists we already parsed (and warned about) for it? */
+static int same_lists(const struct ctl *c, int cls, json_t *obj)
+{
+	json_t *meta = json_object_get(obj, "metadata");
+	json_t *anns[2];
+	const char *ns = json_string_value(json_object_get(meta, "namespace"));
+	const char *name = json_string_value(json_object_get(meta, "name"));
+	const struct wl_ent *we;
+	int a;
+
+	if (!name)
+		return 0;
+	we = (const struct wl_ent *)reload_tab_get(&c->wl, cls, ns ? ns : "", name);
+	if (!we)
+		return 0;
+	anns[0] = json_object_get(meta, "annotations");
+	anns[1] = json_object_get(
+	    json_object_get(json_object_get(json_object_get(obj, "spec"), "template"), "metadata"),
+	    "annotations");
+	for (a = 0; a < 2; a++) {
+		if (!same_str(we->w.ann[a][RA_CM_RELOAD],
+			      json_string_value(
+				  json_object_get(anns[a], reload_ann_key(RA_CM_RELOAD)))) ||
+		    !same_str(
+			we->w.ann[a][RA_SEC_RELOAD],
+			json_string_value(json_object_get(anns[a], reload_ann_key(RA_SEC_RELOAD)))))
+			return 0;
+	}
+	return 1;
+}
+
+void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *obj)
+{
+	struct reload_workload w;
+	struct log_err err = {0};
+	struct wl_ent *we;
+	int r;
+
+	r = reload_workload_parse(&w, (enum reload_kind)(cls - CLS_DEP), obj,
+				  same_lists(c, cls, obj), &err);
+	if (r < 0) {
+		log_warn("skipping a %s: %s", reload_cls_res[cls]->kind,
+			 err.msg[0] ? err.msg : strerror(-r));
+		reload_workload_free(&w);
+		return;
+	}
+	if (reload_ns_ignored(c, w.ns)) {
+		reload_workload_free(&w);
+		return;
+	}
+	we = (struct wl_ent *)reload_tab_get(&c->wl, cls, w.ns, w.name);
+	if (strcmp(evtype, "DELETED") == 0) {
+		if (we) {
+			reload_tab_del(&c->wl, &we->e);
+			reload_wl_free(c, we);
+			METRIC_SET(c->m.objects[cls], c->m.objects[cls] - 1);
+		}
+		reload_workload_free(&w);
+		return;
+	}
+	if (!we) {
+		we = calloc(1, sizeof(*we));
+		if (!we) {
+			reload_workload_free(&w);
+			return;
+		}
+		we->e.cls = (unsigned char)cls;
+		we->e.ns = strdup(w.ns);
+		we->e.name = strdup(w.name);
+		if (!we->e.ns || !we->e.name || reload_tab_put(&c->wl, &we->e) < 0) {
+			reload_workload_free(&w);
+			reload_wl_free(c, we);
+			return;
+		}
+		METRIC_SET(c->m.objects[cls], c->m.objects[cls] + 1);
+	}
+	reload_workload_free(&we->w);
+	we->w = w;
+	we->seen = 1;
+}
+
+/* ---- stream callbacks ---- */
+
+static int cfg_begin(void *p)
+{
+	struct rs *s = p;
+
+	sb_reset(&s->name);
+	sb_reset(&s->ns_);
+	sb_reset(&s->irv);
+	s->match = s->ignore = 0;
+	s->code = 0;
+	if (s->hs_live)
+		reload_hasher_free(&s->hs);
+	s->hs_live = reload_hasher_init(&s->hs) == 0;
+	return s->hs_live ? 0 : -ENOMEM;
+}
+
+static int cfg_scalar(void *p, int depth, const char *const *keys, const char *val, size_t len)
+{
+	struct rs *s = p;
+
+	if (depth == 1 && strcmp(keys[0], "code") == 0) {
+		s->code = strtol(val, NULL, 10);
+	} else if (depth == 2 && strcmp(keys[0], "metadata") == 0) {
+		if (strcmp(keys[1], "name") == 0)
+			sb_addn(&s->name, val, len);
+		else if (strcmp(keys[1], "namespace") == 0)
+			sb_addn(&s->ns_, val, len);
+		else if (strcmp(keys[1], "resourceVersion") == 0)
+			sb_addn(&s->irv, val, len);
+	} else if (depth == 3 && strcmp(keys[0], "metadata") == 0 &&
+		   strcmp(keys[1], "annotations") == 0) {
+		int t = len == 4 && memcmp(val, "true", 4) == 0;
+
+		if (strcmp(keys[2], RELOAD_MATCH) == 0)
+			s->match = t;
+		else if (strcmp(keys[2], RELOAD_IGNORE) == 0)
+			s->ignore = t;
+	} else if (depth == 2 && s->hs_live) {
+		if (strcmp(keys[0], "data") == 0 && s->cls == CLS_SEC)
+			return reload_hasher_add_b64(&s->hs, keys[1], strlen(keys[1]), val, len);
+		if (strcmp(keys[0], "data") == 0 ||
+		    (strcmp(keys[0], "binaryData") == 0 && s->cls == CLS_CM))
+			return reload_hasher_add(&s->hs, keys[1], strlen(keys[1]), val, len);
+	}
+	return 0;
+}
+
+static void defer_item(struct ctl *c, int cls, const char *ns, const char *name, const char *ev)
+{
+	struct deferred *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return;
+	d->cls = cls;
+	d->ns = strdup(ns);
+	d->name = strdup(name);
+	snprintf(d->evtype, sizeof(d->evtype), "%s", ev);
+	if (!d->ns || !d->name) {
+		free(d->ns);
+		free(d->name);
+		free(d);
+		return;
+	}
+	d->next = c->defer;
+	c->defer = d;
+}
+
+static int cfg_item(void *p, const char *type, json_t *obj)
+{
+	struct rs *s = p;
+	char hex[RELOAD_HASH_HEX];
+	unsigned char alt[RELOAD_HASH_ALT];
+	int r;
+
+	(void)obj;
+	s->events++;
+	if (strcmp(type, "ERROR") == 0) {
+		if (s->code == 410)
+			s->gone = 1;
+		else
+			s->error_code = s->code ? s->code : -1;
+		log_info("%s watch: ERROR event (code %ld)", reload_cls_res[s->cls]->plural,
+			 s->code);
+		return 0;
+	}
+	if (strcmp(type, "BOOKMARK") == 0 || !s->name.len)
+		return 0;
+	if (reload_ns_ignored(s->c, s->ns_.buf))
+		return 0;
+	r = s->hs_live ? reload_hasher_final(&s->hs, hex, alt) : -EINVAL;
+	s->hs_live = 0;
+	if (r == -EAGAIN) {
+		/* Keys out of order: hash the whole object from a GET, one at a time. */
+		struct cfg_ent *ce =
+		    (struct cfg_ent *)reload_tab_get(&s->c->cfg, s->cls, s->ns_.buf, s->name.buf);
+
+		if (ce)
+			ce->seen = 1;
+		defer_item(s->c, s->cls, s->ns_.buf, s->name.buf,
+			   s->relist && strcmp(type, "LIST") == 0 ? "RELIST" : type);
+		return 0;
+	}
+	if (r < 0) {
+		log_warn("%s %s/%s: data is not valid base64; not tracked",
+			 reload_cls_res[s->cls]->kind, s->ns_.buf, s->name.buf);
+		return 0;
+	}
+	apply_config(s->c, s->cls, type, s->ns_.buf, s->name.buf, s->irv.buf, hex, alt, s->match,
+		     s->ignore, s->relist);
+	return 0;
+}
+
+static int wl_item(void *p, const char *type, json_t *obj)
+{
+	struct rs *s = p;
+
+	s->events++;
+	if (strcmp(type, "ERROR") == 0) {
+		long code = (long)json_integer_value(json_object_get(obj, "code"));
+
+		if (code == 410)
+			s->gone = 1;
+		else
+			s->error_code = code ? code : -1;
+		log_info("%s watch: ERROR event (code %ld)", reload_cls_res[s->cls]->plural, code);
+		return 0;
+	}
+	if (strcmp(type, "BOOKMARK") == 0)
+		return 0;
+	reload_apply_workload(s->c, s->cls, type, obj);
+	return 0;
+}
+
+static const struct kube_stream_ops cfg_ops = {
+    .scalar = cfg_scalar,
+    .begin = cfg_begin,
+    .item = cfg_item,
+};
+
+static const struct kube_stream_ops wl_ops = {
+    .item = wl_item,
+};
+
+static struct kube_stream *new_stream(struct rs *s, enum kube_stream_kind kind)
+{
+	int is_cfg = s->cls == CLS_CM || s->cls == CLS_SEC;
+
+	return kube_stream_new(kind, is_cfg ? KUBE_ITEM_FLAT : KUBE_ITEM_JSON,
+			       is_cfg ? &cfg_ops : &wl_ops, s);
+}
+
+static void fill_query(const struct ctl *c, const struct rs *s, struct kube_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	if (s->cls == CLS_CM || s->cls == CLS_SEC)
+		q->label_selector = c->o->label_selector;
+	if (s->cls == CLS_SEC)
+		q->field_selector = c->o->secret_field_selector;
+}
+
+/* Fetch one object whose keys arrived out of order and hash it whole. */
+void reload_process_deferred(struct ctl *c)
+{
+	while (c->defer) {
+		struct deferred *d = c->defer;
+		struct log_err err = {0};
+		char hex[RELOAD_HASH_HEX];
+		unsigned char alt[RELOAD_HASH_ALT];
+		json_t *obj = NULL, *ann;
+		int r;
+
+		c->defer = d->next;
+		sb_reset(&c->url);
+		kube_url(&c->url, kube_client_server(c->cl), reload_cls_res[d->cls], d->ns, d->name,
+			 NULL);
+		c->resp.max = OBJ_MAX;
+		r = kube_request(c->cl, "GET", c->url.buf, NULL, NULL, &c->resp, &err);
+		if (r == 200)
+			obj = json_loadb(c->resp.buf, c->resp.len, 0, NULL);
+		if (obj && reload_hash_object(obj, reload_cls_type(d->cls), hex, alt) == 0) {
+			json_t *meta = json_object_get(obj, "metadata");
+			const char *rv =
+			    json_string_value(json_object_get(meta, "resourceVersion"));
+			const char *m, *ig;
+			int relist = strcmp(d->evtype, "RELIST") == 0;
+
+			ann = json_object_get(meta, "annotations");
+			m = json_string_value(json_object_get(ann, RELOAD_MATCH));
+			ig = json_string_value(json_object_get(ann, RELOAD_IGNORE));
+			apply_config(c, d->cls, relist ? "LIST" : d->evtype, d->ns, d->name,
+				     rv ? rv : "", hex, alt, m && strcmp(m, "true") == 0,
+				     ig && strcmp(ig, "true") == 0, relist);
+		} else if (r == 404) {
+			apply_config(c, d->cls, "DELETED", d->ns, d->name, "", "", NULL, 0, 0, 0);
+		} else {
+			log_warn("%s %s/%s: cannot hash: %s", reload_cls_res[d->cls]->kind, d->ns,
+				 d->name, r < 0 ? err.msg : "unexpected answer");
+		}
+		json_decref(obj);
+		sb_reset(&c->resp);
+		free(d->ns);
+		free(d->name);
+		free(d);
+	}
+}
+
+/* Mark all entries of s's class and namespace unseen (before a LIST). */
+static void mark_unseen(struct ctl *c, const struct rs *s)
+{
+	int is_cfg = s->cls == CLS_CM || s->cls == CLS_SEC;
+	struct tab *t = is_cfg ? &c->cfg : &c->wl;
+	size_t i;
+	struct ent *e;
+
+	for (i = 0; i < t->nb; i++) {
+		for (e = t->b[i]; e; e = e->next) {
+			if (e->cls != s->cls || (*s->ns && strcmp(e->ns, s->ns) != 0))
+				continue;
+			if (is_cfg)
+				((struct cfg_ent *)e)->seen = 0;
+			else
+				((struct wl_ent *)e)->seen = 0;
+		}
+	}
+}
+
+/* After a re-list: entries not seen were deleted while the watch was down. */
+static void sweep_unseen(struct ctl *c, const struct rs *s)
+{
+	int is_cfg = s->cls == CLS_CM || s->cls == CLS_SEC;
+	struct tab *t = is_cfg ? &c->cfg : &c->wl;
+	size_t i;
+	struct ent *e, *nx;
+
+	for (i = 0; i < t->nb; i++) {
+		for (e = t->b[i]; e; e = nx) {
+			nx = e->next;
+			if (e->cls != s->cls || (*s->ns && strcmp(e->ns, s->ns) != 0))
+				continue;
+			if (is_cfg ? ((struct cfg_ent *)e)->seen : ((struct wl_ent *)e)->seen)
+				continue;
+			reload_tab_del(t, e);
+			if (is_cfg)
+				reload_cfg_free((struct cfg_ent *)e);
+			else
+				reload_wl_free(c, (struct wl_ent *)e);
+			METRIC_SET(c->m.objects[s->cls], c->m.objects[s->cls] - 1);
+		}
+	}
+}
+
+/* LIST every page of s. Returns 0 or a negative code with err set. */
+int reload_list_stream(struct ctl *c, struct rs *s, struct log_err *err)
+{
+	struct strbuf cont = STRBUF_INIT(64 * 1024), errbody = STRBUF_INIT(64 * 1024);
+	struct kube_query q;
+	int r = 0, page = 0, restarts = 0;
+
+	s->listing = 1;
+	if (s->relist)
+		mark_unseen(c, s);
+	for (;;) {
+		struct kube_stream *st = new_stream(s, KUBE_STREAM_LIST);
+
+		if (!st) {
+			r = log_err_set(err, -ENOMEM, "out of memory");
+			break;
+		}
+		fill_query(c, s, &q);
+		q.limit = c->o->page_size;
+		q.cont = cont.len ? cont.buf : NULL;
+		sb_reset(&c->url);
+		kube_url(&c->url, kube_client_server(c->cl), reload_cls_res[s->cls], s->ns, NULL,
+			 &q);
+		r = kube_get_stream(c->cl, c->url.buf, st, &errbody, err);
+		if (r == 410 && page > 0 && restarts < LIST_RESTARTS) {
+			/* continue token expired: start over from the first page */
+			kube_stream_free(st);
+			sb_reset(&cont);
+			page = 0;
+			restarts++;
+			mark_unseen(c, s); /* what the first pass saw may be gone since */
+			continue;
+		}
+		if (r != 200) {
+			if (r >= 0)
+				r = log_err_set(err, r == 401 || r == 403 ? KUBE_EAUTH : KUBE_EHTTP,
+						"LIST %s: HTTP %d: %.300s", c->url.buf, r,
+						errbody.buf);
+			kube_stream_free(st);
+			break;
+		}
+		r = 0;
+		snprintf(s->rv, sizeof(s->rv), "%s", kube_stream_rv(st));
+		sb_reset(&cont);
+		sb_add(&cont, kube_stream_continue(st));
+		kube_stream_free(st);
+		page++;
+		if (!cont.len)
+			break;
+	}
+	if (r == 0 && (s->relist || restarts))
+		sweep_unseen(c, s);
+	s->listing = 0;
+	s->relist = 0;
+	sb_free(&cont);
+	sb_free(&errbody);
+	return r;
+}
+
+static void watch_done(void *ctx, struct kube_watch *w, int status, int res, const char *msg);
+
+int reload_start_watch(struct ctl *c, struct rs *s, struct log_err *err)
+{
+	struct kube_query q;
+
+	fill_query(c, s, &q);
+	q.watch = 1;
+	q.bookmarks = 1;
+	q.resource_version = s->rv;
+	q.timeout_seconds = c->o->watch_timeout_s;
+	kube_stream_free(s->st);
+	s->st = new_stream(s, KUBE_STREAM_WATCH);
+	if (!s->st)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	sb_reset(&c->url);
+	kube_url(&c->url, kube_client_server(c->cl), reload_cls_res[s->cls], s->ns, NULL, &q);
+	s->w = kube_watch_start(c->cl, c->url.buf, s->st, watch_done, s, err);
+	if (!s->w)
+		return err->code ? err->code : -ENOMEM;
+	s->restart_ms = 0;
+	s->start_ms = reload_now_ms();
+	s->events = 0;
+	s->error_code = 0;
+	return 0;
+}
+
+static void watch_done(void *ctx, struct kube_watch *w, int status, int res, const char *msg)
+{
+	struct rs *s = ctx;
+	struct ctl *c = s->c;
+	long long delay = 0;
+	char why[64] = "";
+
+	s->w = NULL;
+	if (kube_stream_rv(s->st)[0])
+		snprintf(s->rv, sizeof(s->rv), "%s", kube_stream_rv(s->st));
+	if (status == 410)
+		s->gone = 1;
+	/*
+	 * Besides errors: an ERROR event other than 410, or a watch closed within a
+	 * second without a single event, is a failure too (as client-go's "very short
+	 * watch"); restarting at once would hammer the API server.
+	 */
+	if (res >= 0 && status == 200 && !s->gone) {
+		if (s->error_code)
+			snprintf(why, sizeof(why), "ERROR event, code %ld", s->error_code);
+		else if (s->events == 0 && reload_now_ms() - s->start_ms < 1000)
+			snprintf(why, sizeof(why), "closed at once without events");
+		if (why[0]) {
+			res = -EPROTO;
+			msg = why;
+		}
+	}
+	if (res < 0 || (status != 200 && status != 410)) {
+		long long base = 200LL << (s->fails < 6 ? s->fails : 6);
+
+		delay = base / 2 + random() % (base / 2 + 1);
+		if (status == 429) { /* Retry-After, capped as for requests */
+			long ra = kube_watch_retry_after(w);
+
+			delay =
+			    ra > 0 ? (ra < RETRY_AFTER_MAX ? ra : RETRY_AFTER_MAX) * 1000LL : 1000;
+		}
+		s->fails++;
+		METRIC_INC(c->m.watch_restarts[s->cls]);
+		log_warn("watch %s%s%s ended (%s); restarting in %lld ms",
+			 reload_cls_res[s->cls]->plural, *s->ns ? " in " : "", s->ns,
+			 msg && *msg ? msg : "HTTP error", delay);
+	} else {
+		if (s->gone) {
+			METRIC_INC(c->m.watch_restarts[s->cls]);
+			log_info("watch %s: resourceVersion %s is gone (410); re-listing",
+				 reload_cls_res[s->cls]->plural, s->rv);
+		}
+		s->fails = 0;
+	}
+	s->restart_ms = reload_now_ms() + delay;
+}
+
+/* Restart the watches whose time has come (re-listing after a 410). */
+void reload_restart_watches(struct ctl *c)
+{
+	long long now = reload_now_ms();
+	size_t i;
+
+	for (i = 0; i < c->nrs; i++) {
+		struct rs *s = &c->rs[i];
+		struct log_err err = {0};
+		int r = 0;
+
+		if (s->w || !s->restart_ms || s->restart_ms > now)
+			continue;
+		if (s->gone) {
+			s->relist = 1;
+			r = reload_list_stream(c, s, &err);
+			if (r == 0) {
+				s->gone = 0;
+				if (s->cls >= CLS_DEP)
+					reload_reconcile_all(c);
+			}
+		}
+		if (r == 0)
+			r = reload_start_watch(c, s, &err);
+		if (r < 0) {
+			long long base = 200LL << (s->fails < 6 ? s->fails : 6);
+
+			s->fails++;
+			s->restart_ms = now + base / 2 + random() % (base / 2 + 1);
+			log_warn("%s: %s", reload_cls_res[s->cls]->plural, err.msg);
+		}
+	}
+}
