@@ -4,10 +4,10 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
 #include "base64/base64.h"
 #include "kube/kube.h"
+#include "ydoc/ydoc.h"
 
 #define FILE_MAX (4 * 1024 * 1024)
 
@@ -33,32 +33,8 @@ static int dup_to(char **dst, const char *s)
 	return *dst ? 0 : -ENOMEM;
 }
 
-/* Scalar value of key in mapping node map, or NULL. */
-static yaml_node_t *map_get(yaml_document_t *doc, yaml_node_t *map, const char *key)
-{
-	yaml_node_pair_t *p;
-
-	if (!map || map->type != YAML_MAPPING_NODE)
-		return NULL;
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = yaml_document_get_node(doc, p->key);
-
-		if (k && k->type == YAML_SCALAR_NODE &&
-		    strcmp((const char *)k->data.scalar.value, key) == 0)
-			return yaml_document_get_node(doc, p->value);
-	}
-	return NULL;
-}
-
-static const char *scalar(yaml_node_t *n)
-{
-	if (!n || n->type != YAML_SCALAR_NODE)
-		return NULL;
-	return (const char *)n->data.scalar.value;
-}
-
 /* In a sequence of {name: X, <field>: {...}}, the <field> mapping of the entry named name. */
-static yaml_node_t *named_entry(yaml_document_t *doc, yaml_node_t *seq, const char *field,
+static yaml_node_t *named_entry(struct ydoc *doc, yaml_node_t *seq, const char *field,
 				const char *name)
 {
 	yaml_node_item_t *it;
@@ -66,11 +42,11 @@ static yaml_node_t *named_entry(yaml_document_t *doc, yaml_node_t *seq, const ch
 	if (!seq || seq->type != YAML_SEQUENCE_NODE)
 		return NULL;
 	for (it = seq->data.sequence.items.start; it < seq->data.sequence.items.top; it++) {
-		yaml_node_t *e = yaml_document_get_node(doc, *it);
-		const char *n = scalar(map_get(doc, e, "name"));
+		yaml_node_t *e = ydoc_node(doc, *it);
+		const char *n = ydoc_scalar(ydoc_get(doc, e, "name"));
 
 		if (n && strcmp(n, name) == 0)
-			return map_get(doc, e, field);
+			return ydoc_get(doc, e, field);
 	}
 	return NULL;
 }
@@ -111,18 +87,17 @@ static int b64_field(const char *val, char **out, size_t *outlen, const char *pa
  * "<key>-data" (base64 PEM, wins) or "<key>" (a file, relative to dir) from map
  * into *pem and *len, or *file. Returns 0, -ENOMEM or KUBE_ECONFIG with err set.
  */
-static int pem_field(yaml_document_t *doc, yaml_node_t *map, const char *key, char **pem,
-		     size_t *len, char **file, const char *dir, const char *path,
-		     struct log_err *err)
+static int pem_field(struct ydoc *doc, yaml_node_t *map, const char *key, char **pem, size_t *len,
+		     char **file, const char *dir, const char *path, struct log_err *err)
 {
 	char datakey[64];
 	const char *v;
 
 	snprintf(datakey, sizeof(datakey), "%s-data", key);
-	v = scalar(map_get(doc, map, datakey));
+	v = ydoc_scalar(ydoc_get(doc, map, datakey));
 	if (v)
 		return b64_field(v, pem, len, path, datakey, err);
-	v = scalar(map_get(doc, map, key));
+	v = ydoc_scalar(ydoc_get(doc, map, key));
 	if (v)
 		*file = path_from(dir, v);
 	return v && !*file ? -ENOMEM : 0;
@@ -133,62 +108,62 @@ static int is_true(const char *s)
 	return s && (strcmp(s, "true") == 0 || strcmp(s, "True") == 0 || strcmp(s, "TRUE") == 0);
 }
 
-static int load_doc(struct kube_config *cfg, yaml_document_t *doc, const char *path,
-		    const char *dir, const char *context, struct log_err *err)
+static int load_doc(struct kube_config *cfg, struct ydoc *doc, const char *path, const char *dir,
+		    const char *context, struct log_err *err)
 {
-	yaml_node_t *root = yaml_document_get_root_node(doc), *ctx, *cluster, *user;
+	yaml_node_t *root = ydoc_root(doc), *ctx, *cluster, *user;
 	const char *ctxname = context, *v;
 	int r;
 
 	if (!root || root->type != YAML_MAPPING_NODE)
 		return log_err_set(err, KUBE_ECONFIG, "%s: not a kubeconfig (no mapping)", path);
 	if (!ctxname)
-		ctxname = scalar(map_get(doc, root, "current-context"));
+		ctxname = ydoc_scalar(ydoc_get(doc, root, "current-context"));
 	if (!ctxname || !*ctxname)
 		return log_err_set(err, KUBE_ECONFIG, "%s: current-context: not set", path);
-	ctx = named_entry(doc, map_get(doc, root, "contexts"), "context", ctxname);
+	ctx = named_entry(doc, ydoc_get(doc, root, "contexts"), "context", ctxname);
 	if (!ctx)
 		return log_err_set(err, KUBE_ECONFIG, "%s: contexts: no context named '%s'", path,
 				   ctxname);
-	v = scalar(map_get(doc, ctx, "cluster"));
-	cluster = v ? named_entry(doc, map_get(doc, root, "clusters"), "cluster", v) : NULL;
+	v = ydoc_scalar(ydoc_get(doc, ctx, "cluster"));
+	cluster = v ? named_entry(doc, ydoc_get(doc, root, "clusters"), "cluster", v) : NULL;
 	if (!cluster)
 		return log_err_set(err, KUBE_ECONFIG,
 				   "%s: clusters: no cluster '%s' for context '%s'", path,
 				   v ? v : "", ctxname);
-	v = scalar(map_get(doc, ctx, "namespace"));
+	v = ydoc_scalar(ydoc_get(doc, ctx, "namespace"));
 	if (v && dup_to(&cfg->namespace, v) < 0)
 		return -ENOMEM;
 
-	v = scalar(map_get(doc, cluster, "server"));
+	v = ydoc_scalar(ydoc_get(doc, cluster, "server"));
 	if (!v || !*v)
 		return log_err_set(err, KUBE_ECONFIG, "%s: clusters[%s].cluster.server: missing",
-				   path, scalar(map_get(doc, ctx, "cluster")));
+				   path, ydoc_scalar(ydoc_get(doc, ctx, "cluster")));
 	if (strncmp(v, "https://", 8) != 0 && strncmp(v, "http://", 7) != 0)
 		return log_err_set(err, KUBE_ECONFIG,
 				   "%s: clusters[%s].cluster.server: '%s' is not an http(s) URL",
-				   path, scalar(map_get(doc, ctx, "cluster")), v);
+				   path, ydoc_scalar(ydoc_get(doc, ctx, "cluster")), v);
 	if (dup_to(&cfg->server, v) < 0)
 		return -ENOMEM;
 	while (strlen(cfg->server) > 8 && cfg->server[strlen(cfg->server) - 1] == '/')
 		cfg->server[strlen(cfg->server) - 1] = '\0';
-	cfg->insecure = is_true(scalar(map_get(doc, cluster, "insecure-skip-tls-verify")));
+	cfg->insecure = is_true(ydoc_scalar(ydoc_get(doc, cluster, "insecure-skip-tls-verify")));
 	r = pem_field(doc, cluster, "certificate-authority", &cfg->ca_pem, &cfg->ca_pem_len,
 		      &cfg->ca_file, dir, path, err);
 	if (r < 0)
 		return r;
 
-	v = scalar(map_get(doc, ctx, "user"));
-	user = v ? named_entry(doc, map_get(doc, root, "users"), "user", v) : NULL;
+	v = ydoc_scalar(ydoc_get(doc, ctx, "user"));
+	user = v ? named_entry(doc, ydoc_get(doc, root, "users"), "user", v) : NULL;
 	if (v && !user)
 		return log_err_set(err, KUBE_ECONFIG, "%s: users: no user '%s' for context '%s'",
 				   path, v, ctxname);
 	if (!user)
 		return 0;
-	v = scalar(map_get(doc, user, "token"));
+	v = ydoc_scalar(ydoc_get(doc, user, "token"));
 	if (v && dup_to(&cfg->token, v) < 0)
 		return -ENOMEM;
-	v = scalar(map_get(doc, user, "tokenFile"));
+	v = ydoc_scalar(ydoc_get(doc, user, "tokenFile"));
 	if (v && !cfg->token) {
 		cfg->token_file = path_from(dir, v);
 		if (!cfg->token_file)
@@ -204,7 +179,7 @@ static int load_doc(struct kube_config *cfg, yaml_document_t *doc, const char *p
 	if ((cfg->cert_pem || cfg->cert_file) != (cfg->key_pem || cfg->key_file))
 		return log_err_set(err, KUBE_ECONFIG,
 				   "%s: users[%s]: client certificate and key must come together",
-				   path, scalar(map_get(doc, ctx, "user")));
+				   path, ydoc_scalar(ydoc_get(doc, ctx, "user")));
 	return 0;
 }
 
@@ -212,8 +187,7 @@ int kube_config_load(struct kube_config *cfg, const char *path, const char *cont
 		     struct log_err *err)
 {
 	struct strbuf sb = STRBUF_INIT(FILE_MAX);
-	yaml_parser_t parser;
-	yaml_document_t doc;
+	struct ydoc doc;
 	char *pathcopy = NULL, *dir;
 	int r;
 
@@ -224,17 +198,14 @@ int kube_config_load(struct kube_config *cfg, const char *path, const char *cont
 		sb_free(&sb);
 		return r;
 	}
-	if (!yaml_parser_initialize(&parser)) {
+	r = ydoc_load(&doc, path, sb.buf, sb.len, err);
+	if (r < 0) {
 		sb_free(&sb);
-		return -ENOMEM;
-	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)sb.buf, sb.len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		r = log_err_set(err, KUBE_ECONFIG, "%s:%zu:%zu: %s", path,
-				parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-				parser.problem ? parser.problem : "YAML error");
-		yaml_parser_delete(&parser);
-		sb_free(&sb);
+		if (r == -EINVAL) { /* bad YAML: the kubeconfig is unusable */
+			r = KUBE_ECONFIG;
+			if (err)
+				err->code = r;
+		}
 		return r;
 	}
 	pathcopy = strdup(path);
@@ -243,8 +214,7 @@ int kube_config_load(struct kube_config *cfg, const char *path, const char *cont
 	if (r == -ENOMEM)
 		log_err_set(err, r, "out of memory");
 	free(pathcopy);
-	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
+	ydoc_free(&doc);
 	sb_free(&sb);
 	return r;
 }

@@ -12,6 +12,7 @@
 #include "log/log.h"
 #include "mirror/mirror.h"
 #include "strbuf/strbuf.h"
+#include "ydoc/ydoc.h"
 
 void mirror_opts_init(struct mirror_opts *o)
 {
@@ -150,28 +151,7 @@ static int from_env(struct mirror_opts *o, struct log_err *err)
 
 /* ---- YAML file ---- */
 
-struct yctx {
-	const char *file;
-	struct log_err *err;
-	yaml_document_t *doc;
-};
-
-static int yfail(struct yctx *y, const yaml_node_t *n, const char *fmt, const char *a)
-{
-	char msg[256];
-
-	snprintf(msg, sizeof(msg), fmt, a);
-	return log_err_set(y->err, -EINVAL, "%s:%lu:%lu: %s", y->file,
-			   (unsigned long)n->start_mark.line + 1,
-			   (unsigned long)n->start_mark.column + 1, msg);
-}
-
-static const char *yscalar(const yaml_node_t *n)
-{
-	return n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-static int ylist(struct yctx *y, const char *key, yaml_node_t *n, struct mirror_list *l)
+static int ylist(struct ydoc *y, const char *key, yaml_node_t *n, struct mirror_list *l)
 {
 	yaml_node_item_t *it;
 	int r;
@@ -179,13 +159,13 @@ static int ylist(struct yctx *y, const char *key, yaml_node_t *n, struct mirror_
 	if (l->n) /* set on the command line or in the environment */
 		return 0;
 	if (n->type != YAML_SEQUENCE_NODE)
-		return yfail(y, n, "%s: expected a list", key);
+		return ydoc_fail(y, n, "%s: expected a list", key);
 	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
-		yaml_node_t *e = yaml_document_get_node(y->doc, *it);
-		const char *s = e ? yscalar(e) : NULL;
+		yaml_node_t *e = ydoc_node(y, *it);
+		const char *s = ydoc_scalar(e);
 
 		if (!s)
-			return yfail(y, e ? e : n, "%s: items must be strings", key);
+			return ydoc_fail(y, e ? e : n, "%s: items must be strings", key);
 		r = mirror_list_add(l, s);
 		if (r < 0)
 			return log_err_set(y->err, r, "%s: out of memory", y->file);
@@ -195,48 +175,36 @@ static int ylist(struct yctx *y, const char *key, yaml_node_t *n, struct mirror_
 
 static int from_yaml(struct mirror_opts *o, struct log_err *err)
 {
-	yaml_parser_t parser;
-	yaml_document_t doc;
+	struct ydoc y;
 	yaml_node_t *root;
 	yaml_node_pair_t *pr;
 	struct strbuf text = STRBUF_INIT(1 << 20);
-	struct yctx y = {o->config_file, err, &doc};
 	int r;
 
 	r = sb_read_file(&text, o->config_file);
 	if (r < 0)
 		return log_err_set(err, r, "%s: %s", o->config_file, strerror(-r));
-	if (!yaml_parser_initialize(&parser)) {
-		sb_free(&text);
-		return log_err_set(err, -ENOMEM, "out of memory");
-	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text.buf, text.len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		r = log_err_set(err, -EINVAL, "%s:%lu:%lu: %s", o->config_file,
-				(unsigned long)parser.problem_mark.line + 1,
-				(unsigned long)parser.problem_mark.column + 1,
-				parser.problem ? parser.problem : "YAML error");
-		yaml_parser_delete(&parser);
+	r = ydoc_load(&y, o->config_file, text.buf, text.len, err);
+	if (r < 0) {
 		sb_free(&text);
 		return r;
 	}
-	r = 0;
-	root = yaml_document_get_root_node(&doc);
+	root = ydoc_root(&y);
 	if (!root)
 		goto out; /* empty file */
 	if (root->type != YAML_MAPPING_NODE) {
-		r = yfail(&y, root, "%s", "expected a mapping of options");
+		r = ydoc_fail(&y, root, "expected a mapping of options");
 		goto out;
 	}
 	for (pr = root->data.mapping.pairs.start; r == 0 && pr < root->data.mapping.pairs.top;
 	     pr++) {
-		yaml_node_t *kn = yaml_document_get_node(&doc, pr->key);
-		yaml_node_t *vn = yaml_document_get_node(&doc, pr->value);
-		const char *k = kn ? yscalar(kn) : NULL, *v = vn ? yscalar(vn) : NULL;
+		yaml_node_t *kn = ydoc_node(&y, pr->key);
+		yaml_node_t *vn = ydoc_node(&y, pr->value);
+		const char *k = ydoc_scalar(kn), *v = ydoc_scalar(vn);
 		char what[128];
 
 		if (!k || !vn) {
-			r = yfail(&y, kn ? kn : root, "%s", "keys must be strings");
+			r = ydoc_fail(&y, kn ? kn : root, "keys must be strings");
 			break;
 		}
 		snprintf(what, sizeof(what), "%s:%lu:%lu: %s", o->config_file,
@@ -247,7 +215,7 @@ static int from_yaml(struct mirror_opts *o, struct log_err *err)
 		} else if (!strcmp(k, "mirrorTargets")) {
 			r = ylist(&y, k, vn, &o->targets);
 		} else if (!v) {
-			r = yfail(&y, vn, "%s: expected a single value", k);
+			r = ydoc_fail(&y, vn, "%s: expected a single value", k);
 		} else if (!strcmp(k, "containerdRegistryConfigPath")) {
 			r = set_str(&o->config_path, v);
 		} else if (!strcmp(k, "dialTimeout")) {
@@ -259,14 +227,13 @@ static int from_yaml(struct mirror_opts *o, struct log_err *err)
 		} else if (!strcmp(k, "prependExisting")) {
 			r = set_bool(&o->prepend_existing, v, what, err);
 		} else {
-			r = yfail(&y, kn, "unknown option '%s'", k);
+			r = ydoc_fail(&y, kn, "unknown option '%s'", k);
 		}
 		if (r == -ENOMEM)
 			log_err_set(err, r, "out of memory");
 	}
 out:
-	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
+	ydoc_free(&y);
 	sb_free(&text);
 	return r;
 }

@@ -14,7 +14,6 @@
 #include "rules/rules.h"
 
 #define RULES_FILE_MAX	     (1u << 20) /* bytes per rules file */
-#define RULES_NODE_BUDGET    10000000 /* YAML nodes and key comparisons per document (alias bombs) */
 #define RULES_TEMPLATE_OUT   (1u << 20) /* bytes a template may expand to */
 #define RULES_TEMPLATE_DEPTH 16		/* nested ranges */
 #define RULES_RULE_LABELS    4096 /* labels one rule may produce (a features.d file holds 64 KiB) */

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "goregex/goregex.h"
+#include "ydoc/ydoc.h"
 #include "rules/rules_internal.h"
 
 static const struct {
@@ -150,10 +151,9 @@ bool rules_feature_supported(const char *feature)
 /* ------------------------------------------------------------------ YAML */
 
 struct ctx {
-	const char *file;     /* name for messages */
-	yaml_document_t *doc; /* current document */
-	struct log_err *err;  /* where errors go */
-	long budget;	      /* nodes left to visit */
+	struct ydoc *y;	     /* current document (pkg/ydoc: limits, lookups, messages) */
+	const char *file;    /* name for messages */
+	struct log_err *err; /* where errors go */
 };
 
 static int at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
@@ -167,43 +167,34 @@ static int at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return log_err_set(c->err, -EINVAL, "%s:%zu:%zu: %s", c->file, n->start_mark.line + 1,
-			   n->start_mark.column + 1, msg);
+	ydoc_fail(c->y, n, "%s", msg);
+	return -EINVAL;
 }
 
 yaml_node_t *rules_node(struct ctx *c, int i)
 {
-	return yaml_document_get_node(c->doc, i);
+	return ydoc_node(c->y, i);
 }
 
 static bool visit(struct ctx *c)
 {
-	return --c->budget >= 0;
+	return ydoc_visit(c->y);
 }
 
 static bool is_null(const yaml_node_t *n)
 {
-	const char *v;
-
-	if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-		return false;
-	v = (const char *)n->data.scalar.value;
-	return !*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
-	       !strcmp(v, "NULL");
+	return ydoc_is_null(n);
 }
 
 static const char *kind_name(const yaml_node_t *n)
 {
-	if (n->type == YAML_MAPPING_NODE)
-		return "a mapping";
-	if (n->type == YAML_SEQUENCE_NODE)
-		return "a list";
-	return is_null(n) ? "null" : "a string";
+	return ydoc_kind(n);
 }
 
 /* A scalar that is not null, as a string (borrowed). */
 static int want_string(struct ctx *c, const yaml_node_t *n, const char *what, const char **out)
 {
+	*out = "";
 	if (n->type != YAML_SCALAR_NODE || is_null(n))
 		return at(c, n, "%s must be a string, not %s", what, kind_name(n));
 	*out = (const char *)n->data.scalar.value;
@@ -218,37 +209,14 @@ static int want_type(struct ctx *c, const yaml_node_t *n, yaml_node_type_t t, co
 	return 0;
 }
 
-static int map_check(struct ctx *c, const yaml_node_t *m);
-
 /* A mapping with string keys, each once. */
 static int want_map(struct ctx *c, const yaml_node_t *n, const char *what)
 {
 	int rc = want_type(c, n, YAML_MAPPING_NODE, what);
 
-	return rc < 0 ? rc : map_check(c, n);
-}
-
-/* Mapping iteration with duplicate-key detection. */
-static int map_check(struct ctx *c, const yaml_node_t *m)
-{
-	yaml_node_pair_t *p, *q;
-
-	for (p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = rules_node(c, p->key);
-
-		if (!visit(c))
-			return at(c, m, "document too complex");
-		if (k->type != YAML_SCALAR_NODE)
-			return at(c, k, "mapping key must be a string, not %s", kind_name(k));
-		for (q = m->data.mapping.pairs.start; q < p; q++)
-			if (visit(c) &&
-			    !strcmp((const char *)rules_node(c, q->key)->data.scalar.value,
-				    (const char *)k->data.scalar.value))
-				return at(c, k, "duplicate key '%s'", k->data.scalar.value);
-		if (c->budget < 0)
-			return at(c, m, "document too complex");
-	}
-	return 0;
+	if (rc == 0 && ydoc_check_map(c->y, n) < 0)
+		rc = -EINVAL;
+	return rc;
 }
 
 static const char *key_of(struct ctx *c, const yaml_node_pair_t *p)
@@ -256,15 +224,10 @@ static const char *key_of(struct ctx *c, const yaml_node_pair_t *p)
 	return (const char *)rules_node(c, p->key)->data.scalar.value;
 }
 
-/* The value of key in mapping m, or NULL. */
+/* The value of key in mapping m (checked by want_map), or NULL. */
 static yaml_node_t *map_get(struct ctx *c, const yaml_node_t *m, const char *key)
 {
-	yaml_node_pair_t *p;
-
-	for (p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++)
-		if (!strcmp(key_of(c, p), key))
-			return rules_node(c, p->value);
-	return NULL;
+	return ydoc_get(c->y, m, key);
 }
 
 static void skip_rule(struct rule *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -630,7 +593,7 @@ static int add_rule(struct rules *rs, struct rule *r)
 /* One document into tmp (a scratch rule list). 0, or error. */
 static int parse_doc(struct ctx *c, struct rules *tmp)
 {
-	yaml_node_t *root = yaml_document_get_root_node(c->doc), *v, *spec, *list;
+	yaml_node_t *root = ydoc_root(c->y), *v, *spec, *list;
 	yaml_node_item_t *it;
 	const char *s;
 	int rc;
@@ -694,35 +657,22 @@ int rules_load_buffer(struct rules *rs, const char *name, const char *buf, size_
 		      struct log_err *err)
 {
 	struct rules tmp = {0};
-	yaml_parser_t parser;
-	yaml_document_t doc;
-	struct ctx c = {.file = name, .doc = &doc, .err = err};
-	int rc = 0;
+	struct ydoc_stream st;
+	struct ydoc y;
+	struct ctx c = {.y = &y, .file = name, .err = err};
+	int rc;
 	size_t i;
 
-	if (!yaml_parser_initialize(&parser))
-		return log_err_set(err, -ENOMEM, "out of memory");
-	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-	for (;;) {
-		bool end;
-
-		if (!yaml_parser_load(&parser, &doc)) {
-			rc = log_err_set(
-			    err, -EINVAL, "%s:%zu:%zu: %s%s%s", name, parser.problem_mark.line + 1,
-			    parser.problem_mark.column + 1,
-			    parser.problem ? parser.problem : "YAML error",
-			    parser.context ? " " : "", parser.context ? parser.context : "");
-			break;
-		}
-		end = !yaml_document_get_root_node(&doc);
-		c.budget = RULES_NODE_BUDGET;
-		if (!end)
-			rc = parse_doc(&c, &tmp);
-		yaml_document_delete(&doc);
-		if (end || rc < 0)
+	rc = ydoc_stream_open(&st, name, buf, len, err);
+	if (rc < 0)
+		return rc;
+	while ((rc = ydoc_stream_next(&st, &y)) > 0) {
+		rc = parse_doc(&c, &tmp);
+		ydoc_free(&y);
+		if (rc < 0)
 			break;
 	}
-	yaml_parser_delete(&parser);
+	ydoc_stream_close(&st);
 	if (rc < 0) {
 		for (i = 0; i < tmp.n; i++)
 			rule_free(&tmp.r[i]);

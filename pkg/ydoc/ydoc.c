@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* ydoc: libyaml documents loaded within limits, and the lookups every reader of YAML needs. */
+#include "ydoc/ydoc.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* "file:line:col: problem context" for a libyaml parser error. */
+static int parser_fail(const yaml_parser_t *p, const char *file, struct log_err *err)
+{
+	if (p->error == YAML_MEMORY_ERROR)
+		return log_err_set(err, -ENOMEM, "%s: out of memory", file);
+	return log_err_set(err, -EINVAL, "%s:%zu:%zu: %s%s%s", file, p->problem_mark.line + 1,
+			   p->problem_mark.column + 1, p->problem ? p->problem : "YAML error",
+			   p->context ? " " : "", p->context ? p->context : "");
+}
+
+/* One pass over the events: nesting, nodes and aliases within the limits. */
+static int prescan(const char *file, const char *buf, size_t len, struct log_err *err)
+{
+	yaml_parser_t p;
+	yaml_event_t ev;
+	long depth = 0, nodes = 0, aliases = 0;
+	int r = 0;
+
+	if (!yaml_parser_initialize(&p))
+		return log_err_set(err, -ENOMEM, "%s: out of memory", file);
+	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
+	for (;;) {
+		const char *over = NULL;
+
+		if (!yaml_parser_parse(&p, &ev)) {
+			r = parser_fail(&p, file, err);
+			break;
+		}
+		switch (ev.type) {
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			if (++depth > YDOC_MAX_DEPTH)
+				over = "nested deeper than 64";
+			/* fall through */
+		case YAML_SCALAR_EVENT:
+			if (++nodes > YDOC_MAX_NODES)
+				over = "more than 1000000 nodes";
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			depth--;
+			break;
+		case YAML_ALIAS_EVENT:
+			if (++aliases > YDOC_MAX_ALIASES)
+				over = "more than 10000 aliases";
+			break;
+		default:
+			break;
+		}
+		if (over)
+			r = log_err_set(err, -EINVAL, "%s:%zu:%zu: %s", file,
+					ev.start_mark.line + 1, ev.start_mark.column + 1, over);
+		if (over || ev.type == YAML_STREAM_END_EVENT) {
+			yaml_event_delete(&ev);
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&p);
+	return r;
+}
+
+int ydoc_stream_open(struct ydoc_stream *s, const char *file, const char *buf, size_t len,
+		     struct log_err *err)
+{
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	r = prescan(file, buf, len, err);
+	if (r < 0)
+		return r;
+	if (!yaml_parser_initialize(&s->parser))
+		return log_err_set(err, -ENOMEM, "%s: out of memory", file);
+	yaml_parser_set_input_string(&s->parser, (const unsigned char *)buf, len);
+	s->file = file;
+	s->err = err;
+	return 0;
+}
+
+int ydoc_stream_next(struct ydoc_stream *s, struct ydoc *d)
+{
+	memset(d, 0, sizeof(*d));
+	if (s->done)
+		return 0;
+	if (!yaml_parser_load(&s->parser, &d->doc)) {
+		s->done = true;
+		return parser_fail(&s->parser, s->file, s->err);
+	}
+	d->file = s->file;
+	d->err = s->err;
+	d->budget = YDOC_BUDGET;
+	if (!yaml_document_get_root_node(&d->doc)) { /* libyaml's end of stream */
+		yaml_document_delete(&d->doc);
+		memset(d, 0, sizeof(*d));
+		s->done = true;
+		return 0;
+	}
+	return 1;
+}
+
+void ydoc_stream_close(struct ydoc_stream *s)
+{
+	if (s->file)
+		yaml_parser_delete(&s->parser);
+	memset(s, 0, sizeof(*s));
+}
+
+int ydoc_load(struct ydoc *d, const char *file, const char *buf, size_t len, struct log_err *err)
+{
+	struct ydoc_stream s;
+	int r = ydoc_stream_open(&s, file, buf, len, err);
+
+	memset(d, 0, sizeof(*d));
+	if (r < 0)
+		return r;
+	r = ydoc_stream_next(&s, d);
+	ydoc_stream_close(&s);
+	if (r == 0) { /* empty input: an empty document */
+		d->file = file;
+		d->err = err;
+		d->budget = YDOC_BUDGET;
+		if (!yaml_document_initialize(&d->doc, NULL, NULL, NULL, 1, 1))
+			return log_err_set(err, -ENOMEM, "%s: out of memory", file);
+	}
+	return r < 0 ? r : 0;
+}
+
+void ydoc_free(struct ydoc *d)
+{
+	if (d->file)
+		yaml_document_delete(&d->doc);
+	memset(d, 0, sizeof(*d));
+}
+
+yaml_node_t *ydoc_root(struct ydoc *d)
+{
+	return yaml_document_get_root_node(&d->doc);
+}
+
+yaml_node_t *ydoc_node(struct ydoc *d, int id)
+{
+	return yaml_document_get_node(&d->doc, id);
+}
+
+bool ydoc_visit(struct ydoc *d)
+{
+	return --d->budget >= 0;
+}
+
+bool ydoc_is_null(const yaml_node_t *n)
+{
+	const char *v;
+
+	if (!n || n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return false;
+	v = (const char *)n->data.scalar.value;
+	return !*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
+	       !strcmp(v, "NULL");
+}
+
+const char *ydoc_scalar(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+const char *ydoc_kind(const yaml_node_t *n)
+{
+	if (n->type == YAML_MAPPING_NODE)
+		return "a mapping";
+	if (n->type == YAML_SEQUENCE_NODE)
+		return "a list";
+	return ydoc_is_null(n) ? "null" : "a string";
+}
+
+yaml_node_t *ydoc_get(struct ydoc *d, const yaml_node_t *map, const char *key)
+{
+	yaml_node_pair_t *p;
+
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		const char *k = ydoc_scalar(ydoc_node(d, p->key));
+
+		if (!ydoc_visit(d))
+			return NULL;
+		if (k && !strcmp(k, key))
+			return ydoc_node(d, p->value);
+	}
+	return NULL;
+}
+
+int ydoc_check_map(struct ydoc *d, const yaml_node_t *m)
+{
+	yaml_node_pair_t *p, *q;
+
+	for (p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = ydoc_node(d, p->key);
+
+		if (!ydoc_visit(d))
+			return ydoc_fail(d, m, "document too complex");
+		if (k->type != YAML_SCALAR_NODE)
+			return ydoc_fail(d, k, "mapping key must be a string, not %s",
+					 ydoc_kind(k));
+		for (q = m->data.mapping.pairs.start; q < p; q++)
+			if (ydoc_visit(d) &&
+			    !strcmp(ydoc_scalar(ydoc_node(d, q->key)), ydoc_scalar(k)))
+				return ydoc_fail(d, k, "duplicate key '%s'", ydoc_scalar(k));
+		if (d->budget < 0)
+			return ydoc_fail(d, m, "document too complex");
+	}
+	return 0;
+}
+
+int ydoc_fail(struct ydoc *d, const yaml_node_t *n, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return log_err_set(d->err, -EINVAL, "%s:%zu:%zu: %s", d->file, n->start_mark.line + 1,
+			   n->start_mark.column + 1, msg);
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* ydoc: the one libyaml walker: bounded loading, mappings, scalars, "file:line:col: what" errors.
+ */
+#ifndef NP_YDOC_H
+#define NP_YDOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <yaml.h>
+
+#include "log/log.h"
+
+/*
+ * Every YAML file we read (NodeFeatureRule files, kubeconfig, the mirror's
+ * config) goes through here. Loading is bounded before libyaml builds a
+ * document: the input's events are first scanned once, and nesting deeper
+ * than YDOC_MAX_DEPTH, more than YDOC_MAX_NODES nodes or YDOC_MAX_ALIASES
+ * aliases refuse the stream (file:line:col) before any cost that grows with
+ * them. Walking is bounded too: ydoc_visit spends a per-document budget, so
+ * an alias bomb (aliases are references, never copies) cannot make a walker
+ * loop for long. Nodes are libyaml's own (yaml_node_t), valid while their
+ * document is. (Named ydoc, not yaml: libyaml owns the yaml_ prefix.)
+ */
+
+#define YDOC_MAX_DEPTH	 64	  /* nested mappings and sequences */
+#define YDOC_MAX_NODES	 1000000  /* nodes in one stream */
+#define YDOC_MAX_ALIASES 10000	  /* aliases in one stream */
+#define YDOC_BUDGET	 10000000 /* ydoc_visit calls per document */
+
+/* One loaded document. */
+struct ydoc {
+	yaml_document_t doc; /* libyaml's document */
+	const char *file;    /* name in messages; borrowed from the stream */
+	struct log_err *err; /* where ydoc_fail writes; borrowed */
+	long budget;	     /* ydoc_visit calls left */
+};
+
+/* A stream of documents ("---" separated) being read from a buffer. */
+struct ydoc_stream {
+	yaml_parser_t parser;
+	const char *file;    /* borrowed */
+	struct log_err *err; /* borrowed */
+	bool done;	     /* the end was reached */
+};
+
+/*
+ * Open buf[0..len) (borrowed until ydoc_stream_close) named file in messages.
+ * Scans it first: bad YAML, or nesting, nodes or aliases over the limits,
+ * give -EINVAL with err "file:line:col: what". -ENOMEM. On error nothing
+ * needs closing.
+ */
+int ydoc_stream_open(struct ydoc_stream *s, const char *file, const char *buf, size_t len,
+		     struct log_err *err);
+
+/*
+ * Load the next document into d: 1 when loaded (free with ydoc_free), 0 at
+ * the end of the stream, -EINVAL (err: file:line:col) or -ENOMEM.
+ */
+int ydoc_stream_next(struct ydoc_stream *s, struct ydoc *d);
+
+/* Release the stream (not its documents). */
+void ydoc_stream_close(struct ydoc_stream *s);
+
+/*
+ * The first document of buf into d (an empty input gives an empty document):
+ * ydoc_stream_open + ydoc_stream_next in one. 0 (free d with ydoc_free),
+ * -EINVAL with err set, -ENOMEM.
+ */
+int ydoc_load(struct ydoc *d, const char *file, const char *buf, size_t len, struct log_err *err);
+
+/* Free what d holds. */
+void ydoc_free(struct ydoc *d);
+
+/* The root node, or NULL for an empty document. */
+yaml_node_t *ydoc_root(struct ydoc *d);
+
+/* Node id of d (from a pair or an item), or NULL. */
+yaml_node_t *ydoc_node(struct ydoc *d, int id);
+
+/* Spend one unit of d's walking budget: false once it is used up. */
+bool ydoc_visit(struct ydoc *d);
+
+/* True for a plain null scalar: "", "~", "null", "Null", "NULL". */
+bool ydoc_is_null(const yaml_node_t *n);
+
+/* The text of a scalar node (borrowed), or NULL for another node or NULL. */
+const char *ydoc_scalar(const yaml_node_t *n);
+
+/* "a mapping", "a list", "null" or "a string": what n is, for messages. */
+const char *ydoc_kind(const yaml_node_t *n);
+
+/* The value of key in mapping map (first match), or NULL (absent, or map is not a mapping). */
+yaml_node_t *ydoc_get(struct ydoc *d, const yaml_node_t *map, const char *key);
+
+/*
+ * Check that mapping m has scalar keys, each once: 0, or -EINVAL with
+ * "file:line:col: duplicate key 'k'" (or a non-string key, or "document too
+ * complex" when the budget runs out).
+ */
+int ydoc_check_map(struct ydoc *d, const yaml_node_t *m);
+
+/* Set d->err to "file:line:col: <fmt...>" at node n; returns -EINVAL. */
+int ydoc_fail(struct ydoc *d, const yaml_node_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

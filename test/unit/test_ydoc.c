@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests for pkg/ydoc: streams, lookups, messages, and the limits checked before loading. */
+#include <errno.h>
+
+#include "harness.h"
+#include "strbuf/strbuf.h"
+#include "ydoc/ydoc.h"
+
+static int load(struct ydoc *d, const char *text, struct log_err *err)
+{
+	return ydoc_load(d, "t.yaml", text, strlen(text), err);
+}
+
+TEST(mappings_scalars_and_kinds)
+{
+	struct log_err err = {0};
+	struct ydoc d;
+	yaml_node_t *root, *v;
+
+	REQUIRE_INT(load(&d, "a: 1\nb: [x, y]\nc: {d: e}\nn: ~\n", &err), 0);
+	root = ydoc_root(&d);
+	REQUIRE(root);
+	CHECK_INT(ydoc_check_map(&d, root), 0);
+	CHECK_STR(ydoc_scalar(ydoc_get(&d, root, "a")), "1");
+	v = ydoc_get(&d, root, "b");
+	REQUIRE(v);
+	CHECK_STR(ydoc_kind(v), "a list");
+	CHECK_STR(ydoc_scalar(ydoc_node(&d, v->data.sequence.items.start[1])), "y");
+	CHECK_STR(ydoc_kind(ydoc_get(&d, root, "c")), "a mapping");
+	CHECK(ydoc_is_null(ydoc_get(&d, root, "n")));
+	CHECK(ydoc_get(&d, root, "zz") == NULL);
+	CHECK(ydoc_get(&d, v, "a") == NULL); /* not a mapping */
+	CHECK(ydoc_scalar(v) == NULL);
+	ydoc_free(&d);
+}
+
+TEST(errors_name_file_line_column)
+{
+	struct log_err err = {0};
+	struct ydoc d;
+
+	REQUIRE_INT(load(&d, "a: 1\nb:\n  c: 2\n  c: 3\n", &err), 0);
+	CHECK_INT(ydoc_check_map(&d, ydoc_get(&d, ydoc_root(&d), "b")), -EINVAL);
+	CHECK_STR(err.msg, "t.yaml:4:3: duplicate key 'c'");
+	ydoc_free(&d);
+	CHECK_INT(load(&d, "a: [1, 2\n", &err), -EINVAL);
+	CHECK(strncmp(err.msg, "t.yaml:2:1: did not find expected ',' or ']'", 44) == 0);
+}
+
+TEST(empty_input_is_an_empty_document)
+{
+	struct log_err err = {0};
+	struct ydoc d;
+
+	REQUIRE_INT(load(&d, "", &err), 0);
+	CHECK(ydoc_root(&d) == NULL);
+	ydoc_free(&d);
+}
+
+TEST(stream_of_documents)
+{
+	static const char text[] = "a: 1\n---\nb: 2\n---\n";
+	struct log_err err = {0};
+	struct ydoc_stream s;
+	struct ydoc d;
+	int n = 0, r;
+
+	REQUIRE_INT(ydoc_stream_open(&s, "t.yaml", text, strlen(text), &err), 0);
+	while ((r = ydoc_stream_next(&s, &d)) > 0) {
+		n++;
+		if (n == 3) /* a "---" with nothing after it starts a null document */
+			CHECK(ydoc_is_null(ydoc_root(&d)));
+		ydoc_free(&d);
+	}
+	CHECK_INT(r, 0);
+	CHECK_INT(n, 3);
+	ydoc_stream_close(&s);
+}
+
+/* Nesting is refused before a document is built, with the place of the first level too deep. */
+TEST(depth_limit_before_loading)
+{
+	struct strbuf sb = STRBUF_INIT(1 << 20);
+	struct log_err err = {0};
+	struct ydoc d;
+	int i;
+
+	for (i = 0; i < 100000; i++)
+		sb_addch(&sb, '[');
+	CHECK_INT(load(&d, sb.buf, &err), -EINVAL);
+	CHECK_STR(err.msg, "t.yaml:1:65: nested deeper than 64");
+	sb_reset(&sb);
+	for (i = 0; i < 64; i++)
+		sb_addch(&sb, '[');
+	for (i = 0; i < 64; i++)
+		sb_addch(&sb, ']');
+	CHECK_INT(load(&d, sb.buf, &err), 0);
+	ydoc_free(&d);
+	sb_free(&sb);
+}
+
+/* A billion-laughs document: its aliases are counted and refused, never expanded. */
+TEST(alias_bomb_refused)
+{
+	struct strbuf sb = STRBUF_INIT(1 << 20);
+	struct log_err err = {0};
+	struct ydoc d;
+	int i, j;
+
+	sb_add(&sb, "a0: &a0 [x]\n");
+	for (i = 1; i < 12; i++) {
+		sb_addf(&sb, "a%d: &a%d [", i, i);
+		for (j = 0; j < 10; j++)
+			sb_addf(&sb, "%s*a%d", j ? ", " : "", i - 1);
+		sb_add(&sb, "]\n");
+	}
+	CHECK_INT(load(&d, sb.buf, &err), 0); /* 110 aliases: loaded, references only */
+	ydoc_free(&d);
+	sb_reset(&sb);
+	sb_add(&sb, "a: &a x\nb: [");
+	for (i = 0; i < YDOC_MAX_ALIASES + 1; i++)
+		sb_add(&sb, "*a, ");
+	sb_add(&sb, "]\n");
+	CHECK_INT(load(&d, sb.buf, &err), -EINVAL);
+	CHECK(strstr(err.msg, "more than 10000 aliases") != NULL);
+	sb_free(&sb);
+}
