@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* probe_source_dt: the devicetree feature source (blob or live tree -> labels and dt.* features). */
+/* probe_source_dt: the devicetree feature source (blob or live tree -> labels, dt.* features). */
 #include <errno.h>
 #include <stdio.h>
 
