@@ -2,6 +2,7 @@
 /* fsutil: atomic publish of files other daemons read, safe path components, mkdir -p. */
 #include "fsutil/fsutil.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -180,4 +181,133 @@ bool fs_is_dir(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* ---- trees (pkg/mirror's _backup/ and restores) ---- */
+
+/* rm -rf dfd/name (does not follow symlinks). */
+static int remove_tree_at(int dfd, const char *name)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, r = 0;
+
+	if (unlinkat(dfd, name, 0) == 0)
+		return 0;
+	if (errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -errno;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	while (r == 0 && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		r = remove_tree_at(dirfd(d), de->d_name);
+	}
+	closedir(d);
+	if (r == 0 && unlinkat(dfd, name, AT_REMOVEDIR) < 0)
+		r = -errno;
+	return r;
+}
+
+int fs_remove_tree(const char *dir, const char *name, struct log_err *err)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
+
+	if (dfd < 0)
+		return log_err_set(err, -errno, "%s: %s", dir, strerror(errno));
+	r = remove_tree_at(dfd, name);
+	close(dfd);
+	if (r < 0)
+		return log_err_set(err, r, "%s/%s: cannot remove: %s", dir, name, strerror(-r));
+	log_info("removed %s/%s", dir, name);
+	return 0;
+}
+
+/* Sorted entry names of dir except "." and ".."; *names freed with fs_names_free. */
+int fs_list_dir(const char *dir, char ***names, size_t *n, struct log_err *err)
+{
+	struct dirent **ents = NULL;
+	int i, cnt = scandir(dir, &ents, NULL, alphasort), k = 0;
+
+	*names = NULL;
+	*n = 0;
+	if (cnt < 0)
+		return log_err_set(err, -errno, "%s: %s", dir, strerror(errno));
+	*names = calloc((size_t)cnt + 1, sizeof(char *));
+	for (i = 0; i < cnt; i++) {
+		if (*names && strcmp(ents[i]->d_name, ".") && strcmp(ents[i]->d_name, ".."))
+			(*names)[k++] = strdup(ents[i]->d_name);
+		free(ents[i]);
+	}
+	free(ents);
+	if (!*names)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	for (i = 0; i < k; i++)
+		if (!(*names)[i])
+			return log_err_set(err, -ENOMEM, "out of memory");
+	*n = (size_t)k;
+	return 0;
+}
+
+void fs_names_free(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int fs_path_join(char *out, size_t size, const char *a, const char *b, struct log_err *err)
+{
+	if ((size_t)snprintf(out, size, "%s/%s", a, b) >= size)
+		return log_err_set(err, -ENAMETOOLONG, "%s/%s: path too long", a, b);
+	return 0;
+}
+
+int fs_move_entry(const char *from_dir, const char *to_dir, const char *name, struct log_err *err)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+
+	if (fs_path_join(a, sizeof(a), from_dir, name, err) < 0 ||
+	    fs_path_join(b, sizeof(b), to_dir, name, err) < 0)
+		return err ? err->code : -ENAMETOOLONG;
+	if (rename(a, b) < 0)
+		return log_err_set(err, -errno, "cannot move %s to %s: %s", a, b, strerror(errno));
+	log_info("moved %s to %s", a, b);
+	return 0;
+}
+
+/* Move every entry of from into to (both in base). */
+int fs_move_all(const char *from, const char *to, struct log_err *err)
+{
+	char **names;
+	size_t n, i;
+	int r = fs_list_dir(from, &names, &n, err);
+
+	for (i = 0; r == 0 && i < n; i++)
+		r = fs_move_entry(from, to, names[i], err);
+	fs_names_free(names, n);
+	return r;
+}
+
+int fs_mkdir_if_missing(const char *path, struct log_err *err)
+{
+	if (mkdir(path, 0755) == 0) {
+		chmod(path, 0755); /* whatever the umask */
+		log_info("created %s", path);
+		return 0;
+	}
+	if (errno == EEXIST && fs_is_dir(path))
+		return 0;
+	return log_err_set(err, -errno, "%s: cannot create directory: %s", path, strerror(errno));
 }

@@ -37,4 +37,36 @@ int fs_mkdir_p(const char *path, mode_t mode);
 /* True if path exists and is a directory (follows symlinks). */
 bool fs_is_dir(const char *path);
 
+/*
+ * rm -rf dir/name, never following a symlink (a link is removed, not its
+ * target). A missing name is success. Returns 0 or -errno with err
+ * "<dir>/<name>: cannot remove: <reason>"; logs what it removed (info).
+ */
+int fs_remove_tree(const char *dir, const char *name, struct log_err *err);
+
+/*
+ * The entry names of dir except "." and "..", sorted (alphasort), in a new
+ * array *names of *n strings: free with fs_names_free. Returns 0 or -errno
+ * with err "<dir>: <reason>".
+ */
+int fs_list_dir(const char *dir, char ***names, size_t *n, struct log_err *err);
+
+/* Free an array from fs_list_dir (NULL allowed). */
+void fs_names_free(char **names, size_t n);
+
+/* "<a>/<b>" into out (size bytes): 0, or -ENAMETOOLONG with err "<a>/<b>: path too long". */
+int fs_path_join(char *out, size_t size, const char *a, const char *b, struct log_err *err);
+
+/* rename from_dir/name to to_dir/name: 0 or -errno with err naming both paths. */
+int fs_move_entry(const char *from_dir, const char *to_dir, const char *name, struct log_err *err);
+
+/* Move every entry of from into to (fs_move_entry each, in sorted order): 0 or the first error. */
+int fs_move_all(const char *from, const char *to, struct log_err *err);
+
+/*
+ * mkdir path with mode 0755 whatever the umask, unless it already is a
+ * directory: 0, or -errno with err "<path>: cannot create directory: <reason>".
+ */
+int fs_mkdir_if_missing(const char *path, struct log_err *err);
+
 #endif

@@ -19,136 +19,6 @@
 #include "toml/toml.h"
 #include "mirror/mirror_internal.h"
 
-/* ---- file system helpers ---- */
-
-/* rm -rf dfd/name (does not follow symlinks). */
-static int remove_tree_at(int dfd, const char *name)
-{
-	struct dirent *de;
-	DIR *d;
-	int fd, r = 0;
-
-	if (unlinkat(dfd, name, 0) == 0)
-		return 0;
-	if (errno == ENOENT)
-		return 0;
-	if (errno != EISDIR && errno != EPERM)
-		return -errno;
-	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	while (r == 0 && (de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		r = remove_tree_at(dirfd(d), de->d_name);
-	}
-	closedir(d);
-	if (r == 0 && unlinkat(dfd, name, AT_REMOVEDIR) < 0)
-		r = -errno;
-	return r;
-}
-
-static int remove_tree(const char *dir, const char *name, struct log_err *err)
-{
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
-
-	if (dfd < 0)
-		return log_err_set(err, -errno, "%s: %s", dir, strerror(errno));
-	r = remove_tree_at(dfd, name);
-	close(dfd);
-	if (r < 0)
-		return log_err_set(err, r, "%s/%s: cannot remove: %s", dir, name, strerror(-r));
-	log_info("removed %s/%s", dir, name);
-	return 0;
-}
-
-/* Sorted entry names of dir except "." and ".."; *names freed with free_names. */
-static int list_dir(const char *dir, char ***names, size_t *n, struct log_err *err)
-{
-	struct dirent **ents = NULL;
-	int i, cnt = scandir(dir, &ents, NULL, alphasort), k = 0;
-
-	*names = NULL;
-	*n = 0;
-	if (cnt < 0)
-		return log_err_set(err, -errno, "%s: %s", dir, strerror(errno));
-	*names = calloc((size_t)cnt + 1, sizeof(char *));
-	for (i = 0; i < cnt; i++) {
-		if (*names && strcmp(ents[i]->d_name, ".") && strcmp(ents[i]->d_name, ".."))
-			(*names)[k++] = strdup(ents[i]->d_name);
-		free(ents[i]);
-	}
-	free(ents);
-	if (!*names)
-		return log_err_set(err, -ENOMEM, "out of memory");
-	for (i = 0; i < k; i++)
-		if (!(*names)[i])
-			return log_err_set(err, -ENOMEM, "out of memory");
-	*n = (size_t)k;
-	return 0;
-}
-
-static void free_names(char **names, size_t n)
-{
-	size_t i;
-
-	for (i = 0; names && i < n; i++)
-		free(names[i]);
-	free(names);
-}
-
-static int path_join(char *out, size_t size, const char *a, const char *b, struct log_err *err)
-{
-	if ((size_t)snprintf(out, size, "%s/%s", a, b) >= size)
-		return log_err_set(err, -ENAMETOOLONG, "%s/%s: path too long", a, b);
-	return 0;
-}
-
-static int move_entry(const char *from_dir, const char *to_dir, const char *name,
-		      struct log_err *err)
-{
-	char a[PATH_MAX], b[PATH_MAX];
-
-	if (path_join(a, sizeof(a), from_dir, name, err) < 0 ||
-	    path_join(b, sizeof(b), to_dir, name, err) < 0)
-		return err ? err->code : -ENAMETOOLONG;
-	if (rename(a, b) < 0)
-		return log_err_set(err, -errno, "cannot move %s to %s: %s", a, b, strerror(errno));
-	log_info("moved %s to %s", a, b);
-	return 0;
-}
-
-/* Move every entry of from into to (both in base). */
-static int move_all(const char *from, const char *to, struct log_err *err)
-{
-	char **names;
-	size_t n, i;
-	int r = list_dir(from, &names, &n, err);
-
-	for (i = 0; r == 0 && i < n; i++)
-		r = move_entry(from, to, names[i], err);
-	free_names(names, n);
-	return r;
-}
-
-static int mkdir_if_missing(const char *path, struct log_err *err)
-{
-	if (mkdir(path, 0755) == 0) {
-		chmod(path, 0755); /* whatever the umask */
-		log_info("created %s", path);
-		return 0;
-	}
-	if (errno == EEXIST && fs_is_dir(path))
-		return 0;
-	return log_err_set(err, -errno, "%s: cannot create directory: %s", path, strerror(errno));
-}
-
 /*
  * Finish an interrupted cleanup: the entries still in RESTORING go back to
  * base, then RESTORING is removed.
@@ -158,11 +28,11 @@ static int finish_restore(const char *base, struct log_err *err)
 	char rest[PATH_MAX];
 	int r;
 
-	if (path_join(rest, sizeof(rest), base, RESTORING, err) < 0)
+	if (fs_path_join(rest, sizeof(rest), base, RESTORING, err) < 0)
 		return err ? err->code : -ENAMETOOLONG;
 	if (!fs_is_dir(rest))
 		return 0;
-	r = move_all(rest, base, err);
+	r = fs_move_all(rest, base, err);
 	if (r == 0 && rmdir(rest) < 0)
 		r = log_err_set(err, -errno, "%s: %s", rest, strerror(errno));
 	return r;
@@ -179,19 +49,19 @@ static int backup(const char *base, struct log_err *err)
 	size_t n, i;
 	int r;
 
-	if (path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0 ||
-	    path_join(tmp, sizeof(tmp), base, BACKING_UP, err) < 0)
+	if (fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0 ||
+	    fs_path_join(tmp, sizeof(tmp), base, BACKING_UP, err) < 0)
 		return err ? err->code : -ENAMETOOLONG;
 	if (fs_is_dir(bak))
 		return 0;
-	r = mkdir_if_missing(tmp, err);
+	r = fs_mkdir_if_missing(tmp, err);
 	if (r < 0)
 		return r;
-	r = list_dir(base, &names, &n, err);
+	r = fs_list_dir(base, &names, &n, err);
 	for (i = 0; r == 0 && i < n; i++)
 		if (strcmp(names[i], BACKING_UP) != 0)
-			r = move_entry(base, tmp, names[i], err);
-	free_names(names, n);
+			r = fs_move_entry(base, tmp, names[i], err);
+	fs_names_free(names, n);
 	if (r == 0 && rename(tmp, bak) < 0)
 		r = log_err_set(err, -errno, "cannot rename %s to %s: %s", tmp, bak,
 				strerror(errno));
@@ -213,7 +83,7 @@ struct want {
 static int read_secret(const char *dir, const char *name, struct strbuf *sb, char *path,
 		       struct log_err *err)
 {
-	int r = path_join(path, PATH_MAX, dir, name, err);
+	int r = fs_path_join(path, PATH_MAX, dir, name, err);
 
 	if (r == 0)
 		r = sb_read_file(sb, path);
@@ -454,27 +324,27 @@ static int sync_dir(const char *dst, const char *src, const struct strbuf *hosts
 		if (unlink(dst) < 0)
 			return log_err_set(err, -errno, "%s: %s", dst, strerror(errno));
 	}
-	r = mkdir_if_missing(dst, err);
+	r = fs_mkdir_if_missing(dst, err);
 	if (r < 0)
 		return r;
-	r = list_dir(dst, &names, &n, err);
+	r = fs_list_dir(dst, &names, &n, err);
 	for (i = 0; r == 0 && i < n; i++) {
 		bool keep = false;
 
 		if (hosts && !strcmp(names[i], HOSTS_TOML)) {
 			keep = true;
 		} else if (src && strcmp(names[i], HOSTS_TOML) != 0) {
-			r = path_join(a, sizeof(a), src, names[i], err);
+			r = fs_path_join(a, sizeof(a), src, names[i], err);
 			if (r == 0)
-				r = path_join(b, sizeof(b), dst, names[i], err);
+				r = fs_path_join(b, sizeof(b), dst, names[i], err);
 			if (r == 0 && lstat(b, &dstt) == 0 &&
 			    copy_kind(a, &sst) == (dstt.st_mode & S_IFMT))
 				keep = true;
 		}
 		if (r == 0 && !keep)
-			r = remove_tree(dst, names[i], err);
+			r = fs_remove_tree(dst, names[i], err);
 	}
-	free_names(names, n);
+	fs_names_free(names, n);
 	if (r < 0)
 		return r;
 	if (hosts) {
@@ -486,13 +356,13 @@ static int sync_dir(const char *dst, const char *src, const struct strbuf *hosts
 	}
 	if (!src)
 		return 0;
-	r = list_dir(src, &names, &n, err);
+	r = fs_list_dir(src, &names, &n, err);
 	for (i = 0; r == 0 && i < n; i++) {
 		if (!strcmp(names[i], HOSTS_TOML))
 			continue;
-		r = path_join(a, sizeof(a), src, names[i], err);
+		r = fs_path_join(a, sizeof(a), src, names[i], err);
 		if (r == 0)
-			r = path_join(b, sizeof(b), dst, names[i], err);
+			r = fs_path_join(b, sizeof(b), dst, names[i], err);
 		if (r < 0)
 			break;
 		kind = copy_kind(a, &sst);
@@ -516,7 +386,7 @@ static int sync_dir(const char *dst, const char *src, const struct strbuf *hosts
 			log_warn("%s: not a regular file or directory, not copied", a);
 		}
 	}
-	free_names(names, n);
+	fs_names_free(names, n);
 	return r < 0 ? r : 0;
 }
 
@@ -612,31 +482,31 @@ static int configure(const struct mirror_opts *o, struct log_err *err)
 	if (r < 0)
 		goto out;
 	/* Spegel's clearConfig, minus the entries we are about to write */
-	r = list_dir(base, &names, &nnames, err);
+	r = fs_list_dir(base, &names, &nnames, err);
 	for (i = 0; r == 0 && i < nnames; i++) {
 		bool keep = !strcmp(names[i], MIRROR_BACKUP_DIR);
 
 		for (j = 0; j < nw && !keep; j++)
 			keep = !strcmp(names[i], w[j].dir);
 		if (!keep)
-			r = remove_tree(base, names[i], err);
+			r = fs_remove_tree(base, names[i], err);
 	}
 	if (r < 0)
 		goto out;
-	if (path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0) {
+	if (fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0) {
 		r = err ? err->code : -ENAMETOOLONG;
 		goto out;
 	}
 	for (i = 0; r == 0 && i < nw; i++) {
-		r = path_join(dst, sizeof(dst), base, w[i].dir, err);
+		r = fs_path_join(dst, sizeof(dst), base, w[i].dir, err);
 		if (r == 0)
-			r = path_join(src, sizeof(src), bak, w[i].dir, err);
+			r = fs_path_join(src, sizeof(src), bak, w[i].dir, err);
 		if (r == 0)
 			r = sync_dir(dst, w[i].copy_backup ? src : NULL, &w[i].hosts, w[i].mode,
 				     err);
 	}
 out:
-	free_names(names, nnames);
+	fs_names_free(names, nnames);
 	wants_free(w, nw);
 	mirror_list_free(&targets);
 	free(auth);
@@ -652,13 +522,13 @@ static int cleanup(const struct mirror_opts *o, struct log_err *err)
 	size_t n = 0, i;
 	int r;
 
-	if (path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0 ||
-	    path_join(rest, sizeof(rest), base, RESTORING, err) < 0 ||
-	    path_join(tmp, sizeof(tmp), base, BACKING_UP, err) < 0)
+	if (fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0 ||
+	    fs_path_join(rest, sizeof(rest), base, RESTORING, err) < 0 ||
+	    fs_path_join(tmp, sizeof(tmp), base, BACKING_UP, err) < 0)
 		return err ? err->code : -ENAMETOOLONG;
 	if (!fs_is_dir(bak) && fs_is_dir(tmp)) {
 		/* a first configure stopped while backing up: nothing was written yet */
-		r = move_all(tmp, base, err);
+		r = fs_move_all(tmp, base, err);
 		if (r == 0 && rmdir(tmp) < 0)
 			r = log_err_set(err, -errno, "%s: %s", tmp, strerror(errno));
 		if (r < 0)
@@ -670,11 +540,11 @@ static int cleanup(const struct mirror_opts *o, struct log_err *err)
 		log_info("%s: no %s, nothing to clean up", base, MIRROR_BACKUP_DIR);
 		return 0;
 	}
-	r = list_dir(base, &names, &n, err);
+	r = fs_list_dir(base, &names, &n, err);
 	for (i = 0; r == 0 && i < n; i++)
 		if (strcmp(names[i], MIRROR_BACKUP_DIR) != 0)
-			r = remove_tree(base, names[i], err);
-	free_names(names, n);
+			r = fs_remove_tree(base, names[i], err);
+	fs_names_free(names, n);
 	if (r < 0)
 		return r;
 	/* from here on a rerun must not delete anything: restore through RESTORING */

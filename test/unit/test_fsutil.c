@@ -101,3 +101,60 @@ TEST(mkdir_p)
 	rmdir(deep);
 	rmdir(dir);
 }
+
+/* The tree helpers pkg/mirror's _backup/ rests on. */
+TEST(remove_tree_never_follows_links)
+{
+	char dir[64], path[256];
+	struct log_err err = {0};
+	const char *outside;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", harness_tmpdir());
+	outside = harness_tmpdir();
+	harness_put_str(outside, "keep", "x");
+	harness_put_str(dir, "t/a/b", "y");
+	snprintf(path, sizeof(path), "%s/t/link", dir);
+	REQUIRE_INT(symlink(outside, path), 0);
+	CHECK_INT(fs_remove_tree(dir, "t", &err), 0);
+	snprintf(path, sizeof(path), "%s/t", dir);
+	CHECK(stat(path, &st) != 0);
+	snprintf(path, sizeof(path), "%s/keep", outside);
+	CHECK_INT(stat(path, &st), 0);		      /* the link's target is untouched */
+	CHECK_INT(fs_remove_tree(dir, "t", &err), 0); /* missing: fine */
+	harness_rm_tree(dir);
+	harness_rm_tree(outside);
+}
+
+TEST(list_move_and_join)
+{
+	char a[64], b[64], p[8];
+	struct log_err err = {0};
+	char **names;
+	size_t n;
+
+	snprintf(a, sizeof(a), "%s", harness_tmpdir());
+	snprintf(b, sizeof(b), "%s", harness_tmpdir());
+	harness_put_str(a, "z", "1");
+	harness_put_str(a, "b/c", "2");
+	harness_put_str(a, ".h", "3");
+	REQUIRE_INT(fs_list_dir(a, &names, &n, &err), 0);
+	REQUIRE_INT(n, 3);
+	CHECK_STR(names[0], ".h");
+	CHECK_STR(names[1], "b");
+	CHECK_STR(names[2], "z");
+	fs_names_free(names, n);
+	CHECK_INT(fs_move_all(a, b, &err), 0);
+	REQUIRE_INT(fs_list_dir(a, &names, &n, &err), 0);
+	CHECK_INT(n, 0);
+	fs_names_free(names, n);
+	REQUIRE_INT(fs_list_dir(b, &names, &n, &err), 0);
+	CHECK_INT(n, 3);
+	fs_names_free(names, n);
+	CHECK_INT(fs_path_join(p, sizeof(p), "abc", "defg", &err), -ENAMETOOLONG);
+	CHECK_STR(err.msg, "abc/defg: path too long");
+	CHECK_INT(fs_list_dir("/nonexistent", &names, &n, &err), -ENOENT);
+	CHECK_INT(fs_mkdir_if_missing(b, &err), 0);
+	harness_rm_tree(a);
+	harness_rm_tree(b);
+}
