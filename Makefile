@@ -56,7 +56,13 @@ HOOK_DIRS  := $(sort $(dir $(wildcard hooks/*/main.c)))
 bin_of      = $(if $(filter cmd/%,$(1)),$(notdir $(1:%/=%)),nodeprobe-$(notdir $(1:%/=%)))
 BIN_DIRS   := $(CMD_DIRS) $(HOOK_DIRS)
 BINS       := $(foreach d,$(BIN_DIRS),$(BUILD)/$(call bin_of,$(d)))
-MANPAGES   := $(wildcard cmd/*/*.8 hooks/*/*.8)
+# Man pages: sources carry @VERSION@ and @DATE@ in their .TH line; the built pages in
+# $(BUILD)/man get VERSION and the page's date (SOURCE_DATE_EPOCH, else its last commit, else
+# today), so the version lives here only and a rebuild of the same tree gives the same bytes.
+MAN_SRCS   := $(wildcard cmd/*/*.8 hooks/*/*.8)
+MANPAGES   := $(addprefix $(BUILD)/man/,$(notdir $(MAN_SRCS)))
+man_date    = $(shell d=$$(if [ -n "$$SOURCE_DATE_EPOCH" ]; then date -u -d "@$$SOURCE_DATE_EPOCH" +%F; \
+                else git log -1 --format=%cs -- $(1) 2>/dev/null; fi); echo $${d:-$$(date -u +%F)})
 
 UNIT_SRCS  := $(sort $(wildcard test/unit/test_*.c))
 UNIT_BINS  := $(UNIT_SRCS:%.c=$(BUILD)/%)
@@ -73,7 +79,15 @@ Q          := $(if $(filter 1,$(V)),,@)
 .DEFAULT_GOAL := all
 .SECONDARY:
 
-all: $(BINS) $(UNIT_BINS) $(TOOL_BINS)
+all: $(BINS) $(UNIT_BINS) $(TOOL_BINS) $(MANPAGES)
+
+define MAN_RULE
+$(BUILD)/man/$(notdir $(1)): $(1) Makefile
+	@mkdir -p $$(@D)
+	$$(Q)sed -e 's/@VERSION@/$(VERSION)/g' -e "s/@DATE@/$$(call man_date,$(1))/g" $(1) > $$@.tmp
+	$$(Q)mv $$@.tmp $$@
+endef
+$(foreach m,$(MAN_SRCS),$(eval $(call MAN_RULE,$(m))))
 
 deps:
 	@scripts/install-deps
