@@ -76,6 +76,34 @@ static void add_opts(const struct cli_opt *o, struct option *lo, size_t *nlo, ch
 	}
 }
 
+/*
+ * The option getopt_long refused, as the user wrote it: "--name" for a long
+ * option (its val is our id, often not a character), "-x" for a short one
+ * (also inside a cluster such as "-dx"). Static buffer.
+ */
+static const char *bad_option(const struct option *lo, const char *arg, int opt)
+{
+	static char buf[256];
+	size_t n;
+
+	if (!strncmp(arg, "--", 2)) {
+		n = strcspn(arg, "=");
+		if (opt) /* known, argument missing: its full name (arg may be a prefix) */
+			for (; lo->name; lo++)
+				if (lo->val == opt && !strncmp(lo->name, arg + 2, n - 2)) {
+					snprintf(buf, sizeof(buf), "--%s", lo->name);
+					return buf;
+				}
+		snprintf(buf, sizeof(buf), "%.*s", (int)n, arg);
+		return buf;
+	}
+	if (opt > 0 && opt < 0x80)
+		snprintf(buf, sizeof(buf), "-%c", opt);
+	else
+		snprintf(buf, sizeof(buf), "%s", arg);
+	return buf;
+}
+
 int cli_parse(const struct cli_spec *spec, int argc, char **argv, cli_opt_fn fn, void *ctx,
 	      int *verbose)
 {
@@ -118,13 +146,8 @@ int cli_parse(const struct cli_spec *spec, int argc, char **argv, cli_opt_fn fn,
 			continue;
 		}
 		if (c == '?' || c == ':') {
-			if (optopt)
-				cli_error("%s option '-%c'",
-					  c == ':' ? "missing argument to" : "unknown", optopt);
-			else
-				cli_error("%s option '%s'",
-					  c == ':' ? "missing argument to" : "unknown",
-					  argv[optind - 1]);
+			cli_error("%s option '%s'", c == ':' ? "missing argument to" : "unknown",
+				  bad_option(lo, argv[optind - 1], optopt));
 			fprintf(stderr, "Try '%s --help' for more information.\n", spec->prog);
 			r = -CLI_EXIT_USAGE;
 			goto out;
