@@ -151,6 +151,10 @@ int probe_run(const struct probe_opts *in, struct log_err *err)
 		r = fflush(stdout) == 0
 			? 0
 			: log_err_set(err, -PROBE_EXIT_OUTPUT, "stdout: %s", strerror(errno));
+		/* the last line of a verbose dry run: an empty machine is not a silent one */
+		if (r == 0)
+			log_info("%zu labels (dry run; would be written to %s/%s)",
+				 label_set_count(labels), opts.features_dir, opts.output_name);
 		goto out;
 	}
 	r = fs_mkdir_p(opts.features_dir, 0755);

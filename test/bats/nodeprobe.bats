@@ -43,9 +43,21 @@ teardown() {
   [[ "${lines[0]}" == "nodeprobe: error: unknown option '--bogus'" ]]
 }
 
-@test "a missing option argument is a usage error" {
+@test "a missing option argument is a usage error naming the option as written, in every binary" {
   run_expect_fail 2 "$BUILD/nodeprobe" --sysfs
-  [[ "${lines[0]}" == *"missing argument"* ]]
+  [ "${lines[0]}" = "nodeprobe: error: missing argument to option '--sysfs'" ]
+  run_expect_fail 2 "$BUILD/nodeprobe" --sys
+  [ "${lines[0]}" = "nodeprobe: error: missing argument to option '--sysfs'" ]
+  run_expect_fail 2 "$BUILD/nodeprobe" -r
+  [ "${lines[0]}" = "nodeprobe: error: missing argument to option '-r'" ]
+  run_expect_fail 2 "$BUILD/nodeprobe-reload" --context
+  [ "${lines[0]}" = "nodeprobe-reload: error: missing argument to option '--context'" ]
+  run_expect_fail 2 "$BUILD/nodeprobe-mirror" --config-path
+  [ "${lines[0]}" = "nodeprobe-mirror: error: missing argument to option '--config-path'" ]
+  run_expect_fail 2 "$BUILD/nodeprobe-reload" --bogus=1
+  [ "${lines[0]}" = "nodeprobe-reload: error: unknown option '--bogus'" ]
+  run_expect_fail 2 "$BUILD/nodeprobe" -dQ
+  [ "${lines[0]}" = "nodeprobe: error: unknown option '-Q'" ]
 }
 
 @test "an option after a NODE-NAME is a usage error, not a node name (nothing written)" {
@@ -204,4 +216,34 @@ rules_of_size() {
   for ns in $(cut -d/ -f1 "$T/all" | sort -u | grep -vE '^(.*\.)?feature\.node\.kubernetes\.io$'); do
     [[ ",$list," == *",$ns,"* ]] || { echo "README misses $ns in -extra-label-ns=$list" >&2; return 1; }
   done
+}
+
+@test "the version lives in the Makefile: --version, built man pages and k8s image tags all carry it" {
+  v=$(sed -n 's/^VERSION *:= *//p' "$NP_ROOT/Makefile")
+  [ -n "$v" ]
+  for b in nodeprobe nodeprobe-mirror nodeprobe-reload; do
+    run "$BUILD/$b" --version
+    [ "$status" -eq 0 ]
+    [[ $output == *" $v"* ]] || { echo "$b --version: $output" >&2; return 1; }
+    grep -q "^\.TH [A-Z-]* 8 \"[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]\" \"nodeprobe $v\"" "$BUILD/man/$b.8"
+    run grep -l '@VERSION@\|@DATE@' "$BUILD/man/$b.8"
+    [ "$status" -eq 1 ]
+  done
+  # no other version is written anywhere but as the image tag of this version
+  run grep -rnoE 'nodeprobe:[0-9]+\.[0-9]+\.[0-9]+|newTag: "[0-9.]+"|tag: v[0-9.]+' "$NP_ROOT/k8s"
+  [ "$status" -eq 0 ]
+  bad=$(grep -vE "(nodeprobe:|newTag: \"|tag: v)$v\"?\$" <<<"$output" || true)
+  [ -z "$bad" ] || { echo "other versions: $bad" >&2; return 1; }
+}
+
+@test "a verbose dry run ends with how many labels and where they would be written, also for none" {
+  run "$BUILD/nodeprobe" --dry-run -v --sysfs "$T" --proc "$T/proc" --modules-dir "$T/modules" \
+    --features-dir "$T/fd"
+  [ "$status" -eq 0 ]
+  [ "${lines[-1]}" = "nodeprobe: 0 labels (dry run; would be written to $T/fd/nodeprobe)" ]
+  [ ! -e "$T/fd/nodeprobe" ]
+  out=$("$BUILD/nodeprobe" --dry-run -v --sysfs "$NUC" --proc "$T/proc" --modules-dir "$T/modules" \
+    --features-dir "$T/fd" 2>"$T/err")
+  [ "$(wc -l <<<"$out")" -eq 3 ]
+  [ "$(tail -1 "$T/err")" = "nodeprobe: 3 labels (dry run; would be written to $T/fd/nodeprobe)" ]
 }
