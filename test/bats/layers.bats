@@ -15,7 +15,7 @@ teardown() {
 
 @test "the tree follows README's layers" {
   run "$NP_ROOT/scripts/check-layers"
-  [ "$status" -eq 0 ]
+  [ "$status" -eq 0 ] || { echo "$output" >&2; return 1; }
   [[ $output == "check-layers: "*" modules, every include within its layer" ]]
 }
 
