@@ -17,8 +17,8 @@ struct log_err;
  * feature), labelsTemplate (a subset of Go templates, below), matchFeatures
  * (AND) and matchAny (OR of matchFeatures). Terms: feature, matchExpressions
  * {key: {op, value}} and matchName {op, value}. Ops: In, NotIn, InRegexp (Go's
- * regexp, unanchored, through pkg/goregex), Exists, DoesNotExist, Gt, Lt, GtLt, IsTrue,
- * IsFalse, with NFD's semantics (pkg/apis/nfd/nodefeaturerule): a flag only
+ * regexp, unanchored, through pkg/goregex), Exists, DoesNotExist, Gt, Ge, Lt, Le, GtLt, GeLe,
+ * IsTrue, IsFalse, with NFD's semantics (pkg/apis/nfd/nodefeaturerule): a flag only
  * Exists/DoesNotExist; a missing attribute matches only DoesNotExist; an
  * instance term matches when one instance matches all its expressions; a
  * feature no source produced matches nothing.
@@ -43,8 +43,9 @@ struct log_err;
  * are skipped with a warning naming the rule and label.
  *
  * What we cannot evaluate skips the rule with a warning naming file and
- * rule: a feature outside rules_feature_supported(), the ops Ge, Le, GeLe,
- * Any, "type: version", a template construct outside the subset. Rule outputs
+ * rule: a feature outside rules_feature_supported(), the op Any, a "type"
+ * ("type: version"; its values are then not read as integers), a template
+ * construct outside the subset. Rule outputs
  * other than labels (annotations, extendedResources, taints, vars) are
  * ignored with a warning. Documents of another apiVersion/kind are skipped
  * with a warning. A malformed file (YAML syntax, wrong type, missing name,

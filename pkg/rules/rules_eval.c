@@ -96,18 +96,29 @@ static int eval_op(const struct expr *e, bool valid, const char *value)
 	case OP_GT:
 	case OP_LT:
 	case OP_GTLT:
+	case OP_GE:
+	case OP_LE:
+	case OP_GELE:
+		/* NFD's pkg/apis/nfd/nodefeaturerule/expression.go: integers, inclusive for
+		 * Ge/Le/GeLe */
 		if (!rules_atoi_go(value, &v)) {
-			log_warn("not a number '%s' for op %s", value,
-				 e->op == OP_GT	  ? "Gt"
-				 : e->op == OP_LT ? "Lt"
-						  : "GtLt");
+			log_warn("not a number '%s' for a numeric op", value);
 			return -EDOM;
 		}
-		if (e->op == OP_GT)
+		switch (e->op) {
+		case OP_GT:
 			return v > e->num[0];
-		if (e->op == OP_LT)
+		case OP_LT:
 			return v < e->num[0];
-		return v > e->num[0] && v < e->num[1];
+		case OP_GE:
+			return v >= e->num[0];
+		case OP_LE:
+			return v <= e->num[0];
+		case OP_GELE:
+			return v >= e->num[0] && v <= e->num[1];
+		default:
+			return v > e->num[0] && v < e->num[1];
+		}
 	case OP_ISTRUE:
 		return !strcmp(value, "true");
 	case OP_ISFALSE:

@@ -28,6 +28,9 @@ enum op {
 	OP_GT,
 	OP_LT,
 	OP_GTLT,
+	OP_GE,
+	OP_LE,
+	OP_GELE,
 	OP_ISTRUE,
 	OP_ISFALSE,
 };

@@ -29,9 +29,9 @@ static const struct {
     {"GtLt", OP_GTLT, 2},
     {"IsTrue", OP_ISTRUE, 0},
     {"IsFalse", OP_ISFALSE, 0},
-    {"Ge", -1, 0},
-    {"Le", -1, 0},
-    {"GeLe", -1, 0},
+    {"Ge", OP_GE, 1},
+    {"Le", OP_LE, 1},
+    {"GeLe", OP_GELE, 2},
     {"Any", -1, 0},
 };
 /* ---------------------------------------------------------------- memory */
@@ -267,6 +267,7 @@ static int parse_expr(struct ctx *c, struct rule *r, const yaml_node_t *n, struc
 	const char *opname, *t;
 	size_t i, k;
 	int rc, want = 0;
+	bool typed = false;
 
 	rc = want_map(c, n, "match expression");
 	if (rc < 0)
@@ -296,6 +297,7 @@ static int parse_expr(struct ctx *c, struct rule *r, const yaml_node_t *n, struc
 		if (rc < 0)
 			return rc;
 		skip_rule(r, "'type: %s' is not supported", t);
+		typed = true; /* its values are not integers: not checked as such */
 	}
 	vn = map_get(c, n, "value");
 	if (vn && !is_null(vn)) {
@@ -320,7 +322,7 @@ static int parse_expr(struct ctx *c, struct rule *r, const yaml_node_t *n, struc
 				return log_err_set(c->err, -ENOMEM, "out of memory");
 		}
 	}
-	if (ops[k].op < 0)
+	if (ops[k].op < 0 || typed)
 		return 0;
 	want = ops[k].nvalues;
 	if (want == 0 && e->nval)
@@ -330,13 +332,16 @@ static int parse_expr(struct ctx *c, struct rule *r, const yaml_node_t *n, struc
 	if (want > 0 && e->nval != (size_t)want)
 		return at(c, vn ? vn : n, "op %s needs exactly %d value%s", opname, want,
 			  want > 1 ? "s" : "");
-	if (e->op == OP_GT || e->op == OP_LT || e->op == OP_GTLT) {
+	if (e->op == OP_GT || e->op == OP_LT || e->op == OP_GTLT || e->op == OP_GE ||
+	    e->op == OP_LE || e->op == OP_GELE) {
 		for (i = 0; i < e->nval; i++)
 			if (!rules_atoi_go(e->val[i], &e->num[i]))
 				return at(c, rules_node(c, vn->data.sequence.items.start[i]),
 					  "op %s: '%s' is not an integer", opname, e->val[i]);
-		if (e->op == OP_GTLT && e->num[0] >= e->num[1])
-			return at(c, vn, "op GtLt: the first value must be less than the second");
+		/* NFD refuses a range whose ends are not in order, for both range ops */
+		if ((e->op == OP_GTLT || e->op == OP_GELE) && e->num[0] >= e->num[1])
+			return at(c, vn, "op %s: the first value must be less than the second",
+				  opname);
 	}
 	if (e->op == OP_INREGEXP) {
 		/* Go's regexp (NFD's), unanchored as regexp.MatchString; see pkg/goregex. */

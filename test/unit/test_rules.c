@@ -486,18 +486,18 @@ TEST(rules_unsupported_skipped)
 		      "          cores: {op: Ge, value: [\"1\"]}\n"
 		      "  - name: ver\n    labels: {a.io/v: \"true\"}\n    matchFeatures:\n"
 		      "      - feature: dt.root\n        matchExpressions:\n"
-		      "          cores: {op: Gt, value: [\"1\"], type: version}\n"
+		      "          cores: {op: Gt, value: [\"5.15.0\"], type: version}\n"
 		      "  - name: tpl\n    labelsTemplate: \"{{ if .pci }}a=b{{ end }}\"\n"
 		      "    matchFeatures:\n      - feature: pci.device\n"
 		      "  - name: ok\n    labels: {a.io/ok: \"true\"}\n    extendedResources: "
 		      "{a.io/r: \"1\"}\n"
 		      "    matchFeatures:\n      - feature: pci.device\n",
 		      &n),
-		  "a.io/ok=true\n");
-	CHECK_INT(n, 1);
+		  "a.io/ge=true\na.io/ok=true\n");
+	CHECK_INT(n, 2);
 	CHECK(strstr(warnings,
 		     "t.yaml:6:5: rule 'sgx' skipped: feature 'cpu.cpuid' is not supported"));
-	CHECK(strstr(warnings, "t.yaml:12:5: rule 'ge' skipped: op 'Ge' is not supported"));
+	CHECK(!strstr(warnings, "rule 'ge' skipped"));
 	CHECK(strstr(warnings, "rule 'ver' skipped: 'type: version' is not supported"));
 	CHECK(strstr(
 	    warnings,
@@ -837,4 +837,39 @@ TEST(rules_hostile_regexp_refused)
 			 "[\"((((a{1,255}){1,255}){1,255}){1,255})\"]}\n"),
 	    "bad.yaml:10:42: invalid regular expression '((((a{1,255}){1,255}){1,255}){1,255})': "
 	    "invalid repetition size");
+}
+
+/* Gt Ge Lt Le GtLt GeLe on integers, NFD's semantics (expression.go): Ge/Le/GeLe inclusive. */
+TEST(rules_numeric_ops)
+{
+	static const struct {
+		const char *expr, *want;
+	} c[] = {
+	    {"{op: Gt, value: [\"4\"]}", ""},
+	    {"{op: Gt, value: [\"3\"]}", "a.io/x=y\n"},
+	    {"{op: Ge, value: [\"4\"]}", "a.io/x=y\n"},
+	    {"{op: Ge, value: [\"5\"]}", ""},
+	    {"{op: Lt, value: [\"4\"]}", ""},
+	    {"{op: Le, value: [\"4\"]}", "a.io/x=y\n"},
+	    {"{op: Le, value: [\"3\"]}", ""},
+	    {"{op: GtLt, value: [\"4\", \"5\"]}", ""},
+	    {"{op: GeLe, value: [\"4\", \"5\"]}", "a.io/x=y\n"},
+	    {"{op: GeLe, value: [\"1\", \"4\"]}", "a.io/x=y\n"},
+	    {"{op: GeLe, value: [\"5\", \"9\"]}", ""},
+	};
+	char y[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		snprintf(y, sizeof(y),
+			 ONE("      - feature: dt.root\n        matchExpressions:\n"
+			     "          cores: %s\n"),
+			 c[i].expr);
+		if (strcmp(run(y, NULL), c[i].want) != 0)
+			HFAIL_("cores=4 %s: got '%s'", c[i].expr, run(y, NULL));
+	}
+	CHECK_STR(load_err(HDR "  - name: x\n    matchFeatures:\n      - feature: pci.device\n"
+			       "        matchExpressions:\n          vendor: {op: GeLe, value: "
+			       "[\"5\", \"5\"]}\n"),
+		  "bad.yaml:10:37: op GeLe: the first value must be less than the second");
 }
