@@ -167,3 +167,20 @@ Y
   [[ "$output" == "nodeprobe: error: $T/sys/bus/pci: libpci: Cannot open $T/sys/bus/pci/devices"* ]]
   [ ! -e "$T/fd/nodeprobe" ]
 }
+
+@test "every Arc A-series id of Intel's current rules gets gpu.intel.com/family=A_Series" {
+  mkdir -p "$T/sys/bus/pci"
+  cp -r "$PCI/linuxhw-intel-nuc12-alderlake/bus/pci/devices" "$T/sys/bus/pci/"
+  chmod -R u+w "$T/sys"
+  # the five ids added from intel-device-plugins-for-kubernetes c339e6ed, and one of the first list
+  for id in 56a2 56ba 56bb 56bc 56bd 56a0; do
+    printf '0x%s\n' "$id" > "$T/sys/bus/pci/devices/0000:00:02.0/device"
+    run "$BUILD/nodeprobe" --dry-run --sysfs "$T/sys" --proc "$T/proc" --modules-dir "$T/modules"
+    [ "$status" -eq 0 ]
+    grep -qx 'gpu.intel.com/family=A_Series' <<<"$output" || { echo "$id: $output" >&2; return 1; }
+  done
+  printf '0x46a6\n' > "$T/sys/bus/pci/devices/0000:00:02.0/device"
+  run "$BUILD/nodeprobe" --dry-run --sysfs "$T/sys" --proc "$T/proc" --modules-dir "$T/modules"
+  run grep -c 'family=' <<<"$output"
+  [ "$output" = 0 ]
+}
