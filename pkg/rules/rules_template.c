@@ -251,6 +251,22 @@ static int no_key(char *why, size_t whylen, const char *key)
 	return -EINVAL;
 }
 
+/*
+ * A feature value printed by a template: a line break in it (a driver link
+ * named "i915\nevil=1") becomes VALUE_BREAK, so that the output line holding
+ * it is skipped with a warning instead of turning into extra label lines.
+ */
+#define VALUE_BREAK '\x1f'
+
+static int add_value(struct strbuf *out, const char *v)
+{
+	int r = 0;
+
+	for (; *v && r == 0; v++)
+		r = sb_addch(out, *v == '\n' || *v == '\r' ? VALUE_BREAK : *v);
+	return r;
+}
+
 static int texec(const struct tnode *n, size_t nn, const struct matched *m, const struct elem *dot,
 		 struct strbuf *out, char *why, size_t whylen)
 {
@@ -274,7 +290,7 @@ static int texec(const struct tnode *n, size_t nn, const struct matched *m, cons
 			v = elem_field(dot, n[i].s);
 			if (!v)
 				return no_key(why, whylen, n[i].s);
-			r = sb_add(out, v);
+			r = add_value(out, v);
 			break;
 		case T_LEN:
 			r = sb_addf(out, "%zu", g->n);
@@ -288,7 +304,7 @@ static int texec(const struct tnode *n, size_t nn, const struct matched *m, cons
 			v = elem_field(&g->e[n[i].index], n[i].s);
 			if (!v)
 				return no_key(why, whylen, n[i].s);
-			r = sb_add(out, v);
+			r = add_value(out, v);
 			break;
 		case T_RANGE:
 			for (j = 0; j < g->n && r == 0; j++)
@@ -372,6 +388,12 @@ static int run_template(const struct rule *rl, const struct tmpl *t, bool count,
 		trim(&line, &n);
 		if (!n)
 			continue;
+		if (memchr(line, VALUE_BREAK, n)) {
+			log_warn(
+			    "%s: rule '%s': template line '%.*s' skipped: a value holds a newline",
+			    rl->where, rl->name, (int)(n > 100 ? 100 : n), line);
+			continue;
+		}
 		if (count) {
 			char num[24];
 			size_t i, have = 0;

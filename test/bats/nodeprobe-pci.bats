@@ -184,3 +184,35 @@ Y
   run grep -c 'family=' <<<"$output"
   [ "$output" = 0 ]
 }
+
+@test "a driver link named 'i915<newline>evil=1' printed by a labelsTemplate adds no label line" {
+  mkdir -p "$T/sys/bus/pci"
+  cp -r "$PCI/linuxhw-intel-nuc12-alderlake/bus/pci/devices" "$T/sys/bus/pci/"
+  chmod -R u+w "$T/sys"
+  rm -f "$T/sys/bus/pci/devices/0000:00:02.0/driver"
+  ln -s "../../drivers/i915"$'\n'"evil=1" "$T/sys/bus/pci/devices/0000:00:02.0/driver"
+  cat > "$T/r.yaml" <<'Y'
+apiVersion: nfd.k8s-sigs.io/v1alpha1
+kind: NodeFeatureRule
+metadata: {name: drv}
+spec:
+  rules:
+    - name: drv
+      labelsTemplate: |
+        {{ range .pci.device }}example.com/drv-{{ .device }}={{ .driver }}
+        {{ end }}
+      matchFeatures:
+        - feature: pci.device
+          matchExpressions:
+            class: {op: In, value: ["0300"]}
+            driver: {op: Exists}
+Y
+  run "$BUILD/nodeprobe" --dry-run --no-builtin-rules --sysfs "$T/sys" --proc "$T/proc" \
+    --modules-dir "$T/modules" --rules "$T/r.yaml"
+  [ "$status" -eq 0 ]
+  run grep -c 'evil' <<<"$(grep -v 'warning' <<<"$output")"
+  [ "$output" = 0 ]
+  run "$BUILD/nodeprobe" --dry-run --no-builtin-rules --sysfs "$T/sys" --proc "$T/proc" \
+    --modules-dir "$T/modules" --rules "$T/r.yaml"
+  [[ $output == *"rule 'drv': template line 'example.com/drv-46a6=i915"*"skipped: a value holds a newline"* ]]
+}
