@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log/log.h"
@@ -181,6 +182,36 @@ bool fs_is_dir(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int fs_publish_clean(const char *dir, const char *name, long max_age)
+{
+	size_t nlen = strlen(name);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	time_t now = time(NULL);
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		const char *e = de->d_name;
+		struct stat st;
+
+		/* ".<name>." and exactly six more characters */
+		if (e[0] != '.' || strncmp(e + 1, name, nlen) || e[nlen + 1] != '.' ||
+		    strlen(e + nlen + 2) != 6)
+			continue;
+		if (fstatat(dirfd(d), e, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+		    st.st_uid != geteuid() || now - st.st_mtime <= max_age)
+			continue;
+		if (unlinkat(dirfd(d), e, 0) == 0) {
+			log_info("%s/%s: removed a temp file a killed run left", dir, e);
+			n++;
+		}
+	}
+	closedir(d);
+	return n;
 }
 
 /* ---- trees (pkg/mirror's _backup/ and restores) ---- */

@@ -23,6 +23,16 @@ int fs_publish(const char *dir, const char *name, const void *data, size_t len, 
 	       struct log_err *err);
 
 /*
+ * Remove the temp files fs_publish left in dir for name when a run was killed
+ * before its rename: regular files ".<name>.XXXXXX" (six characters, as
+ * mkstemp makes them) owned by this user and last modified more than max_age
+ * seconds ago (a younger one may belong to a run still writing). Nothing else
+ * is touched, symlinks are not followed. Returns how many were removed, or
+ * -errno when dir cannot be read.
+ */
+int fs_publish_clean(const char *dir, const char *name, long max_age);
+
+/*
  * True if name can be used as one path component: not empty, not "." or "..",
  * no '/', no control characters, at most 255 bytes.
  */

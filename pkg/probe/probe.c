@@ -162,6 +162,8 @@ int probe_run(const struct probe_opts *in, struct log_err *err)
 		r = log_err_set(err, -PROBE_EXIT_OUTPUT, "%s: %s", opts.features_dir, strerror(-r));
 		goto out;
 	}
+	/* a killed run's dot-temp file would stay forever: remove ours older than a minute */
+	fs_publish_clean(opts.features_dir, opts.output_name, 60);
 	r = fs_publish(opts.features_dir, opts.output_name, out.buf, out.len, 0644, err);
 	if (r < 0) {
 		r = -PROBE_EXIT_OUTPUT;

@@ -247,3 +247,20 @@ rules_of_size() {
   [ "$(wc -l <<<"$out")" -eq 3 ]
   [ "$(tail -1 "$T/err")" = "nodeprobe: 3 labels (dry run; would be written to $T/fd/nodeprobe)" ]
 }
+
+@test "a dot-temp file a killed run left (ours, older than a minute) is removed by the next run" {
+  old="$T/fd/.nodeprobe.Ab3xYz" young="$T/fd/.nodeprobe.Qw9rTy"
+  printf 'half' > "$old"; touch -d '2 minutes ago' "$old"
+  printf 'busy' > "$young"
+  printf 'x' > "$T/fd/.nodeprobe.toolong1"; touch -d '2 minutes ago' "$T/fd/.nodeprobe.toolong1"
+  printf 'x' > "$T/fd/.other.Ab3xYz"; touch -d '2 minutes ago' "$T/fd/.other.Ab3xYz"
+  ln -s /etc/hostname "$T/fd/.nodeprobe.L1nk00"
+  run "${NP[@]}" --sysfs "$NUC" --features-dir "$T/fd"
+  [ "$status" -eq 0 ]
+  [ ! -e "$old" ]
+  [ -e "$young" ]
+  [ -e "$T/fd/.nodeprobe.toolong1" ]
+  [ -e "$T/fd/.other.Ab3xYz" ]
+  [ -L "$T/fd/.nodeprobe.L1nk00" ]
+  [ -s "$T/fd/nodeprobe" ]
+}
