@@ -66,6 +66,28 @@ static int need_dir(const char *opt, const char *path, struct log_err *err)
 	return 0;
 }
 
+/*
+ * A sysfs root has bus/ or firmware/ (every kernel's /sys has both): a wrong
+ * hostPath, such as the host's / mounted as /host-sys, has neither, and would
+ * otherwise read as a machine without devices and wipe the node's labels.
+ */
+static int need_sysfs(const char *path, struct log_err *err)
+{
+	char p[4096];
+	int r = need_dir("sysfs", path, err);
+
+	if (r < 0)
+		return r;
+	snprintf(p, sizeof(p), "%s/bus", path);
+	if (fs_is_dir(p))
+		return 0;
+	snprintf(p, sizeof(p), "%s/firmware", path);
+	if (fs_is_dir(p))
+		return 0;
+	return log_err_set(err, -ENOENT, "--sysfs %s: not a sysfs (no bus/ or firmware/ in it)",
+			   path);
+}
+
 static int load_rules(const struct probe_opts *opts, struct rules *rs, struct log_err *err)
 {
 	size_t i;
@@ -102,7 +124,7 @@ int probe_collect(const struct probe_opts *in, struct label_set *labels, struct 
 	/* Parse rules first: a malformed rules file fails fast, before any scan. */
 	r = load_rules(&opts, rs, err);
 	if (r == 0)
-		r = need_dir("sysfs", opts.sysfs, err);
+		r = need_sysfs(opts.sysfs, err);
 	if (r == 0)
 		r = need_dir("proc", opts.proc, err);
 	if (r < 0)

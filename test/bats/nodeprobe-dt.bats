@@ -17,7 +17,7 @@ declare -gA TREE_BLOB=(
 
 setup() {
   T=$(mktemp -d)
-  mkdir -p "$T/sys" "$T/proc" "$T/modules" "$T/fd"
+  mkdir -p "$T/sys/bus" "$T/proc" "$T/modules" "$T/fd"
   # Nothing but the devicetree: empty sysfs, procfs and modules dir.
   NP=("$BUILD/nodeprobe" --dry-run --no-builtin-rules --proc "$T/proc" --modules-dir "$T/modules")
 }

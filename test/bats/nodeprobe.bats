@@ -8,7 +8,7 @@ NUC="$FIX/pci/linuxhw-intel-nuc12-alderlake"
 
 setup() {
   T=$(mktemp -d)
-  mkdir -p "$T/proc" "$T/modules" "$T/fd"
+  mkdir -p "$T/proc" "$T/modules" "$T/fd" "$T/bus"
   NP=("$BUILD/nodeprobe" --sysfs "$NUC" --proc "$T/proc" --modules-dir "$T/modules" --features-dir "$T/fd")
 }
 
@@ -96,7 +96,7 @@ teardown() {
 
 @test "stale labels clear: a run that finds nothing writes an empty file" {
   printf 'old.example.com/x=true\n' > "$T/fd/nodeprobe"
-  mkdir -p "$T/empty"
+  mkdir -p "$T/empty/bus"
   run "$BUILD/nodeprobe" --sysfs "$T/empty" --proc "$T/proc" --modules-dir "$T/modules" \
     --features-dir "$T/fd" --no-builtin-rules
   [ "$status" -eq 0 ]
@@ -113,6 +113,18 @@ teardown() {
     --modules-dir "$T/modules" --features-dir "$T/fd"
   [ "$output" = "nodeprobe: error: --proc $T/fd/nodeprobe: not a directory" ]
   [ "$(cat "$T/fd/nodeprobe")" = "keep.example.com/x=true" ]
+}
+
+@test "a --sysfs that is a directory but not a sysfs (a wrong hostPath such as /) is bad input" {
+  printf 'keep.example.com/x=true\n' > "$T/fd/nodeprobe"
+  mkdir -p "$T/root/etc" "$T/root/usr"
+  run_expect_fail 3 "$BUILD/nodeprobe" --sysfs "$T/root" --proc "$T/proc" \
+    --modules-dir "$T/modules" --features-dir "$T/fd"
+  [ "$output" = "nodeprobe: error: --sysfs $T/root: not a sysfs (no bus/ or firmware/ in it)" ]
+  [ "$(cat "$T/fd/nodeprobe")" = "keep.example.com/x=true" ]
+  mkdir "$T/root/firmware"
+  run "$BUILD/nodeprobe" --dry-run --sysfs "$T/root" --proc "$T/proc" --modules-dir "$T/modules"
+  [ "$status" -eq 0 ]
 }
 
 @test "the features dir is created when missing" {
@@ -135,7 +147,7 @@ rules_of_size() {
 }
 
 @test "the file may be exactly 65536 bytes (NFD's limit); one byte more is exit 3, old file kept" {
-  mkdir -p "$T/empty"
+  mkdir -p "$T/empty/bus"
   NPE=("$BUILD/nodeprobe" --sysfs "$T/empty" --proc "$T/proc" --modules-dir "$T/modules"
        --features-dir "$T/fd" --no-builtin-rules)
   rules_of_size 1024 42 > "$T/max.yaml"

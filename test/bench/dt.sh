@@ -7,7 +7,7 @@ cd "${NP_ROOT:-$(dirname "$0")/../..}"
 BUILD=${BUILD:-$PWD/build}
 FIX=$PWD/test/fixtures
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/proc" "$tmp/modules" "$tmp/empty"
+mkdir -p "$tmp/proc" "$tmp/modules" "$tmp/empty/bus"
 np_base="$BUILD/nodeprobe --dry-run --no-builtin-rules --proc $tmp/proc --modules-dir $tmp/modules"
 
 bench() { # name baseline-cmd nodeprobe-cmd
