@@ -81,7 +81,8 @@ int dt_load_file(const char *path, struct dt_blob *out, struct log_err *err)
 	if (r == -E2BIG)
 		return log_err_set(err, r, "%s: larger than %u bytes", path, DT_BLOB_MAX);
 	if (r < 0)
-		return log_err_set(err, r, "%s: %s", path, strerror(-r));
+		return log_err_set(err, r, "%s: %s", path,
+				   r == -EINVAL ? "not a regular file" : strerror(-r));
 	size = sb.len;
 	buf = sb_take(&sb);
 	if (!buf)

@@ -55,11 +55,16 @@ static void lib_debug(char *msg, ...)
 /* Read a small sysfs attribute into buf (NUL-terminated). 0, -ENOENT or -errno. */
 static int read_attr(const char *path, char *buf, size_t size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
 	ssize_t n;
 
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) { /* a FIFO would block */
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	}
 	n = read(fd, buf, size - 1);
 	if (n < 0) {
 		int e = -errno;
@@ -72,6 +77,12 @@ static int read_attr(const char *path, char *buf, size_t size)
 		return -EFBIG;
 	buf[n] = '\0';
 	return 0;
+}
+
+/* Words for a read_attr error: -EINVAL is a FIFO, socket or directory where a file belongs. */
+static const char *read_error(int r)
+{
+	return r == -EINVAL ? "not a regular file" : strerror(-r);
 }
 
 /*
@@ -153,7 +164,7 @@ static int read_driver(const char *path, char *out, size_t size, struct log_err 
 		int r = read_attr(path, target, sizeof(target));
 
 		if (r < 0)
-			return log_err_set(err, r, "%s: %s", path, strerror(-r));
+			return log_err_set(err, r, "%s: %s", path, read_error(r));
 		n = (ssize_t)strlen(target);
 		if (!strstr(target, "drivers/"))
 			return log_err_set(err, -EINVAL, "%s: not a link to a driver", path);
@@ -188,7 +199,7 @@ static int read_device(const char *dir, struct pciscan_dev *d, struct log_err *e
 			return 0;
 		}
 		if (r < 0)
-			return log_err_set(err, r, "%s: %s", path, strerror(-r));
+			return log_err_set(err, r, "%s: %s", path, read_error(r));
 		if (parse_hex(buf, a->ndigits, a->keep, (char *)d + a->off) < 0)
 			return log_err_set(err, -EINVAL, "%s: not a %zu-digit hex value", path,
 					   a->ndigits);
@@ -198,7 +209,7 @@ static int read_device(const char *dir, struct pciscan_dev *d, struct log_err *e
 	if (r == 0 && parse_dec(buf, d->sriov_totalvfs, sizeof(d->sriov_totalvfs)) < 0)
 		return log_err_set(err, -EINVAL, "%s: not a decimal number", path);
 	if (r < 0 && r != -ENOENT)
-		return log_err_set(err, r, "%s: %s", path, strerror(-r));
+		return log_err_set(err, r, "%s: %s", path, read_error(r));
 	snprintf(path, sizeof(path), "%s/driver", dir);
 	return read_driver(path, d->driver, sizeof(d->driver), err) < 0 ? -EINVAL : 1;
 }

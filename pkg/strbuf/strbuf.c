@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,12 +197,20 @@ int sb_read_fileat(struct strbuf *sb, int dirfd, const char *path)
 {
 	size_t start = sb->len;
 	char chunk[4096];
+	struct stat st;
 	ssize_t n;
 	int fd, r = 0;
 
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below */
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0 || (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode))) {
+		r = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		close(fd);
+		return r;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	for (;;) {
 		n = read(fd, chunk, sizeof(chunk));
 		if (n < 0) {

@@ -216,3 +216,21 @@ Y
     --modules-dir "$T/modules" --rules "$T/r.yaml"
   [[ $output == *"rule 'drv': template line 'example.com/drv-46a6=i915"*"skipped: a value holds a newline"* ]]
 }
+
+@test "a FIFO as a PCI attribute or as --fdt is bad input at once (never a blocked read)" {
+  mkdir -p "$T/sys/bus/pci"
+  cp -r "$PCI/linuxhw-intel-nuc12-alderlake/bus/pci/devices" "$T/sys/bus/pci/"
+  chmod -R u+w "$T/sys"
+  rm "$T/sys/bus/pci/devices/0000:00:02.0/class"
+  mkfifo "$T/sys/bus/pci/devices/0000:00:02.0/class"
+  printf 'keep.example.com/x=true\n' > "$T/fd/nodeprobe"
+  # timeout only turns a regression (a read blocked forever) into a failure; exit 124 is not 3
+  run_expect_fail 3 timeout 60 "$BUILD/nodeprobe" --sysfs "$T/sys" --proc "$T/proc" \
+    --modules-dir "$T/modules" --features-dir "$T/fd"
+  [ "$output" = "nodeprobe: error: $T/sys/bus/pci/devices/0000:00:02.0/class: not a regular file" ]
+  mkfifo "$T/f.dtb"
+  run_expect_fail 3 timeout 60 "$BUILD/nodeprobe" --sysfs "$T/sys" --proc "$T/proc" \
+    --modules-dir "$T/modules" --features-dir "$T/fd" --fdt "$T/f.dtb"
+  [ "$output" = "nodeprobe: error: $T/f.dtb: not a regular file" ]
+  [ "$(cat "$T/fd/nodeprobe")" = "keep.example.com/x=true" ]
+}

@@ -2,6 +2,7 @@
 /* Unit tests for pkg/strbuf. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -104,4 +105,21 @@ TEST(read_file_capped)
 	CHECK_INT(sb_read_file(&sb, "/nonexistent/x"), -ENOENT);
 	unlink(path);
 	rmdir(dir);
+}
+
+/* Only regular files and character devices are read; a FIFO is refused without blocking. */
+TEST(read_file_refuses_fifo_and_directory)
+{
+	const char *dir = harness_tmpdir();
+	struct strbuf sb = STRBUF_INIT(1024);
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	REQUIRE_INT(mkfifo(path, 0600), 0);
+	CHECK_INT(sb_read_file(&sb, path), -EINVAL);
+	CHECK_INT(sb_read_file(&sb, dir), -EISDIR);
+	CHECK(sb_read_file(&sb, "/dev/null") == 0);
+	CHECK_INT(sb.len, 0);
+	sb_free(&sb);
+	harness_rm_tree(dir);
 }
