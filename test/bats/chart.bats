@@ -239,7 +239,7 @@ E
 @test "the arguments the chart passes are accepted by the binaries and do the job" {
   [ -x "$BUILD/nodeprobe-mirror" ]
   [ -x "$BUILD/nodeprobe-reload" ]
-  local v path
+  local v path cleaned=0
   for v in default distro-talos distro-k3s distro-microk8s spegel-v0.7 seed-29999; do
     tpl -f "$V/$v.yaml" >"$W/r.json"
     path=$(ds_args "$W/r.json" configure | sed -n 's/^--config-path=//p')
@@ -256,7 +256,8 @@ E
     grep -rqx "\[host.'$first'\]" "$W/root$path" || { echo "$v: no host $first under $path" >&2; return 1; }
     "$BUILD/nodeprobe-mirror" check --config-path="$W/root$path"
     # The pre-delete hook's cleanup brings the directory back to what it was.
-    if jq -e 'select(.metadata.name == "nodeprobe-mirror-cleanup" and .kind == "DaemonSet")' "$W/r.json" >/dev/null; then
+    if jq -e -s 'any(.[]; .metadata.name == "nodeprobe-mirror-cleanup" and .kind == "DaemonSet")' "$W/r.json" >/dev/null; then
+      cleaned=$((cleaned + 1))
       mapfile -t a < <(jq -r 'select(.metadata.name == "nodeprobe-mirror-cleanup" and .kind == "DaemonSet") | .spec.template.spec.initContainers[0].args[]' "$W/r.json" |
         sed "s|^--config-path=|--config-path=$W/root|")
       "$BUILD/nodeprobe-mirror" "${a[@]}"
@@ -264,6 +265,7 @@ E
     fi
     rm -rf "$W/before"
   done
+  [ "$cleaned" -eq 5 ]
   # nodeprobe-reload's command lines parse (exit 2 would be a bad command line): with no
   # cluster to talk to, it gets as far as looking for one. --enable-ha is issue 9's.
   for v in default namespaced ha-monitoring; do
