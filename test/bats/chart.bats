@@ -172,6 +172,7 @@ E
   ds_args "$W/r.json" configure >"$W/a"
   [ "$(grep -- '--mirror-target=' "$W/a" | paste -sd' ')" = '--mirror-target=http://$(NODE_IP):29999 --mirror-target=http://$(NODE_IP):30021' ]
   grep -qx -- '--registry=https://gitea.example.internal' "$W/a"
+  grep -qx -- '--registry=https://registry.example.internal:5000' "$W/a"
   grep -qx -- '--prepend-existing' "$W/a"
   ! grep -q -- '--dial-timeout' "$W/a"
   # Pinned by digest; no cleanup hook when turned off.

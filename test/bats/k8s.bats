@@ -356,22 +356,72 @@ kustomizations() {
 }
 
 @test "flux: v1 Kustomizations with prune, wait or health checks, real paths, NFD part after NFD" {
-  render k8s/flux >"$W/f.json"
+  # fsub DIR [VAR=VALUE...]: render DIR with Flux's postBuild substitution (defaults, or VARs).
+  fsub() { local d=$1; shift; kubectl kustomize "$d" | env "$@" "$T/flux-subst" | json; }
+  # Every variable has a default: nothing to edit in a repository Flux pulls from.
+  ! grep -rnE '\$\{[_a-zA-Z0-9]+\}' k8s/flux
+  [ "$(grep -rhoE '\$\{[_a-zA-Z0-9]+:=' k8s/flux | sort -u | paste -sd' ')" = \
+    '${GITEA_REGISTRY:= ${NFD_KUSTOMIZATION:= ${NFD_NAMESPACE:= ${NFD_RELEASE:= ${NODEPROBE_DISTRO:=' ]
+  # The bootstrap: the source and one Kustomization applying k8s/flux with the user's settings.
+  render k8s/flux/bootstrap >"$W/b.json"
+  one GitRepository '.spec.ref.tag | test("^v[0-9]")' "$W/b.json"
+  one Kustomization '.spec.path == "./k8s/flux" and .spec.postBuild.substituteFrom == [{"kind": "ConfigMap", "name": "nodeprobe-settings", "optional": true}]' "$W/b.json"
+  fsub k8s/flux >"$W/f.json"
   jq -c 'select(.kind == "Kustomization")' "$W/f.json" >"$W/ks.json"
-  [ "$(wc -l <"$W/ks.json")" -eq 4 ]
-  jq -e -s 'all(.[]; .apiVersion == "kustomize.toolkit.fluxcd.io/v1" and .spec.prune == true
+  [ "$(wc -l <"$W/ks.json")" -eq 3 ]
+  jq -e -s 'all(.[]; .apiVersion == "kustomize.toolkit.fluxcd.io/v1" and .spec.prune == true and .metadata.namespace == "flux-system"
              and (.spec.wait == true or (.spec.healthChecks | length) > 0) and .spec.sourceRef.name == "nodeprobe")' "$W/ks.json"
   local p
   for p in $(jq -r '.spec.path' "$W/ks.json"); do
-    render "$p" >/dev/null || { echo "flux path $p does not render" >&2; return 1; }
+    fsub "$p" >/dev/null || { echo "flux path $p does not render" >&2; return 1; }
   done
-  dep() { jq -r "select(.metadata.name == \"$1\") | [.spec.dependsOn[]?.name] | join(\",\")" "$W/ks.json"; }
-  [ "$(dep nodeprobe-mirror)" = "" ]
-  [ "$(dep spegel)" = nodeprobe-mirror ]
-  [ "$(dep nodeprobe-nfd)" = node-feature-discovery ]
-  [ "$(dep nodeprobe-reload)" = nodeprobe-mirror ]
-  render k8s/flux/spegel >"$W/s.json"
-  one HelmRelease '.spec.values.service.registry.hostPort == 29999 and .spec.values.spegel.containerdMirrorAdd == false' "$W/s.json"
+  dep() { jq -r "select(.metadata.name == \"$1\") | [.spec.dependsOn[]?.name] | join(\",\")" "$2"; }
+  [ "$(dep nodeprobe "$W/ks.json")" = "" ]
+  [ "$(dep spegel "$W/ks.json")" = nodeprobe ]
+  [ "$(dep nodeprobe-nfd "$W/ks.json")" = node-feature-discovery ]
+  one Kustomization '.metadata.name != "nodeprobe-nfd" or (.spec.targetNamespace == "node-feature-discovery"
+    and .spec.healthChecks == [{"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease", "name": "node-feature-discovery", "namespace": "node-feature-discovery"}])' \
+    <(jq 'select(.metadata.name == "nodeprobe-nfd")' "$W/ks.json")
+  # NFD released as `nfd` in namespace `nfd`, by a Kustomization `nfd`: settings, no edit.
+  fsub k8s/flux NFD_RELEASE=nfd NFD_NAMESPACE=nfd NFD_KUSTOMIZATION=nfd | jq 'select(.metadata.name == "nodeprobe-nfd")' >"$W/n.json"
+  one Kustomization '.spec.dependsOn == [{"name": "nfd"}] and .spec.targetNamespace == "nfd"
+    and .spec.healthChecks[0].name == "nfd" and .spec.healthChecks[0].namespace == "nfd"' "$W/n.json"
+  # OCI charts come through OCIRepository (Flux's documented way), never HelmRepository type oci.
+  ! grep -rn 'type: oci' k8s/flux
+  fsub k8s/flux/nodeprobe >"$W/np.json"
+  one Namespace '.metadata.labels["pod-security.kubernetes.io/enforce"] == "privileged"' "$W/np.json"
+  one OCIRepository '.spec.url == "oci://ghcr.io/nodeprobe/charts/nodeprobe" and .spec.layerSelector.operation == "copy"' "$W/np.json"
+  one HelmRelease '.spec.chartRef == {"kind": "OCIRepository", "name": "nodeprobe"} and .metadata.namespace == "nodeprobe"' "$W/np.json"
+  # The HelmRelease's values, substituted, are values our chart takes: with defaults and with a
+  # Gitea registry and Talos set.
+  command -v helm >/dev/null || { echo "helm not found: scripts/install-deps installs it" >&2; return 1; }
+  jq 'select(.kind == "HelmRelease") | .spec.values' "$W/np.json" >"$W/vals.json"
+  helm template nodeprobe k8s/chart/nodeprobe -n nodeprobe -f "$W/vals.json" | json >"$W/chart.json"
+  [ "$(jq -r 'select(.kind == "DaemonSet" and .metadata.name == "nodeprobe-mirror") | .spec.template.spec.volumes[0].hostPath.path' "$W/chart.json")" = /etc/containerd/certs.d ]
+  fsub k8s/flux/nodeprobe GITEA_REGISTRY=gitea.example.internal NODEPROBE_DISTRO=talos | jq 'select(.kind == "HelmRelease") | .spec.values' >"$W/vals.json"
+  helm template nodeprobe k8s/chart/nodeprobe -n nodeprobe -f "$W/vals.json" | json >"$W/chart.json"
+  jq -r 'select(.kind == "DaemonSet" and .metadata.name == "nodeprobe-mirror") | .spec.template.spec.initContainers[0].args[]' "$W/chart.json" >"$W/args"
+  grep -qx -- '--registry=https://gitea.example.internal' "$W/args"
+  grep -qx -- '--config-path=/etc/cri/conf.d/hosts' "$W/args"
+  # Spegel: values written once (the ConfigMap holds the file itself), from an OCIRepository.
+  fsub k8s/flux/spegel >"$W/s.json"
+  one OCIRepository '.spec.url == "oci://ghcr.io/spegel-org/helm-charts/spegel" and .spec.layerSelector.mediaType == "application/vnd.cncf.helm.chart.content.v1.tar+gzip"' "$W/s.json"
+  one HelmRelease '.spec.chartRef == {"kind": "OCIRepository", "name": "spegel"} and .spec.values == null
+    and .spec.valuesFrom == [{"kind": "ConfigMap", "name": "spegel-values", "valuesKey": "values.yaml"}]' "$W/s.json"
+  diff <(jq -j 'select(.kind == "ConfigMap" and .metadata.name == "spegel-values") | .data["values.yaml"]' "$W/s.json") k8s/flux/spegel/values.yaml
+  one Namespace '.metadata.labels["pod-security.kubernetes.io/enforce"] == "privileged"' "$W/s.json"
+  # With those values the real Spegel charts serve the chart's default mirror target, port 30020
+  # on the node (host port up to v0.7.4, node port after), and write no containerd config.
+  [ -d "$CH" ] || return 0
+  local c target
+  target=$(helm template nodeprobe k8s/chart/nodeprobe | sed -n 's/.*--mirror-target=http:\/\/$(NODE_IP):\([0-9]*\).*/\1/p')
+  [ "$target" = 30020 ]
+  for c in $(spegel_charts); do
+    spegel_render "$c" -f k8s/flux/spegel/values.yaml >"$W/sp.json"
+    jq -e -s --argjson p "$target" '[.[] | .. | objects | (.hostPort?, .nodePort?) | numbers] | index($p) != null' "$W/sp.json" >/dev/null ||
+      { echo "$(label "$c") opens no port $target" >&2; return 1; }
+    [ "$(jq -r 'select(.kind == "DaemonSet") | .spec.template.spec.initContainers[]?.name' "$W/sp.json")" = "" ]
+  done
 }
 
 @test "helmfile: mirror, then Spegel, then everything else, via needs" {
