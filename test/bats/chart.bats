@@ -327,3 +327,24 @@ E
   [ "$(grep -c 'GET /v2/charts/nodeprobe/blobs/' "$E2E/registry.log")" -ge 2 ]
   echo "# transcript: $log" >&3
 }
+
+@test "every option and subcommand the chart passes is one the binary's man page documents" {
+  local v
+  for v in "$V"/*.yaml; do tpl -f "$v"; done >"$W/all.json"
+  local bin man missing=0 word pending
+  for bin in nodeprobe-mirror nodeprobe-reload; do
+    man=hooks/${bin#nodeprobe-}/$bin.8
+    jq -r --arg c "/usr/bin/$bin" '.. | objects | select(.command? == [$c]) | .args[]' "$W/all.json" |
+      sed 's/=.*//' | sort -u >"$W/words"
+    [ -s "$W/words" ] || { echo "no container runs $bin" >&2; return 1; }
+    while read -r word; do
+      sed 's/\\-/-/g' "$man" | grep -qw -- "$word" && continue
+      # Reloader's --enable-ha comes with issue 9 (HA); the chart passes it only with reload.ha.enabled.
+      if [ "$word" = --enable-ha ]; then pending+=" $word"; continue; fi
+      echo "$bin: '$word' not in $man" >&2
+      missing=1
+    done <"$W/words"
+  done
+  [ -z "${pending:-}" ] || echo "# not yet in nodeprobe-reload.8 (issue 9):$pending" >&3
+  [ "$missing" -eq 0 ]
+}

@@ -424,33 +424,53 @@ kustomizations() {
   done
 }
 
-@test "helmfile: mirror, then Spegel, then everything else, via needs" {
-  local f=k8s/helmfile/helmfile.d/00-bootstrap.yaml
+@test "helmfile: one state file; namespaces, then the chart, then Spegel, then the rest, via needs" {
+  local dir=k8s/helmfile f=k8s/helmfile/helmfile.yaml
+  # One state file: helmfile >= 1.3 runs the files of helmfile.d/ in parallel.
+  [ ! -e "$dir/helmfile.d" ]
+  [ "$(find "$dir" -maxdepth 1 -name '*.yaml' -o -maxdepth 1 -name '*.gotmpl' | wc -l)" -eq 1 ]
   render --yaml-doc "$f" >"$W/h.json"
   jq -c '.releases[]' "$W/h.json" >"$W/rel.json"
   needs() { jq -r "select(.name == \"$1\") | [.needs[]?] | join(\",\")" "$W/rel.json"; }
-  [ "$(jq -r .name "$W/rel.json" | head -2 | paste -sd,)" = nodeprobe-mirror,spegel ]
-  [ "$(needs nodeprobe-mirror)" = "" ]
-  [ "$(needs spegel)" = nodeprobe-mirror/nodeprobe-mirror ]
-  local r
-  for r in $(jq -r 'select(.name != "nodeprobe-mirror" and .name != "spegel") | .name' "$W/rel.json"); do
-    [ "$(needs "$r")" = spegel/spegel ] || { echo "$r does not need spegel" >&2; return 1; }
-  done
+  [ "$(jq -r .name "$W/rel.json" | paste -sd,)" = namespaces,nodeprobe,spegel,node-feature-discovery ]
+  [ "$(needs namespaces)" = "" ]
+  [ "$(needs nodeprobe)" = kube-system/namespaces ]
+  [ "$(needs spegel)" = nodeprobe/nodeprobe ]
+  [ "$(needs node-feature-discovery)" = spegel/spegel ]
   # Every `needs` names a release of this file as namespace/name.
   jq -r '.namespace + "/" + .name' "$W/rel.json" | sort >"$W/names"
   jq -r '.needs[]?' "$W/rel.json" | sort -u | comm -23 - "$W/names" >"$W/dangling"
   [ ! -s "$W/dangling" ]
-  # Local charts, values files and hook paths exist and render, relative to helmfile.d/.
-  local dir=k8s/helmfile/helmfile.d p
-  for p in $(jq -r 'select(.chart | startswith("../")) | .chart' "$W/rel.json") \
-           $(jq -r '.hooks[]?.args | select(index("-k")) | .[index("-k") + 1]' "$W/rel.json"); do
-    render "$dir/$p" >/dev/null || { echo "helmfile path $p does not render" >&2; return 1; }
-  done
+  # Nothing but Helm: no kustomize directory (chartify), no hooks, no kubectl.
+  [ "$(jq -r '.hooks[]?' "$W/rel.json")" = "" ]
+  ! grep -q kubectl "$f"
+  # Namespaces are created only by the namespaces release, labelled privileged: every release
+  # namespace is in it (the bootstrap namespace kube-system aside).
+  jq -e '.helmDefaults.createNamespace == false' "$W/h.json"
+  [ "$(jq -r 'select(.createNamespace == true) | .name' "$W/rel.json")" = "" ]
+  command -v helm >/dev/null || { echo "helm not found: scripts/install-deps installs it" >&2; return 1; }
+  jq 'select(.name == "namespaces") | .values[0]' "$W/rel.json" >"$W/ns-values.json"
+  helm lint --strict "$dir/namespaces" -f "$W/ns-values.json" >/dev/null
+  helm template namespaces "$dir/namespaces" -f "$W/ns-values.json" | json >"$W/ns.json"
+  diff <(jq -r 'select(.namespace != "kube-system") | .namespace' "$W/rel.json" | sort) \
+       <(jq -r 'select(.kind == "Namespace" and .metadata.labels["pod-security.kubernetes.io/enforce"] == "privileged") | .metadata.name' "$W/ns.json" | sort)
+  # Local charts and values files exist, relative to the state file, and render.
+  local p
   for p in $(jq -r '.values[]? | strings' "$W/rel.json"); do
     [ -f "$dir/$p" ] || { echo "missing values file $p" >&2; return 1; }
   done
-  # The uninstall hook runs only on uninstall.
-  [ "$(jq -r '.hooks[]?.events[]' "$W/rel.json" | sort -u)" = preuninstall ]
+  jq 'select(.name == "nodeprobe") | .values[0]' "$W/rel.json" >"$W/np-values.json"
+  helm template nodeprobe "$dir/$(jq -r 'select(.name == "nodeprobe") | .chart' "$W/rel.json")" -n nodeprobe -f "$W/np-values.json" | json >"$W/np.json"
+  "$T/check-manifests" --role nodeprobe-reload="$T/rbac-reload.txt" --role nodeprobe-mirror-cleanup="$T/rbac-mirror-cleanup.txt" <"$W/np.json"
+  # Spegel's values are the Flux ones (one file); NFD's are k8s/nfd's.
+  [ "$(jq -r 'select(.name == "spegel") | .values[0]' "$W/rel.json")" = ../flux/spegel/values.yaml ]
+  [ "$(jq -r 'select(.name == "node-feature-discovery") | .values[0]' "$W/rel.json")" = ../nfd/values/values.yaml ]
+  # The NFD chart named here has worker.initContainers (>= 0.19).
+  [ "$(jq -r 'select(.name == "node-feature-discovery") | .version' "$W/rel.json")" = 0.19.0 ]
+  # Every repository a release uses is declared before use (`helm repo add` equivalent).
+  for p in $(jq -r '.chart | select(test("^[a-z0-9-]+/")) | split("/")[0]' "$W/rel.json"); do
+    jq -e --arg r "$p" '.repositories | map(.name) | index($r) != null' "$W/h.json" >/dev/null
+  done
 }
 
 @test "every option and subcommand the manifests pass is one the binary documents" {
