@@ -378,8 +378,8 @@ static int backup_gone(struct watcher *w, struct log_err *err)
 		r = snap_restore(&w->backup, w->base, err);
 	} else if (foreign > 0) {
 		log_warn(
-		    "%s: %s removed and %d entries written by someone else (a distro's re-sync?): backing them up and re-applying",
-		    w->base, MIRROR_BACKUP_DIR, foreign);
+		    "%s: %s removed and %d %s written by someone else (a distro's re-sync?): backing up what is there now and re-applying",
+		    w->base, MIRROR_BACKUP_DIR, foreign, foreign == 1 ? "entry" : "entries");
 		for (i = 0; r == 0 && i < w->ndirs; i++)
 			if (untouched[i])
 				r = fs_remove_tree(w->base, w->dirs[i], err);

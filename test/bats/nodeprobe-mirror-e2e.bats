@@ -162,7 +162,7 @@ registry_lines_after() {
   kill "$wpid"
   wait "$wpid" || true
   cat "$E2E/watch.log"
-  grep -q "written by someone else (a distro's re-sync?): backing them up and re-applying" "$E2E/watch.log"
+  grep -q "written by someone else (a distro's re-sync?): backing up what is there now and re-applying" "$E2E/watch.log"
   diff -u "$E2E_DIR/expected/docker.io.toml" "$E2E/certs.d/docker.io/hosts.toml"
   [ -f "$E2E/certs.d/_backup/registry.talos.dev/hosts.toml" ]
   e2e_ctr -n k8s.io images rm docker.io/library/hello:v1 >/dev/null 2>&1 || true

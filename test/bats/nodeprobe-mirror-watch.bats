@@ -127,7 +127,7 @@ log_has() { grep -qF -- "$1" "$T/log"; }
   find "$C" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
   mkdir "$C/registry.talos.dev"
   printf "server = 'https://registry.talos.dev'\n" >"$C/registry.talos.dev/hosts.toml"
-  wait_for log_has "_backup removed and 1 entries written by someone else"
+  wait_for log_has "_backup removed and 1 entry written by someone else"
   wait_for test -f "$C/ghcr.io/hosts.toml"
   wait_for test -f "$C/_backup/registry.talos.dev/hosts.toml"
   # ours as configure writes them on a node where Talos's file was the only one
