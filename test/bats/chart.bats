@@ -155,6 +155,9 @@ E
 @test "mirror: targets for each Spegel generation, registries, options" {
   tpl >"$W/r.json"
   ds_args "$W/r.json" configure >"$W/a"
+  # watch (the long-running container) keeps exactly what configure writes: the same options.
+  diff <(tail -n +2 "$W/a") <(ds_args "$W/r.json" watch | tail -n +2)
+  [ "$(ds_args "$W/r.json" watch | head -1)" = watch ]
   [ "$(grep -- '--mirror-target=' "$W/a")" = '--mirror-target=http://$(NODE_IP):30020' ]
   [ "$(grep -c -- '--registry=' "$W/a")" -eq 7 ]
   grep -qx -- '--dial-timeout=200ms' "$W/a"
@@ -175,6 +178,8 @@ E
   grep -qx -- '--registry=https://registry.example.internal:5000' "$W/a"
   grep -qx -- '--prepend-existing' "$W/a"
   ! grep -q -- '--dial-timeout' "$W/a"
+  # watch off: a pause container keeps the pod up.
+  [ "$(jq -r 'select(.kind == "DaemonSet") | [.spec.template.spec.containers[] | .name + "=" + .image] | join(",")' "$W/r.json")" = pause=registry.k8s.io/pause:3.10 ]
   # Pinned by digest; no cleanup hook when turned off.
   jq -e -s '[.[] | .. | objects | select(has("image")) | .image | select(startswith("ghcr.io/nodeprobe/"))] | length > 0 and
     all(. == "ghcr.io/nodeprobe/nodeprobe:0.1.0@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")' "$W/r.json"
@@ -200,8 +205,10 @@ E
   # The cleanup DaemonSet is the configure DaemonSet's pod with `cleanup` for `configure`, under
   # its own selector (it never adopts the configure pods).
   jq 'select(.kind == "DaemonSet")' "$W/r.json" >"$W/ds.json"
-  diff <(jq -S 'select(.metadata.name == "nodeprobe-mirror") | .spec.template.spec | del(.initContainers[0].args, .initContainers[0].name, .initContainers[0].env)' "$W/ds.json") \
-       <(jq -S 'select(.metadata.name == "nodeprobe-mirror-cleanup") | .spec.template.spec | del(.initContainers[0].args, .initContainers[0].name)' "$W/ds.json")
+  diff <(jq -S 'select(.metadata.name == "nodeprobe-mirror") | .spec.template.spec | del(.initContainers[0].args, .initContainers[0].name, .initContainers[0].env, .containers)' "$W/ds.json") \
+       <(jq -S 'select(.metadata.name == "nodeprobe-mirror-cleanup") | .spec.template.spec | del(.initContainers[0].args, .initContainers[0].name, .containers)' "$W/ds.json")
+  # Its pods only wait once clean (pause), nothing keeps the configuration in place there.
+  [ "$(jq -r 'select(.metadata.name == "nodeprobe-mirror-cleanup") | [.spec.template.spec.containers[].name] | join(",")' "$W/ds.json")" = pause ]
   [ "$(jq -r '.spec.selector.matchLabels["app.kubernetes.io/component"]' "$W/ds.json" | paste -sd,)" = mirror,mirror-cleanup-node ]
   # Nothing runs on pod stop: no lifecycle hooks anywhere.
   ! grep -q -e preStop -e postStart "$W/r.json"
@@ -267,6 +274,24 @@ E
     rm -rf "$W/before"
   done
   [ "$cleaned" -eq 5 ]
+  # watch, as the Talos values run it: a re-sync that removes a registry directory of ours is
+  # repaired; SIGTERM ends it with 0 and nothing touched.
+  tpl -f "$V/distro-talos.yaml" >"$W/r.json"
+  path=$(ds_args "$W/r.json" watch | sed -n 's/^--config-path=//p')
+  [ "$path" = /etc/cri/conf.d/hosts ]
+  rm -rf "$W/root" && mkdir -p "$W/root$path"
+  mapfile -t a < <(ds_args "$W/r.json" watch | sed -e 's|\$(NODE_IP)|10.0.0.5|' -e "s|^--config-path=|--config-path=$W/root|")
+  "$BUILD/nodeprobe-mirror" "${a[@]}" 2>"$W/watch.log" &
+  local pid=$! i
+  for i in $(seq 100); do [ -f "$W/root$path/docker.io/hosts.toml" ] && break; sleep 0.1; done
+  cp "$W/root$path/docker.io/hosts.toml" "$W/want.toml"
+  sleep 0.3
+  rm -rf "$W/root$path/docker.io"
+  for i in $(seq 100); do [ -f "$W/root$path/docker.io/hosts.toml" ] && break; sleep 0.1; done
+  kill -TERM "$pid"
+  wait "$pid"
+  cmp "$W/want.toml" "$W/root$path/docker.io/hosts.toml"
+  grep -q 'docker.io' "$W/watch.log"
   # nodeprobe-reload's command lines parse (exit 2 would be a bad command line): with no
   # cluster to talk to, it gets as far as looking for one. --enable-ha is issue 9's.
   for v in default namespaced ha-monitoring; do

@@ -139,3 +139,32 @@ readOnlyRootFilesystem: true
 capabilities:
   drop: ["ALL"]
 {{- end -}}
+
+{{/* The options configure and watch share: include with (list $ PATH). */}}
+{{- define "nodeprobe.mirrorArgs" -}}
+{{- $ := index . 0 -}}
+{{- $path := index . 1 -}}
+{{- $m := $.Values.mirror -}}
+- --config-path={{ $path }}
+{{- range (include "nodeprobe.mirrorTargets" $ | fromJsonArray) }}
+- --mirror-target={{ . }}
+{{- end }}
+{{- range $m.registries }}
+- --registry={{ . }}
+{{- end }}
+{{- range (regexSplit "[, ]+" ($m.extraRegistries | default "") -1) }}
+{{- if . }}
+- --registry={{ ternary . (printf "https://%s" .) (contains "://" .) }}
+{{- end }}
+{{- end }}
+- --resolve-tags={{ $m.resolveTags }}
+{{- with $m.dialTimeout }}
+- --dial-timeout={{ . }}
+{{- end }}
+{{- if $m.prependExisting }}
+- --prepend-existing
+{{- end }}
+{{- if $m.basicAuthSecretName }}
+- --basic-auth-dir=/etc/secrets/basic-auth
+{{- end }}
+{{- end -}}
