@@ -373,3 +373,14 @@ E
   [ -z "${pending:-}" ] || echo "# not yet in nodeprobe-reload.8 (issue 9):$pending" >&3
   [ "$missing" -eq 0 ]
 }
+
+@test "NOTES: what was installed, where each node's mirror points, and the uninstall behaviour" {
+  command -v helm4 >/dev/null || skip "helm4 not installed (helm 3 cannot render NOTES without a cluster)"
+  helm4 install nodeprobe "$C" -n nodeprobe --dry-run=client -f "$V/distro-talos.yaml" >"$W/out" 2>&1
+  sed -n '/^NOTES:/,$p' "$W/out" >"$W/notes"
+  grep -qF -- '- nodeprobe-mirror on every node: /etc/cri/conf.d/hosts (talos) -> http://$(NODE_IP):30020, then upstream.' "$W/notes"
+  grep -q 'pre-delete hook that restores' "$W/notes"
+  helm4 install nodeprobe "$C" -n nodeprobe --dry-run=client -f "$V/seed-29999.yaml" | sed -n '/^NOTES:/,$p' >"$W/notes"
+  grep -qF 'http://$(NODE_IP):29999, http://$(NODE_IP):30021' "$W/notes"
+  grep -q "leaves the nodes' hosts.toml files as they are" "$W/notes"
+}
