@@ -547,3 +547,26 @@ kustomizations() {
     [[ $output == *"not in a cluster"* ]]
   done
 }
+
+@test "Helm 4: the post-renderer as a postrenderer/v1 plugin gives Helm 3's output, and fails the same" {
+  command -v helm4 >/dev/null || skip "helm4 not installed"
+  # A chart holding NFD's worker (the kustomize fixture), so this runs on a plain clone too.
+  mkdir -p "$W/c/templates"
+  printf 'apiVersion: v2\nname: w\nversion: 0.1.0\n' >"$W/c/Chart.yaml"
+  cp test/k8s/nfd-kustomize/worker.yaml "$W/c/templates/"
+  export HELM_CONFIG_HOME=$W/h/config HELM_DATA_HOME=$W/h/data HELM_CACHE_HOME=$W/h/cache
+  helm4 plugin install k8s/helm-plugin/nodeprobe-post-render
+  [ "$(helm4 plugin list | awk '$1 == "nodeprobe-post-render" {print $3}')" = postrenderer/v1 ]
+  helm4 template w "$W/c" --post-renderer nodeprobe-post-render --post-renderer-args k8s/nfd >"$W/h4.yaml"
+  HELM_DATA_HOME=$W/h/data3 helm template w "$W/c" --post-renderer ./k8s/post-render --post-renderer-args k8s/nfd >"$W/h3.yaml"
+  # The same objects (Helm 4 also keeps its "# Source:" comments).
+  diff <(json <"$W/h3.yaml" | jq -S .) <(json <"$W/h4.yaml" | jq -S .)
+  grep -q 'image: ghcr.io/nodeprobe/nodeprobe:' "$W/h4.yaml"
+  # Helm 4 passes an executable path no more: only the plugin works.
+  run helm4 template w "$W/c" --post-renderer ./k8s/post-render --post-renderer-args k8s/nfd
+  [ "$status" -ne 0 ]
+  # A component that changes nothing fails the render (Helm 4.1.4 shows only "exited with error").
+  run helm4 template w "$W/c" --post-renderer nodeprobe-post-render --post-renderer-args k8s/mirror/spegel
+  [ "$status" -ne 0 ]
+  [[ $output == *'"nodeprobe-post-render" exited with error'* ]]
+}
