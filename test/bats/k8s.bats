@@ -414,7 +414,7 @@ kustomizations() {
   # on the node (host port up to v0.7.4, node port after), and write no containerd config.
   [ -d "$CH" ] || return 0
   local c target
-  target=$(helm template nodeprobe k8s/chart/nodeprobe | sed -n 's/.*--mirror-target=http:\/\/$(NODE_IP):\([0-9]*\).*/\1/p')
+  target=$(helm template nodeprobe k8s/chart/nodeprobe | sed -n 's/.*--mirror-target=http:\/\/$(NODE_IP):\([0-9]*\).*/\1/p' | sort -u)
   [ "$target" = 30020 ]
   for c in $(spegel_charts); do
     spegel_render "$c" -f k8s/flux/spegel/values.yaml >"$W/sp.json"
