@@ -563,7 +563,12 @@ int mirror_lock(const char *config_path, struct log_err *err)
 {
 	int fd = fs_lock_dir(config_path, MIRROR_LOCK_MS, err);
 
-	return fd == -ENOENT ? INT_MAX : fd; /* nothing there yet: nothing to serialise */
+	if (fd == -ENOENT || fd == -ENOTDIR) {
+		/* nothing there yet to serialise; a file is reported by what runs next */
+		log_err_clear(err);
+		return INT_MAX;
+	}
+	return fd;
 }
 
 void mirror_unlock(int fd)
