@@ -16,7 +16,7 @@ static const char *const skip_names[NSKIP] = {
 };
 
 static const char *const cls_names[NCLS] = {"configmaps", "secrets", "deployments", "statefulsets",
-					    "daemonsets"};
+					    "daemonsets", "cronjobs", "jobs", "rollouts"};
 
 static int head(struct strbuf *sb, const char *name, const char *type, const char *help)
 {

@@ -45,6 +45,8 @@ static int make_streams(struct ctl *c)
 		return -ENOMEM;
 	/* Workloads first, so the first ConfigMap/Secret pass already sees them. */
 	for (cls = NCLS - 1; cls >= 0; cls--) {
+		if (!reload_cls_enabled(c->o, cls))
+			continue;
 		for (i = 0; i < nns; i++) {
 			struct rs *s = &c->rs[c->nrs++];
 
@@ -98,6 +100,7 @@ static void ctl_free(struct ctl *c)
 		free(d->name);
 		free(d);
 	}
+	reload_events_free(c);
 	sb_free(&c->url);
 	sb_free(&c->body);
 	sb_free(&c->resp);
@@ -118,6 +121,7 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 	sb_init(&c.body, 1024 * 1024);
 	sb_init(&c.resp, OBJ_MAX);
 	srandom((unsigned int)(reload_now_ms() ^ getpid()));
+	reload_ann_names(o->ann_names);
 	if (o->kubeconfig)
 		r = kube_config_load(&cfg, o->kubeconfig, o->context, err);
 	else
@@ -161,12 +165,20 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 			goto out;
 	}
 	reload_process_deferred(&c);
-	log_info("synced: %lu ConfigMaps, %lu Secrets, %lu workloads", c.m.objects[CLS_CM],
-		 c.m.objects[CLS_SEC],
-		 c.m.objects[CLS_DEP] + c.m.objects[CLS_STS] + c.m.objects[CLS_DS]);
+	reload_events_flush(&c);
+	{
+		unsigned long nwl = 0;
+		int k;
+
+		for (k = CLS_DEP; k < NCLS; k++)
+			nwl += c.m.objects[k];
+		log_info("synced: %lu ConfigMaps, %lu Secrets, %lu workloads", c.m.objects[CLS_CM],
+			 c.m.objects[CLS_SEC], nwl);
+	}
 	reload_reconcile_all(&c);
 	if (o->once) {
 		reload_process_due(&c, 1);
+		reload_pause_due(&c);
 		r = c.failures ? log_err_set(err, RELOAD_EPARTIAL, "%d rollouts failed", c.failures)
 			       : 0;
 		goto out;
@@ -190,6 +202,9 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 		reload_process_deferred(&c);
 		reload_restart_watches(&c);
 		reload_process_due(&c, 0);
+		reload_pause_due(&c);
+		reload_tombs_sweep(&c);
+		reload_events_flush(&c);
 	}
 	r = 0;
 out:
