@@ -97,8 +97,7 @@ static const struct cli_opt opts[] = {
      "instead of deployment.reloader.stakater.com/pause-period",
      O_ANN_FIRST + RELOAD_ANN_PAUSE_PERIOD},
     {"pause-deployment-time-annotation", 0, "KEY",
-     "instead of deployment.reloader.stakater.com/paused-at",
-     O_ANN_FIRST + RELOAD_ANN_PAUSED_AT},
+     "instead of deployment.reloader.stakater.com/paused-at", O_ANN_FIRST + RELOAD_ANN_PAUSED_AT},
     {NULL, 0, NULL, NULL, 0},
 };
 
@@ -162,7 +161,7 @@ static int kinds_opt(struct reload_opts *o, int id, const char *arg, char *msg, 
 	if (id != O_IGNORED_TYPES) {
 		static const char *const names[] = {"is-Argo-Rollouts", "reload-on-create",
 						    "reload-on-delete"};
-		int *dst = id == O_ARGO ? &o->argo_rollouts
+		int *dst = id == O_ARGO	       ? &o->argo_rollouts
 			   : id == O_ON_CREATE ? &o->reload_on_create
 					       : &o->reload_on_delete;
 
@@ -187,7 +186,8 @@ static int kinds_opt(struct reload_opts *o, int id, const char *arg, char *msg, 
 			o->ignore_cronjobs = 1;
 		} else if (n) {
 			snprintf(msg, (size_t)msglen,
-				 "--ignored-workload-types: '%.*s' is not jobs or cronjobs", (int)n, p);
+				 "--ignored-workload-types: '%.*s' is not jobs or cronjobs", (int)n,
+				 p);
 			return -1;
 		}
 		if (!e)

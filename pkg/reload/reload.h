@@ -14,16 +14,16 @@ enum reload_strategy {
 
 /* Reloader's annotation names that its flags can override (--auto-annotation, ...). */
 enum reload_ann_name {
-	RELOAD_ANN_AUTO = 0,	    /* --auto-annotation: reloader.stakater.com/auto */
-	RELOAD_ANN_CM_AUTO,	    /* --configmap-auto-annotation */
-	RELOAD_ANN_SEC_AUTO,	    /* --secret-auto-annotation */
-	RELOAD_ANN_CM_RELOAD,	    /* --configmap-annotation */
-	RELOAD_ANN_SEC_RELOAD,	    /* --secret-annotation */
-	RELOAD_ANN_SEARCH,	    /* --auto-search-annotation */
-	RELOAD_ANN_MATCH,	    /* --search-match-annotation */
-	RELOAD_ANN_IGNORE,	    /* --ignore-annotation */
-	RELOAD_ANN_PAUSE_PERIOD,    /* --pause-deployment-annotation */
-	RELOAD_ANN_PAUSED_AT,	    /* --pause-deployment-time-annotation */
+	RELOAD_ANN_AUTO = 0,	 /* --auto-annotation: reloader.stakater.com/auto */
+	RELOAD_ANN_CM_AUTO,	 /* --configmap-auto-annotation */
+	RELOAD_ANN_SEC_AUTO,	 /* --secret-auto-annotation */
+	RELOAD_ANN_CM_RELOAD,	 /* --configmap-annotation */
+	RELOAD_ANN_SEC_RELOAD,	 /* --secret-annotation */
+	RELOAD_ANN_SEARCH,	 /* --auto-search-annotation */
+	RELOAD_ANN_MATCH,	 /* --search-match-annotation */
+	RELOAD_ANN_IGNORE,	 /* --ignore-annotation */
+	RELOAD_ANN_PAUSE_PERIOD, /* --pause-deployment-annotation */
+	RELOAD_ANN_PAUSED_AT,	 /* --pause-deployment-time-annotation */
 	RELOAD_ANN_NNAMES,
 };
 
@@ -50,11 +50,11 @@ struct reload_opts {
 	int retries;	      /* API retry budget */
 	int retry_base_ms;    /* first backoff step */
 	/* Reloader's workload kinds and flags beyond Deployments (reload_kinds.c) */
-	int ignore_cronjobs;  /* --ignored-workload-types cronjobs */
-	int ignore_jobs;      /* --ignored-workload-types jobs */
-	int argo_rollouts;    /* --is-Argo-Rollouts true */
-	int reload_on_create; /* --reload-on-create true */
-	int reload_on_delete; /* --reload-on-delete true */
+	int ignore_cronjobs;			  /* --ignored-workload-types cronjobs */
+	int ignore_jobs;			  /* --ignored-workload-types jobs */
+	int argo_rollouts;			  /* --is-Argo-Rollouts true */
+	int reload_on_create;			  /* --reload-on-create true */
+	int reload_on_delete;			  /* --reload-on-delete true */
 	const char *ann_names[RELOAD_ANN_NNAMES]; /* overrides; NULL: Reloader's default */
 };
 

@@ -337,9 +337,9 @@ struct wl_ent {
 	struct trig *trig;
 	size_t ntrig;
 	long long first_ms, due_ms, last_roll_ms;
-	int fails;	      /* failed rollout attempts for the pending triggers */
-	struct wl_ent *pnext; /* pending list */
-	long long resume_ms;  /* pause-period: when to resume (monotonic ms), 0: no timer */
+	int fails;		  /* failed rollout attempts for the pending triggers */
+	struct wl_ent *pnext;	  /* pending list */
+	long long resume_ms;	  /* pause-period: when to resume (monotonic ms), 0: no timer */
 	unsigned char spc_warned; /* the unsupported SecretProviderClass use was reported */
 };
 
@@ -391,9 +391,9 @@ struct ctl {
 	struct deferred *defer;
 	double tokens;
 	long long tok_ms;
-	int failures; /* rollouts that failed (once mode exit status) */
-	int npause;   /* workloads with a pause-period resume timer armed */
-	int ntomb;    /* deleted ConfigMaps/Secrets kept for --reload-on-delete rollouts */
+	int failures;	 /* rollouts that failed (once mode exit status) */
+	int npause;	 /* workloads with a pause-period resume timer armed */
+	int ntomb;	 /* deleted ConfigMaps/Secrets kept for --reload-on-delete rollouts */
 	struct evq *evq; /* ReloadSkipped Events to post from the run loop */
 	struct reload_metrics m;
 	struct strbuf url, body, resp;
@@ -503,7 +503,8 @@ void reload_events_flush(struct ctl *c);
 /* Free the queue without posting. */
 void reload_events_free(struct ctl *c);
 
-/* --reload-on-delete: keep ce as a tombstone with Reloader's delete hash and roll what it selects. */
+/* --reload-on-delete: keep ce as a tombstone with Reloader's delete hash and roll what it selects.
+ */
 void reload_tombstone(struct ctl *c, struct cfg_ent *ce);
 /* Free the tombstones once no rollout is pending. */
 void reload_tombs_sweep(struct ctl *c);

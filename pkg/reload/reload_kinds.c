@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* reload_kinds: the workloads beyond apps/v1 as Reloader rolls them: CronJobs (a Job from the
- * jobTemplate), Jobs (deleted and created again), Argo Rollouts (restartAt or the template), and the
- * env var removal of --reload-on-delete. */
+ * jobTemplate), Jobs (deleted and created again), Argo Rollouts (restartAt or the template), and
+ * the env var removal of --reload-on-delete. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,10 +205,11 @@ int reload_delete_patch(struct strbuf *sb, const struct reload_workload *w,
 		done[bi] = 1;
 		r = r ? r : sb_add(sb, nrm ? "," : "[");
 		r = r ? r
-		      : sb_addf(sb,
-				"{\"op\":\"test\",\"path\":\"/spec/template/spec/containers/%d/env/%d/"
-				"name\",\"value\":",
-				best->ci, best->ei);
+		      : sb_addf(
+			    sb,
+			    "{\"op\":\"test\",\"path\":\"/spec/template/spec/containers/%d/env/%d/"
+			    "name\",\"value\":",
+			    best->ci, best->ei);
 		r = r ? r : sb_add_json_str(sb, best->name);
 		r = r ? r
 		      : sb_addf(sb,
@@ -325,8 +326,8 @@ static int cronjob_rollout(struct ctl *c, struct wl_ent *we, const struct reload
 				we->e.ns, we->e.name);
 		goto out;
 	}
-	r = reload_template_apply(json_object_get(spec, "template"), c->o->strategy, we->e.ns, t,
-				  n, now);
+	r = reload_template_apply(json_object_get(spec, "template"), c->o->strategy, we->e.ns, t, n,
+				  now);
 	if (r <= 0) /* env-vars delete of a variable the template never had: nothing */
 		goto out;
 	anns = json_object();
@@ -362,11 +363,10 @@ static int cronjob_rollout(struct ctl *c, struct wl_ent *we, const struct reload
 		json_object_set_new(md, "labels", sorted_copy(labels));
 	json_object_set_new(md, "annotations", sorted_copy(anns));
 	json_decref(anns);
-	json_object_set_new(
-	    md, "ownerReferences",
-	    json_pack("[{s:s, s:s, s:s, s:s, s:b, s:b}]", "apiVersion", "batch/v1", "kind",
-		      "CronJob", "name", we->e.name, "uid", uid ? uid : "", "controller", 1,
-		      "blockOwnerDeletion", 1));
+	json_object_set_new(md, "ownerReferences",
+			    json_pack("[{s:s, s:s, s:s, s:s, s:b, s:b}]", "apiVersion", "batch/v1",
+				      "kind", "CronJob", "name", we->e.name, "uid", uid ? uid : "",
+				      "controller", 1, "blockOwnerDeletion", 1));
 	json_object_set(job, "spec", spec);
 	r = dump_to(&c->body, job);
 	if (r < 0)
@@ -376,9 +376,10 @@ static int cronjob_rollout(struct ctl *c, struct wl_ent *we, const struct reload
 	if (r == 201 || r == 200) {
 		json_t *created = json_loadb(c->resp.buf, c->resp.len, 0, NULL);
 
-		log_info("CronJob %s/%s: created Job %s/%s", we->e.ns, we->e.name, we->e.ns,
-			 json_string_value(
-			     json_object_get(json_object_get(created, "metadata"), "name")) ?: "?");
+		log_info(
+		    "CronJob %s/%s: created Job %s/%s", we->e.ns, we->e.name, we->e.ns,
+		    json_string_value(json_object_get(json_object_get(created, "metadata"), "name"))
+			?: "?");
 		json_decref(created);
 		sb_reset(&c->resp); /* the answer is a Job, not this CronJob */
 		r = 200;
@@ -400,8 +401,9 @@ out:
 static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_trigger *t, size_t n,
 		       long long now, struct log_err *err)
 {
-	static const char *const pod_labels[] = {"controller-uid", "batch.kubernetes.io/controller-uid",
-						 "job-name", "batch.kubernetes.io/job-name"};
+	static const char *const pod_labels[] = {"controller-uid",
+						 "batch.kubernetes.io/controller-uid", "job-name",
+						 "batch.kubernetes.io/job-name"};
 	json_t *job = NULL, *md, *spec, *tl;
 	struct strbuf del = STRBUF_INIT(4096);
 	const char *uid;
@@ -517,12 +519,12 @@ static int rollout_rollout(struct ctl *c, struct wl_ent *we, const struct reload
 				  c->o->strategy, we->e.ns, t, n, now);
 	if (r <= 0)
 		goto out;
-	patch = json_pack("{s:{s:s}, s:{s:{s:{s:O}}}}", "metadata", "resourceVersion", rv ? rv : "",
-			  "spec", "template", "spec", "containers",
-			  json_object_get(json_object_get(json_object_get(json_object_get(ro, "spec"),
-									  "template"),
-							  "spec"),
-					  "containers"));
+	patch = json_pack(
+	    "{s:{s:s}, s:{s:{s:{s:O}}}}", "metadata", "resourceVersion", rv ? rv : "", "spec",
+	    "template", "spec", "containers",
+	    json_object_get(
+		json_object_get(json_object_get(json_object_get(ro, "spec"), "template"), "spec"),
+		"containers"));
 	r = patch ? dump_to(&c->body, patch) : -ENOMEM;
 	if (r == 0)
 		r = send_json(c, "PATCH", &reload_res_rollouts, we->e.ns, we->e.name,

@@ -57,10 +57,14 @@ const char *reload_ann_name(enum reload_ann_name n)
 const char *reload_ann_key(enum reload_ann a)
 {
 	static const enum reload_ann_name flag[RA_N] = {
-	    [RA_AUTO] = RELOAD_ANN_AUTO,	   [RA_CM_AUTO] = RELOAD_ANN_CM_AUTO,
-	    [RA_SEC_AUTO] = RELOAD_ANN_SEC_AUTO,   [RA_CM_RELOAD] = RELOAD_ANN_CM_RELOAD,
-	    [RA_SEC_RELOAD] = RELOAD_ANN_SEC_RELOAD, [RA_SEARCH] = RELOAD_ANN_SEARCH,
-	    [RA_CM_EXCLUDE] = RELOAD_ANN_NNAMES,   [RA_SEC_EXCLUDE] = RELOAD_ANN_NNAMES,
+	    [RA_AUTO] = RELOAD_ANN_AUTO,
+	    [RA_CM_AUTO] = RELOAD_ANN_CM_AUTO,
+	    [RA_SEC_AUTO] = RELOAD_ANN_SEC_AUTO,
+	    [RA_CM_RELOAD] = RELOAD_ANN_CM_RELOAD,
+	    [RA_SEC_RELOAD] = RELOAD_ANN_SEC_RELOAD,
+	    [RA_SEARCH] = RELOAD_ANN_SEARCH,
+	    [RA_CM_EXCLUDE] = RELOAD_ANN_NNAMES,
+	    [RA_SEC_EXCLUDE] = RELOAD_ANN_NNAMES,
 	};
 
 	if ((unsigned)a >= RA_N)

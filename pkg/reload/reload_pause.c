@@ -86,8 +86,7 @@ static long long period_ms(const struct reload_workload *w)
 	return ns <= 0 ? 0 : (long long)(ns / 1000000);
 }
 
-static int send_pause(struct ctl *c, struct wl_ent *we, const char *paused_at,
-		      struct log_err *err)
+static int send_pause(struct ctl *c, struct wl_ent *we, const char *paused_at, struct log_err *err)
 {
 	struct kube_query q = {.field_manager = "nodeprobe-reload"};
 	int r;
@@ -104,8 +103,8 @@ static int send_pause(struct ctl *c, struct wl_ent *we, const char *paused_at,
 	if (r < 0)
 		return log_err_set(err, r, "out of memory");
 	sb_reset(&c->url);
-	kube_url(&c->url, kube_client_server(c->cl), reload_cls_res[we->e.cls], we->e.ns, we->e.name,
-		 &q);
+	kube_url(&c->url, kube_client_server(c->cl), reload_cls_res[we->e.cls], we->e.ns,
+		 we->e.name, &q);
 	c->resp.max = OBJ_MAX;
 	return kube_request(c->cl, "PATCH", c->url.buf, "application/strategic-merge-patch+json",
 			    c->body.buf, &c->resp, err);
@@ -127,9 +126,9 @@ static void resume(struct ctl *c, struct wl_ent *we, int apply)
 	if (r == 200) {
 		json_t *obj = json_loadb(c->resp.buf, c->resp.len, 0, NULL);
 
-		log_info("Deployment %s/%s: resumed, its pause-period %s since %s is over", we->e.ns,
-			 we->e.name, we->w.pause_period ? we->w.pause_period : "(removed)",
-			 we->w.paused_at);
+		log_info("Deployment %s/%s: resumed, its pause-period %s since %s is over",
+			 we->e.ns, we->e.name,
+			 we->w.pause_period ? we->w.pause_period : "(removed)", we->w.paused_at);
 		if (obj && apply) {
 			reload_apply_workload(c, we->e.cls, "MODIFIED", obj);
 		} else {
@@ -170,7 +169,8 @@ int reload_pause_before(struct ctl *c, struct wl_ent *we, struct log_err *err)
 		return 0;
 	per = period_ms(&we->w);
 	if (per < 0) /* Reloader returns the error before writing the reload */
-		return log_err_set(err, -EINVAL, "annotation %s: '%.100s' is not a duration (e.g. 5m)",
+		return log_err_set(err, -EINVAL,
+				   "annotation %s: '%.100s' is not a duration (e.g. 5m)",
 				   reload_ann_name(RELOAD_ANN_PAUSE_PERIOD), we->w.pause_period);
 	if (we->w.paused) {
 		if (!we->w.paused_at || !*we->w.paused_at)
@@ -182,9 +182,10 @@ int reload_pause_before(struct ctl *c, struct wl_ent *we, struct log_err *err)
 		return 0;
 	}
 	if (c->o->once) {
-		log_warn("Deployment %s/%s: pause-period is not applied in once mode (nothing would "
-			 "resume it)",
-			 we->e.ns, we->e.name);
+		log_warn(
+		    "Deployment %s/%s: pause-period is not applied in once mode (nothing would "
+		    "resume it)",
+		    we->e.ns, we->e.name);
 		return 0;
 	}
 	now = time(NULL);
@@ -193,8 +194,9 @@ int reload_pause_before(struct ctl *c, struct wl_ent *we, struct log_err *err)
 	r = send_pause(c, we, ts, err);
 	if (r != 200)
 		return r < 0 ? r
-			     : log_err_set(err, KUBE_EHTTP, "pausing for pause-period: HTTP %d: %.300s",
-					   r, c->resp.buf);
+			     : log_err_set(err, KUBE_EHTTP,
+					   "pausing for pause-period: HTTP %d: %.300s", r,
+					   c->resp.buf);
 	/* The reload's triggers borrow from we->w: update the two fields, not the whole entry. */
 	free(we->w.paused_at);
 	we->w.paused_at = strdup(ts);

@@ -159,7 +159,6 @@ void reload_reconcile_all(struct ctl *c)
 
 /* ---- rollouts ---- */
 
-
 /*
  * Reloader's ReloadFail Event (internal/pkg/handler/upgrade.go, reloader.md §9.10): "Update for
  * '<workload>' of type '<Kind>' in namespace '<ns>' failed with error <err>", err being the API's
@@ -179,8 +178,9 @@ static void reload_fail_event(struct ctl *c, const struct wl_ent *we, int r,
 	else
 		snprintf(why, sizeof(why), "HTTP %d", r);
 	json_decref(st);
-	snprintf(msg, sizeof(msg), "Update for '%s' of type '%s' in namespace '%s' failed with error %s",
-		 we->e.name, reload_kind_name(we->w.kind), we->e.ns, why);
+	snprintf(msg, sizeof(msg),
+		 "Update for '%s' of type '%s' in namespace '%s' failed with error %s", we->e.name,
+		 reload_kind_name(we->w.kind), we->e.ns, why);
 	reload_post_event(c, we, "Warning", "ReloadFail", msg);
 }
 

@@ -440,7 +440,8 @@ int reload_list_stream(struct ctl *c, struct rs *s, struct log_err *err)
 			if (!s->absent)
 				log_warn("%s %s are not served by this cluster (HTTP 404 on LIST): "
 					 "%s objects are not reloaded; checking again every %d s",
-					 reload_cls_res[s->cls]->prefix + 6, reload_cls_res[s->cls]->plural,
+					 reload_cls_res[s->cls]->prefix + 6,
+					 reload_cls_res[s->cls]->plural,
 					 reload_cls_res[s->cls]->kind, ABSENT_RECHECK_S);
 			s->absent = 1;
 			r = 0;
@@ -448,7 +449,8 @@ int reload_list_stream(struct ctl *c, struct rs *s, struct log_err *err)
 			break;
 		}
 		if (r == 200 && s->absent) {
-			log_info("%s %s are served now: watching them", reload_cls_res[s->cls]->prefix + 6,
+			log_info("%s %s are served now: watching them",
+				 reload_cls_res[s->cls]->prefix + 6,
 				 reload_cls_res[s->cls]->plural);
 			s->absent = 0;
 		}

@@ -13,8 +13,8 @@
 #include "reload/reload_internal.h"
 
 const struct kube_resource *const reload_cls_res[NCLS] = {
-    &kube_configmaps, &kube_secrets, &kube_deployments, &kube_statefulsets, &kube_daemonsets,
-    &reload_res_cronjobs, &reload_res_jobs, &reload_res_rollouts,
+    &kube_configmaps, &kube_secrets,	    &kube_deployments, &kube_statefulsets,
+    &kube_daemonsets, &reload_res_cronjobs, &reload_res_jobs,  &reload_res_rollouts,
 };
 /* ---- tables ---- */
 

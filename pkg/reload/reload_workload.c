@@ -392,7 +392,7 @@ json_t *reload_kind_template(enum reload_kind kind, json_t *obj)
 static int find_spc(struct reload_workload *w, json_t *anns[2], json_t *pod)
 {
 	static const char *const keys[] = {"secretproviderclass.reloader.stakater.com/reload",
-					    "secretproviderclass.reloader.stakater.com/auto"};
+					   "secretproviderclass.reloader.stakater.com/auto"};
 	const char *found = NULL;
 	json_t *vol;
 	size_t i;
@@ -401,8 +401,9 @@ static int find_spc(struct reload_workload *w, json_t *anns[2], json_t *pod)
 	for (a = 0; a < 2 && !found; a++)
 		for (k = 0; k < 2 && !found; k++)
 			if (json_object_get(anns[a], keys[k]))
-				found = k == 0 ? json_string_value(json_object_get(anns[a], keys[k]))
-					       : "";
+				found = k == 0
+					    ? json_string_value(json_object_get(anns[a], keys[k]))
+					    : "";
 	json_array_foreach(json_object_get(pod, "volumes"), i, vol)
 	{
 		const char *n = json_string_value(json_object_get(
@@ -484,7 +485,8 @@ int reload_workload_parse(struct reload_workload *w, enum reload_kind kind, json
 		r = parse_last_reloaded(w, lr);
 	/* Read from the workload's metadata only, as Reloader does. */
 	if (r == 0 && kind == RELOAD_ROLLOUT) {
-		const char *v = json_string_value(json_object_get(anns[0], RELOAD_ROLLOUT_STRATEGY));
+		const char *v =
+		    json_string_value(json_object_get(anns[0], RELOAD_ROLLOUT_STRATEGY));
 
 		w->rollout_strategy = dup_or_null(v);
 		r = v && !w->rollout_strategy ? -ENOMEM : 0;
