@@ -434,11 +434,17 @@ static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_tri
 	json_object_del(md, "creationTimestamp");
 	json_object_del(md, "managedFields");
 	json_object_del(job, "status");
-	json_object_del(spec, "selector");
-	tl = json_object_get(json_object_get(json_object_get(spec, "template"), "metadata"),
-			     "labels");
-	for (i = 0; i < sizeof(pod_labels) / sizeof(pod_labels[0]); i++)
-		json_object_del(tl, pod_labels[i]);
+	/*
+	 * A manualSelector Job keeps the selector and labels its owner chose (Reloader strips them
+	 * too, and the POST then fails validation).
+	 */
+	if (!json_is_true(json_object_get(spec, "manualSelector"))) {
+		json_object_del(spec, "selector");
+		tl = json_object_get(json_object_get(json_object_get(spec, "template"), "metadata"),
+				     "labels");
+		for (i = 0; i < sizeof(pod_labels) / sizeof(pod_labels[0]); i++)
+			json_object_del(tl, pod_labels[i]);
+	}
 	r = dump_to(&c->body, job);
 	if (r < 0)
 		goto out;
@@ -640,7 +646,7 @@ void reload_tombs_sweep(struct ctl *c)
 				continue;
 			reload_tab_del(&c->cfg, e);
 			reload_cfg_free((struct cfg_ent *)e);
-			c->ntomb--;
 		}
 	}
+	c->ntomb = 0;
 }

@@ -128,6 +128,9 @@ void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *o
 	}
 	we = (struct wl_ent *)reload_tab_get(&c->wl, cls, w.ns, w.name);
 	if (strcmp(evtype, "DELETED") == 0) {
+		/* a Job we deleted and created again: the old one's DELETED is not about ours */
+		if (we && w.uid && we->w.uid && strcmp(w.uid, we->w.uid) != 0)
+			we = NULL;
 		if (we) {
 			reload_tab_del(&c->wl, &we->e);
 			reload_wl_free(c, we);
@@ -401,6 +404,8 @@ static void sweep_unseen(struct ctl *c, const struct rs *s)
 				continue;
 			if (is_cfg ? ((struct cfg_ent *)e)->seen : ((struct wl_ent *)e)->seen)
 				continue;
+			if (is_cfg && ((struct cfg_ent *)e)->deleted)
+				continue; /* a tombstone: reload_tombs_sweep frees it */
 			reload_tab_del(t, e);
 			if (is_cfg)
 				reload_cfg_free((struct cfg_ent *)e);

@@ -124,14 +124,21 @@ uid_of() { fake_ctl GET "/objects?apiVersion=$1&kind=$2&name=$3" | jq -r .metada
   [ "$(nreqs DELETE /jobs/migrate$)" -eq 2 ]
 }
 
-@test "Job: a POST refused as AlreadyExists after the DELETE is retried, the Job is not lost" {
+@test "Job: a POST refused as AlreadyExists after the DELETE is retried, the Job is not lost; manualSelector kept" {
   cm cfg '{"k":"0"}'
-  put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
+  put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"manualSelector":true,"selector":{"matchLabels":{"run":"m"}},"template":{"metadata":{"labels":{"run":"m"}},"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
   start 7
   fake_ctl POST /faults '{"method":"POST","path":"/jobs$","action":"status","code":409,"message":"jobs.batch \"migrate\" already exists","count":2}' >/dev/null
   cm cfg '{"k":"1"}'
   [ "$(reqs POST /jobs$ 3 | cut -d' ' -f1 | tr '\n' ' ')" = "409 409 201 " ]
-  [ "$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job&name=migrate' | jq -r '.spec.template.spec.containers[0].env[0].value')" = "$(sha1 'k=1')" ]
+  new=$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job&name=migrate')
+  [ "$(jq -r '.spec.template.spec.containers[0].env[0].value' <<<"$new")" = "$(sha1 'k=1')" ]
+  # a Job with its own selector keeps it (Reloader strips it and its create fails)
+  [ "$(jq -c '[.spec.selector, .spec.template.metadata.labels]' <<<"$new")" = '[{"matchLabels":{"run":"m"}},{"run":"m"}]' ]
+  # the old Job's DELETED event does not drop the new one: the next change rolls it again
+  cm cfg '{"k":"2"}'
+  reqs DELETE /jobs/migrate$ 2 >/dev/null
+  [ "$(nreqs DELETE /jobs/migrate$)" -eq 2 ]
 }
 
 # rollout NAME META-ANNOTATIONS-JSON: an Argo Rollout using ConfigMap cfg.
