@@ -329,3 +329,27 @@ rollout() {
   # the retry succeeds: a Reloaded Event follows
   fake_ctl GET '/requests?method=POST&path=/events$&min=3&wait=10' | jq -r '.items[].body' | grep -q '"reason":"Reloaded"'
 }
+
+@test "--reload-on-delete on the batch kinds: annotations gives a CronJob a Job with the delete hash; env-vars recreates a Job without the var" {
+  cm cfg '{"k":"0"}'
+  h0=$(sha1 'k=0')
+  put '{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"backup","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"schedule":"0 1 * * *","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}}}'
+  put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}],"env":[{"name":"STAKATER_CFG_CONFIGMAP","value":"'"$h0"'"}]}]}}}}'
+  start 7 --reload-on-delete true
+  fake_ctl DELETE '/objects?apiVersion=v1&kind=ConfigMap&name=cfg' >/dev/null
+  out=$(reqs POST /jobs$)
+  [[ $out == '201 {"kind":"Job","apiVersion":"batch/v1","metadata":{"name":"migrate",'* ]]
+  [ "$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job&name=migrate' | jq -c '.spec.template.spec.containers[0].env')" = '[]' ]
+  # env-vars: the CronJob template never had the var, so its delete creates nothing
+  sleep 0.5
+  [ "$(nreqs POST /jobs$)" -eq 1 ]
+  stop_rl
+  cm cfg '{"k":"0"}'
+  fake_ctl DELETE /requests >/dev/null
+  start 7 --reload-on-delete true --reload-strategy annotations
+  fake_ctl DELETE '/objects?apiVersion=v1&kind=ConfigMap&name=cfg' >/dev/null
+  reqs POST /jobs$ 2 >/dev/null
+  job=$(fake_ctl GET '/requests?method=POST&path=/jobs$' | jq -r '.items[].body | select(contains("generateName"))')
+  [ "$(jq -r '.spec.template.metadata.annotations["reloader.stakater.com/last-reloaded-from"] | fromjson | .hash' <<<"$job")" = aae45badef99284e4dae01d6046154ea9d99532f ]
+  [ "$(jq -r '.metadata.ownerReferences[0].name' <<<"$job")" = backup ]
+}
