@@ -211,6 +211,13 @@ rollout() {
   cm cfg '{"k":"2"}'
   reqs POST /jobs$ >/dev/null
   [ "$(nreqs '.*' /cronjobs)" -eq 0 ]
+  stop_rl
+  # RBAC without jobs: a clear error at start, unless the kind is ignored
+  fake_ctl POST /faults '{"method":"GET","path":"/jobs$","action":"status","code":403}' >/dev/null
+  run_expect_fail 1 "$BIN" --kubeconfig "$KC" --mode once --no-events
+  [[ $output == *'jobs.batch is forbidden: User \"system:serviceaccount:default:nodeprobe-reload\" cannot list resource \"jobs\" in API group \"batch\" at the cluster scope'* ]]
+  run "$BIN" --kubeconfig "$KC" --mode once --no-events --ignored-workload-types jobs
+  [ "$status" -eq 0 ]
   run_expect_fail 2 "$BIN" --ignored-workload-types jobs,deployments
   [[ $output == *"--ignored-workload-types: 'deployments' is not jobs or cronjobs"* ]]
   run_expect_fail 2 "$BIN" --is-Argo-Rollouts True
