@@ -292,7 +292,7 @@ void reload_http_stop(void *h);
 #define LIST_RESTARTS	 3  /* a paged LIST restarted after its continue token expired */
 #define RETRY_AFTER_MAX	 30 /* seconds; kube_request caps Retry-After the same */
 #define ROLLOUT_RETRIES	 5  /* a failed rollout is retried after 1, 2, 4, 8, 16 s */
-#define ABSENT_RECHECK_S 60 /* a workload resource not served (CRD absent) is listed again */
+#define ABSENT_RECHECK_S 30 /* a workload resource not served (CRD absent) is listed again */
 
 /* batch/v1 cronjobs and jobs, argoproj.io/v1alpha1 rollouts (reload_kinds.c). */
 extern const struct kube_resource reload_res_cronjobs, reload_res_jobs, reload_res_rollouts;

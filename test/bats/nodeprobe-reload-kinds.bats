@@ -184,15 +184,24 @@ rollout() {
   [ "$(nreqs '.*' /rollouts)" -eq 0 ]
 }
 
-@test "Rollout: an absent CRD (404) is said once and not retried at once; Deployments still roll" {
+@test "Rollout: an absent CRD (404) is said once; Deployments still roll; installed later, it is found within 30 s" {
   cm cfg '{"k":"0"}'
   deployment web "$AUTO"
+  rollout r '{"reloader.stakater.com/auto":"true"}'
   start 7 --is-Argo-Rollouts true
-  grep -c 'argoproj.io/v1alpha1 rollouts are not served by this cluster (HTTP 404 on LIST): Rollout objects are not reloaded; checking again every 60 s' "$RL_LOG" | grep -qx 1
+  grep -c 'argoproj.io/v1alpha1 rollouts are not served by this cluster (HTTP 404 on LIST): Rollout objects are not reloaded; checking again every 30 s' "$RL_LOG" | grep -qx 1
   cm cfg '{"k":"1"}'
   reqs PATCH /deployments/web$ >/dev/null
   [ "$(nreqs GET /rollouts)" -eq 1 ]
   ! grep -q 'error' "$RL_LOG"
+  # installed: the next check lists and watches it, without saying "absent" again
+  fake_ctl POST /crds '{"resource":"argoproj.io/v1alpha1/rollouts"}' >/dev/null
+  fake_ctl GET "/watchers?min=8&wait=40" >/dev/null
+  [ "$(fake_ctl GET /watchers | jq '[.items[] | select(.resource == "argoproj.io/v1alpha1/rollouts")] | length')" -eq 1 ]
+  grep -q 'argoproj.io/v1alpha1 rollouts are served now: watching them' "$RL_LOG"
+  [ "$(grep -c 'not served' "$RL_LOG")" -eq 1 ]
+  cm cfg '{"k":"2"}'
+  [ "$(reqs PATCH /rollouts/r$ | cut -c1-4)" = "200 " ]
 }
 
 @test "--ignored-workload-types: jobs and cronjobs are neither listed, watched nor rolled; bad values exit 2" {
