@@ -294,7 +294,14 @@ static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger 
 			 last->hash, n > 1 ? " and more" : "",
 			 c->o->strategy == RELOAD_ENV_VARS ? "env-vars" : "annotations");
 		log_info("%s", msg);
-		reload_post_event(c, we, "Normal", "Reloaded", msg + 7);
+		/* Reloader's wording (internal/pkg/handler/upgrade.go), naming the last trigger */
+		snprintf(
+		    msg, sizeof(msg),
+		    "Changes detected in '%s' of type '%s' in namespace '%s', Updated '%s' of type "
+		    "'%s' in namespace '%s'",
+		    last->e.name, reload_type_upper(reload_cls_type(last->e.cls)), last->e.ns,
+		    we->e.name, reload_kind_name(we->w.kind), we->e.ns);
+		reload_post_event(c, we, "Normal", "Reloaded", msg);
 		if (obj)
 			reload_apply_workload(c, we->e.cls, "MODIFIED", obj);
 		json_decref(obj);

@@ -88,7 +88,7 @@ uid_of() { fake_ctl GET "/objects?apiVersion=$1&kind=$2&name=$3" | jq -r .metada
   [ "$(fake_ctl GET '/requests?method=GET&watch=0&path=/(jobs|cronjobs|configmaps)$&count=1' | jq .count)" -eq 3 ]
   # the Event names the CronJob
   ev=$(reqs POST /events$)
-  [[ $ev == *'"involvedObject":{"apiVersion":"batch/v1","kind":"CronJob","name":"backup","namespace":"default","uid":"'$uid'"},"reason":"Reloaded"'* ]]
+  [[ $ev == *'"involvedObject":{"apiVersion":"batch/v1","kind":"CronJob","name":"backup","namespace":"default","uid":"'$uid'"},"reason":"Reloaded","message":"Changes detected in '"'cfg'"' of type '"'CONFIGMAP'"' in namespace '"'default'"', Updated '"'backup'"' of type '"'CronJob'"' in namespace '"'default'"'","type":"Normal"'* ]]
   # every change creates another Job (Reloader's behaviour: nothing is recorded on the CronJob)
   cm cfg '{"k":"2"}'
   reqs POST /jobs$ 2 >/dev/null
