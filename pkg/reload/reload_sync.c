@@ -93,7 +93,8 @@ static int same_lists(const struct ctl *c, int cls, json_t *obj)
 		return 0;
 	anns[0] = json_object_get(meta, "annotations");
 	anns[1] = json_object_get(
-	    json_object_get(json_object_get(json_object_get(obj, "spec"), "template"), "metadata"),
+	    json_object_get(reload_kind_template((enum reload_kind)(cls - CLS_DEP), obj),
+			    "metadata"),
 	    "annotations");
 	for (a = 0; a < 2; a++) {
 		if (!same_str(we->w.ann[a][RA_CM_RELOAD],
