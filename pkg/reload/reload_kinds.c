@@ -470,9 +470,9 @@ static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_tri
 	if (r == 201 || r == 200) {
 		r = 200;
 	} else {
-		log_error("Job %s/%s was deleted and could not be created again (%s); its "
-			  "definition: %.2000s",
-			  we->e.ns, we->e.name, r < 0 ? err->msg : "HTTP error", c->body.buf);
+		/* not its definition: a pod template may hold literal credentials */
+		log_error("Job %s/%s was deleted and could not be created again: %s", we->e.ns,
+			  we->e.name, r < 0 ? err->msg : "HTTP error");
 		if (r == 409)
 			r = -EEXIST; /* not a conflict to re-read and retry: the Job is gone */
 	}
