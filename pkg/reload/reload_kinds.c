@@ -444,6 +444,10 @@ static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_tri
 				     "labels");
 		for (i = 0; i < sizeof(pod_labels) / sizeof(pod_labels[0]); i++)
 			json_object_del(tl, pod_labels[i]);
+		if (tl && !json_object_size(tl)) /* Go leaves an emptied map out (omitempty) */
+			json_object_del(
+			    json_object_get(json_object_get(spec, "template"), "metadata"),
+			    "labels");
 	}
 	r = dump_to(&c->body, job);
 	if (r < 0)
