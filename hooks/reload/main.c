@@ -23,6 +23,13 @@ enum {
 	O_FIELDSEL,
 	O_STRATEGY,
 	O_AUTO_ALL,
+	/* Reloader's kinds and annotation flags (reload-kinds) */
+	O_IGNORED_TYPES,
+	O_ARGO,
+	O_ON_CREATE,
+	O_ON_DELETE,
+	O_ANN_FIRST, /* O_ANN_FIRST + enum reload_ann_name: the annotation-name flags */
+	O_ANN_LAST = O_ANN_FIRST + RELOAD_ANN_NNAMES - 1,
 	O_WINDOW,
 	O_MIN_INTERVAL,
 	O_RATE,
@@ -32,12 +39,6 @@ enum {
 	O_PAGE,
 	O_WATCH_TIMEOUT,
 	O_RETRIES,
-	/* Reloader's kinds and annotation flags (reload-kinds) */
-	O_IGNORED_TYPES,
-	O_ARGO,
-	O_ON_CREATE,
-	O_ON_DELETE,
-	O_ANN_FIRST, /* O_ANN_FIRST + enum reload_ann_name: the annotation-name flags */
 };
 
 static const struct cli_opt opts[] = {
@@ -56,20 +57,6 @@ static const struct cli_opt opts[] = {
     {"reload-strategy", 0, "S", "env-vars (default) or annotations", O_STRATEGY},
     {"auto-reload-all", 0, NULL, "treat workloads without auto annotations as auto: \"true\"",
      O_AUTO_ALL},
-    {"coalesce-window", 0, "DUR", "changes within this window become one rollout (default 1s)",
-     O_WINDOW},
-    {"min-interval", 0, "DUR", "minimum time between two rollouts of a workload (default 10s)",
-     O_MIN_INTERVAL},
-    {"max-rollouts-per-second", 0, "N", "global rollout rate limit, 0 for none (default 5)",
-     O_RATE},
-    {"burst", 0, "N", "rollouts allowed at once above the rate (default 20)", O_BURST},
-    {"listen", 0, "ADDR",
-     "serve /healthz, /readyz, /metrics on [HOST]:PORT ('' for off; default :9090)", O_LISTEN},
-    {"no-events", 0, NULL, "do not post Kubernetes Events", O_NO_EVENTS},
-    {"page-size", 0, "N", "LIST page size (default 500)", O_PAGE},
-    {"watch-timeout", 0, "DUR", "server-side watch timeout (default 30m)", O_WATCH_TIMEOUT},
-    {"retries", 0, "N", "attempts per API request on 429, 5xx and broken connections (default 5)",
-     O_RETRIES},
     {"ignored-workload-types", 0, "LIST", "do not reload these kinds: jobs, cronjobs (as Reloader)",
      O_IGNORED_TYPES},
     {"is-Argo-Rollouts", 0, "BOOL", "true: also reload Argo Rollouts (default false)", O_ARGO},
@@ -98,6 +85,20 @@ static const struct cli_opt opts[] = {
      O_ANN_FIRST + RELOAD_ANN_PAUSE_PERIOD},
     {"pause-deployment-time-annotation", 0, "KEY",
      "instead of deployment.reloader.stakater.com/paused-at", O_ANN_FIRST + RELOAD_ANN_PAUSED_AT},
+    {"coalesce-window", 0, "DUR", "changes within this window become one rollout (default 1s)",
+     O_WINDOW},
+    {"min-interval", 0, "DUR", "minimum time between two rollouts of a workload (default 10s)",
+     O_MIN_INTERVAL},
+    {"max-rollouts-per-second", 0, "N", "global rollout rate limit, 0 for none (default 5)",
+     O_RATE},
+    {"burst", 0, "N", "rollouts allowed at once above the rate (default 20)", O_BURST},
+    {"listen", 0, "ADDR",
+     "serve /healthz, /readyz, /metrics on [HOST]:PORT ('' for off; default :9090)", O_LISTEN},
+    {"no-events", 0, NULL, "do not post Kubernetes Events", O_NO_EVENTS},
+    {"page-size", 0, "N", "LIST page size (default 500)", O_PAGE},
+    {"watch-timeout", 0, "DUR", "server-side watch timeout (default 30m)", O_WATCH_TIMEOUT},
+    {"retries", 0, "N", "attempts per API request on 429, 5xx and broken connections (default 5)",
+     O_RETRIES},
     {NULL, 0, NULL, NULL, 0},
 };
 

@@ -38,6 +38,15 @@ struct reload_opts {
 	const char *label_selector;	   /* server-side selector for ConfigMaps and Secrets */
 	const char *secret_field_selector; /* server-side fieldSelector for Secrets */
 	enum reload_strategy strategy;
+
+	/* Reloader's workload kinds and flags beyond Deployments (reload_kinds.c) */
+	int ignore_cronjobs;			  /* --ignored-workload-types cronjobs */
+	int ignore_jobs;			  /* --ignored-workload-types jobs */
+	int argo_rollouts;			  /* --is-Argo-Rollouts true */
+	int reload_on_create;			  /* --reload-on-create true */
+	int reload_on_delete;			  /* --reload-on-delete true */
+	const char *ann_names[RELOAD_ANN_NNAMES]; /* overrides; NULL: Reloader's default */
+
 	int auto_all;	      /* --auto-reload-all */
 	long window_ms;	      /* coalescing window */
 	long min_interval_ms; /* per-workload minimum interval between rollouts */
@@ -49,13 +58,6 @@ struct reload_opts {
 	long watch_timeout_s; /* server-side watch timeout */
 	int retries;	      /* API retry budget */
 	int retry_base_ms;    /* first backoff step */
-	/* Reloader's workload kinds and flags beyond Deployments (reload_kinds.c) */
-	int ignore_cronjobs;			  /* --ignored-workload-types cronjobs */
-	int ignore_jobs;			  /* --ignored-workload-types jobs */
-	int argo_rollouts;			  /* --is-Argo-Rollouts true */
-	int reload_on_create;			  /* --reload-on-create true */
-	int reload_on_delete;			  /* --reload-on-delete true */
-	const char *ann_names[RELOAD_ANN_NNAMES]; /* overrides; NULL: Reloader's default */
 };
 
 /* Fill opts with the defaults. */

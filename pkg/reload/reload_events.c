@@ -82,6 +82,30 @@ out:
 	sb_free(&b);
 }
 
+/*
+ * Reloader's ReloadFail Event (internal/pkg/handler/upgrade.go, reloader.md §9.10): "Update for
+ * '<workload>' of type '<Kind>' in namespace '<ns>' failed with error <err>", err being the API's
+ * Status message (as client-go's error prints) or the transport error.
+ */
+void reload_fail_event(struct ctl *c, const struct wl_ent *we, int r, const struct log_err *err)
+{
+	char msg[1024], why[512];
+	json_t *st = r > 0 ? json_loadb(c->resp.buf, c->resp.len, 0, NULL) : NULL;
+	const char *m = json_string_value(json_object_get(st, "message"));
+
+	if (r < 0)
+		snprintf(why, sizeof(why), "%s", err->msg[0] ? err->msg : strerror(-r));
+	else if (m)
+		snprintf(why, sizeof(why), "%s", m);
+	else
+		snprintf(why, sizeof(why), "HTTP %d", r);
+	json_decref(st);
+	snprintf(msg, sizeof(msg),
+		 "Update for '%s' of type '%s' in namespace '%s' failed with error %s", we->e.name,
+		 reload_kind_name(we->w.kind), we->e.ns, why);
+	reload_post_event(c, we, "Warning", "ReloadFail", msg);
+}
+
 /* A queued Event: the workload by key, and what to post. */
 struct evq {
 	struct evq *next;

@@ -292,7 +292,6 @@ void reload_http_stop(void *h);
 #define LIST_RESTARTS	 3  /* a paged LIST restarted after its continue token expired */
 #define RETRY_AFTER_MAX	 30 /* seconds; kube_request caps Retry-After the same */
 #define ROLLOUT_RETRIES	 5  /* a failed rollout is retried after 1, 2, 4, 8, 16 s */
-#define ABSENT_RECHECK_S 30 /* a workload resource not served (CRD absent) is listed again */
 
 /* batch/v1 cronjobs and jobs, argoproj.io/v1alpha1 rollouts (reload_kinds.c). */
 extern const struct kube_resource reload_res_cronjobs, reload_res_jobs, reload_res_rollouts;
@@ -337,8 +336,9 @@ struct wl_ent {
 	struct trig *trig;
 	size_t ntrig;
 	long long first_ms, due_ms, last_roll_ms;
-	int fails;		  /* failed rollout attempts for the pending triggers */
-	struct wl_ent *pnext;	  /* pending list */
+	int fails;	      /* failed rollout attempts for the pending triggers */
+	struct wl_ent *pnext; /* pending list */
+
 	long long resume_ms;	  /* pause-period: when to resume (monotonic ms), 0: no timer */
 	unsigned char spc_warned; /* the unsupported SecretProviderClass use was reported */
 };
@@ -391,7 +391,8 @@ struct ctl {
 	struct deferred *defer;
 	double tokens;
 	long long tok_ms;
-	int failures;	 /* rollouts that failed (once mode exit status) */
+	int failures; /* rollouts that failed (once mode exit status) */
+
 	int npause;	 /* workloads with a pause-period resume timer armed */
 	int ntomb;	 /* deleted ConfigMaps/Secrets kept for --reload-on-delete rollouts */
 	struct evq *evq; /* ReloadSkipped Events to post from the run loop */
@@ -442,6 +443,8 @@ int reload_rollout(struct ctl *c, struct wl_ent *we);
 
 /* ---- kinds beyond apps/v1 (reload_kinds.c), pause-period (reload_pause.c), Events ---- */
 
+#define ABSENT_RECHECK_S 30 /* a workload resource not served (CRD absent) is listed again */
+
 /* Whether class cls is listed and watched under the options (ignored types, Argo). */
 int reload_cls_enabled(const struct reload_opts *o, int cls);
 /* Whether a workload keeps a record of what it was rolled for (not CronJobs, restart Rollouts). */
@@ -455,7 +458,7 @@ int reload_records(const struct wl_ent *we);
  * (409: re-read and retry), or a negative code with err set (-ENOENT: gone).
  */
 int reload_write(struct ctl *c, struct wl_ent *we, const struct reload_trigger *t, size_t n,
-		 int attempt, struct log_err *err);
+		 int attempt, long long now, const struct kube_query *q, struct log_err *err);
 /*
  * Apply triggers to a pod template (jansson, modified in place): env-vars sets
  * or appends the STAKATER_* var in each trigger's container (a deleted
@@ -492,6 +495,11 @@ long long reload_pause_next(const struct ctl *c, long long t);
  */
 void reload_post_event(struct ctl *c, const struct wl_ent *we, const char *type, const char *reason,
 		       const char *message);
+/*
+ * Post Reloader's ReloadFail Event for a write that ended with r (an HTTP
+ * status, the answer's Status in c->resp; or a negative code, err).
+ */
+void reload_fail_event(struct ctl *c, const struct wl_ent *we, int r, const struct log_err *err);
 /*
  * Warn once when we uses what nodeprobe-reload does not support, and queue a
  * ReloadSkipped Event (posted by reload_events_flush: no request from inside a

@@ -247,16 +247,16 @@ static int get_object(struct ctl *c, const struct kube_resource *res, const char
 	return 0;
 }
 
-/* Send body (a JSON document) with method to res/ns[/name]; the answer is in c->resp. */
+/*
+ * Send body (a JSON document) with method to res/ns[/name] and query q (the field manager;
+ * NULL for DELETE); the answer is in c->resp.
+ */
 static int send_json(struct ctl *c, const char *method, const struct kube_resource *res,
 		     const char *ns, const char *name, const char *ctype, const char *body,
-		     struct log_err *err)
+		     const struct kube_query *q, struct log_err *err)
 {
-	struct kube_query q = {.field_manager = "nodeprobe-reload"};
-
 	sb_reset(&c->url);
-	kube_url(&c->url, kube_client_server(c->cl), res, ns, name,
-		 strcmp(method, "DELETE") == 0 ? NULL : &q);
+	kube_url(&c->url, kube_client_server(c->cl), res, ns, name, q);
 	c->resp.max = OBJ_MAX;
 	return kube_request(c->cl, method, c->url.buf, ctype, body, &c->resp, err);
 }
@@ -309,7 +309,7 @@ static json_t *sorted_copy(json_t *m)
  * overlaid by the template's, one controller ownerReference. The CronJob is never written.
  */
 static int cronjob_rollout(struct ctl *c, struct wl_ent *we, const struct reload_trigger *t,
-			   size_t n, long long now, struct log_err *err)
+			   size_t n, long long now, const struct kube_query *q, struct log_err *err)
 {
 	json_t *cj = NULL, *jt, *spec = NULL, *job = NULL, *md, *anns, *tanns, *v, *labels;
 	const char *k, *uid;
@@ -372,7 +372,7 @@ static int cronjob_rollout(struct ctl *c, struct wl_ent *we, const struct reload
 	if (r < 0)
 		goto out;
 	r = send_json(c, "POST", &reload_res_jobs, we->e.ns, NULL, "application/json", c->body.buf,
-		      err);
+		      q, err);
 	if (r == 201 || r == 200) {
 		json_t *created = json_loadb(c->resp.buf, c->resp.len, 0, NULL);
 
@@ -399,7 +399,7 @@ out:
  * retried instead of losing the Job.
  */
 static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_trigger *t, size_t n,
-		       long long now, struct log_err *err)
+		       long long now, const struct kube_query *q, struct log_err *err)
 {
 	static const char *const pod_labels[] = {"controller-uid",
 						 "batch.kubernetes.io/controller-uid", "job-name",
@@ -453,7 +453,7 @@ static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_tri
 	if (r < 0)
 		goto out;
 	r = send_json(c, "DELETE", &reload_res_jobs, we->e.ns, we->e.name, "application/json",
-		      del.buf, err);
+		      del.buf, NULL, err);
 	if (r == 404) {
 		r = -ENOENT;
 		goto out;
@@ -462,7 +462,7 @@ static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_tri
 		goto out; /* 409: another Job of that name now; the caller re-reads */
 	for (attempt = 0;; attempt++) {
 		r = send_json(c, "POST", &reload_res_jobs, we->e.ns, NULL, "application/json",
-			      c->body.buf, err);
+			      c->body.buf, q, err);
 		if (r != 409 || attempt + 1 >= JOB_CREATE_RETRIES)
 			break;
 		{
@@ -493,7 +493,7 @@ out:
  * list read just before, guarded by the resourceVersion (Reloader PUTs the whole Rollout).
  */
 static int rollout_rollout(struct ctl *c, struct wl_ent *we, const struct reload_trigger *t,
-			   size_t n, long long now, struct log_err *err)
+			   size_t n, long long now, const struct kube_query *q, struct log_err *err)
 {
 	json_t *ro = NULL, *patch = NULL;
 	const char *rv;
@@ -511,7 +511,7 @@ static int rollout_rollout(struct ctl *c, struct wl_ent *we, const struct reload
 		if (r < 0)
 			return r;
 		return send_json(c, "PATCH", &reload_res_rollouts, we->e.ns, we->e.name,
-				 "application/merge-patch+json", c->body.buf, err);
+				 "application/merge-patch+json", c->body.buf, q, err);
 	}
 	if (c->o->strategy == RELOAD_ANNOTATIONS) {
 		sb_reset(&c->body);
@@ -519,7 +519,7 @@ static int rollout_rollout(struct ctl *c, struct wl_ent *we, const struct reload
 		if (r < 0)
 			return r;
 		return send_json(c, "PATCH", &reload_res_rollouts, we->e.ns, we->e.name,
-				 "application/merge-patch+json", c->body.buf, err);
+				 "application/merge-patch+json", c->body.buf, q, err);
 	}
 	r = get_object(c, &reload_res_rollouts, we->e.ns, we->e.name, &ro, err);
 	if (r < 0)
@@ -538,7 +538,7 @@ static int rollout_rollout(struct ctl *c, struct wl_ent *we, const struct reload
 	r = patch ? dump_to(&c->body, patch) : -ENOMEM;
 	if (r == 0)
 		r = send_json(c, "PATCH", &reload_res_rollouts, we->e.ns, we->e.name,
-			      "application/merge-patch+json", c->body.buf, err);
+			      "application/merge-patch+json", c->body.buf, q, err);
 out:
 	json_decref(patch);
 	json_decref(ro);
@@ -546,15 +546,15 @@ out:
 }
 
 static int kind_rollout(struct ctl *c, struct wl_ent *we, const struct reload_trigger *t, size_t n,
-			long long now, struct log_err *err)
+			long long now, const struct kube_query *q, struct log_err *err)
 {
 	switch (we->w.kind) {
 	case RELOAD_CRONJOB:
-		return cronjob_rollout(c, we, t, n, now, err);
+		return cronjob_rollout(c, we, t, n, now, q, err);
 	case RELOAD_JOB:
-		return job_rollout(c, we, t, n, now, err);
+		return job_rollout(c, we, t, n, now, q, err);
 	case RELOAD_ROLLOUT:
-		return rollout_rollout(c, we, t, n, now, err);
+		return rollout_rollout(c, we, t, n, now, q, err);
 	default:
 		return -EINVAL;
 	}
@@ -562,7 +562,7 @@ static int kind_rollout(struct ctl *c, struct wl_ent *we, const struct reload_tr
 
 /* apps/v1: the env vars of deleted objects go first, by JSON patch; then the usual SMP. */
 static int apps_rollout(struct ctl *c, struct wl_ent *we, const struct reload_trigger *t, size_t n,
-			long long now, struct log_err *err)
+			long long now, const struct kube_query *q, struct log_err *err)
 {
 	struct reload_trigger *rest = NULL;
 	size_t i, k = 0, ndel = 0;
@@ -577,7 +577,7 @@ static int apps_rollout(struct ctl *c, struct wl_ent *we, const struct reload_tr
 			return r;
 		if (r > 0) {
 			r = send_json(c, "PATCH", reload_cls_res[we->e.cls], we->e.ns, we->e.name,
-				      "application/json-patch+json", c->body.buf, err);
+				      "application/json-patch+json", c->body.buf, q, err);
 			if (r == 422)
 				r = 409; /* a test failed: our indices are stale, re-read */
 			if (r != 200)
@@ -598,25 +598,24 @@ static int apps_rollout(struct ctl *c, struct wl_ent *we, const struct reload_tr
 	r = reload_patch_body(&c->body, c->o->strategy, we->e.ns, t, n, now);
 	if (r == 0)
 		r = send_json(c, "PATCH", reload_cls_res[we->e.cls], we->e.ns, we->e.name,
-			      "application/strategic-merge-patch+json", c->body.buf, err);
+			      "application/strategic-merge-patch+json", c->body.buf, q, err);
 	free(rest);
 	return r;
 }
 
 int reload_write(struct ctl *c, struct wl_ent *we, const struct reload_trigger *t, size_t n,
-		 int attempt, struct log_err *err)
+		 int attempt, long long now, const struct kube_query *q, struct log_err *err)
 {
-	long long now = (long long)time(NULL);
 	int r;
 
 	if (we->w.kind >= RELOAD_CRONJOB)
-		return kind_rollout(c, we, t, n, now, err);
+		return kind_rollout(c, we, t, n, now, q, err);
 	if (we->w.kind == RELOAD_DEPLOYMENT && attempt == 0) {
 		r = reload_pause_before(c, we, err);
 		if (r < 0)
 			return r;
 	}
-	return apps_rollout(c, we, t, n, now, err);
+	return apps_rollout(c, we, t, n, now, q, err);
 }
 
 /* ---- --reload-on-delete ---- */

@@ -159,29 +159,9 @@ void reload_reconcile_all(struct ctl *c)
 
 /* ---- rollouts ---- */
 
-/*
- * Reloader's ReloadFail Event (internal/pkg/handler/upgrade.go, reloader.md §9.10): "Update for
- * '<workload>' of type '<Kind>' in namespace '<ns>' failed with error <err>", err being the API's
- * Status message (as client-go's error prints) or the transport error.
- */
-static void reload_fail_event(struct ctl *c, const struct wl_ent *we, int r,
-			      const struct log_err *err)
+static long long wall_now(void)
 {
-	char msg[1024], why[512];
-	json_t *st = r > 0 ? json_loadb(c->resp.buf, c->resp.len, 0, NULL) : NULL;
-	const char *m = json_string_value(json_object_get(st, "message"));
-
-	if (r < 0)
-		snprintf(why, sizeof(why), "%s", err->msg[0] ? err->msg : strerror(-r));
-	else if (m)
-		snprintf(why, sizeof(why), "%s", m);
-	else
-		snprintf(why, sizeof(why), "HTTP %d", r);
-	json_decref(st);
-	snprintf(msg, sizeof(msg),
-		 "Update for '%s' of type '%s' in namespace '%s' failed with error %s", we->e.name,
-		 reload_kind_name(we->w.kind), we->e.ns, why);
-	reload_post_event(c, we, "Warning", "ReloadFail", msg);
+	return (long long)time(NULL);
 }
 
 /* Re-read a workload after a 409. Returns 0, or -ENOENT when it is gone. */
@@ -218,6 +198,7 @@ static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger 
 	struct log_err err = {0};
 	size_t i, n;
 	int attempt, r = 0;
+	struct kube_query q = {.field_manager = "nodeprobe-reload"};
 
 	for (attempt = 0; attempt < CONFLICT_RETRIES; attempt++) {
 		n = 0;
@@ -256,7 +237,7 @@ static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger 
 		if (n == 0)
 			return 0;
 		/* the write of each kind: reload_kinds.c (pause-period: reload_pause.c) */
-		r = reload_write(c, we, t, n, attempt, &err);
+		r = reload_write(c, we, t, n, attempt, wall_now(), &q, &err);
 		if (r == 0 || r == -ENOENT)
 			return r;
 		if (r == 409 && attempt + 1 < CONFLICT_RETRIES) {

@@ -45,11 +45,12 @@ static int make_streams(struct ctl *c)
 		return -ENOMEM;
 	/* Workloads first, so the first ConfigMap/Secret pass already sees them. */
 	for (cls = NCLS - 1; cls >= 0; cls--) {
-		if (!reload_cls_enabled(c->o, cls))
-			continue;
 		for (i = 0; i < nns; i++) {
-			struct rs *s = &c->rs[c->nrs++];
+			struct rs *s = reload_cls_enabled(c->o, cls) ? &c->rs[c->nrs++] : NULL;
 
+			if (!s)
+				break; /* a kind left out: --ignored-workload-types, Argo Rollouts
+					  off */
 			s->c = c;
 			s->cls = cls;
 			s->ns = nss[i];
@@ -79,6 +80,7 @@ static void ctl_free(struct ctl *c)
 		sb_free(&s->irv);
 	}
 	free(c->rs);
+	reload_events_free(c);
 	for (i = 0; i < c->cfg.nb; i++)
 		for (e = c->cfg.b[i]; e; e = nx) {
 			nx = e->next;
@@ -100,7 +102,6 @@ static void ctl_free(struct ctl *c)
 		free(d->name);
 		free(d);
 	}
-	reload_events_free(c);
 	sb_free(&c->url);
 	sb_free(&c->body);
 	sb_free(&c->resp);
@@ -117,11 +118,11 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 
 	memset(&c, 0, sizeof(c));
 	c.o = o;
+	reload_ann_names(o->ann_names);
 	sb_init(&c.url, 64 * 1024);
 	sb_init(&c.body, 1024 * 1024);
 	sb_init(&c.resp, OBJ_MAX);
 	srandom((unsigned int)(reload_now_ms() ^ getpid()));
-	reload_ann_names(o->ann_names);
 	if (o->kubeconfig)
 		r = kube_config_load(&cfg, o->kubeconfig, o->context, err);
 	else

@@ -18,7 +18,7 @@ static void apply_config(struct ctl *c, int cls, const char *evtype, const char 
 			 const unsigned char *alt, int match, int ignore, int from_relist)
 {
 	struct cfg_ent *ce = (struct cfg_ent *)reload_tab_get(&c->cfg, cls, ns, name);
-	int existed = ce != NULL && !ce->deleted, changed;
+	int existed = ce != NULL, changed;
 
 	if (strcmp(evtype, "DELETED") == 0) {
 		if (ce && !ce->deleted && c->o->reload_on_delete) {
@@ -36,6 +36,7 @@ static void apply_config(struct ctl *c, int cls, const char *evtype, const char 
 		return;
 	}
 	if (ce && ce->deleted) { /* created again before its tombstone was swept */
+		existed = 0;
 		ce->deleted = 0;
 		c->ntomb--;
 		METRIC_SET(c->m.objects[cls], c->m.objects[cls] + 1);
