@@ -617,4 +617,3 @@ wait_lines() {
   run "$FAKE_BIN" --bogus
   [ "$status" -eq 2 ]
 }
-
