@@ -396,6 +396,7 @@ struct ctl {
 	int npause;	 /* workloads with a pause-period resume timer armed */
 	int ntomb;	 /* deleted ConfigMaps/Secrets kept for --reload-on-delete rollouts */
 	struct evq *evq; /* ReloadSkipped Events to post from the run loop */
+	const struct cfg_ent *ev_last; /* the object the Reloaded Event names (borrowed) */
 	struct reload_metrics m;
 	struct strbuf url, body, resp;
 };

@@ -164,6 +164,25 @@ static long long wall_now(void)
 	return (long long)time(NULL);
 }
 
+/*
+ * The Reloaded Event, in Reloader's wording (internal/pkg/handler/upgrade.go) naming the last
+ * object the rollout was written for (c->ev_last); message (our log line) if there is none.
+ */
+static void post_event(struct ctl *c, const struct wl_ent *we, const char *message)
+{
+	const struct cfg_ent *last = c->ev_last;
+	char msg[1024];
+
+	if (last)
+		snprintf(msg, sizeof(msg),
+			 "Changes detected in '%s' of type '%s' in namespace '%s', Updated '%s' of "
+			 "type '%s' in namespace '%s'",
+			 last->e.name, reload_type_upper(reload_cls_type(last->e.cls)), last->e.ns,
+			 we->e.name, reload_kind_name(we->w.kind), we->e.ns);
+	reload_post_event(c, we, "Normal", "Reloaded", last ? msg : message);
+	c->ev_last = NULL;
+}
+
 /* Re-read a workload after a 409. Returns 0, or -ENOENT when it is gone. */
 static int reread(struct ctl *c, struct wl_ent *we)
 {
@@ -236,6 +255,7 @@ static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger 
 		}
 		if (n == 0)
 			return 0;
+		c->ev_last = src[n - 1]; /* named by the Reloaded Event */
 		/* the write of each kind: reload_kinds.c (pause-period: reload_pause.c) */
 		r = reload_write(c, we, t, n, attempt, wall_now(), &q, &err);
 		if (r == 0 || r == -ENOENT)
@@ -275,14 +295,8 @@ static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger 
 			 last->hash, n > 1 ? " and more" : "",
 			 c->o->strategy == RELOAD_ENV_VARS ? "env-vars" : "annotations");
 		log_info("%s", msg);
-		/* Reloader's wording (internal/pkg/handler/upgrade.go), naming the last trigger */
-		snprintf(
-		    msg, sizeof(msg),
-		    "Changes detected in '%s' of type '%s' in namespace '%s', Updated '%s' of type "
-		    "'%s' in namespace '%s'",
-		    last->e.name, reload_type_upper(reload_cls_type(last->e.cls)), last->e.ns,
-		    we->e.name, reload_kind_name(we->w.kind), we->e.ns);
-		reload_post_event(c, we, "Normal", "Reloaded", msg);
+		if (c->o->events)
+			post_event(c, we, msg + 7);
 		if (obj)
 			reload_apply_workload(c, we->e.cls, "MODIFIED", obj);
 		json_decref(obj);
