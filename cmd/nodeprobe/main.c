@@ -12,6 +12,7 @@ enum {
 	OPT_SYSFS = 256,
 	OPT_PROC,
 	OPT_FDT,
+	OPT_BOOT,
 	OPT_MODULES_DIR,
 	OPT_FEATURES_DIR,
 	OPT_RULES,
@@ -21,7 +22,8 @@ enum {
 
 static const struct cli_opt opts_table[] = {
     {"sysfs", 0, "DIR", "sysfs root: PCI and the live devicetree (default /sys)", OPT_SYSFS},
-    {"proc", 0, "DIR", "procfs root: loaded kernel modules (default /proc)", OPT_PROC},
+    {"proc", 0, "DIR", "procfs root: kernel modules, version, config.gz (default /proc)", OPT_PROC},
+    {"boot", 0, "DIR", "dir with config-RELEASE, the kernel config (default /boot)", OPT_BOOT},
     {"fdt", 0, "FILE", "read this devicetree blob instead of the live tree", OPT_FDT},
     {"modules-dir", 0, "DIR", "dir with modules.builtin (default /lib/modules/RELEASE)",
      OPT_MODULES_DIR},
@@ -68,6 +70,9 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 		break;
 	case OPT_FDT:
 		o->fdt = arg;
+		break;
+	case OPT_BOOT:
+		o->boot = arg;
 		break;
 	case OPT_MODULES_DIR:
 		o->modules_dir = arg;

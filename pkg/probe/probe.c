@@ -23,12 +23,13 @@
 extern const struct probe_source probe_source_dt;
 extern const struct probe_source probe_source_pci;
 extern const struct probe_source probe_source_kernel;
+extern const struct probe_source probe_source_kversion;
+extern const struct probe_source probe_source_kconfig;
 
 /* The sources, in the order they run. A new source is one file and one line here. */
 static const struct probe_source *const probe_sources[] = {
-    &probe_source_dt,
-    &probe_source_pci,
-    &probe_source_kernel,
+    &probe_source_dt,	    &probe_source_pci,	   &probe_source_kernel,
+    &probe_source_kversion, &probe_source_kconfig,
 };
 
 void probe_opts_defaults(struct probe_opts *opts)
@@ -40,6 +41,10 @@ void probe_opts_defaults(struct probe_opts *opts)
 		opts->sysfs = "/sys";
 	if (!opts->proc)
 		opts->proc = "/proc";
+	if (!opts->boot)
+		opts->boot = "/boot";
+	if (!opts->os_release)
+		opts->os_release = "/etc/os-release";
 	if (!opts->features_dir)
 		opts->features_dir = PROBE_FEATURES_DIR;
 	if (!opts->output_name)

@@ -18,6 +18,9 @@ struct probe_opts {
 	const char *sysfs;	  /* sysfs root; default "/sys" */
 	const char *proc;	  /* procfs root; default "/proc" */
 	const char *fdt;	  /* devicetree blob to read instead of the live tree, or NULL */
+	const char *boot;	  /* dir holding config-RELEASE; default "/boot" */
+	const char *os_release;	  /* the host's os-release file; default "/etc/os-release" */
+	const char *cpuid;	  /* x86: cpuid dump to read instead of the instruction, or NULL */
 	const char *modules_dir;  /* dir holding modules.builtin; default /lib/modules/<release> */
 	const char *features_dir; /* NFD features.d; default
 				     /etc/kubernetes/node-feature-discovery/features.d */

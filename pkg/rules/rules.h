@@ -90,7 +90,9 @@ int rules_eval(const struct rules *r, const struct feat_set *fs, struct label_se
 
 /*
  * True if rules may use feature: "pci.device", "kernel.loadedmodule",
- * "kernel.enabledmodule" and any "dt.*" feature (the devicetree source).
+ * "kernel.enabledmodule", "kernel.version", "kernel.config", "cpu.cpuid",
+ * "cpu.model", "system.osrelease", "usb.device" and any "dt.*" feature (the
+ * devicetree source).
  */
 bool rules_feature_supported(const char *feature);
 

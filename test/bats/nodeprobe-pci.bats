@@ -129,12 +129,12 @@ spec:
     - name: cpu
       labels: {example.com/sgx: "true"}
       matchFeatures:
-        - feature: cpu.cpuid
-          matchExpressions: {SGX: {op: Exists}}
+        - feature: cpu.security
+          matchExpressions: {sgx.enabled: {op: IsTrue}}
 Y
   out=$(np linuxhw-intel-nuc12-alderlake --dry-run --no-builtin-rules --rules "$T/r.yaml" 2>"$T/err")
   [ "$out" = $'example.com/nvme=true\nexample.com/nvme-1d97-5216=nvme' ]
-  [ "$(cat "$T/err")" = "nodeprobe: warning: $T/r.yaml:16:7: rule 'cpu' skipped: feature 'cpu.cpuid' is not supported" ]
+  [ "$(cat "$T/err")" = "nodeprobe: warning: $T/r.yaml:16:7: rule 'cpu' skipped: feature 'cpu.security' is not supported" ]
 }
 
 @test "an unknown op: exit 3 with file:line:column, previous file untouched" {
