@@ -1,0 +1,93 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# nodeprobe's kernel, system, cpu and usb sources on real captures (test/fixtures/host,
+# os-release, usb), through NodeFeatureRules written as for NFD.
+
+load helpers
+
+setup() {
+  T=$(mktemp -d)
+  mkdir -p "$T/proc" "$T/modules" "$T/fd" "$T/sys/bus"
+}
+
+teardown() {
+  rm -rf "$T"
+}
+
+# np ARGS...: dry run, no built-in rules, an empty sysfs and proc unless ARGS say otherwise.
+np() {
+  "$BUILD/nodeprobe" --sysfs "$T/sys" --proc "$T/proc" --modules-dir "$T/modules" \
+    --features-dir "$T/fd" --no-builtin-rules --dry-run "$@"
+}
+
+@test "system.osrelease: Talos and Raspberry Pi OS, by an NFD rule" {
+  cat > "$T/r.yaml" <<'Y'
+apiVersion: nfd.k8s-sigs.io/v1alpha1
+kind: NodeFeatureRule
+metadata: {name: os}
+spec:
+  rules:
+    - name: talos
+      labels: {example.com/os: "@system.osrelease.ID", example.com/talos: "@system.osrelease.VERSION_ID"}
+      matchFeatures:
+        - feature: system.osrelease
+          matchExpressions:
+            ID: {op: In, value: ["talos"]}
+    - name: rpi
+      labels: {example.com/os: "@system.osrelease.ID", example.com/major: "@system.osrelease.VERSION_ID.major"}
+      matchFeatures:
+        - feature: system.osrelease
+          matchExpressions:
+            ID_LIKE: {op: In, value: ["debian"]}
+            VERSION_ID.major: {op: Ge, value: ["11"]}
+Y
+  run np --os-release "$FIX/os-release/talos-v1.9.5" -r "$T/r.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = $'example.com/os=talos\nexample.com/talos=v1.9.5' ]
+  run np --os-release "$FIX/os-release/raspbian-11-bullseye" -r "$T/r.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = $'example.com/major=11\nexample.com/os=raspbian' ]
+  # no file: no feature, no labels, not an error
+  run np --os-release "$T/none" -r "$T/r.yaml"
+  [ "$status" -eq 0 ]
+  [ -z "$output" ]
+}
+
+@test "kernel.version and kernel.config from the real x86 capture" {
+  cat > "$T/r.yaml" <<'Y'
+apiVersion: nfd.k8s-sigs.io/v1alpha1
+kind: NodeFeatureRule
+metadata: {name: kernel}
+spec:
+  rules:
+    - name: new-kernel
+      labels: {example.com/kernel: "@kernel.version.full"}
+      matchFeatures:
+        - feature: kernel.version
+          matchExpressions:
+            major: {op: Ge, value: ["6"]}
+            minor: {op: Gt, value: ["15"]}
+    - name: hz
+      labels: {example.com/hz: "@kernel.config.HZ", example.com/idle: "@kernel.config.NO_HZ_IDLE"}
+      matchFeatures:
+        - feature: kernel.config
+          matchExpressions:
+            NO_HZ_IDLE: {op: In, value: ["y"]}
+            X86_SGX: {op: DoesNotExist}
+Y
+  run np --proc "$FIX/host/firecracker-x86/proc" --boot "$T/boot" -r "$T/r.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = $'example.com/hz=250\nexample.com/idle=y\nexample.com/kernel=6.18.44-fc-v769' ]
+  # the same config as <boot>/config-RELEASE when there is no config.gz
+  mkdir -p "$T/p/sys/kernel" "$T/boot"
+  cp "$FIX/host/firecracker-x86/proc/sys/kernel/osrelease" "$T/p/sys/kernel/"
+  gzip -dc "$FIX/host/firecracker-x86/proc/config.gz" > "$T/boot/config-6.18.44-fc-v769"
+  run np --proc "$T/p" --boot "$T/boot" -r "$T/r.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = $'example.com/hz=250\nexample.com/idle=y\nexample.com/kernel=6.18.44-fc-v769' ]
+  # a corrupt config.gz is bad input: exit 3 naming it
+  head -c 100 "$FIX/host/firecracker-x86/proc/config.gz" > "$T/p/config.gz"
+  run np --proc "$T/p" --boot "$T/boot" -r "$T/r.yaml"
+  [ "$status" -eq 3 ]
+  [[ $output == *"$T/p/config.gz: "* ]]
+}
