@@ -91,3 +91,42 @@ Y
   [ "$status" -eq 3 ]
   [[ $output == *"$T/p/config.gz: "* ]]
 }
+
+@test "usb.device: a Coral USB TPU and a Zigbee stick get NFD's usb labels from a vendor/device rule" {
+  # the labels NFD's usb source gives them by default (class_vendor_device, class of the
+  # interface as the device class is 00), made here by rules matching vendor and device
+  cat > "$T/r.yaml" <<'Y'
+apiVersion: nfd.k8s-sigs.io/v1alpha1
+kind: NodeFeatureRule
+metadata: {name: usb}
+spec:
+  rules:
+    - name: coral
+      labels: {feature.node.kubernetes.io/usb-ff_1a6e_089a.present: "true", example.com/tpu: "coral"}
+      matchFeatures:
+        - feature: usb.device
+          matchExpressions:
+            vendor: {op: In, value: ["1a6e", "18d1"]}
+            device: {op: In, value: ["089a", "9302"]}
+    - name: zigbee
+      labels: {feature.node.kubernetes.io/usb-ff_10c4_ea60.present: "true", example.com/radio: "zigbee"}
+      matchFeatures:
+        - feature: usb.device
+          matchExpressions:
+            vendor: {op: In, value: ["10c4"]}
+            device: {op: In, value: ["ea60"]}
+            class: {op: In, value: ["ff"]}
+    - name: no-such-stick
+      labels: {example.com/zwave: "true"}
+      matchFeatures:
+        - feature: usb.device
+          matchExpressions:
+            vendor: {op: In, value: ["0658"]}
+Y
+  run "$BUILD/nodeprobe" --sysfs "$FIX/usb/homelab" --proc "$T/proc" --modules-dir "$T/modules" \
+    --features-dir "$T/fd" --no-builtin-rules --dry-run -r "$T/r.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "$(printf '%s\n' example.com/radio=zigbee example.com/tpu=coral \
+    feature.node.kubernetes.io/usb-ff_10c4_ea60.present=true \
+    feature.node.kubernetes.io/usb-ff_1a6e_089a.present=true)" ]
+}
