@@ -14,6 +14,7 @@ enum {
 	OPT_FDT,
 	OPT_BOOT,
 	OPT_OS_RELEASE,
+	OPT_CPUID,
 	OPT_MODULES_DIR,
 	OPT_FEATURES_DIR,
 	OPT_RULES,
@@ -26,6 +27,8 @@ static const struct cli_opt opts_table[] = {
     {"proc", 0, "DIR", "procfs root: kernel modules, version, config.gz (default /proc)", OPT_PROC},
     {"boot", 0, "DIR", "dir with config-RELEASE, the kernel config (default /boot)", OPT_BOOT},
     {"os-release", 0, "FILE", "the host's os-release (default /etc/os-release)", OPT_OS_RELEASE},
+    {"cpuid", 0, "FILE", "x86: cpuid leaves from FILE ('cpuid -r -1') instead of this CPU",
+     OPT_CPUID},
     {"fdt", 0, "FILE", "read this devicetree blob instead of the live tree", OPT_FDT},
     {"modules-dir", 0, "DIR", "dir with modules.builtin (default /lib/modules/RELEASE)",
      OPT_MODULES_DIR},
@@ -78,6 +81,9 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 		break;
 	case OPT_OS_RELEASE:
 		o->os_release = arg;
+		break;
+	case OPT_CPUID:
+		o->cpuid = arg;
 		break;
 	case OPT_MODULES_DIR:
 		o->modules_dir = arg;

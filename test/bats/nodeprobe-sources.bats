@@ -130,3 +130,42 @@ Y
     feature.node.kubernetes.io/usb-ff_10c4_ea60.present=true \
     feature.node.kubernetes.io/usb-ff_1a6e_089a.present=true)" ]
 }
+
+@test "cpu.cpuid and cpu.model from the x86 machine's cpuid dump (--cpuid)" {
+  cat > "$T/r.yaml" <<'Y'
+apiVersion: nfd.k8s-sigs.io/v1alpha1
+kind: NodeFeatureRule
+metadata: {name: cpu}
+spec:
+  rules:
+    - name: avx512
+      labels: {example.com/avx512: "true", example.com/cpu-id: "@cpu.model.id"}
+      matchFeatures:
+        - feature: cpu.cpuid
+          matchExpressions:
+            AVX512F: {op: Exists}
+            AMXTILE: {op: Exists}
+            X86_64_V4: {op: Exists}
+        - feature: cpu.model
+          matchExpressions:
+            vendor_id: {op: In, value: ["Intel"]}
+            family: {op: In, value: ["6"]}
+            hypervisor: {op: In, value: ["kvm"]}
+    - name: sgx-cpu
+      labels: {example.com/sgx: "true"}
+      matchFeatures:
+        - feature: cpu.cpuid
+          matchExpressions:
+            SGX: {op: Exists}
+            SGXLC: {op: Exists}
+Y
+  run np --cpuid "$FIX/host/firecracker-x86/cpuid.txt" -r "$T/r.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = $'example.com/avx512=true\nexample.com/cpu-id=167' ]
+  run np --cpuid "$T/none" -r "$T/r.yaml"
+  [ "$status" -eq 3 ]
+  [[ $output == *"--cpuid $T/none: No such file or directory"* ]]
+  printf 'not a dump\n' > "$T/bad"
+  run np --cpuid "$T/bad" -r "$T/r.yaml"
+  [ "$status" -eq 3 ]
+}

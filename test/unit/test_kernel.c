@@ -198,6 +198,9 @@ TEST(kernel_version_nfd_parsing)
 	CHECK_STR(version_of("6.1.0+rpt-rpi-v8"), "6.1.0_rpt-rpi-v8|-|-|-");
 	CHECK_STR(version_of("4.19.0.1"), "4.19.0.1|-|-|-");
 	CHECK_STR(version_of("6.18.44-fc-v769"), "6.18.44-fc-v769|6|18|44");
+	/* the Raspberry Pi 3 capture (test/fixtures/host/rpi3-armv7): the + becomes _ and is
+	 * trimmed */
+	CHECK_STR(version_of("4.9.41-v7+\n"), "4.9.41-v7|4|9|41");
 	/* TrimSpace, then '-_.' trimmed after the replacement */
 	CHECK_STR(version_of("  -6.6.3-talos.\n"), "6.6.3-talos|6|6|3");
 	/* a UTF-8 sequence is one '_' (one rune), a stray byte one '_' each */
