@@ -159,12 +159,12 @@ Y
   [ "$(cat "$T/fd/nodeprobe")" = "keep.example.com/x=true" ]
 }
 
-@test "an unreadable devices directory: exit 3, libpci's error caught, no crash" {
+@test "an unreadable devices directory: exit 3, caught before libpci, no crash" {
   mkdir -p "$T/sys/bus/pci"
   printf 'not a directory\n' > "$T/sys/bus/pci/devices"
   run_expect_fail 3 "$BUILD/nodeprobe" --sysfs "$T/sys" --proc "$T/proc" \
     --modules-dir "$T/modules" --features-dir "$T/fd"
-  [[ "$output" == "nodeprobe: error: $T/sys/bus/pci: libpci: Cannot open $T/sys/bus/pci/devices"* ]]
+  [ "$output" = "nodeprobe: error: $T/sys/bus/pci/devices: Not a directory" ]
   [ ! -e "$T/fd/nodeprobe" ]
 }
 

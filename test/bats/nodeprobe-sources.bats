@@ -169,3 +169,12 @@ Y
   run np --cpuid "$T/bad" -r "$T/r.yaml"
   [ "$status" -eq 3 ]
 }
+
+@test "a PCI devices/ entry libpci cannot parse: exit 3 naming it, nothing leaked (make check)" {
+  cp -r "$FIX/pci/pciutils-cap-rebar" "$T/m"
+  mkdir "$T/m/bus/pci/devices/junk"
+  run "$BUILD/nodeprobe" --sysfs "$T/m" --proc "$T/proc" --modules-dir "$T/modules" --features-dir "$T/fd"
+  [ "$status" -eq 3 ]
+  [ "$output" = "nodeprobe: error: $T/m/bus/pci/devices/junk: not a PCI device address (domain:bus:device.function)" ]
+  [ ! -e "$T/fd/nodeprobe" ]
+}
