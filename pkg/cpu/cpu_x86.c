@@ -256,10 +256,38 @@ static const struct {
     {"ACRNACRNACRN", "ACRN"},	{"SRESRESRESRE", "SRE"},       {"Apple VZ", "Apple"},
 };
 
+/*
+ * Each leaf is read once per run: in a VM every cpuid instruction traps to the
+ * hypervisor (about 50 us each in a Firecracker guest), and the table reads
+ * the same few leaves about 200 times. Not thread-safe (one detection at a time).
+ */
+#define LEAF_CACHE 48
+static struct {
+	const struct cpu_x86 *src; /* whose leaves these are */
+	size_t n;		   /* entries used */
+	struct {
+		uint32_t leaf, sub;
+		struct cpu_regs r;
+	} e[LEAF_CACHE];
+} cache;
+
 static void regs(const struct cpu_x86 *s, uint32_t leaf, uint32_t sub, struct cpu_regs *r)
 {
+	size_t i;
+
+	for (i = 0; cache.src == s && i < cache.n; i++)
+		if (cache.e[i].leaf == leaf && cache.e[i].sub == sub) {
+			*r = cache.e[i].r;
+			return;
+		}
 	memset(r, 0, sizeof(*r));
 	s->cpuid(s, leaf, sub, r);
+	if (cache.src == s && cache.n < LEAF_CACHE) {
+		cache.e[cache.n].leaf = leaf;
+		cache.e[cache.n].sub = sub;
+		cache.e[cache.n].r = *r;
+		cache.n++;
+	}
 }
 
 static uint32_t reg_of(const struct cpu_regs *r, int reg)
@@ -457,6 +485,8 @@ int cpu_x86_features(const struct cpu_x86 *s, struct feat_set *fs)
 	if (feat_declare(fs, CPU_CPUID, FEAT_FLAGS) < 0 ||
 	    feat_declare(fs, CPU_MODEL, FEAT_ATTRS) < 0)
 		return -ENOMEM;
+	cache.src = s; /* a fresh cache for each detection (a dump may reuse an address) */
+	cache.n = 0;
 	regs(s, 0, 0, &r0);
 	mfi = r0.eax;
 	reg_string(id, r0.ebx, r0.edx, r0.ecx);

@@ -4,6 +4,7 @@
 #include "probe/probe.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -96,6 +97,33 @@ static int need_sysfs(const char *path, struct log_err *err)
 			   path);
 }
 
+/*
+ * A source that only makes features for rules (cpu, usb, kernel config...) is
+ * run when a loaded rule reads one of them: cpuid in a VM traps to the
+ * hypervisor for every leaf, a config.gz is inflated, and nobody would see
+ * the result. Sources that make labels themselves, or that the built-in
+ * rules read, have no prefixes and always run.
+ */
+static bool source_needed(const struct probe_source *src, const struct rules *rs)
+{
+	char prefix[64];
+	const char *p = src->features;
+
+	while (p && *p) {
+		size_t n = strcspn(p, " ");
+
+		if (n && n < sizeof(prefix)) {
+			memcpy(prefix, p, n);
+			prefix[n] = '\0';
+			if (rules_use_features(rs, prefix))
+				return true;
+		}
+		p += n;
+		p += strspn(p, " ");
+	}
+	return src->features == NULL;
+}
+
 static int load_rules(const struct probe_opts *opts, struct rules *rs, struct log_err *err)
 {
 	size_t i;
@@ -138,6 +166,11 @@ int probe_collect(const struct probe_opts *in, struct label_set *labels, struct 
 	if (r < 0)
 		goto out;
 	for (i = 0; i < sizeof(probe_sources) / sizeof(probe_sources[0]); i++) {
+		if (!source_needed(probe_sources[i], rs)) {
+			log_debug("source %s: skipped, no rule reads %s", probe_sources[i]->name,
+				  probe_sources[i]->features);
+			continue;
+		}
 		log_debug("source %s", probe_sources[i]->name);
 		r = probe_sources[i]->scan(&ctx, err);
 		if (r < 0)

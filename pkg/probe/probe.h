@@ -51,6 +51,9 @@ struct probe_ctx {
 struct probe_source {
 	const char *name; /* "dt", "pci", "kernel" */
 	const char *help; /* one line for the man page */
+	/* prefixes of the features it makes ("cpu."; several separated by ' '), or NULL:
+	 * a source with prefixes runs only when a rule reads one of them */
+	const char *features;
 	int (*scan)(struct probe_ctx *ctx, struct log_err *err);
 };
 

@@ -18,5 +18,6 @@ static int kconfig_scan(struct probe_ctx *ctx, struct log_err *err)
 const struct probe_source probe_source_kconfig = {
     .name = "kconfig",
     .help = "<proc>/config.gz, else <boot>/config-RELEASE, as kernel.config",
+    .features = "kernel.config",
     .scan = kconfig_scan,
 };

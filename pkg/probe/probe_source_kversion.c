@@ -11,5 +11,6 @@ static int kversion_scan(struct probe_ctx *ctx, struct log_err *err)
 const struct probe_source probe_source_kversion = {
     .name = "kversion",
     .help = "<proc>/sys/kernel/osrelease as kernel.version (full, major, minor, revision)",
+    .features = "kernel.version",
     .scan = kversion_scan,
 };

@@ -11,5 +11,6 @@ static int osrelease_source_scan(struct probe_ctx *ctx, struct log_err *err)
 const struct probe_source probe_source_osrelease = {
     .name = "osrelease",
     .help = "--os-release FILE (the host's /etc/os-release) as system.osrelease",
+    .features = "system.osrelease",
     .scan = osrelease_source_scan,
 };

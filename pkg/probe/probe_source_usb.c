@@ -21,5 +21,6 @@ static int usb_source_scan(struct probe_ctx *ctx, struct log_err *err)
 const struct probe_source probe_source_usb = {
     .name = "usb",
     .help = "USB devices of <sysfs>/bus/usb as usb.device",
+    .features = "usb.",
     .scan = usb_source_scan,
 };

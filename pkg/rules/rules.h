@@ -96,6 +96,15 @@ int rules_eval(const struct rules *r, const struct feat_set *fs, struct label_se
  */
 bool rules_feature_supported(const char *feature);
 
+/*
+ * True if a rule of r that is not skipped reads a feature whose name starts
+ * with prefix ("cpu.", "kernel.config"): in a matchFeatures or matchAny term
+ * (compared case-insensitively, as NFD lower-cases term features) or in an
+ * "@domain.feature.element" label value. Sources whose features no rule reads
+ * need not run.
+ */
+bool rules_use_features(const struct rules *r, const char *prefix);
+
 /* The rules shipped in the binary (every cmd/nodeprobe/rules.d YAML file, generated at build). */
 struct rules_builtin {
 	const char *name; /* "rules.d/intel.yaml" */
