@@ -178,3 +178,38 @@ Y
   [ "$output" = "nodeprobe: error: $T/m/bus/pci/devices/junk: not a PCI device address (domain:bus:device.function)" ]
   [ ! -e "$T/fd/nodeprobe" ]
 }
+
+@test "a source no rule reads is not run: a corrupt config.gz matters only to kernel.config rules" {
+  mkdir -p "$T/p/sys/kernel"
+  printf '6.1.0-50-amd64\n' > "$T/p/sys/kernel/osrelease"
+  printf 'not gzip' > "$T/p/config.gz"
+  cat > "$T/v.yaml" <<'Y'
+apiVersion: nfd.k8s-sigs.io/v1alpha1
+kind: NodeFeatureRule
+metadata: {name: v}
+spec:
+  rules:
+    - name: v
+      labels: {example.com/major: "@kernel.version.major"}
+      matchFeatures:
+        - feature: kernel.version
+Y
+  cat > "$T/c.yaml" <<'Y'
+apiVersion: nfd.k8s-sigs.io/v1alpha1
+kind: NodeFeatureRule
+metadata: {name: c}
+spec:
+  rules:
+    - name: c
+      labels: {example.com/c: "true"}
+      matchFeatures:
+        - feature: Kernel.Config
+Y
+  run np --proc "$T/p" -r "$T/v.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "example.com/major=6" ]
+  # the term's feature is compared lower-cased, as NFD does
+  run np --proc "$T/p" -r "$T/c.yaml"
+  [ "$status" -eq 3 ]
+  [[ $output == *"$T/p/config.gz: not a regular file, or not valid gzip data" ]]
+}
