@@ -213,3 +213,29 @@ Y
   [ "$status" -eq 3 ]
   [[ $output == *"$T/p/config.gz: not a regular file, or not valid gzip data" ]]
 }
+
+@test "kernel.version full with a type: version Gt rule (NFD's common rule) on two real kernels" {
+  cat > "$T/r.yaml" <<'Y'
+apiVersion: nfd.k8s-sigs.io/v1alpha1
+kind: NodeFeatureRule
+metadata: {name: kver}
+spec:
+  rules:
+    - name: newer-than-5.15
+      labels: {example.com/kernel-gt-5.15: "true"}
+      matchFeatures:
+        - feature: kernel.version
+          matchExpressions:
+            full: {op: Gt, value: ["5.15.0"], type: version}
+Y
+  run np --proc "$FIX/host/firecracker-x86/proc" -r "$T/r.yaml"
+  [ "$status" -eq 0 ]
+  if [[ $output == *"'type: version' is not supported"* ]]; then
+    skip "the rule language has no 'type: version' yet (the rules-lang work of issue 10)"
+  fi
+  [ "$output" = "example.com/kernel-gt-5.15=true" ]
+  # the Raspberry Pi 3's 4.9.41-v7 (its '+' trimmed) is older
+  run np --proc "$FIX/host/rpi3-armv7/proc" -r "$T/r.yaml"
+  [ "$status" -eq 0 ]
+  [ -z "$output" ]
+}
