@@ -473,11 +473,15 @@ int main(int argc, char **argv)
 	else
 		cli_log_init(spec.prog, level - 1);
 	r = reload_run(&a.o, &err);
-	if (r == RELOAD_EPARTIAL) {
+	if (r < 0 && !err.msg[0])
+		snprintf(err.msg, sizeof(err.msg), "%s", strerror(-r));
+	if (r < 0 && a.log_json) /* every line a JSON object, the last one too */
+		log_error("%s", err.msg);
+	else if (r < 0)
 		cli_error("%s", err.msg);
+	if (r == RELOAD_EPARTIAL) {
 		r = EXIT_PARTIAL;
 	} else if (r < 0) {
-		cli_error("%s", err.msg[0] ? err.msg : strerror(-r));
 		r = CLI_EXIT_FAILURE;
 	} else {
 		r = CLI_EXIT_OK;

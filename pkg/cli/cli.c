@@ -267,21 +267,51 @@ void cli_log_init(const char *prog, int verbose)
 	log_set_fn(stderr_log, NULL, max);
 }
 
-/* A JSON string (RFC 8259): quotes, backslash and control characters escaped. */
+/* The length of the valid UTF-8 sequence at p (1-4), or 0 if it is not one. */
+static int utf8_len(const unsigned char *p)
+{
+	int n, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((n == 3 && p[0] == 0xe0 && p[1] < 0xa0) || (n == 3 && p[0] == 0xed && p[1] > 0x9f) ||
+	    (n == 4 && p[0] == 0xf0 && p[1] < 0x90) || (n == 4 && p[0] == 0xf4 && p[1] > 0x8f))
+		return 0; /* overlong, surrogate, beyond U+10FFFF */
+	return n;
+}
+
+/* A JSON string (RFC 8259): quotes, backslash and control characters escaped, bytes that are
+ * not UTF-8 (a server's error body quoted in a message) replaced by U+FFFD. */
 static void put_json_str(FILE *f, const char *s)
 {
-	const unsigned char *p;
+	const unsigned char *p = (const unsigned char *)s;
 
 	fputc('"', f);
-	for (p = (const unsigned char *)s; *p; p++) {
+	while (*p) {
+		int n = utf8_len(p);
+
 		if (*p == '"' || *p == '\\')
 			fprintf(f, "\\%c", *p);
 		else if (*p == '\n')
 			fputs("\\n", f);
 		else if (*p < 0x20 || *p == 0x7f)
 			fprintf(f, "\\u%04x", *p);
+		else if (n == 0)
+			fputs("\\ufffd", f);
 		else
-			fputc(*p, f);
+			fwrite(p, 1, (size_t)n, f);
+		p += n ? n : 1;
 	}
 	fputc('"', f);
 }

@@ -137,6 +137,12 @@ wait_sink() {
   [[ $(jq -r .time <<<"$rl") =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$ ]]
 }
 
+@test "--log-format json: a fatal error is a JSON line too" {
+  run "$BIN" --kubeconfig "$BATS_TEST_TMPDIR/none" --log-format=json --mode once
+  [ "$status" -eq 1 ]
+  [ "$(jq -c 'del(.time)' <<<"$output")" = "{\"level\":\"error\",\"msg\":\"$BATS_TEST_TMPDIR/none: No such file or directory\"}" ]
+}
+
 @test "--namespace-selector is watched: a namespace gaining the label is rolled, losing it is dropped" {
   ns apps '{"team":"a"}'
   ns late '{}'
@@ -213,9 +219,18 @@ wait_sink() {
   wait_sink 1
   [ "$(jq -c '[.contentType, .body]' "$SINK_LOG")" = '["text/plain","Reloader detected changes in cfg of type CONFIGMAP in namespace default. Hence reloaded web of type Deployment in namespace default"]' ]
   kill "$RL_PID"; wait "$RL_PID" || true
+  # ALERT_WEBHOOK_PROXY: the request goes to the proxy, naming the alert URL (absolute form)
+  : >"$SINK_LOG"
+  ALERT_ON_RELOAD=true ALERT_SINK=gchat ALERT_WEBHOOK_URL=http://alerts.example.invalid/chat \
+    ALERT_WEBHOOK_PROXY="${SINK_URL%/hook}" start --no-events
+  cm cfg '{"k":"3b"}'
+  wait_sink 1
+  [ "$(jq -r .path "$SINK_LOG")" = http://alerts.example.invalid/chat ]
+  [ "$(jq -r '.body | fromjson | keys | join(" ")' "$SINK_LOG")" = text ]
+  kill "$RL_PID"; wait "$RL_PID" || true
   ALERT_ON_RELOAD=true ALERT_SINK=teams ALERT_WEBHOOK_URL=http://127.0.0.1:9/x start --no-events
   cm cfg '{"k":"4"}'
-  wait_patches 3
+  wait_patches 4
   for i in $(seq 100); do grep -q "error: Error sending alert: POST http://127.0.0.1:9/x: " "$RL_LOG" && break; sleep 0.05; done
   grep -q "error: Error sending alert: POST http://127.0.0.1:9/x: " "$RL_LOG"
 }
