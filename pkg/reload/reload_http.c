@@ -93,6 +93,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		return reply(conn, 405, "text/plain", "method not allowed\n", 19);
 	if (strcmp(url, "/healthz") == 0)
 		return reply(conn, 200, "text/plain", "ok\n", 3);
+	/* Reloader's liveness path (its chart probes it): kept so a Reloader Deployment's probes
+	 * pass unchanged (internal/pkg/metrics/prometheus.go, reloader.md §9.9) */
+	if (strcmp(url, "/live") == 0)
+		return reply(conn, 200, "text/plain", "alive", 5);
 	if (strcmp(url, "/readyz") == 0) {
 		if (METRIC_GET(m->ready))
 			return reply(conn, 200, "text/plain", "ok\n", 3);

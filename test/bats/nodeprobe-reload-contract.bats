@@ -369,6 +369,8 @@ print(len(held), " ".join(out))
 PY
   [ "$status" -eq 0 ] || { echo "$output" >&2; cat "$RL_LOG" >&2; return 1; }
   [ "$output" = "1100 200 200" ]
+  # Reloader's chart probes /live (liveness) and /metrics (readiness): both answer
+  [ "$(curl -sf "http://127.0.0.1:$port/live")" = alive ]
 }
 
 @test "LIST: a continue token that repeats is an error after one page, not an endless loop" {
