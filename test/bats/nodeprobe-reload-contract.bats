@@ -52,6 +52,8 @@ wait_patches() { fake_ctl GET "/requests?method=PATCH&path=${2:-.}&min=$1&wait=1
 
 # start ARGS...: watch mode; waits for N (default 5) watches ($WATCHES).
 start() {
+  # a previous instance's watches leave the server's list within 0.25 s: not counted as ours
+  fake_ctl GET "/watchers?min=0&max=0&wait=10" >/dev/null
   "$BIN" --kubeconfig "$KC" --listen '' --coalesce-window 0 --min-interval 0 \
     --max-rollouts-per-second 0 "$@" >"$RL_LOG" 2>&1 3>&- &
   RL_PID=$!
