@@ -257,7 +257,8 @@ struct reload_metrics {
 	struct reload_hist action_latency[RELOAD_NKINDS]; /* PATCH duration per kind */
 	struct reload_hist change_latency;		  /* change seen -> PATCH answered */
 	unsigned long not_selected;			  /* dropped by --namespace-selector */
-	int by_namespace;				  /* METRICS_COUNT_BY_NAMESPACE=enabled */
+	unsigned long events[2][3]; /* ConfigMap/Secret [cls][add, update, delete] received */
+	int by_namespace;	    /* METRICS_COUNT_BY_NAMESPACE=enabled */
 	struct reload_ns_count *ns_counts; /* rollouts per namespace (by_namespace) */
 };
 

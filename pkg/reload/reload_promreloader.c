@@ -96,6 +96,8 @@ int reload_render_reloader(struct strbuf *sb, struct reload_metrics *m)
 	static const char action[] = "reloader_action_total";
 	static const char lat[] = "reloader_action_latency_seconds";
 	static const char skipped[] = "reloader_skipped_total";
+	static const char events[] = "reloader_events_received_total";
+	static const char *const evnames[] = {"add", "update", "delete"};
 	static const char change[] = "nodeprobe_reload_change_to_patch_seconds";
 	static const char info[] = "nodeprobe_reload_build_info";
 	unsigned long ok = 0, fail = 0, strat;
@@ -152,6 +154,12 @@ int reload_render_reloader(struct strbuf *sb, struct reload_metrics *m)
 			"%s{reason=\"strategy_not_updated\"} %lu\n",
 			skipped, METRIC_GET(m->not_selected), skipped,
 			METRIC_GET(m->skipped[SKIP_UNCHANGED]), skipped, strat);
+	r = r ? r
+	      : head(sb, events, "counter", "Total number of events received by the controller.");
+	for (k = 0; k < 6 && !r; k++)
+		r = sb_addf(sb, "%s{event_type=\"%s\",resource_type=\"%s\"} %lu\n", events,
+			    evnames[k % 3], k < 3 ? "configmaps" : "secrets",
+			    METRIC_GET(m->events[k / 3][k % 3]));
 	r = r ? r
 	      : head(
 		    sb, change, "histogram",

@@ -19,7 +19,10 @@ static void apply_config(struct ctl *c, int cls, const char *evtype, const char 
 {
 	struct cfg_ent *ce = (struct cfg_ent *)reload_tab_get(&c->cfg, cls, ns, name);
 	int existed = ce != NULL, changed;
+	int ev = !strcmp(evtype, "DELETED") ? 2 : !strcmp(evtype, "MODIFIED") ? 1 : 0;
 
+	/* reloader_events_received_total: every item, initial LIST ones as adds (as informers) */
+	METRIC_INC(c->m.events[cls == CLS_SEC][ev]);
 	if (strcmp(evtype, "DELETED") == 0) {
 		if (ce) {
 			reload_tab_del(&c->cfg, &ce->e);

@@ -261,6 +261,9 @@ wait_sink() {
   grep -qx 'nodeprobe_reload_change_to_patch_seconds_count 1' "$BATS_TEST_TMPDIR/m"
   grep -qx 'reloader_skipped_total{reason="no_data_change"} 0' "$BATS_TEST_TMPDIR/m"
   grep -qx 'nodeprobe_reload_build_info{version="0.1.0"} 1' "$BATS_TEST_TMPDIR/m"
+  # the ConfigMap listed at start is an add, its change an update (as informer callbacks)
+  grep -qx 'reloader_events_received_total{event_type="add",resource_type="configmaps"} 1' "$BATS_TEST_TMPDIR/m"
+  grep -qx 'reloader_events_received_total{event_type="update",resource_type="configmaps"} 1' "$BATS_TEST_TMPDIR/m"
   cm cfg '{"k":"2"}' default '{"x":"y"}'
   for i in $(seq 100); do curl -sf "http://127.0.0.1:$port/metrics" | grep -qx 'reloader_skipped_total{reason="no_data_change"} 1' && break; sleep 0.05; done
   curl -sf "http://127.0.0.1:$port/metrics" | grep -qx 'reloader_skipped_total{reason="no_data_change"} 1'
