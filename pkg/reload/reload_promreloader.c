@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* reload_promreloader: Reloader's metric names beside ours, latency histograms, build info. */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "reload/reload_internal.h"
 
@@ -89,6 +92,90 @@ static int hist(struct strbuf *sb, const char *name, const char *labels,
 	return r;
 }
 
+/* The second whitespace-separated field after the ")" of /proc/self/stat is field 3. */
+static int stat_fields(unsigned long long *utime, unsigned long long *stime,
+		       unsigned long long *start, unsigned long *vsize, long *rss)
+{
+	struct strbuf sb = STRBUF_INIT(4096);
+	const char *p;
+	int n = -1;
+
+	if (sb_read_file(&sb, "/proc/self/stat") > 0 && (p = strrchr(sb.buf, ')')))
+		n = sscanf(p + 2,
+			   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d "
+			   "%*d %*d %llu %lu %ld",
+			   utime, stime, start, vsize, rss);
+	sb_free(&sb);
+	return n == 5 ? 0 : -1;
+}
+
+static double boot_time(void)
+{
+	struct strbuf sb = STRBUF_INIT(1024 * 1024);
+	const char *p;
+	double bt = 0;
+
+	if (sb_read_file(&sb, "/proc/stat") > 0 && (p = strstr(sb.buf, "\nbtime ")))
+		bt = strtod(p + 7, NULL);
+	sb_free(&sb);
+	return bt;
+}
+
+static long open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	long n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1; /* the directory's own descriptor */
+}
+
+/*
+ * The process metrics Prometheus clients export (client_golang's process collector, which
+ * Reloader's default registry includes): dashboards watch Reloader's memory through them.
+ */
+static int render_process(struct strbuf *sb)
+{
+	unsigned long long ut, st, start;
+	unsigned long vsize;
+	long rss, tck = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE), fds = open_fds();
+	struct rlimit rl;
+	int r;
+
+	if (stat_fields(&ut, &st, &start, &vsize, &rss) < 0 || tck <= 0)
+		return 0;
+	r = head(sb, "process_cpu_seconds_total", "counter",
+		 "Total user and system CPU time spent in seconds.");
+	r = r ? r : sb_addf(sb, "process_cpu_seconds_total %.2f\n", (double)(ut + st) / tck);
+	r = r ? r
+	      : head(sb, "process_resident_memory_bytes", "gauge",
+		     "Resident memory size in bytes.");
+	r = r ? r : sb_addf(sb, "process_resident_memory_bytes %ld\n", rss * page);
+	r = r ? r
+	      : head(sb, "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.");
+	r = r ? r : sb_addf(sb, "process_virtual_memory_bytes %lu\n", vsize);
+	r = r ? r
+	      : head(sb, "process_start_time_seconds", "gauge",
+		     "Start time of the process since unix epoch in seconds.");
+	r = r ? r
+	      : sb_addf(sb, "process_start_time_seconds %.2f\n", boot_time() + (double)start / tck);
+	if (!r && fds >= 0) {
+		r = head(sb, "process_open_fds", "gauge", "Number of open file descriptors.");
+		r = r ? r : sb_addf(sb, "process_open_fds %ld\n", fds);
+	}
+	if (!r && getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+		r = head(sb, "process_max_fds", "gauge",
+			 "Maximum number of open file descriptors.");
+		r = r ? r : sb_addf(sb, "process_max_fds %lu\n", (unsigned long)rl.rlim_cur);
+	}
+	return r;
+}
+
 int reload_render_reloader(struct strbuf *sb, struct reload_metrics *m)
 {
 	static const char exec[] = "reloader_reload_executed_total";
@@ -167,5 +254,5 @@ int reload_render_reloader(struct strbuf *sb, struct reload_metrics *m)
 	r = r ? r : hist(sb, change, "", &m->change_latency, change_bounds, change_nb);
 	r = r ? r : head(sb, info, "gauge", "nodeprobe-reload's version; always 1.");
 	r = r ? r : sb_addf(sb, "%s{version=\"%s\"} 1\n", info, NP_VERSION);
-	return r;
+	return r ? r : render_process(sb);
 }

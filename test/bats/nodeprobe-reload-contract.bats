@@ -261,6 +261,13 @@ wait_sink() {
   grep -qx 'nodeprobe_reload_change_to_patch_seconds_count 1' "$BATS_TEST_TMPDIR/m"
   grep -qx 'reloader_skipped_total{reason="no_data_change"} 0' "$BATS_TEST_TMPDIR/m"
   grep -qx 'nodeprobe_reload_build_info{version="0.1.0"} 1' "$BATS_TEST_TMPDIR/m"
+  # the process metrics every Prometheus client exports (Reloader's dashboards read its memory there)
+  rss=$(sed -n 's/^process_resident_memory_bytes //p' "$BATS_TEST_TMPDIR/m")
+  [ "$rss" -gt 1000000 ] && [ "$rss" -lt 200000000 ]
+  st=$(sed -n 's/^process_start_time_seconds \([0-9]*\).*/\1/p' "$BATS_TEST_TMPDIR/m")
+  [ $(( $(date +%s) - st )) -ge 0 ] && [ $(( $(date +%s) - st )) -lt 300 ]
+  grep -qE '^process_open_fds [0-9]+$' "$BATS_TEST_TMPDIR/m"
+  grep -qE '^process_cpu_seconds_total [0-9.]+$' "$BATS_TEST_TMPDIR/m"
   # the ConfigMap listed at start is an add, its change an update (as informer callbacks)
   grep -qx 'reloader_events_received_total{event_type="add",resource_type="configmaps"} 1' "$BATS_TEST_TMPDIR/m"
   grep -qx 'reloader_events_received_total{event_type="update",resource_type="configmaps"} 1' "$BATS_TEST_TMPDIR/m"
