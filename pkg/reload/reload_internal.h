@@ -32,7 +32,7 @@ const char *reload_type_upper(enum reload_type t);
 const char *reload_kind_name(enum reload_kind k);
 
 #define RELOAD_HASH_HEX 41 /* 40 hex digits and a NUL */
-#define RELOAD_HASH_ALT 32 /* raw SHA-512/256 digest (Reloader since PR #1073) */
+#define RELOAD_HASH_ALT 32 /* raw SHA-512/256 digest (Reloader PR #1073, no release) */
 
 /*
  * Reloader's hash, fed one entry at a time: SHA-1 over the entries
@@ -79,7 +79,7 @@ int reload_hash_object(json_t *obj, enum reload_type type, char hex[RELOAD_HASH_
  * Whether the hash rec recorded on a workload names the data whose SHA-1 is
  * hex and whose SHA-512/256 is alt (may be NULL: SHA-1 only). Decided by rec's
  * length: 40 digits are SHA-1 (older Reloader, and what we write), 64 are
- * SHA-512/256 (Reloader since PR #1073). "" is current only for empty data
+ * SHA-512/256 (Reloader PR #1073; in no release checked). "" is current only for empty data
  * (the first #1073 version wrote "" there). Returns 1 or 0.
  */
 int reload_hash_current(const char *rec, const char *hex, const unsigned char *alt);

@@ -74,7 +74,7 @@ TEST(hash_reloader_vectors)
 }
 
 /*
- * Reloader since PR #1073 records SHA-512/256 of the same string: both digests
+ * Reloader PR #1073 (in no release checked) records SHA-512/256 of the same string: both digests
  * come from one pass. Vectors: `printf %s 'a=1;b=2' | openssl dgst -sha512-256`.
  */
 TEST(hash_sha512_256_vectors)
