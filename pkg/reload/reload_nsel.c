@@ -22,6 +22,9 @@ struct reload_nsel {
 	struct kube_watch *w;
 	char rv[RV_MAX];
 	int gone, fails;
+	int error;	    /* the current watch sent an ERROR event other than 410 */
+	long events;	    /* events on the current watch */
+	long long start_ms; /* when it started */
 	long long restart_ms;
 	int live; /* the initial LIST is done: additions are news */
 };
@@ -44,7 +47,16 @@ static int on_item(void *ctx, const char *type, json_t *obj)
 	    json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
 	ssize_t i;
 
-	if (!name || !strcmp(type, "BOOKMARK") || !strcmp(type, "ERROR"))
+	if (!strcmp(type, "ERROR")) {
+		/* 410 in an ERROR event is the server's "re-list"; anything else a failure */
+		long code = (long)json_integer_value(json_object_get(obj, "code"));
+
+		s->gone |= code == 410;
+		s->error |= code != 410;
+		return 0;
+	}
+	s->events++;
+	if (!name || !strcmp(type, "BOOKMARK"))
 		return 0;
 	i = find(s, name);
 	if (strcmp(type, "DELETED") == 0) {
@@ -143,8 +155,11 @@ static void done(void *ctx, struct kube_watch *w, int status, int res, const cha
 	s->w = NULL;
 	if (kube_stream_rv(s->st)[0])
 		snprintf(s->rv, sizeof(s->rv), "%s", kube_stream_rv(s->st));
-	s->gone = status == 410;
-	if (res >= 0 && (status == 200 || status == 410)) {
+	s->gone |= status == 410;
+	/* a watch closed at once without events is a failure too (as client-go's) */
+	if (!s->gone && !s->events && reload_now_ms() - s->start_ms < 1000)
+		s->error = 1;
+	if (res >= 0 && (status == 200 || status == 410) && !s->error) {
 		s->fails = 0;
 		s->restart_ms = reload_now_ms();
 		return;
@@ -152,7 +167,9 @@ static void done(void *ctx, struct kube_watch *w, int status, int res, const cha
 	base = 200LL << (s->fails < 6 ? s->fails : 6);
 	s->fails++;
 	s->restart_ms = reload_now_ms() + base / 2 + random() % (base / 2 + 1);
-	log_warn("watch namespaces ended (%s); restarting", msg && *msg ? msg : "HTTP error");
+	log_warn("watch namespaces ended (%s); restarting", s->error	  ? "ERROR event"
+							    : msg && *msg ? msg
+									  : "HTTP error");
 }
 
 static int watch(struct ctl *c, struct log_err *err)
@@ -176,6 +193,9 @@ static int watch(struct ctl *c, struct log_err *err)
 	if (!s->w)
 		return err->code ? err->code : -ENOMEM;
 	s->restart_ms = 0;
+	s->error = 0;
+	s->events = 0;
+	s->start_ms = reload_now_ms();
 	return 0;
 }
 

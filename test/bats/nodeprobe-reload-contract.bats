@@ -171,6 +171,22 @@ wait_sink() {
   [ "$(fake_ctl GET '/requests?path=^/api/v1/namespaces$&watch=1' | jq -r '.items[0].params.labelSelector')" = team ]
 }
 
+@test "--namespace-selector: an ERROR 410 on the Namespace watch re-lists; other ERRORs back off" {
+  ns apps '{}'
+  cm cfg '{"k":"1"}' apps
+  deploy web apps cfg "$(stale_lr cfg apps)"
+  fake_ctl POST /faults '[{"path":"^/api/v1/namespaces$","watch":true,"action":"watch-error","code":410,"count":1},{"path":"^/api/v1/namespaces$","watch":true,"action":"watch-error","code":500,"count":2}]' >/dev/null
+  start --namespace-selector=team --reload-strategy annotations
+  # the 410 re-listed (two LISTs of Namespaces), the 500s were retried with back-off, not at once
+  fake_ctl GET '/requests?path=^/api/v1/namespaces$&watch=1&min=4&wait=20' >/dev/null
+  [ "$(fake_ctl GET '/requests?path=^/api/v1/namespaces$&watch=0&count=1' | jq .count)" -eq 2 ]
+  [ "$(grep -c 'watch namespaces ended (ERROR event); restarting' "$RL_LOG")" -eq 2 ]
+  # and the watch works: the label arrives, the stale workload rolls
+  ns apps '{"team":"x"}'
+  wait_patches 1 /namespaces/apps/
+  [ "$(npatches /namespaces/apps/)" -eq 1 ]
+}
+
 @test "--namespaces, --namespaces-to-ignore, --resources-to-ignore and KUBERNETES_NAMESPACE scope the requests" {
   run "$BIN" --kubeconfig "$KC" --mode once --namespaces=a,b --resources-to-ignore=Secrets
   [ "$status" -eq 0 ]
