@@ -47,6 +47,8 @@ stale_lr() {
   echo "{\"reloader.stakater.com/last-reloaded-from\":\"{\\\"type\\\":\\\"CONFIGMAP\\\",\\\"name\\\":\\\"$1\\\",\\\"namespace\\\":\\\"$2\\\",\\\"hash\\\":\\\"0000000000000000000000000000000000000000\\\",\\\"containerRefs\\\":[\\\"app\\\"],\\\"observedAt\\\":1}\"}"
 }
 sha1() { printf '%s' "$1" | sha1sum | cut -c1-40; }
+# free_port: a TCP port nothing listens on now (the kernel's pick; other jobs share the host)
+free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 npatches() { fake_ctl GET "/requests?method=PATCH&path=${1:-.}&count=1" | jq .count; }
 wait_patches() { fake_ctl GET "/requests?method=PATCH&path=${2:-.}&min=$1&wait=10" >/dev/null; }
 
@@ -257,7 +259,7 @@ wait_sink() {
   command -v promtool >/dev/null || skip "promtool (Debian's prometheus) not installed"
   cm cfg '{"k":"1"}'
   deploy web default cfg
-  port=$((20000 + RANDOM % 20000))
+  port=$(free_port)
   METRICS_COUNT_BY_NAMESPACE=enabled "$BIN" --kubeconfig "$KC" --listen "127.0.0.1:$port" --coalesce-window 0 --no-events >"$RL_LOG" 2>&1 3>&- &
   RL_PID=$!
   fake_ctl GET "/watchers?min=5&wait=10" >/dev/null
@@ -351,20 +353,21 @@ YAML
 }
 
 @test "--listen: [::]:PORT, [::1]:PORT, IPv4 forms; a bare IPv6 address is refused with a hint" {
-  port=$((20000 + RANDOM % 20000))
+  port=$(free_port)
   run "$BIN" --kubeconfig "$KC" --listen '::1:9090'
   [ "$status" -eq 1 ]
   [[ $output == *"--listen '::1:9090': an IPv6 address needs brackets: [::1]:PORT"* ]]
   python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1", 0))' 2>/dev/null || skip "no IPv6 loopback here"
-  for l in "[::]:$port" "[::1]:$((port + 1))" "127.0.0.1:$((port + 2))" ":$((port + 3))"; do
+  for form in any6 lo6 lo4 any; do
+    port=$(free_port)
+    case $form in
+      any6) l="[::]:$port" urls="http://[::1]:$port/healthz http://127.0.0.1:$port/healthz" ;;
+      lo6) l="[::1]:$port" urls="http://[::1]:$port/healthz" ;;
+      lo4) l="127.0.0.1:$port" urls="http://127.0.0.1:$port/healthz" ;;
+      any) l=":$port" urls="http://[::1]:$port/healthz http://127.0.0.1:$port/healthz" ;;
+    esac
     "$BIN" --kubeconfig "$KC" --listen "$l" >"$RL_LOG" 2>&1 3>&- &
     RL_PID=$!
-    case $l in
-      \[::\]*) urls="http://[::1]:$port/healthz http://127.0.0.1:$port/healthz" ;;
-      \[::1\]*) urls="http://[::1]:$((port + 1))/healthz" ;;
-      127.*) urls="http://127.0.0.1:$((port + 2))/healthz" ;;
-      *) urls="http://[::1]:$((port + 3))/healthz http://127.0.0.1:$((port + 3))/healthz" ;;
-    esac
     for u in $urls; do
       for i in $(seq 100); do curl -sfg "$u" >/dev/null && break; sleep 0.05; done
       [ "$(curl -sfg "$u")" = ok ] || { echo "$l: $u" >&2; cat "$RL_LOG" >&2; return 1; }
@@ -376,7 +379,7 @@ YAML
 
 @test "robustness: /healthz and /metrics answer while 1,100 idle connections are held" {
   [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 4096 ] || skip "hard open-file limit below 4096"
-  port=$((20000 + RANDOM % 20000))
+  port=$(free_port)
   "$BIN" --kubeconfig "$KC" --listen "127.0.0.1:$port" >"$RL_LOG" 2>&1 3>&- &
   RL_PID=$!
   for i in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
