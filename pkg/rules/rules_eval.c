@@ -592,7 +592,9 @@ static int eval_rule(const struct rule *rl, struct evalfs *e, struct out *o)
 		goto done;
 	if (rl->mf.n) {
 		r = rules_eval_matcher(&rl->mf, e, &m, why, sizeof(why));
-		if (r <= 0)
+		if (r == 0)
+			goto done;
+		if (r < 0)
 			goto out;
 		r = rules_templates(rl, &m, &labels, &vars, &failed);
 		if (r < 0 || failed)

@@ -935,3 +935,355 @@ TEST(rules_numeric_ops)
 		  "t.yaml:6:5: rule 'x' not applied: op GeLe: the first value must be less than "
 		  "the second\n");
 }
+
+/* The features NFD's documentation examples run on (nfd-doc-examples.yaml). */
+static struct feat_set *doc_host(void)
+{
+	struct feat_set *fs = feat_set_new();
+	struct feat *d;
+
+	feat_flag_add(fs, "cpu.cpuid", "AVX512F");
+	feat_flag_add(fs, "cpu.cpuid", "AESNI");
+	feat_flag_add(fs, "cpu.cpuid", "AVX");
+	feat_flag_add(fs, "cpu.cpuid", "AVX2");
+	feat_attr_set(fs, "kernel.version", "full", "5.15.0-91-generic");
+	feat_attr_set(fs, "kernel.version", "major", "5");
+	feat_attr_set(fs, "kernel.version", "minor", "15");
+	feat_attr_set(fs, "kernel.version", "revision", "0");
+	feat_attr_set(fs, "kernel.config", "LSM", "apparmor");
+	feat_attr_set(fs, "kernel.selinux", "enabled", "true");
+	feat_flag_add(fs, "kernel.loadedmodule", "kmod-2");
+	feat_flag_add(fs, "kernel.loadedmodule", "e1000");
+	feat_attr_set(fs, "system.osrelease", "ID", "opensuse-leap");
+	feat_attr_set(fs, "system.osrelease", "NAME", "openSUSE Leap");
+	feat_attr_set(fs, "system.osrelease", "VERSION_ID", "15.5");
+	feat_attr_set(fs, "system.osrelease", "VERSION_ID.major", "15");
+	feat_attr_set(fs, "system.osrelease", "VERSION_ID.minor", "5");
+	d = feat_instance_add(fs, "pci.device");
+	feat_instance_set(d, "vendor", "8086");
+	feat_instance_set(d, "device", "1572");
+	feat_instance_set(d, "class", "0200");
+	d = feat_instance_add(fs, "pci.device");
+	feat_instance_set(d, "vendor", "0fff");
+	feat_instance_set(d, "device", "1234");
+	feat_instance_set(d, "class", "0200");
+	return fs;
+}
+
+/*
+ * NFD's documentation examples, every op, vars, varsTemplate, rule.matched and
+ * object order, in one file: exactly the labels the docs say (the .labels file).
+ */
+TEST(rules_nfd_doc_examples)
+{
+	struct strbuf want = STRBUF_INIT(1 << 16), got = STRBUF_INIT(1 << 16);
+	struct rules *r = rules_new();
+	struct feat_set *fs = doc_host();
+	struct label_set *ls = label_set_new();
+	struct log_err err = {0};
+	const char *p;
+
+	capture_on();
+	REQUIRE(sb_read_file(&want, "test/data/rules/nfd-doc-examples.labels") > 0);
+	REQUIRE(rules_load_path(r, "test/data/rules/nfd-doc-examples.yaml", &err) > 30);
+	CHECK_INT(rules_eval(r, fs, ls, &err), 28);
+	label_set_format(ls, &got);
+	for (p = want.buf; *p == '#';) /* drop the comment lines */
+		p = strchr(p, '\n') + 1;
+	CHECK_STR(got.buf, p);
+	CHECK_STR(warnings, "");
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+	sb_free(&want);
+	sb_free(&got);
+	label_set_free(ls);
+	feat_set_free(fs);
+	rules_free(r);
+}
+
+/*
+ * NFD's version type: Masterminds/semver's coerced form, then major.minor.patch
+ * only (../shared/reference/nfd.md 10.5, verified there against the Go code).
+ * Seen from outside: "v GeLe [X, X]" holds iff the value is version X; a
+ * value that is no version fails the rule.
+ */
+TEST(rules_version_semantics)
+{
+	static const struct {
+		const char *in, *is; /* value, the version it is (NULL: none) */
+	} c[] = {
+	    {"6.1.0-50-arm64", "6.1.0"},
+	    {"22.04", "22.4.0"},
+	    {"v1.2", "1.2.0"},
+	    {"5", "5.0.0"},
+	    {"5.15.0", "5.15.0"},
+	    {"1.2.3-rc.1+build.5", "1.2.3"},
+	    {"007.1", "7.1.0"},
+	    {"1.2.3.4", NULL},
+	    {" 1.2", NULL},
+	    {"5.4.0-050", NULL},
+	    {"5.14.0-362.8.1.el9_3.x86_64", NULL},
+	    {"6.5.6-300.fc39.x86_64", NULL},
+	    {"6.1.0_rpt-rpi-v8", NULL},
+	    {"", NULL},
+	    {"v", NULL},
+	    {"1.", NULL},
+	    {"1.2.3-", NULL},
+	    {"1.2.3+", NULL},
+	    {"99999999999999999999", NULL},
+	};
+	char y[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct feat_set *fs = feat_set_new();
+		struct label_set *ls = label_set_new();
+		struct rules *r = rules_new();
+		struct log_err err = {0};
+
+		snprintf(y, sizeof(y),
+			 HDR "  - name: v\n    labels: {a.io/v: \"1\"}\n    matchFeatures:\n"
+			     "      - feature: a.b\n        matchExpressions:\n"
+			     "          v: {op: GeLe, value: [\"%s\", \"%s\"], type: version}\n",
+			 c[i].is ? c[i].is : "0", c[i].is ? c[i].is : "0");
+		feat_attr_set(fs, "a.b", "v", c[i].in);
+		capture_on();
+		REQUIRE_INT(rules_load_buffer(r, "v.yaml", y, strlen(y), &err), 1);
+		rules_eval(r, fs, ls, &err);
+		log_set_fn(NULL, NULL, LOG_LVL_WARN);
+		if (c[i].is && !label_set_get(ls, "a.io/v"))
+			HFAIL_("'%s' is not %s: %s", c[i].in, c[i].is, warnings);
+		if (!c[i].is && !strstr(warnings, "not applied: not a version"))
+			HFAIL_("'%s' taken as a version", c[i].in);
+		rules_free(r);
+		label_set_free(ls);
+		feat_set_free(fs);
+	}
+}
+
+/* The issue's rule: kernel.version full Gt 5.15.0 as a version, on constructed features. */
+static const char *kernel_rule(const char *full)
+{
+	static char out[256];
+	struct rules *r = rules_new();
+	struct feat_set *fs = feat_set_new();
+	struct label_set *ls = label_set_new();
+	struct strbuf sb = STRBUF_INIT(4096);
+	struct log_err err = {0};
+	static const char y[] =
+	    HDR "  - name: new-kernel\n    labels: {a.io/new-kernel: \"true\"}\n"
+		"    matchFeatures:\n      - feature: kernel.version\n"
+		"        matchExpressions:\n"
+		"          full: {op: Gt, value: [\"5.15.0\"], type: version}\n";
+
+	feat_attr_set(fs, "kernel.version", "full", full);
+	CHECK_INT(rules_load_buffer(r, "k.yaml", y, strlen(y), &err), 1);
+	rules_eval(r, fs, ls, &err);
+	label_set_format(ls, &sb);
+	snprintf(out, sizeof(out), "%s", sb.buf);
+	sb_free(&sb);
+	label_set_free(ls);
+	feat_set_free(fs);
+	rules_free(r);
+	return out;
+}
+
+TEST(rules_kernel_version_type_version)
+{
+	capture_on();
+	CHECK_STR(kernel_rule("6.1.0-50-arm64"), "a.io/new-kernel=true\n");
+	CHECK_STR(kernel_rule("5.15.1"), "a.io/new-kernel=true\n");
+	CHECK_STR(kernel_rule("5.15.0-91-generic"), ""); /* 5.15.0 is not > 5.15.0 */
+	CHECK_STR(kernel_rule("5.4.0"), "");
+	CHECK_STR(kernel_rule("5.16"), "a.io/new-kernel=true\n");
+	CHECK_STR(kernel_rule("10.0.0"), "a.io/new-kernel=true\n"); /* not a string compare */
+	CHECK_STR(warnings, "");
+	/* RHEL's release is not a version for NFD: the rule fails, the run goes on */
+	CHECK_STR(kernel_rule("5.14.0-362.8.1.el9_3.x86_64"), "");
+	CHECK_STR(warnings, "k.yaml:6:5: rule 'new-kernel' not applied: not a version "
+			    "'5.14.0-362.8.1.el9_3.x86_64'\n");
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+}
+
+/*
+ * NFD (expression.go) reports a bad expression only when it evaluates it on an
+ * element that is there; Exists/DoesNotExist with values always; flags never
+ * (they have no value). The rule then gives nothing, the others still apply.
+ */
+TEST(rules_bad_expressions_fail_when_evaluated)
+{
+	/* present element: the rule fails with NFD's reason */
+	CHECK_STR(warned(ONE("      - feature: dt.root\n        matchExpressions:\n"
+			     "          cores: {op: Gt, value: [\"four\"]}\n")),
+		  "t.yaml:6:5: rule 'x' not applied: op Gt: 'four' is not an integer\n");
+	CHECK_STR(warned(ONE("      - feature: dt.root\n        matchExpressions:\n"
+			     "          cores: {op: In}\n")),
+		  "t.yaml:6:5: rule 'x' not applied: op In needs at least one value\n");
+	CHECK_STR(warned(ONE("      - feature: dt.root\n        matchExpressions:\n"
+			     "          cores: {op: GtLt, value: [\"5\", \"3\"]}\n")),
+		  "t.yaml:6:5: rule 'x' not applied: op GtLt: the first value must be less than "
+		  "the second\n");
+	CHECK_STR(warned(ONE("      - feature: dt.root\n        matchExpressions:\n"
+			     "          cores: {op: Gt, value: [\"1\"], type: semver}\n")),
+		  "t.yaml:6:5: rule 'x' not applied: op Gt: unknown type 'semver'\n");
+	CHECK_STR(warned(ONE("      - feature: dt.root\n        matchExpressions:\n"
+			     "          model: {op: Gt, value: [\"1\"]}\n")),
+		  "t.yaml:6:5: rule 'x' not applied: not a number 'Raspberry Pi 4 Model B'\n");
+	CHECK_STR(warned(ONE("      - feature: dt.root\n        matchExpressions:\n"
+			     "          cores: {op: IsTrue, value: [\"x\"]}\n")),
+		  "t.yaml:6:5: rule 'x' not applied: op IsTrue takes no value\n");
+	/* absent element: no error, no match */
+	CHECK_STR(warned(ONE("      - feature: dt.root\n        matchExpressions:\n"
+			     "          nosuch: {op: Gt, value: [\"four\"]}\n")),
+		  "");
+	CHECK_STR(run(ONE("      - feature: dt.root\n        matchExpressions:\n"
+			  "          nosuch: {op: In}\n"),
+		      NULL),
+		  "");
+	/* Exists with a value: an error even where the element is absent */
+	CHECK_STR(warned(ONE("      - feature: dt.root\n        matchExpressions:\n"
+			     "          nosuch: {op: DoesNotExist, value: [\"a\"]}\n")),
+		  "t.yaml:6:5: rule 'x' not applied: op DoesNotExist takes no value\n");
+	/* a flag has no value: In/Gt are false without any check */
+	CHECK_STR(warned(ONE("      - feature: kernel.loadedmodule\n        matchExpressions:\n"
+			     "          i915: {op: Gt, value: [\"four\"]}\n")),
+		  "");
+	/* type is read by the numeric ops only */
+	CHECK_STR(run(ONE("      - feature: dt.root\n        matchExpressions:\n"
+			  "          board: {op: In, value: [\"rpi-4\"], type: whatever}\n"),
+		      NULL),
+		  "a.io/x=y\n");
+	/* a failed rule leaves the others alone */
+	CHECK_STR(run("  - name: bad\n    labels: {a.io/bad: \"1\"}\n    matchFeatures:\n"
+		      "      - feature: dt.root\n        matchExpressions:\n"
+		      "          cores: {op: Lt, value: [\"x\"]}\n"
+		      "  - name: good\n    labels: {a.io/good: \"1\"}\n",
+		      NULL),
+		  "a.io/good=1\n");
+}
+
+/* rule.matched: earlier rules only, labels as written then vars; NFD's first-rule quirk. */
+TEST(rules_backreferences)
+{
+	/* before any rule ran there is no rule.matched: even DoesNotExist is false */
+	CHECK_STR(run("  - name: r0\n    labels: {a.io/r0: \"1\"}\n    matchFeatures:\n"
+		      "      - feature: rule.matched\n        matchExpressions:\n"
+		      "          x: {op: DoesNotExist}\n",
+		      NULL),
+		  "");
+	/* after one (even non-matching) rule it exists, empty */
+	CHECK_STR(run("  - name: none\n    labels: {a.io/none: \"1\"}\n    matchFeatures:\n"
+		      "      - feature: pci.device\n        matchExpressions:\n"
+		      "          vendor: {op: In, value: [\"ffff\"]}\n"
+		      "  - name: r1\n    labels: {a.io/r1: \"1\"}\n    matchFeatures:\n"
+		      "      - feature: rule.matched\n        matchExpressions:\n"
+		      "          a.io/none: {op: DoesNotExist}\n",
+		      NULL),
+		  "a.io/r1=1\n");
+	/* labels as written ('@' not resolved), then vars; a later rule cannot be seen */
+	CHECK_STR(run("  - name: a\n    labels: {k: \"@dt.root.board\", v: \"1\"}\n"
+		      "    vars: {v: \"2\"}\n"
+		      "  - name: b\n    labelsTemplate: \"{{ range .rule.matched }}b.io/{{ .Name "
+		      "}}={{ .Value }}\\n{{ end }}\"\n"
+		      "    matchFeatures:\n      - feature: rule.matched\n"
+		      "        matchName: {op: In, value: [k, v, later]}\n"
+		      "  - name: later\n    vars: {later: \"1\"}\n",
+		      NULL),
+		  "b.io/k=rpi-4\nb.io/v=2\nfeature.node.kubernetes.io/k=rpi-4\n"
+		  "feature.node.kubernetes.io/v=1\n");
+}
+
+/* '@' values are read after every rule ran: from rule.matched, later rules count too. */
+TEST(rules_dynamic_value_after_all_rules)
+{
+	CHECK_STR(run("  - name: a\n    labels: {a.io/late: \"@rule.matched.v\"}\n"
+		      "  - name: b\n    vars: {v: \"seen\"}\n",
+		      NULL),
+		  "a.io/late=seen\n");
+}
+
+/* Two objects, one label: nfd-master's order (metadata.name), not the file order, decides. */
+TEST(rules_objects_ordered_by_name)
+{
+	static const char y[] =
+	    "apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nmetadata: {name: zz}\n"
+	    "spec:\n  rules:\n  - name: z\n    labels: {a.io/who: zz}\n---\n"
+	    "apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nmetadata: {name: Zz}\n"
+	    "spec:\n  rules:\n  - name: Z\n    labels: {a.io/who: Zz}\n";
+
+	/* Go byte order: "Zz" < "zz" */
+	CHECK_STR(run_doc(y, NULL), "a.io/who=zz\n");
+}
+
+/* The same metadata.name twice: the later object replaces the earlier (a second apply). */
+TEST(rules_same_name_replaces)
+{
+	static const char y[] = HDR "  - name: one\n    labels: {a.io/one: \"1\"}\n---\n" HDR
+				    "  - name: two\n    labels: {a.io/two: \"2\"}\n";
+	struct rules *r = rules_new();
+	struct log_err err = {0};
+
+	capture_on();
+	CHECK_STR(run_doc(y, NULL), "a.io/two=2\n");
+	CHECK(strstr(warnings, "t.yaml:9:1: NodeFeatureRule 't' replaces the earlier one of that "
+			       "name"));
+	/* across files too */
+	warnings[0] = '\0';
+	CHECK_INT(rules_load_buffer(r, "1.yaml", y, strlen(y), &err), 1);
+	CHECK_INT(rules_load_buffer(r, "2.yaml", y, strlen(y), &err), 1);
+	CHECK_INT(rules_count(r), 1);
+	CHECK(strstr(warnings, "2.yaml: NodeFeatureRule 't' replaces the one of that name loaded "
+			       "before"));
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+	rules_free(r);
+}
+
+/* Any domain.feature works as soon as a source fills it: flags, attributes, instances. */
+TEST(rules_any_feature_name)
+{
+	static const char y[] =
+	    HDR "  - name: usb\n    labelsTemplate: \"{{ range .usb.device }}u.io/{{ .vendor "
+		"}}-{{ .device }}={{ .class }}\\n{{ end }}\"\n"
+		"    matchFeatures:\n      - feature: usb.device\n        matchExpressions:\n"
+		"          vendor: {op: In, value: [\"1a6e\", \"18d1\"]}\n"
+		"  - name: os\n    labels: {o.io/os: \"@system.osrelease.ID\"}\n"
+		"    matchFeatures:\n      - feature: system.osrelease\n"
+		"        matchExpressions:\n          VERSION_ID: {op: Ge, value: [\"1.8\"], type: "
+		"version}\n"
+		"  - name: cpu\n    labels: {c.io/sgx: \"true\"}\n    matchFeatures:\n"
+		"      - feature: CPU.cpuid\n        matchExpressions:\n"
+		"          SGX: {op: Exists}\n          SGXLC: {op: Exists}\n"
+		"  - name: vendor\n    labels: {v.io/x: \"1\"}\n    matchFeatures:\n"
+		"      - feature: vendor.flags\n        matchName: {op: Exists}\n";
+	struct feat_set *fs = feat_set_new();
+	struct label_set *ls = label_set_new();
+	struct rules *r = rules_new();
+	struct strbuf sb = STRBUF_INIT(4096);
+	struct log_err err = {0};
+	struct feat *d;
+
+	d = feat_instance_add(fs, "usb.device");
+	feat_instance_set(d, "vendor", "1a6e");
+	feat_instance_set(d, "device", "089a");
+	feat_instance_set(d, "class", "ff");
+	d = feat_instance_add(fs, "usb.device");
+	feat_instance_set(d, "vendor", "10c4");
+	feat_instance_set(d, "device", "ea60");
+	feat_instance_set(d, "class", "ff");
+	feat_attr_set(fs, "system.osrelease", "ID", "talos");
+	feat_attr_set(fs, "system.osrelease", "VERSION_ID", "v1.8.3");
+	feat_flag_add(fs, "cpu.cpuid", "SGX");
+	feat_flag_add(fs, "cpu.cpuid", "SGXLC");
+	capture_on();
+	CHECK_INT(rules_load_buffer(r, "f.yaml", y, strlen(y), &err), 4);
+	CHECK_INT(rules_eval(r, fs, ls, &err), 3);
+	label_set_format(ls, &sb);
+	CHECK_STR(sb.buf, "c.io/sgx=true\no.io/os=talos\nu.io/1a6e-089a=ff\n");
+	/* a feature no source makes and the scan lacks: skipped by name */
+	CHECK_STR(warnings,
+		  "f.yaml:25:5: rule 'vendor' skipped: feature 'vendor.flags' is not supported\n");
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+	sb_free(&sb);
+	rules_free(r);
+	label_set_free(ls);
+	feat_set_free(fs);
+}
