@@ -625,7 +625,7 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r, bool 
 	static const char *const lcr[] = {"name", "countLabelsTemplate", "matchFeatures",
 					  "matchAny", NULL};
 	struct kv *ignored = NULL;
-	size_t nignored = 0;
+	size_t nignored = 0, ntaints = 0;
 	yaml_node_pair_t *p;
 	yaml_node_t *v;
 	const char *name;
@@ -654,7 +654,7 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r, bool 
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top && rc == 0; p++) {
 		const char *k = key_of(c, p);
 		yaml_node_t *val = rules_node(c, p->value);
-		size_t before = nignored;
+		size_t before = nignored + ntaints;
 
 		if (!strcmp(k, "labels")) {
 			rc = parse_strmap(c, val, "labels", &r->labels, &r->nlabels);
@@ -663,7 +663,7 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r, bool 
 		} else if (!strcmp(k, "annotations") || !strcmp(k, "extendedResources")) {
 			rc = parse_strmap(c, val, k, &ignored, &nignored);
 		} else if (!strcmp(k, "taints")) {
-			rc = parse_taints(c, val, &nignored);
+			rc = parse_taints(c, val, &ntaints);
 		} else if (!strcmp(k, "labelsTemplate")) {
 			rc = parse_template(c, r, val, k, &r->tmpl);
 		} else if (!strcmp(k, "varsTemplate")) {
@@ -699,7 +699,7 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r, bool 
 			}
 		}
 		/* a features.d file carries labels only: say so for what the rule would do */
-		if (rc == 0 && nignored > before)
+		if (rc == 0 && nignored + ntaints > before)
 			log_warn("%s: rule '%s': '%s' ignored: a features.d file carries labels "
 				 "only (nfd-master applies it from a NodeFeatureRule object)",
 				 r->where, r->name, k);
@@ -741,6 +741,24 @@ static size_t drop_object(struct rules *rs, const char *name, bool counting)
 	return n - j;
 }
 
+/* Kubernetes' name of a custom resource: [a-z0-9]([-a-z0-9]*[a-z0-9])? labels joined by '.', <=
+ * 253. */
+static bool dns_subdomain(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n == 0 || n > 253)
+		return false;
+	for (i = 0; i < n; i++) {
+		bool alnum = islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]);
+		bool edge = i == 0 || i == n - 1 || s[i - 1] == '.' || s[i + 1] == '.';
+
+		if (!alnum && !(s[i] == '-' && !edge) && !(s[i] == '.' && !edge))
+			return false;
+	}
+	return true;
+}
+
 /* metadata.name (Kubernetes requires it; nfd-master orders objects by it). */
 static int parse_meta(struct ctx *c, const yaml_node_t *root, const char **name)
 {
@@ -756,8 +774,11 @@ static int parse_meta(struct ctx *c, const yaml_node_t *root, const char **name)
 	if (!v || is_null(v))
 		return at(c, m, "object without 'metadata.name'");
 	rc = want_string(c, v, "metadata.name", name);
-	if (rc == 0 && !**name)
-		return at(c, v, "metadata.name is empty");
+	if (rc == 0 && !dns_subdomain(*name))
+		return at(c, v,
+			  "metadata.name '%.100s' is not a DNS-1123 subdomain (lower case, "
+			  "digits, '-' and '.')",
+			  *name);
 	return rc;
 }
 

@@ -1205,13 +1205,19 @@ TEST(rules_dynamic_value_after_all_rules)
 TEST(rules_objects_ordered_by_name)
 {
 	static const char y[] =
-	    "apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nmetadata: {name: zz}\n"
-	    "spec:\n  rules:\n  - name: z\n    labels: {a.io/who: zz}\n---\n"
-	    "apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nmetadata: {name: Zz}\n"
-	    "spec:\n  rules:\n  - name: Z\n    labels: {a.io/who: Zz}\n";
+	    "apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nmetadata: {name: "
+	    "nodeprobe.b}\nspec:\n  rules:\n  - name: b\n    labels: {a.io/who: dot-b}\n---\n"
+	    "apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nmetadata: {name: "
+	    "nodeprobe-z}\nspec:\n  rules:\n  - name: z\n    labels: {a.io/who: dash-z}\n";
 
-	/* Go byte order: "Zz" < "zz" */
-	CHECK_STR(run_doc(y, NULL), "a.io/who=zz\n");
+	/* Go byte order: '-' < '.', so nodeprobe-z runs first and nodeprobe.b wins */
+	CHECK_STR(run_doc(y, NULL), "a.io/who=dot-b\n");
+	CHECK_STR(
+	    run_doc("apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\n"
+		    "metadata: {name: Upper}\nspec: {rules: []}\n",
+		    NULL),
+	    "ERROR t.yaml:3:18: metadata.name 'Upper' is not a DNS-1123 subdomain (lower case, "
+	    "digits, '-' and '.')");
 }
 
 /* The same metadata.name twice: the later object replaces the earlier (a second apply). */
