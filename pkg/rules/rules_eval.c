@@ -572,7 +572,7 @@ static int eval_rule(const struct rule *rl, struct evalfs *e, struct out *o)
 	if (f) {
 		log_warn("%s: rule '%s' skipped: feature '%s' is not supported", rl->where,
 			 rl->name, f);
-		return 0;
+		return backref(e, NULL, NULL); /* it ran in NFD: rule.matched exists after it */
 	}
 	for (i = 0; i < rl->nany; i++) {
 		r = rules_eval_matcher(&rl->any[i], e, &m, why, sizeof(why));

@@ -118,6 +118,26 @@ static int tparse_action(struct tparse *tp, const char *a, size_t n, struct tnod
 			goto unsupported;
 		return 0;
 	}
+	/* ".dom.feat | len": Go's pipeline form of "len .dom.feat" */
+	if (n > 6 && a[0] == '.' && !memcmp(a + n - 3, "len", 3)) {
+		const char *bar = memchr(a, '|', n);
+		size_t fl = bar ? (size_t)(bar - a) : 0;
+
+		while (fl > 0 && isspace((unsigned char)a[fl - 1]))
+			fl--;
+		if (bar && fl) {
+			const char *p = bar + 1;
+
+			while (isspace((unsigned char)*p))
+				p++;
+			if (p == a + n - 3) {
+				t->kind = T_LEN;
+				t->feature = feature_ref(a, fl);
+				if (t->feature)
+					return 0;
+			}
+		}
+	}
 	if (n > 7 && !memcmp(a, "(index ", 7)) {
 		const char *close = memchr(a, ')', n), *sp;
 		char *end;

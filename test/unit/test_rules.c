@@ -1293,3 +1293,17 @@ TEST(rules_any_feature_name)
 	label_set_free(ls);
 	feat_set_free(fs);
 }
+
+/* Go's pipeline form "{{ .pci.device | len }}" (NFD's docs) is "{{ len .pci.device }}". */
+TEST(rules_template_pipe_len)
+{
+	CHECK_STR(run("  - name: n\n    labelsTemplate: \"n.io/intel={{ .pci.device | len }}\"\n"
+		      "    matchFeatures:\n      - feature: pci.device\n        matchExpressions:\n"
+		      "          vendor: {op: In, value: [\"8086\"]}\n",
+		      NULL),
+		  "n.io/intel=3\n");
+	CHECK(strstr(warned("  - name: n\n    labelsTemplate: \"n={{ .pci.device | first }}\"\n"
+			    "    matchFeatures:\n      - feature: pci.device\n"),
+		     "rule 'n' skipped: labelsTemplate: unsupported template action '{{ "
+		     ".pci.device | first }}'"));
+}
