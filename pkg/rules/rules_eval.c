@@ -247,102 +247,132 @@ static int eval_values(const struct term *t, const struct feat *f, char *why, si
 	return 1;
 }
 
-/* matchName over every element name (each instance's attribute names). */
-static int eval_names(const struct term *t, const struct feat *f, struct mgroup *g, char *why,
+/*
+ * matchExpressions, as NFD's MatchMulti: flags and attributes of the name as
+ * a union (an expression holds if it holds on either; DoesNotExist needs the
+ * name absent from both), instances apart (one instance matching them all).
+ */
+static int eval_exprs(const struct term *t, const struct parts *p, struct mgroup *g, char *why,
 		      size_t whylen)
 {
-	bool any = false;
-	size_t i, j;
+	bool match = p->f || p->a; /* an empty set holds on flags/attributes */
+	size_t first = g->n, i;
 	int r;
 
-	if (feat_kind(f) == FEAT_INSTANCES) {
-		for (i = 0; i < feat_ninstances(f); i++) {
-			const struct feat *in = feat_instance_at(f, i);
-			bool hit = false;
+	for (i = 0; i < t->nex && match; i++) {
+		const struct expr *x = &t->ex[i];
+		const char *v;
+		int mk = 0, mv = 0;
 
-			for (j = 0; j < feat_nelems(in); j++) {
-				const char *n, *v;
-
-				feat_elem_at(in, j, &n, &v);
-				r = eval_op(t->name, true, n, why, whylen);
-				if (r < 0)
-					return r;
-				hit = hit || r > 0;
-			}
-			if (hit && matched_add(g, in, NULL, NULL) < 0)
+		if (p->f) {
+			v = feat_lookup(p->f, x->key);
+			mk = eval_op(x, v != NULL, NULL, why, whylen); /* a flag has no value */
+			if (mk < 0)
+				return mk;
+			if (mk && matched_add(g, NULL, x->key, NULL) < 0)
 				return -ENOMEM;
-			any = any || hit;
+			if (!mk && x->op == OP_DOESNOTEXIST)
+				match = false;
 		}
-		return any;
+		if (p->a && match) {
+			v = feat_lookup(p->a, x->key);
+			mv = eval_op(x, v != NULL, v, why, whylen);
+			if (mv < 0)
+				return mv;
+			if (mv && matched_add(g, NULL, x->key, v ? v : "") < 0)
+				return -ENOMEM;
+			if (!mv && x->op == OP_DOESNOTEXIST)
+				match = false;
+		}
+		if (!mk && !mv)
+			match = false;
 	}
-	for (j = 0; j < feat_nelems(f); j++) {
-		const char *n, *v;
+	if (!match)
+		g->n = first; /* NFD drops them when the term fails */
+	else if (g->n - first > 1)
+		qsort(g->e + first, g->n - first, sizeof(*g->e), elem_cmp); /* sorted by name */
+	for (i = 0; p->i && i < feat_ninstances(p->i); i++) {
+		const struct feat *in = feat_instance_at(p->i, i);
 
-		feat_elem_at(f, j, &n, &v);
-		r = eval_op(t->name, true, n, why, whylen);
+		r = eval_values(t, in, why, whylen);
 		if (r < 0)
 			return r;
-		if (r > 0 && matched_add(g, NULL, n, feat_kind(f) == FEAT_FLAGS ? NULL : v) < 0)
-			return -ENOMEM;
-		any = any || r > 0;
-	}
-	return any;
-}
-
-/* One term; adds matched elements to g. 1 match, 0 not, <0 error. */
-static int eval_term(const struct term *t, const struct feat *f, struct mgroup *g, char *why,
-		     size_t whylen)
-{
-	bool match = true;
-	size_t i;
-	int r;
-
-	if (!f)
-		return 0;
-	if (t->has_ex && feat_kind(f) == FEAT_INSTANCES) {
-		match = false;
-		for (i = 0; i < feat_ninstances(f); i++) {
-			const struct feat *in = feat_instance_at(f, i);
-
-			r = eval_values(t, in, why, whylen);
-			if (r < 0)
-				return r;
-			if (r) {
-				match = true;
-				if (matched_add(g, in, NULL, NULL) < 0)
-					return -ENOMEM;
-			}
-		}
-	} else if (t->has_ex) {
-		bool flags = feat_kind(f) == FEAT_FLAGS;
-		size_t first = g->n;
-
-		for (i = 0; i < t->nex && match; i++) {
-			const char *v = feat_lookup(f, t->ex[i].key);
-
-			r = eval_op(&t->ex[i], v != NULL, flags ? NULL : v, why, whylen);
-			if (r < 0)
-				return r;
-			match = r > 0;
-			/* NFD: a flag element has no Value, an attribute one always */
-			if (match &&
-			    matched_add(g, NULL, t->ex[i].key, flags ? NULL : (v ? v : "")) < 0)
+		if (r) {
+			match = true;
+			if (matched_add(g, in, NULL, NULL) < 0)
 				return -ENOMEM;
 		}
-		/* NFD's MatchMulti sorts these elements by name */
-		if (match && g->n - first > 1)
-			qsort(g->e + first, g->n - first, sizeof(*g->e), elem_cmp);
 	}
-	if (match && t->name)
-		return eval_names(t, f, g, why, whylen);
 	return match;
 }
 
-const struct feat *rules_feature(const struct evalfs *e, const char *feature)
+/* matchName, as NFD's MatchNamesMulti: every flag and attribute name, each instance's names. */
+static int eval_names(const struct term *t, const struct parts *p, struct mgroup *g, char *why,
+		      size_t whylen)
 {
-	if (!strcmp(feature, "rule.matched"))
-		return e->back ? feat_get(e->back, feature) : NULL;
-	return feat_get(e->fs, feature);
+	const struct feat *fa[2] = {p->f, p->a};
+	size_t first = g->n, i, j, k;
+	int r;
+
+	for (k = 0; k < 2; k++) {
+		for (j = 0; fa[k] && j < feat_nelems(fa[k]); j++) {
+			const char *n, *v;
+
+			feat_elem_at(fa[k], j, &n, &v);
+			r = eval_op(t->name, true, n, why, whylen);
+			if (r < 0)
+				return r;
+			if (r > 0 && matched_add(g, NULL, n, k ? v : NULL) < 0)
+				return -ENOMEM;
+		}
+	}
+	if (g->n - first > 1)
+		qsort(g->e + first, g->n - first, sizeof(*g->e), elem_cmp);
+	for (i = 0; p->i && i < feat_ninstances(p->i); i++) {
+		const struct feat *in = feat_instance_at(p->i, i);
+		bool hit = false;
+
+		for (j = 0; j < feat_nelems(in); j++) {
+			const char *n, *v;
+
+			feat_elem_at(in, j, &n, &v);
+			r = eval_op(t->name, true, n, why, whylen);
+			if (r < 0)
+				return r;
+			hit = hit || r > 0;
+		}
+		if (hit && matched_add(g, in, NULL, NULL) < 0)
+			return -ENOMEM;
+	}
+	return g->n > first;
+}
+
+/* One term; adds matched elements to g. 1 match, 0 not, <0 error. */
+static int eval_term(const struct term *t, const struct parts *p, struct mgroup *g, char *why,
+		     size_t whylen)
+{
+	int r = 1;
+
+	if (!p->f && !p->a && !p->i)
+		return 0; /* NFD: "feature not available" */
+	if (t->has_ex)
+		r = eval_exprs(t, p, g, why, whylen);
+	if (r > 0 && t->name)
+		r = eval_names(t, p, g, why, whylen);
+	return r;
+}
+
+bool rules_parts(const struct evalfs *e, const char *feature, struct parts *p)
+{
+	const struct feat_set *fs = strcmp(feature, "rule.matched") ? e->fs : e->back;
+
+	memset(p, 0, sizeof(*p));
+	if (!fs)
+		return false;
+	p->f = feat_get_kind(fs, feature, FEAT_FLAGS);
+	p->a = feat_get_kind(fs, feature, FEAT_ATTRS);
+	p->i = feat_get_kind(fs, feature, FEAT_INSTANCES);
+	return p->f || p->a || p->i;
 }
 
 int rules_eval_matcher(const struct matcher *m, const struct evalfs *e, struct matched *out,
@@ -352,11 +382,13 @@ int rules_eval_matcher(const struct matcher *m, const struct evalfs *e, struct m
 
 	for (i = 0; i < m->n; i++) {
 		struct mgroup *g = matched_group(out, m->t[i].tkey);
+		struct parts p;
 		int r;
 
 		if (!g)
 			return -ENOMEM;
-		r = eval_term(&m->t[i], rules_feature(e, m->t[i].feature), g, why, whylen);
+		rules_parts(e, m->t[i].feature, &p);
+		r = eval_term(&m->t[i], &p, g, why, whylen);
 		if (r <= 0)
 			return r;
 	}
@@ -423,7 +455,7 @@ static const char *dynamic_value(const struct evalfs *e, const char *v, char *wh
 {
 	char feature[256];
 	const char *dot1 = strchr(v + 1, '.'), *dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
-	const struct feat *f;
+	struct parts p;
 	const char *val;
 
 	if (!dot2 || (size_t)(dot2 - v - 1) >= sizeof(feature)) {
@@ -431,12 +463,12 @@ static const char *dynamic_value(const struct evalfs *e, const char *v, char *wh
 		return NULL;
 	}
 	snprintf(feature, sizeof(feature), "%.*s", (int)(dot2 - v - 1), v + 1);
-	f = rules_feature(e, feature);
-	if (!f || feat_kind(f) != FEAT_ATTRS) {
+	rules_parts(e, feature, &p);
+	if (!p.a) {
 		snprintf(why, n, "feature %s not found", feature);
 		return NULL;
 	}
-	val = feat_lookup(f, dot2 + 1);
+	val = feat_lookup(p.a, dot2 + 1);
 	if (!val)
 		snprintf(why, n, "element %s not found on feature %s", dot2 + 1, feature);
 	return val;
@@ -515,10 +547,12 @@ bool rules_feature_supported(const char *feature)
 
 static const char *unsupported_in(const struct matcher *m, const struct evalfs *e)
 {
+	struct parts p;
 	size_t i;
 
 	for (i = 0; i < m->n; i++)
-		if (!rules_feature_supported(m->t[i].feature) && !rules_feature(e, m->t[i].feature))
+		if (!rules_feature_supported(m->t[i].feature) &&
+		    !rules_parts(e, m->t[i].feature, &p))
 			return m->t[i].feature;
 	return NULL;
 }

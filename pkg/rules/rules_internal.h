@@ -165,7 +165,15 @@ struct evalfs {
 	struct feat_set *back;	   /* holds "rule.matched" once the first rule ran */
 };
 
-const struct feat *rules_feature(const struct evalfs *e, const char *feature);
+/* A feature's parts: NFD keeps the flags, attributes and instances of one name apart. */
+struct parts {
+	const struct feat *f; /* flags, or NULL */
+	const struct feat *a; /* attributes, or NULL */
+	const struct feat *i; /* instances, or NULL */
+};
+
+/* Fill p for feature (rule.matched from e->back); true if any part exists. */
+bool rules_parts(const struct evalfs *e, const char *feature, struct parts *p);
 
 /* AND over a matcher's terms: 1 match, 0 not, -ENOMEM, or -EINVAL with why (an expression NFD
  * fails). */

@@ -1307,3 +1307,69 @@ TEST(rules_template_pipe_len)
 		     "rule 'n' skipped: labelsTemplate: unsupported template action '{{ "
 		     ".pci.device | first }}'"));
 }
+
+/*
+ * One name, two kinds (NFD's MatchMulti; x86 cpu.cpuid is flags plus the
+ * attribute AVX10_VERSION): an expression holds on either part, DoesNotExist
+ * needs the name absent from both, matchName sees both.
+ */
+TEST(rules_multi_kind_feature)
+{
+	static const struct {
+		const char *expr, *want;
+	} c[] = {
+	    {"AVX10_VERSION: {op: Ge, value: [\"1\"]}", "m.io/x=1\n"},
+	    {"AVX512F: {op: Exists}", "m.io/x=1\n"},
+	    {"SGX: {op: DoesNotExist}", "m.io/x=1\n"},
+	    {"AVX10_VERSION: {op: DoesNotExist}", ""},
+	    {"AVX512F: {op: DoesNotExist}", ""},
+	    {"AVX512F: {op: In, value: [\"\"]}", ""}, /* a flag has no value */
+	    {"AVX512F: {op: Exists}\n          AVX10_VERSION: {op: In, value: [\"2\"]}", ""},
+	};
+	struct feat_set *fs = feat_set_new();
+	char y[512];
+	size_t i;
+
+	feat_flag_add(fs, "cpu.cpuid", "AVX512F");
+	feat_flag_add(fs, "cpu.cpuid", "AVX10");
+	feat_attr_set(fs, "cpu.cpuid", "AVX10_VERSION", "1");
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct rules *r = rules_new();
+		struct label_set *ls = label_set_new();
+		struct strbuf sb = STRBUF_INIT(4096);
+		struct log_err err = {0};
+
+		snprintf(y, sizeof(y),
+			 HDR
+			 "  - name: m\n    labels: {m.io/x: \"1\"}\n    matchFeatures:\n"
+			 "      - feature: cpu.cpuid\n        matchExpressions:\n          %s\n",
+			 c[i].expr);
+		REQUIRE_INT(rules_load_buffer(r, "m.yaml", y, strlen(y), &err), 1);
+		rules_eval(r, fs, ls, &err);
+		label_set_format(ls, &sb);
+		if (strcmp(sb.buf, c[i].want))
+			HFAIL_("%s: got '%s'", c[i].expr, sb.buf);
+		sb_free(&sb);
+		label_set_free(ls);
+		rules_free(r);
+	}
+	{
+		struct rules *r = rules_new();
+		struct label_set *ls = label_set_new();
+		struct strbuf sb = STRBUF_INIT(4096);
+		struct log_err err = {0};
+		static const char t[] = HDR
+		    "  - name: names\n    labelsTemplate: \"{{ range .cpu.cpuid }}n.io/{{ .Name "
+		    "}}=x\\n{{ end }}\"\n    matchFeatures:\n      - feature: cpu.cpuid\n"
+		    "        matchName: {op: InRegexp, value: [\"^AVX10\"]}\n";
+
+		REQUIRE_INT(rules_load_buffer(r, "m.yaml", t, strlen(t), &err), 1);
+		CHECK_INT(rules_eval(r, fs, ls, &err), 2);
+		label_set_format(ls, &sb);
+		CHECK_STR(sb.buf, "n.io/AVX10=x\nn.io/AVX10_VERSION=x\n");
+		sb_free(&sb);
+		label_set_free(ls);
+		rules_free(r);
+	}
+	feat_set_free(fs);
+}
