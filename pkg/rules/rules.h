@@ -27,7 +27,8 @@ struct log_err;
  * labelsTemplate/varsTemplate subset: "{{ range .<dom>.<feat> }} ... {{ end }}"
  * over the elements the rule matched (flags and attributes sorted by name, as
  * NFD), "{{ .<attr> }}" inside it (instances: their attributes; flags: .Name;
- * attributes: .Name, .Value), "{{ len .<dom>.<feat> }}",
+ * attributes: .Name, .Value; 'index . "key"' for any key),
+ * "{{ len .<dom>.<feat> }}" (or "{{ .<dom>.<feat> | len }}"),
  * "{{ (index .<dom>.<feat> N).<attr> }}", and the "{{-"/"-}}" trim markers.
  * The output is "key=value" lines, as in NFD; labels/vars win over it. As
  * NFD's missingkey=error, a key that is not there fails the template, and

@@ -156,6 +156,13 @@ static int tparse_action(struct tparse *tp, const char *a, size_t n, struct tnod
 		t->s = dupn(close + 2, (size_t)(a + n - close - 2));
 		return t->s ? 0 : -ENOMEM;
 	}
+	/* inside a range, 'index . "key"': a key that is no identifier ("iommu_group/type") */
+	if (depth > 0 && n > 10 && !memcmp(a, "index . \"", 9) && a[n - 1] == '"' &&
+	    !memchr(a + 9, '"', n - 10) && !memchr(a + 9, '\\', n - 10)) {
+		t->kind = T_FIELD;
+		t->s = dupn(a + 9, n - 10);
+		return t->s ? 0 : -ENOMEM;
+	}
 	if (depth > 0 && n > 1 && a[0] == '.' && is_ident(a + 1, n - 1)) {
 		t->kind = T_FIELD;
 		t->s = dupn(a + 1, n - 1);

@@ -1373,3 +1373,30 @@ TEST(rules_multi_kind_feature)
 	}
 	feat_set_free(fs);
 }
+
+/* Inside a range, 'index . "key"' reads a key that is no identifier (NFD's "iommu_group/type"). */
+TEST(rules_template_index_dot_key)
+{
+	struct feat_set *fs = feat_set_new();
+	struct rules *r = rules_new();
+	struct label_set *ls = label_set_new();
+	struct strbuf sb = STRBUF_INIT(4096);
+	struct log_err err = {0};
+	struct feat *d = feat_instance_add(fs, "pci.device");
+	static const char y[] =
+	    HDR "  - name: iommu\n    labelsTemplate: \"{{ range .pci.device }}i.io/{{ .device "
+		"}}={{ index . \\\"iommu_group/type\\\" }}\\n{{ end }}\"\n"
+		"    matchFeatures:\n      - feature: pci.device\n        matchName: {op: In, "
+		"value: [iommu_group/type]}\n";
+
+	feat_instance_set(d, "device", "46a6");
+	feat_instance_set(d, "iommu_group/type", "DMA-FQ");
+	REQUIRE_INT(rules_load_buffer(r, "i.yaml", y, strlen(y), &err), 1);
+	CHECK_INT(rules_eval(r, fs, ls, &err), 1);
+	label_set_format(ls, &sb);
+	CHECK_STR(sb.buf, "i.io/46a6=DMA-FQ\n");
+	sb_free(&sb);
+	label_set_free(ls);
+	rules_free(r);
+	feat_set_free(fs);
+}
