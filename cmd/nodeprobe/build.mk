@@ -15,7 +15,7 @@ $(BUILTIN_RULES_C): $(BUILTIN_RULES) cmd/nodeprobe/build.mk scripts/embed-files
 	$(Q)scripts/embed-files rules_builtin - $(BUILTIN_RULES) > $@.tmp
 	$(Q)mv $@.tmp $@
 
-$(BUILTIN_RULES_O): $(BUILTIN_RULES_C)
+$(BUILTIN_RULES_O): $(BUILTIN_RULES_C) pkg/rules/rules.h
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
 
 INSTALL_EXTRA   += install -d $(DESTDIR)$(DATADIR)/nodeprobe/rules.d $(DESTDIR)$(DATADIR)/nodeprobe/counts.d && \
