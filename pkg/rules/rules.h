@@ -90,11 +90,22 @@ int rules_eval(const struct rules *r, const struct feat_set *fs, struct label_se
 
 /*
  * True for a feature nodeprobe's sources make even where this node lacks it:
- * "pci.device", "kernel.loadedmodule", "kernel.enabledmodule", any "dt.*"
- * feature (the devicetree source), and "rule.matched". A feature the scan
- * holds is evaluated whatever its name.
+ * "pci.device", "kernel.loadedmodule", "kernel.enabledmodule",
+ * "kernel.version", "kernel.config", "cpu.cpuid", "cpu.model",
+ * "system.osrelease", "usb.device", any "dt.*" feature (the devicetree
+ * source), and "rule.matched". A feature the scan holds is evaluated
+ * whatever its name.
  */
 bool rules_feature_supported(const char *feature);
+
+/*
+ * True if a rule of r that is not skipped reads a feature whose name starts
+ * with prefix ("cpu.", "kernel.config"): in a matchFeatures or matchAny term
+ * (compared case-insensitively, as NFD lower-cases term features) or in an
+ * "@domain.feature.element" label value. Sources whose features no rule reads
+ * need not run.
+ */
+bool rules_use_features(const struct rules *r, const char *prefix);
 
 /* The rules shipped in the binary (every cmd/nodeprobe/rules.d YAML file, generated at build). */
 struct rules_builtin {

@@ -540,9 +540,19 @@ static int emit(const struct out *o, const struct evalfs *e, struct label_set *o
 
 bool rules_feature_supported(const char *feature)
 {
-	return !strcmp(feature, "pci.device") || !strcmp(feature, "kernel.loadedmodule") ||
-	       !strcmp(feature, "kernel.enabledmodule") || !strcmp(feature, "rule.matched") ||
-	       !strncmp(feature, "dt.", 3);
+	/* the features of nodeprobe's sources (pkg/probe), with NFD's names */
+	static const char *const known[] = {
+	    "pci.device",     "kernel.loadedmodule", "kernel.enabledmodule",
+	    "kernel.version", "kernel.config",	     "cpu.cpuid",
+	    "cpu.model",      "system.osrelease",    "usb.device",
+	    "rule.matched",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(feature, known[i]))
+			return true;
+	return !strncmp(feature, "dt.", 3);
 }
 
 static const char *unsupported_in(const struct matcher *m, const struct evalfs *e)

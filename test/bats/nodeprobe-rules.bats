@@ -83,3 +83,30 @@ nfr() {
   [ "$(cat "$T/fd/nodeprobe")" = "example.com/fine=true" ]
   [[ "$output" == *"r.yaml:7:7: rule 'broken' not applied: not a number '"*"'"* ]]
 }
+
+@test "the issue's rule on kernel.version: 'full Gt 5.15.0' as a version, from <proc>/sys/kernel/osrelease" {
+  mkdir -p "$T/proc/sys/kernel"
+  nfr "$T/r.yaml" kver '    - name: new-kernel
+      labels: {example.com/new-kernel: "true"}
+      matchFeatures:
+        - feature: kernel.version
+          matchExpressions:
+            full: {op: Gt, value: ["5.15.0"], type: version}
+    - name: always
+      labels: {example.com/always: "true"}'
+  local v want
+  for v in 6.1.0-50-arm64:true 5.15.0-91-generic:false 5.4.0-150-generic:false 6.8:true 10.0.1:true; do
+    printf '%s\n' "${v%:*}" > "$T/proc/sys/kernel/osrelease"
+    run "${NP[@]}" --rules "$T/r.yaml"
+    [ "$status" -eq 0 ]
+    want="example.com/always=true"
+    [ "${v#*:}" = true ] && want=$'example.com/always=true\nexample.com/new-kernel=true'
+    [ "$(cat "$T/fd/nodeprobe")" = "$want" ] || { echo "${v%:*}: $(cat "$T/fd/nodeprobe")" >&2; false; }
+  done
+  # RHEL's release is no version for NFD (its '_'): that rule fails, the run and the rest go on
+  printf '5.14.0-362.8.1.el9_3.x86_64\n' > "$T/proc/sys/kernel/osrelease"
+  run "${NP[@]}" --rules "$T/r.yaml"
+  [ "$status" -eq 0 ]
+  [ "$(cat "$T/fd/nodeprobe")" = "example.com/always=true" ]
+  [[ "$output" == *"rule 'new-kernel' not applied: not a version '5.14.0-362.8.1.el9_3.x86_64'"* ]]
+}
