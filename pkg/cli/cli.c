@@ -26,11 +26,14 @@ static void print_opts(const struct cli_opt *o)
 	char left[64];
 
 	for (; o->lng; o++) {
+		/* an optional argument ("[=BOOL]") is written right after the name */
+		const char *sep = o->arg && o->arg[0] != '[' ? " " : "";
+
 		if (o->shrt)
-			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->shrt, o->lng,
-				 o->arg ? " " : "", o->arg ? o->arg : "");
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->shrt, o->lng, sep,
+				 o->arg ? o->arg : "");
 		else
-			snprintf(left, sizeof(left), "    --%s%s%s", o->lng, o->arg ? " " : "",
+			snprintf(left, sizeof(left), "    --%s%s%s", o->lng, sep,
 				 o->arg ? o->arg : "");
 		if (strlen(left) > 28)
 			printf("  %s\n  %-28s  %s\n", left, "", o->help);
@@ -64,7 +67,9 @@ static void add_opts(const struct cli_opt *o, struct option *lo, size_t *nlo, ch
 {
 	for (; o->lng; o++) {
 		lo[*nlo].name = o->lng;
-		lo[*nlo].has_arg = o->arg ? required_argument : no_argument;
+		lo[*nlo].has_arg = !o->arg	      ? no_argument
+				   : o->arg[0] == '[' ? optional_argument
+						      : required_argument;
 		lo[*nlo].flag = NULL;
 		lo[*nlo].val = o->id;
 		(*nlo)++;

@@ -115,10 +115,16 @@ registry_lines_after() {
 
 @test "CRI PullImage (the kubelet's path) reads config_path: mirror used, broken file refused, repaired" {
   configure_mirror
-  # containerd's own config, which it is running with, passes check
+  # containerd's own config, which it is running with, passes check; Spegel's default
+  # dial_timeout draws the one warning a containerd before 2.0.7 deserves
+  ver=$(containerd --version | awk '{print $3}')
   run "$BIN" check --config-path "$E2E/certs.d" --containerd-config "$E2E/containerd.toml" \
-    --containerd-version "$(containerd --version | awk '{print $3}')"
-  [ "$status" -eq 0 ] || { echo "$output"; false; }
+    --containerd-version "$ver"
+  case $ver in
+  1.* | 2.0.[0-6]) [ "$status" -eq 3 ] || { echo "$output"; false; }
+    [ "$(grep -vc "warning: containerd $ver ignores 'dial_timeout'" <<<"$output")" -eq 0 ] ;;
+  *) [ "$status" -eq 0 ] || { echo "$output"; false; } ;;
+  esac
   e2e_ctr -n k8s.io images rm docker.io/library/hello:v1 >/dev/null 2>&1 || true
   before=$(wc -l <"$E2E/registry.log")
   run e2e_in "$E2E_DIR/cri-pull" "$E2E/containerd.sock" docker.io/library/hello:v1
