@@ -92,8 +92,16 @@ static int request(const char *url, bool head, long *code, struct reply *rp, cha
 	rc = curl_easy_perform(c);
 	if (rc == CURLE_OK || rc == CURLE_WRITE_ERROR)
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, code);
-	if (*code == 0)
-		snprintf(why, wsize, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+	if (*code == 0) {
+		long oserr = 0;
+
+		curl_easy_getinfo(c, CURLINFO_OS_ERRNO, &oserr);
+		if (oserr) /* "Connection refused" says more than "Couldn't connect to server" */
+			snprintf(why, wsize, "%s (%s)", curl_easy_strerror(rc),
+				 strerror((int)oserr));
+		else
+			snprintf(why, wsize, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+	}
 	curl_slist_free_all(hdr);
 	curl_easy_cleanup(c);
 	return 0;
