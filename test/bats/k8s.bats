@@ -180,12 +180,12 @@ kustomizations() {
   k8s/post-render k8s/mirror/spegel <test/k8s/spegel-chart/daemonset.yaml | grep -q 'image: ghcr.io/nodeprobe/nodeprobe:'
 }
 
-@test "mirror: every node, all registries, Spegel on 29999 via the node IP; cleanup only on uninstall" {
+@test "mirror: every node, all registries, Spegel on 30020 via the node IP; cleanup only on uninstall" {
   render k8s/mirror >"$W/m.json"
   one DaemonSet '.spec.template.spec.tolerations == [{"operator": "Exists"}]' "$W/m.json"
   jq -r 'select(.kind == "DaemonSet") | .spec.template.spec.initContainers[0].args[]' "$W/m.json" >"$W/args"
   [ "$(head -1 "$W/args")" = configure ]
-  grep -qx -- '--mirror-target=http://$(NODE_IP):29999' "$W/args"
+  grep -qx -- '--mirror-target=http://$(NODE_IP):30020' "$W/args"
   one DaemonSet '.spec.template.spec.initContainers[0].env | map(select(.name == "NODE_IP")) | .[0].valueFrom.fieldRef.fieldPath == "status.hostIP"' "$W/m.json"
   local r
   for r in docker.io ghcr.io quay.io gcr.io registry.k8s.io mcr.microsoft.com public.ecr.aws gitea.example.internal; do
@@ -312,8 +312,8 @@ kustomizations() {
   [ "${a[0]}" = configure ]
   printf '%s\n' "${a[@]}" | grep -qx -- "--config-path=$W/certs.d"
   "$BUILD/nodeprobe-mirror" "${a[@]}"
-  grep -qx "\[host.'http://10.0.0.5:29999'\]" "$W/certs.d/docker.io/hosts.toml"
-  grep -qx "\[host.'http://10.0.0.5:29999'\]" "$W/certs.d/gitea.example.internal/hosts.toml"
+  grep -qx "\[host.'http://10.0.0.5:30020'\]" "$W/certs.d/docker.io/hosts.toml"
+  grep -qx "\[host.'http://10.0.0.5:30020'\]" "$W/certs.d/gitea.example.internal/hosts.toml"
   "$BUILD/nodeprobe-mirror" check --config-path="$W/certs.d"
   mapfile -t a < <(args "$W/c.json" /usr/bin/nodeprobe-mirror |
     sed -e "s|^--config-path=/etc/containerd/certs.d\$|--config-path=$W/certs.d|")
