@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* nodeprobe-mirror: containerd hosts.toml for a Spegel mirror: configure, cleanup, check. */
+/* nodeprobe-mirror: containerd hosts.toml for a Spegel mirror: configure, cleanup, check, watch. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -54,9 +54,9 @@ static const struct cli_opt opts[] = {
 
 static const struct cli_spec spec = {
     .prog = "nodeprobe-mirror",
-    .synopsis = "configure|cleanup|check|talos-config [OPTIONS]",
+    .synopsis = "configure|cleanup|check|watch|talos-config [OPTIONS]",
     .description =
-	"Write, remove or check containerd's <config-path>/<registry>/hosts.toml files\nso that pulls go through a Spegel mirror first and fall back upstream.",
+	"Write, remove, check or keep in place (watch) containerd's\n<config-path>/<registry>/hosts.toml files so that pulls go through a Spegel\nmirror first and fall back upstream.",
     .opts = opts,
     .epilog =
 	"Exit status: 0 success, 1 failure or check found errors, 2 usage error,\n3 check found warnings only.\n",
@@ -166,7 +166,8 @@ static void print_text(void *data, const char *text)
 
 static int run(int argc, char **argv)
 {
-	static const char *const cmds[] = {"configure", "cleanup", "check", "talos-config"};
+	static const char *const cmds[] = {"configure", "cleanup", "check", "watch",
+					   "talos-config"};
 	struct mirror_opts o;
 	struct log_err err = {0};
 	const char *cmd = NULL;
@@ -197,9 +198,10 @@ static int run(int argc, char **argv)
 	}
 	cli_log_init(spec.prog, verbose);
 	if (!cmd || first < argc) {
-		cli_error(cmd ? "unexpected argument '%s'"
-			      : "missing command (configure, cleanup, check or talos-config)",
-			  cmd ? argv[first] : "");
+		cli_error(
+		    cmd ? "unexpected argument '%s'"
+			: "missing command (configure, cleanup, check, watch or talos-config)",
+		    cmd ? argv[first] : "");
 		fprintf(stderr, "Try '%s --help' for more information.\n", spec.prog);
 		mirror_opts_free(&o);
 		return CLI_EXIT_USAGE;
@@ -208,7 +210,8 @@ static int run(int argc, char **argv)
 		if (!strcmp(cmd, cmds[i]))
 			break;
 	if (i == sizeof(cmds) / sizeof(cmds[0])) {
-		cli_error("unknown command '%s' (configure, cleanup, check or talos-config)", cmd);
+		cli_error("unknown command '%s' (configure, cleanup, check, watch or talos-config)",
+			  cmd);
 		mirror_opts_free(&o);
 		return CLI_EXIT_USAGE;
 	}

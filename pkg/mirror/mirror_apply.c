@@ -558,7 +558,7 @@ out:
  * are rewritten by the caller, so only the moving applies to them.
  */
 static int clear_config(const char *base, const struct want *w, size_t nw,
-			const struct mirror_list *managed, struct log_err *err)
+			const struct mirror_list *managed, bool ours_in_place, struct log_err *err)
 {
 	char bak[PATH_MAX], **names = NULL, p[PATH_MAX];
 	size_t n = 0, i, j;
@@ -581,7 +581,7 @@ static int clear_config(const char *base, const struct want *w, size_t nw,
 		if (r < 0)
 			break;
 		saved = lstat(p, &st) == 0;
-		if (!saved && !looks_generated(base, name)) {
+		if (!saved && !(keep && ours_in_place) && !looks_generated(base, name)) {
 			log_warn("%s/%s was not in %s: moved there, not deleted", base, name,
 				 MIRROR_BACKUP_DIR);
 			r = fs_move_entry(base, bak, name, err);
@@ -593,7 +593,7 @@ static int clear_config(const char *base, const struct want *w, size_t nw,
 	return r;
 }
 
-static int configure(const struct mirror_opts *o, struct log_err *err)
+int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct log_err *err)
 {
 	const char *base = o->config_path;
 	struct mirror_list targets = {0}, managed = {0};
@@ -683,7 +683,7 @@ static int configure(const struct mirror_opts *o, struct log_err *err)
 	if (r == 0)
 		r = backup(base, &managed, err);
 	if (r == 0)
-		r = clear_config(base, w, nw, &managed, err);
+		r = clear_config(base, w, nw, &managed, ours_in_place, err);
 	if (r < 0)
 		goto out;
 	if (fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0) {
@@ -754,15 +754,22 @@ static int cleanup(const struct mirror_opts *o, struct log_err *err)
 	return finish_restore(base, err);
 }
 
+int mirror_configure(const struct mirror_opts *o, struct log_err *err)
+{
+	return mirror_configure_ex(o, false, err);
+}
+
 int mirror_run(struct mirror_opts *o, struct log_err *err)
 {
 	switch (o->cmd) {
 	case MIRROR_CONFIGURE:
-		return configure(o, err);
+		return mirror_configure(o, err);
 	case MIRROR_CLEANUP:
 		return cleanup(o, err);
 	case MIRROR_CHECK:
 		return mirror_check_run(o, err);
+	case MIRROR_WATCH:
+		return mirror_watch_run(o, err);
 	case MIRROR_TALOS_CONFIG:
 		return mirror_talos_config(o, err);
 	}

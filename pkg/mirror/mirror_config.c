@@ -321,7 +321,9 @@ int mirror_opts_resolve(struct mirror_opts *o, struct log_err *err)
 		free(o->basic_auth_dir);
 		o->basic_auth_dir = NULL;
 	}
-	if (o->targets.n == 0 && (o->cmd == MIRROR_CONFIGURE || o->cmd == MIRROR_TALOS_CONFIG) &&
+	if (o->targets.n == 0 &&
+	    (o->cmd == MIRROR_CONFIGURE || o->cmd == MIRROR_WATCH ||
+	     o->cmd == MIRROR_TALOS_CONFIG) &&
 	    mirror_list_add(&o->targets, MIRROR_DEFAULT_TARGET) < 0)
 		return log_err_set(err, -ENOMEM, "out of memory");
 	if (o->resolve_tags < 0)

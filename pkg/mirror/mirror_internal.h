@@ -90,6 +90,18 @@ int mirror_talos_config(const struct mirror_opts *o, struct log_err *err);
 int mirror_probe_run(const struct mirror_opts *o, const struct mirror_list *hosts,
 		     struct log_err *err);
 
+/* configure (mirror_apply.c): what mirror_run does for MIRROR_CONFIGURE. */
+int mirror_configure(const struct mirror_opts *o, struct log_err *err);
+/*
+ * configure; ours_in_place: the caller knows the registry directories it is
+ * about to write are its own (watch repairing them), so one that is not in
+ * _backup is rewritten in place rather than moved into _backup as a user's.
+ */
+int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct log_err *err);
+
+/* watch (mirror_watch.c): what mirror_run does for MIRROR_WATCH. */
+int mirror_watch_run(const struct mirror_opts *o, struct log_err *err);
+
 /* Check run over the whole config path (check.c). */
 int mirror_check_run(const struct mirror_opts *o, struct log_err *err);
 
