@@ -232,6 +232,14 @@ start_http() {
   run "$BIN" check --config-path "$T/c" --probe
   [ "$status" -eq 1 ]
   [[ "$output" == "http://127.0.0.1:$PORT: error: mirror not answering: every pull goes upstream (GET /v2/: Couldn't connect to server (Connection refused))" ]]
+  # something answers, but not as a registry (no /v2/): the same silent fallback
+  mkdir -p "$T/plain"
+  python3 -m http.server --bind 127.0.0.1 --directory "$T/plain" "$PORT" >"$T/http.log" 2>&1 &
+  echo $! >"$T/http.pid"
+  for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$PORT/" && break; sleep 0.1; done
+  run "$BIN" check --config-path "$T/c" --probe
+  [ "$status" -eq 1 ]
+  [ "$output" = "http://127.0.0.1:$PORT: error: mirror not answering as a registry: every pull goes upstream (GET /v2/: HTTP 404)" ]
   # explicit targets are probed instead of the files' hosts
   run "$BIN" check --config-path "$T/c" --probe -m http://127.0.0.1:1
   [ "$status" -eq 1 ]
