@@ -647,7 +647,7 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 			/* k3s/RKE2 rewrite it from registries.yaml at their next start */
 			log_warn(
 			    "%s: managed by %s's registries.yaml: not written (add the mirror there)",
-			    wi->dir, mirror_distro_name(o->distro));
+			    wi->dir, o->distro == MIRROR_DISTRO_RKE2 ? "rke2" : "k3s");
 			sb_free(&wi->hosts);
 			continue;
 		}

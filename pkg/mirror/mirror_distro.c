@@ -322,10 +322,10 @@ int mirror_distro_managed(const struct mirror_opts *o, struct mirror_list *names
 	struct ydoc y;
 	yaml_node_t *root, *mirrors;
 	yaml_node_pair_t *pr;
-	int r;
+	int r = 0;
 
 	if (!di || !di->registries_yaml)
-		return 0;
+		goto dirs; /* k3s's header is k3s's on any node, --distro or not */
 	if (mirror_host_path(path, sizeof(path), o->host_root, di->registries_yaml) < 0)
 		return log_err_set(err, -ENAMETOOLONG, "%s: path too long", o->host_root);
 	r = sb_read_file(&text, path);

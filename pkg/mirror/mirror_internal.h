@@ -68,9 +68,10 @@ struct mirror_fix_req {
 int mirror_distro_fix(struct strbuf *out, const struct mirror_fix_req *q);
 
 /*
- * k3s/RKE2 (o->distro): append to names the directory names registries.yaml
- * manages (its mirrors' keys, "*" as _default) and those holding a hosts.toml
- * k3s generated. Nothing for other distros. Returns 0 or -errno with err.
+ * Append to names the directories of o->config_path holding a hosts.toml k3s
+ * generated (its header line; any distro), and for k3s/RKE2 (o->distro) those
+ * registries.yaml manages (its mirrors' keys, "*" as _default). Returns 0 or
+ * -errno with err.
  */
 int mirror_distro_managed(const struct mirror_opts *o, struct mirror_list *names,
 			  struct log_err *err);

@@ -75,7 +75,7 @@ kustomizations() {
     '.spec.template.spec.initContainers[0].securityContext.capabilities.drop = ["NET_RAW"]' \
     '.spec.template.spec.initContainers[0].securityContext.readOnlyRootFilesystem = false' \
     '.spec.template.spec.initContainers[0].volumeMounts[0].readOnly = true' \
-    '.spec.template.spec.containers[0].securityContext.runAsNonRoot = false' \
+    '.spec.template.spec.containers[0].securityContext.runAsUser = 1000' \
     '.spec.template.spec.automountServiceAccountToken = true' \
     '.spec.template.spec.hostNetwork = true' \
     'del(.spec.template.spec.securityContext.seccompProfile)'; do
@@ -206,8 +206,10 @@ kustomizations() {
   diff <(jq -r '.kind + "/" + (.metadata.namespace // "") + "/" + .metadata.name' "$W/m.json" | sort) \
        <(jq -r '.kind + "/" + (.metadata.namespace // "") + "/" + .metadata.name' "$W/c.json" | sort)
   one DaemonSet '.spec.template.spec.initContainers[0].args == ["cleanup", "--config-path=/etc/containerd/certs.d"]' "$W/c.json"
-  diff <(jq -S 'select(.kind == "DaemonSet") | del(.spec.template.spec.initContainers[0].args, .spec.template.spec.initContainers[0].name, .spec.template.metadata.annotations)' "$W/m.json") \
-       <(jq -S 'select(.kind == "DaemonSet") | del(.spec.template.spec.initContainers[0].args, .spec.template.spec.initContainers[0].name, .spec.template.metadata.annotations)' "$W/c.json")
+  # (and the long-running container: watch, pause in cleanup, so nothing re-applies)
+  diff <(jq -S 'select(.kind == "DaemonSet") | del(.spec.template.spec.initContainers[0].args, .spec.template.spec.initContainers[0].name, .spec.template.metadata.annotations, .spec.template.spec.containers)' "$W/m.json") \
+       <(jq -S 'select(.kind == "DaemonSet") | del(.spec.template.spec.initContainers[0].args, .spec.template.spec.initContainers[0].name, .spec.template.metadata.annotations, .spec.template.spec.containers)' "$W/c.json")
+  one DaemonSet '.spec.template.spec.containers | map(.name) == ["pause"]' "$W/c.json"
   # Spegel variant: Spegel's configuration container is replaced, not added to.
   [ "$(render test/k8s/spegel-chart | jq -r '[.spec.template.spec.initContainers[].image] | join(",")')" = ghcr.io/nodeprobe/nodeprobe:0.1.0 ]
 }
@@ -288,7 +290,8 @@ kustomizations() {
 @test "the argument lists the manifests pass are accepted by the binaries and do the job" {
   [ -x "$BUILD/nodeprobe" ]
   [ -x "$BUILD/nodeprobe-mirror" ]
-  args() { jq -r --arg c "$2" '.. | objects | select(.command? == [$c]) | .args[]' "$1"; }
+  # the first container running $2 (the mirror's init container; its watch takes the same)
+  args() { jq -r --arg c "$2" 'first(((.spec.template.spec.initContainers? // [])[] | select(.command == [$c])), (.. | objects | select(.command? == [$c]))) | .args[]' "$1"; }
   # nodeprobe as the NFD component runs it, with the host paths moved onto a fixture and $W.
   render test/k8s/nfd-chart >"$W/nfd.json"
   mapfile -t a < <(args "$W/nfd.json" /usr/bin/nodeprobe |
