@@ -91,7 +91,18 @@ int mirror_talos_config(const struct mirror_opts *o, struct log_err *err);
 int mirror_probe_run(const struct mirror_opts *o, const struct mirror_list *hosts,
 		     struct log_err *err);
 
-/* configure (mirror_apply.c): what mirror_run does for MIRROR_CONFIGURE. */
+/* How long configure, cleanup or a repair waits for another one on the same path. */
+#define MIRROR_LOCK_MS 30000
+
+/*
+ * Lock config_path (an flock on the directory) against the other writers of
+ * pkg/mirror; mirror_apply.c. Returns a handle for mirror_unlock (also when
+ * the path does not exist yet), or -ETIMEDOUT / -errno with err.
+ */
+int mirror_lock(const char *config_path, struct log_err *err);
+void mirror_unlock(int lock);
+
+/* configure (mirror_apply.c): what mirror_run does for MIRROR_CONFIGURE, unlocked. */
 int mirror_configure(const struct mirror_opts *o, struct log_err *err);
 /*
  * configure; ours_in_place: the caller knows the registry directories it is
