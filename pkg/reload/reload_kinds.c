@@ -23,6 +23,7 @@ const struct kube_resource reload_res_rollouts = {"/apis/argoproj.io/v1alpha1", 
 						  "Rollout"};
 
 #define JOB_CREATE_RETRIES 5 /* POST after DELETE answered 409 AlreadyExists: 0.1 s, 0.2 s, ... */
+#define JOB_RECREATE_MS	   10000 /* a deleted Job whose create failed is tried again after this */
 
 int reload_cls_enabled(const struct reload_opts *o, int cls)
 {
@@ -391,12 +392,57 @@ out:
 	return r;
 }
 
+/* POST the Job in c->body; a 409 AlreadyExists (the old Job not gone yet) is tried again. */
+static int job_post(struct ctl *c, struct wl_ent *we, const struct kube_query *q,
+		    struct log_err *err)
+{
+	int r, attempt;
+
+	for (attempt = 0;; attempt++) {
+		r = send_json(c, "POST", &reload_res_jobs, we->e.ns, NULL, "application/json",
+			      c->body.buf, q, err);
+		if (r != 409 || attempt + 1 >= JOB_CREATE_RETRIES)
+			return r;
+		{
+			struct timespec ts = {0, (100L << attempt) * 1000000L};
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+/* Keep job (taken) to create again later: we deleted its predecessor. */
+static void job_keep(struct ctl *c, struct wl_ent *we, json_t *job)
+{
+	if (we->recreate)
+		json_decref(we->recreate);
+	else
+		c->nrecreate++;
+	we->recreate = job;
+	we->recreate_ms = reload_now_ms() + JOB_RECREATE_MS;
+}
+
+/* After a 409 on a later create: is a live Job of that name there (someone created it)? */
+static int job_taken(struct ctl *c, struct wl_ent *we)
+{
+	struct log_err err = {0};
+	json_t *cur = NULL;
+	int taken;
+
+	if (get_object(c, &reload_res_jobs, we->e.ns, we->e.name, &cur, &err) < 0)
+		return 0;
+	taken = !json_object_get(json_object_get(cur, "metadata"), "deletionTimestamp");
+	json_decref(cur);
+	return taken;
+}
+
 /*
  * Job: DELETE it (propagationPolicy Background) and POST the mutated copy without
  * resourceVersion, uid, creationTimestamp, status, spec.selector and the controller-uid /
  * job-name pod labels (ReCreateJobFromjob). Unlike Reloader, the DELETE is conditional on the uid
- * we read, managedFields are left out, and a 409 AlreadyExists (the old Job not gone yet) is
- * retried instead of losing the Job.
+ * we read, managedFields are left out, and a copy whose create failed (409 AlreadyExists while
+ * the old Job goes, a quota, an admission webhook, server errors) is kept and created again
+ * later (reload_jobs_due) instead of losing the Job.
  */
 static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_trigger *t, size_t n,
 		       long long now, const struct kube_query *q, struct log_err *err)
@@ -408,8 +454,22 @@ static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_tri
 	struct strbuf del = STRBUF_INIT(4096);
 	const char *uid;
 	size_t i;
-	int r, attempt;
+	int r, again = we->recreate != NULL;
 
+	if (again) { /* deleted already: create the kept copy, with the latest triggers */
+		job = we->recreate;
+		we->recreate = NULL;
+		c->nrecreate--;
+		r = reload_template_apply(json_object_get(json_object_get(job, "spec"), "template"),
+					  c->o->strategy, we->e.ns, t, n, now);
+		r = r < 0 ? r : dump_to(&c->body, job);
+		if (r < 0) {
+			job_keep(c, we, job);
+			job = NULL;
+			goto out;
+		}
+		goto create;
+	}
 	r = get_object(c, &reload_res_jobs, we->e.ns, we->e.name, &job, err);
 	if (r < 0)
 		goto out;
@@ -460,30 +520,58 @@ static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_tri
 	}
 	if (r != 200 && r != 202)
 		goto out; /* 409: another Job of that name now; the caller re-reads */
-	for (attempt = 0;; attempt++) {
-		r = send_json(c, "POST", &reload_res_jobs, we->e.ns, NULL, "application/json",
-			      c->body.buf, q, err);
-		if (r != 409 || attempt + 1 >= JOB_CREATE_RETRIES)
-			break;
-		{
-			struct timespec ts = {0, (100L << attempt) * 1000000L};
-
-			nanosleep(&ts, NULL);
-		}
-	}
+create:
+	r = job_post(c, we, q, err);
 	if (r == 201 || r == 200) {
+		if (again)
+			log_info("Job %s/%s: created again", we->e.ns, we->e.name);
 		r = 200;
+	} else if (r == 409 && again && job_taken(c, we)) {
+		log_warn("Job %s/%s: created again by someone else meanwhile; ours dropped",
+			 we->e.ns, we->e.name);
+		r = -EEXIST;
 	} else {
 		/* not its definition: a pod template may hold literal credentials */
-		log_error("Job %s/%s was deleted and could not be created again: %s", we->e.ns,
-			  we->e.name, r < 0 ? err->msg : "HTTP error");
-		if (r == 409)
-			r = -EEXIST; /* not a conflict to re-read and retry: the Job is gone */
+		log_error("Job %s/%s was deleted and could not be created again: %s%s", we->e.ns,
+			  we->e.name, r < 0 ? err->msg : "HTTP error",
+			  c->o->once ? "" : "; trying again");
+		job_keep(c, we, job);
+		job = NULL;
+		if (r == 409 || r == 404)
+			r = -EEXIST; /* never "re-read" (404: gone) a Job we still have to create */
 	}
 out:
 	sb_free(&del);
 	json_decref(job);
 	return r;
+}
+
+void reload_jobs_due(struct ctl *c)
+{
+	struct kube_query q = {.field_manager = "nodeprobe-reload"};
+	long long now = reload_now_ms();
+	size_t i;
+	struct ent *e;
+
+	if (!c->nrecreate)
+		return;
+	for (i = 0; i < c->wl.nb; i++) {
+		for (e = c->wl.b[i]; e; e = e->next) {
+			struct wl_ent *we = (struct wl_ent *)e;
+			struct log_err err = {0};
+			json_t *obj;
+
+			/* a pending rollout creates it itself, with its triggers */
+			if (!we->recreate || we->pending || we->recreate_ms > now)
+				continue;
+			if (job_rollout(c, we, NULL, 0, (long long)time(NULL), &q, &err) != 200)
+				continue;
+			obj = json_loadb(c->resp.buf, c->resp.len, 0, NULL);
+			if (obj) /* the new Job replaces the deleted one in place */
+				reload_apply_workload(c, we->e.cls, "MODIFIED", obj);
+			json_decref(obj);
+		}
+	}
 }
 
 /*

@@ -141,6 +141,41 @@ uid_of() { fake_ctl GET "/objects?apiVersion=$1&kind=$2&name=$3" | jq -r .metada
   [ "$(nreqs DELETE /jobs/migrate$)" -eq 2 ]
 }
 
+@test "Job: a POST refused after the DELETE (quota, webhook) is tried again; the Job is not lost" {
+  cm cfg '{"k":"0"}'
+  put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
+  start 7
+  # a ResourceQuota on count/jobs.batch or an admission webhook refuses the first create
+  fake_ctl POST /faults '{"method":"POST","path":"/jobs$","action":"status","code":403,"message":"jobs.batch \"migrate\" is forbidden: exceeded quota: q, requested: count/jobs.batch=1, used: count/jobs.batch=1, limited: count/jobs.batch=1","count":1}' >/dev/null
+  cm cfg '{"k":"1"}'
+  [ "$(reqs POST /jobs$ 2 | cut -d' ' -f1 | tr '\n' ' ')" = "403 201 " ] || { cat "$RL_LOG"; false; }
+  new=$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job&name=migrate')
+  [ "$(jq -r '.spec.template.spec.containers[0].env[0].value' <<<"$new")" = "$(sha1 'k=1')" ]
+  # deleted once: the retry creates the copy it kept, it does not delete again
+  [ "$(nreqs DELETE /jobs/migrate$)" -eq 1 ]
+  # and the recreated Job is still tracked: the next change rolls it
+  cm cfg '{"k":"2"}'
+  reqs DELETE /jobs/migrate$ 2 >/dev/null
+  reqs POST /jobs$ 3 >/dev/null
+  [ "$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job&name=migrate' | jq -r '.spec.template.spec.containers[0].env[0].value')" = "$(sha1 'k=2')" ]
+  grep -q 'Job default/migrate was deleted and could not be created again: HTTP error; trying again' "$RL_LOG"
+  grep -q 'Job default/migrate: created again$' "$RL_LOG"
+}
+
+@test "Job: a deleted Job whose create failed is created again even when no rollout is pending any more" {
+  cm cfg '{"k":"0"}'
+  put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
+  start 7
+  fake_ctl POST /faults '{"method":"POST","path":"/jobs$","action":"status","code":403,"count":1}' >/dev/null
+  cm cfg '{"k":"1"}'
+  reqs POST /jobs$ >/dev/null
+  # the ConfigMap goes too: the retried rollout has nothing to roll for, the Job is still owed
+  fake_ctl DELETE '/objects?apiVersion=v1&kind=ConfigMap&name=cfg' >/dev/null
+  [ "$(fake_ctl GET '/requests?method=POST&path=/jobs$&min=2&wait=20' | jq -r '[.items[].status] | join(" ")')" = "403 201" ] || { cat "$RL_LOG"; false; }
+  [ "$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job&name=migrate' | jq -r '.spec.template.spec.containers[0].env[0].value')" = "$(sha1 'k=1')" ]
+  [ "$(nreqs DELETE /jobs/migrate$)" -eq 1 ]
+}
+
 # rollout NAME META-ANNOTATIONS-JSON: an Argo Rollout using ConfigMap cfg.
 rollout() {
   put "{\"apiVersion\":\"argoproj.io/v1alpha1\",\"kind\":\"Rollout\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"default\",\"annotations\":$2},\"spec\":{\"replicas\":1,\"selector\":{\"matchLabels\":{\"app\":\"$1\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"$1\"}},\"spec\":$POD}}}"
