@@ -304,6 +304,103 @@ static json_t *sorted_copy(json_t *m)
 	return out;
 }
 
+/* Does pod template got carry every STAKATER_* value and the last-reloaded-from that sent has? */
+static int marks_match(json_t *sent, json_t *got)
+{
+	const char *lr = json_string_value(
+	    json_object_get(json_object_get(json_object_get(sent, "metadata"), "annotations"),
+			    RELOAD_LAST_RELOADED_FROM));
+	json_t *sc, *e;
+	size_t i, j;
+	int marks = 0;
+
+	if (lr) {
+		const char *glr = json_string_value(json_object_get(
+		    json_object_get(json_object_get(got, "metadata"), "annotations"),
+		    RELOAD_LAST_RELOADED_FROM));
+
+		if (!glr || strcmp(lr, glr) != 0)
+			return 0;
+		marks++;
+	}
+	json_array_foreach(json_object_get(json_object_get(sent, "spec"), "containers"), i, sc)
+	{
+		const char *cn = json_string_value(json_object_get(sc, "name"));
+		json_t *gc =
+		    cn ? find_container(json_object_get(json_object_get(got, "spec"), "containers"),
+					cn)
+		       : NULL;
+
+		json_array_foreach(json_object_get(sc, "env"), j, e)
+		{
+			const char *n = json_string_value(json_object_get(e, "name"));
+			const char *v = json_string_value(json_object_get(e, "value"));
+			json_t *ge;
+			size_t k;
+			int found = 0;
+
+			if (!n || !v || strncmp(n, "STAKATER_", 9) != 0)
+				continue;
+			json_array_foreach(json_object_get(gc, "env"), k, ge)
+			{
+				const char *gn = json_string_value(json_object_get(ge, "name"));
+				const char *gv = json_string_value(json_object_get(ge, "value"));
+
+				if (gn && gv && strcmp(gn, n) == 0 && strcmp(gv, v) == 0)
+					found = 1;
+			}
+			if (!found)
+				return 0;
+			marks++;
+		}
+	}
+	return marks > 0;
+}
+
+/*
+ * After a Job create whose answer was lost (connection broken, 5xx): was it created? One LIST of
+ * the namespace's Jobs (bounded) for a manual Job of this CronJob whose pod template carries what
+ * we set (the CronJob's own Jobs never do). Returns 1 with *name set (owned), or 0.
+ */
+static int cronjob_job_created(struct ctl *c, struct wl_ent *we, const char *uid, json_t *tmpl,
+			       char **name)
+{
+	struct log_err err = {0};
+	json_t *list, *item;
+	size_t i;
+	int r;
+
+	*name = NULL;
+	sb_reset(&c->url);
+	kube_url(&c->url, kube_client_server(c->cl), &reload_res_jobs, we->e.ns, NULL, NULL);
+	c->resp.max = OBJ_MAX;
+	r = kube_request(c->cl, "GET", c->url.buf, NULL, NULL, &c->resp, &err);
+	list = r == 200 ? json_loadb(c->resp.buf, c->resp.len, 0, NULL) : NULL;
+	sb_reset(&c->resp);
+	json_array_foreach(json_object_get(list, "items"), i, item)
+	{
+		json_t *md = json_object_get(item, "metadata"), *o;
+		const char *inst = json_string_value(json_object_get(
+		    json_object_get(md, "annotations"), "cronjob.kubernetes.io/instantiate"));
+		size_t k;
+		int owned = 0;
+
+		json_array_foreach(json_object_get(md, "ownerReferences"), k, o)
+		{
+			const char *ou = json_string_value(json_object_get(o, "uid"));
+
+			owned |= ou && uid && strcmp(ou, uid) == 0;
+		}
+		if (!owned || !inst || strcmp(inst, "manual") != 0 ||
+		    !marks_match(tmpl, json_object_get(json_object_get(item, "spec"), "template")))
+			continue;
+		*name = strdup(json_string_value(json_object_get(md, "name")) ?: "?");
+		break;
+	}
+	json_decref(list);
+	return *name != NULL;
+}
+
 /*
  * CronJob: POST a Job made from the mutated jobTemplate (CreateJobFromCronjob): generateName
  * "<cronjob>-", the template's labels, annotations "cronjob.kubernetes.io/instantiate": "manual"
@@ -384,6 +481,16 @@ static int cronjob_rollout(struct ctl *c, struct wl_ent *we, const struct reload
 		json_decref(created);
 		sb_reset(&c->resp); /* the answer is a Job, not this CronJob */
 		r = 200;
+	} else if (r == KUBE_ECONN || r >= 500) {
+		/* the server may have created it: a retry must not run the Job twice */
+		char *name = NULL;
+
+		if (cronjob_job_created(c, we, uid, json_object_get(spec, "template"), &name)) {
+			log_info("CronJob %s/%s: created Job %s/%s (its answer was lost)", we->e.ns,
+				 we->e.name, we->e.ns, name);
+			r = 200;
+		}
+		free(name);
 	}
 out:
 	json_decref(job);

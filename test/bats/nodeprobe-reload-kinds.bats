@@ -95,6 +95,28 @@ uid_of() { fake_ctl GET "/objects?apiVersion=$1&kind=$2&name=$3" | jq -r .metada
   [ "$(nreqs POST /jobs$)" -eq 2 ]
 }
 
+@test "CronJob: a create whose answer was lost is not sent again (one Job, not two)" {
+  cm cfg '{"k":"0"}'
+  put '{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"backup","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"schedule":"0 1 * * *","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}}}'
+  start 7
+  # the API server creates the Job, the connection drops before the answer
+  fake_ctl POST /faults '{"method":"POST","path":"/jobs$","action":"drop-response","count":1}' >/dev/null
+  cm cfg '{"k":"1"}'
+  reqs POST /jobs$ >/dev/null
+  sleep 3
+  [ "$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job' | jq '.items | length')" -eq 1 ] || { cat "$RL_LOG"; fake_ctl GET '/requests?method=POST&path=/jobs$' | jq -c '.items[] | [.status, .unsentStatus]'; false; }
+  [ "$(nreqs POST /jobs$)" -eq 1 ]
+  name=$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job' | jq -r '.items[0].metadata.name')
+  grep -q "CronJob default/backup: created Job default/$name (its answer was lost)" "$RL_LOG"
+  grep -q 'rolled CronJob default/backup for ConfigMap default/cfg' "$RL_LOG"
+  # a create the server did not make (500) is sent again by the rollout's retry: one Job more
+  fake_ctl POST /faults '{"method":"POST","path":"/jobs$","action":"status","code":500,"count":1}' >/dev/null
+  cm cfg '{"k":"2"}'
+  reqs POST /jobs$ 3 >/dev/null
+  [ "$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job' | jq '.items | length')" -eq 2 ]
+  [ "$(fake_ctl GET '/requests?method=POST&path=/jobs$' | jq -r '[.items[].status] | join(" ")')" = "dropped 500 201" ]
+}
+
 @test "Job: deleted (Background, uid precondition) and created again without server-set fields (exact bodies)" {
   cm cfg '{"k":"0"}'
   put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","labels":{"app":"migrate"},"annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"backoffLimit":1,"template":{"metadata":{"labels":{"app":"migrate"}},"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
