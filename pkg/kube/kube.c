@@ -438,9 +438,10 @@ static int perform(struct kube_client *cl, const char *method, const char *url,
 		curl_easy_setopt(cl->easy, CURLOPT_CUSTOMREQUEST, method);
 	/*
 	 * libcurl sends a request again by itself when a reused connection dies before an answer;
-	 * a create (POST) goes on a new connection so it is never sent twice (may_resend).
+	 * a create (POST) or a DELETE goes on a new connection so it is never sent twice
+	 * (may_resend).
 	 */
-	if (strcmp(method, "POST") == 0)
+	if (strcmp(method, "POST") == 0 || strcmp(method, "DELETE") == 0)
 		curl_easy_setopt(cl->easy, CURLOPT_FRESH_CONNECT, 1L);
 	rc->easy = cl->easy;
 	rc->status = 0;
@@ -460,13 +461,14 @@ static int perform(struct kube_client *cl, const char *method, const char *url,
 }
 
 /*
- * May a failed attempt of method be sent again? A POST creates (a generateName'd Job twice):
- * like client-go (rest/request.go), it is sent again only when it cannot have reached the server
- * (no connection) or the server asked for it (429, or a 5xx with Retry-After).
+ * May a failed attempt of method be sent again? A POST creates (a generateName'd Job twice), a
+ * DELETE sent again answers 404 for what it deleted: like client-go (rest/request.go), they are
+ * sent again only when they cannot have reached the server (no connection) or the server asked
+ * for it (429, or a 5xx with Retry-After).
  */
 static int may_resend(const char *method, int r, const struct req_ctx *rc)
 {
-	if (strcmp(method, "POST") != 0)
+	if (strcmp(method, "POST") != 0 && strcmp(method, "DELETE") != 0)
 		return 1;
 	if (r == KUBE_ECONN)
 		return rc->curl_rc == CURLE_COULDNT_CONNECT ||

@@ -544,6 +544,26 @@ static int job_taken(struct ctl *c, struct wl_ent *we)
 }
 
 /*
+ * After a DELETE whose answer was lost (connection broken, 5xx): is the Job of uid gone or
+ * going? 1 when the GET answers 404 or shows it with a deletionTimestamp.
+ */
+static int job_deleted(struct ctl *c, struct wl_ent *we, const char *uid)
+{
+	struct log_err err = {0};
+	json_t *cur = NULL, *md;
+	const char *u;
+	int r = get_object(c, &reload_res_jobs, we->e.ns, we->e.name, &cur, &err);
+
+	if (r == -ENOENT)
+		return 1;
+	md = json_object_get(cur, "metadata");
+	u = json_string_value(json_object_get(md, "uid"));
+	r = r == 0 && u && uid && strcmp(u, uid) == 0 && json_object_get(md, "deletionTimestamp");
+	json_decref(cur);
+	return r;
+}
+
+/*
  * Job: DELETE it (propagationPolicy Background) and POST the mutated copy without
  * resourceVersion, uid, creationTimestamp, status, spec.selector and the controller-uid /
  * job-name pod labels (ReCreateJobFromjob). Unlike Reloader, the DELETE is conditional on the uid
@@ -560,6 +580,7 @@ static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_tri
 	json_t *job = NULL, *md, *spec, *tl;
 	struct strbuf del = STRBUF_INIT(4096);
 	const char *uid;
+	char *olduid = NULL;
 	size_t i;
 	int r, again = we->recreate != NULL;
 
@@ -596,6 +617,7 @@ static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_tri
 	r = r ? r : sb_addch(&del, '}');
 	if (r < 0)
 		goto out;
+	olduid = uid ? strdup(uid) : NULL; /* uid goes with the metadata below */
 	json_object_del(md, "resourceVersion");
 	json_object_del(md, "uid");
 	json_object_del(md, "creationTimestamp");
@@ -625,6 +647,8 @@ static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_tri
 		r = -ENOENT;
 		goto out;
 	}
+	if ((r == KUBE_ECONN || r >= 500) && job_deleted(c, we, olduid))
+		r = 200; /* its answer was lost, the Job is gone: create it again */
 	if (r != 200 && r != 202)
 		goto out; /* 409: another Job of that name now; the caller re-reads */
 create:
@@ -648,6 +672,7 @@ create:
 			r = -EEXIST; /* never "re-read" (404: gone) a Job we still have to create */
 	}
 out:
+	free(olduid);
 	sb_free(&del);
 	json_decref(job);
 	return r;

@@ -184,6 +184,21 @@ uid_of() { fake_ctl GET "/objects?apiVersion=$1&kind=$2&name=$3" | jq -r .metada
   grep -q 'Job default/migrate: created again$' "$RL_LOG"
 }
 
+@test "Job: a DELETE whose answer was lost still ends with the Job created again" {
+  cm cfg '{"k":"0"}'
+  put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
+  start 7
+  # the API server deletes the Job, the connection drops before the answer
+  fake_ctl POST /faults '{"method":"DELETE","path":"/jobs/migrate$","action":"drop-response","count":1}' >/dev/null
+  cm cfg '{"k":"1"}'
+  reqs POST /jobs$ >/dev/null
+  [ "$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job&name=migrate' | jq -r '.spec.template.spec.containers[0].env[0].value')" = "$(sha1 'k=1')" ] || { cat "$RL_LOG"; fake_ctl GET '/requests?path=/jobs&watch=0' | jq -c '.items[] | [.method, .status]'; false; }
+  # and it is still tracked: the next change rolls it
+  cm cfg '{"k":"2"}'
+  reqs POST /jobs$ 2 >/dev/null
+  [ "$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job&name=migrate' | jq -r '.spec.template.spec.containers[0].env[0].value')" = "$(sha1 'k=2')" ]
+}
+
 @test "Job: a deleted Job whose create failed is created again even when no rollout is pending any more" {
   cm cfg '{"k":"0"}'
   put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
