@@ -476,6 +476,15 @@ static int watch_repair(struct watcher *w, bool *changed, struct log_err *err)
 			 MIRROR_BACKUP_DIR);
 		return 0;
 	}
+	if (access(w->base, F_OK) < 0 && errno == ENOENT) {
+		/* removed as a whole: made again as configure makes it, then all of it restored */
+		*changed = true;
+		log_warn("restoring %s: removed", w->base);
+		r = fs_mkdir_p(w->base, 0755);
+		if (r < 0)
+			return log_err_set(err, r, "%s: cannot create directory: %s", w->base,
+					   strerror(-r));
+	}
 	r = snap_take(&now, w->base, MIRROR_BACKUP_DIR, err);
 	if (r < 0)
 		return r;

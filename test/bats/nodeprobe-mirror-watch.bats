@@ -128,6 +128,20 @@ mode_is() { [ "$(stat -c %a "$1")" = "$2" ]; }
   [ "$(contents "$C")" = "$(contents "$T/orig")" ]
 }
 
+@test "watch: a removed config path is made again, _backup and ours as they were" {
+  user_files
+  start_watch
+  want=$(contents "$C")
+  remove "$C"
+  wait_for log_has "restoring $C: removed"
+  wait_for same_contents "$C" "$want"
+  # cleanup still gives the user's files back exactly
+  kill "$WPID" && wait "$WPID" || true
+  WPID=
+  "$BIN" cleanup --config-path "$C"
+  [ "$(contents "$C")" = "$(contents "$T/orig")" ]
+}
+
 @test "watch: a Talos-style re-sync (every directory it did not write removed) is repaired" {
   user_files
   start_watch
