@@ -35,6 +35,24 @@ bool mirror_is_wildcard(const char *r);
 int mirror_lock(const char *config_path, struct log_err *err);
 void mirror_unlock(int lock);
 
+/*
+ * watch's back-off against something that rewrites the config path in a loop
+ * (mirror_watch.c): the latest repairs and the delay before the next one.
+ */
+#define MIRROR_STORM_REPAIRS 5
+struct mirror_backoff {
+	long long at[MIRROR_STORM_REPAIRS]; /* ms of the latest repairs, a ring */
+	unsigned n;			    /* repairs noted */
+	long long delay_ms;		    /* delay before the next repair, 0 = none */
+};
+
+/*
+ * Note a repair at t (ms, monotonic) in b and set b->delay_ms. Returns the span
+ * in ms of the last MIRROR_STORM_REPAIRS repairs when they make a fight (the
+ * caller warns), else -1.
+ */
+long long mirror_backoff_note(struct mirror_backoff *b, long long t);
+
 /* configure (mirror_apply.c): what mirror_run does for MIRROR_CONFIGURE, unlocked. */
 int mirror_configure(const struct mirror_opts *o, struct log_err *err);
 
