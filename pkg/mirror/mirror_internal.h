@@ -17,6 +17,9 @@
 /* Our in-progress backup and restore directories (dot names: never a registry). */
 #define BACKING_UP ".nodeprobe-backup"
 #define RESTORING  ".nodeprobe-restore"
+/* watch's _backup repair (mirror_watch.c): the tree it builds and the one it replaces. */
+#define WATCH_TMP ".nodeprobe-watch"
+#define WATCH_OLD ".nodeprobe-watch-old"
 
 /* Whether registry r is Spegel's wildcard ("_default"); mirror_render.c. */
 bool mirror_is_wildcard(const char *r);

@@ -34,8 +34,6 @@
 #define STORM_WINDOW_S	 60		      /* ... within this many seconds is a fight */
 #define BACKOFF_FIRST_MS 2000		      /* first delay of a fight, doubled each time */
 #define BACKOFF_MAX_MS	 300000		      /* longest delay */
-#define WATCH_TMP	 ".nodeprobe-watch"   /* a _backup being restored */
-#define WATCH_OLD	 ".nodeprobe-watch-old" /* the _backup it replaces */
 
 /* One entry of a snapshot: path relative to the tree's parent, kind, mode, content. */
 struct snap_node {

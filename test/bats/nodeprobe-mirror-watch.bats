@@ -163,6 +163,25 @@ mode_is() { [ "$(stat -c %a "$1")" = "$2" ]; }
   wait_for same_contents "$C" "$(contents "$T/orig2")"
 }
 
+@test "watch: killed between the renames of a _backup repair, configure or cleanup still restore the user's files" {
+  user_files
+  "$BIN" configure "${ARGS[@]}"
+  # What a watch killed between its two renames leaves: the remembered _backup built in
+  # .nodeprobe-watch, the changed one it replaces set aside as .nodeprobe-watch-old, no _backup.
+  cp -a "$C/_backup" "$C/.nodeprobe-watch"
+  echo changed >"$C/_backup/quay.io/hosts.toml"
+  mv "$C/_backup" "$C/.nodeprobe-watch-old"
+  cp -a "$C" "$T/crashed"
+  # the pod's restart: configure (its init container), later the uninstall's cleanup
+  "$BIN" configure "${ARGS[@]}"
+  "$BIN" cleanup --config-path "$C"
+  [ "$(contents "$C")" = "$(contents "$T/orig")" ]
+  # or the uninstall straight away (the DaemonSet deleted before the pod came back)
+  rm -rf "$C" && mv "$T/crashed" "$C"
+  "$BIN" cleanup --config-path "$C"
+  [ "$(contents "$C")" = "$(contents "$T/orig")" ]
+}
+
 @test "watch: SIGTERM exits 0 and touches nothing" {
   user_files
   start_watch
