@@ -117,6 +117,8 @@ ds_args() {
 --set reload.networkPolicy.enabled=true|reload.networkPolicy.apiServer.cidrs
 --set mirror.spegel.targets=none|mirror: no mirror target
 --set reload.serviceAccount.create=false|reload.serviceAccount.name is required
+--set mirror.extraRegistries=docker.io|mirror: registry docker.io given twice
+--set mirror.registries={http://ghcr.io,https://ghcr.io}|mirror: registry ghcr.io given twice
 E
 }
 
