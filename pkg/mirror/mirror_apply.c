@@ -90,6 +90,31 @@ static int finish_restore(const char *base, struct log_err *err)
 }
 
 /*
+ * A watch killed between the two renames of a _backup repair left no _backup,
+ * the remembered one complete in WATCH_TMP and the one it replaced in
+ * WATCH_OLD: finish that repair, so that a backup does not take our own files
+ * for the user's, and cleanup finds _backup.
+ */
+static int finish_watch_repair(const char *base, struct log_err *err)
+{
+	char bak[PATH_MAX], tmp[PATH_MAX], old[PATH_MAX];
+	struct stat st;
+
+	if (fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0 ||
+	    fs_path_join(tmp, sizeof(tmp), base, WATCH_TMP, err) < 0 ||
+	    fs_path_join(old, sizeof(old), base, WATCH_OLD, err) < 0)
+		return err ? err->code : -ENAMETOOLONG;
+	if (lstat(bak, &st) == 0 || lstat(old, &st) < 0 || !S_ISDIR(st.st_mode) ||
+	    lstat(tmp, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	if (rename(tmp, bak) < 0)
+		return log_err_set(err, -errno, "cannot rename %s to %s: %s", tmp, bak,
+				   strerror(errno));
+	log_info("%s: finished an interrupted repair of %s", base, MIRROR_BACKUP_DIR);
+	return fs_remove_tree(base, WATCH_OLD, err);
+}
+
+/*
  * First run only (no _backup yet): move everything in base into _backup, via
  * BACKING_UP so an interrupted run resumes instead of losing files.
  */
@@ -679,7 +704,9 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 		log_err_set(err, r, "%s: cannot create directory: %s", base, strerror(-r));
 		goto out;
 	}
-	r = finish_restore(base, err);
+	r = finish_watch_repair(base, err);
+	if (r == 0)
+		r = finish_restore(base, err);
 	if (r == 0)
 		r = backup(base, &managed, err);
 	if (r == 0)
@@ -721,6 +748,8 @@ static int cleanup(const struct mirror_opts *o, struct log_err *err)
 	    fs_path_join(tmp, sizeof(tmp), base, BACKING_UP, err) < 0)
 		return err ? err->code : -ENAMETOOLONG;
 	r = own_dirs(base, err);
+	if (r == 0)
+		r = finish_watch_repair(base, err);
 	if (r < 0)
 		return r;
 	if (!fs_is_dir(bak) && fs_is_dir(tmp)) {

@@ -17,6 +17,9 @@
 /* Our in-progress backup and restore directories (dot names: never a registry). */
 #define BACKING_UP ".nodeprobe-backup"
 #define RESTORING  ".nodeprobe-restore"
+/* watch's _backup repair (mirror_watch.c): the tree it builds and the one it replaces. */
+#define WATCH_TMP ".nodeprobe-watch"
+#define WATCH_OLD ".nodeprobe-watch-old"
 
 /* Whether registry r is Spegel's wildcard ("_default"); mirror_render.c. */
 bool mirror_is_wildcard(const char *r);
@@ -101,6 +104,24 @@ int mirror_probe_run(const struct mirror_opts *o, const struct mirror_list *host
  */
 int mirror_lock(const char *config_path, struct log_err *err);
 void mirror_unlock(int lock);
+
+/*
+ * watch's back-off against something that rewrites the config path in a loop
+ * (mirror_watch.c): the latest repairs and the delay before the next one.
+ */
+#define MIRROR_STORM_REPAIRS 5
+struct mirror_backoff {
+	long long at[MIRROR_STORM_REPAIRS]; /* ms of the latest repairs, a ring */
+	unsigned n;			    /* repairs noted */
+	long long delay_ms;		    /* delay before the next repair, 0 = none */
+};
+
+/*
+ * Note a repair at t (ms, monotonic) in b and set b->delay_ms. Returns the span
+ * in ms of the last MIRROR_STORM_REPAIRS repairs when they make a fight (the
+ * caller warns), else -1.
+ */
+long long mirror_backoff_note(struct mirror_backoff *b, long long t);
 
 /* configure (mirror_apply.c): what mirror_run does for MIRROR_CONFIGURE, unlocked. */
 int mirror_configure(const struct mirror_opts *o, struct log_err *err);

@@ -397,6 +397,10 @@ kustomizations() {
   ! grep -rn 'type: oci' k8s/flux
   fsub k8s/flux/nodeprobe >"$W/np.json"
   one Namespace '.metadata.labels["pod-security.kubernetes.io/enforce"] == "privileged"' "$W/np.json"
+  # Pruning the Kustomization deletes its objects at once, without waiting for the HelmRelease's
+  # uninstall (fluxcd/pkg ssa DeleteAll): the Namespace must stay, or its deletion removes the
+  # DaemonSet and refuses the pre-delete hook's objects, and no node is cleaned.
+  one Namespace '.metadata.annotations["kustomize.toolkit.fluxcd.io/prune"] == "disabled"' "$W/np.json"
   one OCIRepository '.spec.url == "oci://ghcr.io/nodeprobe/charts/nodeprobe" and .spec.layerSelector.operation == "copy"' "$W/np.json"
   one HelmRelease '.spec.chartRef == {"kind": "OCIRepository", "name": "nodeprobe"} and .metadata.namespace == "nodeprobe"' "$W/np.json"
   # The HelmRelease's values, substituted, are values our chart takes: with defaults and with a

@@ -416,3 +416,37 @@ TEST(distro_table_and_fixes)
 	    "    discard_unpacked_layers = false");
 	sb_free(&sb);
 }
+/*
+ * watch's back-off, on a clock of our own: against a fighter that undoes each
+ * repair at once, the delay doubles up to 5 minutes and stays there; it ends
+ * only once a minute went by, after the delay, with nothing to repair.
+ */
+TEST(watch_backoff)
+{
+	struct mirror_backoff b = {0};
+	long long t = 0, max = 0, prev;
+	int i;
+
+	for (i = 0; i < 5; i++, t += 100)
+		mirror_backoff_note(&b, t);
+	CHECK_INT(b.delay_ms, 2000);
+	for (i = 0; i < 30; i++) {
+		prev = b.delay_ms;
+		t += b.delay_ms + 100; /* the fighter struck again before the delay was over */
+		CHECK(mirror_backoff_note(&b, t) >= 0);
+		CHECK(b.delay_ms >= prev); /* never back to full speed while the fight goes on */
+		max = b.delay_ms > max ? b.delay_ms : max;
+	}
+	CHECK_INT(max, 300000);
+	CHECK_INT(b.delay_ms, 300000);
+	/* the next change comes 61 s after the delay was over: the fight has ended */
+	t += b.delay_ms + 61000;
+	CHECK_INT(mirror_backoff_note(&b, t), -1);
+	CHECK_INT(b.delay_ms, 0);
+	/* one repair a minute is no fight */
+	for (i = 0; i < 10; i++) {
+		t += 61000;
+		CHECK_INT(mirror_backoff_note(&b, t), -1);
+		CHECK_INT(b.delay_ms, 0);
+	}
+}
