@@ -32,6 +32,14 @@ enum {
 	O_PAGE,
 	O_WATCH_TIMEOUT,
 	O_RETRIES,
+	/* rollouts at once, HA */
+	O_SETTLE,
+	O_HA,
+	O_LEASE_NAME,
+	O_LEASE_NS,
+	O_LEASE_DURATION,
+	O_RENEW_DEADLINE,
+	O_RETRY_PERIOD,
 };
 
 static const struct cli_opt opts[] = {
@@ -64,6 +72,18 @@ static const struct cli_opt opts[] = {
     {"watch-timeout", 0, "DUR", "server-side watch timeout (default 30m)", O_WATCH_TIMEOUT},
     {"retries", 0, "N", "attempts per API request on 429, 5xx and broken connections (default 5)",
      O_RETRIES},
+    {"settle", 0, "DUR", "a change rolls this long after it arrives (default 10ms)", O_SETTLE},
+    {"enable-ha", 0, "[=BOOL]", "leader election: only the Lease holder rolls (Reloader's flag)",
+     O_HA},
+    {"leader-elect-resource-name", 0, "NAME", "the Lease (default stakater-reloader-lock)",
+     O_LEASE_NAME},
+    {"leader-elect-resource-namespace", 0, "NS",
+     "the Lease's namespace (default $POD_NAMESPACE, else the service account's)", O_LEASE_NS},
+    {"leader-elect-lease-duration", 0, "DUR", "how long a standby waits (default 15s)",
+     O_LEASE_DURATION},
+    {"leader-elect-renew-deadline", 0, "DUR", "how long the leader tries to renew (default 10s)",
+     O_RENEW_DEADLINE},
+    {"leader-elect-retry-period", 0, "DUR", "time between tries (default 2s)", O_RETRY_PERIOD},
     {NULL, 0, NULL, NULL, 0},
 };
 
@@ -218,6 +238,45 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 	case O_NO_EVENTS:
 		o->events = 0;
 		return 0;
+	case O_HA:
+		v = arg ? goconv_parse_bool(arg) : 1;
+		if (v < 0) {
+			snprintf(msg, (size_t)msglen, "--enable-ha: '%s' is not a boolean", arg);
+			return -1;
+		}
+		o->ha = (int)v;
+		return 0;
+	case O_LEASE_NAME:
+	case O_LEASE_NS:
+		if (!*arg) {
+			snprintf(msg, (size_t)msglen, "--leader-elect-resource-%s: empty",
+				 id == O_LEASE_NAME ? "name" : "namespace");
+			return -1;
+		}
+		if (id == O_LEASE_NAME)
+			o->lease_name = arg;
+		else
+			o->lease_namespace = arg;
+		return 0;
+	case O_SETTLE:
+	case O_LEASE_DURATION:
+	case O_RENEW_DEADLINE:
+	case O_RETRY_PERIOD:
+		v = parse_duration(arg);
+		if (v < 0 || (id != O_SETTLE && v < 1)) {
+			snprintf(msg, (size_t)msglen, "bad duration '%s' (e.g. 500ms, 2s, 5m)",
+				 arg);
+			return -1;
+		}
+		if (id == O_SETTLE)
+			o->settle_ms = v;
+		else if (id == O_LEASE_DURATION)
+			o->lease_duration_ms = v;
+		else if (id == O_RENEW_DEADLINE)
+			o->renew_deadline_ms = v;
+		else
+			o->retry_period_ms = v;
+		return 0;
 	}
 	return -1;
 }
@@ -236,6 +295,18 @@ int main(int argc, char **argv)
 		return -r;
 	if (r < argc) {
 		cli_error("unexpected argument '%s'", argv[r]);
+		return CLI_EXIT_USAGE;
+	}
+	if (a.o.ha && a.o.once) {
+		cli_error("--enable-ha needs --mode watch");
+		return CLI_EXIT_USAGE;
+	}
+	/* client-go's NewLeaderElector checks (leaderelection.go) */
+	if (a.o.ha && (a.o.lease_duration_ms <= a.o.renew_deadline_ms ||
+		       a.o.renew_deadline_ms <= a.o.retry_period_ms * 12 / 10)) {
+		cli_error(
+		    "--leader-elect-lease-duration must exceed --leader-elect-renew-deadline, "
+		    "which must exceed 1.2 x --leader-elect-retry-period");
 		return CLI_EXIT_USAGE;
 	}
 	a.o.namespaces = a.nns ? a.ns : NULL;

@@ -34,6 +34,14 @@ struct reload_opts {
 	long watch_timeout_s; /* server-side watch timeout */
 	int retries;	      /* API retry budget */
 	int retry_base_ms;    /* first backoff step */
+	/* Rollouts at once and HA (reload_ha.c). */
+	long settle_ms;		     /* a change rolls this long after it arrives */
+	int ha;			     /* --enable-ha: act only while holding the Lease */
+	const char *lease_name;	     /* the Lease (default stakater-reloader-lock, Reloader's) */
+	const char *lease_namespace; /* NULL: $POD_NAMESPACE, else the service account's */
+	long lease_duration_ms;	     /* client-go's LeaseDuration (15 s) */
+	long renew_deadline_ms;	     /* RenewDeadline (10 s) */
+	long retry_period_ms;	     /* RetryPeriod (2 s) */
 };
 
 /* Fill opts with the defaults. */

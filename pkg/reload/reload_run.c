@@ -28,6 +28,11 @@ void reload_opts_init(struct reload_opts *o)
 	o->watch_timeout_s = 1800;
 	o->retries = 5;
 	o->retry_base_ms = 200;
+	o->settle_ms = 10;
+	o->lease_name = "stakater-reloader-lock";
+	o->lease_duration_ms = 15000;
+	o->renew_deadline_ms = 10000;
+	o->retry_period_ms = 2000;
 }
 
 static int make_streams(struct ctl *c)
@@ -101,6 +106,7 @@ static void ctl_free(struct ctl *c)
 	sb_free(&c->url);
 	sb_free(&c->body);
 	sb_free(&c->resp);
+	reload_ha_free(c);
 	kube_client_free(c->cl);
 }
 
@@ -138,6 +144,11 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 	if (r < 0) {
 		log_err_set(err, r, "out of memory");
 		goto out;
+	}
+	if (o->ha) {
+		r = reload_ha_new(&c, err);
+		if (r < 0)
+			goto out;
 	}
 	if (!o->once) {
 		struct sigaction sa;
@@ -177,6 +188,7 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 			goto out;
 	}
 	METRIC_SET(c.m.ready, 1);
+	reload_ha_tick(&c);
 	while (!reload_stop_flag) {
 		long long wait = reload_next_wakeup(&c) - reload_now_ms();
 
@@ -189,8 +201,10 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 		}
 		reload_process_deferred(&c);
 		reload_restart_watches(&c);
+		reload_ha_tick(&c);
 		reload_process_due(&c, 0);
 	}
+	reload_ha_release(&c);
 	r = 0;
 out:
 	reload_http_stop(http);

@@ -55,6 +55,9 @@ kustomizations() {
   for d in k8s/reload k8s/reload/namespaced; do
     render "$d" | "$T/check-manifests" --rbac "$T/rbac-reload.txt" || { echo "in $d" >&2; return 1; }
   done
+  # --enable-ha: the same, plus a Role granting exactly rbac-reload-ha.txt
+  render k8s/reload/ha | "$T/check-manifests" --rbac "$T/rbac-reload.txt" --rbac "$T/rbac-reload-ha.txt" ||
+    { echo "in k8s/reload/ha" >&2; return 1; }
   # Components, rendered onto NFD's and Spegel's own output: only our containers are ours.
   for d in test/k8s/nfd-chart test/k8s/nfd-kustomize test/k8s/spegel-chart; do
     render "$d" | "$T/check-manifests" --ours "$OURS" || { echo "in $d" >&2; return 1; }
@@ -93,6 +96,10 @@ kustomizations() {
   run "$T/check-manifests" --rbac "$T/rbac-reload.txt" <"$W/bad.json"
   [ "$status" -eq 1 ]
   [[ $output == *"lacks apps deployments patch"* ]]
+  # --enable-ha's Role missing: its grants are not "nowhere" but a failure
+  run "$T/check-manifests" --rbac "$T/rbac-reload.txt" --rbac "$T/rbac-reload-ha.txt" <"$W/rbac.json"
+  [ "$status" -eq 1 ]
+  [[ $output == *"no Role or ClusterRole grants exactly $T/rbac-reload-ha.txt"* ]]
   # Nothing to check is not a pass: RBAC rules without any Role, a component that added none
   # of our containers (NFD's and Spegel's own output alone).
   jq 'select(.kind | test("Role$") | not)' "$W/rbac.json" >"$W/norole.json"
@@ -125,7 +132,13 @@ kustomizations() {
     return 0
   fi
   "$T/man-rbac" "$man" >"$W/man-rbac.txt"
-  diff -u <(grep -v '^#' "$T/rbac-reload.txt" | sort) <(sort "$W/man-rbac.txt")
+  diff -u <(grep -hv '^#' "$T/rbac-reload.txt" "$T/rbac-reload-ha.txt" | sort) <(sort "$W/man-rbac.txt")
+  # --enable-ha's leases: a Role in the pod's own namespace (the Lease's), never cluster-wide
+  render k8s/reload/ha >"$W/ha.json"
+  [ "$(jq -r 'select(.kind == "Role") | [.metadata.name, .metadata.namespace] | join(" ")' "$W/ha.json")" = "nodeprobe-reload-leases nodeprobe-system" ]
+  [ "$(jq -r 'select(.kind == "ClusterRole") | .rules[].resources[]' "$W/ha.json" | grep -c leases)" -eq 0 ]
+  one RoleBinding '.roleRef.name == "nodeprobe-reload-leases" and .subjects[0].name == "nodeprobe-reload"' "$W/ha.json"
+  one Deployment '.spec.replicas == 2 and (.spec.template.spec.containers[0].args | index("--enable-ha=true") != null) and ([.spec.template.spec.containers[0].env[].name] == ["POD_NAME", "POD_NAMESPACE"])' "$W/ha.json"
 }
 
 @test "nfd component: adds the init container, leaves NFD's own containers alone" {
@@ -324,12 +337,14 @@ kustomizations() {
   # cluster to talk to, it gets as far as looking for one.
   [ -x "$BUILD/nodeprobe-reload" ]
   local d
-  for d in k8s/reload k8s/reload/namespaced; do
+  for d in k8s/reload k8s/reload/namespaced k8s/reload/ha; do
     render "$d" >"$W/r.json"
     mapfile -t a < <(args "$W/r.json" /usr/bin/nodeprobe-reload | sed 's|\$(POD_NAMESPACE)|my-app|')
     [ "${#a[@]}" -ge 1 ]
+    # (--enable-ha runs in watch mode only)
+    [ "$d" = k8s/reload/ha ] || a+=(--mode once)
     run env -u KUBERNETES_SERVICE_HOST -u KUBERNETES_SERVICE_PORT KUBECONFIG=/nonexistent \
-      "$BUILD/nodeprobe-reload" "${a[@]}" --mode once
+      "$BUILD/nodeprobe-reload" "${a[@]}"
     [ "$status" -eq 1 ] || { echo "$d: ${a[*]}: exit $status: $output" >&2; return 1; }
     [[ $output == *"not in a cluster"* ]]
   done
