@@ -139,6 +139,12 @@ kustomizations() {
   [ "$(jq -r 'select(.kind == "ClusterRole") | .rules[].resources[]' "$W/ha.json" | grep -c leases)" -eq 0 ]
   one RoleBinding '.roleRef.name == "nodeprobe-reload-leases" and .subjects[0].name == "nodeprobe-reload"' "$W/ha.json"
   one Deployment '.spec.replicas == 2 and (.spec.template.spec.containers[0].args | index("--enable-ha=true") != null) and ([.spec.template.spec.containers[0].env[].name] == ["POD_NAME", "POD_NAMESPACE"])' "$W/ha.json"
+  # the component on the one-namespace variant: both env vars kept, the leases Role there too
+  render test/k8s/reload-namespaced-ha >"$W/nsha.json"
+  "$T/check-manifests" --rbac "$T/rbac-reload.txt" --rbac "$T/rbac-reload-ha.txt" <"$W/nsha.json"
+  [ "$(jq -r 'select(.kind | test("^Cluster")) | .kind' "$W/nsha.json")" = "" ]
+  [ "$(jq -r 'select(.kind == "Role") | .metadata.namespace' "$W/nsha.json" | sort -u)" = my-app ]
+  one Deployment '([.spec.template.spec.containers[0].env[].name] | sort) == ["POD_NAME", "POD_NAMESPACE"] and (.spec.template.spec.containers[0].args | index("--namespace=$(POD_NAMESPACE)") != null)' "$W/nsha.json"
 }
 
 @test "nfd component: adds the init container, leaves NFD's own containers alone" {
