@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* nodeprobe-mirror: containerd hosts.toml for a Spegel mirror: configure, cleanup, check. */
+/* nodeprobe-mirror: containerd hosts.toml for a Spegel mirror: configure, cleanup, check, watch. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,9 +42,9 @@ static const struct cli_opt opts[] = {
 
 static const struct cli_spec spec = {
     .prog = "nodeprobe-mirror",
-    .synopsis = "configure|cleanup|check [OPTIONS]",
+    .synopsis = "configure|cleanup|check|watch [OPTIONS]",
     .description =
-	"Write, remove or check containerd's <config-path>/<registry>/hosts.toml files\nso that pulls go through a Spegel mirror first and fall back upstream.",
+	"Write, remove, check or keep in place (watch) containerd's\n<config-path>/<registry>/hosts.toml files so that pulls go through a Spegel\nmirror first and fall back upstream.",
     .opts = opts,
     .epilog =
 	"Exit status: 0 success, 1 failure or check found errors, 2 usage error,\n3 check found warnings only.\n",
@@ -113,7 +113,7 @@ static void print_finding(void *data, const struct mirror_finding *f)
 
 int main(int argc, char **argv)
 {
-	static const char *const cmds[] = {"configure", "cleanup", "check"};
+	static const char *const cmds[] = {"configure", "cleanup", "check", "watch"};
 	struct mirror_opts o;
 	struct log_err err = {0};
 	const char *cmd = NULL;
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 	cli_log_init(spec.prog, verbose);
 	if (!cmd || first < argc) {
 		cli_error(cmd ? "unexpected argument '%s'"
-			      : "missing command (configure, cleanup or check)",
+			      : "missing command (configure, cleanup, check or watch)",
 			  cmd ? argv[first] : "");
 		fprintf(stderr, "Try '%s --help' for more information.\n", spec.prog);
 		mirror_opts_free(&o);
@@ -155,7 +155,7 @@ int main(int argc, char **argv)
 		if (!strcmp(cmd, cmds[i]))
 			break;
 	if (i == sizeof(cmds) / sizeof(cmds[0])) {
-		cli_error("unknown command '%s' (configure, cleanup or check)", cmd);
+		cli_error("unknown command '%s' (configure, cleanup, check or watch)", cmd);
 		mirror_opts_free(&o);
 		return CLI_EXIT_USAGE;
 	}

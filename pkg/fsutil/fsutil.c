@@ -252,14 +252,18 @@ static int remove_tree_at(int dfd, const char *name)
 int fs_remove_tree(const char *dir, const char *name, struct log_err *err)
 {
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
+	struct stat st;
+	bool existed;
 
 	if (dfd < 0)
 		return log_err_set(err, -errno, "%s: %s", dir, strerror(errno));
+	existed = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 	r = remove_tree_at(dfd, name);
 	close(dfd);
 	if (r < 0)
 		return log_err_set(err, r, "%s/%s: cannot remove: %s", dir, name, strerror(-r));
-	log_info("removed %s/%s", dir, name);
+	if (existed)
+		log_info("removed %s/%s", dir, name);
 	return 0;
 }
 

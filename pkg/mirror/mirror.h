@@ -16,6 +16,7 @@ enum mirror_cmd {
 	MIRROR_CONFIGURE, /* write <config-path>/<host>/hosts.toml */
 	MIRROR_CLEANUP,	  /* put _backup back */
 	MIRROR_CHECK,	  /* report what containerd would reject or ignore */
+	MIRROR_WATCH,	  /* configure, then keep it in place until SIGTERM */
 };
 
 /* A list of strings; owned by whoever filled it, freed with mirror_list_free. */
@@ -101,6 +102,11 @@ enum {
  *   _backup. Returns 0 or -errno.
  * check: reports findings through o->report and returns MIRROR_CLEAN,
  *   MIRROR_WARNINGS or MIRROR_ERRORS; -errno if config_path cannot be read.
+ * watch: configure, then watch config_path (inotify) and repair our
+ *   directories and _backup whenever someone else removes or changes them,
+ *   until SIGTERM or SIGINT (returns 0, nothing touched on the way out). Once
+ *   cleanup is seen restoring _backup, nothing more is repaired. Returns what
+ *   configure returns when the first configure fails.
  * err gets a one-line message on failure.
  */
 int mirror_run(struct mirror_opts *o, struct log_err *err);

@@ -399,7 +399,7 @@ static void wants_free(struct want *w, size_t n)
 	free(w);
 }
 
-static int configure(const struct mirror_opts *o, struct log_err *err)
+int mirror_configure(const struct mirror_opts *o, struct log_err *err)
 {
 	const char *base = o->config_path;
 	struct mirror_list targets = {0};
@@ -558,11 +558,13 @@ int mirror_run(struct mirror_opts *o, struct log_err *err)
 {
 	switch (o->cmd) {
 	case MIRROR_CONFIGURE:
-		return configure(o, err);
+		return mirror_configure(o, err);
 	case MIRROR_CLEANUP:
 		return cleanup(o, err);
 	case MIRROR_CHECK:
 		return mirror_check_run(o, err);
+	case MIRROR_WATCH:
+		return mirror_watch_run(o, err);
 	}
 	return log_err_set(err, -EINVAL, "unknown command");
 }

@@ -24,6 +24,12 @@ bool mirror_is_wildcard(const char *r);
 /* Largest hosts.toml or certificate file read. */
 #define MIRROR_MAX_FILE (1u << 20)
 
+/* configure (mirror_apply.c): what mirror_run does for MIRROR_CONFIGURE. */
+int mirror_configure(const struct mirror_opts *o, struct log_err *err);
+
+/* watch (mirror_watch.c): what mirror_run does for MIRROR_WATCH. */
+int mirror_watch_run(const struct mirror_opts *o, struct log_err *err);
+
 /* Check run over the whole config path (check.c). */
 int mirror_check_run(const struct mirror_opts *o, struct log_err *err);
 

@@ -144,6 +144,34 @@ registry_lines_after() {
   [ "$status" -eq 0 ] || { echo "$output"; false; }
 }
 
+@test "watch: a Talos-style re-sync under a running watch is repaired before the next CRI pull" {
+  configure_mirror
+  "$BIN" watch -v --config-path "$E2E/certs.d" --registry https://docker.io \
+    --registry registry.example.internal:5000 --mirror-target http://127.0.0.1:5123 \
+    >"$E2E/watch.log" 2>&1 &
+  wpid=$!
+  for ((i = 0; i < 200; i++)); do grep -q watching "$E2E/watch.log" && break; sleep 0.1; done
+  # talos@ad88231 cri_config.go syncHosts: its own directories written, every other one removed
+  find "$E2E/certs.d" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
+  mkdir "$E2E/certs.d/registry.talos.dev"
+  printf "server = 'https://registry.talos.dev'\n" >"$E2E/certs.d/registry.talos.dev/hosts.toml"
+  for ((i = 0; i < 200; i++)); do
+    cmp -s "$E2E_DIR/expected/docker.io.toml" "$E2E/certs.d/docker.io/hosts.toml" && break
+    sleep 0.1
+  done
+  kill "$wpid"
+  wait "$wpid" || true
+  cat "$E2E/watch.log"
+  grep -q "written by someone else (a distro's re-sync?): backing up what is there now and re-applying" "$E2E/watch.log"
+  diff -u "$E2E_DIR/expected/docker.io.toml" "$E2E/certs.d/docker.io/hosts.toml"
+  [ -f "$E2E/certs.d/_backup/registry.talos.dev/hosts.toml" ]
+  e2e_ctr -n k8s.io images rm docker.io/library/hello:v1 >/dev/null 2>&1 || true
+  before=$(wc -l <"$E2E/registry.log")
+  run e2e_in "$E2E_DIR/cri-pull" "$E2E/containerd.sock" docker.io/library/hello:v1
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  registry_lines_after "$before" | grep -q '"HEAD /v2/library/hello/manifests/v1?ns=docker.io HTTP/1.1" 200'
+}
+
 @test "with the mirror stopped the pull falls back to server at once (connection refused)" {
   configure_mirror
   e2e_ctr images rm docker.io/library/hello:v1 >/dev/null 2>&1 || true

@@ -1,0 +1,191 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# nodeprobe-mirror watch: files deleted, edited or re-synced away under a running watch come back
+# with configure's bytes; SIGTERM and cleanup leave everything as it is. Waits are bounded polls,
+# never timing assertions.
+load helpers
+
+setup() {
+  BIN="$BUILD/nodeprobe-mirror"
+  T=$(mktemp -d "$BATS_TMPDIR/np-watch.XXXXXX")
+  C="$T/hosts"
+  unset CONTAINERD_REGISTRY_CONFIG_PATH MIRRORED_REGISTRIES MIRROR_TARGETS RESOLVE_TAGS \
+    PREPEND_EXISTING MIRROR_DIAL_TIMEOUT MIRROR_BASIC_AUTH_DIR NODEPROBE_MIRROR_CONFIG
+  export NODE_IP=10.0.0.5
+  ARGS=(--config-path "$C" -r https://docker.io -r ghcr.io -m 'http://${NODE_IP}:30020')
+  WPID=
+}
+
+teardown() {
+  [ -n "$WPID" ] && kill "$WPID" 2>/dev/null && wait "$WPID" 2>/dev/null
+  rm -rf "$T"
+}
+
+# Path, mode and content hash of everything under $1.
+contents() {
+  (cd "$1" && find . -printf '%p %y %m\n' | sort && find . -type f -exec sha256sum {} + | sort)
+}
+
+# Path, inode and ctime of everything under $1 (ctime moves on any write).
+inodes() {
+  (cd "$1" && find . -printf '%p %i %C@\n' | sort)
+}
+
+# Poll (at most 20 s) until the command succeeds.
+wait_for() {
+  local i
+  for ((i = 0; i < 200; i++)); do
+    "$@" && return 0
+    sleep 0.1
+  done
+  echo "timed out waiting for: $*" >&2
+  cat "$T/log" >&2
+  return 1
+}
+
+# Start a watch in the background and wait until it watches.
+start_watch() {
+  "$BIN" watch -v "${ARGS[@]}" "$@" >"$T/log" 2>&1 &
+  WPID=$!
+  wait_for grep -q "watching $C" "$T/log"
+}
+
+# What configure alone writes, for comparison.
+reference() {
+  mkdir -p "$T/ref"
+  cp -a "$T/orig/." "$T/ref/" 2>/dev/null || true
+  "$BIN" configure --config-path "$T/ref" -r https://docker.io -r ghcr.io \
+    -m 'http://${NODE_IP}:30020'
+}
+
+# A user's config path before the first configure.
+user_files() {
+  mkdir -p "$T/orig/docker.io" "$T/orig/quay.io"
+  printf "server = 'https://registry-1.docker.io'\n" >"$T/orig/docker.io/hosts.toml"
+  printf "server = 'https://quay.io'\n" >"$T/orig/quay.io/hosts.toml"
+  cp -a "$T/orig" "$C"
+}
+
+log_has() { grep -qF -- "$1" "$T/log"; }
+
+@test "watch: a removed and an edited hosts.toml come back with configure's bytes, logged" {
+  user_files
+  reference
+  start_watch
+  [ "$(contents "$C")" = "$(contents "$T/ref")" ]
+  rm -rf "$C/docker.io"
+  wait_for log_has "restoring $C/docker.io: removed"
+  wait_for test -f "$C/docker.io/hosts.toml"
+  echo "[host.'http://evil']" >"$C/ghcr.io/hosts.toml"
+  wait_for log_has "restoring $C/ghcr.io: changed (content)"
+  wait_for cmp -s "$C/ghcr.io/hosts.toml" "$T/ref/ghcr.io/hosts.toml"
+  chmod 600 "$C/docker.io/hosts.toml"
+  wait_for log_has "restoring $C/docker.io: changed (mode)"
+  wait_for test "$(stat -c %a "$C/docker.io/hosts.toml")" = 644
+  wait_for test "$(contents "$C")" = "$(contents "$T/ref")"
+}
+
+@test "watch: idempotent, an event that changes nothing of ours writes nothing" {
+  user_files
+  start_watch
+  before=$(inodes "$C")
+  # someone else's directory appears and goes: an event, nothing of ours changed
+  mkdir "$C/other" && rmdir "$C/other"
+  # a later repair proves the events above were handled before it
+  rm -rf "$C/ghcr.io"
+  wait_for log_has "restoring $C/ghcr.io: removed"
+  wait_for test -f "$C/ghcr.io/hosts.toml"
+  # everything but the repaired directory and the config path itself is as it was
+  grep -v -e ghcr.io -e '^\. ' <<<"$before" >"$T/a"
+  inodes "$C" | grep -v -e ghcr.io -e '^\. ' >"$T/b"
+  diff -u "$T/a" "$T/b"
+  run grep -c "restoring" "$T/log"
+  [ "$output" = 1 ]
+}
+
+@test "watch: a removed or edited _backup is restored from memory, unchanged" {
+  user_files
+  start_watch
+  want=$(contents "$C")
+  rm -rf "$C/_backup"
+  wait_for log_has "restoring $C/_backup: removed"
+  wait_for test "$(contents "$C")" = "$want"
+  echo changed >"$C/_backup/quay.io/hosts.toml"
+  wait_for log_has "restoring $C/_backup: changed (content)"
+  wait_for test "$(contents "$C")" = "$want"
+  # cleanup still gives the user's files back exactly
+  kill "$WPID" && wait "$WPID" || true
+  WPID=
+  "$BIN" cleanup --config-path "$C"
+  [ "$(contents "$C")" = "$(contents "$T/orig")" ]
+}
+
+@test "watch: a Talos-style re-sync (every directory it did not write removed) is repaired" {
+  user_files
+  start_watch
+  # talos@ad88231 cri_config.go syncHosts: write its own directories, RemoveAll the rest
+  find "$C" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
+  mkdir "$C/registry.talos.dev"
+  printf "server = 'https://registry.talos.dev'\n" >"$C/registry.talos.dev/hosts.toml"
+  wait_for log_has "_backup removed and 1 entry written by someone else"
+  wait_for test -f "$C/ghcr.io/hosts.toml"
+  wait_for test -f "$C/_backup/registry.talos.dev/hosts.toml"
+  # ours as configure writes them on a node where Talos's file was the only one
+  mkdir -p "$T/orig2/registry.talos.dev"
+  cp "$C/_backup/registry.talos.dev/hosts.toml" "$T/orig2/registry.talos.dev/"
+  "$BIN" configure --config-path "$T/orig2" -r https://docker.io -r ghcr.io \
+    -m 'http://${NODE_IP}:30020'
+  wait_for test "$(contents "$C")" = "$(contents "$T/orig2")"
+}
+
+@test "watch: SIGTERM exits 0 and touches nothing" {
+  user_files
+  start_watch
+  before=$(inodes "$C")
+  kill -TERM "$WPID"
+  st=0
+  wait "$WPID" || st=$?
+  WPID=
+  [ "$st" -eq 0 ]
+  [ "$(inodes "$C")" = "$before" ]
+  log_has "Terminated: exiting, $C left as it is"
+}
+
+@test "watch: cleanup under a running watch restores the user's files and the watch stays out" {
+  user_files
+  start_watch -v
+  run "$BIN" cleanup --config-path "$C"
+  [ "$status" -eq 0 ]
+  wait_for log_has "cleanup is restoring _backup: not re-applying until restarted"
+  [ "$(contents "$C")" = "$(contents "$T/orig")" ]
+  # still running, and a further change to a directory it used to own is left alone
+  kill -0 "$WPID"
+  rm -rf "$C/docker.io"
+  wait_for log_has "events ignored: cleanup ran"
+  ! log_has "restoring $C" || false
+  [ ! -e "$C/docker.io" ]
+}
+
+@test "watch: something that rewrites in a loop gets a back-off and a warning" {
+  user_files
+  start_watch
+  # a fighter that removes our directory whenever it is back, 8 times at most
+  for ((n = 0; n < 8; n++)); do
+    wait_for test -f "$C/docker.io/hosts.toml"
+    rm -rf "$C/docker.io"
+    log_has "rewrites it in a loop" && break
+  done
+  wait_for log_has "repaired 5 times in"
+  log_has "next repair no sooner than 2 s"
+  # after the back-off it still repairs
+  wait_for test -f "$C/docker.io/hosts.toml"
+}
+
+@test "watch: a bad registry fails before anything is written; usage errors exit 2" {
+  run "$BIN" watch --config-path "$C" -r 'https://bad/path' -m http://10.0.0.5:30020
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"bad/path"* ]]
+  [ ! -e "$C" ]
+  run "$BIN" watch --no-such-option
+  [ "$status" -eq 2 ]
+}
