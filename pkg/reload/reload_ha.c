@@ -84,15 +84,19 @@ static json_t *spec_new(const char *holder, long long duration_s, const char *ac
 static int lease_request(struct ctl *c, const char *method, const char *name, const char *body,
 			 struct log_err *err)
 {
+	long old;
 	int r;
 
 	sb_reset(&c->url);
 	if (kube_url(&c->url, kube_client_server(c->cl), &lease_res, c->ha->ns, name, NULL) < 0)
 		return -ENOMEM;
 	c->resp.max = SMALL_MAX;
+	/* bounded by the renew deadline, as client-go's renew context bounds each try */
 	kube_client_set_retries(c->cl, 1, c->o->retry_base_ms);
+	old = kube_client_set_timeout(c->cl, c->o->renew_deadline_ms);
 	r = kube_request(c->cl, method, c->url.buf, body ? "application/json" : NULL, body,
 			 &c->resp, err);
+	kube_client_set_timeout(c->cl, old);
 	kube_client_set_retries(c->cl, c->o->retries, c->o->retry_base_ms);
 	return r;
 }

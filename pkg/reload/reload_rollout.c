@@ -50,6 +50,9 @@ void reload_schedule(struct ctl *c, struct wl_ent *we, enum reload_type type, co
 	we->due_ms = due;
 	we->pnext = c->pend;
 	c->pend = we;
+	if (!reload_ha_acting(c))
+		log_debug("%s %s/%s: change queued; not leading", reload_kind_name(we->w.kind),
+			  we->e.ns, we->e.name);
 }
 
 static void count_skip(struct ctl *c, enum reload_verdict v)

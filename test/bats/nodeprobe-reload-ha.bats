@@ -242,3 +242,22 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
   # the first went out at once, long before the last change
   [[ $(patches /web$ | head -1) != *"$last"* ]]
 }
+
+@test "HA: a renewal that hangs past the renew deadline: the leader stops rolling, queues, and rolls once it leads again" {
+  cm cfg '{"v":"0"}'
+  deploy web cfg
+  run_ha a -v
+  wait_holder a
+  # every Lease request now takes 4 s: longer than the 2 s renew deadline each try is bounded by
+  fake_ctl POST /faults '{"path":"/leases/","action":"delay","seconds":4,"count":-1}' >/dev/null
+  wait_log a "lost Lease reload/stakater-reloader-lock"
+  # not the leader: the change is queued, not rolled
+  cm cfg '{"v":"1"}'
+  wait_log a "Deployment default/web: change queued; not leading"
+  fake_ctl DELETE /faults >/dev/null
+  wait_log a "leading: 1 workloads had changes pending, 1 still to roll"
+  wait_patches 1 /web$
+  [ "$(npatches /web$)" -eq 1 ]
+  [[ $(patches /web$) == *"$(sha1 v=1)"* ]]
+  [ "$(grep -c 'acquired Lease' "$BATS_TEST_TMPDIR/a.log")" -eq 2 ]
+}
