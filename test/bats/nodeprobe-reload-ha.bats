@@ -261,3 +261,30 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
   [[ $(patches /web$) == *"$(sha1 v=1)"* ]]
   [ "$(grep -c 'acquired Lease' "$BATS_TEST_TMPDIR/a.log")" -eq 2 ]
 }
+
+@test "HA: two instances started together: one creates the Lease, the other stands by; each change rolled once" {
+  cm c1 '{"v":"0"}'
+  cm c2 '{"v":"0"}'
+  deploy d1 c1
+  deploy d2 c2
+  run_ha a
+  run_ha b
+  for i in $(seq 200); do
+    [ -n "$(holder)" ] && break
+    sleep 0.1
+  done
+  h=$(holder)
+  [ "$h" = a ] || [ "$h" = b ]
+  other=$([ "$h" = a ] && echo b || echo a)
+  wait_log "$other" "leader is $h"
+  # one Lease create answered 201; a second one, if any, got 409 AlreadyExists
+  [ "$(fake_ctl GET "/requests?method=POST&path=/leases\$" | jq -c '[.items[].status] | sort | .[0:1]')" = '[201]' ]
+  [ "$(fake_ctl GET "/requests?method=POST&path=/leases\$" | jq '[.items[] | select(.status != 201 and .status != 409)] | length')" -eq 0 ]
+  cm c1 '{"v":"1"}'
+  wait_patches 1 /d1$
+  # a later change as a sentinel: by its rollout, a duplicate of d1's would have come
+  cm c2 '{"v":"1"}'
+  wait_patches 1 /d2$
+  [ "$(npatches /d1$)" -eq 1 ]
+  [ "$(npatches /d2$)" -eq 1 ]
+}
