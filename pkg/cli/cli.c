@@ -26,12 +26,14 @@ static void print_opts(const struct cli_opt *o)
 	char left[64];
 
 	for (; o->lng; o++) {
+		const char *sep = o->arg && o->arg[0] != '[' ? " " : "";
+
 		if (o->shrt)
-			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->shrt, o->lng,
-				 o->arg && o->arg[0] != '[' ? " " : "", o->arg ? o->arg : "");
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->shrt, o->lng, sep,
+				 o->arg ? o->arg : "");
 		else
-			snprintf(left, sizeof(left), "    --%s%s%s", o->lng,
-				 o->arg && o->arg[0] != '[' ? " " : "", o->arg ? o->arg : "");
+			snprintf(left, sizeof(left), "    --%s%s%s", o->lng, sep,
+				 o->arg ? o->arg : "");
 		if (strlen(left) > 28)
 			printf("  %s\n  %-28s  %s\n", left, "", o->help);
 		else
@@ -64,7 +66,6 @@ static void add_opts(const struct cli_opt *o, struct option *lo, size_t *nlo, ch
 {
 	for (; o->lng; o++) {
 		lo[*nlo].name = o->lng;
-		/* arg "[=X]": optional, only as --name=X (Go's bool flags: --enable-ha=true) */
 		lo[*nlo].has_arg = !o->arg	      ? no_argument
 				   : o->arg[0] == '[' ? optional_argument
 						      : required_argument;

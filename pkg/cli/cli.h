@@ -16,8 +16,8 @@ enum {
 struct cli_opt {
 	const char *lng;  /* long name without "--" */
 	int shrt;	  /* short letter, or 0 for long-only */
-	const char *arg;  /* argument name shown in --help ("DIR"), NULL for a flag; "[=BOOL]":
-			     optional, given only as --name=value (arg NULL when absent) */
+	const char *arg;  /* argument name shown in --help ("DIR"), NULL for a flag; "[=BOOL]"
+			   * (leading '['): optional, only as --name=VALUE (Go pflag's bool flags) */
 	const char *help; /* one line for --help */
 	int id;		  /* what the callback receives: the short letter, or a value >= 256 */
 };
