@@ -27,11 +27,6 @@ enum {
 	O_MIN_INTERVAL,
 	O_RATE,
 	O_BURST,
-	O_LISTEN,
-	O_NO_EVENTS,
-	O_PAGE,
-	O_WATCH_TIMEOUT,
-	O_RETRIES,
 	/* rollouts at once, HA */
 	O_SETTLE,
 	O_HA,
@@ -40,6 +35,11 @@ enum {
 	O_LEASE_DURATION,
 	O_RENEW_DEADLINE,
 	O_RETRY_PERIOD,
+	O_LISTEN,
+	O_NO_EVENTS,
+	O_PAGE,
+	O_WATCH_TIMEOUT,
+	O_RETRIES,
 };
 
 static const struct cli_opt opts[] = {
@@ -65,13 +65,6 @@ static const struct cli_opt opts[] = {
     {"max-rollouts-per-second", 0, "N", "global rollout rate limit, 0 for none (default 5)",
      O_RATE},
     {"burst", 0, "N", "rollouts allowed at once above the rate (default 20)", O_BURST},
-    {"listen", 0, "ADDR",
-     "serve /healthz, /readyz, /metrics on [HOST]:PORT ('' for off; default :9090)", O_LISTEN},
-    {"no-events", 0, NULL, "do not post Kubernetes Events", O_NO_EVENTS},
-    {"page-size", 0, "N", "LIST page size (default 500)", O_PAGE},
-    {"watch-timeout", 0, "DUR", "server-side watch timeout (default 30m)", O_WATCH_TIMEOUT},
-    {"retries", 0, "N", "attempts per API request on 429, 5xx and broken connections (default 5)",
-     O_RETRIES},
     {"settle", 0, "DUR", "a change rolls this long after it arrives (default 10ms)", O_SETTLE},
     {"enable-ha", 0, "[=BOOL]", "leader election: only the Lease holder rolls (Reloader's flag)",
      O_HA},
@@ -84,6 +77,13 @@ static const struct cli_opt opts[] = {
     {"leader-elect-renew-deadline", 0, "DUR", "how long the leader tries to renew (default 10s)",
      O_RENEW_DEADLINE},
     {"leader-elect-retry-period", 0, "DUR", "time between tries (default 2s)", O_RETRY_PERIOD},
+    {"listen", 0, "ADDR",
+     "serve /healthz, /readyz, /metrics on [HOST]:PORT ('' for off; default :9090)", O_LISTEN},
+    {"no-events", 0, NULL, "do not post Kubernetes Events", O_NO_EVENTS},
+    {"page-size", 0, "N", "LIST page size (default 500)", O_PAGE},
+    {"watch-timeout", 0, "DUR", "server-side watch timeout (default 30m)", O_WATCH_TIMEOUT},
+    {"retries", 0, "N", "attempts per API request on 429, 5xx and broken connections (default 5)",
+     O_RETRIES},
     {NULL, 0, NULL, NULL, 0},
 };
 
@@ -141,6 +141,45 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 	char *end;
 
 	switch (id) {
+	case O_HA:
+		v = arg ? goconv_parse_bool(arg) : 1;
+		if (v < 0) {
+			snprintf(msg, (size_t)msglen, "--enable-ha: '%s' is not a boolean", arg);
+			return -1;
+		}
+		o->ha = (int)v;
+		return 0;
+	case O_LEASE_NAME:
+	case O_LEASE_NS:
+		if (!*arg) {
+			snprintf(msg, (size_t)msglen, "--leader-elect-resource-%s: empty",
+				 id == O_LEASE_NAME ? "name" : "namespace");
+			return -1;
+		}
+		if (id == O_LEASE_NAME)
+			o->lease_name = arg;
+		else
+			o->lease_namespace = arg;
+		return 0;
+	case O_SETTLE:
+	case O_LEASE_DURATION:
+	case O_RENEW_DEADLINE:
+	case O_RETRY_PERIOD:
+		v = parse_duration(arg);
+		if (v < 0 || (id != O_SETTLE && v < 1)) {
+			snprintf(msg, (size_t)msglen, "bad duration '%s' (e.g. 500ms, 2s, 5m)",
+				 arg);
+			return -1;
+		}
+		if (id == O_SETTLE)
+			o->settle_ms = v;
+		else if (id == O_LEASE_DURATION)
+			o->lease_duration_ms = v;
+		else if (id == O_RENEW_DEADLINE)
+			o->renew_deadline_ms = v;
+		else
+			o->retry_period_ms = v;
+		return 0;
 	case O_KUBECONFIG:
 		o->kubeconfig = arg;
 		return 0;
@@ -237,45 +276,6 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 		return 0;
 	case O_NO_EVENTS:
 		o->events = 0;
-		return 0;
-	case O_HA:
-		v = arg ? goconv_parse_bool(arg) : 1;
-		if (v < 0) {
-			snprintf(msg, (size_t)msglen, "--enable-ha: '%s' is not a boolean", arg);
-			return -1;
-		}
-		o->ha = (int)v;
-		return 0;
-	case O_LEASE_NAME:
-	case O_LEASE_NS:
-		if (!*arg) {
-			snprintf(msg, (size_t)msglen, "--leader-elect-resource-%s: empty",
-				 id == O_LEASE_NAME ? "name" : "namespace");
-			return -1;
-		}
-		if (id == O_LEASE_NAME)
-			o->lease_name = arg;
-		else
-			o->lease_namespace = arg;
-		return 0;
-	case O_SETTLE:
-	case O_LEASE_DURATION:
-	case O_RENEW_DEADLINE:
-	case O_RETRY_PERIOD:
-		v = parse_duration(arg);
-		if (v < 0 || (id != O_SETTLE && v < 1)) {
-			snprintf(msg, (size_t)msglen, "bad duration '%s' (e.g. 500ms, 2s, 5m)",
-				 arg);
-			return -1;
-		}
-		if (id == O_SETTLE)
-			o->settle_ms = v;
-		else if (id == O_LEASE_DURATION)
-			o->lease_duration_ms = v;
-		else if (id == O_RENEW_DEADLINE)
-			o->renew_deadline_ms = v;
-		else
-			o->retry_period_ms = v;
 		return 0;
 	}
 	return -1;

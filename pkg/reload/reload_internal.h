@@ -348,13 +348,13 @@ struct ctl {
 	struct rs *rs;
 	size_t nrs;
 	struct wl_ent *pend;
+	struct reload_ha *ha; /* --enable-ha: the election (reload_ha.c), else NULL */
 	struct deferred *defer;
 	double tokens;
 	long long tok_ms;
 	int failures; /* rollouts that failed (once mode exit status) */
 	struct reload_metrics m;
 	struct strbuf url, body, resp;
-	struct reload_ha *ha; /* --enable-ha: the election (reload_ha.c), else NULL */
 };
 
 /* Shared between the sibling files of this module (each defined in one). */
@@ -365,6 +365,33 @@ int reload_tab_put(struct tab *t, struct ent *e);
 void reload_tab_del(struct tab *t, struct ent *e);
 
 void reload_on_signal(int sig);
+
+/* ---- HA (reload_ha.c): leader election on a coordination.k8s.io/v1 Lease ---- */
+
+struct reload_ha;
+
+/*
+ * Set up the election for c (Lease name, namespace: opts, $POD_NAMESPACE or the
+ * service-account file; identity: $POD_NAME or hostname_<random>). Returns 0, or
+ * KUBE_ECONFIG / -ENOMEM with err set. Free with reload_ha_free (also on error).
+ */
+int reload_ha_new(struct ctl *c, struct log_err *err);
+/* Free the election (NULL ha allowed). */
+void reload_ha_free(struct ctl *c);
+/* Try to acquire or renew when due; on becoming leader, re-read the pending workloads. */
+void reload_ha_tick(struct ctl *c);
+/* 1 when c may roll: no HA, or we hold a lease renewed within the renew deadline. */
+int reload_ha_acting(const struct ctl *c);
+/* When reload_ha_tick wants to run next (monotonic ms; INT64_MAX without HA). */
+long long reload_ha_next(const struct ctl *c);
+/* Give the lease up if we hold it (SIGTERM; client-go's ReleaseOnCancel). */
+void reload_ha_release(struct ctl *c);
+/*
+ * A standby (or a takeover's re-read) sees workload we parsed anew as nw: if its
+ * reload records changed, the leader rolled it, and what nw records as current is
+ * no longer pending here.
+ */
+void reload_ha_workload_seen(struct ctl *c, struct wl_ent *we, const struct reload_workload *nw);
 
 long long reload_now_ms(void);
 
@@ -401,32 +428,5 @@ int reload_rollout(struct ctl *c, struct wl_ent *we);
 void reload_process_due(struct ctl *c, int force);
 
 long long reload_next_wakeup(const struct ctl *c);
-
-/* ---- HA (reload_ha.c): leader election on a coordination.k8s.io/v1 Lease ---- */
-
-struct reload_ha;
-
-/*
- * Set up the election for c (Lease name, namespace: opts, $POD_NAMESPACE or the
- * service-account file; identity: $POD_NAME or hostname_<random>). Returns 0, or
- * KUBE_ECONFIG / -ENOMEM with err set. Free with reload_ha_free (also on error).
- */
-int reload_ha_new(struct ctl *c, struct log_err *err);
-/* Free the election (NULL ha allowed). */
-void reload_ha_free(struct ctl *c);
-/* Try to acquire or renew when due; on becoming leader, re-read the pending workloads. */
-void reload_ha_tick(struct ctl *c);
-/* 1 when c may roll: no HA, or we hold a lease renewed within the renew deadline. */
-int reload_ha_acting(const struct ctl *c);
-/* When reload_ha_tick wants to run next (monotonic ms; INT64_MAX without HA). */
-long long reload_ha_next(const struct ctl *c);
-/* Give the lease up if we hold it (SIGTERM; client-go's ReleaseOnCancel). */
-void reload_ha_release(struct ctl *c);
-/*
- * A standby (or a takeover's re-read) sees workload we parsed anew as nw: if its
- * reload records changed, the leader rolled it, and what nw records as current is
- * no longer pending here.
- */
-void reload_ha_workload_seen(struct ctl *c, struct wl_ent *we, const struct reload_workload *nw);
 
 #endif

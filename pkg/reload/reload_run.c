@@ -188,7 +188,6 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 			goto out;
 	}
 	METRIC_SET(c.m.ready, 1);
-	reload_ha_tick(&c);
 	while (!reload_stop_flag) {
 		long long wait = reload_next_wakeup(&c) - reload_now_ms();
 
@@ -199,9 +198,9 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 			log_err_set(err, r, "polling the watches failed");
 			goto out;
 		}
+		reload_ha_tick(&c); /* first round: at once (a sole instance leads) */
 		reload_process_deferred(&c);
 		reload_restart_watches(&c);
-		reload_ha_tick(&c);
 		reload_process_due(&c, 0);
 	}
 	reload_ha_release(&c);

@@ -563,29 +563,6 @@ TEST(patch_body_annotations_exact)
 	sb_free(&sb);
 }
 
-TEST(workload_without_name_is_an_error)
-{
-	struct reload_workload w;
-	struct log_err err = {0};
-	json_t *j = J("{\"metadata\":{}}");
-
-	CHECK_INT(reload_workload_parse(&w, RELOAD_STATEFULSET, j, 0, &err), -EINVAL);
-	CHECK_STR(err.msg, "StatefulSet without metadata.name");
-	reload_workload_free(&w);
-	json_decref(j);
-}
-
-/* Module codes stay out of the errno range and each has words; errno values keep strerror's. */
-TEST(error_codes_and_words)
-{
-	CHECK(RELOAD_EPARTIAL <= -1000 && KUBE_ETLS <= -1000 &&
-	      KUBE_ECONFIG <= -1000); /* errno < 200 */
-	CHECK_STR(reload_strerror(RELOAD_EPARTIAL), "some rollouts failed");
-	CHECK_STR(reload_strerror(KUBE_EAUTH), "the API server rejected the credentials");
-	CHECK_STR(reload_strerror(-ENOENT), strerror(ENOENT));
-	CHECK_STR(kube_strerror(KUBE_ETLS), "TLS handshake or certificate verification failed");
-}
-
 /*
  * Leading edge: a workload not rolled lately is due after the settle time; one rolled within
  * the window / minimum interval is due when the longer of them ends; further objects join the
@@ -634,4 +611,27 @@ TEST(schedule_leading_edge_then_hold)
 	reload_schedule(&c, &we, RELOAD_CONFIGMAP, "cfg");
 	CHECK(we.due_ms >= now && we.due_ms <= reload_now_ms());
 	reload_pend_remove(&c, &we);
+}
+
+TEST(workload_without_name_is_an_error)
+{
+	struct reload_workload w;
+	struct log_err err = {0};
+	json_t *j = J("{\"metadata\":{}}");
+
+	CHECK_INT(reload_workload_parse(&w, RELOAD_STATEFULSET, j, 0, &err), -EINVAL);
+	CHECK_STR(err.msg, "StatefulSet without metadata.name");
+	reload_workload_free(&w);
+	json_decref(j);
+}
+
+/* Module codes stay out of the errno range and each has words; errno values keep strerror's. */
+TEST(error_codes_and_words)
+{
+	CHECK(RELOAD_EPARTIAL <= -1000 && KUBE_ETLS <= -1000 &&
+	      KUBE_ECONFIG <= -1000); /* errno < 200 */
+	CHECK_STR(reload_strerror(RELOAD_EPARTIAL), "some rollouts failed");
+	CHECK_STR(reload_strerror(KUBE_EAUTH), "the API server rejected the credentials");
+	CHECK_STR(reload_strerror(-ENOENT), strerror(ENOENT));
+	CHECK_STR(kube_strerror(KUBE_ETLS), "TLS handshake or certificate verification failed");
 }
