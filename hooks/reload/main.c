@@ -297,18 +297,6 @@ int main(int argc, char **argv)
 		cli_error("unexpected argument '%s'", argv[r]);
 		return CLI_EXIT_USAGE;
 	}
-	if (a.o.ha && a.o.once) {
-		cli_error("--enable-ha needs --mode watch");
-		return CLI_EXIT_USAGE;
-	}
-	/* client-go's NewLeaderElector checks (leaderelection.go) */
-	if (a.o.ha && (a.o.lease_duration_ms <= a.o.renew_deadline_ms ||
-		       a.o.renew_deadline_ms <= a.o.retry_period_ms * 12 / 10)) {
-		cli_error(
-		    "--leader-elect-lease-duration must exceed --leader-elect-renew-deadline, "
-		    "which must exceed 1.2 x --leader-elect-retry-period");
-		return CLI_EXIT_USAGE;
-	}
 	a.o.namespaces = a.nns ? a.ns : NULL;
 	a.o.ignore_ns = a.nign ? a.ign : NULL;
 	/* A controller reports each rollout: info is on by default, -v adds debug. */

@@ -439,6 +439,15 @@ int reload_ha_new(struct ctl *c, struct log_err *err)
 	if (!ha)
 		return log_err_set(err, -ENOMEM, "out of memory");
 	c->ha = ha;
+	if (c->o->once)
+		return log_err_set(err, -EINVAL, "--enable-ha needs --mode watch");
+	/* client-go's NewLeaderElector checks (leaderelection.go) */
+	if (c->o->lease_duration_ms <= c->o->renew_deadline_ms ||
+	    c->o->renew_deadline_ms <= c->o->retry_period_ms * 12 / 10)
+		return log_err_set(err, -EINVAL,
+				   "--leader-elect-lease-duration must exceed "
+				   "--leader-elect-renew-deadline, which must exceed 1.2 x "
+				   "--leader-elect-retry-period");
 	if (!ns || !*ns)
 		ns = getenv("POD_NAMESPACE");
 	if ((!ns || !*ns) && c->o->sa_dir && sb_add(&path, c->o->sa_dir) == 0 &&

@@ -82,14 +82,17 @@ npatches() { fake_ctl GET "/requests?method=PATCH&path=${1:-.}&count=1" | jq .co
 wait_patches() { fake_ctl GET "/requests?method=PATCH&path=${2:-.}&min=$1&wait=20" >/dev/null; }
 MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
 
-@test "HA options: Go bool forms, bad values and once mode exit 2; no namespace is a clear error" {
+@test "HA options: Go bool forms, bad values exit 2; once mode, durations and no namespace are clear errors (exit 1)" {
   run_expect_fail 2 "$BIN" --enable-ha=maybe
   [[ $output == *"--enable-ha: 'maybe' is not a boolean"* ]]
-  run_expect_fail 2 "$BIN" --enable-ha --mode once
-  [[ $output == *"--enable-ha needs --mode watch"* ]]
-  run_expect_fail 2 "$BIN" --enable-ha --leader-elect-lease-duration 2s --leader-elect-renew-deadline 2s
-  [[ $output == *"must exceed"* ]]
   run_expect_fail 2 "$BIN" --leader-elect-retry-period 0
+  # refused before any request, as Reloader's PreRunE refuses a bad HA setup (exit 1)
+  run_expect_fail 1 env POD_NAMESPACE=x "$BIN" --kubeconfig "$KC" --listen '' --enable-ha --mode once
+  [[ $output == *"--enable-ha needs --mode watch"* ]]
+  run_expect_fail 1 env POD_NAMESPACE=x "$BIN" --kubeconfig "$KC" --listen '' --enable-ha \
+    --leader-elect-lease-duration 2s --leader-elect-renew-deadline 2s
+  [[ $output == *"must exceed"* ]]
+  [ "$(fake_ctl GET '/requests?count=1' | jq .count)" -eq 0 ]
   # no POD_NAMESPACE, no flag, no service-account file: exit 1 naming the fix
   run env -u POD_NAMESPACE "$BIN" --kubeconfig "$KC" --listen '' --enable-ha=true \
     --serviceaccount-dir "$BATS_TEST_TMPDIR/none"
