@@ -82,7 +82,7 @@ def start(extra=()):
     log = open(os.path.join(work, "reload.log"), "w")
     since = call("GET", "/requests?count=1")["next"]
     t0 = time.time()
-    p = subprocess.Popen([binary, "--kubeconfig", kubeconfig, "--listen", "", *extra],
+    p = subprocess.Popen([binary, "--kubeconfig", kubeconfig, "--listen", "", *kinds_args, *extra],
                          stdout=log, stderr=subprocess.STDOUT, pass_fds=())
     # synced and watching: its "synced:" line, then every watch open
     for _ in range(3000):
@@ -117,6 +117,15 @@ def cm(i, data):
             "data": data}
 
 
+# Argo Rollouts: the fake server serves them once their CRD is installed, nodeprobe-reload
+# watches them with Reloader's --is-Argo-Rollouts (where the binary has them).
+try:
+    call("POST", "/crds", {"resource": "argoproj.io/v1alpha1/rollouts"})
+except urllib.error.HTTPError:
+    pass
+kinds_args = []
+if "is-Argo-Rollouts" in subprocess.run([binary, "--help"], capture_output=True, text=True).stdout:
+    kinds_args = ["--is-Argo-Rollouts=true"]
 print("loading bench-load.json into the fake API server (20 namespaces)...")
 print("  %.1f s for %s" % (load(1, 0), ", ".join(sorted(served))))
 
@@ -125,7 +134,8 @@ p, since, wall, synced = start()
 cpu = proc_cpu(p.pid)
 n1 = objects(synced)
 startup = call("GET", f"/requests?since={since}&method=PATCH|POST&path=/(deployments|statefulsets|daemonsets|jobs|rollouts)/&count=1")["count"]
-print(f"sync (default settings; Helm release Secrets excluded server-side): {cpu:.2f} s CPU, "
+print(f"sync (default settings{' and ' + ' '.join(kinds_args) if kinds_args else ''}; Helm release "
+      f"Secrets excluded server-side): {cpu:.2f} s CPU, "
       f"{wall:.1f} s wall; {synced.split(': ', 1)[1]}; rollouts at start-up: {startup}")
 
 # isolated changes to Deployments 1000.. (no CronJob or Rollout shares their ConfigMaps)
