@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -345,4 +346,28 @@ int fs_mkdir_if_missing(const char *path, struct log_err *err)
 	if (errno == EEXIST && fs_is_dir(path))
 		return 0;
 	return log_err_set(err, -errno, "%s: cannot create directory: %s", path, strerror(errno));
+}
+
+int fs_lock_dir(const char *path, int timeout_ms, struct log_err *err)
+{
+	const struct timespec step = {.tv_sec = 0, .tv_nsec = 50 * 1000000L};
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), waited;
+
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT
+				       : log_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	for (waited = 0; flock(fd, LOCK_EX | LOCK_NB) < 0; waited += 50) {
+		if (errno != EWOULDBLOCK || waited >= timeout_ms) {
+			int e = errno == EWOULDBLOCK ? ETIMEDOUT : errno;
+
+			close(fd);
+			if (e == ETIMEDOUT)
+				return log_err_set(err, -e,
+						   "%s: locked by another process for %d s", path,
+						   timeout_ms / 1000);
+			return log_err_set(err, -e, "%s: cannot lock: %s", path, strerror(e));
+		}
+		nanosleep(&step, NULL);
+	}
+	return fd;
 }

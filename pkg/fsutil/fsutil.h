@@ -79,4 +79,13 @@ int fs_move_all(const char *from, const char *to, struct log_err *err);
  */
 int fs_mkdir_if_missing(const char *path, struct log_err *err);
 
+/*
+ * Take an exclusive flock(2) on directory path, so that processes changing
+ * the same tree take turns; waits at most timeout_ms. Returns the descriptor
+ * holding the lock (close it to release), -ENOENT when path does not exist
+ * (nothing to serialise yet), -ETIMEDOUT with err "<path>: locked by another
+ * process for <n> s", or -errno with err.
+ */
+int fs_lock_dir(const char *path, int timeout_ms, struct log_err *err);
+
 #endif

@@ -554,13 +554,42 @@ static int cleanup(const struct mirror_opts *o, struct log_err *err)
 	return finish_restore(base, err);
 }
 
+/*
+ * configure and cleanup of one config path, and each repair of a watch on it,
+ * take turns: a cleanup (an uninstall) beside a running watch must not meet a
+ * repair half way.
+ */
+int mirror_lock(const char *config_path, struct log_err *err)
+{
+	int fd = fs_lock_dir(config_path, MIRROR_LOCK_MS, err);
+
+	if (fd == -ENOENT || fd == -ENOTDIR) {
+		/* nothing there yet to serialise; a file is reported by what runs next */
+		log_err_clear(err);
+		return INT_MAX;
+	}
+	return fd;
+}
+
+void mirror_unlock(int fd)
+{
+	if (fd >= 0 && fd != INT_MAX)
+		close(fd);
+}
+
 int mirror_run(struct mirror_opts *o, struct log_err *err)
 {
+	int lock, r;
+
 	switch (o->cmd) {
 	case MIRROR_CONFIGURE:
-		return mirror_configure(o, err);
 	case MIRROR_CLEANUP:
-		return cleanup(o, err);
+		lock = mirror_lock(o->config_path, err);
+		if (lock < 0)
+			return lock;
+		r = o->cmd == MIRROR_CONFIGURE ? mirror_configure(o, err) : cleanup(o, err);
+		mirror_unlock(lock);
+		return r;
 	case MIRROR_CHECK:
 		return mirror_check_run(o, err);
 	case MIRROR_WATCH:

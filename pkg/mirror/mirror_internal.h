@@ -24,7 +24,18 @@ bool mirror_is_wildcard(const char *r);
 /* Largest hosts.toml or certificate file read. */
 #define MIRROR_MAX_FILE (1u << 20)
 
-/* configure (mirror_apply.c): what mirror_run does for MIRROR_CONFIGURE. */
+/* How long configure, cleanup or a repair waits for another one on the same path. */
+#define MIRROR_LOCK_MS 30000
+
+/*
+ * Lock config_path (an flock on the directory) against the other writers of
+ * pkg/mirror; mirror_apply.c. Returns a handle for mirror_unlock (also when
+ * the path does not exist yet), or -ETIMEDOUT / -errno with err.
+ */
+int mirror_lock(const char *config_path, struct log_err *err);
+void mirror_unlock(int lock);
+
+/* configure (mirror_apply.c): what mirror_run does for MIRROR_CONFIGURE, unlocked. */
 int mirror_configure(const struct mirror_opts *o, struct log_err *err);
 
 /* watch (mirror_watch.c): what mirror_run does for MIRROR_WATCH. */

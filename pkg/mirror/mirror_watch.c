@@ -287,23 +287,29 @@ static void watch_snap(struct watcher *w, const struct snap *s)
 	}
 }
 
+static int watch_drain(struct watcher *w);
+
 /*
  * A new inotify descriptor watching the config path and every directory we
- * own in it. Events our own writes caused went with the old descriptor.
+ * own in it. The old one is read to its end first (a cleanup's start must
+ * not be missed); other events our own writes caused go with it.
  */
 static int watch_rearm(struct watcher *w, struct log_err *err)
 {
 	size_t i;
 
-	if (w->ifd >= 0)
+	if (w->ifd >= 0) {
+		watch_drain(w);
 		close(w->ifd);
+	}
 	w->nwatches = 0;
 	w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (w->ifd < 0)
 		return log_err_set(err, -errno, "inotify: %s", strerror(errno));
-	if (inotify_add_watch(w->ifd, w->base, DIR_EVENTS) < 0)
+	if (inotify_add_watch(w->ifd, w->base, DIR_EVENTS) >= 0)
+		w->nwatches++;
+	else if (errno != ENOENT) /* removed as a whole: the repair makes it again */
 		return log_err_set(err, -errno, "%s: cannot watch: %s", w->base, strerror(errno));
-	w->nwatches++;
 	for (i = 0; i < w->ndirs; i++)
 		watch_snap(w, &w->ours[i]);
 	watch_snap(w, &w->backup);
@@ -312,16 +318,77 @@ static int watch_rearm(struct watcher *w, struct log_err *err)
 	return 0;
 }
 
-/* Snapshots of what is ours, taken right after configure. */
-static int watch_snap_all(struct watcher *w, struct log_err *err)
+/* Snapshots of our trees and _backup into ours[ndirs] and *bak. */
+static int snap_all(const struct watcher *w, struct snap *ours, struct snap *bak,
+		    struct log_err *err)
 {
 	size_t i;
 	int r = 0;
 
 	for (i = 0; r == 0 && i < w->ndirs; i++)
-		r = snap_take(&w->ours[i], w->base, w->dirs[i], err);
+		r = snap_take(&ours[i], w->base, w->dirs[i], err);
 	if (r == 0)
-		r = snap_take(&w->backup, w->base, MIRROR_BACKUP_DIR, err);
+		r = snap_take(bak, w->base, MIRROR_BACKUP_DIR, err);
+	return r;
+}
+
+#define SETTLE_TRIES 4
+
+/*
+ * configure, then remember what it left. A write of someone else's between
+ * configure and the snapshot must not become what we keep, so: configure,
+ * snapshot, configure again, snapshot again; the snapshots are kept when the
+ * two agree (the second configure, which writes only what differs, found
+ * nothing to change), else the whole is tried again.
+ */
+static int watch_settle(struct watcher *w, struct log_err *err)
+{
+	struct snap *a = calloc(w->ndirs, sizeof(*a)), *b = calloc(w->ndirs, sizeof(*b));
+	struct snap abak = {0}, bbak = {0};
+	bool same = false;
+	size_t i;
+	int r = a && b ? 0 : log_err_set(err, -ENOMEM, "out of memory"), tries;
+
+	for (tries = 0; r == 0 && !same && tries < SETTLE_TRIES; tries++) {
+		r = mirror_configure(w->o, err);
+		if (r == 0)
+			r = snap_all(w, a, &abak, err);
+		if (r == 0)
+			r = mirror_configure(w->o, err);
+		if (r == 0)
+			r = snap_all(w, b, &bbak, err);
+		same = r == 0 && !*snap_diff(&abak, &bbak);
+		for (i = 0; r == 0 && i < w->ndirs; i++) {
+			const char *why = snap_diff(&b[i], &a[i]);
+
+			if (*why)
+				log_warn("restoring %s/%s: %s (while the last repair wrote it)",
+					 w->base, w->dirs[i], why);
+			same = same && !*why;
+		}
+	}
+	if (r == 0 && !same)
+		r = log_err_set(err, -EAGAIN,
+				"%s: changed by someone else while being written, %d times",
+				w->base, SETTLE_TRIES);
+	for (i = 0; r == 0 && i < w->ndirs; i++) {
+		snap_free(&w->ours[i]);
+		w->ours[i] = b[i];
+		memset(&b[i], 0, sizeof(b[i]));
+	}
+	if (r == 0) {
+		snap_free(&w->backup);
+		w->backup = bbak;
+		memset(&bbak, 0, sizeof(bbak));
+	}
+	for (i = 0; a && b && i < w->ndirs; i++) {
+		snap_free(&a[i]);
+		snap_free(&b[i]);
+	}
+	snap_free(&abak);
+	snap_free(&bbak);
+	free(a);
+	free(b);
 	return r;
 }
 
@@ -438,9 +505,7 @@ static int watch_repair(struct watcher *w, bool *changed, struct log_err *err)
 	}
 	if (!*changed)
 		return 0;
-	r = mirror_configure(w->o, err);
-	if (r == 0)
-		r = watch_snap_all(w, err);
+	r = watch_settle(w, err);
 	return r < 0 ? r : 1;
 }
 
@@ -501,7 +566,7 @@ static int watch_drain(struct watcher *w)
 static int watch_setup(struct watcher *w, const struct mirror_opts *o, struct log_err *err)
 {
 	size_t i;
-	int r;
+	int r, lock;
 
 	memset(w, 0, sizeof(*w));
 	w->o = o;
@@ -518,9 +583,11 @@ static int watch_setup(struct watcher *w, const struct mirror_opts *o, struct lo
 		if (r < 0)
 			return r;
 	}
-	r = mirror_configure(o, err);
-	if (r == 0)
-		r = watch_snap_all(w, err);
+	lock = mirror_lock(w->base, err);
+	if (lock < 0)
+		return lock;
+	r = watch_settle(w, err);
+	mirror_unlock(lock);
 	if (r == 0)
 		r = watch_rearm(w, err);
 	return r;
@@ -545,8 +612,8 @@ int mirror_watch_run(const struct mirror_opts *o, struct log_err *err)
 	struct pollfd pfd[2];
 	sigset_t mask;
 	long long t, due = -1, first = -1, next_check;
-	int sfd = -1, r, timeout;
-	bool changed;
+	int sfd = -1, r, timeout, lock;
+	bool changed = false;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
@@ -559,6 +626,8 @@ int mirror_watch_run(const struct mirror_opts *o, struct log_err *err)
 		goto out;
 	log_info("watching %s (%zu registries, %zu directories)", w.base, w.ndirs, w.nwatches);
 	next_check = now_ms() + RESYNC_MS;
+	/* what changed between the first configure and the watches shows up here */
+	due = now_ms() + QUIET_MS;
 	for (;;) {
 		t = now_ms();
 		timeout = (int)((due >= 0 ? due : next_check) - t);
@@ -603,21 +672,30 @@ int mirror_watch_run(const struct mirror_opts *o, struct log_err *err)
 		if (w.dormant)
 			continue;
 		/*
-		 * New watches first, so that nothing written from here on is missed;
-		 * the events of our own repair then bring one more comparison, which
-		 * finds everything in place.
+		 * Locked against configure and cleanup of the same path. New watches
+		 * first, so that nothing written from here on is missed (the old
+		 * descriptor is read to its end: a cleanup that held the lock shows
+		 * there); the events of our own repair then bring one more
+		 * comparison, which finds everything in place.
 		 */
-		r = watch_rearm(&w, err);
-		if (r < 0)
-			break;
-		r = watch_repair(&w, &changed, err);
+		changed = false;
+		lock = mirror_lock(w.base, err);
+		r = lock < 0 ? lock : watch_rearm(&w, err);
+		if (r == 0 && !w.dormant)
+			r = watch_repair(&w, &changed, err);
+		mirror_unlock(lock);
+		if (r < 0 && w.ifd < 0)
+			break; /* no inotify descriptor: nothing to wait on */
 		if (r < 0) {
 			/* a failed repair is tried again at the next event or resync */
 			log_error("%s", err->msg);
 			log_err_clear(err);
 		}
-		if (changed)
-			watch_note_repair(&w, now_ms());
+		if (!changed)
+			continue;
+		watch_note_repair(&w, now_ms());
+		/* once more, with watches on what the repair made (a path made anew has none) */
+		due = now_ms() + (w.backoff_ms ? w.backoff_ms : QUIET_MS);
 	}
 	r = r < 0 ? r : 0;
 out:

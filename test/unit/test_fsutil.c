@@ -158,3 +158,25 @@ TEST(list_move_and_join)
 	harness_rm_tree(a);
 	harness_rm_tree(b);
 }
+
+TEST(lock_dir_excludes_and_times_out)
+{
+	struct log_err err = {0};
+	char dir[64], missing[96], want[160];
+	int a, b;
+
+	snprintf(dir, sizeof(dir), "%s", harness_tmpdir());
+	snprintf(missing, sizeof(missing), "%s/none", dir);
+	CHECK_INT(fs_lock_dir(missing, 100, &err), -ENOENT);
+	a = fs_lock_dir(dir, 100, &err);
+	REQUIRE(a >= 0);
+	/* a second open file description is another holder, as another process would be */
+	CHECK_INT(fs_lock_dir(dir, 100, &err), -ETIMEDOUT);
+	snprintf(want, sizeof(want), "%s: locked by another process for 0 s", dir);
+	CHECK_STR(err.msg, want);
+	close(a);
+	b = fs_lock_dir(dir, 100, &err);
+	CHECK(b >= 0);
+	close(b);
+	harness_rm_tree(dir);
+}
