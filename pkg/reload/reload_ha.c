@@ -345,7 +345,16 @@ static long long jittered(const struct ctl *c)
 	return p + random() % (p * JITTER_PERMILLE / 1000 + 1);
 }
 
+static void tick(struct ctl *c);
+
 void reload_ha_tick(struct ctl *c)
+{
+	tick(c);
+	if (c->ha)
+		METRIC_SET(c->m.leader, c->ha->leader ? 2 : 1);
+}
+
+static void tick(struct ctl *c)
 {
 	struct reload_ha *ha = c->ha;
 	long long now = reload_now_ms();
@@ -422,6 +431,7 @@ void reload_ha_release(struct ctl *c)
 	r = body ? lease_request(c, "PUT", ha->name, body, &err) : -ENOMEM;
 	free(body);
 	ha->leader = 0;
+	METRIC_SET(c->m.leader, 1);
 	if (r == 200)
 		log_info("released Lease %s/%s", ha->ns, ha->name);
 	else

@@ -237,6 +237,7 @@ struct reload_metrics {
 	unsigned long watch_restarts[NCLS];
 	unsigned long objects[NCLS];  /* gauge: objects tracked */
 	int ready;		      /* initial sync done, watches running */
+	int leader;		      /* --enable-ha: 2 leading, 1 standing by; 0 without */
 	const struct kube_client *cl; /* for API request counts by code */
 };
 

@@ -55,6 +55,7 @@ run_ha() {
   printf -v "PID_$name" %s $!
 }
 
+free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 lease() { fake_ctl GET '/objects?apiVersion=coordination.k8s.io/v1&kind=Lease&namespace=reload&name=stakater-reloader-lock'; }
 holder() { lease | jq -r '.spec.holderIdentity // ""'; }
 # wait_holder ID: poll (up to 20 s) until the Lease names ID as holder.
@@ -140,10 +141,15 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
   cm c2 '{"v":"0"}'
   deploy d1 c1
   deploy d2 c2
-  run_ha a
+  pa=$(free_port)
+  pb=$(free_port)
+  run_ha a --listen "127.0.0.1:$pa"
   wait_holder a
-  run_ha b
+  run_ha b --listen "127.0.0.1:$pb"
   wait_log b "leader is a"
+  # /metrics says who leads
+  [ "$(curl -sS "http://127.0.0.1:$pa/metrics" | grep '^nodeprobe_reload_leader ')" = "nodeprobe_reload_leader 1" ]
+  [ "$(curl -sS "http://127.0.0.1:$pb/metrics" | grep '^nodeprobe_reload_leader ')" = "nodeprobe_reload_leader 0" ]
   # the leader rolls d1; the standby watches it happen and keeps nothing pending
   cm c1 '{"v":"1"}'
   wait_patches 1 /d1$
@@ -160,6 +166,7 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
   # the takeover PUT counts a transition and names b; the Lease is b's from now on
   [ "$(lease | jq -c '[.spec.holderIdentity, .spec.leaseTransitions]')" = '["b",1]' ]
   grep -q "leading: 1 workloads had changes pending, 1 still to roll" "$BATS_TEST_TMPDIR/b.log"
+  [ "$(curl -sS "http://127.0.0.1:$pb/metrics" | grep '^nodeprobe_reload_leader ')" = "nodeprobe_reload_leader 1" ]
   # b keeps rolling
   cm c1 '{"v":"2"}'
   wait_patches 2 /d1$
