@@ -1,0 +1,386 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# k8s/chart/nodeprobe: helm lint --strict and helm template (helm 3 and helm 4, the pinned
+# binaries scripts/install-tools puts first in PATH) over every values file of test/k8s/values;
+# every render passes test/k8s/check-manifests; what each values file selects is in the render;
+# the arguments the chart passes are accepted by the binaries and do the job; the packaged chart
+# goes through a real OCI registry (helm push, helm pull, helm template of the pulled chart).
+load helpers
+
+C=$NP_ROOT/k8s/chart/nodeprobe
+T=$NP_ROOT/test/k8s
+V=$NP_ROOT/test/k8s/values
+
+setup() {
+  cd "$NP_ROOT"
+  command -v helm >/dev/null || { echo "helm not found: scripts/install-deps installs it (scripts/install-tools)" >&2; return 1; }
+  command -v kubectl >/dev/null || { echo "kubectl not found: scripts/install-deps installs it" >&2; return 1; }
+  W=$(mktemp -d)
+}
+
+teardown() {
+  [ -n "${NS:-}" ] && e2e_stop
+  rm -rf "$W"
+}
+
+# tpl [HELM] ARGS...: helm template of the chart, release nodeprobe in namespace nodeprobe, as
+# a stream of JSON objects (test/k8s/render's conversion).
+tpl() {
+  local h=helm
+  case ${1:-} in helm|helm4) h=$1; shift ;; esac
+  "$h" template nodeprobe "$C" -n nodeprobe "$@" | KUBECONFIG=/dev/null kubectl patch --local -f - --type merge -p '{}' -o json
+}
+
+# check FILE: check-manifests with each Role checked against its own grant list.
+check() {
+  local args=() r f
+  for r in $(jq -r 'select(.kind | test("Role$")) | .metadata.name' "$1" | sort -u); do
+    case $r in
+      *-leader-election) f=rbac-lease.txt ;;
+      *-mirror-cleanup) f=rbac-mirror-cleanup.txt ;;
+      *-reload) f=rbac-reload.txt ;;
+      *) echo "unexpected role $r" >&2; return 1 ;;
+    esac
+    args+=(--role "$r=$T/$f")
+  done
+  "$T/check-manifests" "${args[@]}" <"$1"
+}
+
+# one KIND FILTER FILE: exactly one object of KIND in FILE, and FILTER is true for it.
+one() {
+  jq -e -s --arg k "$1" "map(select(.kind == \$k)) | length == 1 and (.[0] | $2)" "$3" >/dev/null ||
+    { echo "not true for the one $1 in $3: $2" >&2; return 1; }
+}
+
+# args FILE CONTAINER: the args of the (init) container named CONTAINER of the non-hook DaemonSet.
+ds_args() {
+  jq -r --arg c "$2" 'select(.kind == "DaemonSet" and (.metadata.annotations["helm.sh/hook"] // "") == "")
+    | .spec.template.spec | (.initContainers // []) + .containers | .[] | select(.name == $c) | .args[]' "$1"
+}
+
+@test "helm lint --strict passes with every values file, helm 3 and helm 4" {
+  local v h n=0
+  helm version --short | grep -q '^v3\.'
+  for h in helm helm4; do
+    command -v $h >/dev/null || { echo "# $h not installed: lint with it skipped" >&3; continue; }
+    for v in "$V"/*.yaml; do
+      $h lint --strict "$C" -f "$v" >"$W/lint.txt" 2>&1 || { cat "$W/lint.txt" >&2; echo "$h lint $v" >&2; return 1; }
+      grep -q '0 chart(s) failed' "$W/lint.txt"
+      n=$((n + 1))
+    done
+  done
+  [ "$n" -ge 10 ]
+}
+
+@test "every values file renders (helm 3 and 4 alike) and passes the hardening checks" {
+  local v n=0
+  for v in "$V"/*.yaml; do
+    tpl -f "$v" >"$W/r.json" || { echo "render failed: $v" >&2; return 1; }
+    check "$W/r.json" || { echo "in $v" >&2; return 1; }
+    if command -v helm4 >/dev/null; then
+      tpl helm4 -f "$v" >"$W/r4.json"
+      diff -u <(jq -S . "$W/r.json") <(jq -S . "$W/r4.json") || { echo "helm 4 renders $v differently" >&2; return 1; }
+    fi
+    # Every object is labelled as ours; nothing outside the release namespace but cluster RBAC
+    # and the namespaced-scope Roles.
+    jq -e -s 'all(.[]; .metadata.labels["app.kubernetes.io/part-of"] == "nodeprobe")' "$W/r.json" >/dev/null
+    n=$((n + 1))
+  done
+  [ "$n" -ge 10 ]
+  # A render of our chart with a weakened container is caught (the checks can fail here).
+  tpl >"$W/r.json"
+  jq 'if .kind == "DaemonSet" then .spec.template.spec.initContainers[0].securityContext.readOnlyRootFilesystem = false else . end' "$W/r.json" >"$W/bad.json"
+  run check "$W/bad.json"
+  [ "$status" -eq 1 ]
+  jq 'if .kind == "ClusterRole" then .rules[0].verbs += ["delete"] else . end' "$W/r.json" >"$W/bad.json"
+  run check "$W/bad.json"
+  [ "$status" -eq 1 ]
+  [[ $output == *"grants core configmaps delete"* ]]
+}
+
+@test "values schema and template checks refuse bad values with the field named" {
+  local bad
+  while IFS='|' read -r bad msg; do
+    run helm template nodeprobe "$C" $bad
+    [ "$status" -ne 0 ] || { echo "accepted: $bad" >&2; return 1; }
+    [[ $output == *"$msg"* ]] || { echo "$bad: $output" >&2; return 1; }
+  done <<'E'
+--set mirror.distro=ubuntu|mirror.distro must be one of the following
+--set mirror.bogus=1|Additional property bogus is not allowed
+--set mirror.spegel.targets=hostport|mirror.spegel.targets must be one of the following
+--set mirror.configPath=/a:/b|mirror.configPath
+--set mirror.registries={docker.io}|mirror.registries.0
+--set mirror.dialTimeout=200|mirror.dialTimeout
+--set mirror.resources.limits=null|mirror.resources
+--set reload.replicas=2|reload.replicas > 1 needs reload.ha.enabled
+--set reload.rbac.scope=global|reload.rbac.scope must be one of the following
+--set reload.networkPolicy.enabled=true|reload.networkPolicy.apiServer.cidrs
+--set mirror.spegel.targets=none|mirror: no mirror target
+--set reload.serviceAccount.create=false|reload.serviceAccount.name is required
+E
+}
+
+@test "mirror: each distro preset mounts and configures its containerd config path" {
+  local d want
+  while read -r d want; do
+    if [ "$d" = kubeadm ]; then tpl >"$W/r.json"; else tpl -f "$V/distro-$d.yaml" >"$W/r.json"; fi
+    # The same path in the configure args, the mount, the hostPath, and in the cleanup hook.
+    one DaemonSet "(.metadata.annotations[\"nodeprobe.io/distro\"] == \"$d\") and (.spec.template.spec.volumes[0].hostPath.path == \"$want\")
+      and (.spec.template.spec.initContainers[0].volumeMounts[0].mountPath == \"$want\")
+      and (.spec.template.spec.initContainers[0].args | index(\"--config-path=$want\") != null)" \
+      <(jq 'select((.metadata.annotations["helm.sh/hook"] // "") == "")' "$W/r.json")
+    one DaemonSet ".spec.template.spec.initContainers[0].args == [\"cleanup\", \"--config-path=$want\"]
+      and .spec.template.spec.volumes[0].hostPath.path == \"$want\"" \
+      <(jq 'select(.metadata.annotations["helm.sh/hook"] == "pre-delete")' "$W/r.json")
+  done <<'E'
+kubeadm /etc/containerd/certs.d
+talos /etc/cri/conf.d/hosts
+k3s /var/lib/rancher/k3s/agent/etc/containerd/certs.d
+rke2 /var/lib/rancher/rke2/agent/etc/containerd/certs.d
+k0s /etc/containerd/certs.d
+microk8s /var/snap/microk8s/current/args/certs.d
+kind /etc/containerd/certs.d
+E
+  # An explicit configPath wins over the preset.
+  tpl --set mirror.distro=talos --set mirror.configPath=/srv/certs.d >"$W/r.json"
+  ds_args "$W/r.json" configure | grep -qx -- '--config-path=/srv/certs.d'
+  # Every node, system-node-critical, no API token, NODE_IP from the kubelet.
+  tpl >"$W/r.json"
+  jq 'select(.kind == "DaemonSet" and (.metadata.annotations["helm.sh/hook"] // "") == "")' "$W/r.json" >"$W/ds.json"
+  one DaemonSet '.spec.template.spec.tolerations == [{"operator": "Exists"}] and .spec.template.spec.priorityClassName == "system-node-critical"
+    and .spec.template.spec.automountServiceAccountToken == false
+    and (.spec.template.spec.initContainers[0].env[] | select(.name == "NODE_IP") | .valueFrom.fieldRef.fieldPath) == "status.hostIP"' "$W/ds.json"
+}
+
+@test "mirror: targets for each Spegel generation, registries, options" {
+  tpl >"$W/r.json"
+  ds_args "$W/r.json" configure >"$W/a"
+  # watch (the long-running container) keeps exactly what configure writes: the same options.
+  diff <(tail -n +2 "$W/a") <(ds_args "$W/r.json" watch | tail -n +2)
+  [ "$(ds_args "$W/r.json" watch | head -1)" = watch ]
+  [ "$(grep -- '--mirror-target=' "$W/a")" = '--mirror-target=http://$(NODE_IP):30020' ]
+  [ "$(grep -c -- '--registry=' "$W/a")" -eq 7 ]
+  grep -qx -- '--dial-timeout=200ms' "$W/a"
+  grep -qx -- '--resolve-tags=true' "$W/a"
+  tpl -f "$V/spegel-v0.7.yaml" >"$W/r.json"
+  ds_args "$W/r.json" configure >"$W/a"
+  [ "$(grep -- '--mirror-target=' "$W/a" | paste -sd' ')" = '--mirror-target=http://$(NODE_IP):30020 --mirror-target=http://$(NODE_IP):30021' ]
+  grep -qx -- '--registry=\*' "$W/a"
+  grep -qx -- '--basic-auth-dir=/etc/secrets/basic-auth' "$W/a"
+  one DaemonSet '.spec.template.spec.volumes[] | select(.name == "basic-auth") | .secret.secretName == "spegel-basic-auth"' \
+    <(jq 'select((.metadata.annotations["helm.sh/hook"] // "") == "")' "$W/r.json")
+  tpl --set mirror.spegel.targets=prefer-same-node >"$W/r.json"
+  [ "$(ds_args "$W/r.json" configure | grep -- '--mirror-target=')" = '--mirror-target=http://$(NODE_IP):30021' ]
+  tpl -f "$V/seed-29999.yaml" >"$W/r.json"
+  ds_args "$W/r.json" configure >"$W/a"
+  [ "$(grep -- '--mirror-target=' "$W/a" | paste -sd' ')" = '--mirror-target=http://$(NODE_IP):29999 --mirror-target=http://$(NODE_IP):30021' ]
+  grep -qx -- '--registry=https://gitea.example.internal' "$W/a"
+  grep -qx -- '--registry=https://registry.example.internal:5000' "$W/a"
+  grep -qx -- '--prepend-existing' "$W/a"
+  ! grep -q -- '--dial-timeout' "$W/a"
+  # watch off: a pause container keeps the pod up.
+  [ "$(jq -r 'select(.kind == "DaemonSet") | [.spec.template.spec.containers[] | .name + "=" + .image] | join(",")' "$W/r.json")" = pause=registry.k8s.io/pause:3.10 ]
+  # Pinned by digest; no cleanup hook when turned off.
+  jq -e -s '[.[] | .. | objects | select(has("image")) | .image | select(startswith("ghcr.io/nodeprobe/"))] | length > 0 and
+    all(. == "ghcr.io/nodeprobe/nodeprobe:0.1.0@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")' "$W/r.json"
+  [ "$(jq -r 'select(.metadata.annotations["helm.sh/hook"]?) | .kind' "$W/r.json")" = "" ]
+}
+
+@test "mirror: uninstall cleanup is a pre-delete hook: stop, clean every node, wait" {
+  tpl >"$W/r.json"
+  jq -c 'select(.metadata.annotations["helm.sh/hook"]?)' "$W/r.json" >"$W/hooks.json"
+  # All pre-delete, removed once they succeeded (and before a retry creates them again).
+  jq -e -s 'length == 6 and all(.[]; .metadata.annotations["helm.sh/hook"] == "pre-delete"
+    and .metadata.annotations["helm.sh/hook-delete-policy"] == "before-hook-creation,hook-succeeded")' "$W/hooks.json"
+  # Weight order: RBAC, the stop Job, the cleanup DaemonSet, the wait Job.
+  [ "$(jq -r -s 'sort_by(.metadata.annotations["helm.sh/hook-weight"] | tonumber) | map(.kind + "/" + .metadata.name) | join(" ")' "$W/hooks.json")" = \
+    "ServiceAccount/nodeprobe-mirror-cleanup Role/nodeprobe-mirror-cleanup RoleBinding/nodeprobe-mirror-cleanup Job/nodeprobe-mirror-cleanup-stop DaemonSet/nodeprobe-mirror-cleanup Job/nodeprobe-mirror-cleanup-wait" ]
+  one Job '.metadata.name == "nodeprobe-mirror-cleanup-stop" and .spec.template.spec.containers[0].args ==
+    ["--namespace=nodeprobe", "delete", "daemonset", "nodeprobe-mirror", "--ignore-not-found", "--cascade=foreground", "--wait=true", "--timeout=10m"]' \
+    <(jq 'select(.metadata.name == "nodeprobe-mirror-cleanup-stop")' "$W/hooks.json")
+  one Job '.spec.template.spec.containers[0].args == ["--namespace=nodeprobe", "rollout", "status", "daemonset/nodeprobe-mirror-cleanup", "--timeout=10m"]' \
+    <(jq 'select(.metadata.name == "nodeprobe-mirror-cleanup-wait")' "$W/hooks.json")
+  # The Role reaches only the two DaemonSets, by name.
+  one Role '.rules[0].resourceNames == ["nodeprobe-mirror", "nodeprobe-mirror-cleanup"]' "$W/hooks.json"
+  # The cleanup DaemonSet is the configure DaemonSet's pod with `cleanup` for `configure`, under
+  # its own selector (it never adopts the configure pods).
+  jq 'select(.kind == "DaemonSet")' "$W/r.json" >"$W/ds.json"
+  diff <(jq -S 'select(.metadata.name == "nodeprobe-mirror") | .spec.template.spec | del(.initContainers[0].args, .initContainers[0].name, .initContainers[0].env, .containers)' "$W/ds.json") \
+       <(jq -S 'select(.metadata.name == "nodeprobe-mirror-cleanup") | .spec.template.spec | del(.initContainers[0].args, .initContainers[0].name, .containers)' "$W/ds.json")
+  # Its pods only wait once clean (pause), nothing keeps the configuration in place there.
+  [ "$(jq -r 'select(.metadata.name == "nodeprobe-mirror-cleanup") | [.spec.template.spec.containers[].name] | join(",")' "$W/ds.json")" = pause ]
+  [ "$(jq -r '.spec.selector.matchLabels["app.kubernetes.io/component"]' "$W/ds.json" | paste -sd,)" = mirror,mirror-cleanup-node ]
+  # Nothing runs on pod stop: no lifecycle hooks anywhere.
+  ! grep -q -e preStop -e postStart "$W/r.json"
+}
+
+@test "reload: cluster or namespaced RBAC, HA Lease, monitors, PDB, NetworkPolicy" {
+  tpl >"$W/r.json"
+  one ClusterRoleBinding '.subjects == [{"kind": "ServiceAccount", "name": "nodeprobe-reload", "namespace": "nodeprobe"}]' "$W/r.json"
+  one Deployment '.spec.replicas == 1 and .spec.strategy.type == "Recreate" and .spec.template.spec.containers[0].args == ["--listen=:9090"]' "$W/r.json"
+  [ "$(jq -r 'select(.kind | test("Monitor$|NetworkPolicy")) | .kind' "$W/r.json")" = "" ]
+  one PodDisruptionBudget '.spec.maxUnavailable == 1' "$W/r.json"
+  tpl -f "$V/namespaced.yaml" >"$W/r.json"
+  [ "$(jq -r 'select(.kind | test("^Cluster")) | .kind' "$W/r.json")" = "" ]
+  [ "$(jq -r 'select(.kind == "Role") | .metadata.namespace' "$W/r.json" | paste -sd,)" = shop,billing ]
+  [ "$(jq -r 'select(.kind == "RoleBinding") | .subjects[0].namespace' "$W/r.json" | sort -u)" = nodeprobe ]
+  one Deployment '.spec.template.spec.containers[0].args == ["--listen=:9090", "--namespace=shop", "--namespace=billing"]' "$W/r.json"
+  tpl --set reload.rbac.scope=namespaced --set mirror.enabled=false >"$W/r.json"
+  one Role '.metadata.namespace == "nodeprobe"' "$W/r.json"
+  tpl -f "$V/ha-monitoring.yaml" >"$W/r.json"
+  one Deployment '.spec.replicas == 2 and .spec.strategy.type == "RollingUpdate" and (.spec.template.spec.containers[0].args | index("--enable-ha") != null)
+    and ([.spec.template.spec.containers[0].env[].name] == ["POD_NAME", "POD_NAMESPACE"])' "$W/r.json"
+  one RoleBinding '.roleRef.name == "nodeprobe-reload-leader-election" and .metadata.namespace == "nodeprobe"' "$W/r.json"
+  one ServiceMonitor '.metadata.labels.release == "kube-prometheus-stack" and .spec.endpoints[0].port == "http" and .spec.endpoints[0].path == "/metrics"' "$W/r.json"
+  one PodMonitor '.spec.podMetricsEndpoints[0].port == "http"' "$W/r.json"
+  one Service '.spec.ports[0].port == 9090' "$W/r.json"
+  # The policy selects the reload pod, lets in only the metrics port from the monitoring
+  # namespace and lets out only the API server addresses and ports.
+  one NetworkPolicy '.spec.policyTypes == ["Ingress", "Egress"]
+    and .spec.podSelector.matchLabels["app.kubernetes.io/component"] == "reload"
+    and .spec.ingress == [{"ports": [{"port": "http", "protocol": "TCP"}], "from": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}]}]
+    and .spec.egress == [{"to": [{"ipBlock": {"cidr": "10.0.0.10/32"}}, {"ipBlock": {"cidr": "10.0.0.11/32"}}],
+                          "ports": [{"port": 443, "protocol": "TCP"}, {"port": 6443, "protocol": "TCP"}]}]' "$W/r.json"
+  [ "$(jq -r .kind "$W/r.json" | grep -c DaemonSet)" -eq 0 ]
+}
+
+@test "the arguments the chart passes are accepted by the binaries and do the job" {
+  [ -x "$BUILD/nodeprobe-mirror" ]
+  [ -x "$BUILD/nodeprobe-reload" ]
+  local v path cleaned=0
+  for v in default distro-talos distro-k3s distro-microk8s spegel-v0.7 seed-29999; do
+    tpl -f "$V/$v.yaml" >"$W/r.json"
+    path=$(ds_args "$W/r.json" configure | sed -n 's/^--config-path=//p')
+    rm -rf "$W/root" && mkdir -p "$W/root$path/example.org"
+    printf 'server = "https://example.org"\n' >"$W/root$path/example.org/hosts.toml"
+    cp -a "$W/root" "$W/before"
+    # The kubelet's $(NODE_IP) expansion and the host path under $W/root, done by sed.
+    mapfile -t a < <(ds_args "$W/r.json" configure | sed -e 's|\$(NODE_IP)|10.0.0.5|' -e "s|^--config-path=|--config-path=$W/root|" \
+      -e "s|^--basic-auth-dir=.*|--basic-auth-dir=$W/auth|")
+    mkdir -p "$W/auth" && printf u >"$W/auth/username" && printf p >"$W/auth/password"
+    "$BUILD/nodeprobe-mirror" "${a[@]}" || { echo "$v: ${a[*]}" >&2; return 1; }
+    local first
+    first=$(ds_args "$W/r.json" configure | sed -n 's|^--mirror-target=||p' | head -1 | sed 's|\$(NODE_IP)|10.0.0.5|')
+    grep -rqx "\[host.'$first'\]" "$W/root$path" || { echo "$v: no host $first under $path" >&2; return 1; }
+    "$BUILD/nodeprobe-mirror" check --config-path="$W/root$path"
+    # The pre-delete hook's cleanup brings the directory back to what it was.
+    if jq -e -s 'any(.[]; .metadata.name == "nodeprobe-mirror-cleanup" and .kind == "DaemonSet")' "$W/r.json" >/dev/null; then
+      cleaned=$((cleaned + 1))
+      mapfile -t a < <(jq -r 'select(.metadata.name == "nodeprobe-mirror-cleanup" and .kind == "DaemonSet") | .spec.template.spec.initContainers[0].args[]' "$W/r.json" |
+        sed "s|^--config-path=|--config-path=$W/root|")
+      "$BUILD/nodeprobe-mirror" "${a[@]}"
+      diff -r "$W/before" "$W/root"
+    fi
+    rm -rf "$W/before"
+  done
+  [ "$cleaned" -eq 5 ]
+  # watch, as the Talos values run it: a re-sync that removes a registry directory of ours is
+  # repaired; SIGTERM ends it with 0 and nothing touched.
+  tpl -f "$V/distro-talos.yaml" >"$W/r.json"
+  path=$(ds_args "$W/r.json" watch | sed -n 's/^--config-path=//p')
+  [ "$path" = /etc/cri/conf.d/hosts ]
+  rm -rf "$W/root" && mkdir -p "$W/root$path"
+  mapfile -t a < <(ds_args "$W/r.json" watch | sed -e 's|\$(NODE_IP)|10.0.0.5|' -e "s|^--config-path=|--config-path=$W/root|")
+  "$BUILD/nodeprobe-mirror" "${a[@]}" 2>"$W/watch.log" &
+  local pid=$! i
+  for i in $(seq 100); do [ -f "$W/root$path/docker.io/hosts.toml" ] && break; sleep 0.1; done
+  cp "$W/root$path/docker.io/hosts.toml" "$W/want.toml"
+  sleep 0.3
+  rm -rf "$W/root$path/docker.io"
+  for i in $(seq 100); do [ -f "$W/root$path/docker.io/hosts.toml" ] && break; sleep 0.1; done
+  kill -TERM "$pid"
+  wait "$pid"
+  cmp "$W/want.toml" "$W/root$path/docker.io/hosts.toml"
+  grep -q 'docker.io' "$W/watch.log"
+  # nodeprobe-reload's command lines parse (exit 2 would be a bad command line): with no
+  # cluster to talk to, it gets as far as looking for one. --enable-ha is issue 9's.
+  for v in default namespaced ha-monitoring; do
+    tpl -f "$V/$v.yaml" >"$W/r.json"
+    mapfile -t a < <(jq -r 'select(.kind == "Deployment") | .spec.template.spec.containers[0].args[]' "$W/r.json")
+    if printf '%s\n' "${a[@]}" | grep -qx -- --enable-ha && ! "$BUILD/nodeprobe-reload" --help | grep -q -- --enable-ha; then
+      echo "# nodeprobe-reload has no --enable-ha yet (issue 9): $v's command line not run" >&3
+      continue
+    fi
+    run env -u KUBERNETES_SERVICE_HOST -u KUBERNETES_SERVICE_PORT KUBECONFIG=/nonexistent \
+      "$BUILD/nodeprobe-reload" "${a[@]}" --mode once
+    [ "$status" -eq 1 ] || { echo "$v: ${a[*]}: exit $status: $output" >&2; return 1; }
+    [[ $output == *"not in a cluster"* ]]
+  done
+}
+
+@test "OCI: helm package, helm push to a local registry, helm pull and template of the pulled chart" {
+  [ "$(id -u)" -eq 0 ] || skip "needs root for a network namespace"
+  command -v docker-registry >/dev/null || skip "docker-registry not installed"
+  source "$NP_ROOT/test/e2e/mirror-env.bash"
+  E2E=$(mktemp -d /tmp/np-chart-oci.XXXXXX)
+  NS=np-chart-$$-$RANDOM
+  echo "$NS" >"$E2E/netns"
+  : >"$E2E/pids"
+  ip netns add "$NS"
+  e2e_in ip link set lo up
+  e2e_start_registry
+  local log=$BUILD/chart-oci-transcript.txt reg=127.0.0.1:$E2E_REG_PORT
+  # helm's own state (registry config, cache) stays in the scratch directory.
+  export HELM_CONFIG_HOME=$E2E/helm/config HELM_CACHE_HOME=$E2E/helm/cache HELM_DATA_HOME=$E2E/helm/data
+  : >"$log"
+  step() { echo "\$ ${*}" >>"$log"; e2e_in "$@" >>"$log" 2>&1; }
+  step helm version --short
+  step helm package "$C" -d "$E2E/pkg"
+  [ -f "$E2E/pkg/nodeprobe-0.1.0.tgz" ]
+  step helm push "$E2E/pkg/nodeprobe-0.1.0.tgz" "oci://$reg/charts" --plain-http
+  grep -q "^Pushed: $reg/charts/nodeprobe:0.1.0" "$log"
+  # The registry holds it as an OCI artifact of Helm's media type.
+  step curl -sf -H 'Accept: application/vnd.oci.image.manifest.v1+json' "http://$reg/v2/charts/nodeprobe/manifests/0.1.0"
+  echo >>"$log"
+  grep -q '"mediaType":"application/vnd.cncf.helm.config.v1+json"' "$log"
+  mkdir "$E2E/pulled"
+  step helm pull "oci://$reg/charts/nodeprobe" --version 0.1.0 --plain-http -d "$E2E/pulled"
+  cmp "$E2E/pkg/nodeprobe-0.1.0.tgz" "$E2E/pulled/nodeprobe-0.1.0.tgz"
+  step helm template nodeprobe "$E2E/pulled/nodeprobe-0.1.0.tgz" -n nodeprobe --set mirror.distro=talos
+  e2e_in helm template nodeprobe "$E2E/pulled/nodeprobe-0.1.0.tgz" -n nodeprobe --set mirror.distro=talos |
+    KUBECONFIG=/dev/null kubectl patch --local -f - --type merge -p '{}' -o json >"$W/pulled.json"
+  # The pulled chart renders what the working tree renders, and passes the same checks.
+  tpl --set mirror.distro=talos >"$W/tree.json"
+  diff <(jq -S . "$W/tree.json") <(jq -S . "$W/pulled.json")
+  check "$W/pulled.json"
+  # Straight from the registry, too.
+  e2e_in helm template nodeprobe "oci://$reg/charts/nodeprobe" --version 0.1.0 --plain-http -n nodeprobe --set mirror.distro=talos |
+    KUBECONFIG=/dev/null kubectl patch --local -f - --type merge -p '{}' -o json >"$W/direct.json"
+  diff <(jq -S . "$W/tree.json") <(jq -S . "$W/direct.json")
+  # The registry saw the push and the pulls.
+  grep -q 'PUT /v2/charts/nodeprobe/manifests/0.1.0' "$E2E/registry.log"
+  [ "$(grep -c 'GET /v2/charts/nodeprobe/blobs/' "$E2E/registry.log")" -ge 2 ]
+  echo "# transcript: $log" >&3
+}
+
+@test "every option and subcommand the chart passes is one the binary's man page documents" {
+  local v
+  for v in "$V"/*.yaml; do tpl -f "$v"; done >"$W/all.json"
+  local bin man missing=0 word pending
+  for bin in nodeprobe-mirror nodeprobe-reload; do
+    man=hooks/${bin#nodeprobe-}/$bin.8
+    jq -r --arg c "/usr/bin/$bin" '.. | objects | select(.command? == [$c]) | .args[]' "$W/all.json" |
+      sed 's/=.*//' | sort -u >"$W/words"
+    [ -s "$W/words" ] || { echo "no container runs $bin" >&2; return 1; }
+    while read -r word; do
+      sed 's/\\-/-/g' "$man" | grep -qw -- "$word" && continue
+      # Reloader's --enable-ha comes with issue 9 (HA); the chart passes it only with reload.ha.enabled.
+      if [ "$word" = --enable-ha ]; then pending+=" $word"; continue; fi
+      echo "$bin: '$word' not in $man" >&2
+      missing=1
+    done <"$W/words"
+  done
+  [ -z "${pending:-}" ] || echo "# not yet in nodeprobe-reload.8 (issue 9):$pending" >&3
+  [ "$missing" -eq 0 ]
+}
+
+@test "NOTES: what was installed, where each node's mirror points, and the uninstall behaviour" {
+  command -v helm4 >/dev/null || skip "helm4 not installed (helm 3 cannot render NOTES without a cluster)"
+  helm4 install nodeprobe "$C" -n nodeprobe --dry-run=client -f "$V/distro-talos.yaml" >"$W/out" 2>&1
+  sed -n '/^NOTES:/,$p' "$W/out" >"$W/notes"
+  grep -qF -- '- nodeprobe-mirror on every node: /etc/cri/conf.d/hosts (talos) -> http://$(NODE_IP):30020, then upstream.' "$W/notes"
+  grep -q 'pre-delete hook that restores' "$W/notes"
+  helm4 install nodeprobe "$C" -n nodeprobe --dry-run=client -f "$V/seed-29999.yaml" | sed -n '/^NOTES:/,$p' >"$W/notes"
+  grep -qF 'http://$(NODE_IP):29999, http://$(NODE_IP):30021' "$W/notes"
+  grep -q "leaves the nodes' hosts.toml files as they are" "$W/notes"
+}
