@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The nodeprobe image for users with a container engine:
-#   docker buildx build --platform linux/amd64,linux/arm64 -t ghcr.io/nodeprobe/nodeprobe:0.1.0 .
-# Same content as scripts/build-image (which needs no engine and is what CI runs): both take the
-# file list from scripts/image-rootfs, built on Debian bookworm, into two layers on scratch.
+#   docker buildx build --platform linux/amd64,linux/arm64,linux/arm/v7 -t ghcr.io/nodeprobe/nodeprobe:0.1.0 .
+# Same content as scripts/build-image (which needs no engine and is what CI runs; it cross builds
+# the ARM images): both take the file list from scripts/image-rootfs, built on Debian bookworm,
+# into two layers on scratch. Here each platform builds natively in its own bookworm (buildx
+# runs the ARM ones under QEMU emulation).
 ARG DEBIAN=debian:bookworm
 FROM ${DEBIAN} AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends build-essential pkg-config ca-certificates git \
       libfdt-dev libpci-dev libyaml-dev libcurl4-openssl-dev libjansson-dev libyajl-dev \
-      libmicrohttpd-dev libssl-dev \
+      libmicrohttpd-dev libssl-dev libre2-dev zlib1g-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .

@@ -16,8 +16,14 @@ DATADIR    ?= $(PREFIX)/share
 MANDIR     ?= $(DATADIR)/man
 DESTDIR    ?=
 BUILD      ?= build
+# Cross builds: CROSS_COMPILE=<triplet>- and SYSROOT=<the target's libraries and headers>, e.g.
+#   make CROSS_COMPILE=aarch64-linux-gnu- SYSROOT=/opt/nodeprobe-cross/arm64 BUILD=build/arm64
+# (scripts/install-deps makes the sysroots; `make cross` builds every ARM target).
 CROSS_COMPILE ?=
-CC         := $(CROSS_COMPILE)$(if $(filter default,$(origin CC)),gcc,$(CC))
+SYSROOT    ?=
+CC         := $(CROSS_COMPILE)$(if $(filter default,$(origin CC)),gcc,$(CC))$(if $(SYSROOT), --sysroot=$(SYSROOT))
+# The target's .pc files, never the build machine's (their -I/usr/include/x86_64-linux-gnu).
+PKG_CONFIG := $(if $(CROSS_COMPILE),PKG_CONFIG_SYSROOT_DIR=$(SYSROOT) PKG_CONFIG_LIBDIR=$(SYSROOT)/usr/lib/$(CROSS_COMPILE:-=)/pkgconfig:$(SYSROOT)/usr/share/pkgconfig )pkg-config
 AR         := $(CROSS_COMPILE)ar
 
 CFLAGS     ?= -O2 -g
@@ -31,17 +37,20 @@ ifeq ($(SAN),1)
 CFLAGS     += $(SAN_FLAGS) -O1
 LDFLAGS    += $(SAN_FLAGS)
 endif
-CPPFLAGS   += -std=c17 -D_GNU_SOURCE -DNP_VERSION='"$(VERSION)"' \
+# _FILE_OFFSET_BITS=64: 64-bit off_t, ino_t and stat on 32-bit targets (armhf), where readdir and
+# stat fail with EOVERFLOW on a file system with 64-bit inode numbers; no effect on 64-bit ones.
+# None of the libraries' APIs we call takes an off_t.
+CPPFLAGS   += -std=c17 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DNP_VERSION='"$(VERSION)"' \
               -DNP_DATADIR='"$(DATADIR)/nodeprobe"' -Ipkg \
-              $(shell pkg-config --cflags libcurl jansson yaml-0.1 libpci 2>/dev/null)
+              $(shell $(PKG_CONFIG) --cflags libcurl jansson yaml-0.1 libpci zlib 2>/dev/null)
 # --as-needed: each binary records only the shared libraries its objects use.
 # RE2 and the C++ runtime it needs are linked statically: only what pkg/goregex uses is
 # loaded, which saves nodeprobe-reload 1.3 MB of resident shared-library pages (and the image
 # two libraries). Sanitizer builds keep them shared (the sanitizers replace operator new).
 RE2_LIBS   := $(if $(filter 1,$(SAN)),-lre2 -lstdc++,-Wl,-Bstatic -lre2 -lstdc++ -Wl,-Bdynamic)
 LDLIBS     += -Wl,--as-needed -lfdt -lpci -lyaml -lcurl -ljansson -lyajl \
-              -lmicrohttpd -lcrypto $(RE2_LIBS) -lm
-CXX        := $(CROSS_COMPILE)$(if $(filter default,$(origin CXX)),g++,$(CXX))
+              -lmicrohttpd -lcrypto -lz $(RE2_LIBS) -lm
+CXX        := $(CROSS_COMPILE)$(if $(filter default,$(origin CXX)),g++,$(CXX))$(if $(SYSROOT), --sysroot=$(SYSROOT))
 CXXFLAGS   ?= $(CFLAGS)
 CXXWARN    := -Wall -Wextra -Wshadow -Wformat=2 -Wno-format-nonliteral $(filter -Werror,$(WARN))
 
@@ -149,6 +158,21 @@ uninstall:
 	rm -f $(foreach b,$(BINS),$(DESTDIR)$(BINDIR)/$(notdir $(b)))
 	rm -f $(foreach m,$(MANPAGES),$(DESTDIR)$(MANDIR)/man8/$(notdir $(m)))
 	$(UNINSTALL_EXTRA)
+
+# The ARM binaries and unit tests, cross built with the toolchains and sysroots
+# scripts/install-deps sets up, into $(BUILD)/cross/<arch>; run one without binfmt_misc with
+#   qemu-aarch64-static -L $(CROSS_ROOT)/arm64 build/cross/arm64/nodeprobe --version
+# (the images: scripts/build-image; make test runs test/e2e/qemu.sh, which compares them with
+# amd64, and the unit tests under qemu: test/bats/cross.bats).
+CROSS_ARCHS := arm64 armhf
+CROSS_ROOT ?= $(or $(NP_CROSS_ROOT),/opt/nodeprobe-cross)
+cross_triplet = $(if $(filter arm64,$(1)),aarch64-linux-gnu,arm-linux-gnueabihf)
+.PHONY: cross
+cross: deps
+	$(Q)$(foreach a,$(CROSS_ARCHS),$(MAKE) --no-print-directory BUILD=$(BUILD)/cross/$(a) \
+	  CROSS_COMPILE=$(call cross_triplet,$(a))- SYSROOT=$(CROSS_ROOT)/$(a) \
+	  $(addprefix $(BUILD)/cross/$(a)/,$(notdir $(BINS)) $(UNIT_BINS:$(BUILD)/%=%)) && ) true
+	@$(foreach a,$(CROSS_ARCHS),echo "cross $(a): $(addprefix $(BUILD)/cross/$(a)/,$(notdir $(BINS)))";)
 
 # .clang-format is checked in CI, as part of make test.
 format-check:

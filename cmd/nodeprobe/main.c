@@ -12,6 +12,9 @@ enum {
 	OPT_SYSFS = 256,
 	OPT_PROC,
 	OPT_FDT,
+	OPT_BOOT,
+	OPT_OS_RELEASE,
+	OPT_CPUID,
 	OPT_MODULES_DIR,
 	OPT_FEATURES_DIR,
 	OPT_RULES,
@@ -21,7 +24,11 @@ enum {
 
 static const struct cli_opt opts_table[] = {
     {"sysfs", 0, "DIR", "sysfs root: PCI and the live devicetree (default /sys)", OPT_SYSFS},
-    {"proc", 0, "DIR", "procfs root: loaded kernel modules (default /proc)", OPT_PROC},
+    {"proc", 0, "DIR", "procfs root: kernel modules, version, config.gz (default /proc)", OPT_PROC},
+    {"boot", 0, "DIR", "dir with config-RELEASE, the kernel config (default /boot)", OPT_BOOT},
+    {"os-release", 0, "FILE", "the host's os-release (default /etc/os-release)", OPT_OS_RELEASE},
+    {"cpuid", 0, "FILE", "x86: cpuid leaves from FILE ('cpuid -r -1') instead of this CPU",
+     OPT_CPUID},
     {"fdt", 0, "FILE", "read this devicetree blob instead of the live tree", OPT_FDT},
     {"modules-dir", 0, "DIR", "dir with modules.builtin (default /lib/modules/RELEASE)",
      OPT_MODULES_DIR},
@@ -68,6 +75,15 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 		break;
 	case OPT_FDT:
 		o->fdt = arg;
+		break;
+	case OPT_BOOT:
+		o->boot = arg;
+		break;
+	case OPT_OS_RELEASE:
+		o->os_release = arg;
+		break;
+	case OPT_CPUID:
+		o->cpuid = arg;
 		break;
 	case OPT_MODULES_DIR:
 		o->modules_dir = arg;

@@ -23,6 +23,13 @@ enum {
 	O_FIELDSEL,
 	O_STRATEGY,
 	O_AUTO_ALL,
+	/* Reloader's kinds and annotation flags (reload-kinds) */
+	O_IGNORED_TYPES,
+	O_ARGO,
+	O_ON_CREATE,
+	O_ON_DELETE,
+	O_ANN_FIRST, /* O_ANN_FIRST + enum reload_ann_name: the annotation-name flags */
+	O_ANN_LAST = O_ANN_FIRST + RELOAD_ANN_NNAMES - 1,
 	O_WINDOW,
 	O_MIN_INTERVAL,
 	O_RATE,
@@ -58,6 +65,34 @@ static const struct cli_opt opts[] = {
     {"reload-strategy", 0, "S", "env-vars (default) or annotations", O_STRATEGY},
     {"auto-reload-all", 0, NULL, "treat workloads without auto annotations as auto: \"true\"",
      O_AUTO_ALL},
+    {"ignored-workload-types", 0, "LIST", "do not reload these kinds: jobs, cronjobs (as Reloader)",
+     O_IGNORED_TYPES},
+    {"is-Argo-Rollouts", 0, "BOOL", "true: also reload Argo Rollouts (default false)", O_ARGO},
+    {"reload-on-create", 0, "BOOL", "true: a ConfigMap or Secret created while watching rolls",
+     O_ON_CREATE},
+    {"reload-on-delete", 0, "BOOL", "true: a deleted ConfigMap or Secret rolls (removes the var)",
+     O_ON_DELETE},
+    {"auto-annotation", 0, "KEY", "instead of reloader.stakater.com/auto",
+     O_ANN_FIRST + RELOAD_ANN_AUTO},
+    {"configmap-auto-annotation", 0, "KEY", "instead of configmap.reloader.stakater.com/auto",
+     O_ANN_FIRST + RELOAD_ANN_CM_AUTO},
+    {"secret-auto-annotation", 0, "KEY", "instead of secret.reloader.stakater.com/auto",
+     O_ANN_FIRST + RELOAD_ANN_SEC_AUTO},
+    {"configmap-annotation", 0, "KEY", "instead of configmap.reloader.stakater.com/reload",
+     O_ANN_FIRST + RELOAD_ANN_CM_RELOAD},
+    {"secret-annotation", 0, "KEY", "instead of secret.reloader.stakater.com/reload",
+     O_ANN_FIRST + RELOAD_ANN_SEC_RELOAD},
+    {"auto-search-annotation", 0, "KEY", "instead of reloader.stakater.com/search",
+     O_ANN_FIRST + RELOAD_ANN_SEARCH},
+    {"search-match-annotation", 0, "KEY", "instead of reloader.stakater.com/match",
+     O_ANN_FIRST + RELOAD_ANN_MATCH},
+    {"ignore-annotation", 0, "KEY", "instead of reloader.stakater.com/ignore",
+     O_ANN_FIRST + RELOAD_ANN_IGNORE},
+    {"pause-deployment-annotation", 0, "KEY",
+     "instead of deployment.reloader.stakater.com/pause-period",
+     O_ANN_FIRST + RELOAD_ANN_PAUSE_PERIOD},
+    {"pause-deployment-time-annotation", 0, "KEY",
+     "instead of deployment.reloader.stakater.com/paused-at", O_ANN_FIRST + RELOAD_ANN_PAUSED_AT},
     {"coalesce-window", 0, "DUR", "changes within this window become one rollout (default 1s)",
      O_WINDOW},
     {"min-interval", 0, "DUR", "minimum time between two rollouts of a workload (default 10s)",
@@ -90,8 +125,9 @@ static const struct cli_opt opts[] = {
 static const struct cli_spec spec = {
     .prog = "nodeprobe-reload",
     .synopsis = "[OPTIONS]",
-    .description = "Roll Deployments, StatefulSets and DaemonSets when the ConfigMaps and Secrets\n"
-		   "they use change, honouring stakater Reloader's annotations.",
+    .description = "Roll Deployments, StatefulSets, DaemonSets, CronJobs, Jobs and Argo Rollouts\n"
+		   "when the ConfigMaps and Secrets they use change, honouring stakater\n"
+		   "Reloader's annotations.",
     .opts = opts,
     .epilog = "Exit status: 0 success, 1 failure (configuration, TLS, API), 2 usage,\n"
 	      "3 (once) some rollouts failed.\n",
@@ -131,6 +167,54 @@ static long parse_count(const char *s, long max)
 	if (end == s || *end || errno || v < 0 || v > max)
 		return -1;
 	return v;
+}
+
+/*
+ * Reloader's --ignored-workload-types (jobs, cronjobs; comma list, repeatable) and its string
+ * flags --is-Argo-Rollouts, --reload-on-create, --reload-on-delete, which it enables only for
+ * exactly "true" (internal/pkg/cmd/reloader.go). A value Reloader would silently take as false
+ * ("True", "1", "yes") or an unknown type is refused here rather than ignored.
+ */
+static int kinds_opt(struct reload_opts *o, int id, const char *arg, char *msg, int msglen)
+{
+	const char *p = arg, *e;
+
+	if (id != O_IGNORED_TYPES) {
+		static const char *const names[] = {"is-Argo-Rollouts", "reload-on-create",
+						    "reload-on-delete"};
+		int *dst = id == O_ARGO	       ? &o->argo_rollouts
+			   : id == O_ON_CREATE ? &o->reload_on_create
+					       : &o->reload_on_delete;
+
+		if (strcmp(arg, "true") != 0 && strcmp(arg, "false") != 0) {
+			snprintf(msg, (size_t)msglen,
+				 "--%s: '%s' is not true or false (Reloader enables it only for "
+				 "exactly 'true')",
+				 names[id - O_ARGO], arg);
+			return -1;
+		}
+		*dst = strcmp(arg, "true") == 0;
+		return 0;
+	}
+	for (;;) {
+		size_t n;
+
+		e = strchr(p, ',');
+		n = e ? (size_t)(e - p) : strlen(p);
+		if (n == 4 && strncmp(p, "jobs", 4) == 0) {
+			o->ignore_jobs = 1;
+		} else if (n == 8 && strncmp(p, "cronjobs", 8) == 0) {
+			o->ignore_cronjobs = 1;
+		} else if (n) {
+			snprintf(msg, (size_t)msglen,
+				 "--ignored-workload-types: '%.*s' is not jobs or cronjobs", (int)n,
+				 p);
+			return -1;
+		}
+		if (!e)
+			return 0;
+		p = e + 1;
+	}
 }
 
 static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
@@ -276,6 +360,19 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 		return 0;
 	case O_NO_EVENTS:
 		o->events = 0;
+		return 0;
+	case O_IGNORED_TYPES:
+	case O_ARGO:
+	case O_ON_CREATE:
+	case O_ON_DELETE:
+		return kinds_opt(o, id, arg, msg, msglen);
+	}
+	if (id >= O_ANN_FIRST && id < O_ANN_FIRST + RELOAD_ANN_NNAMES) {
+		if (!*arg) {
+			snprintf(msg, (size_t)msglen, "empty annotation name");
+			return -1;
+		}
+		o->ann_names[id - O_ANN_FIRST] = arg;
 		return 0;
 	}
 	return -1;

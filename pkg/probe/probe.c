@@ -4,6 +4,7 @@
 #include "probe/probe.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,12 +24,16 @@
 extern const struct probe_source probe_source_dt;
 extern const struct probe_source probe_source_pci;
 extern const struct probe_source probe_source_kernel;
+extern const struct probe_source probe_source_kversion;
+extern const struct probe_source probe_source_kconfig;
+extern const struct probe_source probe_source_osrelease;
+extern const struct probe_source probe_source_usb;
+extern const struct probe_source probe_source_cpu;
 
 /* The sources, in the order they run. A new source is one file and one line here. */
 static const struct probe_source *const probe_sources[] = {
-    &probe_source_dt,
-    &probe_source_pci,
-    &probe_source_kernel,
+    &probe_source_dt,	   &probe_source_pci,	    &probe_source_kernel, &probe_source_kversion,
+    &probe_source_kconfig, &probe_source_osrelease, &probe_source_usb,	  &probe_source_cpu,
 };
 
 void probe_opts_defaults(struct probe_opts *opts)
@@ -40,6 +45,10 @@ void probe_opts_defaults(struct probe_opts *opts)
 		opts->sysfs = "/sys";
 	if (!opts->proc)
 		opts->proc = "/proc";
+	if (!opts->boot)
+		opts->boot = "/boot";
+	if (!opts->os_release)
+		opts->os_release = "/etc/os-release";
 	if (!opts->features_dir)
 		opts->features_dir = PROBE_FEATURES_DIR;
 	if (!opts->output_name)
@@ -88,6 +97,33 @@ static int need_sysfs(const char *path, struct log_err *err)
 			   path);
 }
 
+/*
+ * A source that only makes features for rules (cpu, usb, kernel config...) is
+ * run when a loaded rule reads one of them: cpuid in a VM traps to the
+ * hypervisor for every leaf, a config.gz is inflated, and nobody would see
+ * the result. Sources that make labels themselves, or that the built-in
+ * rules read, have no prefixes and always run.
+ */
+static bool source_needed(const struct probe_source *src, const struct rules *rs)
+{
+	char prefix[64];
+	const char *p = src->features;
+
+	while (p && *p) {
+		size_t n = strcspn(p, " ");
+
+		if (n && n < sizeof(prefix)) {
+			memcpy(prefix, p, n);
+			prefix[n] = '\0';
+			if (rules_use_features(rs, prefix))
+				return true;
+		}
+		p += n;
+		p += strspn(p, " ");
+	}
+	return src->features == NULL;
+}
+
 static int load_rules(const struct probe_opts *opts, struct rules *rs, struct log_err *err)
 {
 	size_t i;
@@ -130,6 +166,11 @@ int probe_collect(const struct probe_opts *in, struct label_set *labels, struct 
 	if (r < 0)
 		goto out;
 	for (i = 0; i < sizeof(probe_sources) / sizeof(probe_sources[0]); i++) {
+		if (!source_needed(probe_sources[i], rs)) {
+			log_debug("source %s: skipped, no rule reads %s", probe_sources[i]->name,
+				  probe_sources[i]->features);
+			continue;
+		}
 		log_debug("source %s", probe_sources[i]->name);
 		r = probe_sources[i]->scan(&ctx, err);
 		if (r < 0)

@@ -18,6 +18,9 @@ struct probe_opts {
 	const char *sysfs;	  /* sysfs root; default "/sys" */
 	const char *proc;	  /* procfs root; default "/proc" */
 	const char *fdt;	  /* devicetree blob to read instead of the live tree, or NULL */
+	const char *boot;	  /* dir holding config-RELEASE; default "/boot" */
+	const char *os_release;	  /* the host's os-release file; default "/etc/os-release" */
+	const char *cpuid;	  /* x86: cpuid dump to read instead of the instruction, or NULL */
 	const char *modules_dir;  /* dir holding modules.builtin; default /lib/modules/<release> */
 	const char *features_dir; /* NFD features.d; default
 				     /etc/kubernetes/node-feature-discovery/features.d */
@@ -48,6 +51,9 @@ struct probe_ctx {
 struct probe_source {
 	const char *name; /* "dt", "pci", "kernel" */
 	const char *help; /* one line for the man page */
+	/* prefixes of the features it makes ("cpu."; several separated by ' '), or NULL:
+	 * a source with prefixes runs only when a rule reads one of them */
+	const char *features;
 	int (*scan)(struct probe_ctx *ctx, struct log_err *err);
 };
 

@@ -12,6 +12,21 @@ enum reload_strategy {
 	RELOAD_ANNOTATIONS = 1, /* reloader.stakater.com/last-reloaded-from on the pod template */
 };
 
+/* Reloader's annotation names that its flags can override (--auto-annotation, ...). */
+enum reload_ann_name {
+	RELOAD_ANN_AUTO = 0,	 /* --auto-annotation: reloader.stakater.com/auto */
+	RELOAD_ANN_CM_AUTO,	 /* --configmap-auto-annotation */
+	RELOAD_ANN_SEC_AUTO,	 /* --secret-auto-annotation */
+	RELOAD_ANN_CM_RELOAD,	 /* --configmap-annotation */
+	RELOAD_ANN_SEC_RELOAD,	 /* --secret-annotation */
+	RELOAD_ANN_SEARCH,	 /* --auto-search-annotation */
+	RELOAD_ANN_MATCH,	 /* --search-match-annotation */
+	RELOAD_ANN_IGNORE,	 /* --ignore-annotation */
+	RELOAD_ANN_PAUSE_PERIOD, /* --pause-deployment-annotation */
+	RELOAD_ANN_PAUSED_AT,	 /* --pause-deployment-time-annotation */
+	RELOAD_ANN_NNAMES,
+};
+
 /* Options for reload_run (filled by main from the command line). */
 struct reload_opts {
 	const char *kubeconfig;		   /* NULL: in-cluster */
@@ -23,6 +38,15 @@ struct reload_opts {
 	const char *label_selector;	   /* server-side selector for ConfigMaps and Secrets */
 	const char *secret_field_selector; /* server-side fieldSelector for Secrets */
 	enum reload_strategy strategy;
+
+	/* Reloader's workload kinds and flags beyond Deployments (reload_kinds.c) */
+	int ignore_cronjobs;			  /* --ignored-workload-types cronjobs */
+	int ignore_jobs;			  /* --ignored-workload-types jobs */
+	int argo_rollouts;			  /* --is-Argo-Rollouts true */
+	int reload_on_create;			  /* --reload-on-create true */
+	int reload_on_delete;			  /* --reload-on-delete true */
+	const char *ann_names[RELOAD_ANN_NNAMES]; /* overrides; NULL: Reloader's default */
+
 	int auto_all;	      /* --auto-reload-all */
 	long window_ms;	      /* coalescing window */
 	long min_interval_ms; /* per-workload minimum interval between rollouts */

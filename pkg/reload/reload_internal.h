@@ -23,7 +23,10 @@ enum reload_kind {
 	RELOAD_DEPLOYMENT = 0,
 	RELOAD_STATEFULSET = 1,
 	RELOAD_DAEMONSET = 2,
-	RELOAD_NKINDS = 3,
+	RELOAD_CRONJOB = 3, /* batch/v1: a Job is created from its jobTemplate */
+	RELOAD_JOB = 4,	    /* batch/v1: deleted and created again */
+	RELOAD_ROLLOUT = 5, /* argoproj.io/v1alpha1 (--is-Argo-Rollouts) */
+	RELOAD_NKINDS = 6,
 };
 
 /* "ConfigMap"/"Secret"; "CONFIGMAP"/"SECRET"; "Deployment"/... (static strings). */
@@ -104,12 +107,25 @@ enum reload_ann {
 	RA_N,
 };
 
-/* The annotation key for an index (static string). */
+/* The annotation key for an index (static string, or the override reload_ann_names set). */
 const char *reload_ann_key(enum reload_ann a);
 
+/*
+ * Use the names of Reloader's annotation flags (--auto-annotation, ...) from
+ * names[RELOAD_ANN_NNAMES] (NULL entries: the defaults). The strings are
+ * borrowed until the next call; names NULL restores every default. Not
+ * thread-safe: called before the controller starts.
+ */
+void reload_ann_names(const char *const *names);
+/* The key for a name of enum reload_ann_name (default or override; borrowed). */
+const char *reload_ann_name(enum reload_ann_name n);
+
 #define RELOAD_LAST_RELOADED_FROM "reloader.stakater.com/last-reloaded-from"
-#define RELOAD_MATCH		  "reloader.stakater.com/match"
-#define RELOAD_IGNORE		  "reloader.stakater.com/ignore"
+#define RELOAD_MATCH		  reload_ann_name(RELOAD_ANN_MATCH)
+#define RELOAD_IGNORE		  reload_ann_name(RELOAD_ANN_IGNORE)
+#define RELOAD_ROLLOUT_STRATEGY	  "reloader.stakater.com/rollout-strategy"
+/* SHA-1 of Reloader's delete marker "__RELOADER_EMPTY_DELETE_MARKER__" (--reload-on-delete). */
+#define RELOAD_DELETE_HASH "aae45badef99284e4dae01d6046154ea9d99532f"
 
 /* An object the workload uses, and the container the reload is attributed to. */
 struct reload_ref {
@@ -123,6 +139,7 @@ struct reload_envrec {
 	char *container; /* owned */
 	char *name;	 /* owned */
 	char *value;	 /* owned */
+	int ci, ei;	 /* indices of the container and the env entry (JSON patch paths) */
 };
 
 /* A compiled "reload" list: Go regexes matching whole names; invalid entries are left out. */
@@ -145,10 +162,18 @@ struct reload_workload {
 	struct reload_envrec *env; /* owned array */
 	size_t nenv;
 	char *lr_type, *lr_name, *lr_hash; /* last-reloaded-from fields, or NULL; owned */
+	char *rollout_strategy; /* Rollout: reloader.stakater.com/rollout-strategy; owned */
+	char *pause_period;	/* Deployment: the pause-period annotation, or NULL; owned */
+	char *paused_at;	/* Deployment: the paused-at annotation, or NULL; owned */
+	int paused;		/* Deployment: spec.paused */
+	char *spc;		/* a SecretProviderClass it uses or names (unsupported); owned */
 };
 
+/* The pod template of a workload object of kind (spec.jobTemplate.spec.template for CronJobs). */
+json_t *reload_kind_template(enum reload_kind kind, json_t *obj);
+
 /*
- * Fill w from a Deployment/StatefulSet/DaemonSet object (borrowed). Invalid
+ * Fill w from a workload object of any kind (borrowed). Invalid
  * regexes in reload lists are skipped, with a warning unless quiet (the caller
  * has warned about the same annotation before). Returns 0, -ENOMEM, or -EINVAL
  * with err set (no metadata.name). Free with reload_workload_free either way.
@@ -205,6 +230,7 @@ struct reload_trigger {
 	const char *name;
 	const char *hash;
 	const char *container; /* may be NULL (no containers: env-vars patch is skipped) */
+	int deleted;	       /* the object was deleted (--reload-on-delete) */
 };
 
 /*
@@ -216,8 +242,15 @@ struct reload_trigger {
 int reload_patch_body(struct strbuf *sb, enum reload_strategy s, const char *ns,
 		      const struct reload_trigger *t, size_t n, long long now);
 
+/*
+ * Append Reloader's last-reloaded-from value (compact JSON, Go's field order)
+ * for trigger t in namespace ns observed at now. Returns 0 or the sb error.
+ */
+int reload_last_reloaded_json(struct strbuf *v, const char *ns, const struct reload_trigger *t,
+			      long long now);
+
 /* Resource classes the controller lists and watches. */
-enum { CLS_CM = 0, CLS_SEC, CLS_DEP, CLS_STS, CLS_DS, NCLS };
+enum { CLS_CM = 0, CLS_SEC, CLS_DEP, CLS_STS, CLS_DS, CLS_CJ, CLS_JOB, CLS_RO, NCLS };
 
 /* Skip reasons counted in nodeprobe_reload_skipped_total. */
 enum {
@@ -261,6 +294,8 @@ void reload_http_stop(void *h);
 #define RETRY_AFTER_MAX	 30 /* seconds; kube_request caps Retry-After the same */
 #define ROLLOUT_RETRIES	 5  /* a failed rollout is retried after 1, 2, 4, 8, 16 s */
 
+/* batch/v1 cronjobs and jobs, argoproj.io/v1alpha1 rollouts (reload_kinds.c). */
+extern const struct kube_resource reload_res_cronjobs, reload_res_jobs, reload_res_rollouts;
 /* The API resource of each class (reload_table.c). */
 extern const struct kube_resource *const reload_cls_res[NCLS];
 /* Set by SIGTERM/SIGINT (reload_on_signal); the run loop stops. */
@@ -286,6 +321,7 @@ struct cfg_ent {
 	char hash[RELOAD_HASH_HEX];
 	unsigned char alt[RELOAD_HASH_ALT];
 	unsigned char match, ignore, seen;
+	unsigned char deleted; /* a tombstone kept for pending --reload-on-delete rollouts */
 };
 
 struct trig {
@@ -303,6 +339,9 @@ struct wl_ent {
 	long long first_ms, due_ms, last_roll_ms;
 	int fails;	      /* failed rollout attempts for the pending triggers */
 	struct wl_ent *pnext; /* pending list */
+
+	long long resume_ms;	  /* pause-period: when to resume (monotonic ms), 0: no timer */
+	unsigned char spc_warned; /* the unsupported SecretProviderClass use was reported */
 };
 
 struct tab {
@@ -326,6 +365,7 @@ struct rs {
 	long long start_ms;   /* when the current watch started */
 	long events;	      /* events the current watch delivered */
 	long error_code;      /* code of an ERROR event other than 410 on it, or 0 */
+	int absent;	      /* the resource is not served (a CRD not installed): 404 */
 	/* the ConfigMap/Secret item being parsed (FLAT mode) */
 	struct strbuf name, ns_, irv;
 	int match, ignore;
@@ -354,6 +394,11 @@ struct ctl {
 	double tokens;
 	long long tok_ms;
 	int failures; /* rollouts that failed (once mode exit status) */
+
+	int npause;	 /* workloads with a pause-period resume timer armed */
+	int ntomb;	 /* deleted ConfigMaps/Secrets kept for --reload-on-delete rollouts */
+	struct evq *evq; /* ReloadSkipped Events to post from the run loop */
+	const struct cfg_ent *ev_last; /* the object the Reloaded Event names (borrowed) */
 	struct reload_metrics m;
 	struct strbuf url, body, resp;
 };
@@ -425,6 +470,82 @@ void reload_config_changed(struct ctl *c, const struct cfg_ent *ce);
 void reload_reconcile_all(struct ctl *c);
 
 int reload_rollout(struct ctl *c, struct wl_ent *we);
+
+/* ---- kinds beyond apps/v1 (reload_kinds.c), pause-period (reload_pause.c), Events ---- */
+
+#define ABSENT_RECHECK_S 30 /* a workload resource not served (CRD absent) is listed again */
+
+/* Whether class cls is listed and watched under the options (ignored types, Argo). */
+int reload_cls_enabled(const struct reload_opts *o, int cls);
+/* Whether a workload keeps a record of what it was rolled for (not CronJobs, restart Rollouts). */
+int reload_records(const struct wl_ent *we);
+/*
+ * Write a rollout of we for triggers t[0..n-1] (attempt: 0 first, then after
+ * each re-read): apps/v1 kinds by PATCH (a Deployment with pause-period is
+ * paused first), CronJobs by POSTing a Job, Jobs by DELETE and POST, Rollouts
+ * by merge PATCH. Returns 200 when written (c->resp then holds the updated
+ * workload, or is empty), 0 when nothing had to change, another HTTP status
+ * (409: re-read and retry), or a negative code with err set (-ENOENT: gone).
+ */
+int reload_write(struct ctl *c, struct wl_ent *we, const struct reload_trigger *t, size_t n,
+		 int attempt, long long now, const struct kube_query *q, struct log_err *err);
+/*
+ * Apply triggers to a pod template (jansson, modified in place): env-vars sets
+ * or appends the STAKATER_* var in each trigger's container (a deleted
+ * trigger removes it), annotations sets last-reloaded-from for the last one.
+ * Returns the number of changes made, or -ENOMEM.
+ */
+int reload_template_apply(json_t *tmpl, enum reload_strategy s, const char *ns,
+			  const struct reload_trigger *t, size_t n, long long now);
+/*
+ * The JSON patch removing the env vars of deleted triggers t (env-vars,
+ * --reload-on-delete), each guarded by a "test" of its name. Returns the
+ * number of removals (0: none recorded) or the sb error.
+ */
+int reload_delete_patch(struct strbuf *sb, const struct reload_workload *w,
+			const struct reload_trigger *t, size_t n);
+
+/*
+ * pause-period (Deployments): pause we before its reload PATCH as Reloader
+ * does, and arm the resume timer. Returns 0 (nothing to do or paused),
+ * negative when the period does not parse or the PATCH failed (err set).
+ */
+int reload_pause_before(struct ctl *c, struct wl_ent *we, struct log_err *err);
+/* A workload was (re)read: arm or drop its resume timer from paused/paused-at. */
+void reload_pause_seen(struct ctl *c, struct wl_ent *we);
+/* Resume every paused Deployment whose period ended. */
+void reload_pause_due(struct ctl *c);
+/* The earliest resume time (monotonic ms), or t when none is earlier. */
+long long reload_pause_next(const struct ctl *c, long long t);
+
+/*
+ * POST a core/v1 Event on workload we: type "Normal"/"Warning", reason
+ * ("Reloaded", "ReloadFail", "ReloadSkipped") and message. Logs a warning when
+ * the API refuses it.
+ */
+void reload_post_event(struct ctl *c, const struct wl_ent *we, const char *type, const char *reason,
+		       const char *message);
+/*
+ * Post Reloader's ReloadFail Event for a write that ended with r (an HTTP
+ * status, the answer's Status in c->resp; or a negative code, err).
+ */
+void reload_fail_event(struct ctl *c, const struct wl_ent *we, int r, const struct log_err *err);
+/*
+ * Warn once when we uses what nodeprobe-reload does not support, and queue a
+ * ReloadSkipped Event (posted by reload_events_flush: no request from inside a
+ * LIST or watch callback).
+ */
+void reload_check_unsupported(struct ctl *c, struct wl_ent *we);
+/* Post the queued Events (their workloads looked up again; gone ones dropped). */
+void reload_events_flush(struct ctl *c);
+/* Free the queue without posting. */
+void reload_events_free(struct ctl *c);
+
+/* --reload-on-delete: keep ce as a tombstone with Reloader's delete hash and roll what it selects.
+ */
+void reload_tombstone(struct ctl *c, struct cfg_ent *ce);
+/* Free the tombstones once no rollout is pending. */
+void reload_tombs_sweep(struct ctl *c);
 
 void reload_process_due(struct ctl *c, int force);
 

@@ -12,7 +12,7 @@
 #include "reload/reload.h"
 #include "reload/reload_internal.h"
 
-static const char *const ann_keys[RA_N] = {
+static const char *const ann_defaults[RA_N] = {
     [RA_AUTO] = "reloader.stakater.com/auto",
     [RA_CM_AUTO] = "configmap.reloader.stakater.com/auto",
     [RA_SEC_AUTO] = "secret.reloader.stakater.com/auto",
@@ -23,9 +23,56 @@ static const char *const ann_keys[RA_N] = {
     [RA_SEC_EXCLUDE] = "secrets.exclude.reloader.stakater.com/reload",
 };
 
+/* Defaults of Reloader's annotation flags (internal/pkg/options/flags.go, util.go). */
+static const char *const name_defaults[RELOAD_ANN_NNAMES] = {
+    [RELOAD_ANN_AUTO] = "reloader.stakater.com/auto",
+    [RELOAD_ANN_CM_AUTO] = "configmap.reloader.stakater.com/auto",
+    [RELOAD_ANN_SEC_AUTO] = "secret.reloader.stakater.com/auto",
+    [RELOAD_ANN_CM_RELOAD] = "configmap.reloader.stakater.com/reload",
+    [RELOAD_ANN_SEC_RELOAD] = "secret.reloader.stakater.com/reload",
+    [RELOAD_ANN_SEARCH] = "reloader.stakater.com/search",
+    [RELOAD_ANN_MATCH] = "reloader.stakater.com/match",
+    [RELOAD_ANN_IGNORE] = "reloader.stakater.com/ignore",
+    [RELOAD_ANN_PAUSE_PERIOD] = "deployment.reloader.stakater.com/pause-period",
+    [RELOAD_ANN_PAUSED_AT] = "deployment.reloader.stakater.com/paused-at",
+};
+
+static const char *overrides[RELOAD_ANN_NNAMES]; /* overrides (borrowed), NULL: default */
+
+void reload_ann_names(const char *const *n)
+{
+	int i;
+
+	for (i = 0; i < RELOAD_ANN_NNAMES; i++)
+		overrides[i] = n && n[i] && *n[i] ? n[i] : NULL;
+}
+
+const char *reload_ann_name(enum reload_ann_name n)
+{
+	if ((unsigned)n >= RELOAD_ANN_NNAMES)
+		return "";
+	return overrides[n] ? overrides[n] : name_defaults[n];
+}
+
 const char *reload_ann_key(enum reload_ann a)
 {
-	return a < RA_N ? ann_keys[a] : "";
+	static const enum reload_ann_name flag[RA_N] = {
+	    [RA_AUTO] = RELOAD_ANN_AUTO,
+	    [RA_CM_AUTO] = RELOAD_ANN_CM_AUTO,
+	    [RA_SEC_AUTO] = RELOAD_ANN_SEC_AUTO,
+	    [RA_CM_RELOAD] = RELOAD_ANN_CM_RELOAD,
+	    [RA_SEC_RELOAD] = RELOAD_ANN_SEC_RELOAD,
+	    [RA_SEARCH] = RELOAD_ANN_SEARCH,
+	    [RA_CM_EXCLUDE] = RELOAD_ANN_NNAMES,
+	    [RA_SEC_EXCLUDE] = RELOAD_ANN_NNAMES,
+	};
+
+	if ((unsigned)a >= RA_N)
+		return "";
+	/* the exclude keys have no flag in Reloader */
+	if (flag[a] == RELOAD_ANN_NNAMES || !overrides[flag[a]])
+		return ann_defaults[a];
+	return overrides[flag[a]];
 }
 
 const char *reload_type_name(enum reload_type t)
@@ -40,9 +87,10 @@ const char *reload_type_upper(enum reload_type t)
 
 const char *reload_kind_name(enum reload_kind k)
 {
-	static const char *const names[] = {"Deployment", "StatefulSet", "DaemonSet"};
+	static const char *const kinds[] = {"Deployment", "StatefulSet", "DaemonSet",
+					    "CronJob",	  "Job",	 "Rollout"};
 
-	return k < RELOAD_NKINDS ? names[k] : "?";
+	return k < RELOAD_NKINDS ? kinds[k] : "?";
 }
 
 const char *reload_verdict_name(enum reload_verdict v)

@@ -54,22 +54,31 @@ static int env_patch(struct strbuf *sb, const struct reload_trigger *t, size_t n
 	return r;
 }
 
+int reload_last_reloaded_json(struct strbuf *v, const char *ns, const struct reload_trigger *t,
+			      long long now)
+{
+	int r;
+
+	r = sb_addf(v, "{\"type\":\"%s\",\"name\":", reload_type_upper(t->type));
+	r = r ? r : sb_add_json_str(v, t->name);
+	r = r ? r : sb_add(v, ",\"namespace\":");
+	r = r ? r : sb_add_json_str(v, ns);
+	r = r ? r : sb_add(v, ",\"hash\":");
+	r = r ? r : sb_add_json_str(v, t->hash);
+	r = r ? r : sb_add(v, ",\"containerRefs\":[");
+	if (t->container)
+		r = r ? r : sb_add_json_str(v, t->container);
+	r = r ? r : sb_addf(v, "],\"observedAt\":%lld}", now);
+	return r;
+}
+
 static int annotation_patch(struct strbuf *sb, const char *ns, const struct reload_trigger *t,
 			    long long now)
 {
 	struct strbuf v = STRBUF_INIT(8192);
 	int r;
 
-	r = sb_addf(&v, "{\"type\":\"%s\",\"name\":", reload_type_upper(t->type));
-	r = r ? r : sb_add_json_str(&v, t->name);
-	r = r ? r : sb_add(&v, ",\"namespace\":");
-	r = r ? r : sb_add_json_str(&v, ns);
-	r = r ? r : sb_add(&v, ",\"hash\":");
-	r = r ? r : sb_add_json_str(&v, t->hash);
-	r = r ? r : sb_add(&v, ",\"containerRefs\":[");
-	if (t->container)
-		r = r ? r : sb_add_json_str(&v, t->container);
-	r = r ? r : sb_addf(&v, "],\"observedAt\":%lld}", now);
+	r = reload_last_reloaded_json(&v, ns, t, now);
 	r = r ? r : sb_add(sb, "{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{");
 	r = r ? r : sb_add_json_str(sb, RELOAD_LAST_RELOADED_FROM);
 	r = r ? r : sb_addch(sb, ':');

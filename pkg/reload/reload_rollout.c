@@ -101,7 +101,9 @@ static void consider(struct ctl *c, struct wl_ent *we, const struct cfg_ent *ce,
 			count_skip(c, v);
 		return;
 	}
-	rec = reload_recorded(&we->w, &o, container, c->o->strategy);
+	rec = reload_records(we) ? reload_recorded(&we->w, &o, container, c->o->strategy) : NULL;
+	if (ce->deleted && c->o->strategy == RELOAD_ENV_VARS && !rec)
+		return; /* --reload-on-delete: no variable to remove */
 	if (reload_hash_current(rec, ce->hash, ce->alt)) {
 		if (changed)
 			METRIC_INC(c->m.skipped[SKIP_CURRENT]);
@@ -172,62 +174,23 @@ static long long wall_now(void)
 	return (long long)time(NULL);
 }
 
+/*
+ * The Reloaded Event, in Reloader's wording (internal/pkg/handler/upgrade.go) naming the last
+ * object the rollout was written for (c->ev_last); message (our log line) if there is none.
+ */
 static void post_event(struct ctl *c, const struct wl_ent *we, const char *message)
 {
-	struct strbuf b = STRBUF_INIT(16 * 1024);
-	struct log_err err = {0};
-	char ts[32], evname[64];
-	struct timespec now;
-	struct tm tm;
-	int r;
+	const struct cfg_ent *last = c->ev_last;
+	char msg[1024];
 
-	clock_gettime(CLOCK_REALTIME, &now);
-	gmtime_r(&now.tv_sec, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	snprintf(evname, sizeof(evname), ".%llx%09ld", (long long)now.tv_sec, now.tv_nsec);
-	r = sb_add(&b, "{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{\"name\":");
-	{
-		struct strbuf n = STRBUF_INIT(1024);
-
-		sb_add(&n, we->e.name);
-		sb_add(&n, evname);
-		r = r ? r : sb_add_json_str(&b, n.buf);
-		sb_free(&n);
-	}
-	r = r ? r : sb_add(&b, ",\"namespace\":");
-	r = r ? r : sb_add_json_str(&b, we->e.ns);
-	r = r ? r
-	      : sb_addf(&b,
-			"},\"involvedObject\":{\"apiVersion\":\"apps/v1\",\"kind\":\"%s\","
-			"\"name\":",
-			reload_kind_name(we->w.kind));
-	r = r ? r : sb_add_json_str(&b, we->e.name);
-	r = r ? r : sb_add(&b, ",\"namespace\":");
-	r = r ? r : sb_add_json_str(&b, we->e.ns);
-	if (we->w.uid) { /* kubectl describe selects a workload's Events by it */
-		r = r ? r : sb_add(&b, ",\"uid\":");
-		r = r ? r : sb_add_json_str(&b, we->w.uid);
-	}
-	r = r ? r : sb_add(&b, "},\"reason\":\"Reloaded\",\"message\":");
-	r = r ? r : sb_add_json_str(&b, message);
-	r = r ? r
-	      : sb_addf(&b,
-			",\"type\":\"Normal\",\"source\":{\"component\":\"nodeprobe-reload\"},"
-			"\"reportingComponent\":\"nodeprobe-reload\",\"firstTimestamp\":\"%s\","
-			"\"lastTimestamp\":\"%s\",\"count\":1}",
-			ts, ts);
-	if (r < 0) {
-		sb_free(&b);
-		return;
-	}
-	sb_reset(&c->url);
-	kube_url(&c->url, kube_client_server(c->cl), &kube_events, we->e.ns, NULL, NULL);
-	c->resp.max = SMALL_MAX;
-	r = kube_request(c->cl, "POST", c->url.buf, "application/json", b.buf, &c->resp, &err);
-	if (r != 201 && r != 200)
-		log_warn("event for %s %s/%s not recorded: %s", reload_kind_name(we->w.kind),
-			 we->e.ns, we->e.name, r < 0 ? err.msg : "HTTP error");
-	sb_free(&b);
+	if (last)
+		snprintf(msg, sizeof(msg),
+			 "Changes detected in '%s' of type '%s' in namespace '%s', Updated '%s' of "
+			 "type '%s' in namespace '%s'",
+			 last->e.name, reload_type_upper(reload_cls_type(last->e.cls)), last->e.ns,
+			 we->e.name, reload_kind_name(we->w.kind), we->e.ns);
+	reload_post_event(c, we, "Normal", "Reloaded", last ? msg : message);
+	c->ev_last = NULL;
 }
 
 /* Re-read a workload after a 409. Returns 0, or -ENOENT when it is gone. */
@@ -279,7 +242,11 @@ static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger 
 			obj_of(ce, &o);
 			if (reload_should(&we->w, &o, c->o->auto_all, &container) != RELOAD_YES)
 				continue;
-			rec = reload_recorded(&we->w, &o, container, c->o->strategy);
+			rec = reload_records(we)
+				  ? reload_recorded(&we->w, &o, container, c->o->strategy)
+				  : NULL;
+			if (ce->deleted && c->o->strategy == RELOAD_ENV_VARS && !rec)
+				continue; /* --reload-on-delete: no variable to remove */
 			if (reload_hash_current(rec, ce->hash, ce->alt)) {
 				METRIC_INC(c->m.skipped[SKIP_CURRENT]);
 				continue;
@@ -292,22 +259,17 @@ static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger 
 			t[n].name = ce->e.name;
 			t[n].hash = ce->hash;
 			t[n].container = container;
+			t[n].deleted = ce->deleted;
 			src[n] = ce;
 			n++;
 		}
 		if (n == 0)
 			return 0;
-		sb_reset(&c->body);
-		r = reload_patch_body(&c->body, c->o->strategy, we->e.ns, t, n, wall_now());
-		if (r < 0)
+		c->ev_last = src[n - 1]; /* named by the Reloaded Event */
+		/* the write of each kind: reload_kinds.c (pause-period: reload_pause.c) */
+		r = reload_write(c, we, t, n, attempt, wall_now(), &q, &err);
+		if (r == 0 || r == -ENOENT)
 			return r;
-		sb_reset(&c->url);
-		kube_url(&c->url, kube_client_server(c->cl), reload_cls_res[we->e.cls], we->e.ns,
-			 we->e.name, &q);
-		c->resp.max = OBJ_MAX;
-		r = kube_request(c->cl, "PATCH", c->url.buf,
-				 "application/strategic-merge-patch+json", c->body.buf, &c->resp,
-				 &err);
 		if (r == 409 && attempt + 1 < CONFLICT_RETRIES) {
 			log_info("%s %s/%s: conflict, re-reading (attempt %d)",
 				 reload_kind_name(we->w.kind), we->e.ns, we->e.name, attempt + 1);
@@ -327,6 +289,7 @@ static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger 
 		if (r > 0)
 			log_error("%s %s/%s: HTTP %d: %.300s", reload_kind_name(we->w.kind),
 				  we->e.ns, we->e.name, r, c->resp.buf);
+		reload_fail_event(c, we, r, &err);
 		return r < 0 ? r : -EIO;
 	}
 	{
@@ -449,5 +412,5 @@ long long reload_next_wakeup(const struct ctl *c)
 	for (i = 0; i < c->nrs; i++)
 		if (!c->rs[i].w && c->rs[i].restart_ms && c->rs[i].restart_ms < t)
 			t = c->rs[i].restart_ms;
-	return t;
+	return reload_pause_next(c, t);
 }

@@ -51,8 +51,11 @@ static int make_streams(struct ctl *c)
 	/* Workloads first, so the first ConfigMap/Secret pass already sees them. */
 	for (cls = NCLS - 1; cls >= 0; cls--) {
 		for (i = 0; i < nns; i++) {
-			struct rs *s = &c->rs[c->nrs++];
+			struct rs *s = reload_cls_enabled(c->o, cls) ? &c->rs[c->nrs++] : NULL;
 
+			if (!s)
+				break; /* a kind left out: --ignored-workload-types, Argo Rollouts
+					  off */
 			s->c = c;
 			s->cls = cls;
 			s->ns = nss[i];
@@ -82,6 +85,7 @@ static void ctl_free(struct ctl *c)
 		sb_free(&s->irv);
 	}
 	free(c->rs);
+	reload_events_free(c);
 	for (i = 0; i < c->cfg.nb; i++)
 		for (e = c->cfg.b[i]; e; e = nx) {
 			nx = e->next;
@@ -120,6 +124,7 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 
 	memset(&c, 0, sizeof(c));
 	c.o = o;
+	reload_ann_names(o->ann_names);
 	sb_init(&c.url, 64 * 1024);
 	sb_init(&c.body, 1024 * 1024);
 	sb_init(&c.resp, OBJ_MAX);
@@ -172,12 +177,20 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 			goto out;
 	}
 	reload_process_deferred(&c);
-	log_info("synced: %lu ConfigMaps, %lu Secrets, %lu workloads", c.m.objects[CLS_CM],
-		 c.m.objects[CLS_SEC],
-		 c.m.objects[CLS_DEP] + c.m.objects[CLS_STS] + c.m.objects[CLS_DS]);
+	reload_events_flush(&c);
+	{
+		unsigned long nwl = 0;
+		int k;
+
+		for (k = CLS_DEP; k < NCLS; k++)
+			nwl += c.m.objects[k];
+		log_info("synced: %lu ConfigMaps, %lu Secrets, %lu workloads", c.m.objects[CLS_CM],
+			 c.m.objects[CLS_SEC], nwl);
+	}
 	reload_reconcile_all(&c);
 	if (o->once) {
 		reload_process_due(&c, 1);
+		reload_pause_due(&c);
 		r = c.failures ? log_err_set(err, RELOAD_EPARTIAL, "%d rollouts failed", c.failures)
 			       : 0;
 		goto out;
@@ -202,6 +215,9 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 		reload_process_deferred(&c);
 		reload_restart_watches(&c);
 		reload_process_due(&c, 0);
+		reload_pause_due(&c);
+		reload_tombs_sweep(&c);
+		reload_events_flush(&c);
 	}
 	reload_ha_release(&c);
 	r = 0;

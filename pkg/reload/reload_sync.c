@@ -21,14 +21,26 @@ static void apply_config(struct ctl *c, int cls, const char *evtype, const char 
 	int existed = ce != NULL, changed;
 
 	if (strcmp(evtype, "DELETED") == 0) {
+		if (ce && !ce->deleted && c->o->reload_on_delete) {
+			reload_tombstone(c, ce); /* rolls what it selects, freed once done */
+			return;
+		}
 		if (ce) {
+			if (ce->deleted)
+				c->ntomb--;
+			else
+				METRIC_SET(c->m.objects[cls], c->m.objects[cls] - 1);
 			reload_tab_del(&c->cfg, &ce->e);
 			reload_cfg_free(ce);
-			METRIC_SET(c->m.objects[cls], c->m.objects[cls] - 1);
 		}
 		return;
 	}
-	if (!ce) {
+	if (ce && ce->deleted) { /* created again before its tombstone was swept */
+		existed = 0;
+		ce->deleted = 0;
+		c->ntomb--;
+		METRIC_SET(c->m.objects[cls], c->m.objects[cls] + 1);
+	} else if (!ce) {
 		ce = calloc(1, sizeof(*ce));
 		if (!ce)
 			return;
@@ -55,6 +67,9 @@ static void apply_config(struct ctl *c, int cls, const char *evtype, const char 
 	/* A first sight (initial LIST, or created while we watch) is not a change. */
 	if (changed && (from_relist || strcmp(evtype, "LIST") != 0))
 		reload_config_changed(c, ce);
+	else if (!existed && c->o->reload_on_create &&
+		 (from_relist || strcmp(evtype, "ADDED") == 0))
+		reload_config_changed(c, ce); /* --reload-on-create: not the initial LIST's */
 }
 
 static int same_str(const char *a, const char *b)
@@ -79,7 +94,8 @@ static int same_lists(const struct ctl *c, int cls, json_t *obj)
 		return 0;
 	anns[0] = json_object_get(meta, "annotations");
 	anns[1] = json_object_get(
-	    json_object_get(json_object_get(json_object_get(obj, "spec"), "template"), "metadata"),
+	    json_object_get(reload_kind_template((enum reload_kind)(cls - CLS_DEP), obj),
+			    "metadata"),
 	    "annotations");
 	for (a = 0; a < 2; a++) {
 		if (!same_str(we->w.ann[a][RA_CM_RELOAD],
@@ -114,6 +130,9 @@ void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *o
 	}
 	we = (struct wl_ent *)reload_tab_get(&c->wl, cls, w.ns, w.name);
 	if (strcmp(evtype, "DELETED") == 0) {
+		/* a Job we deleted and created again: the old one's DELETED is not about ours */
+		if (we && w.uid && we->w.uid && strcmp(w.uid, we->w.uid) != 0)
+			we = NULL;
 		if (we) {
 			reload_tab_del(&c->wl, &we->e);
 			reload_wl_free(c, we);
@@ -143,6 +162,8 @@ void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *o
 	reload_workload_free(&we->w);
 	we->w = w;
 	we->seen = 1;
+	reload_pause_seen(c, we);
+	reload_check_unsupported(c, we);
 }
 
 /* ---- stream callbacks ---- */
@@ -387,6 +408,8 @@ static void sweep_unseen(struct ctl *c, const struct rs *s)
 				continue;
 			if (is_cfg ? ((struct cfg_ent *)e)->seen : ((struct wl_ent *)e)->seen)
 				continue;
+			if (is_cfg && ((struct cfg_ent *)e)->deleted)
+				continue; /* a tombstone: reload_tombs_sweep frees it */
 			reload_tab_del(t, e);
 			if (is_cfg)
 				reload_cfg_free((struct cfg_ent *)e);
@@ -421,6 +444,25 @@ int reload_list_stream(struct ctl *c, struct rs *s, struct log_err *err)
 		kube_url(&c->url, kube_client_server(c->cl), reload_cls_res[s->cls], s->ns, NULL,
 			 &q);
 		r = kube_get_stream(c->cl, c->url.buf, st, &errbody, err);
+		if (r == 404 && s->cls >= CLS_CJ) {
+			/* batch/v1 on an old cluster, or a CRD (Argo Rollouts) not installed */
+			if (!s->absent)
+				log_warn("%s %s are not served by this cluster (HTTP 404 on LIST): "
+					 "%s objects are not reloaded; checking again every %d s",
+					 reload_cls_res[s->cls]->prefix + 6,
+					 reload_cls_res[s->cls]->plural,
+					 reload_cls_res[s->cls]->kind, ABSENT_RECHECK_S);
+			s->absent = 1;
+			r = 0;
+			kube_stream_free(st);
+			break;
+		}
+		if (r == 200 && s->absent) {
+			log_info("%s %s are served now: watching them",
+				 reload_cls_res[s->cls]->prefix + 6,
+				 reload_cls_res[s->cls]->plural);
+			s->absent = 0;
+		}
 		if (r == 410 && page > 0 && restarts < LIST_RESTARTS) {
 			/* continue token expired: start over from the first page */
 			kube_stream_free(st);
@@ -462,6 +504,11 @@ int reload_start_watch(struct ctl *c, struct rs *s, struct log_err *err)
 {
 	struct kube_query q;
 
+	if (s->absent) { /* LIST again later: the resource may be installed meanwhile */
+		s->gone = 1;
+		s->restart_ms = reload_now_ms() + ABSENT_RECHECK_S * 1000LL;
+		return 0;
+	}
 	fill_query(c, s, &q);
 	q.watch = 1;
 	q.bookmarks = 1;

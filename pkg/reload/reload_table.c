@@ -13,7 +13,8 @@
 #include "reload/reload_internal.h"
 
 const struct kube_resource *const reload_cls_res[NCLS] = {
-    &kube_configmaps, &kube_secrets, &kube_deployments, &kube_statefulsets, &kube_daemonsets,
+    &kube_configmaps, &kube_secrets,	    &kube_deployments, &kube_statefulsets,
+    &kube_daemonsets, &reload_res_cronjobs, &reload_res_jobs,  &reload_res_rollouts,
 };
 /* ---- tables ---- */
 
@@ -168,6 +169,8 @@ void reload_wl_free(struct ctl *c, struct wl_ent *we)
 {
 	if (we->pending)
 		reload_pend_remove(c, we);
+	if (we->resume_ms)
+		c->npause--;
 	trig_clear(we);
 	reload_workload_free(&we->w);
 	ent_free_strings(&we->e);

@@ -145,6 +145,10 @@ void reload_workload_free(struct reload_workload *w)
 	free(w->lr_type);
 	free(w->lr_name);
 	free(w->lr_hash);
+	free(w->rollout_strategy);
+	free(w->pause_period);
+	free(w->paused_at);
+	free(w->spc);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -347,6 +351,8 @@ static int parse_env_records(struct reload_workload *w, json_t *containers)
 			ne[w->nenv].container = dup_or_null(cname(c));
 			ne[w->nenv].name = strdup(n);
 			ne[w->nenv].value = strdup(v);
+			ne[w->nenv].ci = (int)i;
+			ne[w->nenv].ei = (int)j;
 			w->nenv++;
 			if (!ne[w->nenv - 1].name || !ne[w->nenv - 1].value)
 				return -ENOMEM;
@@ -369,11 +375,63 @@ static int parse_last_reloaded(struct reload_workload *w, const char *val)
 	return r;
 }
 
+json_t *reload_kind_template(enum reload_kind kind, json_t *obj)
+{
+	json_t *spec = json_object_get(obj, "spec");
+
+	if (kind == RELOAD_CRONJOB)
+		spec = json_object_get(json_object_get(spec, "jobTemplate"), "spec");
+	return json_object_get(spec, "template");
+}
+
+/*
+ * A SecretProviderClass the workload would be reloaded for by Reloader's CSI integration
+ * (unsupported here): one named by the secretproviderclass.reloader.stakater.com keys, else one
+ * mounted through a CSI volume of a workload with an auto or search annotation.
+ */
+static int find_spc(struct reload_workload *w, json_t *anns[2], json_t *pod)
+{
+	static const char *const keys[] = {"secretproviderclass.reloader.stakater.com/reload",
+					   "secretproviderclass.reloader.stakater.com/auto"};
+	const char *found = NULL;
+	json_t *vol;
+	size_t i;
+	int a, k;
+
+	for (a = 0; a < 2 && !found; a++)
+		for (k = 0; k < 2 && !found; k++)
+			if (json_object_get(anns[a], keys[k]))
+				found = k == 0
+					    ? json_string_value(json_object_get(anns[a], keys[k]))
+					    : "";
+	json_array_foreach(json_object_get(pod, "volumes"), i, vol)
+	{
+		const char *n = json_string_value(json_object_get(
+		    json_object_get(json_object_get(vol, "csi"), "volumeAttributes"),
+		    "secretProviderClass"));
+
+		if (!n)
+			continue;
+		if (found && !*found)
+			found = n; /* an auto key: name the mounted one */
+		else if (!found && (w->ann[0][RA_AUTO] || w->ann[1][RA_AUTO] ||
+				    w->ann[0][RA_SEARCH] || w->ann[1][RA_SEARCH]))
+			found = n;
+		break;
+	}
+	if (found) {
+		w->spc = strdup(*found ? found : "(any)");
+		if (!w->spc)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int reload_workload_parse(struct reload_workload *w, enum reload_kind kind, json_t *obj, int quiet,
 			  struct log_err *err)
 {
 	json_t *meta = json_object_get(obj, "metadata");
-	json_t *tmpl = json_object_get(json_object_get(obj, "spec"), "template");
+	json_t *tmpl = reload_kind_template(kind, obj);
 	json_t *pod = json_object_get(tmpl, "spec");
 	json_t *anns[2];
 	const char *name = json_string_value(json_object_get(meta, "name"));
@@ -425,6 +483,27 @@ int reload_workload_parse(struct reload_workload *w, enum reload_kind kind, json
 	lr = json_string_value(json_object_get(anns[1], RELOAD_LAST_RELOADED_FROM));
 	if (r == 0 && lr)
 		r = parse_last_reloaded(w, lr);
+	/* Read from the workload's metadata only, as Reloader does. */
+	if (r == 0 && kind == RELOAD_ROLLOUT) {
+		const char *v =
+		    json_string_value(json_object_get(anns[0], RELOAD_ROLLOUT_STRATEGY));
+
+		w->rollout_strategy = dup_or_null(v);
+		r = v && !w->rollout_strategy ? -ENOMEM : 0;
+	}
+	if (r == 0 && kind == RELOAD_DEPLOYMENT) {
+		const char *pp = json_string_value(
+		    json_object_get(anns[0], reload_ann_name(RELOAD_ANN_PAUSE_PERIOD)));
+		const char *pa = json_string_value(
+		    json_object_get(anns[0], reload_ann_name(RELOAD_ANN_PAUSED_AT)));
+
+		w->pause_period = dup_or_null(pp);
+		w->paused_at = dup_or_null(pa);
+		w->paused = json_is_true(json_object_get(json_object_get(obj, "spec"), "paused"));
+		r = (pp && !w->pause_period) || (pa && !w->paused_at) ? -ENOMEM : 0;
+	}
+	if (r == 0)
+		r = find_spc(w, anns, pod);
 	return r;
 }
 

@@ -90,9 +90,20 @@ int rules_eval(const struct rules *r, const struct feat_set *fs, struct label_se
 
 /*
  * True if rules may use feature: "pci.device", "kernel.loadedmodule",
- * "kernel.enabledmodule" and any "dt.*" feature (the devicetree source).
+ * "kernel.enabledmodule", "kernel.version", "kernel.config", "cpu.cpuid",
+ * "cpu.model", "system.osrelease", "usb.device" and any "dt.*" feature (the
+ * devicetree source).
  */
 bool rules_feature_supported(const char *feature);
+
+/*
+ * True if a rule of r that is not skipped reads a feature whose name starts
+ * with prefix ("cpu.", "kernel.config"): in a matchFeatures or matchAny term
+ * (compared case-insensitively, as NFD lower-cases term features) or in an
+ * "@domain.feature.element" label value. Sources whose features no rule reads
+ * need not run.
+ */
+bool rules_use_features(const struct rules *r, const char *prefix);
 
 /* The rules shipped in the binary (every cmd/nodeprobe/rules.d YAML file, generated at build). */
 struct rules_builtin {

@@ -144,8 +144,18 @@ void *rules_grow(void *arr_p, size_t *n, size_t sz)
 
 bool rules_feature_supported(const char *feature)
 {
-	return !strcmp(feature, "pci.device") || !strcmp(feature, "kernel.loadedmodule") ||
-	       !strcmp(feature, "kernel.enabledmodule") || !strncmp(feature, "dt.", 3);
+	/* the features of nodeprobe's sources (pkg/probe), with NFD's names */
+	static const char *const known[] = {
+	    "pci.device",     "kernel.loadedmodule", "kernel.enabledmodule",
+	    "kernel.version", "kernel.config",	     "cpu.cpuid",
+	    "cpu.model",      "system.osrelease",    "usb.device",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(feature, known[i]))
+			return true;
+	return !strncmp(feature, "dt.", 3);
 }
 
 /* ------------------------------------------------------------------ YAML */

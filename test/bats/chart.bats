@@ -41,7 +41,14 @@ check() {
       *-reload) f=rbac-reload.txt ;;
       *) echo "unexpected role $r" >&2; return 1 ;;
     esac
-    args+=(--role "$r=$T/$f")
+    f=$T/$f
+    # --is-Argo-Rollouts adds the rollouts grant of nodeprobe-reload(8), section RBAC
+    if [ "${f##*/}" = rbac-reload.txt ] &&
+      jq -s -e '[.[] | select(.kind == "Deployment") | .spec.template.spec.containers[].args[]?] | index("--is-Argo-Rollouts=true") != null' "$1" >/dev/null; then
+      { cat "$f"; printf 'argoproj.io rollouts %s\n' get list watch patch; } >"$W/rbac-reload-argo.txt"
+      f=$W/rbac-reload-argo.txt
+    fi
+    args+=(--role "$r=$f")
   done
   "$T/check-manifests" "${args[@]}" <"$1"
 }

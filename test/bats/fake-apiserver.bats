@@ -364,6 +364,48 @@ wait_lines() {
   [ "$output" = 415 ]
 }
 
+@test "batch/v1 Jobs: generated selector and pod labels, client selector refused, template immutable" {
+  fake_start
+  job='{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j"},"spec":{"template":{"metadata":{"labels":{"a":"b"}},"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"x"}]}}}}'
+  out=$(fake_api POST /apis/batch/v1/namespaces/default/jobs -H 'Content-Type: application/json' --data-binary "$job")
+  uid=$(jq -r .metadata.uid <<<"$out")
+  [ "$(jq -c .spec.selector <<<"$out")" = "{\"matchLabels\":{\"batch.kubernetes.io/controller-uid\":\"$uid\"}}" ]
+  [ "$(jq -c .spec.template.metadata.labels <<<"$out")" = "{\"a\":\"b\",\"batch.kubernetes.io/controller-uid\":\"$uid\",\"batch.kubernetes.io/job-name\":\"j\",\"controller-uid\":\"$uid\",\"job-name\":\"j\"}" ]
+  # a selector without manualSelector: 422
+  bad=$(jq -c '.metadata.name = "k" | .spec.selector = {"matchLabels":{"a":"b"}}' <<<"$job")
+  out=$(fake_api POST /apis/batch/v1/namespaces/default/jobs -H 'Content-Type: application/json' --data-binary "$bad" -w ' %{http_code}')
+  [[ $out == *'`selector` not auto-generated'*' 422' ]]
+  # the pod template cannot change
+  out=$(fake_api PATCH /apis/batch/v1/namespaces/default/jobs/j -H 'Content-Type: application/merge-patch+json' --data-binary '{"spec":{"template":{"metadata":{"annotations":{"x":"y"}}}}}' -w ' %{http_code}')
+  [[ $out == *'spec.template: Invalid value: field is immutable'*' 422' ]]
+  # DELETE: propagationPolicy validated, uid precondition honoured
+  out=$(fake_api DELETE /apis/batch/v1/namespaces/default/jobs/j -H 'Content-Type: application/json' --data-binary '{"propagationPolicy":"Sideways"}' -w ' %{http_code}')
+  [[ $out == *' 422' ]]
+  out=$(fake_api DELETE /apis/batch/v1/namespaces/default/jobs/j -H 'Content-Type: application/json' --data-binary '{"propagationPolicy":"Background","preconditions":{"uid":"other"}}' -w ' %{http_code}')
+  [[ $out == *' 409' ]]
+  out=$(fake_api DELETE "/apis/batch/v1/namespaces/default/jobs/j?propagationPolicy=Background" -w ' %{http_code}')
+  [[ $out == *'"status":"Success"'*' 200' ]]
+  [ "$(fake_api GET /apis/batch/v1/namespaces/default/jobs -o /dev/null -w '%{http_code}')" = 200 ]
+}
+
+@test "custom resource: rollouts 404 until installed (also in discovery), then served; no strategic merge patch" {
+  fake_start
+  [ "$(fake_api GET /apis/argoproj.io/v1alpha1/rollouts -o /dev/null -w '%{http_code}')" = 404 ]
+  [ "$(fake_api GET /apis | jq '[.groups[].name] | index("argoproj.io")')" = null ]
+  [ "$(fake_ctl POST /crds '{"resource":"argoproj.io/v1alpha1/rollouts"}' | jq -c .items)" = '["argoproj.io/v1alpha1/rollouts"]' ]
+  [ "$(fake_api GET /apis | jq '[.groups[].name] | index("argoproj.io") != null')" = true ]
+  ro='{"apiVersion":"argoproj.io/v1alpha1","kind":"Rollout","metadata":{"name":"r"},"spec":{"template":{"spec":{"containers":[{"name":"c","image":"x"}]}}}}'
+  [ "$(fake_api POST /apis/argoproj.io/v1alpha1/namespaces/default/rollouts -H 'Content-Type: application/json' --data-binary "$ro" -o /dev/null -w '%{http_code}')" = 201 ]
+  out=$(fake_api PATCH /apis/argoproj.io/v1alpha1/namespaces/default/rollouts/r -H 'Content-Type: application/strategic-merge-patch+json' --data-binary '{"spec":{"paused":true}}' -w ' %{http_code}')
+  [[ $out == *'"reason":"UnsupportedMediaType"'*' 415' ]]
+  out=$(fake_api PATCH /apis/argoproj.io/v1alpha1/namespaces/default/rollouts/r -H 'Content-Type: application/merge-patch+json' --data-binary '{"spec": {"restartAt": "2026-01-01T00:00:00Z"}}')
+  [ "$(jq -r .spec.restartAt <<<"$out")" = 2026-01-01T00:00:00Z ]
+  fake_ctl DELETE '/crds?resource=argoproj.io/v1alpha1/rollouts' >/dev/null
+  [ "$(fake_api GET /apis/argoproj.io/v1alpha1/namespaces/default/rollouts/r -o /dev/null -w '%{http_code}')" = 404 ]
+  run fake_ctl POST /crds '{"resource":"example.com/v1/widgets"}'
+  [ "$status" -ne 0 ]
+}
+
 @test "409 Conflict on a stale resourceVersion in a PATCH or PUT body" {
   fake_start
   fake_ctl POST /objects "$DEPLOY" >/dev/null

@@ -94,13 +94,14 @@ annotations_once() {
   [ "$(fake_ctl GET '/requests?method=PATCH&path=/a-' | jq -r '[.items[].path] | join(" ")')" = /apis/apps/v1/namespaces/default/deployments/a-stale ]
 }
 
-# start [ARGS]: run nodeprobe-reload in watch mode, wait until its 5 watches are open.
+# start [ARGS]: run nodeprobe-reload in watch mode, wait until its 7 watches are open (ConfigMaps,
+# Secrets, Deployments, StatefulSets, DaemonSets, CronJobs, Jobs).
 start() {
   "$BIN" --kubeconfig "$KC" --listen '' --coalesce-window 0 --min-interval 0 \
     --max-rollouts-per-second 0 "$@" >"$RL_LOG" 2>&1 3>&- &
   RL_PID=$!
-  fake_ctl GET "/watchers?min=5&wait=10" >/dev/null
-  [ "$(fake_ctl GET /watchers | jq .count)" -ge 5 ] || { cat "$RL_LOG" >&2; return 1; }
+  fake_ctl GET "/watchers?min=7&wait=10" >/dev/null
+  [ "$(fake_ctl GET /watchers | jq .count)" -ge 7 ] || { cat "$RL_LOG" >&2; return 1; }
 }
 
 # patches [PATH-REGEX]: the PATCH bodies sent so far, one a line.
@@ -299,7 +300,7 @@ d-typed app:STAKATER_S_TYPED_SECRET"
   workload Deployment web "$AUTO" "$(pod_envfrom cm:cfg)"
   "$BIN" --kubeconfig "$KC" --listen '' --no-events --coalesce-window 1s --min-interval 2s >"$RL_LOG" 2>&1 3>&- &
   RL_PID=$!
-  fake_ctl GET "/watchers?min=5&wait=10" >/dev/null
+  fake_ctl GET "/watchers?min=7&wait=10" >/dev/null
   for i in $(seq 1 20); do
     cm cfg "{\"n\":\"$i\"}"
     sleep 0.1
@@ -354,7 +355,7 @@ d-typed app:STAKATER_S_TYPED_SECRET"
   rv=$(fake_ctl GET "/requests?path=/configmaps$&watch=1" | jq -r '.items[-1].params.resourceVersion')
   [ -n "$rv" ]
   [ "$rv" != null ]
-  fake_ctl GET "/watchers?min=5&wait=10" >/dev/null
+  fake_ctl GET "/watchers?min=7&wait=10" >/dev/null
   [ "$(fake_ctl GET '/requests?path=/deployments$&watch=1' | jq -c '[.items[].status]')" = '["dropped",429,200]' ]
   grep -q 'HTTP 429: .*restarting in 1000 ms' "$RL_LOG"
   # a watch ERROR 410 makes it re-list; a change made while it was gone is still rolled out
@@ -432,7 +433,7 @@ d-typed app:STAKATER_S_TYPED_SECRET"
   m=$(curl -sS "http://127.0.0.1:$port/metrics")
   grep -qx 'nodeprobe_reload_reloads_total{kind="Deployment",result="success"} 1' <<<"$m"
   grep -qx 'nodeprobe_reload_objects{resource="configmaps"} 1' <<<"$m"
-  grep -qx 'nodeprobe_reload_api_requests_total{code="200"} 6' <<<"$m"
+  grep -qx 'nodeprobe_reload_api_requests_total{code="200"} 8' <<<"$m"
   grep -qx 'nodeprobe_reload_watch_restarts_total{resource="configmaps"} 0' <<<"$m"
   [ "$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/nope")" = 404 ]
 }
@@ -527,7 +528,7 @@ KC
   "$BIN" --kubeconfig "$KC" --listen '' --no-events --coalesce-window 2s --min-interval 0 \
     --max-rollouts-per-second 0 >"$RL_LOG" 2>&1 3>&- &
   RL_PID=$!
-  fake_ctl GET "/watchers?min=5&wait=10" >/dev/null
+  fake_ctl GET "/watchers?min=7&wait=10" >/dev/null
   put "[${objs%,}]"
   h=$(sha1 'k=1')
   wait_patches 1

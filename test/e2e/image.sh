@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # End-to-end test of the container image, with Debian's tools only and no daemon of the host's:
-#   1. scripts/build-image builds the OCI layout (umoci, no engine);
+#   1. scripts/build-image builds the OCI layout (umoci, no engine): linux/amd64, linux/arm64 and
+#      linux/arm/v7 in one index (this machine's architecture only, said so, when the cross
+#      toolchains or sysroots of scripts/install-deps are missing);
 #   2. a private docker-registry on 127.0.0.1 receives it (skopeo copy --all);
-#   3. a private containerd (own root, state, socket) pulls it (ctr, plain HTTP);
+#   3. a private containerd (own root, state, socket) pulls it (ctr, plain HTTP), this machine's
+#      platform as a node does, then every platform (each one's blobs come from the registry);
 #   4. ctr (runc) runs it as uid/gid 65534 with a read-only root, containerd's default seccomp
 #      profile and no capability, as the manifests do: `nodeprobe --version`, and
 #      `nodeprobe --dry-run` against a PCI fixture bind-mounted read-only at /host-sys.
@@ -67,9 +70,20 @@ wait_for() {
 ip netns add "$NS"
 e2e_in ip link set lo up
 
-echo "== build (scripts/build-image $ARCH)"
+# Every architecture when this machine can cross build them (test/e2e/qemu.sh runs those).
+ARCHS=("$ARCH")
+for a in arm64 armhf; do
+  [ "$a" != "$ARCH" ] || continue
+  t=$([ "$a" = arm64 ] && echo aarch64-linux-gnu || echo arm-linux-gnueabihf)
+  if command -v "$t-g++" >/dev/null && [ -f "${NP_CROSS_ROOT:-/opt/nodeprobe-cross}/$a/.nodeprobe-packages" ]; then
+    ARCHS+=("$a")
+  else
+    echo "== note: no $a image: $t-g++ or the :$a sysroot missing (scripts/install-deps as root)"
+  fi
+done
+echo "== build (scripts/build-image ${ARCHS[*]})"
 export IMAGE_DIR=${IMAGE_DIR:-$E2E/image}
-scripts/build-image "$ARCH" | tee "$E2E/build.txt"
+scripts/build-image "${ARCHS[@]}" | tee "$E2E/build.txt"
 LAYOUT=$IMAGE_DIR/oci
 [ -f "$IMAGE_DIR/rootfs-$ARCH/files.txt" ] || die "no files.txt"
 
@@ -77,7 +91,7 @@ echo "== registry (docker-registry on 127.0.0.1:$E2E_REG_PORT in netns $NS)"
 e2e_start_registry >/dev/null
 REF=127.0.0.1:$E2E_REG_PORT/nodeprobe/nodeprobe:$VERSION
 e2e_in skopeo copy --quiet --all --dest-tls-verify=false "oci:$LAYOUT:$VERSION" "docker://$REF"
-e2e_in skopeo inspect --raw --tls-verify=false "docker://$REF" | jq -r '"pushed index: " + .mediaType + ", " + ([.manifests[].platform.architecture] | join(","))'
+e2e_in skopeo inspect --raw --tls-verify=false "docker://$REF" | jq -r '"pushed index: " + .mediaType + ", " + ([.manifests[].platform | [.os, .architecture, .variant // empty] | join("/")] | join(", "))'
 
 echo "== containerd (own root, state and socket)"
 # Not e2e_start_containerd: containerd must stay in the host's network namespace, because
@@ -100,6 +114,18 @@ ctr_ images ls -q >/dev/null
 got=$(ctr_ images ls | awk -v r="$REF" '$1 == r {print $3}')
 [ "$got" = "$want" ] || die "pulled digest $got, built $want"
 echo "pulled $REF = $want"
+if [ ${#ARCHS[@]} -gt 1 ]; then
+  # Every platform's manifest and layers, from the registry (as a mirror such as Spegel fetches).
+  e2e_in ctr -a "$E2E/containerd.sock" -n "$CTR_NS" images pull --all-platforms --plain-http "$REF" >"$E2E/pull-all.log"
+  ctr_ content ls -q | sort >"$E2E/content.txt"
+  for a in "${ARCHS[@]}"; do
+    m=$(jq -r --arg t "$VERSION-$a" '.manifests[] | select(.annotations["org.opencontainers.image.ref.name"] == $t) | .digest' "$LAYOUT/index.json")
+    for d in "$m" $(jq -r '.config.digest, .layers[].digest' "$LAYOUT/blobs/sha256/${m#sha256:}"); do
+      grep -qx "$d" "$E2E/content.txt" || die "containerd has no $d of the $a image"
+    done
+  done
+  echo "pulled every platform: ${ARCHS[*]} (manifests, configs and layers in containerd's content store)"
+fi
 
 echo "== run (ctr run, runc, uid 65534, read-only root, seccomp default, no capabilities)"
 # run_in_image CMD...: a container from the image with the image's own user (config.user,
@@ -219,12 +245,14 @@ if expect_bin nodeprobe-reload >/dev/null && [ -f test/fake-apiserver/fake.bash 
 fi
 
 echo "== size"
-jq -r --arg t "$VERSION-$ARCH" '.manifests[] | select(.annotations["org.opencontainers.image.ref.name"] == $t) | .digest[7:]' "$LAYOUT/index.json" >"$E2E/m"
-manifest=$LAYOUT/blobs/sha256/$(cat "$E2E/m")
-compressed=$(jq '[.layers[].size] | add' "$manifest")
-uncompressed=$(awk '$1 !~ /^d/ {s += $2} END {print s}' "$IMAGE_DIR/rootfs-$ARCH/files.txt")
-jq -r '.layers[] | "layer " + .digest[7:19] + "  " + (.size | tostring) + " bytes gzip"' "$manifest"
-echo "image: $compressed bytes compressed, $uncompressed bytes of files"
-[ "$compressed" -lt $((15 * 1024 * 1024)) ] || die "image is $compressed bytes compressed (target < 15 MiB)"
+for a in "${ARCHS[@]}"; do
+  jq -r --arg t "$VERSION-$a" '.manifests[] | select(.annotations["org.opencontainers.image.ref.name"] == $t) | .digest[7:]' "$LAYOUT/index.json" >"$E2E/m"
+  manifest=$LAYOUT/blobs/sha256/$(cat "$E2E/m")
+  compressed=$(jq '[.layers[].size] | add' "$manifest")
+  uncompressed=$(awk '$1 !~ /^d/ {s += $2} END {print s}' "$IMAGE_DIR/rootfs-$a/files.txt")
+  jq -r --arg a "$a" '.layers[] | $a + " layer " + .digest[7:19] + "  " + (.size | tostring) + " bytes gzip"' "$manifest"
+  echo "image $a: $compressed bytes compressed, $uncompressed bytes of files"
+  [ "$compressed" -lt $((15 * 1024 * 1024)) ] || die "$a image is $compressed bytes compressed (target < 15 MiB)"
+done
 [ "$failed" -eq 0 ] || { [ "${NP_IMAGE_PARTIAL:-0}" = 1 ] || die "binaries missing from the image"; echo "image e2e: PARTIAL (binaries missing, see above)"; exit 0; }
 echo "image e2e: ok"

@@ -9,6 +9,7 @@
 #include "harness.h"
 #include "kernel/kernel.h"
 #include "log/log.h"
+#include "strbuf/strbuf.h"
 
 /* Lines as a real kernel writes them (6.1, trimmed). */
 static const char proc_modules[] = "i915 3448832 35 - Live 0x0000000000000000\n"
@@ -162,4 +163,187 @@ TEST(kernel_host_proc_modules)
 		CHECK_INT(feat_nelems(l), want);
 	}
 	feat_set_free(fs);
+}
+
+/* kernel.version of one osrelease string: "full|major|minor|revision", "-" for absent. */
+static const char *version_of(const char *osrelease)
+{
+	static char out[512];
+	struct feat_set *fs = feat_set_new();
+	const struct feat *f;
+	const char *k[] = {"full", "major", "minor", "revision"}, *v;
+	size_t i, n = 0;
+
+	out[0] = '\0';
+	if (kernel_parse_version(osrelease, strlen(osrelease), fs) < 0 ||
+	    !(f = feat_get(fs, KERNEL_VERSION))) {
+		feat_set_free(fs);
+		return "error";
+	}
+	for (i = 0; i < 4; i++) {
+		v = feat_lookup(f, k[i]);
+		n += (size_t)snprintf(out + n, sizeof(out) - n, "%s%s", i ? "|" : "", v ? v : "-");
+	}
+	feat_set_free(fs);
+	return out;
+}
+
+/* Vectors run through NFD's own regexps (reference/nfd.md 10.2) plus the trimming rules. */
+TEST(kernel_version_nfd_parsing)
+{
+	CHECK_STR(version_of("6.1.0-50-arm64\n"), "6.1.0-50-arm64|6|1|0");
+	CHECK_STR(version_of("6.8"), "6.8|6|8|");
+	CHECK_STR(version_of("6"), "6|6||");
+	CHECK_STR(version_of("5.14.0-362.8.1.el9_3.x86_64"), "5.14.0-362.8.1.el9_3.x86_64|5|14|0");
+	CHECK_STR(version_of("6.1.0+rpt-rpi-v8"), "6.1.0_rpt-rpi-v8|-|-|-");
+	CHECK_STR(version_of("4.19.0.1"), "4.19.0.1|-|-|-");
+	CHECK_STR(version_of("6.18.44-fc-v769"), "6.18.44-fc-v769|6|18|44");
+	/* the Raspberry Pi 3 capture (test/fixtures/host/rpi3-armv7): the + becomes _ and is
+	 * trimmed */
+	CHECK_STR(version_of("4.9.41-v7+\n"), "4.9.41-v7|4|9|41");
+	/* TrimSpace, then '-_.' trimmed after the replacement */
+	CHECK_STR(version_of("  -6.6.3-talos.\n"), "6.6.3-talos|6|6|3");
+	/* a UTF-8 sequence is one '_' (one rune), a stray byte one '_' each */
+	CHECK_STR(version_of("6.1-\xc3\xa9x"), "6.1-_x|6|1|");
+	CHECK_STR(version_of("6.1-\xff\xfex"), "6.1-__x|6|1|");
+	CHECK_STR(version_of("6.1.0-\xc3\xa9"), "6.1.0|6|1|0");
+	CHECK_STR(version_of("v6.1"), "v6.1|-|-|-");
+	CHECK_STR(version_of("6.x"), "6.x|-|-|-");
+	CHECK_STR(version_of(""), "|-|-|-");
+}
+
+TEST(kernel_version_from_proc)
+{
+	struct feat_set *fs = feat_set_new();
+	struct log_err err = {0};
+	char rel[300];
+	const char *dir = harness_tmpdir();
+	const struct feat *f;
+
+	/* the real capture of this project's x86 test machine */
+	REQUIRE_INT(kernel_scan_version(harness_fixture("host/firecracker-x86/proc"), fs, rel,
+					sizeof(rel), &err),
+		    0);
+	CHECK_STR(rel, "6.18.44-fc-v769");
+	f = feat_get(fs, KERNEL_VERSION);
+	REQUIRE(f);
+	CHECK_INT(feat_kind(f), FEAT_ATTRS);
+	CHECK_STR(feat_lookup(f, "minor"), "18");
+	/* missing: no feature, no error */
+	CHECK_INT(kernel_scan_version(dir, NULL, rel, sizeof(rel), &err), 0);
+	CHECK_STR(rel, "");
+	/* longer than the bound: error naming the file */
+	{
+		char big[400];
+
+		memset(big, '6', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		harness_put_str(dir, "sys/kernel/osrelease", big);
+	}
+	CHECK_INT(kernel_scan_version(dir, NULL, rel, sizeof(rel), &err), -E2BIG);
+	CHECK(strstr(err.msg, "sys/kernel/osrelease") != NULL);
+	/* a release with '/' is never used as a path part */
+	harness_put_str(dir, "sys/kernel/osrelease", "../../etc/x\n");
+	CHECK_INT(kernel_scan_version(dir, NULL, rel, sizeof(rel), &err), 0);
+	CHECK_STR(rel, "");
+	feat_set_free(fs);
+}
+
+TEST(kernel_config_nfd_parsing)
+{
+	static const char text[] = "#\n# Automatically generated file; DO NOT EDIT.\n"
+				   "CONFIG_NO_HZ=y\n"
+				   "CONFIG_IDXD=m\n"
+				   "# CONFIG_PREEMPT is not set\n"
+				   "CONFIG_LSM=\"landlock,lockdown,yama,apparmor\"\n"
+				   "CONFIG_HZ=250\r\n"
+				   "CONFIG_NOVALUE\n"
+				   "  CONFIG_INDENTED=y\n"
+				   "CONFIG_EMPTY=\n"
+				   "CONFIG_Q=\"\"x\"\"\n"
+				   "CONFIG_A=b=c\n"
+				   "CONFIG_HZ_X=1\n"
+				   "CONFIG_NO_HZ=m";
+	struct feat_set *fs = feat_set_new();
+	const struct feat *f;
+
+	CHECK_INT(kernel_parse_config(text, strlen(text), fs), 9);
+	f = feat_get(fs, KERNEL_CONFIG);
+	REQUIRE(f);
+	CHECK_INT(feat_kind(f), FEAT_ATTRS);
+	CHECK_STR(feat_lookup(f, "NO_HZ"), "m"); /* the later line wins */
+	CHECK_STR(feat_lookup(f, "IDXD"), "m");
+	CHECK(feat_lookup(f, "PREEMPT") == NULL);
+	CHECK_STR(feat_lookup(f, "LSM"), "landlock,lockdown,yama,apparmor");
+	CHECK_STR(feat_lookup(f, "HZ"), "250\r"); /* nothing but quotes is trimmed */
+	CHECK(feat_lookup(f, "NOVALUE") == NULL);
+	CHECK(feat_lookup(f, "INDENTED") == NULL);
+	CHECK_STR(feat_lookup(f, "EMPTY"), "");
+	CHECK_STR(feat_lookup(f, "Q"), "x"); /* every leading and trailing quote */
+	CHECK_STR(feat_lookup(f, "A"), "b=c");
+	feat_set_free(fs);
+}
+
+/* The real /proc/config.gz of the x86 test machine, and the same text as /boot/config-RELEASE. */
+TEST(kernel_config_gz_and_boot)
+{
+	const char *proc = harness_fixture("host/firecracker-x86/proc");
+	struct strbuf gz = STRBUF_INIT(KERNEL_CONFIG_GZ_MAX), text = STRBUF_INIT(KERNEL_CONFIG_MAX);
+	struct feat_set *a = feat_set_new(), *b = feat_set_new();
+	struct log_err err = {0};
+	char tmp[64], boot[128], procdir[128];
+	const struct feat *fa, *fb;
+	size_t i;
+
+	REQUIRE(sb_read_file(&gz, "test/fixtures/host/firecracker-x86/proc/config.gz") > 0);
+	REQUIRE_INT(kernel_gunzip(gz.buf, gz.len, &text), 0);
+	CHECK(strstr(text.buf, "CONFIG_LOCALVERSION=\"-fc-v769\"\n") != NULL);
+	REQUIRE_INT(kernel_scan_config(proc, "/nonexistent", "6.18.44-fc-v769", a, &err), 0);
+	fa = feat_get(a, KERNEL_CONFIG);
+	REQUIRE(fa);
+	CHECK_STR(feat_lookup(fa, "HZ"), "250");
+	CHECK_STR(feat_lookup(fa, "NO_HZ_IDLE"), "y");
+	CHECK_STR(feat_lookup(fa, "LOCALVERSION"), "-fc-v769");
+	CHECK(feat_lookup(fa, "X86_SGX") == NULL);
+	/* no config.gz: <boot>/config-<release> */
+	snprintf(tmp, sizeof(tmp), "%s", harness_tmpdir());
+	snprintf(boot, sizeof(boot), "%s/boot", tmp);
+	snprintf(procdir, sizeof(procdir), "%s/proc", tmp);
+	harness_put(tmp, "boot/config-6.18.44-fc-v769", text.buf, text.len);
+	harness_put_str(tmp, "proc/sys/kernel/osrelease", "6.18.44-fc-v769\n");
+	REQUIRE_INT(kernel_scan_config(procdir, boot, "6.18.44-fc-v769", b, &err), 0);
+	fb = feat_get(b, KERNEL_CONFIG);
+	REQUIRE(fb);
+	REQUIRE_INT(feat_nelems(fb), feat_nelems(fa));
+	for (i = 0; i < feat_nelems(fa); i++) {
+		const char *na, *va, *nb, *vb;
+
+		feat_elem_at(fa, i, &na, &va);
+		feat_elem_at(fb, i, &nb, &vb);
+		CHECK_STR(na, nb);
+		CHECK_STR(va, vb);
+	}
+	/* another release: nothing found, no feature, no error */
+	feat_set_free(b);
+	b = feat_set_new();
+	CHECK_INT(kernel_scan_config(procdir, boot, "6.1.0-50-amd64", b, &err), 0);
+	CHECK(feat_get(b, KERNEL_CONFIG) == NULL);
+	/* a corrupt or truncated config.gz is an error naming it */
+	harness_put(tmp, "proc/config.gz", gz.buf, gz.len / 2);
+	CHECK(kernel_scan_config(procdir, boot, "6.18.44-fc-v769", b, &err) < 0);
+	CHECK(strstr(err.msg, "config.gz") != NULL);
+	harness_put_str(tmp, "proc/config.gz", "CONFIG_X=y\n");
+	CHECK_INT(kernel_scan_config(procdir, boot, "6.18.44-fc-v769", b, &err), -EINVAL);
+	/* a bomb: decompressed size past the cap */
+	{
+		struct strbuf small = STRBUF_INIT(1000);
+
+		CHECK_INT(kernel_gunzip(gz.buf, gz.len, &small), -E2BIG);
+		CHECK_INT(small.len, 0);
+		sb_free(&small);
+	}
+	sb_free(&gz);
+	sb_free(&text);
+	feat_set_free(a);
+	feat_set_free(b);
 }

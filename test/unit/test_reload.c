@@ -515,9 +515,9 @@ TEST(patch_body_env_vars_exact)
 {
 	struct strbuf sb = STRBUF_INIT(4096);
 	struct reload_trigger t[3] = {
-	    {RELOAD_CONFIGMAP, "app-config", "0123456789abcdef0123456789abcdef01234567", "app"},
-	    {RELOAD_SECRET, "db.creds", "89abcdef0123456789abcdef0123456789abcdef", "side"},
-	    {RELOAD_SECRET, "tls", "fedcba9876543210fedcba9876543210fedcba98", "app"},
+	    {RELOAD_CONFIGMAP, "app-config", "0123456789abcdef0123456789abcdef01234567", "app", 0},
+	    {RELOAD_SECRET, "db.creds", "89abcdef0123456789abcdef0123456789abcdef", "side", 0},
+	    {RELOAD_SECRET, "tls", "fedcba9876543210fedcba9876543210fedcba98", "app", 0},
 	};
 
 	CHECK_INT(reload_patch_body(&sb, RELOAD_ENV_VARS, "ns", t, 1, 0), 0);
@@ -548,8 +548,8 @@ TEST(patch_body_annotations_exact)
 {
 	struct strbuf sb = STRBUF_INIT(4096);
 	struct reload_trigger t[2] = {
-	    {RELOAD_CONFIGMAP, "first", "1111111111111111111111111111111111111111", "app"},
-	    {RELOAD_SECRET, "db", "89abcdef0123456789abcdef0123456789abcdef", "app"},
+	    {RELOAD_CONFIGMAP, "first", "1111111111111111111111111111111111111111", "app", 0},
+	    {RELOAD_SECRET, "db", "89abcdef0123456789abcdef0123456789abcdef", "app", 0},
 	};
 
 	CHECK_INT(reload_patch_body(&sb, RELOAD_ANNOTATIONS, "prod", t, 2, 1795200000), 0);

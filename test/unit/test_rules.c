@@ -479,8 +479,8 @@ TEST(rules_unsupported_skipped)
 
 	capture_on();
 	CHECK_STR(run("  - name: sgx\n    labels: {a.io/sgx: \"true\"}\n    matchFeatures:\n"
-		      "      - feature: cpu.cpuid\n        matchExpressions:\n"
-		      "          SGX: {op: Exists}\n"
+		      "      - feature: cpu.security\n        matchExpressions:\n"
+		      "          sgx.enabled: {op: IsTrue}\n"
 		      "  - name: ge\n    labels: {a.io/ge: \"true\"}\n    matchFeatures:\n"
 		      "      - feature: dt.root\n        matchExpressions:\n"
 		      "          cores: {op: Ge, value: [\"1\"]}\n"
@@ -496,7 +496,7 @@ TEST(rules_unsupported_skipped)
 		  "a.io/ge=true\na.io/ok=true\n");
 	CHECK_INT(n, 2);
 	CHECK(strstr(warnings,
-		     "t.yaml:6:5: rule 'sgx' skipped: feature 'cpu.cpuid' is not supported"));
+		     "t.yaml:6:5: rule 'sgx' skipped: feature 'cpu.security' is not supported"));
 	CHECK(!strstr(warnings, "rule 'ge' skipped"));
 	CHECK(strstr(warnings, "rule 'ver' skipped: 'type: version' is not supported"));
 	CHECK(strstr(

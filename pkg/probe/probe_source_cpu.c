@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* probe source "cpu": cpu.cpuid and cpu.model (x86: cpuid instruction or --cpuid dump; ARM:
+ * <proc>/cpuinfo). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cpu/cpu.h"
+#include "log/log.h"
+#include "probe/probe.h"
+#include "strbuf/strbuf.h"
+
+static int read_bounded(const char *path, size_t max, struct strbuf *sb, struct log_err *err)
+{
+	int r;
+
+	sb_init(sb, max);
+	r = sb_read_file(sb, path);
+	if (r < 0 && r != -ENOENT)
+		return log_err_set(err, r, "%s: %s", path,
+				   r == -E2BIG	  ? "larger than the bound"
+				   : r == -EINVAL ? "not a regular file"
+						  : strerror(-r));
+	return r;
+}
+
+static int from_dump(const char *path, struct probe_ctx *ctx, struct log_err *err)
+{
+	struct strbuf sb;
+	struct cpu_x86 src;
+	int r = read_bounded(path, CPU_DUMP_MAX, &sb, err);
+
+	if (r == -ENOENT)
+		r = log_err_set(err, r, "--cpuid %s: %s", path, strerror(ENOENT));
+	if (r < 0)
+		goto out;
+	r = cpu_x86_dump(sb.buf, sb.len, &src);
+	if (r < 0) {
+		r = log_err_set(err, r, "--cpuid %s: %s", path,
+				r == -ENOMEM
+				    ? "out of memory"
+				    : "no '0xLEAF 0xSUB: eax=... edx=...' lines (cpuid -r -1)");
+		goto out;
+	}
+	r = cpu_x86_features(&src, ctx->features);
+	cpu_x86_dump_free(&src);
+	if (r < 0)
+		r = log_err_set(err, r, "out of memory");
+out:
+	sb_free(&sb);
+	return r;
+}
+
+static int from_cpuinfo(struct probe_ctx *ctx, enum cpu_arch arch, struct log_err *err)
+{
+	char path[4096];
+	struct strbuf sb;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/cpuinfo", ctx->opts->proc);
+	r = read_bounded(path, CPU_CPUINFO_MAX, &sb, err);
+	if (r == -ENOENT) {
+		log_info("%s: not found, no cpu features", path);
+		r = 0;
+	} else if (r >= 0 && cpu_parse_cpuinfo(sb.buf, sb.len, arch, ctx->features) < 0) {
+		r = log_err_set(err, -ENOMEM, "out of memory");
+	}
+	sb_free(&sb);
+	return r < 0 ? r : 0;
+}
+
+static int cpu_source_scan(struct probe_ctx *ctx, struct log_err *err)
+{
+	struct cpu_x86 live;
+
+	if (ctx->opts->cpuid)
+		return from_dump(ctx->opts->cpuid, ctx, err);
+#if defined(__aarch64__)
+	(void)live;
+	return from_cpuinfo(ctx, CPU_ARCH_ARM64, err);
+#elif defined(__arm__)
+	(void)live;
+	return from_cpuinfo(ctx, CPU_ARCH_ARM, err);
+#else
+	(void)from_cpuinfo;
+	if (cpu_x86_live(&live) < 0) {
+		log_info("cpu: no cpuid on this architecture, no cpu features");
+		return 0;
+	}
+	return cpu_x86_features(&live, ctx->features) < 0
+		   ? log_err_set(err, -ENOMEM, "out of memory")
+		   : 0;
+#endif
+}
+
+const struct probe_source probe_source_cpu = {
+    .name = "cpu",
+    .help = "cpu.cpuid and cpu.model: x86 cpuid (or --cpuid FILE), ARM <proc>/cpuinfo",
+    .features = "cpu.",
+    .scan = cpu_source_scan,
+};

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* reload_events: the core/v1 Events posted on workloads (Reloaded, ReloadFail, ReloadSkipped) and
+ * the warning for what Reloader supports and nodeprobe-reload does not. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kube/kube.h"
+#include "reload/reload.h"
+#include "reload/reload_internal.h"
+
+static const char *kind_api_version(enum reload_kind k)
+{
+	switch (k) {
+	case RELOAD_CRONJOB:
+	case RELOAD_JOB:
+		return "batch/v1";
+	case RELOAD_ROLLOUT:
+		return "argoproj.io/v1alpha1";
+	default:
+		return "apps/v1";
+	}
+}
+
+void reload_post_event(struct ctl *c, const struct wl_ent *we, const char *type, const char *reason,
+		       const char *message)
+{
+	struct strbuf b = STRBUF_INIT(16 * 1024), n = STRBUF_INIT(1024);
+	struct log_err err = {0};
+	char ts[32], evname[64];
+	struct timespec now;
+	struct tm tm;
+	int r;
+
+	if (!c->o->events)
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	gmtime_r(&now.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	/* client-go's recorder names an Event "<object>.<hex nanoseconds>" */
+	snprintf(evname, sizeof(evname), ".%llx%09ld", (long long)now.tv_sec, now.tv_nsec);
+	r = sb_add(&n, we->e.name);
+	r = r ? r : sb_add(&n, evname);
+	r = r ? r : sb_add(&b, "{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{\"name\":");
+	r = r ? r : sb_add_json_str(&b, n.buf);
+	r = r ? r : sb_add(&b, ",\"namespace\":");
+	r = r ? r : sb_add_json_str(&b, we->e.ns);
+	r = r ? r
+	      : sb_addf(&b, "},\"involvedObject\":{\"apiVersion\":\"%s\",\"kind\":\"%s\",\"name\":",
+			kind_api_version(we->w.kind), reload_kind_name(we->w.kind));
+	r = r ? r : sb_add_json_str(&b, we->e.name);
+	r = r ? r : sb_add(&b, ",\"namespace\":");
+	r = r ? r : sb_add_json_str(&b, we->e.ns);
+	if (we->w.uid) { /* kubectl describe selects a workload's Events by it */
+		r = r ? r : sb_add(&b, ",\"uid\":");
+		r = r ? r : sb_add_json_str(&b, we->w.uid);
+	}
+	r = r ? r : sb_add(&b, "},\"reason\":");
+	r = r ? r : sb_add_json_str(&b, reason);
+	r = r ? r : sb_add(&b, ",\"message\":");
+	r = r ? r : sb_add_json_str(&b, message);
+	r = r ? r
+	      : sb_addf(&b,
+			",\"type\":\"%s\",\"source\":{\"component\":\"nodeprobe-reload\"},"
+			"\"reportingComponent\":\"nodeprobe-reload\",\"firstTimestamp\":\"%s\","
+			"\"lastTimestamp\":\"%s\",\"count\":1}",
+			type, ts, ts);
+	if (r < 0)
+		goto out;
+	sb_reset(&c->url);
+	kube_url(&c->url, kube_client_server(c->cl), &kube_events, we->e.ns, NULL, NULL);
+	c->resp.max = SMALL_MAX;
+	r = kube_request(c->cl, "POST", c->url.buf, "application/json", b.buf, &c->resp, &err);
+	if (r != 201 && r != 200)
+		log_warn("event %s for %s %s/%s not recorded: %s", reason,
+			 reload_kind_name(we->w.kind), we->e.ns, we->e.name,
+			 r < 0 ? err.msg : "HTTP error");
+out:
+	sb_free(&n);
+	sb_free(&b);
+}
+
+/*
+ * Reloader's ReloadFail Event (internal/pkg/handler/upgrade.go, reloader.md §9.10): "Update for
+ * '<workload>' of type '<Kind>' in namespace '<ns>' failed with error <err>", err being the API's
+ * Status message (as client-go's error prints) or the transport error.
+ */
+void reload_fail_event(struct ctl *c, const struct wl_ent *we, int r, const struct log_err *err)
+{
+	char msg[1024], why[512];
+	json_t *st = r > 0 ? json_loadb(c->resp.buf, c->resp.len, 0, NULL) : NULL;
+	const char *m = json_string_value(json_object_get(st, "message"));
+
+	if (r < 0)
+		snprintf(why, sizeof(why), "%s", err->msg[0] ? err->msg : strerror(-r));
+	else if (m)
+		snprintf(why, sizeof(why), "%s", m);
+	else
+		snprintf(why, sizeof(why), "HTTP %d", r);
+	json_decref(st);
+	snprintf(msg, sizeof(msg),
+		 "Update for '%s' of type '%s' in namespace '%s' failed with error %s", we->e.name,
+		 reload_kind_name(we->w.kind), we->e.ns, why);
+	reload_post_event(c, we, "Warning", "ReloadFail", msg);
+}
+
+/* A queued Event: the workload by key, and what to post. */
+struct evq {
+	struct evq *next;
+	int cls;
+	char *ns, *name, *message;
+};
+
+void reload_check_unsupported(struct ctl *c, struct wl_ent *we)
+{
+	struct evq *q, **tail;
+	char msg[1024];
+
+	if (!we->w.spc || we->spc_warned)
+		return;
+	we->spc_warned = 1;
+	/*
+	 * Reloader (--enable-csi-integration) rolls workloads when a SecretProviderClass they
+	 * mount through the Secrets Store CSI driver changes (internal/pkg/handler/upgrade.go,
+	 * reloader.md §9.11); nodeprobe-reload does not. Never silently: a warning and an Event.
+	 */
+	snprintf(msg, sizeof(msg),
+		 "Changes in SecretProviderClass '%.200s' will not reload '%.200s' of type '%s' in "
+		 "namespace '%.200s': SecretProviderClass (CSI) reloads are not supported by "
+		 "nodeprobe-reload",
+		 we->w.spc, we->e.name, reload_kind_name(we->w.kind), we->e.ns);
+	log_warn("%s", msg);
+	if (!c->o->events)
+		return;
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return;
+	q->cls = we->e.cls;
+	q->ns = strdup(we->e.ns);
+	q->name = strdup(we->e.name);
+	q->message = strdup(msg);
+	if (!q->ns || !q->name || !q->message) {
+		free(q->ns);
+		free(q->name);
+		free(q->message);
+		free(q);
+		return;
+	}
+	for (tail = &c->evq; *tail; tail = &(*tail)->next)
+		;
+	*tail = q;
+}
+
+void reload_events_flush(struct ctl *c)
+{
+	while (c->evq) {
+		struct evq *q = c->evq;
+		const struct wl_ent *we =
+		    (const struct wl_ent *)reload_tab_get(&c->wl, q->cls, q->ns, q->name);
+
+		c->evq = q->next;
+		if (we)
+			reload_post_event(c, we, "Warning", "ReloadSkipped", q->message);
+		free(q->ns);
+		free(q->name);
+		free(q->message);
+		free(q);
+	}
+}
+
+void reload_events_free(struct ctl *c)
+{
+	while (c->evq) {
+		struct evq *q = c->evq;
+
+		c->evq = q->next;
+		free(q->ns);
+		free(q->name);
+		free(q->message);
+		free(q);
+	}
+}

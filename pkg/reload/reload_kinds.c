@@ -1,0 +1,655 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* reload_kinds: the workloads beyond apps/v1 as Reloader rolls them: CronJobs (a Job from the
+ * jobTemplate), Jobs (deleted and created again), Argo Rollouts (restartAt or the template), and
+ * the env var removal of --reload-on-delete. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kube/kube.h"
+#include "reload/reload.h"
+#include "reload/reload_internal.h"
+
+/*
+ * Reloader v1.4.21 (internal/pkg/callbacks/rolling_upgrade.go: CreateJobFromCronjob,
+ * ReCreateJobFromjob, UpdateRollout; internal/pkg/handler/upgrade.go), read, not copied; see
+ * ../shared/reference/reloader.md §9.1-§9.5 and nodeprobe-reload(8).
+ */
+const struct kube_resource reload_res_cronjobs = {"/apis/batch/v1", "cronjobs", "CronJob"};
+const struct kube_resource reload_res_jobs = {"/apis/batch/v1", "jobs", "Job"};
+const struct kube_resource reload_res_rollouts = {"/apis/argoproj.io/v1alpha1", "rollouts",
+						  "Rollout"};
+
+#define JOB_CREATE_RETRIES 5 /* POST after DELETE answered 409 AlreadyExists: 0.1 s, 0.2 s, ... */
+
+int reload_cls_enabled(const struct reload_opts *o, int cls)
+{
+	switch (cls) {
+	case CLS_CJ:
+		return !o->ignore_cronjobs;
+	case CLS_JOB:
+		return !o->ignore_jobs;
+	case CLS_RO:
+		return o->argo_rollouts;
+	default:
+		return 1;
+	}
+}
+
+static int rollout_restart(const struct reload_workload *w)
+{
+	return w->kind == RELOAD_ROLLOUT && w->rollout_strategy &&
+	       strcmp(w->rollout_strategy, "restart") == 0;
+}
+
+int reload_records(const struct wl_ent *we)
+{
+	/* A CronJob is never written and restartAt records nothing: every change rolls. */
+	return we->w.kind != RELOAD_CRONJOB && !rollout_restart(&we->w);
+}
+
+/* ---- pod templates ---- */
+
+static json_t *find_container(json_t *containers, const char *name)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(containers, i, c)
+	{
+		const char *n = json_string_value(json_object_get(c, "name"));
+
+		if (n && strcmp(n, name) == 0)
+			return c;
+	}
+	return NULL;
+}
+
+static int apply_env(json_t *pod, const struct reload_trigger *t)
+{
+	struct strbuf var = STRBUF_INIT(1024);
+	json_t *c = find_container(json_object_get(pod, "containers"), t->container), *env, *e;
+	size_t i;
+	int r = 0;
+
+	if (!c)
+		return 0;
+	if (reload_env_name(&var, t->name, t->type) < 0) {
+		sb_free(&var);
+		return -ENOMEM;
+	}
+	env = json_object_get(c, "env");
+	if (!json_is_array(env)) {
+		if (t->deleted)
+			goto out;
+		env = json_array();
+		if (!env || json_object_set_new(c, "env", env) < 0) {
+			r = -ENOMEM;
+			goto out;
+		}
+	}
+	json_array_foreach(env, i, e)
+	{
+		const char *n = json_string_value(json_object_get(e, "name"));
+
+		if (!n || strcmp(n, var.buf) != 0)
+			continue;
+		if (t->deleted) {
+			json_array_remove(env, i);
+			r = 1;
+		} else {
+			const char *v = json_string_value(json_object_get(e, "value"));
+
+			if (!v || strcmp(v, t->hash) != 0)
+				r = json_object_set_new(e, "value", json_string(t->hash)) < 0
+					? -ENOMEM
+					: 1;
+		}
+		goto out;
+	}
+	if (!t->deleted) {
+		e = json_pack("{s:s, s:s}", "name", var.buf, "value", t->hash);
+		r = e && json_array_append_new(env, e) == 0 ? 1 : -ENOMEM;
+	}
+out:
+	sb_free(&var);
+	return r;
+}
+
+int reload_template_apply(json_t *tmpl, enum reload_strategy s, const char *ns,
+			  const struct reload_trigger *t, size_t n, long long now)
+{
+	json_t *pod = json_object_get(tmpl, "spec"), *md, *anns;
+	struct strbuf v = STRBUF_INIT(8192);
+	size_t i;
+	int r, changes = 0;
+
+	if (n == 0 || !json_is_object(tmpl))
+		return 0;
+	if (s == RELOAD_ENV_VARS) {
+		for (i = 0; i < n; i++) {
+			if (!t[i].container)
+				continue;
+			r = apply_env(pod, &t[i]);
+			if (r < 0)
+				return r;
+			changes += r;
+		}
+		return changes;
+	}
+	md = json_object_get(tmpl, "metadata");
+	if (!json_is_object(md)) {
+		md = json_object();
+		if (!md || json_object_set_new(tmpl, "metadata", md) < 0)
+			return -ENOMEM;
+	}
+	anns = json_object_get(md, "annotations");
+	if (!json_is_object(anns)) {
+		anns = json_object();
+		if (!anns || json_object_set_new(md, "annotations", anns) < 0)
+			return -ENOMEM;
+	}
+	r = reload_last_reloaded_json(&v, ns, &t[n - 1], now);
+	if (r == 0 && json_object_set_new(anns, RELOAD_LAST_RELOADED_FROM, json_string(v.buf)) < 0)
+		r = -ENOMEM;
+	sb_free(&v);
+	return r < 0 ? r : 1;
+}
+
+int reload_delete_patch(struct strbuf *sb, const struct reload_workload *w,
+			const struct reload_trigger *t, size_t n)
+{
+	struct strbuf var = STRBUF_INIT(1024);
+	size_t i, j, k, nrm = 0;
+	int r = 0, *done = calloc(w->nenv ? w->nenv : 1, sizeof(*done));
+
+	if (!done)
+		return -ENOMEM;
+	/*
+	 * Reloader sends [{"op":"remove","path":".../containers/<i>/env/<j>"}] from the object it
+	 * listed; ours come from the watched object, so each remove is guarded by a test of the
+	 * name (a stale index fails the patch instead of removing another variable). Removals run
+	 * from the highest index down so earlier ones do not shift later paths.
+	 */
+	for (k = 0; k < w->nenv && r == 0; k++) {
+		const struct reload_envrec *best = NULL;
+		size_t bi = 0;
+
+		for (j = 0; j < w->nenv; j++) {
+			const struct reload_envrec *e = &w->env[j];
+			int want = 0;
+
+			if (done[j])
+				continue;
+			for (i = 0; i < n && !want && r == 0; i++) {
+				if (!t[i].deleted || !t[i].container || !e->container ||
+				    strcmp(e->container, t[i].container) != 0)
+					continue;
+				sb_reset(&var);
+				r = reload_env_name(&var, t[i].name, t[i].type);
+				want = r == 0 && strcmp(var.buf, e->name) == 0;
+			}
+			if (!want) {
+				done[j] = 1;
+				continue;
+			}
+			if (!best || e->ci > best->ci || (e->ci == best->ci && e->ei > best->ei)) {
+				best = e;
+				bi = j;
+			}
+		}
+		if (!best)
+			break;
+		done[bi] = 1;
+		r = r ? r : sb_add(sb, nrm ? "," : "[");
+		r = r ? r
+		      : sb_addf(
+			    sb,
+			    "{\"op\":\"test\",\"path\":\"/spec/template/spec/containers/%d/env/%d/"
+			    "name\",\"value\":",
+			    best->ci, best->ei);
+		r = r ? r : sb_add_json_str(sb, best->name);
+		r = r ? r
+		      : sb_addf(sb,
+				"},{\"op\":\"remove\",\"path\":\"/spec/template/spec/containers/%d/"
+				"env/%d\"}",
+				best->ci, best->ei);
+		nrm++;
+	}
+	if (r == 0 && nrm)
+		r = sb_addch(sb, ']');
+	free(done);
+	sb_free(&var);
+	return r < 0 ? r : (int)nrm;
+}
+
+/* ---- requests ---- */
+
+static int get_object(struct ctl *c, const struct kube_resource *res, const char *ns,
+		      const char *name, json_t **out, struct log_err *err)
+{
+	int r;
+
+	*out = NULL;
+	sb_reset(&c->url);
+	kube_url(&c->url, kube_client_server(c->cl), res, ns, name, NULL);
+	c->resp.max = OBJ_MAX;
+	r = kube_request(c->cl, "GET", c->url.buf, NULL, NULL, &c->resp, err);
+	if (r == 404)
+		return -ENOENT;
+	if (r != 200)
+		return r < 0 ? r : log_err_set(err, -EIO, "GET %s: HTTP %d", c->url.buf, r);
+	*out = json_loadb(c->resp.buf, c->resp.len, 0, NULL);
+	if (!*out)
+		return log_err_set(err, -EIO, "GET %s: not JSON", c->url.buf);
+	return 0;
+}
+
+/*
+ * Send body (a JSON document) with method to res/ns[/name] and query q (the field manager;
+ * NULL for DELETE); the answer is in c->resp.
+ */
+static int send_json(struct ctl *c, const char *method, const struct kube_resource *res,
+		     const char *ns, const char *name, const char *ctype, const char *body,
+		     const struct kube_query *q, struct log_err *err)
+{
+	sb_reset(&c->url);
+	kube_url(&c->url, kube_client_server(c->cl), res, ns, name, q);
+	c->resp.max = OBJ_MAX;
+	return kube_request(c->cl, method, c->url.buf, ctype, body, &c->resp, err);
+}
+
+static int dump_to(struct strbuf *sb, json_t *j)
+{
+	char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	int r;
+
+	if (!s)
+		return -ENOMEM;
+	sb_reset(sb);
+	r = sb_add(sb, s);
+	free(s);
+	return r;
+}
+
+/* A copy of object m with its keys sorted (Go encodes map[string]string so). */
+static json_t *sorted_copy(json_t *m)
+{
+	json_t *out = json_object();
+	const char **keys;
+	const char *k;
+	json_t *v;
+	size_t n = json_object_size(m), i = 0, a, b;
+
+	keys = calloc(n ? n : 1, sizeof(*keys));
+	if (!out || !keys) {
+		json_decref(out);
+		free(keys);
+		return NULL;
+	}
+	json_object_foreach(m, k, v) keys[i++] = k;
+	for (a = 1; a < n; a++)
+		for (b = a; b > 0 && strcmp(keys[b - 1], keys[b]) > 0; b--) {
+			const char *x = keys[b];
+
+			keys[b] = keys[b - 1];
+			keys[b - 1] = x;
+		}
+	for (i = 0; i < n; i++)
+		json_object_set(out, keys[i], json_object_get(m, keys[i]));
+	free(keys);
+	return out;
+}
+
+/*
+ * CronJob: POST a Job made from the mutated jobTemplate (CreateJobFromCronjob): generateName
+ * "<cronjob>-", the template's labels, annotations "cronjob.kubernetes.io/instantiate": "manual"
+ * overlaid by the template's, one controller ownerReference. The CronJob is never written.
+ */
+static int cronjob_rollout(struct ctl *c, struct wl_ent *we, const struct reload_trigger *t,
+			   size_t n, long long now, const struct kube_query *q, struct log_err *err)
+{
+	json_t *cj = NULL, *jt, *spec = NULL, *job = NULL, *md, *anns, *tanns, *v, *labels;
+	const char *k, *uid;
+	int r;
+
+	r = get_object(c, &reload_res_cronjobs, we->e.ns, we->e.name, &cj, err);
+	if (r < 0)
+		return r;
+	jt = json_object_get(json_object_get(cj, "spec"), "jobTemplate");
+	spec = json_deep_copy(json_object_get(jt, "spec"));
+	uid = json_string_value(json_object_get(json_object_get(cj, "metadata"), "uid"));
+	if (!spec) {
+		r = log_err_set(err, -EINVAL, "CronJob %s/%s has no spec.jobTemplate.spec",
+				we->e.ns, we->e.name);
+		goto out;
+	}
+	r = reload_template_apply(json_object_get(spec, "template"), c->o->strategy, we->e.ns, t, n,
+				  now);
+	if (r <= 0) /* env-vars delete of a variable the template never had: nothing */
+		goto out;
+	anns = json_object();
+	tanns = json_object_get(json_object_get(jt, "metadata"), "annotations");
+	if (!anns) {
+		r = -ENOMEM;
+		goto out;
+	}
+	json_object_set_new(anns, "cronjob.kubernetes.io/instantiate", json_string("manual"));
+	json_object_foreach(tanns, k, v) json_object_set(anns, k, v);
+	md = json_object();
+	job = json_object();
+	if (!md || !job) {
+		json_decref(md);
+		json_decref(anns);
+		r = -ENOMEM;
+		goto out;
+	}
+	json_object_set_new(job, "kind", json_string("Job"));
+	json_object_set_new(job, "apiVersion", json_string("batch/v1"));
+	json_object_set_new(job, "metadata", md);
+	{
+		struct strbuf gn = STRBUF_INIT(1024);
+
+		sb_add(&gn, we->e.name);
+		sb_addch(&gn, '-');
+		json_object_set_new(md, "generateName", json_string(gn.buf));
+		sb_free(&gn);
+	}
+	json_object_set_new(md, "namespace", json_string(we->e.ns));
+	labels = json_object_get(json_object_get(jt, "metadata"), "labels");
+	if (json_object_size(labels))
+		json_object_set_new(md, "labels", sorted_copy(labels));
+	json_object_set_new(md, "annotations", sorted_copy(anns));
+	json_decref(anns);
+	json_object_set_new(md, "ownerReferences",
+			    json_pack("[{s:s, s:s, s:s, s:s, s:b, s:b}]", "apiVersion", "batch/v1",
+				      "kind", "CronJob", "name", we->e.name, "uid", uid ? uid : "",
+				      "controller", 1, "blockOwnerDeletion", 1));
+	json_object_set(job, "spec", spec);
+	r = dump_to(&c->body, job);
+	if (r < 0)
+		goto out;
+	r = send_json(c, "POST", &reload_res_jobs, we->e.ns, NULL, "application/json", c->body.buf,
+		      q, err);
+	if (r == 201 || r == 200) {
+		json_t *created = json_loadb(c->resp.buf, c->resp.len, 0, NULL);
+
+		log_info(
+		    "CronJob %s/%s: created Job %s/%s", we->e.ns, we->e.name, we->e.ns,
+		    json_string_value(json_object_get(json_object_get(created, "metadata"), "name"))
+			?: "?");
+		json_decref(created);
+		sb_reset(&c->resp); /* the answer is a Job, not this CronJob */
+		r = 200;
+	}
+out:
+	json_decref(job);
+	json_decref(spec);
+	json_decref(cj);
+	return r;
+}
+
+/*
+ * Job: DELETE it (propagationPolicy Background) and POST the mutated copy without
+ * resourceVersion, uid, creationTimestamp, status, spec.selector and the controller-uid /
+ * job-name pod labels (ReCreateJobFromjob). Unlike Reloader, the DELETE is conditional on the uid
+ * we read, managedFields are left out, and a 409 AlreadyExists (the old Job not gone yet) is
+ * retried instead of losing the Job.
+ */
+static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_trigger *t, size_t n,
+		       long long now, const struct kube_query *q, struct log_err *err)
+{
+	static const char *const pod_labels[] = {"controller-uid",
+						 "batch.kubernetes.io/controller-uid", "job-name",
+						 "batch.kubernetes.io/job-name"};
+	json_t *job = NULL, *md, *spec, *tl;
+	struct strbuf del = STRBUF_INIT(4096);
+	const char *uid;
+	size_t i;
+	int r, attempt;
+
+	r = get_object(c, &reload_res_jobs, we->e.ns, we->e.name, &job, err);
+	if (r < 0)
+		goto out;
+	md = json_object_get(job, "metadata");
+	spec = json_object_get(job, "spec");
+	r = reload_template_apply(json_object_get(spec, "template"), c->o->strategy, we->e.ns, t, n,
+				  now);
+	if (r <= 0)
+		goto out;
+	uid = json_string_value(json_object_get(md, "uid"));
+	r = sb_add(&del, "{\"propagationPolicy\":\"Background\"");
+	if (uid) {
+		r = r ? r : sb_add(&del, ",\"preconditions\":{\"uid\":");
+		r = r ? r : sb_add_json_str(&del, uid);
+		r = r ? r : sb_addch(&del, '}');
+	}
+	r = r ? r : sb_addch(&del, '}');
+	if (r < 0)
+		goto out;
+	json_object_del(md, "resourceVersion");
+	json_object_del(md, "uid");
+	json_object_del(md, "creationTimestamp");
+	json_object_del(md, "managedFields");
+	json_object_del(job, "status");
+	/*
+	 * A manualSelector Job keeps the selector and labels its owner chose (Reloader strips them
+	 * too, and the POST then fails validation).
+	 */
+	if (!json_is_true(json_object_get(spec, "manualSelector"))) {
+		json_object_del(spec, "selector");
+		tl = json_object_get(json_object_get(json_object_get(spec, "template"), "metadata"),
+				     "labels");
+		for (i = 0; i < sizeof(pod_labels) / sizeof(pod_labels[0]); i++)
+			json_object_del(tl, pod_labels[i]);
+		if (tl && !json_object_size(tl)) /* Go leaves an emptied map out (omitempty) */
+			json_object_del(
+			    json_object_get(json_object_get(spec, "template"), "metadata"),
+			    "labels");
+	}
+	r = dump_to(&c->body, job);
+	if (r < 0)
+		goto out;
+	r = send_json(c, "DELETE", &reload_res_jobs, we->e.ns, we->e.name, "application/json",
+		      del.buf, NULL, err);
+	if (r == 404) {
+		r = -ENOENT;
+		goto out;
+	}
+	if (r != 200 && r != 202)
+		goto out; /* 409: another Job of that name now; the caller re-reads */
+	for (attempt = 0;; attempt++) {
+		r = send_json(c, "POST", &reload_res_jobs, we->e.ns, NULL, "application/json",
+			      c->body.buf, q, err);
+		if (r != 409 || attempt + 1 >= JOB_CREATE_RETRIES)
+			break;
+		{
+			struct timespec ts = {0, (100L << attempt) * 1000000L};
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	if (r == 201 || r == 200) {
+		r = 200;
+	} else {
+		/* not its definition: a pod template may hold literal credentials */
+		log_error("Job %s/%s was deleted and could not be created again: %s", we->e.ns,
+			  we->e.name, r < 0 ? err->msg : "HTTP error");
+		if (r == 409)
+			r = -EEXIST; /* not a conflict to re-read and retry: the Job is gone */
+	}
+out:
+	sb_free(&del);
+	json_decref(job);
+	return r;
+}
+
+/*
+ * Rollout: restart sets spec.restartAt with Reloader's exact merge patch; otherwise the pod
+ * template changes as a Deployment's would, sent as a merge patch (custom resources take no
+ * strategic merge patch): annotations as the Deployment body, env-vars as the whole containers
+ * list read just before, guarded by the resourceVersion (Reloader PUTs the whole Rollout).
+ */
+static int rollout_rollout(struct ctl *c, struct wl_ent *we, const struct reload_trigger *t,
+			   size_t n, long long now, const struct kube_query *q, struct log_err *err)
+{
+	json_t *ro = NULL, *patch = NULL;
+	const char *rv;
+	int r;
+
+	if (rollout_restart(&we->w)) {
+		char ts[32];
+		time_t secs = (time_t)now;
+		struct tm tm;
+
+		gmtime_r(&secs, &tm);
+		strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		sb_reset(&c->body);
+		r = sb_addf(&c->body, "{\"spec\": {\"restartAt\": \"%s\"}}", ts);
+		if (r < 0)
+			return r;
+		return send_json(c, "PATCH", &reload_res_rollouts, we->e.ns, we->e.name,
+				 "application/merge-patch+json", c->body.buf, q, err);
+	}
+	if (c->o->strategy == RELOAD_ANNOTATIONS) {
+		sb_reset(&c->body);
+		r = reload_patch_body(&c->body, c->o->strategy, we->e.ns, t, n, now);
+		if (r < 0)
+			return r;
+		return send_json(c, "PATCH", &reload_res_rollouts, we->e.ns, we->e.name,
+				 "application/merge-patch+json", c->body.buf, q, err);
+	}
+	r = get_object(c, &reload_res_rollouts, we->e.ns, we->e.name, &ro, err);
+	if (r < 0)
+		return r;
+	rv = json_string_value(json_object_get(json_object_get(ro, "metadata"), "resourceVersion"));
+	r = reload_template_apply(json_object_get(json_object_get(ro, "spec"), "template"),
+				  c->o->strategy, we->e.ns, t, n, now);
+	if (r <= 0)
+		goto out;
+	patch = json_pack(
+	    "{s:{s:s}, s:{s:{s:{s:O}}}}", "metadata", "resourceVersion", rv ? rv : "", "spec",
+	    "template", "spec", "containers",
+	    json_object_get(
+		json_object_get(json_object_get(json_object_get(ro, "spec"), "template"), "spec"),
+		"containers"));
+	r = patch ? dump_to(&c->body, patch) : -ENOMEM;
+	if (r == 0)
+		r = send_json(c, "PATCH", &reload_res_rollouts, we->e.ns, we->e.name,
+			      "application/merge-patch+json", c->body.buf, q, err);
+out:
+	json_decref(patch);
+	json_decref(ro);
+	return r;
+}
+
+static int kind_rollout(struct ctl *c, struct wl_ent *we, const struct reload_trigger *t, size_t n,
+			long long now, const struct kube_query *q, struct log_err *err)
+{
+	switch (we->w.kind) {
+	case RELOAD_CRONJOB:
+		return cronjob_rollout(c, we, t, n, now, q, err);
+	case RELOAD_JOB:
+		return job_rollout(c, we, t, n, now, q, err);
+	case RELOAD_ROLLOUT:
+		return rollout_rollout(c, we, t, n, now, q, err);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* apps/v1: the env vars of deleted objects go first, by JSON patch; then the usual SMP. */
+static int apps_rollout(struct ctl *c, struct wl_ent *we, const struct reload_trigger *t, size_t n,
+			long long now, const struct kube_query *q, struct log_err *err)
+{
+	struct reload_trigger *rest = NULL;
+	size_t i, k = 0, ndel = 0;
+	int r;
+
+	for (i = 0; i < n; i++)
+		ndel += t[i].deleted != 0;
+	if (ndel && c->o->strategy == RELOAD_ENV_VARS) {
+		sb_reset(&c->body);
+		r = reload_delete_patch(&c->body, &we->w, t, n);
+		if (r < 0)
+			return r;
+		if (r > 0) {
+			r = send_json(c, "PATCH", reload_cls_res[we->e.cls], we->e.ns, we->e.name,
+				      "application/json-patch+json", c->body.buf, q, err);
+			if (r == 422)
+				r = 409; /* a test failed: our indices are stale, re-read */
+			if (r != 200)
+				return r;
+		}
+		if (ndel == n)
+			return r > 0 ? 200 : 0;
+		rest = calloc(n, sizeof(*rest));
+		if (!rest)
+			return -ENOMEM;
+		for (i = 0; i < n; i++)
+			if (!t[i].deleted)
+				rest[k++] = t[i];
+		t = rest;
+		n = k;
+	}
+	sb_reset(&c->body);
+	r = reload_patch_body(&c->body, c->o->strategy, we->e.ns, t, n, now);
+	if (r == 0)
+		r = send_json(c, "PATCH", reload_cls_res[we->e.cls], we->e.ns, we->e.name,
+			      "application/strategic-merge-patch+json", c->body.buf, q, err);
+	free(rest);
+	return r;
+}
+
+int reload_write(struct ctl *c, struct wl_ent *we, const struct reload_trigger *t, size_t n,
+		 int attempt, long long now, const struct kube_query *q, struct log_err *err)
+{
+	int r;
+
+	if (we->w.kind >= RELOAD_CRONJOB)
+		return kind_rollout(c, we, t, n, now, q, err);
+	if (we->w.kind == RELOAD_DEPLOYMENT && attempt == 0) {
+		r = reload_pause_before(c, we, err);
+		if (r < 0)
+			return r;
+	}
+	return apps_rollout(c, we, t, n, now, q, err);
+}
+
+/* ---- --reload-on-delete ---- */
+
+void reload_tombstone(struct ctl *c, struct cfg_ent *ce)
+{
+	/*
+	 * Reloader's delete handler (internal/pkg/handler/delete.go) runs the reload with the hash
+	 * of "__RELOADER_EMPTY_DELETE_MARKER__": annotations records it in last-reloaded-from,
+	 * env-vars removes the STAKATER_* variable instead.
+	 */
+	ce->deleted = 1;
+	c->ntomb++;
+	memcpy(ce->hash, RELOAD_DELETE_HASH, RELOAD_HASH_HEX);
+	memset(ce->alt, 0, sizeof(ce->alt));
+	METRIC_SET(c->m.objects[ce->e.cls], c->m.objects[ce->e.cls] - 1);
+	reload_config_changed(c, ce);
+}
+
+void reload_tombs_sweep(struct ctl *c)
+{
+	size_t i;
+	struct ent *e, *nx;
+
+	if (!c->ntomb || c->pend)
+		return;
+	for (i = 0; i < c->cfg.nb; i++) {
+		for (e = c->cfg.b[i]; e; e = nx) {
+			nx = e->next;
+			if (!((struct cfg_ent *)e)->deleted)
+				continue;
+			reload_tab_del(&c->cfg, e);
+			reload_cfg_free((struct cfg_ent *)e);
+		}
+	}
+	c->ntomb = 0;
+}
