@@ -101,6 +101,31 @@ static int lease_request(struct ctl *c, const char *method, const char *name, co
 	return r;
 }
 
+/*
+ * A CronJob (a Job is created, the CronJob never written) and a Rollout with
+ * rollout-strategy restart (restartAt records no hash) show no record of a
+ * rollout: a standby cannot see the leader roll them. It drops such a queued
+ * change once it has seen the leader renew the Lease well after the change: the
+ * leader, alive then, rolled it (within the window/minimum interval and the
+ * settle time; the lease duration is the margin for its rate limit and retries).
+ */
+static void drop_handled(struct ctl *c, long long now)
+{
+	long long hold =
+	    c->o->window_ms > c->o->min_interval_ms ? c->o->window_ms : c->o->min_interval_ms;
+	struct wl_ent *we, *nx;
+
+	for (we = c->pend; we; we = nx) {
+		nx = we->pnext;
+		if (reload_records(we) ||
+		    now - we->trig_ms <= hold + c->o->settle_ms + c->o->lease_duration_ms)
+			continue;
+		log_debug("%s %s/%s: the leader was alive well after the change; not pending here",
+			  reload_kind_name(we->w.kind), we->e.ns, we->e.name);
+		reload_pend_remove(c, we);
+	}
+}
+
 /* Note the record of lease (a Lease object, owned by ha from now on). */
 static void observe(struct reload_ha *ha, json_t *lease, long long now)
 {
@@ -183,6 +208,8 @@ static int try_acquire_or_renew(struct ctl *c)
 		return 0;
 	}
 	observe(ha, obj, now);
+	if (*ha->holder && !is_holder(ha) && ha->observed_ms == now)
+		drop_handled(c, now); /* the leader renewed: alive */
 	if (*ha->holder && !is_holder(ha) && ha->observed_ms + ha->duration_s * 1000 > now)
 		return 0; /* held by another and not expired by our clock */
 	acquire =

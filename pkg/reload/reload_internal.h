@@ -337,6 +337,7 @@ struct wl_ent {
 	struct trig *trig;
 	size_t ntrig;
 	long long first_ms, due_ms, last_roll_ms;
+	long long trig_ms;    /* the last change queued for it (HA: a standby's pending) */
 	int fails;	      /* failed rollout attempts for the pending triggers */
 	struct wl_ent *pnext; /* pending list */
 

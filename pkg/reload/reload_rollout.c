@@ -21,6 +21,7 @@ void reload_schedule(struct ctl *c, struct wl_ent *we, enum reload_type type, co
 	size_t i;
 	struct trig *nt;
 
+	we->trig_ms = now;
 	for (i = 0; i < we->ntrig; i++)
 		if (we->trig[i].type == type && strcmp(we->trig[i].name, name) == 0)
 			return; /* already queued; the latest hash is read at rollout time */
@@ -412,5 +413,5 @@ long long reload_next_wakeup(const struct ctl *c)
 	for (i = 0; i < c->nrs; i++)
 		if (!c->rs[i].w && c->rs[i].restart_ms && c->rs[i].restart_ms < t)
 			t = c->rs[i].restart_ms;
-	return reload_pause_next(c, t);
+	return reload_ha_acting(c) ? reload_pause_next(c, t) : t; /* a standby resumes nothing */
 }

@@ -298,3 +298,25 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
   [ "$(npatches /d1$)" -eq 1 ]
   [ "$(npatches /d2$)" -eq 1 ]
 }
+
+@test "HA: a CronJob (nothing recorded on it): the standby drops a change the leader handled; the takeover creates no second Job" {
+  cm cfg '{"v":"0"}'
+  cm c2 '{"v":"0"}'
+  deploy d2 c2
+  put '{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"nightly","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"schedule":"0 3 * * *","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"job","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}}}'
+  run_ha a --coalesce-window 0 --min-interval 0
+  wait_holder a
+  run_ha b -v --coalesce-window 0 --min-interval 0
+  wait_log b "leader is a"
+  cm cfg '{"v":"1"}'
+  fake_ctl GET "/requests?method=POST&path=/jobs\$&min=1&wait=20" >/dev/null
+  # a Lease renewal seen well after the change: the leader was alive and created the Job
+  wait_log b "CronJob default/nightly: the leader was alive well after the change; not pending here"
+  kill -9 "$PID_a"
+  wait_holder b
+  wait_log b "leading: 0 workloads had changes pending, 0 still to roll"
+  # a sentinel change rolled by b: a second Job, had there been one, came before it
+  cm c2 '{"v":"1"}'
+  wait_patches 1 /d2$
+  [ "$(fake_ctl GET "/requests?method=POST&path=/jobs\$&count=1" | jq .count)" -eq 1 ]
+}
