@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/cli.h"
 #include "goconv/goconv.h"
@@ -47,23 +48,33 @@ enum {
 	O_PAGE,
 	O_WATCH_TIMEOUT,
 	O_RETRIES,
+	/* Reloader's names (reload-surface) */
+	O_NAMESPACES,
+	O_NS_TO_IGNORE,
+	O_NS_SELECTOR,
+	O_RES_TO_IGNORE,
+	O_SYNC_AFTER_RESTART,
+	O_LOG_FORMAT,
+	O_LOG_LEVEL,
+	O_WEBHOOK_URL,
 };
 
 static const struct cli_opt opts[] = {
-    {"kubeconfig", 0, "FILE", "kubeconfig to use (default: in-cluster service account)",
-     O_KUBECONFIG},
+    {"kubeconfig", 0, "FILE",
+     "kubeconfig to use (default: $KUBECONFIG, in-cluster, ~/.kube/config)", O_KUBECONFIG},
     {"context", 0, "NAME", "kubeconfig context (default: current-context)", O_CONTEXT},
     {"serviceaccount-dir", 0, "DIR", "in-cluster token, ca.crt and namespace directory", O_SA_DIR},
     {"mode", 0, "MODE", "watch (default, run until SIGTERM) or once (reconcile and exit)", O_MODE},
     {"namespace", 'n', "NS", "only this namespace (repeatable; default: all)", 'n'},
     {"ignore-namespace", 0, "NS", "skip this namespace (repeatable)", O_IGNORE_NS},
-    {"resource-label-selector", 0, "SEL", "server-side label selector for ConfigMaps and Secrets",
+    {"resource-label-selector", 0, "SEL",
+     "server-side label selector for ConfigMaps and Secrets (repeatable; Reloader's k:v forms)",
      O_LABELSEL},
     {"secret-field-selector", 0, "SEL",
      "server-side field selector for Secrets (default: type!=helm.sh/release.v1; '' for none)",
      O_FIELDSEL},
     {"reload-strategy", 0, "S", "env-vars (default) or annotations", O_STRATEGY},
-    {"auto-reload-all", 0, NULL, "treat workloads without auto annotations as auto: \"true\"",
+    {"auto-reload-all", 0, "[=BOOL]", "treat workloads without auto annotations as auto: \"true\"",
      O_AUTO_ALL},
     {"ignored-workload-types", 0, "LIST", "do not reload these kinds: jobs, cronjobs (as Reloader)",
      O_IGNORED_TYPES},
@@ -112,6 +123,13 @@ static const struct cli_opt opts[] = {
     {"leader-elect-renew-deadline", 0, "DUR", "how long the leader tries to renew (default 10s)",
      O_RENEW_DEADLINE},
     {"leader-elect-retry-period", 0, "DUR", "time between tries (default 2s)", O_RETRY_PERIOD},
+    /* Reloader's names for them (its PR #1206, after v1.4.21) */
+    {"leader-election-lease-duration", 0, "DUR", "= --leader-elect-lease-duration (Reloader's)",
+     O_LEASE_DURATION},
+    {"leader-election-renew-deadline", 0, "DUR", "= --leader-elect-renew-deadline (Reloader's)",
+     O_RENEW_DEADLINE},
+    {"leader-election-retry-period", 0, "DUR", "= --leader-elect-retry-period (Reloader's)",
+     O_RETRY_PERIOD},
     {"listen", 0, "ADDR",
      "serve /healthz, /readyz, /metrics on [HOST]:PORT ('' for off; default :9090)", O_LISTEN},
     {"no-events", 0, NULL, "do not post Kubernetes Events", O_NO_EVENTS},
@@ -119,7 +137,34 @@ static const struct cli_opt opts[] = {
     {"watch-timeout", 0, "DUR", "server-side watch timeout (default 30m)", O_WATCH_TIMEOUT},
     {"retries", 0, "N", "attempts per API request on 429, 5xx and broken connections (default 5)",
      O_RETRIES},
+    /* Reloader's own flag names (stakater/Reloader v1.4.21, internal/pkg/util/util.go
+     * ConfigureReloaderFlags; test/fixtures/reloader/flags-v1.4.21.txt) */
+    {"namespaces", 0, "LIST", "only these namespaces (comma list; same as -n)", O_NAMESPACES},
+    {"namespaces-to-ignore", 0, "LIST", "skip these namespaces (comma list)", O_NS_TO_IGNORE},
+    {"namespace-selector", 0, "SEL",
+     "only namespaces whose labels match (watched; Reloader's forms)", O_NS_SELECTOR},
+    {"resources-to-ignore", 0, "KIND", "configmaps or secrets: do not watch that kind",
+     O_RES_TO_IGNORE},
+    {"sync-after-restart", 0, "[=BOOL]", "accepted: changes made while stopped are always rolled",
+     O_SYNC_AFTER_RESTART},
+    {"log-format", 0, "FMT", "json: one JSON object a line; '' (default): text", O_LOG_FORMAT},
+    {"log-level", 0, "LEVEL", "trace, debug, info (default), warning, error, fatal, panic",
+     O_LOG_LEVEL},
+    {"webhook-url", 0, "URL", "POST Reloader's webhook payload instead of rolling workloads",
+     O_WEBHOOK_URL},
     {NULL, 0, NULL, NULL, 0},
+};
+
+/*
+ * Reloader flags this branch refuses by name (exit 2). Flags marked "yet" are built by other
+ * parts of issue 9 (reload-kinds, reload-ha): the coordinator removes them here when those land.
+ */
+static const struct cli_refused refused[] = {
+    /* ---- not supported ---- */
+    {"enable-pprof", "not supported (no Go runtime to profile)"},
+    {"pprof-addr", "not supported (no Go runtime to profile)"},
+    {"enable-csi-integration", "not supported (SecretProviderClass)"},
+    {NULL, NULL},
 };
 
 static const struct cli_spec spec = {
@@ -131,6 +176,7 @@ static const struct cli_spec spec = {
     .opts = opts,
     .epilog = "Exit status: 0 success, 1 failure (configuration, TLS, API), 2 usage,\n"
 	      "3 (once) some rollouts failed.\n",
+    .refused = refused,
 };
 
 struct args {
@@ -139,7 +185,62 @@ struct args {
 	size_t nns;
 	const char *ign[64];
 	size_t nign;
+	const char *sel[2][64]; /* [0] --resource-label-selector, [1] --namespace-selector */
+	size_t nsel[2];
+	char *owned[128]; /* copies split from comma lists */
+	size_t nowned;
+	int log_json;  /* --log-format json */
+	int log_level; /* --log-level, -1: unset */
 };
+
+/* Split a comma list (Reloader's string-slice flags) and add its items to list. */
+static int add_list(struct args *a, const char **list, size_t *n, const char *arg, const char *opt,
+		    char *msg, int msglen)
+{
+	char *copy, *tok, *save = NULL;
+
+	if (a->nowned >= sizeof(a->owned) / sizeof(a->owned[0]) || !(copy = strdup(arg))) {
+		snprintf(msg, (size_t)msglen, "--%s: too many values", opt);
+		return -1;
+	}
+	a->owned[a->nowned++] = copy;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		while (isspace((unsigned char)*tok))
+			tok++;
+		if (!*tok)
+			continue;
+		if (*n >= 63) {
+			snprintf(msg, (size_t)msglen, "--%s: too many values (max 63)", opt);
+			return -1;
+		}
+		list[(*n)++] = tok;
+	}
+	return 0;
+}
+
+/* Go's strconv.ParseBool for an optional "=VALUE" (pflag bool flags); NULL means true. */
+static int opt_bool(const char *arg, const char *opt, char *msg, int msglen)
+{
+	int v = arg ? goconv_parse_bool(arg) : 1;
+
+	if (v < 0)
+		snprintf(msg, (size_t)msglen, "--%s: '%s' is not a boolean", opt, arg);
+	return v;
+}
+
+/* logrus level names (Reloader's --log-level) to ours; -1 if unknown. */
+static int log_level_of(const char *s)
+{
+	if (!strcmp(s, "trace") || !strcmp(s, "debug"))
+		return LOG_LVL_DEBUG;
+	if (!strcmp(s, "info"))
+		return LOG_LVL_INFO;
+	if (!strcmp(s, "warn") || !strcmp(s, "warning"))
+		return LOG_LVL_WARN;
+	if (!strcmp(s, "error") || !strcmp(s, "fatal") || !strcmp(s, "panic"))
+		return LOG_LVL_ERROR;
+	return -1;
+}
 
 /* A Go duration ("500ms", "2s", "1m30s"; pkg/goconv) or a bare number of seconds, into ms. */
 static long parse_duration(const char *s)
@@ -297,7 +398,59 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 			a->ign[a->nign++] = arg;
 		return 0;
 	case O_LABELSEL:
-		o->label_selector = arg;
+	case O_NS_SELECTOR:
+		return add_list(a, a->sel[id == O_NS_SELECTOR], &a->nsel[id == O_NS_SELECTOR], arg,
+				id == O_LABELSEL ? "resource-label-selector" : "namespace-selector",
+				msg, msglen);
+	case O_NAMESPACES:
+		return add_list(a, a->ns, &a->nns, arg, "namespaces", msg, msglen);
+	case O_NS_TO_IGNORE:
+		return add_list(a, a->ign, &a->nign, arg, "namespaces-to-ignore", msg, msglen);
+	case O_RES_TO_IGNORE: {
+		const char *list[64];
+		size_t n = 0, i;
+
+		if (add_list(a, list, &n, arg, "resources-to-ignore", msg, msglen) < 0)
+			return -1;
+		for (i = 0; i < n; i++) {
+			if (strcasecmp(list[i], "configmaps") == 0)
+				o->ignore_cls[0] = 1;
+			else if (strcasecmp(list[i], "secrets") == 0)
+				o->ignore_cls[1] = 1;
+			else {
+				snprintf(msg, (size_t)msglen,
+					 "--resources-to-ignore: '%s' is not configmaps or secrets",
+					 list[i]);
+				return -1;
+			}
+		}
+		if (o->ignore_cls[0] && o->ignore_cls[1]) {
+			snprintf(msg, (size_t)msglen,
+				 "--resources-to-ignore: configmaps or secrets, not both");
+			return -1;
+		}
+		return 0;
+	}
+	case O_SYNC_AFTER_RESTART:
+		return opt_bool(arg, "sync-after-restart", msg, msglen) < 0 ? -1 : 0;
+	case O_LOG_FORMAT:
+		if (strcmp(arg, "json") == 0 || !*arg) {
+			a->log_json = *arg != '\0';
+			return 0;
+		}
+		snprintf(msg, (size_t)msglen, "--log-format: '%s' is not json or ''", arg);
+		return -1;
+	case O_LOG_LEVEL:
+		a->log_level = log_level_of(arg);
+		if (a->log_level >= 0)
+			return 0;
+		snprintf(msg, (size_t)msglen,
+			 "--log-level: '%s' is not trace, debug, info, warning, error, fatal or "
+			 "panic",
+			 arg);
+		return -1;
+	case O_WEBHOOK_URL:
+		o->webhook_url = *arg ? arg : NULL;
 		return 0;
 	case O_FIELDSEL:
 		o->secret_field_selector = arg;
@@ -314,8 +467,8 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 		}
 		return 0;
 	case O_AUTO_ALL:
-		o->auto_all = 1;
-		return 0;
+		o->auto_all = opt_bool(arg, "auto-reload-all", msg, msglen);
+		return o->auto_all < 0 ? -1 : 0;
 	case O_WINDOW:
 	case O_MIN_INTERVAL:
 	case O_WATCH_TIMEOUT:
@@ -378,34 +531,111 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 	return -1;
 }
 
+/* getenv, trimmed of spaces (Go's strings.TrimSpace) into buf; NULL when unset. */
+static const char *env_trim(const char *name, char *buf, size_t len, int lower)
+{
+	const char *v = getenv(name);
+	size_t n;
+
+	if (!v)
+		return NULL;
+	while (isspace((unsigned char)*v))
+		v++;
+	snprintf(buf, len, "%s", v);
+	n = strlen(buf);
+	while (n && isspace((unsigned char)buf[n - 1]))
+		buf[--n] = '\0';
+	for (; lower && n; n--)
+		buf[n - 1] = (char)tolower((unsigned char)buf[n - 1]);
+	return buf;
+}
+
+/*
+ * Reloader's environment (reloader.md §9.7, §9.8): ALERT_*, METRICS_COUNT_BY_NAMESPACE and
+ * KUBERNETES_NAMESPACE (one namespace when no --namespace/--namespaces is given).
+ */
+static void read_env(struct args *a, char bufs[4][2048])
+{
+	struct reload_opts *o = &a->o;
+	const char *v = getenv("ALERT_ON_RELOAD");
+
+	o->alert.on = v && strcmp(v, "true") == 0;
+	o->alert.url = env_trim("ALERT_WEBHOOK_URL", bufs[0], sizeof(bufs[0]), 0);
+	o->alert.sink = env_trim("ALERT_SINK", bufs[1], sizeof(bufs[1]), 1);
+	o->alert.proxy = env_trim("ALERT_WEBHOOK_PROXY", bufs[2], sizeof(bufs[2]), 0);
+	o->alert.info = env_trim("ALERT_ADDITIONAL_INFO", bufs[3], sizeof(bufs[3]), 0);
+	v = getenv("METRICS_COUNT_BY_NAMESPACE");
+	o->metrics_by_namespace = v && strcmp(v, "enabled") == 0;
+	v = getenv("KUBERNETES_NAMESPACE");
+	if (!a->nns && v && *v)
+		a->ns[a->nns++] = v;
+}
+
 int main(int argc, char **argv)
 {
+	static char envbuf[4][2048];
 	struct args a;
 	struct log_err err = {0};
-	int verbose = 0, r;
+	char *sel[2] = {NULL, NULL};
+	int verbose = 0, r, i, level;
 
 	memset(&a, 0, sizeof(a));
+	a.log_level = -1;
 	reload_opts_init(&a.o);
 	a.o.listen = ":9090";
 	r = cli_parse(&spec, argc, argv, on_opt, &a, &verbose);
 	if (r <= 0)
-		return -r;
+		goto done_r;
 	if (r < argc) {
 		cli_error("unexpected argument '%s'", argv[r]);
-		return CLI_EXIT_USAGE;
+		r = -CLI_EXIT_USAGE;
+		goto done_r;
 	}
+	read_env(&a, envbuf);
+	for (i = 0; i < 2; i++) {
+		if (!a.nsel[i])
+			continue;
+		if (reload_selector(&sel[i], a.sel[i], a.nsel[i], &err) < 0) {
+			cli_error("--%s: %s", i ? "namespace-selector" : "resource-label-selector",
+				  err.msg);
+			fprintf(stderr, "Try '%s --help' for more information.\n", spec.prog);
+			r = -CLI_EXIT_USAGE;
+			goto done_r;
+		}
+	}
+	a.o.label_selector = sel[0];
+	a.o.namespace_selector = sel[1];
 	a.o.namespaces = a.nns ? a.ns : NULL;
 	a.o.ignore_ns = a.nign ? a.ign : NULL;
 	/* A controller reports each rollout: info is on by default, -v adds debug. */
-	cli_log_init(spec.prog, verbose + 1);
+	level = a.log_level >= 0 ? a.log_level : LOG_LVL_INFO;
+	if (verbose)
+		level = LOG_LVL_DEBUG;
+	if (a.log_json)
+		cli_log_init_json(spec.prog, (enum log_level)level);
+	else
+		cli_log_init(spec.prog, level - 1);
 	r = reload_run(&a.o, &err);
-	if (r == RELOAD_EPARTIAL) {
+	if (r < 0 && !err.msg[0])
+		snprintf(err.msg, sizeof(err.msg), "%s", strerror(-r));
+	if (r < 0 && a.log_json) /* every line a JSON object, the last one too */
+		log_error("%s", err.msg);
+	else if (r < 0)
 		cli_error("%s", err.msg);
-		return EXIT_PARTIAL;
+	if (r == RELOAD_EPARTIAL) {
+		r = EXIT_PARTIAL;
+	} else if (r < 0) {
+		r = CLI_EXIT_FAILURE;
+	} else {
+		r = CLI_EXIT_OK;
 	}
-	if (r < 0) {
-		cli_error("%s", err.msg[0] ? err.msg : strerror(-r));
-		return CLI_EXIT_FAILURE;
-	}
-	return CLI_EXIT_OK;
+	goto done;
+done_r:
+	r = -r;
+done:
+	free(sel[0]);
+	free(sel[1]);
+	while (a.nowned)
+		free(a.owned[--a.nowned]);
+	return r;
 }

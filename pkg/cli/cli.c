@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "log/log.h"
 
@@ -108,6 +109,23 @@ static const char *bad_option(const struct option *lo, const char *arg, int opt)
 	return buf;
 }
 
+/* If arg ("--name" or "--name=v") is one of spec's refused options, say why and return 1. */
+static int refused(const struct cli_spec *spec, const char *arg)
+{
+	const struct cli_refused *f;
+	size_t n;
+
+	if (!spec->refused || strncmp(arg, "--", 2) != 0)
+		return 0;
+	n = strcspn(arg + 2, "=");
+	for (f = spec->refused; f->lng; f++)
+		if (strlen(f->lng) == n && strncmp(f->lng, arg + 2, n) == 0) {
+			cli_error("option '--%s' is %s", f->lng, f->why);
+			return 1;
+		}
+	return 0;
+}
+
 int cli_parse(const struct cli_spec *spec, int argc, char **argv, cli_opt_fn fn, void *ctx,
 	      int *verbose)
 {
@@ -148,6 +166,11 @@ int cli_parse(const struct cli_spec *spec, int argc, char **argv, cli_opt_fn fn,
 			if (verbose)
 				(*verbose)++;
 			continue;
+		}
+		if (c == '?' && refused(spec, argv[optind - 1])) {
+			fprintf(stderr, "Try '%s --help' for more information.\n", spec->prog);
+			r = -CLI_EXIT_USAGE;
+			goto out;
 		}
 		if (c == '?' || c == ':') {
 			cli_error("%s option '%s'", c == ':' ? "missing argument to" : "unknown",
@@ -235,11 +258,93 @@ void cli_log_init(const char *prog, int verbose)
 	enum log_level max = LOG_LVL_WARN;
 
 	cli_prog = prog;
-	if (verbose == 1)
+	if (verbose < 0)
+		max = LOG_LVL_ERROR;
+	else if (verbose == 1)
 		max = LOG_LVL_INFO;
 	else if (verbose >= 2)
 		max = LOG_LVL_DEBUG;
 	log_set_fn(stderr_log, NULL, max);
+}
+
+/* The length of the valid UTF-8 sequence at p (1-4), or 0 if it is not one. */
+static int utf8_len(const unsigned char *p)
+{
+	int n, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((n == 3 && p[0] == 0xe0 && p[1] < 0xa0) || (n == 3 && p[0] == 0xed && p[1] > 0x9f) ||
+	    (n == 4 && p[0] == 0xf0 && p[1] < 0x90) || (n == 4 && p[0] == 0xf4 && p[1] > 0x8f))
+		return 0; /* overlong, surrogate, beyond U+10FFFF */
+	return n;
+}
+
+/* A JSON string (RFC 8259): quotes, backslash and control characters escaped, bytes that are
+ * not UTF-8 (a server's error body quoted in a message) replaced by U+FFFD. */
+static void put_json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	while (*p) {
+		int n = utf8_len(p);
+
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\u%04x", *p);
+		else if (n == 0)
+			fputs("\\ufffd", f);
+		else
+			fwrite(p, 1, (size_t)n, f);
+		p += n ? n : 1;
+	}
+	fputc('"', f);
+}
+
+static void json_log(void *data, enum log_level lvl, const struct log_field *fl, size_t n,
+		     const char *msg)
+{
+	static const char *const levels[] = {"error", "warning", "info", "debug"};
+	char ts[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	size_t i;
+
+	(void)data;
+	gmtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	flockfile(stderr);
+	fprintf(stderr, "{\"time\":\"%s\",\"level\":\"%s\",\"msg\":", ts, levels[lvl]);
+	put_json_str(stderr, msg);
+	for (i = 0; i < n; i++) {
+		fputc(',', stderr);
+		put_json_str(stderr, fl[i].key);
+		fputc(':', stderr);
+		put_json_str(stderr, fl[i].val ? fl[i].val : "");
+	}
+	fputs("}\n", stderr);
+	funlockfile(stderr);
+}
+
+void cli_log_init_json(const char *prog, enum log_level max)
+{
+	cli_prog = prog;
+	log_set_fields_fn(json_log, NULL, max);
 }
 
 int cli_parse_bool(const char *s)

@@ -5,6 +5,8 @@
 
 #include <stdarg.h>
 
+#include "log/log.h"
+
 /* Exit codes common to every binary; each man page lists these plus its own. */
 enum {
 	CLI_EXIT_OK = 0,      /* success */
@@ -22,13 +24,20 @@ struct cli_opt {
 	int id;		  /* what the callback receives: the short letter, or a value >= 256 */
 };
 
+/* An option another tool has that this binary knows only to refuse by name. */
+struct cli_refused {
+	const char *lng; /* long name without "--"; a table ends with NULL */
+	const char *why; /* the rest of the message, e.g. "not supported yet" */
+};
+
 /* What a binary says about itself. -h, -V and -v are added by cli_parse. */
 struct cli_spec {
-	const char *prog;	    /* program name used in messages */
-	const char *synopsis;	    /* e.g. "[OPTIONS]" or "COMMAND [OPTIONS]" */
-	const char *description;    /* one or more lines printed after the usage line */
-	const struct cli_opt *opts; /* the binary's own options */
-	const char *epilog;	    /* printed after the options (exit codes), or NULL */
+	const char *prog;		   /* program name used in messages */
+	const char *synopsis;		   /* e.g. "[OPTIONS]" or "COMMAND [OPTIONS]" */
+	const char *description;	   /* one or more lines printed after the usage line */
+	const struct cli_opt *opts;	   /* the binary's own options */
+	const char *epilog;		   /* printed after the options (exit codes), or NULL */
+	const struct cli_refused *refused; /* refused with "--X: why" (exit 2), or NULL */
 };
 
 /*
@@ -54,9 +63,16 @@ void cli_help(const struct cli_spec *spec);
 /*
  * Install the stderr logger: "<prog>: error: msg", "<prog>: warning: msg",
  * "<prog>: msg" for info and debug. verbose 0 shows errors and warnings, 1 adds
- * info, 2 debug.
+ * info, 2 debug; a negative verbose shows errors only.
  */
 void cli_log_init(const char *prog, int verbose);
+
+/*
+ * Install a JSON-lines logger on stderr (Reloader's --log-format json): one object a line,
+ * {"time":RFC3339 UTC,"level":"error|warning|info|debug","msg":...} followed by the message's
+ * fields (log_fields) as strings, every string JSON-escaped. max is the most verbose level shown.
+ */
+void cli_log_init_json(const char *prog, enum log_level max);
 
 /*
  * Print "<prog>: error: <msg>" to stderr (msg without trailing newline). Every

@@ -50,6 +50,18 @@ struct kube_config {
 int kube_config_load(struct kube_config *cfg, const char *path, const char *context,
 		     struct log_err *err);
 
+#define KUBE_CONFIG_FILES_MAX 32
+
+/*
+ * Fill cfg from several kubeconfig files merged as client-go merges $KUBECONFIG
+ * (clientcmd's loading rules): current-context from the first file that sets
+ * one; each context, cluster and user from the first file that defines that
+ * name; relative paths relative to the file that defined the entry. n is at
+ * most KUBE_CONFIG_FILES_MAX. Returns as kube_config_load.
+ */
+int kube_config_load_list(struct kube_config *cfg, const char *const *paths, size_t n,
+			  const char *context, struct log_err *err);
+
 /*
  * Fill cfg for in-cluster use: server from KUBERNETES_SERVICE_HOST and
  * KUBERNETES_SERVICE_PORT, token file, ca.crt and namespace under sa_dir

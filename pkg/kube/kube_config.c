@@ -108,115 +108,184 @@ static int is_true(const char *s)
 	return s && (strcmp(s, "true") == 0 || strcmp(s, "True") == 0 || strcmp(s, "TRUE") == 0);
 }
 
-static int load_doc(struct kube_config *cfg, struct ydoc *doc, const char *path, const char *dir,
-		    const char *context, struct log_err *err)
+/* The kubeconfig files being merged, in order (client-go: the first to set a key wins). */
+struct kc_files {
+	struct ydoc doc[KUBE_CONFIG_FILES_MAX];
+	char *dir[KUBE_CONFIG_FILES_MAX]; /* owned: relative paths are relative to the file */
+	const char *path[KUBE_CONFIG_FILES_MAX];
+	size_t n;
+};
+
+/* The first file whose list (clusters, contexts, users) has an entry named name. */
+static yaml_node_t *merged_entry(struct kc_files *f, const char *list, const char *field,
+				 const char *name, size_t *which)
 {
-	yaml_node_t *root = ydoc_root(doc), *ctx, *cluster, *user;
-	const char *ctxname = context, *v;
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		yaml_node_t *root = ydoc_root(&f->doc[i]);
+		yaml_node_t *e =
+		    root ? named_entry(&f->doc[i], ydoc_get(&f->doc[i], root, list), field, name)
+			 : NULL;
+
+		if (e) {
+			*which = i;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+static int load_merged(struct kube_config *cfg, struct kc_files *f, const char *context,
+		       struct log_err *err)
+{
+	yaml_node_t *ctx, *cluster, *user;
+	const char *ctxname = context, *v, *path = f->path[0], *cname, *uname;
+	struct ydoc *doc;
+	size_t i, w = 0;
 	int r;
 
-	if (!root || root->type != YAML_MAPPING_NODE)
-		return log_err_set(err, KUBE_ECONFIG, "%s: not a kubeconfig (no mapping)", path);
-	if (!ctxname)
-		ctxname = ydoc_scalar(ydoc_get(doc, root, "current-context"));
+	for (i = 0; i < f->n; i++) {
+		yaml_node_t *root = ydoc_root(&f->doc[i]);
+
+		if (root && root->type != YAML_MAPPING_NODE)
+			return log_err_set(err, KUBE_ECONFIG, "%s: not a kubeconfig (no mapping)",
+					   f->path[i]);
+		v = root ? ydoc_scalar(ydoc_get(&f->doc[i], root, "current-context")) : NULL;
+		if (!ctxname && v && *v)
+			ctxname = v;
+	}
 	if (!ctxname || !*ctxname)
 		return log_err_set(err, KUBE_ECONFIG, "%s: current-context: not set", path);
-	ctx = named_entry(doc, ydoc_get(doc, root, "contexts"), "context", ctxname);
+	ctx = merged_entry(f, "contexts", "context", ctxname, &w);
 	if (!ctx)
 		return log_err_set(err, KUBE_ECONFIG, "%s: contexts: no context named '%s'", path,
 				   ctxname);
-	v = ydoc_scalar(ydoc_get(doc, ctx, "cluster"));
-	cluster = v ? named_entry(doc, ydoc_get(doc, root, "clusters"), "cluster", v) : NULL;
-	if (!cluster)
-		return log_err_set(err, KUBE_ECONFIG,
-				   "%s: clusters: no cluster '%s' for context '%s'", path,
-				   v ? v : "", ctxname);
+	doc = &f->doc[w];
+	path = f->path[w];
+	cname = ydoc_scalar(ydoc_get(doc, ctx, "cluster"));
+	uname = ydoc_scalar(ydoc_get(doc, ctx, "user"));
 	v = ydoc_scalar(ydoc_get(doc, ctx, "namespace"));
 	if (v && dup_to(&cfg->namespace, v) < 0)
 		return -ENOMEM;
-
+	cluster = cname ? merged_entry(f, "clusters", "cluster", cname, &w) : NULL;
+	if (!cluster)
+		return log_err_set(err, KUBE_ECONFIG,
+				   "%s: clusters: no cluster '%s' for context '%s'", path,
+				   cname ? cname : "", ctxname);
+	doc = &f->doc[w];
+	path = f->path[w];
 	v = ydoc_scalar(ydoc_get(doc, cluster, "server"));
 	if (!v || !*v)
 		return log_err_set(err, KUBE_ECONFIG, "%s: clusters[%s].cluster.server: missing",
-				   path, ydoc_scalar(ydoc_get(doc, ctx, "cluster")));
+				   path, cname);
 	if (strncmp(v, "https://", 8) != 0 && strncmp(v, "http://", 7) != 0)
 		return log_err_set(err, KUBE_ECONFIG,
 				   "%s: clusters[%s].cluster.server: '%s' is not an http(s) URL",
-				   path, ydoc_scalar(ydoc_get(doc, ctx, "cluster")), v);
+				   path, cname, v);
 	if (dup_to(&cfg->server, v) < 0)
 		return -ENOMEM;
 	while (strlen(cfg->server) > 8 && cfg->server[strlen(cfg->server) - 1] == '/')
 		cfg->server[strlen(cfg->server) - 1] = '\0';
 	cfg->insecure = is_true(ydoc_scalar(ydoc_get(doc, cluster, "insecure-skip-tls-verify")));
 	r = pem_field(doc, cluster, "certificate-authority", &cfg->ca_pem, &cfg->ca_pem_len,
-		      &cfg->ca_file, dir, path, err);
+		      &cfg->ca_file, f->dir[w], path, err);
 	if (r < 0)
 		return r;
 
-	v = ydoc_scalar(ydoc_get(doc, ctx, "user"));
-	user = v ? named_entry(doc, ydoc_get(doc, root, "users"), "user", v) : NULL;
-	if (v && !user)
+	user = uname ? merged_entry(f, "users", "user", uname, &w) : NULL;
+	if (uname && !user)
 		return log_err_set(err, KUBE_ECONFIG, "%s: users: no user '%s' for context '%s'",
-				   path, v, ctxname);
+				   path, uname, ctxname);
 	if (!user)
 		return 0;
+	doc = &f->doc[w];
+	path = f->path[w];
 	v = ydoc_scalar(ydoc_get(doc, user, "token"));
 	if (v && dup_to(&cfg->token, v) < 0)
 		return -ENOMEM;
 	v = ydoc_scalar(ydoc_get(doc, user, "tokenFile"));
 	if (v && !cfg->token) {
-		cfg->token_file = path_from(dir, v);
+		cfg->token_file = path_from(f->dir[w], v);
 		if (!cfg->token_file)
 			return -ENOMEM;
 	}
 	r = pem_field(doc, user, "client-certificate", &cfg->cert_pem, &cfg->cert_pem_len,
-		      &cfg->cert_file, dir, path, err);
+		      &cfg->cert_file, f->dir[w], path, err);
 	if (r == 0)
 		r = pem_field(doc, user, "client-key", &cfg->key_pem, &cfg->key_pem_len,
-			      &cfg->key_file, dir, path, err);
+			      &cfg->key_file, f->dir[w], path, err);
 	if (r < 0)
 		return r;
 	if ((cfg->cert_pem || cfg->cert_file) != (cfg->key_pem || cfg->key_file))
 		return log_err_set(err, KUBE_ECONFIG,
 				   "%s: users[%s]: client certificate and key must come together",
-				   path, ydoc_scalar(ydoc_get(doc, ctx, "user")));
+				   path, uname);
 	return 0;
+}
+
+int kube_config_load_list(struct kube_config *cfg, const char *const *paths, size_t n,
+			  const char *context, struct log_err *err)
+{
+	struct strbuf sb = STRBUF_INIT(FILE_MAX);
+	struct kc_files *f = calloc(1, sizeof(*f));
+	size_t i;
+	int r = 0;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (!f)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	if (n > KUBE_CONFIG_FILES_MAX) {
+		free(f);
+		return log_err_set(err, KUBE_ECONFIG, "more than %d kubeconfig files",
+				   KUBE_CONFIG_FILES_MAX);
+	}
+	for (i = 0; i < n; i++) {
+		char *copy;
+
+		sb_reset(&sb);
+		r = sb_read_file(&sb, paths[i]);
+		if (r < 0) {
+			log_err_set(err, r, "%s: %s", paths[i],
+				    r == -E2BIG ? "file too large" : strerror(-r));
+			break;
+		}
+		r = ydoc_load(&f->doc[i], paths[i], sb.buf, sb.len, err);
+		if (r < 0) {
+			if (r == -EINVAL) { /* bad YAML: the kubeconfig is unusable */
+				r = KUBE_ECONFIG;
+				if (err)
+					err->code = r;
+			}
+			break;
+		}
+		f->path[i] = paths[i];
+		copy = strdup(paths[i]);
+		f->dir[i] = copy ? strdup(dirname(copy)) : NULL;
+		free(copy);
+		f->n = i + 1;
+		if (!f->dir[i]) {
+			r = log_err_set(err, -ENOMEM, "out of memory");
+			break;
+		}
+	}
+	if (r == 0)
+		r = load_merged(cfg, f, context, err);
+	if (r == -ENOMEM)
+		log_err_set(err, r, "out of memory");
+	for (i = 0; i < f->n; i++) {
+		ydoc_free(&f->doc[i]);
+		free(f->dir[i]);
+	}
+	free(f);
+	sb_free(&sb);
+	return r;
 }
 
 int kube_config_load(struct kube_config *cfg, const char *path, const char *context,
 		     struct log_err *err)
 {
-	struct strbuf sb = STRBUF_INIT(FILE_MAX);
-	struct ydoc doc;
-	char *pathcopy = NULL, *dir;
-	int r;
-
-	memset(cfg, 0, sizeof(*cfg));
-	r = sb_read_file(&sb, path);
-	if (r < 0) {
-		log_err_set(err, r, "%s: %s", path, r == -E2BIG ? "file too large" : strerror(-r));
-		sb_free(&sb);
-		return r;
-	}
-	r = ydoc_load(&doc, path, sb.buf, sb.len, err);
-	if (r < 0) {
-		sb_free(&sb);
-		if (r == -EINVAL) { /* bad YAML: the kubeconfig is unusable */
-			r = KUBE_ECONFIG;
-			if (err)
-				err->code = r;
-		}
-		return r;
-	}
-	pathcopy = strdup(path);
-	dir = pathcopy ? dirname(pathcopy) : NULL;
-	r = load_doc(cfg, &doc, path, dir, context, err);
-	if (r == -ENOMEM)
-		log_err_set(err, r, "out of memory");
-	free(pathcopy);
-	ydoc_free(&doc);
-	sb_free(&sb);
-	return r;
+	return kube_config_load_list(cfg, &path, 1, context, err);
 }
 
 int kube_config_in_cluster(struct kube_config *cfg, const char *sa_dir, struct log_err *err)

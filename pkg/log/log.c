@@ -6,14 +6,47 @@
 #include <string.h>
 
 static log_fn cur_fn;
+static log_fields_fn cur_ffn;
 static void *cur_data;
 static enum log_level cur_max = LOG_LVL_WARN;
 
 void log_set_fn(log_fn fn, void *data, enum log_level max)
 {
 	cur_fn = fn;
+	cur_ffn = NULL;
 	cur_data = data;
 	cur_max = max;
+}
+
+void log_set_fields_fn(log_fields_fn fn, void *data, enum log_level max)
+{
+	cur_fn = NULL;
+	cur_ffn = fn;
+	cur_data = data;
+	cur_max = max;
+}
+
+static void emit(enum log_level lvl, const struct log_field *f, size_t n, const char *fmt,
+		 va_list ap)
+{
+	char msg[1024];
+
+	if ((!cur_fn && !cur_ffn) || lvl > cur_max)
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (cur_ffn)
+		cur_ffn(cur_data, lvl, f, n, msg);
+	else
+		cur_fn(cur_data, lvl, msg);
+}
+
+void log_fields(enum log_level lvl, const struct log_field *f, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(lvl, f, n, fmt, ap);
+	va_end(ap);
 }
 
 enum log_level log_get_level(void)
@@ -23,15 +56,11 @@ enum log_level log_get_level(void)
 
 void log_msg(enum log_level lvl, const char *fmt, ...)
 {
-	char msg[1024];
 	va_list ap;
 
-	if (!cur_fn || lvl > cur_max)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	emit(lvl, NULL, 0, fmt, ap);
 	va_end(ap);
-	cur_fn(cur_data, lvl, msg);
 }
 
 int log_err_set(struct log_err *err, int code, const char *fmt, ...)

@@ -4,6 +4,7 @@
 #define NP_LOG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 enum log_level {
 	LOG_LVL_ERROR = 0, /* something failed; the caller usually stops */
@@ -26,6 +27,24 @@ enum log_level log_get_level(void);
 
 /* Log a message through the current logger (no trailing newline). */
 void log_msg(enum log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A named value attached to a message (structured logs: workload, trigger, hash). */
+struct log_field {
+	const char *key; /* static name, e.g. "workload" */
+	const char *val; /* borrowed for the call; never Secret data */
+};
+
+/*
+ * A logger that also receives a message's fields (n may be 0). When set it
+ * replaces the plain logger for every message; log_set_fn clears it.
+ */
+typedef void (*log_fields_fn)(void *data, enum log_level lvl, const struct log_field *f, size_t n,
+			      const char *msg);
+void log_set_fields_fn(log_fields_fn fn, void *data, enum log_level max);
+
+/* Log a message with fields: a plain logger sees only the message. */
+void log_fields(enum log_level lvl, const struct log_field *f, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 #define log_error(...) log_msg(LOG_LVL_ERROR, __VA_ARGS__)
 #define log_warn(...)  log_msg(LOG_LVL_WARN, __VA_ARGS__)

@@ -4,6 +4,8 @@
 #ifndef NP_RELOAD_H
 #define NP_RELOAD_H
 
+#include <stddef.h>
+
 #include "log/log.h"
 
 /* How a workload is rolled. */
@@ -68,7 +70,29 @@ struct reload_opts {
 	long watch_timeout_s; /* server-side watch timeout */
 	int retries;	      /* API retry budget */
 	int retry_base_ms;    /* first backoff step */
+	/* Reloader's deployment contract (reload-surface; hooks/reload/main.c fills these) */
+	const char *namespace_selector; /* selector on Namespaces (translated), NULL: none */
+	int ignore_cls[2];		/* --resources-to-ignore: [0] configmaps, [1] secrets */
+	const char *webhook_url;	/* --webhook-url: POST instead of rolling, NULL: off */
+	int metrics_by_namespace;	/* METRICS_COUNT_BY_NAMESPACE=enabled */
+	struct reload_alert {		/* Reloader's ALERT_* environment */
+		int on;			/* ALERT_ON_RELOAD=true */
+		const char *url;	/* ALERT_WEBHOOK_URL (trimmed), NULL: unset */
+		const char *sink;	/* ALERT_SINK (trimmed, lower case): slack, teams, gchat */
+		const char *proxy;	/* ALERT_WEBHOOK_PROXY (trimmed), NULL/"": direct */
+		const char *info;	/* ALERT_ADDITIONAL_INFO (trimmed), NULL: unset */
+	} alert;
 };
+
+/*
+ * Reloader's --namespace-selector / --resource-label-selector entries (each
+ * flag value split on ','; Reloader v1.4.21 pkg/common/common.go) as one
+ * Kubernetes label selector: "k:v" -> "k=v", "k:*" and "k=*" -> "k" (exists),
+ * anything else as given; joined with ','. The result is checked against the
+ * label-selector grammar. *out is owned by the caller (free). Returns 0 or
+ * -EINVAL with err naming the bad part.
+ */
+int reload_selector(char **out, const char *const *entries, size_t n, struct log_err *err);
 
 /* Fill opts with the defaults. */
 void reload_opts_init(struct reload_opts *opts);

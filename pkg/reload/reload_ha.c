@@ -478,6 +478,13 @@ int reload_ha_new(struct ctl *c, struct log_err *err)
 	c->ha = ha;
 	if (c->o->once)
 		return log_err_set(err, -EINVAL, "--enable-ha needs --mode watch");
+	/* The Lease stores whole seconds: a follower judges expiry by them (Reloader PR #1206). */
+	if (c->o->lease_duration_ms % 1000 || c->o->lease_duration_ms < 1000 ||
+	    c->o->lease_duration_ms / 1000 > INT32_MAX)
+		return log_err_set(
+		    err, -EINVAL,
+		    "--leader-elect-lease-duration must be whole seconds, at least 1s "
+		    "(the Lease stores seconds)");
 	/* client-go's NewLeaderElector checks (leaderelection.go) */
 	if (c->o->lease_duration_ms <= c->o->renew_deadline_ms ||
 	    c->o->renew_deadline_ms <= c->o->retry_period_ms * 12 / 10)

@@ -3,7 +3,10 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,7 +66,7 @@ static int render(struct strbuf *sb, struct reload_metrics *m)
 		if (n)
 			r = sb_addf(sb, "%s{code=\"%d\"} %lu\n", requests, i, n);
 	}
-	return r;
+	return r ? r : reload_render_reloader(sb, m);
 }
 
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int code, const char *type,
@@ -96,6 +99,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		return reply(conn, 405, "text/plain", "method not allowed\n", 19);
 	if (strcmp(url, "/healthz") == 0)
 		return reply(conn, 200, "text/plain", "ok\n", 3);
+	/* Reloader's liveness path (its chart probes it): kept so a Reloader Deployment's probes
+	 * pass unchanged (internal/pkg/metrics/prometheus.go, reloader.md §9.9) */
+	if (strcmp(url, "/live") == 0)
+		return reply(conn, 200, "text/plain", "alive", 5);
 	if (strcmp(url, "/readyz") == 0) {
 		if (METRIC_GET(m->ready))
 			return reply(conn, 200, "text/plain", "ok\n", 3);
@@ -115,38 +122,130 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	return reply(conn, 404, "text/plain", "not found\n", 10);
 }
 
-void *reload_http_start(const char *listen, struct reload_metrics *m, struct log_err *err)
+/*
+ * Parse "[HOST]:PORT" as Go's net.Listen does for our literals: ":9090" (every
+ * address), "0.0.0.0:9090", "127.0.0.1:9090", "[::]:9090", "[::1]:9090",
+ * "[fe80::1%eth0]:9090". Fills ss; *any is set for an empty host.
+ */
+static int parse_listen(const char *listen, struct sockaddr_storage *ss, int *any,
+			struct log_err *err)
 {
-	struct sockaddr_in sin;
-	const char *colon = strrchr(listen, ':');
-	char host[64];
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	const char *colon = strrchr(listen, ':'), *h = listen;
+	char host[INET6_ADDRSTRLEN + IF_NAMESIZE + 2], *pct;
+	size_t hlen;
 	long port;
 	char *end;
-	struct MHD_Daemon *d;
 
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	if (!colon || (size_t)(colon - listen) >= sizeof(host)) {
-		log_err_set(err, -EINVAL, "--listen '%s': expected [HOST]:PORT", listen);
-		return NULL;
+	memset(ss, 0, sizeof(*ss));
+	if (!colon)
+		return log_err_set(err, -EINVAL, "--listen '%s': expected [HOST]:PORT", listen);
+	hlen = (size_t)(colon - listen);
+	if (hlen && listen[0] == '[') {
+		if (listen[hlen - 1] != ']')
+			return log_err_set(err, -EINVAL, "--listen '%s': expected [IPv6]:PORT",
+					   listen);
+		h++;
+		hlen -= 2;
+	} else if (memchr(listen, ':', hlen)) {
+		return log_err_set(err, -EINVAL,
+				   "--listen '%s': an IPv6 address needs brackets: [%.*s]:PORT",
+				   listen, (int)hlen, listen);
 	}
-	memcpy(host, listen, (size_t)(colon - listen));
-	host[colon - listen] = '\0';
+	if (hlen >= sizeof(host))
+		return log_err_set(err, -EINVAL, "--listen '%s': host too long", listen);
+	memcpy(host, h, hlen);
+	host[hlen] = '\0';
+	errno = 0;
 	port = strtol(colon + 1, &end, 10);
-	if (*end || port < 0 || port > 65535) {
-		log_err_set(err, -EINVAL, "--listen '%s': bad port", listen);
-		return NULL;
+	if (!colon[1] || *end || errno || port < 0 || port > 65535)
+		return log_err_set(err, -EINVAL, "--listen '%s': bad port", listen);
+	*any = !*host;
+	if (!*host || inet_pton(AF_INET, host, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)port);
+		if (!*host)
+			sin->sin_addr.s_addr = htonl(INADDR_ANY);
+		return 0;
 	}
-	sin.sin_port = htons((uint16_t)port);
-	if (!*host)
-		sin.sin_addr.s_addr = htonl(INADDR_ANY);
-	else if (inet_pton(AF_INET, host, &sin.sin_addr) != 1) {
-		log_err_set(err, -EINVAL, "--listen '%s': host must be an IPv4 address", listen);
-		return NULL;
+	pct = strchr(host, '%');
+	if (pct) {
+		*pct++ = '\0';
+		sin6->sin6_scope_id = if_nametoindex(pct);
+		if (!sin6->sin6_scope_id)
+			return log_err_set(err, -EINVAL, "--listen '%s': no interface '%s'", listen,
+					   pct);
 	}
-	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, (uint16_t)port,
-			     NULL, NULL, handle, m, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sin,
-			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10, MHD_OPTION_END);
+	if (inet_pton(AF_INET6, host, &sin6->sin6_addr) != 1)
+		return log_err_set(err, -EINVAL,
+				   "--listen '%s': host must be an IPv4 or [IPv6] address", listen);
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons((uint16_t)port);
+	return 0;
+}
+
+/*
+ * The connection bound: far above what probes and scrapers use, below the fd limit (raised to
+ * its hard limit at start, as Go's runtime does since 1.19). Idle connections are closed after
+ * HTTP_IDLE_S, so a flood of idle connections cannot hold the slots for long, and epoll (not
+ * select, which stops at fd 1024) keeps accepting while they are held.
+ */
+#define HTTP_CONN_MAX 4096
+#define HTTP_IDLE_S   10
+
+static unsigned int conn_limit(void)
+{
+	struct rlimit rl;
+	rlim_t want;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 512;
+	want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
+	if (rl.rlim_cur < want) {
+		rl.rlim_cur = want;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	/* keep 256 descriptors for the API client, watches and files */
+	if (rl.rlim_cur < 512)
+		return 64;
+	return rl.rlim_cur - 256 > HTTP_CONN_MAX ? HTTP_CONN_MAX
+						 : (unsigned int)(rl.rlim_cur - 256);
+}
+
+void *reload_http_start(const char *listen, struct reload_metrics *m, struct log_err *err)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in6 any6;
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	unsigned int limit = conn_limit();
+	struct MHD_Daemon *d = NULL;
+	int any = 0;
+
+	if (parse_listen(listen, &ss, &any, err) < 0)
+		return NULL;
+	if (any) {
+		/* ":PORT" is every address, IPv6 too where the host has it (Go's ":9090") */
+		memset(&any6, 0, sizeof(any6));
+		any6.sin6_family = AF_INET6;
+		any6.sin6_addr = in6addr_any;
+		any6.sin6_port = ((struct sockaddr_in *)&ss)->sin_port;
+		d = MHD_start_daemon(
+		    flags | MHD_USE_DUAL_STACK, 0, NULL, NULL, handle, m, MHD_OPTION_SOCK_ADDR,
+		    (struct sockaddr *)&any6, MHD_OPTION_CONNECTION_LIMIT, limit,
+		    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_IDLE_S, MHD_OPTION_END);
+	}
+	/* "[::]:PORT" takes IPv4 too, as Go's listener on "[::]" does */
+	if (!d && ss.ss_family == AF_INET6 &&
+	    IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&ss)->sin6_addr))
+		flags |= MHD_USE_DUAL_STACK;
+	if (!d)
+		d = MHD_start_daemon(flags | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0), 0, NULL,
+				     NULL, handle, m, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				     MHD_OPTION_CONNECTION_LIMIT, limit,
+				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_IDLE_S,
+				     MHD_OPTION_END);
 	if (!d) {
 		log_err_set(err, -EADDRINUSE, "--listen '%s': cannot listen", listen);
 		return NULL;

@@ -35,7 +35,7 @@ const char *reload_type_upper(enum reload_type t);
 const char *reload_kind_name(enum reload_kind k);
 
 #define RELOAD_HASH_HEX 41 /* 40 hex digits and a NUL */
-#define RELOAD_HASH_ALT 32 /* raw SHA-512/256 digest (Reloader since PR #1073) */
+#define RELOAD_HASH_ALT 32 /* raw SHA-512/256 digest (Reloader PR #1073, no release) */
 
 /*
  * Reloader's hash, fed one entry at a time: SHA-1 over the entries
@@ -82,7 +82,7 @@ int reload_hash_object(json_t *obj, enum reload_type type, char hex[RELOAD_HASH_
  * Whether the hash rec recorded on a workload names the data whose SHA-1 is
  * hex and whose SHA-512/256 is alt (may be NULL: SHA-1 only). Decided by rec's
  * length: 40 digits are SHA-1 (older Reloader, and what we write), 64 are
- * SHA-512/256 (Reloader since PR #1073). "" is current only for empty data
+ * SHA-512/256 (Reloader PR #1073; in no release checked). "" is current only for empty data
  * (the first #1073 version wrote "" there). Returns 1 or 0.
  */
 int reload_hash_current(const char *rec, const char *hex, const unsigned char *alt);
@@ -263,6 +263,21 @@ enum {
 	NSKIP,
 };
 
+/* A Prometheus histogram: cumulative buckets as RELOAD_HIST_MAX bounds at most. */
+#define RELOAD_HIST_MAX 16
+struct reload_hist {
+	unsigned long b[RELOAD_HIST_MAX]; /* observations <= bound i */
+	unsigned long count;
+	unsigned long long sum_us; /* microseconds */
+};
+
+/* Rollouts in one namespace, for reloader_reload_executed_total_by_namespace. */
+struct reload_ns_count {
+	struct reload_ns_count *next;
+	unsigned long n[2]; /* [0 success, 1 failure] */
+	char ns[];
+};
+
 /* Counters; updated by the controller thread, read by the HTTP thread (relaxed atomics). */
 struct reload_metrics {
 	unsigned long reloads[RELOAD_NKINDS][2]; /* [kind][0 success, 1 failure] */
@@ -272,6 +287,13 @@ struct reload_metrics {
 	int ready;		      /* initial sync done, watches running */
 	int leader;		      /* --enable-ha: 2 leading, 1 standing by; 0 without */
 	const struct kube_client *cl; /* for API request counts by code */
+	/* Reloader's metrics and latencies (reload_promreloader.c) */
+	struct reload_hist action_latency[RELOAD_NKINDS]; /* PATCH duration per kind */
+	struct reload_hist change_latency;		  /* change seen -> PATCH answered */
+	unsigned long not_selected;			  /* dropped by --namespace-selector */
+	unsigned long events[2][3]; /* ConfigMap/Secret [cls][add, update, delete] received */
+	int by_namespace;	    /* METRICS_COUNT_BY_NAMESPACE=enabled */
+	struct reload_ns_count *ns_counts; /* rollouts per namespace (by_namespace) */
 };
 
 /* Start /healthz, /readyz, /metrics on listen ("[host]:port"). Returns a handle or NULL + err. */
@@ -290,9 +312,10 @@ void reload_http_stop(void *h);
 #define OBJ_MAX		 (8 * 1024 * 1024)
 #define SMALL_MAX	 (1024 * 1024)
 #define CONFLICT_RETRIES 5
-#define LIST_RESTARTS	 3  /* a paged LIST restarted after its continue token expired */
-#define RETRY_AFTER_MAX	 30 /* seconds; kube_request caps Retry-After the same */
-#define ROLLOUT_RETRIES	 5  /* a failed rollout is retried after 1, 2, 4, 8, 16 s */
+#define LIST_RESTARTS	 3	/* a paged LIST restarted after its continue token expired */
+#define RETRY_AFTER_MAX	 30	/* seconds; kube_request caps Retry-After the same */
+#define ROLLOUT_RETRIES	 5	/* a failed rollout is retried after 1, 2, 4, 8, 16 s */
+#define LIST_MAX_PAGES	 100000 /* a LIST longer than this (or a repeated continue) fails */
 
 /* batch/v1 cronjobs and jobs, argoproj.io/v1alpha1 rollouts (reload_kinds.c). */
 extern const struct kube_resource reload_res_cronjobs, reload_res_jobs, reload_res_rollouts;
@@ -402,6 +425,7 @@ struct ctl {
 	const struct cfg_ent *ev_last; /* the object the Reloaded Event names (borrowed) */
 	struct reload_metrics m;
 	struct strbuf url, body, resp;
+	struct reload_nsel *nsel; /* --namespace-selector, NULL: none */
 };
 
 /* Shared between the sibling files of this module (each defined in one). */
@@ -551,5 +575,55 @@ void reload_tombs_sweep(struct ctl *c);
 void reload_process_due(struct ctl *c, int force);
 
 long long reload_next_wakeup(const struct ctl *c);
+
+/* ---- Reloader's deployment contract (reload-surface) ---- */
+
+/* Record a rollout attempt of kind in ns: latency histograms (change_us < 0: unknown), counts. */
+void reload_metrics_rolled(struct reload_metrics *m, int kind, const char *ns, int failed,
+			   long long action_us, long long change_us);
+/* Add one observation of us microseconds to h with bounds[0..nb-1] (seconds). */
+void reload_hist_observe(struct reload_hist *h, const double *bounds, int nb, long long us);
+/* Append Reloader's metrics, the change-to-PATCH histogram and build info. Returns 0 or sb's. */
+int reload_render_reloader(struct strbuf *sb, struct reload_metrics *m);
+/* Free the per-namespace counts. */
+void reload_metrics_free(struct reload_metrics *m);
+
+/*
+ * POST body to url (Content-Type ctype) through proxy (NULL or "": direct, also
+ * ignoring proxy environment variables), 10 s at most, no redirects; the first
+ * 256 bytes of the answer land in resp. Returns the HTTP status, or -EIO with
+ * err set (transport error, timeout, a redirect).
+ */
+int reload_notify_post(const char *url, const char *proxy, const char *ctype, const char *body,
+		       struct strbuf *resp, struct log_err *err);
+/*
+ * Reloader's alert for one rollout: its message, with "<info> : " in front
+ * when set, as the body for a's sink (slack, teams, gchat: JSON as Go encodes
+ * it; anything else: text without '*'); *ctype is set. Returns 0 or sb's error.
+ */
+int reload_alert_body(struct strbuf *sb, const struct reload_alert *a, const char *obj,
+		      const char *type, const char *ns, const char *workload, const char *kind,
+		      const char **ctype);
+/* Send the alert for a successful rollout when ALERT_ON_RELOAD=true (errors are logged). */
+void reload_notify_alert(struct ctl *c, const char *obj, const char *type, const char *ns,
+			 const char *workload, const char *kind);
+/* --webhook-url: POST {"webhook":"update successful"} for a changed object (errors logged). */
+void reload_notify_webhook(struct ctl *c, const struct cfg_ent *ce);
+
+/*
+ * The client configuration, found as client-go controllers find it: --kubeconfig,
+ * $KUBECONFIG (':' list, merged), in-cluster, ~/.kube/config. Returns as
+ * kube_config_load, or KUBE_ECONFIG when none is there.
+ */
+int reload_kubeconfig(struct kube_config *cfg, const struct reload_opts *o, struct log_err *err);
+
+/* --namespace-selector: LIST the selected Namespaces (0 when none set), then watch them. */
+int reload_nsel_start(struct ctl *c, struct log_err *err);
+int reload_nsel_watch(struct ctl *c, struct log_err *err);
+/* Restart the Namespace watch when due. */
+void reload_nsel_tick(struct ctl *c);
+/* Whether ns is selected (always 1 without --namespace-selector). */
+int reload_nsel_selected(const struct ctl *c, const char *ns);
+void reload_nsel_free(struct ctl *c);
 
 #endif

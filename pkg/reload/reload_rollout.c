@@ -95,6 +95,13 @@ static void consider(struct ctl *c, struct wl_ent *we, const struct cfg_ent *ce,
 	const char *container, *rec;
 	enum reload_verdict v;
 
+	if (c->o->webhook_url)
+		return; /* --webhook-url: notify instead of rolling (reload_config_changed) */
+	if (!reload_nsel_selected(c, we->e.ns)) {
+		if (changed)
+			METRIC_INC(c->m.not_selected);
+		return;
+	}
 	obj_of(ce, &o);
 	v = reload_should(&we->w, &o, c->o->auto_all, &container);
 	if (v != RELOAD_YES) {
@@ -121,6 +128,11 @@ void reload_config_changed(struct ctl *c, const struct cfg_ent *ce)
 	size_t i;
 	struct ent *e;
 
+	if (c->o->webhook_url) {
+		if (reload_nsel_selected(c, ce->e.ns))
+			reload_notify_webhook(c, ce);
+		return;
+	}
 	for (i = 0; i < c->wl.nb; i++)
 		for (e = c->wl.b[i]; e; e = e->next)
 			if (strcmp(e->ns, ce->e.ns) == 0)
@@ -169,6 +181,14 @@ void reload_reconcile_all(struct ctl *c)
 }
 
 /* ---- rollouts ---- */
+
+static long long since_us(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)(t.tv_sec - t0->tv_sec) * 1000000 + (t.tv_nsec - t0->tv_nsec) / 1000;
+}
 
 static long long wall_now(void)
 {
@@ -229,7 +249,9 @@ static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger 
 	size_t i, n;
 	int attempt, r = 0;
 	struct kube_query q = {.field_manager = "nodeprobe-reload"};
+	struct timespec t0;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (attempt = 0; attempt < CONFLICT_RETRIES; attempt++) {
 		n = 0;
 		for (i = 0; i < we->ntrig; i++) {
@@ -281,6 +303,8 @@ static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger 
 		}
 		break;
 	}
+	reload_metrics_rolled(&c->m, we->e.cls - CLS_DEP, we->e.ns, r != 200, since_us(&t0),
+			      we->pending ? (reload_now_ms() - we->first_ms) * 1000 : -1);
 	if (r != 200) {
 		log_error("%s %s/%s: rollout failed: %s", reload_kind_name(we->w.kind), we->e.ns,
 			  we->e.name,
@@ -305,9 +329,20 @@ static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger 
 			 reload_type_name(reload_cls_type(last->e.cls)), last->e.ns, last->e.name,
 			 last->hash, n > 1 ? " and more" : "",
 			 c->o->strategy == RELOAD_ENV_VARS ? "env-vars" : "annotations");
-		log_info("%s", msg);
+		char wl[NAME_MAX_ * 2 + 32], tr[NAME_MAX_ * 2 + 32], hp[9];
+		struct log_field f[3] = {{"workload", wl}, {"trigger", tr}, {"hash", hp}};
+
+		snprintf(wl, sizeof(wl), "%s/%s/%s", reload_kind_name(we->w.kind), we->e.ns,
+			 we->e.name);
+		snprintf(tr, sizeof(tr), "%s/%s/%s", reload_type_name(reload_cls_type(last->e.cls)),
+			 last->e.ns, last->e.name);
+		snprintf(hp, sizeof(hp), "%.8s", last->hash);
+		log_fields(LOG_LVL_INFO, f, 3, "%s", msg);
 		if (c->o->events)
 			post_event(c, we, msg + 7);
+		reload_notify_alert(c, last->e.name,
+				    reload_type_upper(reload_cls_type(last->e.cls)), we->e.ns,
+				    we->e.name, reload_kind_name(we->w.kind));
 		if (obj)
 			reload_apply_workload(c, we->e.cls, "MODIFIED", obj);
 		json_decref(obj);

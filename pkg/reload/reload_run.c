@@ -50,6 +50,9 @@ static int make_streams(struct ctl *c)
 		return -ENOMEM;
 	/* Workloads first, so the first ConfigMap/Secret pass already sees them. */
 	for (cls = NCLS - 1; cls >= 0; cls--) {
+		if ((cls == CLS_CM && c->o->ignore_cls[0]) ||
+		    (cls == CLS_SEC && c->o->ignore_cls[1]))
+			continue; /* --resources-to-ignore: not watched at all */
 		for (i = 0; i < nns; i++) {
 			struct rs *s = reload_cls_enabled(c->o, cls) ? &c->rs[c->nrs++] : NULL;
 
@@ -107,6 +110,8 @@ static void ctl_free(struct ctl *c)
 		free(d->name);
 		free(d);
 	}
+	reload_nsel_free(c);
+	reload_metrics_free(&c->m);
 	sb_free(&c->url);
 	sb_free(&c->body);
 	sb_free(&c->resp);
@@ -129,10 +134,7 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 	sb_init(&c.body, 1024 * 1024);
 	sb_init(&c.resp, OBJ_MAX);
 	srandom((unsigned int)(reload_now_ms() ^ getpid()));
-	if (o->kubeconfig)
-		r = kube_config_load(&cfg, o->kubeconfig, o->context, err);
-	else
-		r = kube_config_in_cluster(&cfg, o->sa_dir, err);
+	r = reload_kubeconfig(&cfg, o, err);
 	if (r < 0) {
 		kube_config_free(&cfg);
 		return r;
@@ -143,6 +145,7 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 		return r;
 	kube_client_set_retries(c.cl, o->retries, o->retry_base_ms);
 	c.m.cl = c.cl;
+	c.m.by_namespace = o->metrics_by_namespace;
 	c.tok_ms = reload_now_ms();
 	c.tokens = o->burst;
 	r = make_streams(&c);
@@ -171,6 +174,9 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 		}
 	}
 	/* Initial sync: LIST everything (paged, streamed), then look for missed changes. */
+	r = reload_nsel_start(&c, err);
+	if (r < 0)
+		goto out;
 	for (i = 0; i < c.nrs; i++) {
 		r = reload_list_stream(&c, &c.rs[i], err);
 		if (r < 0)
@@ -200,6 +206,9 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 		if (r < 0)
 			goto out;
 	}
+	r = reload_nsel_watch(&c, err);
+	if (r < 0)
+		goto out;
 	METRIC_SET(c.m.ready, 1);
 	while (!reload_stop_flag) {
 		long long wait = reload_next_wakeup(&c) - reload_now_ms();
@@ -214,6 +223,7 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 		reload_ha_tick(&c); /* first round: at once (a sole instance leads) */
 		reload_process_deferred(&c);
 		reload_restart_watches(&c);
+		reload_nsel_tick(&c);
 		reload_process_due(&c, 0);
 		reload_pause_due(&c);
 		reload_tombs_sweep(&c);

@@ -19,7 +19,10 @@ static void apply_config(struct ctl *c, int cls, const char *evtype, const char 
 {
 	struct cfg_ent *ce = (struct cfg_ent *)reload_tab_get(&c->cfg, cls, ns, name);
 	int existed = ce != NULL, changed;
+	int ev = !strcmp(evtype, "DELETED") ? 2 : !strcmp(evtype, "MODIFIED") ? 1 : 0;
 
+	/* reloader_events_received_total: every item, initial LIST ones as adds (as informers) */
+	METRIC_INC(c->m.events[cls == CLS_SEC][ev]);
 	if (strcmp(evtype, "DELETED") == 0) {
 		if (ce && !ce->deleted && c->o->reload_on_delete) {
 			reload_tombstone(c, ce); /* rolls what it selects, freed once done */
@@ -482,11 +485,21 @@ int reload_list_stream(struct ctl *c, struct rs *s, struct log_err *err)
 		}
 		r = 0;
 		snprintf(s->rv, sizeof(s->rv), "%s", kube_stream_rv(st));
+		/* A server that hands back the token it was given (or never stops) would
+		 * loop for ever: a bounded number of pages, and a repeat is an error. */
+		if (cont.len && strcmp(cont.buf, kube_stream_continue(st)) == 0)
+			r = log_err_set(err, KUBE_EHTTP,
+					"LIST %s: page %d: the continue token repeats; the server "
+					"does not advance",
+					c->url.buf, page + 1);
+		else if (page + 1 >= LIST_MAX_PAGES && kube_stream_continue(st)[0])
+			r = log_err_set(err, KUBE_EHTTP, "LIST %s: more than %d pages", c->url.buf,
+					LIST_MAX_PAGES);
 		sb_reset(&cont);
 		sb_add(&cont, kube_stream_continue(st));
 		kube_stream_free(st);
 		page++;
-		if (!cont.len)
+		if (r < 0 || !cont.len)
 			break;
 	}
 	if (r == 0 && (s->relist || restarts))
@@ -558,7 +571,13 @@ static void watch_done(void *ctx, struct kube_watch *w, int status, int res, con
 		}
 	}
 	if (res < 0 || (status != 200 && status != 410)) {
-		long long base = 200LL << (s->fails < 6 ? s->fails : 6);
+		long long base;
+
+		/* A watch that delivered events was healthy: the back-off starts over
+		 * (client-go's backoff manager resets after a quiet period). */
+		if (s->events > 0 && !s->error_code)
+			s->fails = 0;
+		base = 200LL << (s->fails < 6 ? s->fails : 6);
 
 		delay = base / 2 + random() % (base / 2 + 1);
 		if (status == 429) { /* Retry-After, capped as for requests */

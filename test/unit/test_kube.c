@@ -361,3 +361,51 @@ TEST(stream_caps_one_json_item)
 	kube_stream_free(st);
 	sb_free(&r.log);
 }
+
+/* $KUBECONFIG's merge (clientcmd): the first file to set a key wins, paths relative to it. */
+TEST(kubeconfig_list_merged_first_wins)
+{
+	const char *dir = harness_tmpdir();
+	struct kube_config cfg;
+	struct log_err err = {0};
+	char a[512], b[512], want[600];
+	const char *paths[2] = {a, b};
+
+	snprintf(want, sizeof(want), "%s/sub", dir);
+	REQUIRE(mkdir(want, 0755) == 0);
+
+	snprintf(a, sizeof(a), "%s",
+		 write_tmp(dir, "a.yaml",
+			   "current-context: prod\n"
+			   "contexts:\n- name: prod\n  context: {cluster: main, "
+			   "user: admin, namespace: first}\n"
+			   "users:\n- name: admin\n  user: {token: from-a}\n"));
+	snprintf(b, sizeof(b), "%s",
+		 write_tmp(dir, "sub/b.yaml",
+			   "current-context: other\n"
+			   "contexts:\n- name: prod\n  context: {cluster: c2, user: "
+			   "u2, namespace: second}\n"
+			   "clusters:\n- name: main\n  cluster: {server: "
+			   "\"https://b:6443\", certificate-authority: ca.crt}\n"
+			   "users:\n- name: admin\n  user: {token: from-b}\n"));
+	REQUIRE_INT(kube_config_load_list(&cfg, paths, 2, NULL, &err), 0);
+	CHECK_STR(cfg.server, "https://b:6443");
+	CHECK_STR(cfg.token, "from-a");
+	CHECK_STR(cfg.namespace, "first");
+	snprintf(want, sizeof(want), "%s/sub/ca.crt",
+		 dir); /* relative to b.yaml, which defined it */
+	CHECK_STR(cfg.ca_file, want);
+	kube_config_free(&cfg);
+	/* reversed: the other file's current-context, which names no context anywhere */
+	paths[0] = b;
+	paths[1] = a;
+	CHECK_INT(kube_config_load_list(&cfg, paths, 2, NULL, &err), KUBE_ECONFIG);
+	snprintf(want, sizeof(want), "%s: contexts: no context named 'other'", b);
+	CHECK_STR(err.msg, want);
+	kube_config_free(&cfg);
+	/* --context picks across files; the error names the file that defined the entry */
+	CHECK_INT(kube_config_load_list(&cfg, paths, 2, "prod", &err), KUBE_ECONFIG);
+	snprintf(want, sizeof(want), "%s: clusters: no cluster 'c2' for context 'prod'", b);
+	CHECK_STR(err.msg, want);
+	kube_config_free(&cfg);
+}

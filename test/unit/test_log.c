@@ -55,3 +55,37 @@ TEST(logger_levels)
 	log_error("nowhere");
 	CHECK_INT(calls, 1);
 }
+
+static char flast[512];
+
+static void fcapture(void *data, enum log_level lvl, const struct log_field *f, size_t n,
+		     const char *msg)
+{
+	size_t i, len;
+
+	(void)data;
+	len = (size_t)snprintf(flast, sizeof(flast), "%d %s", (int)lvl, msg);
+	for (i = 0; i < n && len < sizeof(flast); i++)
+		len += (size_t)snprintf(flast + len, sizeof(flast) - len, " %s=%s", f[i].key,
+					f[i].val);
+}
+
+/* A fields logger sees the fields (and plain messages with none); a plain logger the text only. */
+TEST(logger_fields)
+{
+	struct log_field f[2] = {{"workload", "Deployment/a/b"}, {"hash", "0123abcd"}};
+
+	log_set_fields_fn(fcapture, NULL, LOG_LVL_INFO);
+	log_fields(LOG_LVL_INFO, f, 2, "rolled %s", "x");
+	CHECK_STR(flast, "2 rolled x workload=Deployment/a/b hash=0123abcd");
+	log_info("plain");
+	CHECK_STR(flast, "2 plain");
+	log_fields(LOG_LVL_DEBUG, f, 2, "too verbose");
+	CHECK_STR(flast, "2 plain");
+	calls = 0;
+	log_set_fn(capture, NULL, LOG_LVL_INFO);
+	log_fields(LOG_LVL_INFO, f, 2, "rolled %s", "y");
+	CHECK_INT(calls, 1);
+	CHECK_STR(last, "2 rolled y");
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+}

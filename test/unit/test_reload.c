@@ -74,7 +74,7 @@ TEST(hash_reloader_vectors)
 }
 
 /*
- * Reloader since PR #1073 records SHA-512/256 of the same string: both digests
+ * Reloader PR #1073 (in no release checked) records SHA-512/256 of the same string: both digests
  * come from one pass. Vectors: `printf %s 'a=1;b=2' | openssl dgst -sha512-256`.
  */
 TEST(hash_sha512_256_vectors)
@@ -634,4 +634,106 @@ TEST(error_codes_and_words)
 	CHECK_STR(reload_strerror(KUBE_EAUTH), "the API server rejected the credentials");
 	CHECK_STR(reload_strerror(-ENOENT), strerror(ENOENT));
 	CHECK_STR(kube_strerror(KUBE_ETLS), "TLS handshake or certificate verification failed");
+}
+
+/* ---- Reloader's deployment contract (reload-surface) ---- */
+
+static void check_selector(const char *const *in, size_t n, const char *want)
+{
+	struct log_err err = {0};
+	char *out = NULL;
+
+	CHECK_INT(reload_selector(&out, in, n, &err), 0);
+	CHECK_STR(out ? out : "(null)", want);
+	free(out);
+}
+
+/* Reloader v1.4.21 pkg/common/common.go: the legacy forms, and selectors passed through. */
+TEST(selector_reloader_forms)
+{
+	const char *a[] = {"team:*"}, *b[] = {"env:prod"}, *c[] = {"env=*"},
+		   *d[] = {"env:prod", "team:*", "tier=web"}, *e[] = {"env in (a", "b)"},
+		   *f[] = {"!legacy", "k!=v"}, *g[] = {"a:b:c"},
+		   *h[] = {"app.kubernetes.io/name:web"};
+
+	check_selector(a, 1, "team");
+	check_selector(b, 1, "env=prod");
+	check_selector(c, 1, "env");
+	check_selector(d, 3, "env=prod,team,tier=web");
+	/* pflag split "env in (a,b)" at the comma; joined again it is the same selector */
+	check_selector(e, 2, "env in (a,b)");
+	check_selector(f, 2, "!legacy,k!=v");
+	check_selector(g, 1, "a=b");
+	check_selector(h, 1, "app.kubernetes.io/name=web");
+}
+
+TEST(selector_bad_is_an_error)
+{
+	const char *a[] = {"a b"}, *b[] = {"env in (a"}, *c[] = {"=x"};
+	struct log_err err = {0};
+	char *out = (char *)"x";
+
+	CHECK_INT(reload_selector(&out, a, 1, &err), -EINVAL);
+	CHECK(out == NULL);
+	CHECK_STR(err.msg, "'a b': unexpected 'b'");
+	CHECK_INT(reload_selector(&out, b, 1, &err), -EINVAL);
+	CHECK_STR(err.msg, "'env in (a': expected ')' at ''");
+	CHECK_INT(reload_selector(&out, c, 1, &err), -EINVAL);
+	CHECK_STR(err.msg, "'=x': expected a label key at '=x'");
+}
+
+static void check_alert(const char *sink, const char *info, const char *want_type, const char *want)
+{
+	struct reload_alert a = {.on = 1, .url = "http://x", .sink = sink, .info = info};
+	struct strbuf sb = STRBUF_INIT(64 * 1024);
+	const char *ctype = NULL;
+
+	CHECK_INT(reload_alert_body(&sb, &a, "app<cfg>&", "CONFIGMAP", "prod", "web", "Deployment",
+				    &ctype),
+		  0);
+	CHECK_STR(ctype ? ctype : "(null)", want_type);
+	CHECK_STR(sb.buf, want);
+	sb_free(&sb);
+}
+
+/* Reloader v1.4.21 internal/pkg/alerts: payload per sink; JSON as Go's encoder writes it. */
+TEST(alert_bodies_per_sink)
+{
+	check_alert(
+	    "slack", NULL, "application/json",
+	    "{\"attachments\":[{\"author_name\":\"Reloader\",\"color\":\"good\",\"text\":"
+	    "\"Reloader detected changes in *app\\u003ccfg\\u003e\\u0026* of type *CONFIGMAP* "
+	    "in namespace *prod*. Hence reloaded *web* of type *Deployment* in namespace "
+	    "*prod*\"}]}");
+	check_alert("teams", "cluster \"a\"", "application/json",
+		    "{\"text\":\"cluster \\\"a\\\" : Reloader detected changes in "
+		    "*app\\u003ccfg\\u003e\\u0026* of type *CONFIGMAP* in namespace *prod*. Hence "
+		    "reloaded *web* of type *Deployment* in namespace *prod*\"}");
+	check_alert(
+	    "gchat", "", "application/json",
+	    "{\"text\":\" : Reloader detected changes in *app\\u003ccfg\\u003e\\u0026* of type "
+	    "*CONFIGMAP* in namespace *prod*. Hence reloaded *web* of type *Deployment* in "
+	    "namespace *prod*\"}");
+	check_alert("webhook", "c*1", "text/plain",
+		    "c1 : Reloader detected changes in app<cfg>& of type CONFIGMAP in namespace "
+		    "prod. Hence reloaded web of type Deployment in namespace prod");
+	check_alert(NULL, NULL, "text/plain",
+		    "Reloader detected changes in app<cfg>& of type CONFIGMAP in namespace prod. "
+		    "Hence reloaded web of type Deployment in namespace prod");
+}
+
+TEST(histogram_buckets_are_cumulative)
+{
+	static const double bounds[] = {.01, .1, 1};
+	struct reload_hist h;
+
+	memset(&h, 0, sizeof(h));
+	reload_hist_observe(&h, bounds, 3, 5000);    /* 5 ms */
+	reload_hist_observe(&h, bounds, 3, 50000);   /* 50 ms */
+	reload_hist_observe(&h, bounds, 3, 2000000); /* 2 s */
+	CHECK_INT((int)h.b[0], 1);
+	CHECK_INT((int)h.b[1], 2);
+	CHECK_INT((int)h.b[2], 2);
+	CHECK_INT((int)h.count, 3);
+	CHECK_INT((int)h.sum_us, 2055000);
 }

@@ -1,0 +1,444 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# nodeprobe-reload keeps Reloader's deployment contract: its flags (test/fixtures/reloader/),
+# its chart's args, JSON logs, --webhook-url and ALERT_* payloads, its metric names (promtool),
+# kubeconfig discovery as client-go, --listen forms, and the server and client bounds.
+
+load helpers
+source "$NP_ROOT/test/fake-apiserver/fake.bash"
+
+BIN="$BUILD/nodeprobe-reload"
+RFIX="$NP_ROOT/test/fixtures/reloader"
+
+setup_file() {
+  export FAKE_CERTS="$BATS_FILE_TMPDIR/certs"
+  fake_certs "$FAKE_CERTS" >/dev/null
+}
+
+setup() {
+  RL_PID= SINK_PID=
+  fake_start
+  KC="$BATS_TEST_TMPDIR/kubeconfig"
+  fake_kubeconfig "$KC"
+  RL_LOG="$BATS_TEST_TMPDIR/reload.log"
+}
+
+teardown() {
+  local p
+  for p in "$RL_PID" "$SINK_PID"; do
+    [ -n "$p" ] || continue
+    kill "$p" 2>/dev/null || true
+    wait "$p" 2>/dev/null || true
+  done
+  fake_stop
+}
+
+put() { fake_ctl POST /objects "$1" >/dev/null; }
+cm() {
+  put "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"${3:-default}\",\"labels\":${4:-{\}}},\"data\":$2}"
+}
+ns() { put "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$1\",\"labels\":${2:-{\}}}}"; }
+# deploy NAME NS CM [TEMPLATE-ANNOTATIONS]: a Deployment with auto, one container using CM.
+deploy() {
+  put "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"$2\",\"annotations\":{\"reloader.stakater.com/auto\":\"true\"}},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"$1\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"$1\"},\"annotations\":${4:-{\}}},\"spec\":{\"containers\":[{\"name\":\"app\",\"image\":\"x\",\"envFrom\":[{\"configMapRef\":{\"name\":\"$3\"}}]}]}}}}"
+}
+# stale_lr CM NS: a last-reloaded-from template annotation recording a stale hash of CM.
+stale_lr() {
+  echo "{\"reloader.stakater.com/last-reloaded-from\":\"{\\\"type\\\":\\\"CONFIGMAP\\\",\\\"name\\\":\\\"$1\\\",\\\"namespace\\\":\\\"$2\\\",\\\"hash\\\":\\\"0000000000000000000000000000000000000000\\\",\\\"containerRefs\\\":[\\\"app\\\"],\\\"observedAt\\\":1}\"}"
+}
+sha1() { printf '%s' "$1" | sha1sum | cut -c1-40; }
+# free_port: a TCP port nothing listens on now (the kernel's pick; other jobs share the host)
+free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+npatches() { fake_ctl GET "/requests?method=PATCH&path=${1:-.}&count=1" | jq .count; }
+wait_patches() { fake_ctl GET "/requests?method=PATCH&path=${2:-.}&min=$1&wait=10" >/dev/null; }
+
+# start ARGS...: watch mode; waits for N (default 5) watches ($WATCHES).
+start() {
+  # a previous instance's watches leave the server's list within 0.25 s: not counted as ours
+  fake_ctl GET "/watchers?min=0&max=0&wait=10" >/dev/null
+  "$BIN" --kubeconfig "$KC" --listen '' --coalesce-window 0 --min-interval 0 \
+    --max-rollouts-per-second 0 "$@" >"$RL_LOG" 2>&1 3>&- &
+  RL_PID=$!
+  fake_ctl GET "/watchers?min=${WATCHES:-5}&wait=10" >/dev/null
+  [ "$(fake_ctl GET /watchers | jq .count)" -ge "${WATCHES:-5}" ] || { cat "$RL_LOG" >&2; return 1; }
+}
+
+# sink [STATUS]: start test/tools/http-sink; sets SINK_URL and SINK_LOG.
+sink() {
+  SINK_LOG="$BATS_TEST_TMPDIR/sink.jsonl"
+  : >"$SINK_LOG"
+  "$NP_ROOT/test/tools/http-sink" --status "${1:-200}" --log "$SINK_LOG" \
+    --ready-file "$BATS_TEST_TMPDIR/sink.ready" 3>&- &
+  SINK_PID=$!
+  local i
+  for i in $(seq 250); do [ -f "$BATS_TEST_TMPDIR/sink.ready" ] && break; sleep 0.02; done
+  SINK_URL="http://127.0.0.1:$(sed -n 's/^PORT=//p' "$BATS_TEST_TMPDIR/sink.ready")/hook"
+}
+# wait_sink N: until the sink recorded N requests (10 s).
+wait_sink() {
+  local i
+  for i in $(seq 500); do [ "$(wc -l <"$SINK_LOG")" -ge "$1" ] && return 0; sleep 0.02; done
+  return 1
+}
+
+@test "Reloader v1.4.21's flags: each is accepted, or refused naming it (exit 2); the fixture lists them all" {
+  local n=0 acc=0 name type arg
+  while IFS=$'\t' read -r name type arg; do
+    case $name in '#'* | '') continue ;; esac
+    n=$((n + 1))
+    run "$BIN" $arg --version
+    if [ "$status" -eq 0 ]; then
+      acc=$((acc + 1))
+      "$BIN" --help | grep -q -- "--$name" || { echo "--$name accepted but not in --help" >&2; return 1; }
+    else
+      [ "$status" -eq 2 ] || { echo "$arg: exit $status: $output" >&2; return 1; }
+      [[ ${lines[0]} == "nodeprobe-reload: error: option '--$name' is not supported"* ]] ||
+        { echo "$arg: $output" >&2; return 1; }
+    fi
+  done <"$RFIX/flags-v1.4.21.txt"
+  [ "$n" -eq 29 ]
+  [ "$acc" -ge 10 ]
+  # pflag forms: a bool alone or with =BOOL, never a separate word; slices repeat
+  "$BIN" --auto-reload-all --sync-after-restart=false --auto-reload-all=f --version >/dev/null
+  run_expect_fail 2 "$BIN" --auto-reload-all=maybe
+  [ "${lines[0]}" = "nodeprobe-reload: error: --auto-reload-all: 'maybe' is not a boolean" ]
+  run_expect_fail 2 "$BIN" --resources-to-ignore=configmaps,secrets
+  [ "${lines[0]}" = "nodeprobe-reload: error: --resources-to-ignore: configmaps or secrets, not both" ]
+  run_expect_fail 2 "$BIN" --resources-to-ignore=pods
+  run_expect_fail 2 "$BIN" --log-format=yaml
+  run_expect_fail 2 "$BIN" --log-level=loud
+  run_expect_fail 2 "$BIN" --namespace-selector='env in (a'
+  [ "${lines[0]}" = "nodeprobe-reload: error: --namespace-selector: 'env in (a': expected ')' at ''" ]
+  # later Reloader flags (master after v1.4.21, its PR #1206) are accepted too
+  "$BIN" --leader-election-lease-duration=15s --leader-election-renew-deadline=10s \
+    --leader-election-retry-period=2s --version >/dev/null
+}
+
+@test "Reloader's chart args (typical values): selectors translated and sent, namespaces filtered, JSON logs" {
+  mapfile -t args <"$RFIX/chart-args.txt"
+  ns apps '{"reloader":"enabled"}'
+  ns other '{}'
+  cm cfg '{"k":"v"}' apps '{"reloader":"enabled"}'
+  cm cfg '{"k":"v"}' other '{"reloader":"enabled"}'
+  cm cfg '{"k":"v"}' kube-system '{"reloader":"enabled"}'
+  deploy web apps cfg "$(stale_lr cfg apps)"
+  deploy web other cfg "$(stale_lr cfg other)"
+  deploy web kube-system cfg "$(stale_lr cfg kube-system)"
+  run env -u KUBERNETES_SERVICE_HOST "$BIN" --kubeconfig "$KC" --no-events --mode once "${args[@]}"
+  [ "$status" -eq 0 ] || { echo "$output" >&2; return 1; }
+  # only the labelled, not ignored namespace is rolled, with the annotations strategy
+  [ "$(fake_ctl GET '/requests?method=PATCH' | jq -r '[.items[].path] | join(" ")')" = /apis/apps/v1/namespaces/apps/deployments/web ]
+  h=$(sha1 'k=v')
+  fake_ctl GET '/requests?method=PATCH' | jq -r '.items[0].body' | grep -qF "\\\"hash\\\":\\\"$h\\\""
+  # the legacy selector went to the server translated: namespaces, configmaps and secrets
+  [ "$(fake_ctl GET '/requests?method=GET&path=^/api/v1/namespaces$' | jq -r '.items[0].params.labelSelector')" = reloader=enabled ]
+  [ "$(fake_ctl GET '/requests?method=GET&path=/configmaps$' | jq -r '[.items[].params.labelSelector] | unique | join(" ")')" = reloader=enabled ]
+  [ "$(fake_ctl GET '/requests?method=GET&path=/secrets$' | jq -r '[.items[].params.labelSelector] | unique | join(" ")')" = reloader=enabled ]
+  # every line of the log is one JSON object; the rollout line carries workload, trigger, hash
+  while IFS= read -r l; do jq -e 'has("time") and has("level") and has("msg")' <<<"$l" >/dev/null; done <<<"$output"
+  rl=$(grep '"msg":"rolled ' <<<"$output")
+  [ "$(jq -c 'del(.time)' <<<"$rl")" = "{\"level\":\"info\",\"msg\":\"rolled Deployment apps/web for ConfigMap apps/cfg hash ${h:0:8} (annotations)\",\"workload\":\"Deployment/apps/web\",\"trigger\":\"ConfigMap/apps/cfg\",\"hash\":\"${h:0:8}\"}" ]
+  [[ $(jq -r .time <<<"$rl") =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$ ]]
+}
+
+@test "--log-format json: a fatal error is a JSON line too" {
+  run "$BIN" --kubeconfig "$BATS_TEST_TMPDIR/none" --log-format=json --mode once
+  [ "$status" -eq 1 ]
+  [ "$(jq -c 'del(.time)' <<<"$output")" = "{\"level\":\"error\",\"msg\":\"$BATS_TEST_TMPDIR/none: No such file or directory\"}" ]
+}
+
+@test "--namespace-selector is watched: a namespace gaining the label is rolled, losing it is dropped" {
+  ns apps '{"team":"a"}'
+  ns late '{}'
+  cm cfg '{"k":"1"}' apps
+  cm cfg '{"k":"1"}' late
+  deploy web apps cfg
+  deploy web late cfg "$(stale_lr cfg late)"
+  WATCHES=6 start --namespace-selector=team:* --reload-strategy annotations
+  cm cfg '{"k":"2"}' late
+  cm cfg '{"k":"2"}' apps
+  wait_patches 1 /namespaces/apps/
+  [ "$(npatches /namespaces/late/)" -eq 0 ]
+  # the label arrives: the stale workload there is rolled, with the current hash
+  ns late '{"team":"b"}'
+  wait_patches 1 /namespaces/late/
+  fake_ctl GET '/requests?method=PATCH&path=/namespaces/late/' | jq -r '.items[0].body' | grep -qF "\\\"hash\\\":\\\"$(sha1 'k=2')\\\""
+  # the label goes: changes there are ignored again
+  ns apps '{}'
+  for i in $(seq 100); do grep -q "namespace apps no longer matches" "$RL_LOG" && break; sleep 0.05; done
+  cm cfg '{"k":"3"}' apps
+  cm cfg '{"k":"3"}' late
+  wait_patches 2 /namespaces/late/
+  [ "$(npatches /namespaces/apps/)" -eq 1 ]
+  [ "$(fake_ctl GET '/requests?path=^/api/v1/namespaces$&watch=1' | jq -r '.items[0].params.labelSelector')" = team ]
+}
+
+@test "--namespace-selector: an ERROR 410 on the Namespace watch re-lists; other ERRORs back off" {
+  ns apps '{}'
+  cm cfg '{"k":"1"}' apps
+  deploy web apps cfg "$(stale_lr cfg apps)"
+  fake_ctl POST /faults '[{"path":"^/api/v1/namespaces$","watch":true,"action":"watch-error","code":410,"count":1},{"path":"^/api/v1/namespaces$","watch":true,"action":"watch-error","code":500,"count":2}]' >/dev/null
+  start --namespace-selector=team --reload-strategy annotations
+  # the 410 re-listed (two LISTs of Namespaces), the 500s were retried with back-off, not at once
+  fake_ctl GET '/requests?path=^/api/v1/namespaces$&watch=1&min=4&wait=20' >/dev/null
+  [ "$(fake_ctl GET '/requests?path=^/api/v1/namespaces$&watch=0&count=1' | jq .count)" -eq 2 ]
+  [ "$(grep -c 'watch namespaces ended (ERROR event); restarting' "$RL_LOG")" -eq 2 ]
+  # and the watch works: the label arrives, the stale workload rolls
+  ns apps '{"team":"x"}'
+  wait_patches 1 /namespaces/apps/
+  [ "$(npatches /namespaces/apps/)" -eq 1 ]
+}
+
+@test "--namespaces, --namespaces-to-ignore, --resources-to-ignore and KUBERNETES_NAMESPACE scope the requests" {
+  run "$BIN" --kubeconfig "$KC" --mode once --namespaces=a,b --resources-to-ignore=Secrets
+  [ "$status" -eq 0 ]
+  [ "$(fake_ctl GET '/requests?method=GET' | jq -r '[.items[].path] | unique | join(" ")')" = \
+    "/api/v1/namespaces/a/configmaps /api/v1/namespaces/b/configmaps /apis/apps/v1/namespaces/a/daemonsets /apis/apps/v1/namespaces/a/deployments /apis/apps/v1/namespaces/a/statefulsets /apis/apps/v1/namespaces/b/daemonsets /apis/apps/v1/namespaces/b/deployments /apis/apps/v1/namespaces/b/statefulsets /apis/batch/v1/namespaces/a/cronjobs /apis/batch/v1/namespaces/a/jobs /apis/batch/v1/namespaces/b/cronjobs /apis/batch/v1/namespaces/b/jobs" ]
+  fake_ctl DELETE /requests >/dev/null
+  KUBERNETES_NAMESPACE=solo run "$BIN" --kubeconfig "$KC" --mode once
+  [ "$status" -eq 0 ]
+  [ "$(fake_ctl GET '/requests?method=GET' | jq -r '[.items[].path | capture("/namespaces/(?<n>[^/]+)/").n] | unique | join(" ")')" = solo ]
+  # --namespaces-to-ignore: objects there never roll
+  cm cfg '{"k":"v"}' skip
+  deploy web skip cfg "$(stale_lr cfg skip)"
+  run "$BIN" --kubeconfig "$KC" --mode once --no-events --reload-strategy annotations --namespaces-to-ignore=x,skip
+  [ "$status" -eq 0 ]
+  [ "$(npatches)" -eq 0 ]
+}
+
+@test "--webhook-url: Reloader's POST per changed object instead of any rollout" {
+  sink 500
+  cm cfg '{"k":"1"}'
+  deploy web default cfg
+  start --webhook-url "$SINK_URL"
+  cm cfg '{"k":"2"}'
+  wait_sink 1
+  [ "$(jq -c '[.method, .path, .contentType, .body]' "$SINK_LOG")" = '["POST","/hook","application/json","{\"webhook\":\"update successful\"}"]' ]
+  # no PATCH, and an unchanged update sends nothing
+  cm cfg '{"k":"2"}' default '{"x":"y"}'
+  cm cfg '{"k":"3"}'
+  wait_sink 2
+  [ "$(wc -l <"$SINK_LOG")" -eq 2 ]
+  [ "$(npatches)" -eq 0 ]
+  grep -q "webhook sent for ConfigMap default/cfg: HTTP 500 ok" "$RL_LOG"
+}
+
+@test "ALERT_*: one alert per rollout with Reloader's payload per sink; failures are only logged" {
+  sink
+  cm cfg '{"k":"1"}'
+  deploy web default cfg
+  ALERT_ON_RELOAD=true ALERT_SINK=' Slack ' ALERT_WEBHOOK_URL=" $SINK_URL " ALERT_ADDITIONAL_INFO=' prod-eu ' start --no-events
+  cm cfg '{"k":"2"}'
+  wait_sink 1
+  [ "$(jq -c '[.path, .contentType, (.body | fromjson)]' "$SINK_LOG")" = '["/hook","application/json",{"attachments":[{"author_name":"Reloader","color":"good","text":"prod-eu : Reloader detected changes in *cfg* of type *CONFIGMAP* in namespace *default*. Hence reloaded *web* of type *Deployment* in namespace *default*"}]}]' ]
+  kill "$RL_PID"; wait "$RL_PID" || true
+  # raw webhook: text without '*'; an unreachable URL is logged, the rollout stands
+  : >"$SINK_LOG"
+  ALERT_ON_RELOAD=true ALERT_SINK=webhook ALERT_WEBHOOK_URL="$SINK_URL" start --no-events
+  cm cfg '{"k":"3"}'
+  wait_sink 1
+  [ "$(jq -c '[.contentType, .body]' "$SINK_LOG")" = '["text/plain","Reloader detected changes in cfg of type CONFIGMAP in namespace default. Hence reloaded web of type Deployment in namespace default"]' ]
+  kill "$RL_PID"; wait "$RL_PID" || true
+  # ALERT_WEBHOOK_PROXY: the request goes to the proxy, naming the alert URL (absolute form)
+  : >"$SINK_LOG"
+  ALERT_ON_RELOAD=true ALERT_SINK=gchat ALERT_WEBHOOK_URL=http://alerts.example.invalid/chat \
+    ALERT_WEBHOOK_PROXY="${SINK_URL%/hook}" start --no-events
+  cm cfg '{"k":"3b"}'
+  wait_sink 1
+  [ "$(jq -r .path "$SINK_LOG")" = http://alerts.example.invalid/chat ]
+  [ "$(jq -r '.body | fromjson | keys | join(" ")' "$SINK_LOG")" = text ]
+  kill "$RL_PID"; wait "$RL_PID" || true
+  ALERT_ON_RELOAD=true ALERT_SINK=teams ALERT_WEBHOOK_URL=http://127.0.0.1:9/x start --no-events
+  cm cfg '{"k":"4"}'
+  wait_patches 4
+  for i in $(seq 100); do grep -q "error: Error sending alert: POST http://127.0.0.1:9/x: " "$RL_LOG" && break; sleep 0.05; done
+  grep -q "error: Error sending alert: POST http://127.0.0.1:9/x: " "$RL_LOG"
+}
+
+@test "metrics: Reloader's names beside ours, promtool clean, by namespace only when enabled" {
+  command -v promtool >/dev/null || skip "promtool (Debian's prometheus) not installed"
+  cm cfg '{"k":"1"}'
+  deploy web default cfg
+  port=$(free_port)
+  METRICS_COUNT_BY_NAMESPACE=enabled "$BIN" --kubeconfig "$KC" --listen "127.0.0.1:$port" --coalesce-window 0 --no-events >"$RL_LOG" 2>&1 3>&- &
+  RL_PID=$!
+  fake_ctl GET "/watchers?min=5&wait=10" >/dev/null
+  cm cfg '{"k":"2"}'
+  wait_patches 1
+  for i in $(seq 100); do curl -sf "http://127.0.0.1:$port/metrics" >"$BATS_TEST_TMPDIR/m" && grep -q '^reloader_reload_executed_total{success="true"} 1$' "$BATS_TEST_TMPDIR/m" && break; sleep 0.05; done
+  # the one finding is Reloader's own name, kept as its dashboards query it
+  run promtool check metrics <"$BATS_TEST_TMPDIR/m"
+  [ "$status" -eq 3 ]
+  [ "$output" = 'reloader_reload_executed_total_by_namespace counter metrics should have "_total" suffix' ]
+  grep -qx 'reloader_reload_executed_total{success="false"} 0' "$BATS_TEST_TMPDIR/m"
+  grep -qx 'reloader_reload_executed_total{success="true"} 1' "$BATS_TEST_TMPDIR/m"
+  grep -qx 'reloader_reload_executed_total_by_namespace{namespace="default",success="true"} 1' "$BATS_TEST_TMPDIR/m"
+  grep -qx 'reloader_action_total{result="success",workload_kind="Deployment"} 1' "$BATS_TEST_TMPDIR/m"
+  grep -qx 'reloader_action_latency_seconds_count{workload_kind="Deployment"} 1' "$BATS_TEST_TMPDIR/m"
+  grep -qx 'reloader_action_latency_seconds_bucket{workload_kind="Deployment",le="+Inf"} 1' "$BATS_TEST_TMPDIR/m"
+  grep -qx 'nodeprobe_reload_change_to_patch_seconds_count 1' "$BATS_TEST_TMPDIR/m"
+  grep -qx 'reloader_skipped_total{reason="no_data_change"} 0' "$BATS_TEST_TMPDIR/m"
+  grep -qx 'nodeprobe_reload_build_info{version="0.1.0"} 1' "$BATS_TEST_TMPDIR/m"
+  # the process metrics every Prometheus client exports (Reloader's dashboards read its memory there)
+  rss=$(sed -n 's/^process_resident_memory_bytes //p' "$BATS_TEST_TMPDIR/m")
+  [ "$rss" -gt 1000000 ] && [ "$rss" -lt 200000000 ]
+  st=$(sed -n 's/^process_start_time_seconds \([0-9]*\).*/\1/p' "$BATS_TEST_TMPDIR/m")
+  [ $(( $(date +%s) - st )) -ge 0 ] && [ $(( $(date +%s) - st )) -lt 300 ]
+  grep -qE '^process_open_fds [0-9]+$' "$BATS_TEST_TMPDIR/m"
+  grep -qE '^process_cpu_seconds_total [0-9.]+$' "$BATS_TEST_TMPDIR/m"
+  # the ConfigMap listed at start is an add, its change an update (as informer callbacks)
+  grep -qx 'reloader_events_received_total{event_type="add",resource_type="configmaps"} 1' "$BATS_TEST_TMPDIR/m"
+  grep -qx 'reloader_events_received_total{event_type="update",resource_type="configmaps"} 1' "$BATS_TEST_TMPDIR/m"
+  cm cfg '{"k":"2"}' default '{"x":"y"}'
+  for i in $(seq 100); do curl -sf "http://127.0.0.1:$port/metrics" | grep -qx 'reloader_skipped_total{reason="no_data_change"} 1' && break; sleep 0.05; done
+  curl -sf "http://127.0.0.1:$port/metrics" | grep -qx 'reloader_skipped_total{reason="no_data_change"} 1'
+  kill "$RL_PID"; wait "$RL_PID" || true
+  # without METRICS_COUNT_BY_NAMESPACE=enabled: no per-namespace metric, as Reloader
+  "$BIN" --kubeconfig "$KC" --listen "127.0.0.1:$port" >"$RL_LOG" 2>&1 3>&- &
+  RL_PID=$!
+  for i in $(seq 100); do curl -sf "http://127.0.0.1:$port/metrics" >"$BATS_TEST_TMPDIR/m" && break; sleep 0.05; done
+  promtool check metrics <"$BATS_TEST_TMPDIR/m"
+  ! grep -q by_namespace "$BATS_TEST_TMPDIR/m"
+}
+
+@test "kubeconfig: \$KUBECONFIG is a ':' list merged as client-go (first wins), then in-cluster, then ~/.kube/config" {
+  d="$BATS_TEST_TMPDIR/kc"
+  mkdir -p "$d/home/.kube"
+  # a.yaml: current-context and a context naming a user it does not define; b.yaml: the
+  # cluster (CA relative to b.yaml), the user, and a decoy current-context and cluster
+  cp "$FAKE_CA" "$d/ca.crt"
+  cat >"$d/a.yaml" <<YAML
+apiVersion: v1
+kind: Config
+current-context: fake
+contexts:
+- name: fake
+  context: {cluster: fake, user: tok}
+YAML
+  cat >"$d/b.yaml" <<YAML
+apiVersion: v1
+kind: Config
+current-context: decoy
+clusters:
+- name: fake
+  cluster: {server: "$FAKE_URL", certificate-authority: ca.crt}
+- name: decoy
+  cluster: {server: "https://127.0.0.1:1"}
+contexts:
+- name: fake
+  context: {cluster: decoy, user: tok}
+users:
+- name: tok
+  user: {token: "$FAKE_TOKEN"}
+YAML
+  run env -u KUBERNETES_SERVICE_HOST HOME="$d/home" KUBECONFIG="$d/missing.yaml:$d/a.yaml::$d/b.yaml:$d/a.yaml" "$BIN" --mode once
+  [ "$status" -eq 0 ] || { echo "$output" >&2; return 1; }
+  [ "$(fake_ctl GET '/requests?method=GET&count=1' | jq .count)" -ge 5 ]
+  # nothing in $KUBECONFIG exists and not in a cluster: ~/.kube/config
+  fake_kubeconfig "$d/home/.kube/config"
+  fake_ctl DELETE /requests >/dev/null
+  run env -u KUBERNETES_SERVICE_HOST HOME="$d/home" KUBECONFIG="$d/missing.yaml" "$BIN" --mode once
+  [ "$status" -eq 0 ]
+  [ "$(fake_ctl GET '/requests?method=GET&count=1' | jq .count)" -ge 5 ]
+  # in-cluster comes before ~/.kube/config (controller-runtime's order)
+  run env HOME="$d/home" KUBECONFIG= KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT=1 "$BIN" --mode once --serviceaccount-dir "$d/nosa"
+  [ "$status" -eq 1 ]
+  [[ $output == *"$d/nosa/token"* ]]
+  # --kubeconfig wins over everything
+  run env HOME=/nonexistent KUBECONFIG="$d/a.yaml" "$BIN" --kubeconfig "$KC" --mode once
+  [ "$status" -eq 0 ]
+  run env -u KUBERNETES_SERVICE_HOST HOME=/nonexistent KUBECONFIG= "$BIN" --mode once
+  [ "$status" -eq 1 ]
+  [[ $output == *"not in a cluster: KUBERNETES_SERVICE_HOST/PORT unset (use --kubeconfig), and no file named in \$KUBECONFIG or at ~/.kube/config"* ]]
+}
+
+@test "--listen: [::]:PORT, [::1]:PORT, IPv4 forms; a bare IPv6 address is refused with a hint" {
+  port=$(free_port)
+  run "$BIN" --kubeconfig "$KC" --listen '::1:9090'
+  [ "$status" -eq 1 ]
+  [[ $output == *"--listen '::1:9090': an IPv6 address needs brackets: [::1]:PORT"* ]]
+  python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1", 0))' 2>/dev/null || skip "no IPv6 loopback here"
+  for form in any6 lo6 lo4 any; do
+    port=$(free_port)
+    case $form in
+      any6) l="[::]:$port" urls="http://[::1]:$port/healthz http://127.0.0.1:$port/healthz" ;;
+      lo6) l="[::1]:$port" urls="http://[::1]:$port/healthz" ;;
+      lo4) l="127.0.0.1:$port" urls="http://127.0.0.1:$port/healthz" ;;
+      any) l=":$port" urls="http://[::1]:$port/healthz http://127.0.0.1:$port/healthz" ;;
+    esac
+    "$BIN" --kubeconfig "$KC" --listen "$l" >"$RL_LOG" 2>&1 3>&- &
+    RL_PID=$!
+    for u in $urls; do
+      for i in $(seq 100); do curl -sfg "$u" >/dev/null && break; sleep 0.05; done
+      [ "$(curl -sfg "$u")" = ok ] || { echo "$l: $u" >&2; cat "$RL_LOG" >&2; return 1; }
+    done
+    kill "$RL_PID"; wait "$RL_PID" || true
+    RL_PID=
+  done
+}
+
+@test "robustness: /healthz and /metrics answer while 1,100 idle connections are held" {
+  [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 4096 ] || skip "hard open-file limit below 4096"
+  port=$(free_port)
+  "$BIN" --kubeconfig "$KC" --listen "127.0.0.1:$port" >"$RL_LOG" 2>&1 3>&- &
+  RL_PID=$!
+  for i in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
+  run timeout 60 python3 - "$port" <<'PY'
+import resource, socket, subprocess, sys
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+held = []
+for _ in range(1100):              # bounded: exactly 1,100 idle connections, loopback only
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+    held.append(s)
+out = []
+for path in ("/healthz", "/metrics"):
+    r = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5",
+                        f"http://127.0.0.1:{sys.argv[1]}{path}"], capture_output=True, text=True)
+    out.append(r.stdout)
+print(len(held), " ".join(out))
+PY
+  [ "$status" -eq 0 ] || { echo "$output" >&2; cat "$RL_LOG" >&2; return 1; }
+  [ "$output" = "1100 200 200" ]
+  # Reloader's chart probes /live (liveness) and /metrics (readiness): both answer
+  [ "$(curl -sf "http://127.0.0.1:$port/live")" = alive ]
+}
+
+@test "LIST: a continue token that repeats is an error after one page, not an endless loop" {
+  for i in 1 2 3; do cm "c$i" '{"k":"v"}'; done
+  fake_ctl POST /faults '{"path":"/configmaps$","query":"continue=","action":"repeat-continue","count":-1}' >/dev/null
+  run timeout 30 "$BIN" --kubeconfig "$KC" --mode once --page-size 1
+  [ "$status" -eq 1 ]
+  [[ $output == *"/configmaps?limit=1&continue="*": page 2: the continue token repeats; the server does not advance"* ]]
+  [ "$(fake_ctl GET '/requests?path=/configmaps$&count=1' | jq .count)" -eq 2 ]
+}
+
+@test "watch back-off starts over after a healthy watch" {
+  cm cfg '{"k":"1"}'
+  deploy web default cfg
+  # four failed configmaps watches: the fourth waits 0.8-1.6 s (0.2 s doubling, half jitter)
+  fake_ctl POST /faults '{"path":"/configmaps$","watch":true,"code":500,"count":4}' >/dev/null
+  start -v
+  for i in $(seq 200); do [ "$(grep -c 'watch configmaps ended' "$RL_LOG")" -ge 4 ] && break; sleep 0.05; done
+  fake_ctl GET "/watchers?min=5&wait=20" >/dev/null
+  grep 'watch configmaps ended' "$RL_LOG" | tail -1 | grep -qE 'restarting in ([89][0-9][0-9]|1[0-5][0-9][0-9]|1600) ms'
+  # a healthy watch: an event arrives; then the connection breaks
+  cm cfg '{"k":"2"}'
+  wait_patches 1
+  fake_ctl POST /drop-watches >/dev/null
+  for i in $(seq 100); do [ "$(grep -c 'watch configmaps ended' "$RL_LOG")" -ge 5 ] && break; sleep 0.05; done
+  grep 'watch configmaps ended' "$RL_LOG" | tail -1 | grep -qE 'restarting in (1[0-9][0-9]|200) ms'
+}
+
+@test "k8s/reload/monitoring: a ServiceMonitor and a PodMonitor that select nodeprobe-reload's pod and port" {
+  command -v kubectl >/dev/null || skip "kubectl (kustomize) not installed"
+  W="$BATS_TEST_TMPDIR"
+  "$NP_ROOT/test/k8s/render" "$NP_ROOT/test/k8s/reload-monitoring" >"$W/m.json"
+  "$NP_ROOT/test/k8s/check-manifests" --rbac "$NP_ROOT/test/k8s/rbac-reload.txt" <"$W/m.json"
+  pod=$(jq -c -s 'map(select(.kind == "Deployment"))[0] | [.metadata.namespace, .spec.template.metadata.labels["app.kubernetes.io/name"], .spec.template.spec.containers[0].ports[0].name]' "$W/m.json")
+  [ "$pod" = '["nodeprobe-system","nodeprobe-reload","http"]' ]
+  [ "$(jq -c -s 'map(select(.kind == "PodMonitor"))[0] | [.metadata.namespace, .spec.selector.matchLabels["app.kubernetes.io/name"], .spec.podMetricsEndpoints[0].port, .spec.podMetricsEndpoints[0].path]' "$W/m.json")" = '["nodeprobe-system","nodeprobe-reload","http","/metrics"]' ]
+  [ "$(jq -c -s 'map(select(.kind == "ServiceMonitor"))[0] | [.metadata.namespace, .spec.selector.matchLabels["app.kubernetes.io/name"], .spec.endpoints[0].port, .spec.endpoints[0].path]' "$W/m.json")" = '["nodeprobe-system","nodeprobe-reload","http","/metrics"]' ]
+  # the Service the ServiceMonitor selects carries that label and the port name
+  [ "$(jq -c -s 'map(select(.kind == "Service"))[0] | [.metadata.labels["app.kubernetes.io/name"], .spec.ports[0].name]' "$W/m.json")" = '["nodeprobe-reload","http"]' ]
+}
