@@ -129,7 +129,8 @@ void reload_config_changed(struct ctl *c, const struct cfg_ent *ce)
 	struct ent *e;
 
 	if (c->o->webhook_url) {
-		if (reload_nsel_selected(c, ce->e.ns))
+		/* --enable-ha: the leader alone notifies */
+		if (reload_nsel_selected(c, ce->e.ns) && reload_ha_acting(c))
 			reload_notify_webhook(c, ce);
 		return;
 	}
