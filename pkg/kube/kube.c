@@ -44,6 +44,7 @@ struct kube_client {
 	struct stat token_st; /* token file's stat when last read */
 	int retries;
 	int base_ms;
+	long timeout_ms; /* whole-request timeout of kube_request (default 120 s) */
 	unsigned long codes[KUBE_CODES];
 };
 
@@ -161,6 +162,14 @@ void kube_client_set_retries(struct kube_client *cl, int attempts, int base_ms)
 	cl->base_ms = base_ms < 0 ? 0 : base_ms;
 }
 
+long kube_client_set_timeout(struct kube_client *cl, long ms)
+{
+	long old = cl->timeout_ms;
+
+	cl->timeout_ms = ms > 0 ? ms : 120000;
+	return old;
+}
+
 const char *kube_client_server(const struct kube_client *cl)
 {
 	return cl->cfg.server;
@@ -212,6 +221,7 @@ int kube_client_new(struct kube_client **out, struct kube_config *cfg, struct lo
 	memset(cfg, 0, sizeof(*cfg));
 	cl->retries = 5;
 	cl->base_ms = 100;
+	cl->timeout_ms = 120000;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	cl->easy = curl_easy_init();
 	cl->multi = curl_multi_init();
@@ -424,7 +434,7 @@ static int perform(struct kube_client *cl, const char *method, const char *url,
 	hdrs = make_headers(cl, body ? content_type : NULL);
 	curl_easy_setopt(cl->easy, CURLOPT_URL, url);
 	curl_easy_setopt(cl->easy, CURLOPT_HTTPHEADER, hdrs);
-	curl_easy_setopt(cl->easy, CURLOPT_TIMEOUT_MS, 120000L);
+	curl_easy_setopt(cl->easy, CURLOPT_TIMEOUT_MS, cl->timeout_ms);
 	curl_easy_setopt(cl->easy, CURLOPT_WRITEFUNCTION, req_write);
 	curl_easy_setopt(cl->easy, CURLOPT_WRITEDATA, rc);
 	curl_easy_setopt(cl->easy, CURLOPT_HEADERFUNCTION, req_header);

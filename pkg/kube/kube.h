@@ -123,6 +123,11 @@ unsigned long kube_client_count(const struct kube_client *cl, int code);
 /* Set the retry budget for 429, 5xx and connection errors (default 5) and the base backoff in ms.
  */
 void kube_client_set_retries(struct kube_client *cl, int attempts, int base_ms);
+/*
+ * Set the whole-request timeout of kube_request and kube_get_stream in ms (default 120000;
+ * <= 0 restores it; watches are not affected). Returns the previous value.
+ */
+long kube_client_set_timeout(struct kube_client *cl, long ms);
 
 /*
  * One request. url is a full URL from kube_url. body may be NULL (no body).

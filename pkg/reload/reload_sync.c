@@ -162,6 +162,8 @@ void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *o
 		}
 		METRIC_SET(c->m.objects[cls], c->m.objects[cls] + 1);
 	}
+	if (c->ha)
+		reload_ha_workload_seen(c, we, &w);
 	reload_workload_free(&we->w);
 	we->w = w;
 	we->seen = 1;

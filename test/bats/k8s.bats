@@ -88,6 +88,9 @@ kustomizations() {
   for d in k8s/reload k8s/reload/namespaced; do
     render "$d" | "$T/check-manifests" --rbac "$T/rbac-reload.txt" || { echo "in $d" >&2; return 1; }
   done
+  # --enable-ha: the same ClusterRole, plus a Role granting exactly rbac-lease.txt
+  render k8s/reload/ha | "$T/check-manifests" --role nodeprobe-reload="$T/rbac-reload.txt" \
+    --role nodeprobe-reload-leader-election="$T/rbac-lease.txt" || { echo "in k8s/reload/ha" >&2; return 1; }
   # The component on the trimmed NFD kustomize fixture (a plain clone has no real charts).
   render test/k8s/nfd-kustomize | "$T/check-manifests" --ours "$OURS"
 }
@@ -146,6 +149,11 @@ kustomizations() {
   run "$T/check-manifests" --rbac "$T/rbac-reload.txt" <"$W/bad.json"
   [ "$status" -eq 1 ]
   [[ $output == *"lacks apps deployments patch"* ]]
+  # --enable-ha's Role missing: its grants are not "nowhere" but a failure
+  run "$T/check-manifests" --role nodeprobe-reload="$T/rbac-reload.txt" \
+    --role nodeprobe-reload-leader-election="$T/rbac-lease.txt" <"$W/rbac.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"--role nodeprobe-reload-leader-election: no Role or ClusterRole of that name"* ]]
   # Nothing to check is not a pass: RBAC rules without any Role, a component that added none
   # of our containers (NFD's and Spegel's own output alone).
   jq 'select(.kind | test("Role$") | not)' "$W/rbac.json" >"$W/norole.json"
@@ -193,7 +201,20 @@ kustomizations() {
     return 0
   fi
   "$T/man-rbac" "$man" >"$W/man-rbac.txt"
-  diff -u <(grep -v '^#' "$T/rbac-reload.txt" | sort) <(sort "$W/man-rbac.txt")
+  diff -u <(grep -hv '^#' "$T/rbac-reload.txt" "$T/rbac-lease.txt" | sort) <(sort "$W/man-rbac.txt")
+  # --enable-ha's leases: a Role in the pod's own namespace (the Lease's), never cluster-wide
+  render k8s/reload/ha >"$W/ha.json"
+  [ "$(jq -r 'select(.kind == "Role") | [.metadata.name, .metadata.namespace] | join(" ")' "$W/ha.json")" = "nodeprobe-reload-leader-election nodeprobe-system" ]
+  [ "$(jq -r 'select(.kind == "ClusterRole") | .rules[].resources[]' "$W/ha.json" | grep -c leases)" -eq 0 ]
+  one RoleBinding '.roleRef.name == "nodeprobe-reload-leader-election" and .subjects[0].name == "nodeprobe-reload"' "$W/ha.json"
+  one Deployment '.spec.replicas == 2 and (.spec.template.spec.containers[0].args | index("--enable-ha=true") != null) and ([.spec.template.spec.containers[0].env[].name] == ["POD_NAME", "POD_NAMESPACE"])' "$W/ha.json"
+  # the component on the one-namespace variant: both env vars kept, the leases Role there too
+  render test/k8s/reload-namespaced-ha >"$W/nsha.json"
+  "$T/check-manifests" --role nodeprobe-reload="$T/rbac-reload.txt" \
+    --role nodeprobe-reload-leader-election="$T/rbac-lease.txt" <"$W/nsha.json"
+  [ "$(jq -r 'select(.kind | test("^Cluster")) | .kind' "$W/nsha.json")" = "" ]
+  [ "$(jq -r 'select(.kind == "Role") | .metadata.namespace' "$W/nsha.json" | sort -u)" = my-app ]
+  one Deployment '([.spec.template.spec.containers[0].env[].name] | sort) == ["POD_NAME", "POD_NAMESPACE"] and (.spec.template.spec.containers[0].args | index("--namespace=$(POD_NAMESPACE)") != null)' "$W/nsha.json"
 }
 
 @test "nfd component: adds the init container, leaves NFD's own containers alone" {
@@ -553,12 +574,14 @@ kustomizations() {
   # cluster to talk to, it gets as far as looking for one.
   [ -x "$BUILD/nodeprobe-reload" ]
   local d
-  for d in k8s/reload k8s/reload/namespaced; do
+  for d in k8s/reload k8s/reload/namespaced k8s/reload/ha; do
     render "$d" >"$W/r.json"
     mapfile -t a < <(args "$W/r.json" /usr/bin/nodeprobe-reload | sed 's|\$(POD_NAMESPACE)|my-app|')
     [ "${#a[@]}" -ge 1 ]
+    # (--enable-ha runs in watch mode only)
+    [ "$d" = k8s/reload/ha ] || a+=(--mode once)
     run env -u KUBERNETES_SERVICE_HOST -u KUBERNETES_SERVICE_PORT KUBECONFIG=/nonexistent \
-      "$BUILD/nodeprobe-reload" "${a[@]}" --mode once
+      "$BUILD/nodeprobe-reload" "${a[@]}"
     [ "$status" -eq 1 ] || { echo "$d: ${a[*]}: exit $status: $output" >&2; return 1; }
     [[ $output == *"not in a cluster"* ]]
   done
