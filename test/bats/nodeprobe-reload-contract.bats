@@ -251,8 +251,8 @@ wait_sink() {
   ALERT_ON_RELOAD=true ALERT_SINK=teams ALERT_WEBHOOK_URL=http://127.0.0.1:9/x start --no-events
   cm cfg '{"k":"4"}'
   wait_patches 4
-  for i in $(seq 100); do grep -q "error: Error sending alert: POST http://127.0.0.1:9/x: " "$RL_LOG" && break; sleep 0.05; done
-  grep -q "error: Error sending alert: POST http://127.0.0.1:9/x: " "$RL_LOG"
+  for i in $(seq 100); do grep -q "error: Error sending alert: POST http://127.0.0.1:9/...: " "$RL_LOG" && break; sleep 0.05; done
+  grep -qF "error: Error sending alert: POST http://127.0.0.1:9/...: " "$RL_LOG"
 }
 
 @test "metrics: Reloader's names beside ours, promtool clean, by namespace only when enabled" {
@@ -441,4 +441,23 @@ PY
   [ "$(jq -c -s 'map(select(.kind == "ServiceMonitor"))[0] | [.metadata.namespace, .spec.selector.matchLabels["app.kubernetes.io/name"], .spec.endpoints[0].port, .spec.endpoints[0].path]' "$W/m.json")" = '["nodeprobe-system","nodeprobe-reload","http","/metrics"]' ]
   # the Service the ServiceMonitor selects carries that label and the port name
   [ "$(jq -c -s 'map(select(.kind == "Service"))[0] | [.metadata.labels["app.kubernetes.io/name"], .spec.ports[0].name]' "$W/m.json")" = '["nodeprobe-reload","http"]' ]
+}
+
+@test "ALERT_WEBHOOK_URL and --webhook-url are credentials (Slack's path is its token): never logged whole" {
+  cm cfg '{"k":"1"}'
+  deploy web default cfg
+  # nothing listens on port 9: both POSTs fail, and the failure is logged
+  ALERT_ON_RELOAD=true ALERT_SINK=slack \
+    ALERT_WEBHOOK_URL='http://bot:pw-s3cret@127.0.0.1:9/services/T0/B0/tok-s3cret?k=q-s3cret' start --no-events
+  cm cfg '{"k":"2"}'
+  wait_patches 1
+  for i in $(seq 100); do grep -q "Error sending alert" "$RL_LOG" && break; sleep 0.05; done
+  grep -q "error: Error sending alert: POST http://127.0.0.1:9/...: " "$RL_LOG" || { cat "$RL_LOG" >&2; return 1; }
+  ! grep -q s3cret "$RL_LOG"
+  kill "$RL_PID"; wait "$RL_PID" || true
+  start --webhook-url 'http://127.0.0.1:9/hook/tok-s3cret'
+  cm cfg '{"k":"3"}'
+  for i in $(seq 100); do grep -q "webhook for ConfigMap default/cfg failed" "$RL_LOG" && break; sleep 0.05; done
+  grep -q "webhook for ConfigMap default/cfg failed: POST http://127.0.0.1:9/...: " "$RL_LOG" || { cat "$RL_LOG" >&2; return 1; }
+  ! grep -q s3cret "$RL_LOG"
 }
