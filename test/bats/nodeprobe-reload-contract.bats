@@ -461,3 +461,27 @@ PY
   grep -q "webhook for ConfigMap default/cfg failed: POST http://127.0.0.1:9/...: " "$RL_LOG" || { cat "$RL_LOG" >&2; return 1; }
   ! grep -q s3cret "$RL_LOG"
 }
+
+@test "--log-format json: a client's malformed request to /metrics adds no plain-text line to the log" {
+  port=$(free_port)
+  "$BIN" --kubeconfig "$KC" --log-format json --listen "127.0.0.1:$port" >"$RL_LOG" 2>&1 3>&- &
+  RL_PID=$!
+  for i in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
+  # a header over the server's memory bound (431) and a bad Content-Length (400)
+  run python3 - "$port" <<'PY'
+import socket, sys
+p = int(sys.argv[1])
+for req in (b"GET /healthz HTTP/1.1\r\nHost: x\r\nX: " + b"a" * 70000 + b"\r\n\r\n",
+            b"GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: zz\r\n\r\n"):
+    s = socket.create_connection(("127.0.0.1", p), timeout=5)
+    s.sendall(req)
+    print(s.recv(12).decode())
+    s.close()
+PY
+  [ "$output" = $'HTTP/1.1 431\nHTTP/1.1 400' ]
+  [ "$(curl -sf "http://127.0.0.1:$port/healthz")" = ok ]
+  kill "$RL_PID"; wait "$RL_PID" || true
+  RL_PID=
+  [ -s "$RL_LOG" ]
+  while IFS= read -r l; do jq -e 'has("time") and has("level") and has("msg")' <<<"$l" >/dev/null || { cat "$RL_LOG" >&2; return 1; }; done <"$RL_LOG"
+}
