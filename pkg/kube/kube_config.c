@@ -192,6 +192,12 @@ static int load_merged(struct kube_config *cfg, struct kc_files *f, const char *
 		      &cfg->ca_file, f->dir[w], path, err);
 	if (r < 0)
 		return r;
+	/* client-go's transport (TLSConfigFor) refuses the pair rather than pick one */
+	if (cfg->insecure && (cfg->ca_pem || cfg->ca_file))
+		return log_err_set(err, KUBE_ECONFIG,
+				   "%s: clusters[%s].cluster: insecure-skip-tls-verify with a "
+				   "certificate-authority is not allowed (as client-go)",
+				   path, cname);
 
 	user = uname ? merged_entry(f, "users", "user", uname, &w) : NULL;
 	if (uname && !user)
