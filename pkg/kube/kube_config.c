@@ -223,6 +223,20 @@ static int load_merged(struct kube_config *cfg, struct kc_files *f, const char *
 			      &cfg->key_file, f->dir[w], path, err);
 	if (r < 0)
 		return r;
+	/* client-go runs these; without them we would send no credentials at all */
+	if (!cfg->token && !cfg->token_file && !cfg->cert_pem && !cfg->cert_file) {
+		static const char *const plugins[] = {"exec", "auth-provider"};
+		size_t k;
+
+		for (k = 0; k < 2; k++)
+			if (ydoc_get(doc, user, plugins[k]))
+				return log_err_set(
+				    err, KUBE_ECONFIG,
+				    "%s: users[%s].user.%s: credential plugins are not "
+				    "supported (use a token, tokenFile or client "
+				    "certificate)",
+				    path, uname, plugins[k]);
+	}
 	if ((cfg->cert_pem || cfg->cert_file) != (cfg->key_pem || cfg->key_file))
 		return log_err_set(err, KUBE_ECONFIG,
 				   "%s: users[%s]: client certificate and key must come together",

@@ -436,3 +436,40 @@ TEST(kubeconfig_insecure_with_ca_refused_as_client_go)
 	CHECK_STR(err.msg, want);
 	kube_config_free(&cfg);
 }
+
+/*
+ * A user whose credential comes from an exec plugin (EKS, GKE, kubelogin, Omni's
+ * oidc-login) or an auth-provider: client-go runs it, we cannot. Say so by name
+ * instead of sending requests without credentials (a bare 401 later).
+ */
+TEST(kubeconfig_exec_and_auth_provider_named)
+{
+	const char *dir = harness_tmpdir();
+	struct kube_config cfg;
+	struct log_err err = {0};
+	char want[700];
+	const char *p = write_tmp(dir, "kc-exec",
+				  KC_HEAD "clusters:\n- name: main\n  cluster:\n"
+					  "    server: https://a\n"
+					  "users:\n- name: admin\n  user:\n    exec:\n"
+					  "      apiVersion: client.authentication.k8s.io/v1\n"
+					  "      command: kubectl\n      args: [oidc-login, get-token]\n");
+
+	CHECK_INT(kube_config_load(&cfg, p, NULL, &err), KUBE_ECONFIG);
+	snprintf(want, sizeof(want),
+		 "%s: users[admin].user.exec: credential plugins are not supported (use a "
+		 "token, tokenFile or client certificate)",
+		 p);
+	CHECK_STR(err.msg, want);
+	kube_config_free(&cfg);
+	p = write_tmp(dir, "kc-authp",
+		      KC_HEAD "clusters:\n- name: main\n  cluster:\n    server: https://a\n"
+			      "users:\n- name: admin\n  user:\n    auth-provider: {name: oidc}\n");
+	CHECK_INT(kube_config_load(&cfg, p, NULL, &err), KUBE_ECONFIG);
+	snprintf(want, sizeof(want),
+		 "%s: users[admin].user.auth-provider: credential plugins are not supported (use "
+		 "a token, tokenFile or client certificate)",
+		 p);
+	CHECK_STR(err.msg, want);
+	kube_config_free(&cfg);
+}
