@@ -43,6 +43,17 @@ static const char *url_for_log(const char *url, char *buf, size_t len)
 	return buf;
 }
 
+/* A SIGTERM abandons a POST in flight: shutdown must not wait out a hanging endpoint. */
+static int on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	(void)ud;
+	(void)dt;
+	(void)dn;
+	(void)ut;
+	(void)un;
+	return reload_stop_flag ? 1 : 0;
+}
+
 int reload_notify_post(const char *url, const char *proxy, const char *ctype, const char *body,
 		       struct strbuf *resp, struct log_err *err)
 {
@@ -54,6 +65,11 @@ int reload_notify_post(const char *url, const char *proxy, const char *ctype, co
 
 	if (!e)
 		return log_err_set(err, -ENOMEM, "out of memory");
+	if (reload_stop_flag) {
+		curl_easy_cleanup(e);
+		return log_err_set(err, -EIO, "POST %s: stopping",
+				   url_for_log(url, shown, sizeof(shown)));
+	}
 	snprintf(hdr, sizeof(hdr), "Content-Type: %s", ctype);
 	h = curl_slist_append(h, hdr);
 	curl_easy_setopt(e, CURLOPT_URL, url);
@@ -67,6 +83,8 @@ int reload_notify_post(const char *url, const char *proxy, const char *ctype, co
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, NOTIFY_TIMEOUT_MS);
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, ebuf);
+	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, resp);
 	sb_reset(resp);
@@ -75,6 +93,9 @@ int reload_notify_post(const char *url, const char *proxy, const char *ctype, co
 		curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
 	curl_slist_free_all(h);
 	curl_easy_cleanup(e);
+	if (cr == CURLE_ABORTED_BY_CALLBACK)
+		return log_err_set(err, -EIO, "POST %s: stopping",
+				   url_for_log(url, shown, sizeof(shown)));
 	if (cr != CURLE_OK)
 		return log_err_set(err, -EIO, "POST %s: %s", url_for_log(url, shown, sizeof(shown)),
 				   ebuf[0] ? ebuf : curl_easy_strerror(cr));

@@ -485,3 +485,22 @@ PY
   [ -s "$RL_LOG" ]
   while IFS= read -r l; do jq -e 'has("time") and has("level") and has("msg")' <<<"$l" >/dev/null || { cat "$RL_LOG" >&2; return 1; }; done <"$RL_LOG"
 }
+
+@test "SIGTERM while an alert endpoint hangs: the POST is abandoned, not waited out" {
+  cm cfg '{"k":"1"}'
+  deploy web default cfg
+  # an endpoint that takes the connection (listen backlog) and never answers
+  python3 -c 'import socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(8); open(sys.argv[1],"w").write(str(s.getsockname()[1])); time.sleep(120)' \
+    "$BATS_TEST_TMPDIR/hang.port" 3>&- &
+  SINK_PID=$!
+  for i in $(seq 100); do [ -s "$BATS_TEST_TMPDIR/hang.port" ] && break; sleep 0.05; done
+  ALERT_ON_RELOAD=true ALERT_SINK=slack ALERT_WEBHOOK_URL="http://127.0.0.1:$(cat "$BATS_TEST_TMPDIR/hang.port")/hook" start --no-events
+  cm cfg '{"k":"2"}'
+  wait_patches 1
+  for i in $(seq 100); do grep -q "rolled Deployment default/web" "$RL_LOG" && break; sleep 0.05; done
+  kill -TERM "$RL_PID"
+  wait "$RL_PID" || true
+  RL_PID=
+  grep -q "error: Error sending alert: POST http://127.0.0.1:[0-9]*/...: stopping" "$RL_LOG" || { cat "$RL_LOG" >&2; return 1; }
+  ! grep -q "timed out" "$RL_LOG"
+}
