@@ -448,12 +448,13 @@ TEST(kubeconfig_exec_and_auth_provider_named)
 	struct kube_config cfg;
 	struct log_err err = {0};
 	char want[700];
-	const char *p = write_tmp(dir, "kc-exec",
-				  KC_HEAD "clusters:\n- name: main\n  cluster:\n"
-					  "    server: https://a\n"
-					  "users:\n- name: admin\n  user:\n    exec:\n"
-					  "      apiVersion: client.authentication.k8s.io/v1\n"
-					  "      command: kubectl\n      args: [oidc-login, get-token]\n");
+	const char *p =
+	    write_tmp(dir, "kc-exec",
+		      KC_HEAD "clusters:\n- name: main\n  cluster:\n"
+			      "    server: https://a\n"
+			      "users:\n- name: admin\n  user:\n    exec:\n"
+			      "      apiVersion: client.authentication.k8s.io/v1\n"
+			      "      command: kubectl\n      args: [oidc-login, get-token]\n");
 
 	CHECK_INT(kube_config_load(&cfg, p, NULL, &err), KUBE_ECONFIG);
 	snprintf(want, sizeof(want),
