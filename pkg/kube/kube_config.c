@@ -192,6 +192,12 @@ static int load_merged(struct kube_config *cfg, struct kc_files *f, const char *
 		      &cfg->ca_file, f->dir[w], path, err);
 	if (r < 0)
 		return r;
+	/* client-go's transport (TLSConfigFor) refuses the pair rather than pick one */
+	if (cfg->insecure && (cfg->ca_pem || cfg->ca_file))
+		return log_err_set(err, KUBE_ECONFIG,
+				   "%s: clusters[%s].cluster: insecure-skip-tls-verify with a "
+				   "certificate-authority is not allowed (as client-go)",
+				   path, cname);
 
 	user = uname ? merged_entry(f, "users", "user", uname, &w) : NULL;
 	if (uname && !user)
@@ -217,6 +223,20 @@ static int load_merged(struct kube_config *cfg, struct kc_files *f, const char *
 			      &cfg->key_file, f->dir[w], path, err);
 	if (r < 0)
 		return r;
+	/* client-go runs these; without them we would send no credentials at all */
+	if (!cfg->token && !cfg->token_file && !cfg->cert_pem && !cfg->cert_file) {
+		static const char *const plugins[] = {"exec", "auth-provider"};
+		size_t k;
+
+		for (k = 0; k < 2; k++)
+			if (ydoc_get(doc, user, plugins[k]))
+				return log_err_set(
+				    err, KUBE_ECONFIG,
+				    "%s: users[%s].user.%s: credential plugins are not "
+				    "supported (use a token, tokenFile or client "
+				    "certificate)",
+				    path, uname, plugins[k]);
+	}
 	if ((cfg->cert_pem || cfg->cert_file) != (cfg->key_pem || cfg->key_file))
 		return log_err_set(err, KUBE_ECONFIG,
 				   "%s: users[%s]: client certificate and key must come together",

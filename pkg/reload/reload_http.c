@@ -7,6 +7,8 @@
 #include <netinet/in.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -214,6 +216,25 @@ static unsigned int conn_limit(void)
 						 : (unsigned int)(rl.rlim_cur - 256);
 }
 
+/*
+ * libmicrohttpd's own messages (a client's malformed request, a failed bind) go through our
+ * logger at debug level: written to stderr directly they broke --log-format json, and any client
+ * could add a line per request. The last one is kept for the "cannot listen" error.
+ */
+static char mhd_last[256];
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	size_t n;
+
+	(void)cls;
+	vsnprintf(mhd_last, sizeof(mhd_last), fmt, ap);
+	n = strlen(mhd_last);
+	while (n && (mhd_last[n - 1] == '\n' || mhd_last[n - 1] == '.'))
+		mhd_last[--n] = '\0';
+	log_debug("http: %s", mhd_last);
+}
+
 void *reload_http_start(const char *listen, struct reload_metrics *m, struct log_err *err)
 {
 	struct sockaddr_storage ss;
@@ -231,10 +252,11 @@ void *reload_http_start(const char *listen, struct reload_metrics *m, struct log
 		any6.sin6_family = AF_INET6;
 		any6.sin6_addr = in6addr_any;
 		any6.sin6_port = ((struct sockaddr_in *)&ss)->sin_port;
-		d = MHD_start_daemon(
-		    flags | MHD_USE_DUAL_STACK, 0, NULL, NULL, handle, m, MHD_OPTION_SOCK_ADDR,
-		    (struct sockaddr *)&any6, MHD_OPTION_CONNECTION_LIMIT, limit,
-		    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_IDLE_S, MHD_OPTION_END);
+		d = MHD_start_daemon(flags | MHD_USE_DUAL_STACK, 0, NULL, NULL, handle, m,
+				     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&any6,
+				     MHD_OPTION_CONNECTION_LIMIT, limit,
+				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_IDLE_S,
+				     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
 	}
 	/* "[::]:PORT" takes IPv4 too, as Go's listener on "[::]" does */
 	if (!d && ss.ss_family == AF_INET6 &&
@@ -245,9 +267,10 @@ void *reload_http_start(const char *listen, struct reload_metrics *m, struct log
 				     NULL, handle, m, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				     MHD_OPTION_CONNECTION_LIMIT, limit,
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_IDLE_S,
-				     MHD_OPTION_END);
+				     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
 	if (!d) {
-		log_err_set(err, -EADDRINUSE, "--listen '%s': cannot listen", listen);
+		log_err_set(err, -EADDRINUSE, "--listen '%s': cannot listen%s%s", listen,
+			    mhd_last[0] ? ": " : "", mhd_last);
 		return NULL;
 	}
 	return d;

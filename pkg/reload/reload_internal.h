@@ -601,7 +601,7 @@ void reload_metrics_free(struct reload_metrics *m);
  * POST body to url (Content-Type ctype) through proxy (NULL or "": direct, also
  * ignoring proxy environment variables), 10 s at most, no redirects; the first
  * 256 bytes of the answer land in resp. Returns the HTTP status, or -EIO with
- * err set (transport error, timeout, a redirect).
+ * err set (transport error, timeout, a redirect, SIGTERM: "stopping").
  */
 int reload_notify_post(const char *url, const char *proxy, const char *ctype, const char *body,
 		       struct strbuf *resp, struct log_err *err);

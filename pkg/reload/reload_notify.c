@@ -20,17 +20,56 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
 	return len;
 }
 
+/*
+ * url without what may be a credential, for messages: "scheme://host[:port]/..." (no user
+ * info, path or query). A Slack or Teams webhook's path is its token, and Reloader's chart
+ * keeps ALERT_WEBHOOK_URL in a Secret.
+ */
+static const char *url_for_log(const char *url, char *buf, size_t len)
+{
+	const char *host = strstr(url, "://"), *end, *at;
+	size_t n;
+
+	if (!host) {
+		snprintf(buf, len, "(webhook URL)");
+		return buf;
+	}
+	host += 3;
+	end = host + strcspn(host, "/?#");
+	for (at = host; at < end && memchr(at, '@', (size_t)(end - at));)
+		at = (const char *)memchr(at, '@', (size_t)(end - at)) + 1;
+	n = (size_t)(host - url);
+	snprintf(buf, len, "%.*s%.*s%s", (int)n, url, (int)(end - at), at, *end ? "/..." : "");
+	return buf;
+}
+
+/* A SIGTERM abandons a POST in flight: shutdown must not wait out a hanging endpoint. */
+static int on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	(void)ud;
+	(void)dt;
+	(void)dn;
+	(void)ut;
+	(void)un;
+	return reload_stop_flag ? 1 : 0;
+}
+
 int reload_notify_post(const char *url, const char *proxy, const char *ctype, const char *body,
 		       struct strbuf *resp, struct log_err *err)
 {
 	CURL *e = curl_easy_init();
 	struct curl_slist *h = NULL;
-	char hdr[128], ebuf[CURL_ERROR_SIZE] = "";
+	char hdr[128], ebuf[CURL_ERROR_SIZE] = "", shown[256];
 	long code = 0;
 	CURLcode cr;
 
 	if (!e)
 		return log_err_set(err, -ENOMEM, "out of memory");
+	if (reload_stop_flag) {
+		curl_easy_cleanup(e);
+		return log_err_set(err, -EIO, "POST %s: stopping",
+				   url_for_log(url, shown, sizeof(shown)));
+	}
 	snprintf(hdr, sizeof(hdr), "Content-Type: %s", ctype);
 	h = curl_slist_append(h, hdr);
 	curl_easy_setopt(e, CURLOPT_URL, url);
@@ -44,6 +83,8 @@ int reload_notify_post(const char *url, const char *proxy, const char *ctype, co
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, NOTIFY_TIMEOUT_MS);
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, ebuf);
+	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, resp);
 	sb_reset(resp);
@@ -52,11 +93,15 @@ int reload_notify_post(const char *url, const char *proxy, const char *ctype, co
 		curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
 	curl_slist_free_all(h);
 	curl_easy_cleanup(e);
+	if (cr == CURLE_ABORTED_BY_CALLBACK)
+		return log_err_set(err, -EIO, "POST %s: stopping",
+				   url_for_log(url, shown, sizeof(shown)));
 	if (cr != CURLE_OK)
-		return log_err_set(err, -EIO, "POST %s: %s", url,
+		return log_err_set(err, -EIO, "POST %s: %s", url_for_log(url, shown, sizeof(shown)),
 				   ebuf[0] ? ebuf : curl_easy_strerror(cr));
 	if (code >= 300 && code < 400) /* Reloader's redirect policy refuses any redirect */
-		return log_err_set(err, -EIO, "POST %s: incorrect token (redirection)", url);
+		return log_err_set(err, -EIO, "POST %s: incorrect token (redirection)",
+				   url_for_log(url, shown, sizeof(shown)));
 	return (int)code;
 }
 

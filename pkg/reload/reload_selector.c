@@ -64,7 +64,47 @@ static const char *skip_ws(const char *s)
 	return s;
 }
 
-/* Check the Kubernetes label-selector grammar (labels.Parse); 0 or -EINVAL with err. */
+/*
+ * A label value or a qualified name's name part (apimachinery pkg/util/validation):
+ * at most 63 of [A-Za-z0-9._-], beginning and ending alphanumeric; a value may be empty.
+ */
+static int valid_name(const char *s, size_t n, int empty_ok)
+{
+	size_t i;
+
+	if (!n)
+		return empty_ok;
+	if (n > 63 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+			return 0;
+	return 1;
+}
+
+/* A label key: [DNS-1123 subdomain prefix '/'] name (validation.IsQualifiedName). */
+static int valid_key(const char *s, size_t n)
+{
+	const char *slash = memchr(s, '/', n);
+	size_t i, plen;
+
+	if (!slash)
+		return valid_name(s, n, 0);
+	plen = (size_t)(slash - s);
+	if (!plen || plen > 253 || !isalnum((unsigned char)s[0]) ||
+	    !isalnum((unsigned char)s[plen - 1]))
+		return 0;
+	for (i = 0; i < plen; i++)
+		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-' ||
+		      s[i] == '.'))
+			return 0;
+	return valid_name(slash + 1, n - plen - 1, 0);
+}
+
+/*
+ * Check sel as the API server's labels.Parse does (k8s.io/apimachinery/pkg/labels/selector.go):
+ * the grammar, each key and value, and an integer for '>' and '<'. 0 or -EINVAL with err.
+ */
 static int check(const char *sel, struct log_err *err)
 {
 	const char *p = sel;
@@ -78,14 +118,24 @@ static int check(const char *sel, struct log_err *err)
 		if (*p == '!')
 			p = skip_ws(p + 1);
 		n = word(p);
-		if (!n || n > 316)
+		if (!n || !valid_key(p, n))
 			return log_err_set(err, -EINVAL, "'%s': expected a label key at '%s'", sel,
 					   p);
 		p = skip_ws(p + n);
-		if (p[0] == '=' || (p[0] == '!' && p[1] == '=')) {
-			p += p[0] == '!' || p[1] == '=' ? 2 : 1;
+		if (p[0] == '=' || (p[0] == '!' && p[1] == '=') || p[0] == '>' || p[0] == '<') {
+			int num = p[0] == '>' || p[0] == '<';
+			size_t i;
+
+			p += num || (p[0] != '!' && p[1] != '=') ? 1 : 2;
 			p = skip_ws(p);
-			p = skip_ws(p + word(p));
+			n = word(p);
+			for (i = 0; num && i < n; i++)
+				if (!isdigit((unsigned char)p[i]))
+					n = 0;
+			if (!valid_name(p, n, !num))
+				return log_err_set(err, -EINVAL, "'%s': bad label value at '%s'",
+						   sel, p);
+			p = skip_ws(p + n);
 		} else if (!strncmp(p, "in", 2) || !strncmp(p, "notin", 5)) {
 			p = skip_ws(p + (p[0] == 'i' ? 2 : 5));
 			if (*p != '(')
@@ -93,7 +143,11 @@ static int check(const char *sel, struct log_err *err)
 						   p);
 			do {
 				p = skip_ws(p + 1);
-				p = skip_ws(p + word(p));
+				n = word(p);
+				if (!valid_name(p, n, 1))
+					return log_err_set(err, -EINVAL,
+							   "'%s': bad label value at '%s'", sel, p);
+				p = skip_ws(p + n);
 			} while (*p == ',');
 			if (*p != ')')
 				return log_err_set(err, -EINVAL, "'%s': expected ')' at '%s'", sel,

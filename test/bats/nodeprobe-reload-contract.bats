@@ -251,8 +251,8 @@ wait_sink() {
   ALERT_ON_RELOAD=true ALERT_SINK=teams ALERT_WEBHOOK_URL=http://127.0.0.1:9/x start --no-events
   cm cfg '{"k":"4"}'
   wait_patches 4
-  for i in $(seq 100); do grep -q "error: Error sending alert: POST http://127.0.0.1:9/x: " "$RL_LOG" && break; sleep 0.05; done
-  grep -q "error: Error sending alert: POST http://127.0.0.1:9/x: " "$RL_LOG"
+  for i in $(seq 100); do grep -q "error: Error sending alert: POST http://127.0.0.1:9/...: " "$RL_LOG" && break; sleep 0.05; done
+  grep -qF "error: Error sending alert: POST http://127.0.0.1:9/...: " "$RL_LOG"
 }
 
 @test "metrics: Reloader's names beside ours, promtool clean, by namespace only when enabled" {
@@ -441,4 +441,66 @@ PY
   [ "$(jq -c -s 'map(select(.kind == "ServiceMonitor"))[0] | [.metadata.namespace, .spec.selector.matchLabels["app.kubernetes.io/name"], .spec.endpoints[0].port, .spec.endpoints[0].path]' "$W/m.json")" = '["nodeprobe-system","nodeprobe-reload","http","/metrics"]' ]
   # the Service the ServiceMonitor selects carries that label and the port name
   [ "$(jq -c -s 'map(select(.kind == "Service"))[0] | [.metadata.labels["app.kubernetes.io/name"], .spec.ports[0].name]' "$W/m.json")" = '["nodeprobe-reload","http"]' ]
+}
+
+@test "ALERT_WEBHOOK_URL and --webhook-url are credentials (Slack's path is its token): never logged whole" {
+  cm cfg '{"k":"1"}'
+  deploy web default cfg
+  # nothing listens on port 9: both POSTs fail, and the failure is logged
+  ALERT_ON_RELOAD=true ALERT_SINK=slack \
+    ALERT_WEBHOOK_URL='http://bot:pw-s3cret@127.0.0.1:9/services/T0/B0/tok-s3cret?k=q-s3cret' start --no-events
+  cm cfg '{"k":"2"}'
+  wait_patches 1
+  for i in $(seq 100); do grep -q "Error sending alert" "$RL_LOG" && break; sleep 0.05; done
+  grep -q "error: Error sending alert: POST http://127.0.0.1:9/...: " "$RL_LOG" || { cat "$RL_LOG" >&2; return 1; }
+  ! grep -q s3cret "$RL_LOG"
+  kill "$RL_PID"; wait "$RL_PID" || true
+  start --webhook-url 'http://127.0.0.1:9/hook/tok-s3cret'
+  cm cfg '{"k":"3"}'
+  for i in $(seq 100); do grep -q "webhook for ConfigMap default/cfg failed" "$RL_LOG" && break; sleep 0.05; done
+  grep -q "webhook for ConfigMap default/cfg failed: POST http://127.0.0.1:9/...: " "$RL_LOG" || { cat "$RL_LOG" >&2; return 1; }
+  ! grep -q s3cret "$RL_LOG"
+}
+
+@test "--log-format json: a client's malformed request to /metrics adds no plain-text line to the log" {
+  port=$(free_port)
+  "$BIN" --kubeconfig "$KC" --log-format json --listen "127.0.0.1:$port" >"$RL_LOG" 2>&1 3>&- &
+  RL_PID=$!
+  for i in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
+  # a header over the server's memory bound (431) and a bad Content-Length (400)
+  run python3 - "$port" <<'PY'
+import socket, sys
+p = int(sys.argv[1])
+for req in (b"GET /healthz HTTP/1.1\r\nHost: x\r\nX: " + b"a" * 70000 + b"\r\n\r\n",
+            b"GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: zz\r\n\r\n"):
+    s = socket.create_connection(("127.0.0.1", p), timeout=5)
+    s.sendall(req)
+    print(s.recv(12).decode())
+    s.close()
+PY
+  [ "$output" = $'HTTP/1.1 431\nHTTP/1.1 400' ]
+  [ "$(curl -sf "http://127.0.0.1:$port/healthz")" = ok ]
+  kill "$RL_PID"; wait "$RL_PID" || true
+  RL_PID=
+  [ -s "$RL_LOG" ]
+  while IFS= read -r l; do jq -e 'has("time") and has("level") and has("msg")' <<<"$l" >/dev/null || { cat "$RL_LOG" >&2; return 1; }; done <"$RL_LOG"
+}
+
+@test "SIGTERM while an alert endpoint hangs: the POST is abandoned, not waited out" {
+  cm cfg '{"k":"1"}'
+  deploy web default cfg
+  # an endpoint that takes the connection (listen backlog) and never answers
+  python3 -c 'import socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(8); open(sys.argv[1],"w").write(str(s.getsockname()[1])); time.sleep(120)' \
+    "$BATS_TEST_TMPDIR/hang.port" 3>&- &
+  SINK_PID=$!
+  for i in $(seq 100); do [ -s "$BATS_TEST_TMPDIR/hang.port" ] && break; sleep 0.05; done
+  ALERT_ON_RELOAD=true ALERT_SINK=slack ALERT_WEBHOOK_URL="http://127.0.0.1:$(cat "$BATS_TEST_TMPDIR/hang.port")/hook" start --no-events
+  cm cfg '{"k":"2"}'
+  wait_patches 1
+  for i in $(seq 100); do grep -q "rolled Deployment default/web" "$RL_LOG" && break; sleep 0.05; done
+  kill -TERM "$RL_PID"
+  wait "$RL_PID" || true
+  RL_PID=
+  grep -q "error: Error sending alert: POST http://127.0.0.1:[0-9]*/...: stopping" "$RL_LOG" || { cat "$RL_LOG" >&2; return 1; }
+  ! grep -q "timed out" "$RL_LOG"
 }

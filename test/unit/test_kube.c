@@ -409,3 +409,68 @@ TEST(kubeconfig_list_merged_first_wins)
 	CHECK_STR(err.msg, want);
 	kube_config_free(&cfg);
 }
+
+/*
+ * client-go refuses a cluster that sets both a CA and insecure-skip-tls-verify
+ * (k8s.io/client-go/transport TLSConfigFor: "specifying a root certificates file
+ * with the insecure flag is not allowed"); we must not connect unverified instead.
+ */
+TEST(kubeconfig_insecure_with_ca_refused_as_client_go)
+{
+	const char *dir = harness_tmpdir();
+	struct kube_config cfg;
+	struct log_err err = {0};
+	char want[700];
+	const char *p = write_tmp(dir, "kc-insecure-ca",
+				  KC_HEAD "clusters:\n- name: main\n  cluster:\n"
+					  "    server: https://a\n"
+					  "    insecure-skip-tls-verify: true\n"
+					  "    certificate-authority-data: LS0tLS1CRUdJTg==\n"
+					  "users:\n- name: admin\n  user: {}\n");
+
+	CHECK_INT(kube_config_load(&cfg, p, NULL, &err), KUBE_ECONFIG);
+	snprintf(want, sizeof(want),
+		 "%s: clusters[main].cluster: insecure-skip-tls-verify with a "
+		 "certificate-authority is not allowed (as client-go)",
+		 p);
+	CHECK_STR(err.msg, want);
+	kube_config_free(&cfg);
+}
+
+/*
+ * A user whose credential comes from an exec plugin (EKS, GKE, kubelogin, Omni's
+ * oidc-login) or an auth-provider: client-go runs it, we cannot. Say so by name
+ * instead of sending requests without credentials (a bare 401 later).
+ */
+TEST(kubeconfig_exec_and_auth_provider_named)
+{
+	const char *dir = harness_tmpdir();
+	struct kube_config cfg;
+	struct log_err err = {0};
+	char want[700];
+	const char *p =
+	    write_tmp(dir, "kc-exec",
+		      KC_HEAD "clusters:\n- name: main\n  cluster:\n"
+			      "    server: https://a\n"
+			      "users:\n- name: admin\n  user:\n    exec:\n"
+			      "      apiVersion: client.authentication.k8s.io/v1\n"
+			      "      command: kubectl\n      args: [oidc-login, get-token]\n");
+
+	CHECK_INT(kube_config_load(&cfg, p, NULL, &err), KUBE_ECONFIG);
+	snprintf(want, sizeof(want),
+		 "%s: users[admin].user.exec: credential plugins are not supported (use a "
+		 "token, tokenFile or client certificate)",
+		 p);
+	CHECK_STR(err.msg, want);
+	kube_config_free(&cfg);
+	p = write_tmp(dir, "kc-authp",
+		      KC_HEAD "clusters:\n- name: main\n  cluster:\n    server: https://a\n"
+			      "users:\n- name: admin\n  user:\n    auth-provider: {name: oidc}\n");
+	CHECK_INT(kube_config_load(&cfg, p, NULL, &err), KUBE_ECONFIG);
+	snprintf(want, sizeof(want),
+		 "%s: users[admin].user.auth-provider: credential plugins are not supported (use "
+		 "a token, tokenFile or client certificate)",
+		 p);
+	CHECK_STR(err.msg, want);
+	kube_config_free(&cfg);
+}

@@ -737,3 +737,31 @@ TEST(histogram_buckets_are_cumulative)
 	CHECK_INT((int)h.count, 3);
 	CHECK_INT((int)h.sum_us, 2055000);
 }
+
+/* What the API server's labels.Parse rejects is refused here, what it accepts is not. */
+TEST(selector_keys_values_and_numbers_as_the_api_server)
+{
+	const char *ok[] = {"priority>5", "tier<10", "k in (a,)", "x.example.com/y_1=v-2.a"};
+	const char *bad[][2] = {
+	    {"k=a/b", "'k=a/b': bad label value at 'a/b'"},
+	    {"a/b/c=x", "'a/b/c=x': expected a label key at 'a/b/c=x'"},
+	    {"-k=v", "'-k=v': expected a label key at '-k=v'"},
+	    {"k>x", "'k>x': bad label value at 'x'"},
+	    {"k>=5", "'k>=5': bad label value at '=5'"},
+	    {"Ex.com/k=v", "'Ex.com/k=v': expected a label key at 'Ex.com/k=v'"},
+	    {"k=v_", "'k=v_': bad label value at 'v_'"},
+	};
+	struct log_err err = {0};
+	char *out = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		CHECK_INT(reload_selector(&out, &ok[i], 1, &err), 0);
+		free(out);
+		out = NULL;
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_INT(reload_selector(&out, &bad[i][0], 1, &err), -EINVAL);
+		CHECK_STR(err.msg, bad[i][1]);
+	}
+}
