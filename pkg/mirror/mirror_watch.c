@@ -341,7 +341,7 @@ static int snap_all(const struct watcher *w, struct snap *ours, struct snap *bak
  * two agree (the second configure, which writes only what differs, found
  * nothing to change), else the whole is tried again.
  */
-static int watch_settle(struct watcher *w, struct log_err *err)
+static int watch_settle(struct watcher *w, bool repair, struct log_err *err)
 {
 	struct snap *a = calloc(w->ndirs, sizeof(*a)), *b = calloc(w->ndirs, sizeof(*b));
 	struct snap abak = {0}, bbak = {0};
@@ -350,11 +350,12 @@ static int watch_settle(struct watcher *w, struct log_err *err)
 	int r = a && b ? 0 : log_err_set(err, -ENOMEM, "out of memory"), tries;
 
 	for (tries = 0; r == 0 && !same && tries < SETTLE_TRIES; tries++) {
-		r = mirror_configure(w->o, err);
+		/* in a repair the changed directories are ours: rewritten in place, not kept */
+		r = mirror_configure_ex(w->o, repair, err);
 		if (r == 0)
 			r = snap_all(w, a, &abak, err);
 		if (r == 0)
-			r = mirror_configure(w->o, err);
+			r = mirror_configure_ex(w->o, repair, err);
 		if (r == 0)
 			r = snap_all(w, b, &bbak, err);
 		same = r == 0 && !*snap_diff(&abak, &bbak);
@@ -505,7 +506,7 @@ static int watch_repair(struct watcher *w, bool *changed, struct log_err *err)
 	}
 	if (!*changed)
 		return 0;
-	r = watch_settle(w, err);
+	r = watch_settle(w, true, err);
 	return r < 0 ? r : 1;
 }
 
@@ -586,7 +587,7 @@ static int watch_setup(struct watcher *w, const struct mirror_opts *o, struct lo
 	lock = mirror_lock(w->base, err);
 	if (lock < 0)
 		return lock;
-	r = watch_settle(w, err);
+	r = watch_settle(w, false, err);
 	mirror_unlock(lock);
 	if (r == 0)
 		r = watch_rearm(w, err);

@@ -364,6 +364,9 @@ struct wl_ent {
 
 	long long resume_ms;	  /* pause-period: when to resume (monotonic ms), 0: no timer */
 	unsigned char spc_warned; /* the unsupported SecretProviderClass use was reported */
+
+	json_t *recreate; /* a Job we deleted whose copy the API refused: created later; owned */
+	long long recreate_ms; /* when to try that create again (monotonic ms) */
 };
 
 struct tab {
@@ -418,6 +421,7 @@ struct ctl {
 
 	int npause;	 /* workloads with a pause-period resume timer armed */
 	int ntomb;	 /* deleted ConfigMaps/Secrets kept for --reload-on-delete rollouts */
+	int nrecreate;	 /* Jobs deleted and not yet created again (wl_ent.recreate) */
 	struct evq *evq; /* ReloadSkipped Events to post from the run loop */
 	const struct cfg_ent *ev_last; /* the object the Reloaded Event names (borrowed) */
 	struct reload_metrics m;
@@ -541,6 +545,11 @@ void reload_events_free(struct ctl *c);
 void reload_tombstone(struct ctl *c, struct cfg_ent *ce);
 /* Free the tombstones once no rollout is pending. */
 void reload_tombs_sweep(struct ctl *c);
+/*
+ * Create again every Job that was deleted for a rollout but whose create the API refused
+ * (quota, admission, errors), once its retry time has come; a Job is never given up while we run.
+ */
+void reload_jobs_due(struct ctl *c);
 
 void reload_process_due(struct ctl *c, int force);
 

@@ -214,6 +214,7 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 		reload_nsel_tick(&c);
 		reload_process_due(&c, 0);
 		reload_pause_due(&c);
+		reload_jobs_due(&c);
 		reload_tombs_sweep(&c);
 		reload_events_flush(&c);
 	}

@@ -128,7 +128,7 @@ kustomizations() {
     '.spec.template.spec.initContainers[0].securityContext.capabilities.drop = ["NET_RAW"]' \
     '.spec.template.spec.initContainers[0].securityContext.readOnlyRootFilesystem = false' \
     '.spec.template.spec.initContainers[0].volumeMounts[0].readOnly = true' \
-    '.spec.template.spec.containers[0].securityContext.runAsNonRoot = false' \
+    '.spec.template.spec.containers[0].securityContext.runAsUser = 1000' \
     '.spec.template.spec.automountServiceAccountToken = true' \
     '.spec.template.spec.hostNetwork = true' \
     'del(.spec.template.spec.securityContext.seccompProfile)'; do
@@ -322,12 +322,12 @@ kustomizations() {
   helm template spegel "$CH/spegel-HEAD/spegel" -n spegel | k8s/post-render "$W/hp" | grep -q -- '--mirror-target=http://$(NODE_IP):30020'
 }
 
-@test "mirror: every node, all registries, Spegel on 29999 via the node IP; cleanup only on uninstall" {
+@test "mirror: every node, all registries, Spegel on 30020 via the node IP; cleanup only on uninstall" {
   render k8s/mirror >"$W/m.json"
   one DaemonSet '.spec.template.spec.tolerations == [{"operator": "Exists"}]' "$W/m.json"
   jq -r 'select(.kind == "DaemonSet") | .spec.template.spec.initContainers[0].args[]' "$W/m.json" >"$W/args"
   [ "$(head -1 "$W/args")" = configure ]
-  grep -qx -- '--mirror-target=http://$(NODE_IP):29999' "$W/args"
+  grep -qx -- '--mirror-target=http://$(NODE_IP):30020' "$W/args"
   one DaemonSet '.spec.template.spec.initContainers[0].env | map(select(.name == "NODE_IP")) | .[0].valueFrom.fieldRef.fieldPath == "status.hostIP"' "$W/m.json"
   local r
   for r in docker.io ghcr.io quay.io gcr.io registry.k8s.io mcr.microsoft.com public.ecr.aws gitea.example.internal; do
@@ -356,8 +356,10 @@ kustomizations() {
   diff <(jq -r '.kind + "/" + (.metadata.namespace // "") + "/" + .metadata.name' "$W/m.json" | sort) \
        <(jq -r '.kind + "/" + (.metadata.namespace // "") + "/" + .metadata.name' "$W/c.json" | sort)
   one DaemonSet '.spec.template.spec.initContainers[0].args == ["cleanup", "--config-path=/etc/containerd/certs.d"]' "$W/c.json"
-  diff <(jq -S 'select(.kind == "DaemonSet") | del(.spec.template.spec.initContainers[0].args, .spec.template.spec.initContainers[0].name, .spec.template.metadata.annotations)' "$W/m.json") \
-       <(jq -S 'select(.kind == "DaemonSet") | del(.spec.template.spec.initContainers[0].args, .spec.template.spec.initContainers[0].name, .spec.template.metadata.annotations)' "$W/c.json")
+  # (and the long-running container: watch, pause in cleanup, so nothing re-applies)
+  diff <(jq -S 'select(.kind == "DaemonSet") | del(.spec.template.spec.initContainers[0].args, .spec.template.spec.initContainers[0].name, .spec.template.metadata.annotations, .spec.template.spec.containers)' "$W/m.json") \
+       <(jq -S 'select(.kind == "DaemonSet") | del(.spec.template.spec.initContainers[0].args, .spec.template.spec.initContainers[0].name, .spec.template.metadata.annotations, .spec.template.spec.containers)' "$W/c.json")
+  one DaemonSet '.spec.template.spec.containers | map(.name) == ["pause"]' "$W/c.json"
 }
 
 @test "flux: v1 Kustomizations with prune, wait or health checks, real paths, NFD part after NFD" {
@@ -506,7 +508,8 @@ kustomizations() {
 @test "the argument lists the manifests pass are accepted by the binaries and do the job" {
   [ -x "$BUILD/nodeprobe" ]
   [ -x "$BUILD/nodeprobe-mirror" ]
-  args() { jq -r --arg c "$2" '.. | objects | select(.command? == [$c]) | .args[]' "$1"; }
+  # the first container running $2 (the mirror's init container; its watch takes the same)
+  args() { jq -r --arg c "$2" 'first(((.spec.template.spec.initContainers? // [])[] | select(.command == [$c])), (.. | objects | select(.command? == [$c]))) | .args[]' "$1"; }
   # nodeprobe as the NFD component runs it, with the host paths moved onto a fixture and $W.
   render test/k8s/nfd-kustomize >"$W/nfd.json"
   mapfile -t a < <(args "$W/nfd.json" /usr/bin/nodeprobe |
@@ -539,8 +542,8 @@ kustomizations() {
   [ "${a[0]}" = configure ]
   printf '%s\n' "${a[@]}" | grep -qx -- "--config-path=$W/certs.d"
   "$BUILD/nodeprobe-mirror" "${a[@]}"
-  grep -qx "\[host.'http://10.0.0.5:29999'\]" "$W/certs.d/docker.io/hosts.toml"
-  grep -qx "\[host.'http://10.0.0.5:29999'\]" "$W/certs.d/gitea.example.internal/hosts.toml"
+  grep -qx "\[host.'http://10.0.0.5:30020'\]" "$W/certs.d/docker.io/hosts.toml"
+  grep -qx "\[host.'http://10.0.0.5:30020'\]" "$W/certs.d/gitea.example.internal/hosts.toml"
   "$BUILD/nodeprobe-mirror" check --config-path="$W/certs.d"
   mapfile -t a < <(args "$W/c.json" /usr/bin/nodeprobe-mirror |
     sed -e "s|^--config-path=/etc/containerd/certs.d\$|--config-path=$W/certs.d|")
