@@ -26,7 +26,7 @@ int usb_trim_attr(const char *raw, size_t len, char *out, size_t size)
 	while (len && isspace((unsigned char)raw[len - 1]))
 		len--;
 	for (i = 0; i < len; i++)
-		if (raw[i] == '\0' || (iscntrl((unsigned char)raw[i]) && raw[i] != '\t'))
+		if (raw[i] == '\0') /* control bytes are kept: a serial can hold them */
 			return -EINVAL;
 	if (len >= size)
 		return -E2BIG;
@@ -53,8 +53,8 @@ static int read_attr(const char *dir, const char *name, char *out, size_t size, 
 		r = usb_trim_attr(sb.buf, sb.len, out, size);
 	if (r < 0)
 		log_err_set(err, r, "%s: %s", path,
-			    r == -E2BIG	   ? "longer than 256 bytes"
-			    : r == -EINVAL ? "not a regular file, or not text"
+			    r == -E2BIG	   ? "longer than 384 bytes"
+			    : r == -EINVAL ? "not a regular file, or a NUL byte inside"
 					   : strerror(-r));
 out:
 	sb_free(&sb);

@@ -9,15 +9,16 @@ struct feat_set;
 struct log_err;
 
 #define USB_FEATURE	"usb.device" /* instances: class, vendor, device, serial */
-#define USB_ATTR_MAX	256	     /* bytes read of one attribute */
+#define USB_ATTR_MAX	384	     /* bytes read of one attribute (a serial: up to 381 + "\n") */
 #define USB_DEVICES_MAX 4096	     /* entries of bus/usb/devices, and interfaces per device */
 
 /*
  * One attribute as NFD's usb source keeps it (source/usb/utils.go): the file's
  * content with white space trimmed (Go's TrimSpace, ASCII). Returns the
  * trimmed length written to out (NUL-terminated, size > 0), 0 for an empty
- * value, or -EINVAL for a value with a NUL or another control byte inside
- * (sysfs never prints one).
+ * value, or -EINVAL for a value with a NUL inside (sysfs never prints one).
+ * Other control bytes are kept, as NFD keeps them: serial is the device's own
+ * string descriptor, which the kernel copies with its control characters.
  */
 int usb_trim_attr(const char *raw, size_t len, char *out, size_t size);
 

@@ -548,8 +548,13 @@ kustomizations() {
   [[ ${a[2]} == --boot=$W/* ]]
   [[ ${a[3]} == --os-release=$FIX/* ]]
   mkdir "$W/features.d" "$W/boot"
-  "$BUILD/nodeprobe" "${a[@]}"
+  # The host's os-release reaches system.osrelease (a rule as a user writes it for NFD).
+  printf '%s\n' 'apiVersion: nfd.k8s-sigs.io/v1alpha1' 'kind: NodeFeatureRule' 'metadata: {name: os}' \
+    'spec: {rules: [{name: talos, labels: {example.com/os: talos}, matchFeatures: [{feature: system.osrelease,' \
+    '  matchExpressions: {ID: {op: In, value: [talos]}}}]}]}' >"$W/os.yaml"
+  "$BUILD/nodeprobe" "${a[@]}" -r "$W/os.yaml"
   grep -qx 'intel.feature.node.kubernetes.io/gpu=true' "$W/features.d/nodeprobe"
+  grep -qx 'example.com/os=talos' "$W/features.d/nodeprobe"
   # nodeprobe-mirror configure and cleanup as k8s/mirror runs them; $(NODE_IP) is the kubelet's
   # expansion of the pod's env, done here by sed.
   render k8s/mirror >"$W/m.json"

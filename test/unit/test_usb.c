@@ -71,6 +71,55 @@ TEST(usb_interfaces_and_trimming)
 	feat_set_free(fs);
 }
 
+TEST(usb_serial_with_control_bytes)
+{
+	const char *dir = harness_tmpdir();
+	struct feat_set *fs = feat_set_new();
+	struct log_err err = {0};
+	char bus[128];
+
+	/* The serial is the device's own string descriptor: the kernel turns its UTF-16 into
+	 * UTF-8 and keeps control characters (drivers/usb/core/message.c usb_string), so a
+	 * cheap stick can show one. NFD keeps the value (TrimSpace only); one such stick must
+	 * not fail the whole scan. */
+	snprintf(bus, sizeof(bus), "%s/bus/usb", dir);
+	harness_put_str(dir, "bus/usb/devices/1-2/idVendor", "10c4\n");
+	harness_put_str(dir, "bus/usb/devices/1-2/idProduct", "ea60\n");
+	harness_put_str(dir, "bus/usb/devices/1-2/bDeviceClass", "ff\n");
+	harness_put_str(dir, "bus/usb/devices/1-2/serial", "A\001B\tC\n");
+	REQUIRE_INT(usb_scan(bus, fs, &err), 1);
+	CHECK_STR(dump(fs), "ff 10c4 ea60 A\001B\tC|");
+	feat_set_free(fs);
+}
+
+TEST(usb_longest_serial)
+{
+	const char *dir = harness_tmpdir();
+	struct feat_set *fs = feat_set_new();
+	struct log_err err = {0};
+	char bus[128], serial[400];
+	const struct feat *in;
+	size_t i;
+
+	/* A string descriptor holds up to 126 UTF-16 units; the kernel's UTF-8 of it takes up
+	 * to 3 bytes each (MAX_USB_STRING_SIZE 127 * 3 + 1 in drivers/usb/core/message.c): a
+	 * serial of 126 CJK characters is 378 bytes, and a real device's value. */
+	for (i = 0; i < 126; i++)
+		memcpy(serial + 3 * i, "\xe4\xb8\xad", 3);
+	serial[378] = '\n';
+	serial[379] = '\0';
+	snprintf(bus, sizeof(bus), "%s/bus/usb", dir);
+	harness_put_str(dir, "bus/usb/devices/1-3/idVendor", "0483\n");
+	harness_put_str(dir, "bus/usb/devices/1-3/idProduct", "5740\n");
+	harness_put_str(dir, "bus/usb/devices/1-3/bDeviceClass", "02\n");
+	harness_put_str(dir, "bus/usb/devices/1-3/serial", serial);
+	serial[378] = '\0'; /* the value: the kernel's "%s\n" trimmed */
+	REQUIRE_INT(usb_scan(bus, fs, &err), 1);
+	in = feat_instance_at(feat_get(fs, USB_FEATURE), 0);
+	CHECK_STR(feat_lookup(in, "serial"), serial);
+	feat_set_free(fs);
+}
+
 TEST(usb_no_bus)
 {
 	struct feat_set *fs = feat_set_new();
