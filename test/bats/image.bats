@@ -214,7 +214,9 @@ manifest_of() {
   printf '%s\n' "$output" >"$BUILD/image-e2e.log"
   [ "$status" -eq 0 ] || { echo "$output" | tail -40 >&2; return 1; }
   [ "${lines[-1]}" = "image e2e: ok" ]
-  # Processes: nothing of ours left running.
-  run pgrep -f '/tmp/np-image-e2e\.'
+  # Processes: nothing of this run left running (another run's e2e may be going on beside it).
+  dir=$(sed -n 's/^e2e dir: //p' <<<"$output")
+  [[ $dir == /tmp/np-image-e2e.* ]]
+  run pgrep -f "$dir"
   [ "$status" -eq 1 ]
 }

@@ -33,6 +33,7 @@ done
 # The nodeprobe-mirror e2e helpers: network namespace, docker-registry, PID bookkeeping, teardown.
 . test/e2e/mirror-env.bash
 E2E=$(mktemp -d /tmp/np-image-e2e.XXXXXX)
+echo "e2e dir: $E2E"
 NS=np-image-$$-$RANDOM
 echo "$NS" >"$E2E/netns"
 : >"$E2E/pids"
