@@ -568,10 +568,19 @@ int cpu_x86_features(const struct cpu_x86 *s, struct feat_set *fs)
 			return -ENOMEM;
 	}
 	if (mfi >= 0x24 && has(fs, "AVX10")) {
+		char level[4];
+
 		regs(s, 0x24, 0, &r);
 		if (((r.ebx >> 16) & 1 && flag(fs, "AVX10_128") < 0) ||
 		    ((r.ebx >> 17) & 1 && flag(fs, "AVX10_256") < 0) ||
 		    ((r.ebx >> 18) & 1 && flag(fs, "AVX10_512") < 0))
+			return -ENOMEM;
+		/*
+		 * NFD's one cpu.cpuid attribute (source/cpu/cpuid_amd64.go getCpuidAttributes):
+		 * AVX10_VERSION = klauspost's AVX10Level, the low byte of leaf 0x24's EBX.
+		 */
+		snprintf(level, sizeof(level), "%u", (unsigned)(r.ebx & 0xff));
+		if (feat_attr_set(fs, CPU_CPUID, "AVX10_VERSION", level) < 0)
 			return -ENOMEM;
 	}
 	if (amd && (family < 0x19 ||
