@@ -138,6 +138,10 @@ int rules_templates(const struct rule *rl, const struct matched *m, struct cand 
 
 void rules_matched_free(struct matched *m);
 
+/* rules_load_buffer for the built-in files: ydoc_stream_open_trusted (no bounds scan). */
+int rules_load_trusted(struct rules *rs, const char *name, const char *buf, size_t len,
+		       struct log_err *err);
+
 int rules_eval_matcher(const struct matcher *m, const struct feat_set *fs, struct matched *out);
 
 #endif
