@@ -201,14 +201,19 @@ kustomizations() {
   worker_ok() {
     diff <(jq -S .spec.template.spec.containers "$1") <(jq -S .spec.template.spec.containers "$2")
     [ "$(jq -r '.spec.template.spec.initContainers | map(.name) | join(",")' "$2")" = nodeprobe ]
-    jq -e '.spec.template.spec.initContainers[0].args == ["--sysfs=/host-sys", "--features-dir=/etc/kubernetes/node-feature-discovery/features.d"]' "$2"
-    # Mounts NFD's existing volumes: features-d read-write, host-sys and host-lib read-only.
+    jq -e '.spec.template.spec.initContainers[0].args == ["--sysfs=/host-sys", "--features-dir=/etc/kubernetes/node-feature-discovery/features.d", "--boot=/host-boot", "--os-release=/host-etc/os-release"]' "$2"
+    # Mounts NFD's existing volumes: features-d read-write, host-sys, host-boot, host-os-release
+    # (where nfd-worker mounts them) and host-lib read-only.
     jq -e '.spec.template.spec.initContainers[0].volumeMounts | map({(.name): (.readOnly // false)}) | add
-           | .["features-d"] == false and .["host-sys"] == true and .["host-lib"] == true' "$2"
+           | .["features-d"] == false and .["host-sys"] == true and .["host-lib"] == true
+             and .["host-boot"] == true and .["host-os-release"] == true' "$2"
+    jq -e '.spec.template.spec.initContainers[0].volumeMounts | map({(.name): .mountPath}) | add
+           | .["host-boot"] == "/host-boot" and .["host-os-release"] == "/host-etc/os-release"' "$2"
     jq -e '.spec.template.spec.initContainers[0].volumeMounts[] | select(.name == "host-lib") | .mountPath == "/lib/modules" and .subPath == "modules"' "$2"
     # features-d and host-sys are NFD's own volumes, at the host paths nodeprobe writes and reads.
     jq -e '.spec.template.spec.volumes | map({(.name): .hostPath.path}) | add
-           | (.["features-d"] | rtrimstr("/")) == "/etc/kubernetes/node-feature-discovery/features.d" and .["host-sys"] == "/sys" and .["host-lib"] == "/lib"' "$2"
+           | (.["features-d"] | rtrimstr("/")) == "/etc/kubernetes/node-feature-discovery/features.d" and .["host-sys"] == "/sys" and .["host-lib"] == "/lib"
+             and .["host-boot"] == "/boot" and .["host-os-release"] == "/etc/os-release"' "$2"
     # Every volume it mounts exists in the pod (NFD's, or the component's own).
     jq -e '.spec.template.spec as $p | [$p.initContainers[0].volumeMounts[].name] - [$p.volumes[].name] == []' "$2"
     # NFD's volumes are left as they were, plus the token blocker (and host-lib where NFD has none).
@@ -255,8 +260,8 @@ kustomizations() {
   render test/k8s/nfd-kustomize | jq -S '.spec.template.spec.initContainers[0]' >"$W/component.json"
   render --yaml-doc k8s/nfd/values/values.yaml | jq -S '.worker.initContainers[0]' >"$W/values.json"
   diff -u <(jq 'del(.volumeMounts)' "$W/component.json") <(jq 'del(.volumeMounts)' "$W/values.json")
-  diff -u <(jq '.volumeMounts[:3]' "$W/component.json") <(jq '.volumeMounts[:3]' "$W/values.json")
-  jq -e '.volumeMounts[3] | .mountPath == "/var/run/secrets/kubernetes.io/serviceaccount" and .readOnly' "$W/values.json"
+  diff -u <(jq '.volumeMounts[:5]' "$W/component.json") <(jq '.volumeMounts[:5]' "$W/values.json")
+  jq -e '.volumeMounts[5] | .mountPath == "/var/run/secrets/kubernetes.io/serviceaccount" and .readOnly' "$W/values.json"
   run k8s/post-render /nonexistent </dev/null
   [ "$status" -ne 0 ]
   charts_or_skip
@@ -506,11 +511,15 @@ kustomizations() {
   render test/k8s/nfd-kustomize >"$W/nfd.json"
   mapfile -t a < <(args "$W/nfd.json" /usr/bin/nodeprobe |
     sed -e "s|^--sysfs=/host-sys\$|--sysfs=$FIX/pci/linuxhw-intel-nuc12-alderlake|" \
-        -e "s|^--features-dir=/etc/kubernetes/node-feature-discovery/features.d\$|--features-dir=$W/features.d|")
-  [ "${#a[@]}" -eq 2 ]
+        -e "s|^--features-dir=/etc/kubernetes/node-feature-discovery/features.d\$|--features-dir=$W/features.d|" \
+        -e "s|^--boot=/host-boot\$|--boot=$W/boot|" \
+        -e "s|^--os-release=/host-etc/os-release\$|--os-release=$FIX/os-release/talos-v1.9.5|")
+  [ "${#a[@]}" -eq 4 ]
   [[ ${a[0]} == --sysfs=$FIX/* ]]
   [[ ${a[1]} == --features-dir=$W/* ]]
-  mkdir "$W/features.d"
+  [[ ${a[2]} == --boot=$W/* ]]
+  [[ ${a[3]} == --os-release=$FIX/* ]]
+  mkdir "$W/features.d" "$W/boot"
   "$BUILD/nodeprobe" "${a[@]}"
   grep -qx 'intel.feature.node.kubernetes.io/gpu=true' "$W/features.d/nodeprobe"
   # nodeprobe-mirror configure and cleanup as k8s/mirror runs them; $(NODE_IP) is the kubelet's
