@@ -1,21 +1,26 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# cmd/nodeprobe/build.mk: the built-in rules (cmd/nodeprobe/rules.d/*.yaml) are data,
-# embedded into libnodeprobe.a as rules_builtin[] (pkg/rules/rules.h) and installed
-# to $(DATADIR)/nodeprobe/rules.d for reading and copying.
-BUILTIN_RULES   := $(sort $(wildcard cmd/nodeprobe/rules.d/*.yaml))
+# cmd/nodeprobe/build.mk: the built-in rules (cmd/nodeprobe/rules.d/*.yaml, NodeFeatureRules,
+# and cmd/nodeprobe/counts.d/*.yaml, nodeprobe's LabelCountRules) are data, embedded into
+# libnodeprobe.a as rules_builtin[] (pkg/rules/rules.h) and installed to
+# $(DATADIR)/nodeprobe/{rules.d,counts.d} for reading and copying.
+BUILTIN_NFR     := $(sort $(wildcard cmd/nodeprobe/rules.d/*.yaml))
+BUILTIN_LCR     := $(sort $(wildcard cmd/nodeprobe/counts.d/*.yaml))
+BUILTIN_RULES   := $(BUILTIN_NFR) $(BUILTIN_LCR)
 BUILTIN_RULES_C := $(BUILD)/gen/builtin_rules.c
 BUILTIN_RULES_O := $(BUILD)/gen/builtin_rules.o
 PKG_OBJS        += $(BUILTIN_RULES_O)
 
 $(BUILTIN_RULES_C): $(BUILTIN_RULES) cmd/nodeprobe/build.mk scripts/embed-files
 	@mkdir -p $(@D)
-	$(Q)scripts/embed-files rules_builtin rules.d $(BUILTIN_RULES) > $@.tmp
+	$(Q)scripts/embed-files rules_builtin - $(BUILTIN_RULES) > $@.tmp
 	$(Q)mv $@.tmp $@
 
-$(BUILTIN_RULES_O): $(BUILTIN_RULES_C)
+$(BUILTIN_RULES_O): $(BUILTIN_RULES_C) pkg/rules/rules.h
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
 
-INSTALL_EXTRA   += install -d $(DESTDIR)$(DATADIR)/nodeprobe/rules.d && \
-                   install -m 0644 $(BUILTIN_RULES) $(DESTDIR)$(DATADIR)/nodeprobe/rules.d/;
-UNINSTALL_EXTRA += rm -f $(foreach f,$(BUILTIN_RULES),$(DESTDIR)$(DATADIR)/nodeprobe/rules.d/$(notdir $(f))); \
-                   rmdir $(DESTDIR)$(DATADIR)/nodeprobe/rules.d $(DESTDIR)$(DATADIR)/nodeprobe 2>/dev/null || true;
+INSTALL_EXTRA   += install -d $(DESTDIR)$(DATADIR)/nodeprobe/rules.d $(DESTDIR)$(DATADIR)/nodeprobe/counts.d && \
+                   install -m 0644 $(BUILTIN_NFR) $(DESTDIR)$(DATADIR)/nodeprobe/rules.d/ && \
+                   install -m 0644 $(BUILTIN_LCR) $(DESTDIR)$(DATADIR)/nodeprobe/counts.d/;
+UNINSTALL_EXTRA += rm -f $(foreach f,$(BUILTIN_NFR),$(DESTDIR)$(DATADIR)/nodeprobe/rules.d/$(notdir $(f))) \
+                   $(foreach f,$(BUILTIN_LCR),$(DESTDIR)$(DATADIR)/nodeprobe/counts.d/$(notdir $(f))); \
+                   rmdir $(DESTDIR)$(DATADIR)/nodeprobe/rules.d $(DESTDIR)$(DATADIR)/nodeprobe/counts.d $(DESTDIR)$(DATADIR)/nodeprobe 2>/dev/null || true;

@@ -173,19 +173,25 @@ const struct feat *feat_get(const struct feat_set *fs, const char *feature)
 	return NULL;
 }
 
+const struct feat *feat_get_kind(const struct feat_set *fs, const char *feature,
+				 enum feat_kind kind)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n; i++)
+		if (fs->f[i]->kind == kind && strcmp(fs->f[i]->name, feature) == 0)
+			return fs->f[i];
+	return NULL;
+}
+
 /* Find or create feature of kind; NULL with *r set on failure. */
 static struct feat *get_or_add(struct feat_set *fs, const char *feature, enum feat_kind kind,
 			       int *r)
 {
-	struct feat *f = (struct feat *)feat_get(fs, feature);
+	struct feat *f = (struct feat *)feat_get_kind(fs, feature, kind);
 
-	if (f) {
-		if (f->kind != kind) {
-			*r = -EINVAL;
-			return NULL;
-		}
+	if (f)
 		return f;
-	}
 	if (fs->n == fs->cap) {
 		size_t ncap = fs->cap ? fs->cap * 2 : 8;
 		struct feat **nf = realloc(fs->f, ncap * sizeof(*nf));

@@ -13,8 +13,9 @@
  *   flags:      a set of element names (kernel.loadedmodule: i915, xe, ...)
  *   attributes: element name -> value (dt.root: model -> "Raspberry Pi 4 Model B")
  *   instances:  a list of attribute maps (pci.device: one map per device)
- * A feature's kind is fixed by the first call that creates it; a call of another
- * kind on it fails with -EINVAL.
+ * As in NFD's Features (three maps keyed by name), one name may hold a feature
+ * of each kind at once: x86 "cpu.cpuid" is flags plus the attribute
+ * AVX10_VERSION. Each call works on the feature of its own kind.
  */
 enum feat_kind {
 	FEAT_FLAGS = 0,
@@ -30,19 +31,18 @@ struct feat_set *feat_set_new(void);
 void feat_set_free(struct feat_set *fs);
 
 /*
- * Create feature with kind and no elements if no source made it yet, so that it
- * exists even when empty (NFD: a feature that was read but is empty still
- * matches DoesNotExist). Returns 0, -EINVAL (it exists with another kind) or
- * -ENOMEM.
+ * Create feature of kind with no elements if no source made it yet, so that
+ * it exists even when empty (NFD: a feature that was read but is empty still
+ * matches DoesNotExist). Returns 0 or -ENOMEM.
  */
 int feat_declare(struct feat_set *fs, const char *feature, enum feat_kind kind);
-/* Add element name to flags feature. Duplicates are ignored. Returns 0, -EINVAL or -ENOMEM. */
+/* Add element name to flags feature. Duplicates are ignored. Returns 0 or -ENOMEM. */
 int feat_flag_add(struct feat_set *fs, const char *feature, const char *name);
-/* Set key=value in attributes feature (replacing). Returns 0, -EINVAL or -ENOMEM. */
+/* Set key=value in attributes feature (replacing). Returns 0 or -ENOMEM. */
 int feat_attr_set(struct feat_set *fs, const char *feature, const char *key, const char *value);
 /*
  * Append a new empty instance to instances feature. Returns the instance (owned
- * by fs, valid until feat_set_free) or NULL on -ENOMEM/-EINVAL.
+ * by fs, valid until feat_set_free) or NULL on -ENOMEM.
  */
 struct feat *feat_instance_add(struct feat_set *fs, const char *feature);
 /* Set key=value in one instance (replacing). Returns 0 or -ENOMEM. */
@@ -57,7 +57,9 @@ int feat_instance_set(struct feat *inst, const char *key, const char *value);
  * only tests that one exists costs nothing. For sources whose elements cost
  * time to make (a kernel config to parse, cpuid leaves that trap to the
  * hypervisor in a VM); the data must be checked before, as fill may fail
- * only with -ENOMEM (feat_set_error). Reading a deferred feature changes the
+ * only with -ENOMEM (feat_set_error). fill adds elements to these features
+ * only: it must not create a feature (of another kind, too), which a rule
+ * may have looked for before. Reading a deferred feature changes the
  * set: not thread-safe. Returns 0, -EINVAL (a name not declared, or deferred
  * already; release is then not called) or -ENOMEM (release called).
  */
@@ -69,8 +71,11 @@ bool feat_deferred(const struct feat_set *fs, const char *feature);
  * elements, so the caller must fail the run. */
 int feat_set_error(const struct feat_set *fs);
 
-/* The feature named feature, or NULL if no source produced it. Borrowed. */
+/* The first-made feature named feature (any kind), or NULL if no source produced it. Borrowed. */
 const struct feat *feat_get(const struct feat_set *fs, const char *feature);
+/* The feature named feature of kind, or NULL. Borrowed. */
+const struct feat *feat_get_kind(const struct feat_set *fs, const char *feature,
+				 enum feat_kind kind);
 /* Number of features in the set, and the i-th (creation order). */
 size_t feat_set_count(const struct feat_set *fs);
 const struct feat *feat_set_at(const struct feat_set *fs, size_t i);

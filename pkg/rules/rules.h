@@ -12,45 +12,44 @@ struct log_err;
 
 /*
  * The format is NFD's NodeFeatureRule (apiVersion nfd.k8s-sigs.io/v1alpha1,
- * kind NodeFeatureRule), several per file as YAML documents. Per rule: name,
- * labels (values "@<domain>.<feature>.<element>" are read from an attribute
- * feature), labelsTemplate (a subset of Go templates, below), matchFeatures
- * (AND) and matchAny (OR of matchFeatures). Terms: feature, matchExpressions
- * {key: {op, value}} and matchName {op, value}. Ops: In, NotIn, InRegexp (Go's
- * regexp, unanchored, through pkg/goregex), Exists, DoesNotExist, Gt, Ge, Lt, Le, GtLt, GeLe,
- * IsTrue, IsFalse, with NFD's semantics (pkg/apis/nfd/nodefeaturerule): a flag only
- * Exists/DoesNotExist; a missing attribute matches only DoesNotExist; an
- * instance term matches when one instance matches all its expressions; a
- * feature no source produced matches nothing.
+ * kind NodeFeatureRule), several per file as YAML documents, checked against
+ * NFD's CRD schema (every field, type and op; metadata.name required), and
+ * evaluated as nfd-master does (NFD v0.19, pkg/apis/nfd/nodefeaturerule and
+ * pkg/nfd-master): objects ordered by metadata.name, rules in order; labels,
+ * labelsTemplate, vars, varsTemplate; matchFeatures (AND), matchAny (OR);
+ * terms with matchExpressions and matchName; the 13 ops of NFD's table, with
+ * type: version for the six numeric ones; rule.matched (the labels and vars
+ * of earlier rules) as an attribute feature; "@<domain>.<feature>.<element>"
+ * label values read after all rules ran. An expression NFD cannot evaluate
+ * fails its rule (with a warning) exactly when NFD's would: when evaluated on
+ * an element that is there.
  *
- * labelsTemplate subset: "{{ range .<dom>.<feat> }} ... {{ end }}" over the
- * elements the rule matched (flags and attributes sorted by name, as NFD),
- * "{{ .<attr> }}" inside it (instances: their attributes; flags: .Name;
- * attributes: .Name, .Value), "{{ len .<dom>.<feat> }}",
+ * labelsTemplate/varsTemplate subset: "{{ range .<dom>.<feat> }} ... {{ end }}"
+ * over the elements the rule matched (flags and attributes sorted by name, as
+ * NFD), "{{ .<attr> }}" inside it (instances: their attributes; flags: .Name;
+ * attributes: .Name, .Value; 'index . "key"' for any key),
+ * "{{ len .<dom>.<feat> }}" (or "{{ .<dom>.<feat> | len }}"),
  * "{{ (index .<dom>.<feat> N).<attr> }}", and the "{{-"/"-}}" trim markers.
- * The output is "key=value" lines, as in NFD; labels wins over it. As NFD's
- * missingkey=error, a key that is not there (an attribute the element lacks,
- * .Value of a flag, a feature the matcher did not match on) fails the
- * template, and the rule gives nothing.
+ * The output is "key=value" lines, as in NFD; labels/vars win over it. As
+ * NFD's missingkey=error, a key that is not there fails the template, and
+ * the rule gives nothing.
  *
- * nodeprobe extension, countLabelsTemplate: a template in the same subset
- * that expands to label keys, one per line; each distinct key becomes a label
- * whose value is the number of lines that produced it. (Intel's GPU count
- * template labels the first device id with the total; this counts per id.)
+ * nodeprobe's own kind, apiVersion nodeprobe.io/v1alpha1, kind
+ * LabelCountRule: rules of name, countLabelsTemplate, matchFeatures and
+ * matchAny; each distinct line the template gives becomes a label whose value
+ * is the number of lines that gave it.
  *
  * Unprefixed label keys get "feature.node.kubernetes.io/", as nfd-master
  * adds. Labels that are invalid, or in a kubernetes.io namespace NFD denies,
  * are skipped with a warning naming the rule and label.
  *
- * What we cannot evaluate skips the rule with a warning naming file and
- * rule: a feature outside rules_feature_supported(), the op Any, a "type"
- * ("type: version"; its values are then not read as integers), a template
- * construct outside the subset. Rule outputs
- * other than labels (annotations, extendedResources, taints, vars) are
- * ignored with a warning. Documents of another apiVersion/kind are skipped
- * with a warning. A malformed file (YAML syntax, wrong type, missing name,
- * unknown op, wrong number of values, a regex Go refuses) is an error
- * "file:line:column: what".
+ * Skipped with a warning naming file and rule: a rule on a feature that no
+ * source makes (rules_feature_supported()) and the scan does not hold, a
+ * template construct outside the subset. annotations, extendedResources and
+ * taints are checked, then ignored with a warning (a features.d file holds
+ * labels only). Documents of another apiVersion/kind are skipped with a
+ * warning. A malformed file (YAML syntax, or anything the CRD schema
+ * refuses) is an error "file:line:column: what".
  */
 
 struct rules; /* loaded rules, in load order */
@@ -79,20 +78,23 @@ int rules_load_path(struct rules *r, const char *path, struct log_err *err);
 size_t rules_count(const struct rules *r);
 
 /*
- * Evaluate every rule that is not skipped against fs, in load order, and put
- * the labels of matching rules into out (a later rule replaces an earlier
- * value). Evaluation problems (a non-number for Gt, a template error) make
- * that rule produce nothing, with a warning. Returns the number of labels
- * set, or -ENOMEM with err filled.
+ * Evaluate every rule that is not skipped against fs, in nfd-master's order
+ * (objects by metadata.name, then load order; rules in order), and put the
+ * final labels into out (a later rule replaces an earlier value). Evaluation
+ * problems (a non-number for Gt, a template error) make that rule produce
+ * nothing, with a warning. fs is borrowed, not changed. Returns the number of
+ * labels set, or -ENOMEM with err filled.
  */
 int rules_eval(const struct rules *r, const struct feat_set *fs, struct label_set *out,
 	       struct log_err *err);
 
 /*
- * True if rules may use feature: "pci.device", "kernel.loadedmodule",
- * "kernel.enabledmodule", "kernel.version", "kernel.config", "cpu.cpuid",
- * "cpu.model", "system.osrelease", "usb.device" and any "dt.*" feature (the
- * devicetree source).
+ * True for a feature nodeprobe's sources make even where this node lacks it:
+ * "pci.device", "kernel.loadedmodule", "kernel.enabledmodule",
+ * "kernel.version", "kernel.config", "cpu.cpuid", "cpu.model",
+ * "system.osrelease", "usb.device", any "dt.*" feature (the devicetree
+ * source), and "rule.matched". A feature the scan holds is evaluated
+ * whatever its name.
  */
 bool rules_feature_supported(const char *feature);
 

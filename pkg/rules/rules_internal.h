@@ -34,17 +34,26 @@ enum op {
 	OP_ISTRUE,
 	OP_ISFALSE,
 };
+/* A version as NFD compares them (type: version): major.minor.patch only. */
+struct ver {
+	unsigned long long v[3]; /* major, minor, patch */
+};
+
 struct expr {
 	char *key;	     /* attribute/flag name; NULL for matchName */
 	enum op op;	     /* operator */
 	char **val;	     /* values */
 	size_t nval;	     /* number of values */
-	struct goregex **re; /* InRegexp: compiled values (pkg/goregex) */
-	long long num[2];    /* Gt/Lt/GtLt: parsed values */
+	bool version;	     /* type: version (numeric ops) */
+	struct goregex **re; /* InRegexp: compiled values (pkg/goregex), NULL for a bad one */
+	long long num[2];    /* numeric ops, untyped: parsed values */
+	struct ver ver[2];   /* numeric ops, type: version: parsed values */
+	char *bad;	     /* why NFD fails this expression when evaluated, or NULL */
 };
 
 struct term {
-	char *feature;	   /* "pci.device" */
+	char *feature;	   /* "pci.device" (lower-cased for lookup, as NFD) */
+	char *tkey;	   /* the feature as written: the template's .<domain>.<feature> */
 	struct expr *ex;   /* matchExpressions */
 	size_t nex;	   /* number of expressions */
 	bool has_ex;	   /* matchExpressions given (possibly empty) */
@@ -80,19 +89,26 @@ struct kv {
 struct rule {
 	char *name;	     /* rule name */
 	char *where;	     /* "file:line:col" of the rule */
+	char *object;	     /* metadata.name of its object: nfd-master's order */
+	size_t seq;	     /* load order, for objects of the same name */
 	struct kv *labels;   /* static labels */
 	size_t nlabels;	     /* number of static labels */
+	struct kv *vars;     /* static vars */
+	size_t nvars;	     /* number of static vars */
 	struct tmpl *tmpl;   /* labelsTemplate, or NULL */
-	struct tmpl *count;  /* countLabelsTemplate (extension), or NULL */
+	struct tmpl *vtmpl;  /* varsTemplate, or NULL */
+	struct tmpl *count;  /* countLabelsTemplate (nodeprobe's LabelCountRule), or NULL */
 	struct matcher mf;   /* matchFeatures */
 	struct matcher *any; /* matchAny elements */
 	size_t nany;	     /* number of matchAny elements */
 	char *skip;	     /* why the rule is skipped, or NULL */
+	bool counting;	     /* from a LabelCountRule object */
 };
 
 struct rules {
 	struct rule *r; /* rules in load order */
 	size_t n, cap;	/* used, allocated */
+	size_t seq;	/* next load sequence number */
 };
 
 /* One matched element: an instance, or a flag/attribute element. */
@@ -104,7 +120,7 @@ struct elem {
 
 /* Elements matched per feature name, for rules_templates (NFD's matchedFeatures). */
 struct mgroup {
-	const char *feature; /* borrowed from the rule */
+	const char *feature; /* as written in the term (borrowed from the rule) */
 	struct elem *e;	     /* matched elements */
 	size_t n;	     /* number */
 };
@@ -134,7 +150,12 @@ bool rules_atoi_go(const char *s, long long *out);
 
 int rules_tmpl_parse(const char *src, struct tmpl **out, char *why, size_t whylen);
 
-int rules_templates(const struct rule *rl, const struct matched *m, struct cand *c, bool *failed);
+int rules_templates(const struct rule *rl, const struct matched *m, struct cand *labels,
+		    struct cand *vars, bool *failed);
+
+int rules_cand_put(struct cand *c, const char *k, size_t klen, const char *v, size_t vlen);
+
+void rules_cand_free(struct cand *c);
 
 void rules_matched_free(struct matched *m);
 
@@ -142,6 +163,27 @@ void rules_matched_free(struct matched *m);
 int rules_load_trusted(struct rules *rs, const char *name, const char *buf, size_t len,
 		       struct log_err *err);
 
-int rules_eval_matcher(const struct matcher *m, const struct feat_set *fs, struct matched *out);
+/* The features a rule sees: the scan's, and rule.matched (earlier rules' labels and vars). */
+struct evalfs {
+	const struct feat_set *fs; /* the sources' features */
+	struct feat_set *back;	   /* holds "rule.matched" once the first rule ran */
+};
+
+/* A feature's parts: NFD keeps the flags, attributes and instances of one name apart. */
+struct parts {
+	const struct feat *f; /* flags, or NULL */
+	const struct feat *a; /* attributes, or NULL */
+	const struct feat *i; /* instances, or NULL */
+};
+
+/* Fill p for feature (rule.matched from e->back); true if any part exists. */
+bool rules_parts(const struct evalfs *e, const char *feature, struct parts *p);
+
+/* AND over a matcher's terms: 1 match, 0 not, -ENOMEM, or -EINVAL with why (an expression NFD
+ * fails). */
+int rules_eval_matcher(const struct matcher *m, const struct evalfs *e, struct matched *out,
+		       char *why, size_t whylen);
+
+bool rules_version_parse(const char *s, struct ver *out);
 
 #endif

@@ -14,9 +14,11 @@
 #include "ydoc/ydoc.h"
 #include "rules/rules_internal.h"
 
+/* The op enum of NFD's CRD (nodefeaturerules.nfd.k8s-sigs.io, v0.19.0): any other op is not a
+ * NodeFeatureRule. */
 static const struct {
 	const char *name;
-	int op;	     /* enum op, or -1: NFD has it, we do not */
+	enum op op;
 	int nvalues; /* required count; -1 at least one; 0 none */
 } ops[] = {
     {"In", OP_IN, -1},
@@ -25,15 +27,15 @@ static const struct {
     {"Exists", OP_EXISTS, 0},
     {"DoesNotExist", OP_DOESNOTEXIST, 0},
     {"Gt", OP_GT, 1},
+    {"Ge", OP_GE, 1},
     {"Lt", OP_LT, 1},
+    {"Le", OP_LE, 1},
     {"GtLt", OP_GTLT, 2},
+    {"GeLe", OP_GELE, 2},
     {"IsTrue", OP_ISTRUE, 0},
     {"IsFalse", OP_ISFALSE, 0},
-    {"Ge", OP_GE, 1},
-    {"Le", OP_LE, 1},
-    {"GeLe", OP_GELE, 2},
-    {"Any", -1, 0},
 };
+
 /* ---------------------------------------------------------------- memory */
 
 static void expr_free(struct expr *e)
@@ -48,6 +50,7 @@ static void expr_free(struct expr *e)
 	}
 	free(e->val);
 	free(e->re);
+	free(e->bad);
 }
 
 static void matcher_free(struct matcher *m)
@@ -63,6 +66,7 @@ static void matcher_free(struct matcher *m)
 			free(m->t[i].name);
 		}
 		free(m->t[i].feature);
+		free(m->t[i].tkey);
 	}
 	free(m->t);
 }
@@ -87,16 +91,25 @@ void rules_tmpl_free(struct tmpl *t)
 	free(t);
 }
 
+static void kv_free(struct kv *kv, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(kv[i].k);
+		free(kv[i].v);
+	}
+	free(kv);
+}
+
 static void rule_free(struct rule *r)
 {
 	size_t i;
 
-	for (i = 0; i < r->nlabels; i++) {
-		free(r->labels[i].k);
-		free(r->labels[i].v);
-	}
-	free(r->labels);
+	kv_free(r->labels, r->nlabels);
+	kv_free(r->vars, r->nvars);
 	rules_tmpl_free(r->tmpl);
+	rules_tmpl_free(r->vtmpl);
 	rules_tmpl_free(r->count);
 	matcher_free(&r->mf);
 	for (i = 0; i < r->nany; i++)
@@ -104,6 +117,7 @@ static void rule_free(struct rule *r)
 	free(r->any);
 	free(r->name);
 	free(r->where);
+	free(r->object);
 	free(r->skip);
 }
 
@@ -140,22 +154,6 @@ void *rules_grow(void *arr_p, size_t *n, size_t sz)
 	memset(na + *n * sz, 0, sz);
 	*arr = na;
 	return na + (*n)++ * sz;
-}
-
-bool rules_feature_supported(const char *feature)
-{
-	/* the features of nodeprobe's sources (pkg/probe), with NFD's names */
-	static const char *const known[] = {
-	    "pci.device",     "kernel.loadedmodule", "kernel.enabledmodule",
-	    "kernel.version", "kernel.config",	     "cpu.cpuid",
-	    "cpu.model",      "system.osrelease",    "usb.device",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (!strcmp(feature, known[i]))
-			return true;
-	return !strncmp(feature, "dt.", 3);
 }
 
 /* ------------------------------------------------------------------ YAML */
@@ -201,13 +199,45 @@ static const char *kind_name(const yaml_node_t *n)
 	return ydoc_kind(n);
 }
 
-/* A scalar that is not null, as a string (borrowed). */
+static const char *key_of(struct ctx *c, const yaml_node_pair_t *p)
+{
+	return (const char *)rules_node(c, p->key)->data.scalar.value;
+}
+
+/*
+ * A string as the CRD's "type: string" takes it (borrowed): a scalar that
+ * Kubernetes does not read as null, a boolean or a number (quote "true").
+ */
 static int want_string(struct ctx *c, const yaml_node_t *n, const char *what, const char **out)
 {
+	const char *t = ydoc_scalar_type(n);
+
 	*out = "";
-	if (n->type != YAML_SCALAR_NODE || is_null(n))
+	if (n->type != YAML_SCALAR_NODE)
 		return at(c, n, "%s must be a string, not %s", what, kind_name(n));
+	if (t)
+		return at(c, n, "%s must be a string, not %s%s%s%s", what, t, *t == 'n' ? "" : " '",
+			  *t == 'n' ? "" : (const char *)n->data.scalar.value,
+			  *t == 'n' ? "" : "' (quote it)");
 	*out = (const char *)n->data.scalar.value;
+	return 0;
+}
+
+/* Only the keys in allowed (NULL-terminated) in mapping n: NFD's CRD has no other field. */
+static int only_fields(struct ctx *c, const yaml_node_t *n, const char *const *allowed,
+		       const char *what)
+{
+	yaml_node_pair_t *p;
+	size_t i;
+
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		for (i = 0; allowed[i]; i++)
+			if (!strcmp(key_of(c, p), allowed[i]))
+				break;
+		if (!allowed[i])
+			return at(c, rules_node(c, p->key), "unknown field '%s' in %s",
+				  key_of(c, p), what);
+	}
 	return 0;
 }
 
@@ -227,11 +257,6 @@ static int want_map(struct ctx *c, const yaml_node_t *n, const char *what)
 	if (rc == 0 && ydoc_check_map(c->y, n) < 0)
 		rc = -EINVAL;
 	return rc;
-}
-
-static const char *key_of(struct ctx *c, const yaml_node_pair_t *p)
-{
-	return (const char *)rules_node(c, p->key)->data.scalar.value;
 }
 
 /* The value of key in mapping m (checked by want_map), or NULL. */
@@ -269,26 +294,85 @@ bool rules_atoi_go(const char *s, long long *out)
 	return !errno && !*end && end != s && isdigit((unsigned char)end[-1]);
 }
 
-/* {op: X, value: [..], type: T} */
-static int parse_expr(struct ctx *c, struct rule *r, const yaml_node_t *n, struct expr *e)
+/* Set e->bad: what NFD reports when it evaluates this expression (expression.go). */
+static int expr_check(struct ctx *c, struct expr *e, const char *opname, const char *type)
 {
+	char bad[300] = "";
+	size_t k, i;
+	bool numeric = e->op == OP_GT || e->op == OP_GE || e->op == OP_LT || e->op == OP_LE ||
+		       e->op == OP_GTLT || e->op == OP_GELE;
+
+	for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+		if (ops[k].op == e->op)
+			break;
+	if (ops[k].nvalues == 0 && e->nval)
+		snprintf(bad, sizeof(bad), "op %s takes no value", opname);
+	else if (ops[k].nvalues < 0 && !e->nval)
+		snprintf(bad, sizeof(bad), "op %s needs at least one value", opname);
+	else if (ops[k].nvalues > 0 && e->nval != (size_t)ops[k].nvalues)
+		snprintf(bad, sizeof(bad), "op %s needs exactly %d value%s", opname, ops[k].nvalues,
+			 ops[k].nvalues > 1 ? "s" : "");
+	else if (numeric && type[0] && !e->version)
+		snprintf(bad, sizeof(bad), "op %s: unknown type '%.100s'", opname, type);
+	for (i = 0; numeric && !bad[0] && i < e->nval; i++) {
+		if (e->version && !rules_version_parse(e->val[i], &e->ver[i]))
+			snprintf(bad, sizeof(bad), "op %s: '%.100s' is not a version", opname,
+				 e->val[i]);
+		else if (!e->version && !rules_atoi_go(e->val[i], &e->num[i]))
+			snprintf(bad, sizeof(bad), "op %s: '%.100s' is not an integer", opname,
+				 e->val[i]);
+	}
+	/* NFD refuses an untyped range whose ends are not in order */
+	if (!bad[0] && !e->version && (e->op == OP_GTLT || e->op == OP_GELE) &&
+	    e->num[0] >= e->num[1])
+		snprintf(bad, sizeof(bad), "op %s: the first value must be less than the second",
+			 opname);
+	if (!bad[0] && e->op == OP_INREGEXP) {
+		/* Go's regexp (NFD's), unanchored as regexp.MatchString; see pkg/goregex. */
+		e->re = calloc(e->nval, sizeof(*e->re));
+		if (!e->re)
+			return log_err_set(c->err, -ENOMEM, "out of memory");
+		for (i = 0; i < e->nval && !bad[0]; i++) {
+			char why[160];
+			int x = goregex_compile(e->val[i], 0, &e->re[i], why, sizeof(why));
+
+			if (x == -ENOMEM)
+				return log_err_set(c->err, -ENOMEM, "out of memory");
+			if (x < 0)
+				snprintf(bad, sizeof(bad),
+					 "invalid regular expression '%.100s': %s", e->val[i],
+					 x == -E2BIG ? "too long" : why);
+		}
+	}
+	if (bad[0]) {
+		e->bad = strdup(bad);
+		if (!e->bad)
+			return log_err_set(c->err, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/*
+ * {op: X, value: [..], type: T}: the CRD's MatchExpression. Only its shape is
+ * a file error; the values an op cannot use fail the rule when NFD would
+ * (when the expression is evaluated on an element that is there).
+ */
+static int parse_expr(struct ctx *c, const yaml_node_t *n, struct expr *e)
+{
+	static const char *const fields[] = {"op", "value", "type", NULL};
 	yaml_node_t *opn, *vn, *tn;
 	yaml_node_item_t *it;
-	const char *opname, *t;
-	size_t i, k;
-	int rc, want = 0;
-	bool typed = false;
+	const char *opname, *type = "";
+	size_t k;
+	int rc;
 
 	rc = want_map(c, n, "match expression");
+	if (rc == 0)
+		rc = only_fields(c, n, fields, "match expression");
 	if (rc < 0)
 		return rc;
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
-		if (strcmp(key_of(c, p), "op") && strcmp(key_of(c, p), "value") &&
-		    strcmp(key_of(c, p), "type"))
-			return at(c, rules_node(c, p->key),
-				  "unknown field '%s' in match expression", key_of(c, p));
 	opn = map_get(c, n, "op");
-	if (!opn)
+	if (!opn || is_null(opn))
 		return at(c, n, "match expression without 'op'");
 	rc = want_string(c, opn, "op", &opname);
 	if (rc < 0)
@@ -298,16 +382,13 @@ static int parse_expr(struct ctx *c, struct rule *r, const yaml_node_t *n, struc
 			break;
 	if (k == sizeof(ops) / sizeof(ops[0]))
 		return at(c, opn, "unknown op '%s'", opname);
-	if (ops[k].op < 0)
-		skip_rule(r, "op '%s' is not supported", opname);
-	e->op = ops[k].op < 0 ? OP_IN : (enum op)ops[k].op;
+	e->op = ops[k].op;
 	tn = map_get(c, n, "type");
 	if (tn && !is_null(tn)) {
-		rc = want_string(c, tn, "type", &t);
+		rc = want_string(c, tn, "type", &type);
 		if (rc < 0)
 			return rc;
-		skip_rule(r, "'type: %s' is not supported", t);
-		typed = true; /* its values are not integers: not checked as such */
+		e->version = !strcmp(type, "version");
 	}
 	vn = map_get(c, n, "value");
 	if (vn && !is_null(vn)) {
@@ -315,16 +396,14 @@ static int parse_expr(struct ctx *c, struct rule *r, const yaml_node_t *n, struc
 		if (rc < 0)
 			return rc;
 		for (it = vn->data.sequence.items.start; it < vn->data.sequence.items.top; it++) {
-			yaml_node_t *v = rules_node(c, *it);
 			const char *s;
 			char **nv;
 
 			if (!visit(c))
 				return at(c, vn, "document too complex");
-			if (v->type != YAML_SCALAR_NODE)
-				return at(c, v, "value must be a list of strings, not of %s",
-					  kind_name(v));
-			s = (const char *)v->data.scalar.value;
+			rc = want_string(c, rules_node(c, *it), "value item", &s);
+			if (rc < 0)
+				return rc;
 			nv = rules_grow(&e->val, &e->nval, sizeof(char *));
 			if (nv)
 				*nv = strdup(s);
@@ -332,50 +411,13 @@ static int parse_expr(struct ctx *c, struct rule *r, const yaml_node_t *n, struc
 				return log_err_set(c->err, -ENOMEM, "out of memory");
 		}
 	}
-	if (ops[k].op < 0 || typed)
-		return 0;
-	want = ops[k].nvalues;
-	if (want == 0 && e->nval)
-		return at(c, vn, "op %s takes no value", opname);
-	if (want < 0 && !e->nval)
-		return at(c, vn ? vn : n, "op %s needs at least one value", opname);
-	if (want > 0 && e->nval != (size_t)want)
-		return at(c, vn ? vn : n, "op %s needs exactly %d value%s", opname, want,
-			  want > 1 ? "s" : "");
-	if (e->op == OP_GT || e->op == OP_LT || e->op == OP_GTLT || e->op == OP_GE ||
-	    e->op == OP_LE || e->op == OP_GELE) {
-		for (i = 0; i < e->nval; i++)
-			if (!rules_atoi_go(e->val[i], &e->num[i]))
-				return at(c, rules_node(c, vn->data.sequence.items.start[i]),
-					  "op %s: '%s' is not an integer", opname, e->val[i]);
-		/* NFD refuses a range whose ends are not in order, for both range ops */
-		if ((e->op == OP_GTLT || e->op == OP_GELE) && e->num[0] >= e->num[1])
-			return at(c, vn, "op %s: the first value must be less than the second",
-				  opname);
-	}
-	if (e->op == OP_INREGEXP) {
-		/* Go's regexp (NFD's), unanchored as regexp.MatchString; see pkg/goregex. */
-		e->re = calloc(e->nval, sizeof(*e->re));
-		if (!e->re)
-			return log_err_set(c->err, -ENOMEM, "out of memory");
-		for (i = 0; i < e->nval; i++) {
-			char why[160];
-			int x = goregex_compile(e->val[i], 0, &e->re[i], why, sizeof(why));
-
-			if (x == -ENOMEM)
-				return log_err_set(c->err, -ENOMEM, "out of memory");
-			if (x < 0)
-				return at(c, rules_node(c, vn->data.sequence.items.start[i]),
-					  "invalid regular expression '%.200s': %s", e->val[i],
-					  x == -E2BIG ? "too long" : why);
-		}
-	}
-	return 0;
+	return expr_check(c, e, opname, type);
 }
 
 /* [{feature, matchExpressions, matchName}, ...] */
-static int parse_matcher(struct ctx *c, struct rule *r, const yaml_node_t *n, struct matcher *m)
+static int parse_matcher(struct ctx *c, const yaml_node_t *n, struct matcher *m)
 {
+	static const char *const fields[] = {"feature", "matchExpressions", "matchName", NULL};
 	yaml_node_item_t *it;
 	int rc;
 
@@ -393,30 +435,25 @@ static int parse_matcher(struct ctx *c, struct rule *r, const yaml_node_t *n, st
 		if (!visit(c))
 			return at(c, n, "document too complex");
 		rc = want_map(c, tn, "matchFeatures item");
+		if (rc == 0)
+			rc = only_fields(c, tn, fields, "matchFeatures item");
 		if (rc < 0)
 			return rc;
-		for (p = tn->data.mapping.pairs.start; p < tn->data.mapping.pairs.top; p++)
-			if (strcmp(key_of(c, p), "feature") &&
-			    strcmp(key_of(c, p), "matchExpressions") &&
-			    strcmp(key_of(c, p), "matchName"))
-				return at(c, rules_node(c, p->key),
-					  "unknown field '%s' in matchFeatures item", key_of(c, p));
 		t = rules_grow(&m->t, &m->n, sizeof(*t));
 		if (!t)
 			return log_err_set(c->err, -ENOMEM, "out of memory");
 		fn = map_get(c, tn, "feature");
-		if (!fn)
+		if (!fn || is_null(fn))
 			return at(c, tn, "matchFeatures item without 'feature'");
 		rc = want_string(c, fn, "feature", &f);
 		if (rc < 0)
 			return rc;
 		t->feature = strdup(f);
-		if (!t->feature)
+		t->tkey = strdup(f);
+		if (!t->feature || !t->tkey)
 			return log_err_set(c->err, -ENOMEM, "out of memory");
 		for (char *s = t->feature; *s; s++) /* NFD lowercases the feature name */
 			*s = (char)tolower((unsigned char)*s);
-		if (!rules_feature_supported(t->feature))
-			skip_rule(r, "feature '%s' is not supported", t->feature);
 		en = map_get(c, tn, "matchExpressions");
 		if (en && !is_null(en)) {
 			rc = want_map(c, en, "matchExpressions");
@@ -424,13 +461,16 @@ static int parse_matcher(struct ctx *c, struct rule *r, const yaml_node_t *n, st
 				return rc;
 			for (p = en->data.mapping.pairs.start; p < en->data.mapping.pairs.top;
 			     p++) {
-				struct expr *e = rules_grow(&t->ex, &t->nex, sizeof(*e));
+				struct expr *e;
 
+				if (is_null(rules_node(c, p->value)))
+					continue; /* a null is pruned, as Kubernetes does */
+				e = rules_grow(&t->ex, &t->nex, sizeof(*e));
 				if (e)
 					e->key = strdup(key_of(c, p));
 				if (!e || !e->key)
 					return log_err_set(c->err, -ENOMEM, "out of memory");
-				rc = parse_expr(c, r, rules_node(c, p->value), e);
+				rc = parse_expr(c, rules_node(c, p->value), e);
 				if (rc < 0)
 					return rc;
 			}
@@ -441,7 +481,7 @@ static int parse_matcher(struct ctx *c, struct rule *r, const yaml_node_t *n, st
 			t->name = calloc(1, sizeof(*t->name));
 			if (!t->name)
 				return log_err_set(c->err, -ENOMEM, "out of memory");
-			rc = parse_expr(c, r, nn, t->name);
+			rc = parse_expr(c, nn, t->name);
 			if (rc < 0)
 				return rc;
 		}
@@ -449,27 +489,35 @@ static int parse_matcher(struct ctx *c, struct rule *r, const yaml_node_t *n, st
 	return 0;
 }
 
-static int parse_labels(struct ctx *c, struct rule *r, const yaml_node_t *n)
+/* A map of string to string (labels, vars, annotations, extendedResources); nulls pruned. */
+static int parse_strmap(struct ctx *c, const yaml_node_t *n, const char *what, struct kv **out,
+			size_t *nout)
 {
 	yaml_node_pair_t *p;
+	char w[80];
 	int rc;
 
 	if (is_null(n))
 		return 0;
-	rc = want_map(c, n, "labels");
+	rc = want_map(c, n, what);
 	if (rc < 0)
 		return rc;
+	snprintf(w, sizeof(w), "%s value", what);
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		yaml_node_t *v = rules_node(c, p->value);
+		const char *s;
 		struct kv *kv;
 
-		if (v->type != YAML_SCALAR_NODE)
-			return at(c, v, "label value must be a string, not %s", kind_name(v));
-		kv = rules_grow(&r->labels, &r->nlabels, sizeof(*kv));
+		if (is_null(v))
+			continue;
+		rc = want_string(c, v, w, &s);
+		if (rc < 0)
+			return rc;
+		kv = rules_grow(out, nout, sizeof(*kv));
 		if (!kv)
 			return log_err_set(c->err, -ENOMEM, "out of memory");
 		kv->k = strdup(key_of(c, p));
-		kv->v = strdup(is_null(v) ? "" : (const char *)v->data.scalar.value);
+		kv->v = strdup(s);
 		if (!kv->k || !kv->v)
 			return log_err_set(c->err, -ENOMEM, "out of memory");
 	}
@@ -488,6 +536,8 @@ static int parse_template(struct ctx *c, struct rule *r, const yaml_node_t *n, c
 	rc = want_string(c, n, what, &s);
 	if (rc < 0)
 		return rc;
+	if (!*s)
+		return 0; /* NFD: an empty template is none */
 	rc = rules_tmpl_parse(s, out, why, sizeof(why));
 	if (rc == -ENOMEM)
 		return log_err_set(c->err, rc, "out of memory");
@@ -496,16 +546,91 @@ static int parse_template(struct ctx *c, struct rule *r, const yaml_node_t *n, c
 	return 0;
 }
 
-static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r)
+/* RFC 3339 date-time, as the CRD's "format: date-time" (kube-openapi's strfmt). */
+static bool date_time(const char *s)
 {
-	static const char *const ignored[] = {"annotations", "extendedResources", "taints", "vars",
-					      "varsTemplate"};
+	static const char form[] = "dddd-dd-ddTdd:dd:dd";
+	size_t i;
+
+	for (i = 0; form[i]; i++) {
+		if (form[i] == 'd' ? !isdigit((unsigned char)s[i])
+				   : (form[i] == 'T' ? (s[i] != 'T' && s[i] != 't' && s[i] != ' ')
+						     : s[i] != form[i]))
+			return false;
+	}
+	s += i;
+	if (*s == '.') {
+		if (!isdigit((unsigned char)*++s))
+			return false;
+		while (isdigit((unsigned char)*s))
+			s++;
+	}
+	if (*s == 'Z' || *s == 'z')
+		return !s[1];
+	return (*s == '+' || *s == '-') && isdigit((unsigned char)s[1]) &&
+	       isdigit((unsigned char)s[2]) && s[3] == ':' && isdigit((unsigned char)s[4]) &&
+	       isdigit((unsigned char)s[5]) && !s[6];
+}
+
+/* taints: [{key, value, effect, timeAdded}], checked against the CRD. */
+static int parse_taints(struct ctx *c, const yaml_node_t *n, size_t *count)
+{
+	static const char *const fields[] = {"key", "value", "effect", "timeAdded", NULL};
+	yaml_node_item_t *it;
+	int rc;
+
+	if (is_null(n))
+		return 0;
+	rc = want_type(c, n, YAML_SEQUENCE_NODE, "taints");
+	if (rc < 0)
+		return rc;
+	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+		yaml_node_t *tn = rules_node(c, *it), *v;
+		const char *s;
+		size_t i;
+
+		if (!visit(c))
+			return at(c, n, "document too complex");
+		rc = want_map(c, tn, "taint");
+		if (rc == 0)
+			rc = only_fields(c, tn, fields, "taint");
+		for (i = 0; rc == 0 && fields[i]; i++) {
+			v = map_get(c, tn, fields[i]);
+			if ((!v || is_null(v)) && i != 0 && i != 2)
+				continue;
+			if (!v || is_null(v))
+				return at(c, tn, "taint without '%s'", fields[i]);
+			rc = want_string(c, v, fields[i], &s);
+			if (rc == 0 && i == 3 && !date_time(s))
+				return at(c, v, "timeAdded '%.100s' is not an RFC 3339 date-time",
+					  s);
+		}
+		if (rc < 0)
+			return rc;
+		(*count)++;
+	}
+	return 0;
+}
+
+/*
+ * One rule. NodeFeatureRule: the CRD's fields. LabelCountRule (nodeprobe's
+ * own kind, counting): name, countLabelsTemplate, matchFeatures, matchAny.
+ */
+static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r, bool counting)
+{
+	static const char *const nfr[] = {
+	    "name",   "labels", "labelsTemplate", "annotations",   "extendedResources",
+	    "taints", "vars",	"varsTemplate",	  "matchFeatures", "matchAny",
+	    NULL};
+	static const char *const lcr[] = {"name", "countLabelsTemplate", "matchFeatures",
+					  "matchAny", NULL};
+	struct kv *ignored = NULL;
+	size_t nignored = 0, ntaints = 0;
 	yaml_node_pair_t *p;
 	yaml_node_t *v;
 	const char *name;
-	char where[300];
+	char where[300], what[300];
 	int rc;
-	size_t i;
 
 	rc = want_map(c, n, "rule");
 	if (rc < 0)
@@ -514,7 +639,7 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r)
 		 n->start_mark.column + 1);
 	r->where = strdup(where);
 	v = map_get(c, n, "name");
-	if (!v)
+	if (!v || is_null(v))
 		return at(c, n, "rule without 'name'");
 	rc = want_string(c, v, "name", &name);
 	if (rc < 0)
@@ -522,72 +647,67 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r)
 	r->name = strdup(name);
 	if (!r->where || !r->name)
 		return log_err_set(c->err, -ENOMEM, "out of memory");
-	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+	snprintf(what, sizeof(what), "rule '%.200s'", name);
+	rc = only_fields(c, n, counting ? lcr : nfr, what);
+	if (rc < 0)
+		return rc;
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top && rc == 0; p++) {
 		const char *k = key_of(c, p);
 		yaml_node_t *val = rules_node(c, p->value);
+		size_t before = nignored + ntaints;
 
-		if (!strcmp(k, "name"))
-			continue;
 		if (!strcmp(k, "labels")) {
-			rc = parse_labels(c, r, val);
+			rc = parse_strmap(c, val, "labels", &r->labels, &r->nlabels);
+		} else if (!strcmp(k, "vars")) {
+			rc = parse_strmap(c, val, "vars", &r->vars, &r->nvars);
+		} else if (!strcmp(k, "annotations") || !strcmp(k, "extendedResources")) {
+			rc = parse_strmap(c, val, k, &ignored, &nignored);
+		} else if (!strcmp(k, "taints")) {
+			rc = parse_taints(c, val, &ntaints);
 		} else if (!strcmp(k, "labelsTemplate")) {
-			rc = parse_template(c, r, val, "labelsTemplate", &r->tmpl);
+			rc = parse_template(c, r, val, k, &r->tmpl);
+		} else if (!strcmp(k, "varsTemplate")) {
+			rc = parse_template(c, r, val, k, &r->vtmpl);
 		} else if (!strcmp(k, "countLabelsTemplate")) {
-			rc = parse_template(c, r, val, "countLabelsTemplate", &r->count);
+			rc = parse_template(c, r, val, k, &r->count);
 		} else if (!strcmp(k, "matchFeatures")) {
-			rc = parse_matcher(c, r, val, &r->mf);
-		} else if (!strcmp(k, "matchAny")) {
+			rc = parse_matcher(c, val, &r->mf);
+		} else if (!strcmp(k, "matchAny") && !is_null(val)) {
 			yaml_node_item_t *it;
 
-			if (is_null(val))
-				continue;
 			rc = want_type(c, val, YAML_SEQUENCE_NODE, "matchAny");
-			if (rc < 0)
-				return rc;
-			for (it = val->data.sequence.items.start; it < val->data.sequence.items.top;
-			     it++) {
+			for (it = val->data.sequence.items.start;
+			     rc == 0 && it < val->data.sequence.items.top; it++) {
+				static const char *const fields[] = {"matchFeatures", NULL};
 				yaml_node_t *e = rules_node(c, *it), *mf;
 				struct matcher *m;
 
 				if (!visit(c))
 					return at(c, val, "document too complex");
 				rc = want_map(c, e, "matchAny item");
+				if (rc == 0)
+					rc = only_fields(c, e, fields, "matchAny item");
 				if (rc < 0)
-					return rc;
-				for (yaml_node_pair_t *q = e->data.mapping.pairs.start;
-				     q < e->data.mapping.pairs.top; q++)
-					if (strcmp(key_of(c, q), "matchFeatures"))
-						return at(c, rules_node(c, q->key),
-							  "unknown field '%s' in matchAny item",
-							  key_of(c, q));
+					break;
 				m = rules_grow(&r->any, &r->nany, sizeof(*m));
 				if (!m)
 					return log_err_set(c->err, -ENOMEM, "out of memory");
 				mf = map_get(c, e, "matchFeatures");
-				if (!mf)
+				if (!mf || is_null(mf))
 					return at(c, e, "matchAny item without 'matchFeatures'");
-				rc = parse_matcher(c, r, mf, m);
-				if (rc < 0)
-					return rc;
+				rc = parse_matcher(c, mf, m);
 			}
-			rc = 0;
-		} else {
-			for (i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
-				if (!strcmp(k, ignored[i]))
-					break;
-			if (i == sizeof(ignored) / sizeof(ignored[0]))
-				return at(c, rules_node(c, p->key),
-					  "unknown field '%s' in rule '%s'", k, r->name);
-			if (!is_null(val))
-				log_warn(
-				    "%s: rule '%s': '%s' ignored: nodeprobe writes labels only",
-				    r->where, r->name, k);
-			rc = 0;
 		}
-		if (rc < 0)
-			return rc;
+		/* a features.d file carries labels only: say so for what the rule would do */
+		if (rc == 0 && nignored + ntaints > before)
+			log_warn("%s: rule '%s': '%s' ignored: a features.d file carries labels "
+				 "only (nfd-master applies it from a NodeFeatureRule object)",
+				 r->where, r->name, k);
 	}
-	return 0;
+	kv_free(ignored, nignored);
+	if (rc == 0 && counting && !r->count && !r->skip)
+		return at(c, n, "LabelCountRule rule '%s' without 'countLabelsTemplate'", r->name);
+	return rc;
 }
 
 static int add_rule(struct rules *rs, struct rule *r)
@@ -605,12 +725,74 @@ static int add_rule(struct rules *rs, struct rule *r)
 	return 0;
 }
 
+/* Drop the rules of object name (of the same kind) from rs; returns how many. */
+static size_t drop_object(struct rules *rs, const char *name, bool counting)
+{
+	size_t i, j = 0, n = rs->n;
+
+	for (i = 0; i < rs->n; i++) {
+		if (!strcmp(rs->r[i].object, name) && rs->r[i].counting == counting) {
+			rule_free(&rs->r[i]);
+			continue;
+		}
+		rs->r[j++] = rs->r[i];
+	}
+	rs->n = j;
+	return n - j;
+}
+
+/* Kubernetes' name of a custom resource: [a-z0-9]([-a-z0-9]*[a-z0-9])? labels joined by '.', <=
+ * 253. */
+static bool dns_subdomain(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n == 0 || n > 253)
+		return false;
+	for (i = 0; i < n; i++) {
+		bool alnum = islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]);
+		bool edge = i == 0 || i == n - 1 || s[i - 1] == '.' || s[i + 1] == '.';
+
+		if (!alnum && !(s[i] == '-' && !edge) && !(s[i] == '.' && !edge))
+			return false;
+	}
+	return true;
+}
+
+/* metadata.name (Kubernetes requires it; nfd-master orders objects by it). */
+static int parse_meta(struct ctx *c, const yaml_node_t *root, const char **name)
+{
+	yaml_node_t *m = map_get(c, root, "metadata"), *v;
+	int rc;
+
+	if (!m || is_null(m))
+		return at(c, root, "object without 'metadata.name'");
+	rc = want_map(c, m, "metadata");
+	if (rc < 0)
+		return rc;
+	v = map_get(c, m, "name");
+	if (!v || is_null(v))
+		return at(c, m, "object without 'metadata.name'");
+	rc = want_string(c, v, "metadata.name", name);
+	if (rc == 0 && !dns_subdomain(*name))
+		return at(c, v,
+			  "metadata.name '%.100s' is not a DNS-1123 subdomain (lower case, "
+			  "digits, '-' and '.')",
+			  *name);
+	return rc;
+}
+
+#define LCR_API "nodeprobe.io/v1alpha1"
+
 /* One document into tmp (a scratch rule list). 0, or error. */
 static int parse_doc(struct ctx *c, struct rules *tmp)
 {
-	yaml_node_t *root = ydoc_root(c->y), *v, *spec, *list;
+	static const char *const fields[] = {"apiVersion", "kind", "metadata", "spec", NULL};
+	static const char *const spec_fields[] = {"rules", NULL};
+	yaml_node_t *root = ydoc_root(c->y), *v, *k, *spec, *list;
 	yaml_node_item_t *it;
-	const char *s;
+	const char *api, *kind, *name;
+	bool nfr, lcr;
 	int rc;
 
 	if (!root || is_null(root))
@@ -621,42 +803,55 @@ static int parse_doc(struct ctx *c, struct rules *tmp)
 	v = map_get(c, root, "apiVersion");
 	if (!v)
 		return at(c, root, "document without 'apiVersion'");
-	rc = want_string(c, v, "apiVersion", &s);
+	rc = want_string(c, v, "apiVersion", &api);
 	if (rc < 0)
 		return rc;
-	if (strcmp(s, "nfd.k8s-sigs.io/v1alpha1")) {
-		log_warn(
-		    "%s:%zu:%zu: apiVersion '%s' is not nfd.k8s-sigs.io/v1alpha1, document skipped",
-		    c->file, v->start_mark.line + 1, v->start_mark.column + 1, s);
-		return 0;
-	}
-	v = map_get(c, root, "kind");
-	if (!v)
+	k = map_get(c, root, "kind");
+	if (!k)
 		return at(c, root, "document without 'kind'");
-	rc = want_string(c, v, "kind", &s);
+	rc = want_string(c, k, "kind", &kind);
 	if (rc < 0)
 		return rc;
-	if (strcmp(s, "NodeFeatureRule")) {
-		log_warn("%s:%zu:%zu: kind '%s' is not NodeFeatureRule, document skipped", c->file,
-			 v->start_mark.line + 1, v->start_mark.column + 1, s);
+	nfr = !strcmp(api, "nfd.k8s-sigs.io/v1alpha1") && !strcmp(kind, "NodeFeatureRule");
+	lcr = !strcmp(api, LCR_API) && !strcmp(kind, "LabelCountRule");
+	if (!nfr && !lcr) {
+		log_warn("%s:%zu:%zu: %s '%s' is not nfd.k8s-sigs.io/v1alpha1 NodeFeatureRule, "
+			 "document skipped",
+			 c->file, v->start_mark.line + 1, v->start_mark.column + 1,
+			 strcmp(api, "nfd.k8s-sigs.io/v1alpha1") ? "apiVersion" : "kind",
+			 strcmp(api, "nfd.k8s-sigs.io/v1alpha1") ? api : kind);
 		return 0;
 	}
+	rc = only_fields(c, root, fields, kind);
+	if (rc == 0)
+		rc = parse_meta(c, root, &name);
+	if (rc < 0)
+		return rc;
 	spec = map_get(c, root, "spec");
-	if (!spec)
-		return at(c, root, "NodeFeatureRule without 'spec'");
+	if (!spec || is_null(spec))
+		return at(c, root, "%s without 'spec'", kind);
 	rc = want_map(c, spec, "spec");
+	if (rc == 0)
+		rc = only_fields(c, spec, spec_fields, "spec");
 	if (rc < 0)
 		return rc;
 	list = map_get(c, spec, "rules");
-	if (!list)
+	if (!list || is_null(list))
 		return at(c, spec, "spec without 'rules'");
 	rc = want_type(c, list, YAML_SEQUENCE_NODE, "spec.rules");
 	if (rc < 0)
 		return rc;
+	/* a second object of the same name replaces the first, as a second kubectl apply */
+	if (drop_object(tmp, name, lcr))
+		log_warn("%s:%zu:%zu: %s '%s' replaces the earlier one of that name", c->file,
+			 root->start_mark.line + 1, root->start_mark.column + 1, kind, name);
 	for (it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
 		struct rule r = {0};
 
-		rc = parse_rule(c, rules_node(c, *it), &r);
+		r.counting = lcr;
+		r.object = strdup(name);
+		rc = r.object ? parse_rule(c, rules_node(c, *it), &r, lcr)
+			      : log_err_set(c->err, -ENOMEM, "out of memory");
 		if (rc == 0)
 			rc = add_rule(tmp, &r) < 0 ? log_err_set(c->err, -ENOMEM, "out of memory")
 						   : 0;
@@ -677,7 +872,7 @@ static int load_buffer(struct rules *rs, const char *name, const char *buf, size
 	struct ydoc y;
 	struct ctx c = {.y = &y, .file = name, .err = err};
 	int rc;
-	size_t i;
+	size_t i, j;
 
 	rc = trusted ? ydoc_stream_open_trusted(&st, name, buf, len, err)
 		     : ydoc_stream_open(&st, name, buf, len, err);
@@ -696,10 +891,22 @@ static int load_buffer(struct rules *rs, const char *name, const char *buf, size
 		free(tmp.r);
 		return rc;
 	}
+	/* objects of this file replace same-named ones of earlier files */
+	for (i = 0; i < tmp.n; i++) {
+		for (j = 0; j < i; j++)
+			if (!strcmp(tmp.r[j].object, tmp.r[i].object) &&
+			    tmp.r[j].counting == tmp.r[i].counting)
+				break;
+		if (j == i && drop_object(rs, tmp.r[i].object, tmp.r[i].counting))
+			log_warn("%s: %s '%s' replaces the one of that name loaded before", name,
+				 tmp.r[i].counting ? "LabelCountRule" : "NodeFeatureRule",
+				 tmp.r[i].object);
+	}
 	for (i = 0; i < tmp.n; i++) {
 		if (tmp.r[i].skip)
 			log_warn("%s: rule '%s' skipped: %s", tmp.r[i].where, tmp.r[i].name,
 				 tmp.r[i].skip);
+		tmp.r[i].seq = rs->seq++;
 		if (add_rule(rs, &tmp.r[i]) < 0) {
 			for (; i < tmp.n; i++)
 				rule_free(&tmp.r[i]);

@@ -118,6 +118,26 @@ static int tparse_action(struct tparse *tp, const char *a, size_t n, struct tnod
 			goto unsupported;
 		return 0;
 	}
+	/* ".dom.feat | len": Go's pipeline form of "len .dom.feat" */
+	if (n > 6 && a[0] == '.' && !memcmp(a + n - 3, "len", 3)) {
+		const char *bar = memchr(a, '|', n);
+		size_t fl = bar ? (size_t)(bar - a) : 0;
+
+		while (fl > 0 && isspace((unsigned char)a[fl - 1]))
+			fl--;
+		if (bar && fl) {
+			const char *p = bar + 1;
+
+			while (isspace((unsigned char)*p))
+				p++;
+			if (p == a + n - 3) {
+				t->kind = T_LEN;
+				t->feature = feature_ref(a, fl);
+				if (t->feature)
+					return 0;
+			}
+		}
+	}
 	if (n > 7 && !memcmp(a, "(index ", 7)) {
 		const char *close = memchr(a, ')', n), *sp;
 		char *end;
@@ -134,6 +154,13 @@ static int tparse_action(struct tparse *tp, const char *a, size_t n, struct tnod
 		if (!t->feature || end != close || errno || t->index < 0)
 			goto unsupported;
 		t->s = dupn(close + 2, (size_t)(a + n - close - 2));
+		return t->s ? 0 : -ENOMEM;
+	}
+	/* inside a range, 'index . "key"': a key that is no identifier ("iommu_group/type") */
+	if (depth > 0 && n > 10 && !memcmp(a, "index . \"", 9) && a[n - 1] == '"' &&
+	    !memchr(a + 9, '"', n - 10) && !memchr(a + 9, '\\', n - 10)) {
+		t->kind = T_FIELD;
+		t->s = dupn(a + 9, n - 10);
 		return t->s ? 0 : -ENOMEM;
 	}
 	if (depth > 0 && n > 1 && a[0] == '.' && is_ident(a + 1, n - 1)) {
@@ -317,7 +344,7 @@ static int texec(const struct tnode *n, size_t nn, const struct matched *m, cons
 	return r;
 }
 
-static int cand_put(struct cand *c, const char *k, size_t klen, const char *v, size_t vlen)
+int rules_cand_put(struct cand *c, const char *k, size_t klen, const char *v, size_t vlen)
 {
 	struct kv *kv = NULL;
 	size_t i;
@@ -344,7 +371,7 @@ static int cand_put(struct cand *c, const char *k, size_t klen, const char *v, s
 	return kv->k && kv->v ? 0 : -ENOMEM;
 }
 
-static void cand_free(struct cand *c)
+void rules_cand_free(struct cand *c)
 {
 	size_t i;
 
@@ -366,7 +393,7 @@ static void trim(const char **s, size_t *n)
 }
 
 /* Expand a template into candidates: "key=value" lines, or (count) keys counted. */
-static int run_template(const struct rule *rl, const struct tmpl *t, bool count,
+static int run_template(const struct rule *rl, const struct tmpl *t, const char *what, bool count,
 			const struct matched *m, struct cand *c)
 {
 	struct strbuf out = STRBUF_INIT(RULES_TEMPLATE_OUT);
@@ -377,7 +404,7 @@ static int run_template(const struct rule *rl, const struct tmpl *t, bool count,
 	if (r == -ENOMEM)
 		goto out;
 	if (r < 0) {
-		log_warn("%s: rule '%s': template: %s", rl->where, rl->name, why);
+		log_warn("%s: rule '%s' not applied: %s: %s", rl->where, rl->name, what, why);
 		goto out;
 	}
 	for (p = out.buf; *p;) {
@@ -389,9 +416,8 @@ static int run_template(const struct rule *rl, const struct tmpl *t, bool count,
 		if (!n)
 			continue;
 		if (memchr(line, VALUE_BREAK, n)) {
-			log_warn(
-			    "%s: rule '%s': template line '%.*s' skipped: a value holds a newline",
-			    rl->where, rl->name, (int)(n > 100 ? 100 : n), line);
+			log_warn("%s: rule '%s': %s line '%.*s' skipped: a value holds a newline",
+				 rl->where, rl->name, what, (int)(n > 100 ? 100 : n), line);
 			continue;
 		}
 		if (count) {
@@ -402,21 +428,22 @@ static int run_template(const struct rule *rl, const struct tmpl *t, bool count,
 				if (strlen(c->kv[i].k) == n && !memcmp(c->kv[i].k, line, n))
 					have = strtoul(c->kv[i].v, NULL, 10);
 			snprintf(num, sizeof(num), "%zu", have + 1);
-			r = cand_put(c, line, n, num, strlen(num));
+			r = rules_cand_put(c, line, n, num, strlen(num));
 		} else {
 			eq = memchr(line, '=', n);
 			if (!eq) {
-				log_warn("%s: rule '%s': template line '%.*s' is not key=value",
-					 rl->where, rl->name, (int)(n > 100 ? 100 : n), line);
+				log_warn(
+				    "%s: rule '%s' not applied: %s line '%.*s' is not key=value",
+				    rl->where, rl->name, what, (int)(n > 100 ? 100 : n), line);
 				r = -EINVAL;
 				goto out;
 			}
-			r = cand_put(c, line, (size_t)(eq - line), eq + 1,
-				     n - (size_t)(eq - line) - 1);
+			r = rules_cand_put(c, line, (size_t)(eq - line), eq + 1,
+					   n - (size_t)(eq - line) - 1);
 		}
 		if (r == -E2BIG)
-			log_warn("%s: rule '%s': template gives more than %d labels", rl->where,
-				 rl->name, RULES_RULE_LABELS);
+			log_warn("%s: rule '%s' not applied: %s gives more than %d entries",
+				 rl->where, rl->name, what, RULES_RULE_LABELS);
 		if (r < 0)
 			goto out;
 	}
@@ -425,180 +452,21 @@ out:
 	return r;
 }
 
-/* NFD's getDynamicValue: "@dom.feat.element" from an attributes feature. */
-static const char *dynamic_value(const struct feat_set *fs, const char *v, char *why, size_t n)
-{
-	char feature[256];
-	const char *dot1 = strchr(v + 1, '.'), *dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
-	const struct feat *f;
-	const char *val;
-
-	if (!dot2 || (size_t)(dot2 - v - 1) >= sizeof(feature)) {
-		snprintf(why, n, "value %s is not in the form of '@domain.feature.element'", v);
-		return NULL;
-	}
-	snprintf(feature, sizeof(feature), "%.*s", (int)(dot2 - v - 1), v + 1);
-	f = feat_get(fs, feature);
-	if (!f || feat_kind(f) != FEAT_ATTRS) {
-		snprintf(why, n, "feature %s not found", feature);
-		return NULL;
-	}
-	val = feat_lookup(f, dot2 + 1);
-	if (!val)
-		snprintf(why, n, "element %s not found on feature %s", dot2 + 1, feature);
-	return val;
-}
-
-/* NFD denies kubernetes.io and *.kubernetes.io except feature.node/profile.node. */
-static bool ns_denied(const char *key)
-{
-	const char *slash = strchr(key, '/');
-	size_t n = slash ? (size_t)(slash - key) : 0;
-	static const char *const ok[] = {"feature.node.kubernetes.io",
-					 "profile.node.kubernetes.io"};
-	size_t i;
-
-	if (!slash)
-		return false;
-	for (i = 0; i < 2; i++) {
-		size_t m = strlen(ok[i]);
-
-		if (n == m && !memcmp(key, ok[i], m))
-			return false;
-		if (n > m && key[n - m - 1] == '.' && !memcmp(key + n - m, ok[i], m))
-			return false;
-	}
-	if (n == 13 && !memcmp(key, "kubernetes.io", 13))
-		return true;
-	return n > 14 && !memcmp(key + n - 14, ".kubernetes.io", 14);
-}
-
-static int emit(const struct rule *rl, const struct feat_set *fs, const struct cand *c,
-		struct label_set *out, int *count)
-{
-	size_t i;
-
-	for (i = 0; i < c->n; i++) {
-		struct log_err e = {0};
-		char key[512], why[300];
-		const char *v = c->kv[i].v;
-		int r;
-
-		snprintf(key, sizeof(key), "%s%s", strchr(c->kv[i].k, '/') ? "" : NFD_PREFIX,
-			 c->kv[i].k);
-		if (v[0] == '@') {
-			v = dynamic_value(fs, v, why, sizeof(why));
-			if (!v) {
-				log_warn("%s: rule '%s': label '%s' skipped: %s", rl->where,
-					 rl->name, key, why);
-				continue;
-			}
-		}
-		if (ns_denied(key)) {
-			log_warn("%s: rule '%s': label '%s' skipped: namespace not allowed by NFD",
-				 rl->where, rl->name, key);
-			continue;
-		}
-		r = label_set_put(out, key, v, &e);
-		if (r == -ENOMEM)
-			return r;
-		if (r < 0) {
-			log_warn("%s: rule '%s': label skipped: %s", rl->where, rl->name, e.msg);
-			continue;
-		}
-		(*count)++;
-	}
-	return 0;
-}
-
 /* Templates for one matched matcher. <0 only for ENOMEM; a template error voids the rule. */
-int rules_templates(const struct rule *rl, const struct matched *m, struct cand *c, bool *failed)
+int rules_templates(const struct rule *rl, const struct matched *m, struct cand *labels,
+		    struct cand *vars, bool *failed)
 {
 	int r = 0;
 
 	if (rl->tmpl)
-		r = run_template(rl, rl->tmpl, false, m, c);
+		r = run_template(rl, rl->tmpl, "labelsTemplate", false, m, labels);
+	if (r == 0 && rl->vtmpl)
+		r = run_template(rl, rl->vtmpl, "varsTemplate", false, m, vars);
 	if (r == 0 && rl->count)
-		r = run_template(rl, rl->count, true, m, c);
+		r = run_template(rl, rl->count, "countLabelsTemplate", true, m, labels);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
 		*failed = true;
 	return 0;
-}
-
-/* NFD's Execute() for one rule. */
-static int eval_rule(const struct rule *rl, const struct feat_set *fs, struct label_set *out,
-		     int *count)
-{
-	struct cand c = {0};
-	struct matched m = {0};
-	bool failed = false, any = false;
-	size_t i;
-	int r = 0;
-
-	for (i = 0; i < rl->nany; i++) {
-		r = rules_eval_matcher(&rl->any[i], fs, &m);
-		if (r < 0)
-			goto out;
-		if (r > 0) {
-			any = true;
-			if (!rl->tmpl && !rl->count) {
-				rules_matched_free(&m);
-				break;
-			}
-			r = rules_templates(rl, &m, &c, &failed);
-			if (r < 0)
-				goto out;
-		}
-		rules_matched_free(&m);
-	}
-	if (rl->nany && !any)
-		goto out;
-	if (rl->mf.n) {
-		r = rules_eval_matcher(&rl->mf, fs, &m);
-		if (r <= 0)
-			goto out;
-		r = rules_templates(rl, &m, &c, &failed);
-		if (r < 0)
-			goto out;
-	}
-	if (failed)
-		goto out;
-	for (i = 0; i < rl->nlabels; i++) {
-		r = cand_put(&c, rl->labels[i].k, strlen(rl->labels[i].k), rl->labels[i].v,
-			     strlen(rl->labels[i].v));
-		if (r < 0)
-			goto out;
-	}
-	log_debug("%s: rule '%s' matched", rl->where, rl->name);
-	r = emit(rl, fs, &c, out, count);
-out:
-	if (r == -EDOM) {
-		log_warn("%s: rule '%s' not applied: a value is not a number", rl->where, rl->name);
-		r = 0;
-	}
-	if (r == -E2BIG) {
-		log_warn("%s: rule '%s' not applied: more than %d labels", rl->where, rl->name,
-			 RULES_RULE_LABELS);
-		r = 0;
-	}
-	rules_matched_free(&m);
-	cand_free(&c);
-	return r < 0 ? r : 0;
-}
-
-int rules_eval(const struct rules *rs, const struct feat_set *fs, struct label_set *out,
-	       struct log_err *err)
-{
-	int count = 0;
-	size_t i;
-
-	for (i = 0; i < rs->n; i++) {
-		if (rs->r[i].skip)
-			continue;
-		if (eval_rule(&rs->r[i], fs, out, &count) < 0)
-			return log_err_set(err, -ENOMEM, "out of memory");
-	}
-	return count;
 }

@@ -2,6 +2,7 @@
 /* ydoc: libyaml documents loaded within limits, and the lookups every reader of YAML needs. */
 #include "ydoc/ydoc.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -177,6 +178,101 @@ bool ydoc_is_null(const yaml_node_t *n)
 const char *ydoc_scalar(const yaml_node_t *n)
 {
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/*
+ * The YAML 1.1 booleans of go-yaml v2's resolver (read, not copied) that
+ * every YAML 1.1 reader agrees on; its single letters y/n are left strings.
+ */
+static const char *const ydoc_bools[] = {
+    "yes",   "Yes",   "YES",   "no", "No", "NO", "true", "True", "TRUE",
+    "false", "False", "FALSE", "on", "On", "ON", "off",	 "Off",	 "OFF",
+};
+
+/* strconv.ParseInt(s without '_', 0, 64) syntax: sign, then 0x/0o/0b/0 prefixes or decimal. */
+static bool ydoc_is_int(const char *v)
+{
+	const char *p = v;
+	int base = 10;
+	bool digit = false;
+
+	if (*p == '+' || *p == '-')
+		p++;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		base = 16, p += 2;
+	else if (p[0] == '0' && (p[1] == 'o' || p[1] == 'O'))
+		base = 8, p += 2;
+	else if (p[0] == '0' && (p[1] == 'b' || p[1] == 'B'))
+		base = 2, p += 2;
+	else if (p[0] == '0' && p[1])
+		base = 8, p++;
+	for (; *p; p++) {
+		int d = isdigit((unsigned char)*p)    ? *p - '0'
+			: isxdigit((unsigned char)*p) ? (tolower((unsigned char)*p) - 'a' + 10)
+						      : -1;
+
+		if (*p == '_')
+			continue;
+		if (d < 0 || d >= base)
+			return false;
+		digit = true;
+	}
+	return digit;
+}
+
+/* go-yaml v2's float form: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?, and .inf/.nan. */
+static bool ydoc_is_float(const char *v)
+{
+	static const char *const special[] = {".inf",  ".Inf",	".INF",	 "+.inf", "+.Inf", "+.INF",
+					      "-.inf", "-.Inf", "-.INF", ".nan",  ".NaN",  ".NAN"};
+	const char *p = v;
+	bool mant = false;
+	size_t i;
+
+	for (i = 0; i < sizeof(special) / sizeof(special[0]); i++)
+		if (!strcmp(v, special[i]))
+			return true;
+	if (*p == '+' || *p == '-')
+		p++;
+	while (isdigit((unsigned char)*p))
+		p++, mant = true;
+	if (*p == '.') {
+		p++;
+		while (isdigit((unsigned char)*p))
+			p++, mant = true;
+	}
+	if (!mant)
+		return false;
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!isdigit((unsigned char)*p))
+			return false;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	return !*p;
+}
+
+const char *ydoc_scalar_type(const yaml_node_t *n)
+{
+	const char *v;
+	size_t i;
+
+	if (!n || n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return NULL;
+	if (ydoc_is_null(n))
+		return "null";
+	v = (const char *)n->data.scalar.value;
+	for (i = 0; i < sizeof(ydoc_bools) / sizeof(ydoc_bools[0]); i++)
+		if (!strcmp(v, ydoc_bools[i]))
+			return "a boolean";
+	if (ydoc_is_int(v))
+		return "an integer";
+	if (ydoc_is_float(v))
+		return "a number";
+	return NULL;
 }
 
 const char *ydoc_kind(const yaml_node_t *n)

@@ -94,6 +94,17 @@ bool ydoc_is_null(const yaml_node_t *n);
 /* The text of a scalar node (borrowed), or NULL for another node or NULL. */
 const char *ydoc_scalar(const yaml_node_t *n);
 
+/*
+ * What a plain (unquoted) scalar resolves to as Kubernetes reads YAML
+ * (sigs.k8s.io/yaml, go-yaml v2's YAML 1.1 resolver): "a boolean" (true,
+ * yes, on and their false forms, in the case variants go-yaml lists), "an
+ * integer" (decimal, 0x, 0o, 0b, octal 0, '_' allowed), "a number" (floats,
+ * .inf, .nan), "null"; NULL for a string (any quoted scalar, or any other
+ * text) and for a node that is not a scalar. A schema field of type string
+ * rejects the others.
+ */
+const char *ydoc_scalar_type(const yaml_node_t *n);
+
 /* "a mapping", "a list", "null" or "a string": what n is, for messages. */
 const char *ydoc_kind(const yaml_node_t *n);
 

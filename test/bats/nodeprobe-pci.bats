@@ -139,11 +139,11 @@ Y
 
 @test "an unknown op: exit 3 with file:line:column, previous file untouched" {
   printf 'keep.example.com/x=true\n' > "$T/fd/nodeprobe"
-  printf '%s\n' 'apiVersion: nfd.k8s-sigs.io/v1alpha1' 'kind: NodeFeatureRule' 'spec:' '  rules:' \
+  printf '%s\n' 'apiVersion: nfd.k8s-sigs.io/v1alpha1' 'kind: NodeFeatureRule' 'metadata: {name: bad}' 'spec:' '  rules:' \
     '    - name: x' '      matchFeatures:' '        - feature: pci.device' \
     '          matchExpressions:' '            vendor: {op: Inn, value: ["8086"]}' > "$T/bad.yaml"
   run_expect_fail 3 np linuxhw-intel-nuc12-alderlake --rules "$T/bad.yaml"
-  [ "$output" = "nodeprobe: error: $T/bad.yaml:9:26: unknown op 'Inn'" ]
+  [ "$output" = "nodeprobe: error: $T/bad.yaml:10:26: unknown op 'Inn'" ]
   [ "$(cat "$T/fd/nodeprobe")" = "keep.example.com/x=true" ]
 }
 
@@ -214,7 +214,7 @@ Y
   [ "$output" = 0 ]
   run "$BUILD/nodeprobe" --dry-run --no-builtin-rules --sysfs "$T/sys" --proc "$T/proc" \
     --modules-dir "$T/modules" --rules "$T/r.yaml"
-  [[ $output == *"rule 'drv': template line 'example.com/drv-46a6=i915"*"skipped: a value holds a newline"* ]]
+  [[ $output == *"rule 'drv': labelsTemplate line 'example.com/drv-46a6=i915"*"skipped: a value holds a newline"* ]]
 }
 
 @test "a FIFO as a PCI attribute or as --fdt is bad input at once (never a blocked read)" {

@@ -137,7 +137,7 @@ teardown() {
 # rules_of_size N LAST: a rule with N-1 labels of 64 bytes ("x.example.com/kNNNNN=<42 v>\n") and
 # one whose value has LAST characters, so the features file is 64*(N-1) + 22 + LAST bytes.
 rules_of_size() {
-  printf 'apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nspec:\n  rules:\n'
+  printf 'apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nmetadata: {name: big}\nspec:\n  rules:\n'
   printf '    - name: big\n      labels:\n'
   awk -v n="$1" -v last="$2" 'BEGIN {
     v = sprintf("%042d", 0); gsub(/0/, "v", v)
@@ -181,10 +181,10 @@ rules_of_size() {
 }
 
 @test "messages stay on one line: control characters from the input are escaped" {
-  printf 'apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nspec:\n  rules:\n    - name: "a\\tb"\n      "bad\\nfield": 1\n' > "$T/nl.yaml"
+  printf 'apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nmetadata: {name: nl}\nspec:\n  rules:\n    - name: "a\\tb"\n      "bad\\nfield": 1\n' > "$T/nl.yaml"
   run_expect_fail 3 "${NP[@]}" --rules "$T/nl.yaml"
   [ "${#lines[@]}" -eq 1 ]
-  [ "${lines[0]}" = "nodeprobe: error: $T/nl.yaml:6:7: unknown field 'bad\\nfield' in rule 'a\\tb'" ]
+  [ "${lines[0]}" = "nodeprobe: error: $T/nl.yaml:7:7: unknown field 'bad\\nfield' in rule 'a\\tb'" ]
 }
 
 @test "a corrupt devicetree blob: exit 3 naming the file, previous file untouched" {

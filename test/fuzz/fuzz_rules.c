@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_rules: libFuzzer target for NodeFeatureRule parsing and evaluation (pkg/rules). */
-// seeds: cmd/nodeprobe/rules.d test/fuzz/fuzz_rules.seeds
+// seeds: cmd/nodeprobe/rules.d cmd/nodeprobe/counts.d test/data/rules test/fuzz/fuzz_rules.seeds
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +28,13 @@ static struct feat_set *features(void)
 	feat_flag_add(fs, "kernel.enabledmodule", "vfio-pci");
 	feat_attr_set(fs, "dt.root", "model", "Raspberry Pi 4 Model B");
 	feat_attr_set(fs, "dt.root", "cores", "4");
+	feat_attr_set(fs, "kernel.version", "full", "6.1.0-50-arm64");
+	feat_attr_set(fs, "kernel.version", "major", "6");
+	feat_attr_set(fs, "system.osrelease", "VERSION_ID", "22.04");
+	feat_flag_add(fs, "cpu.cpuid", "AVX512F");
+	d = feat_instance_add(fs, "usb.device");
+	feat_instance_set(d, "vendor", "1a6e");
+	feat_instance_set(d, "class", "ff");
 	return fs;
 }
 

@@ -17,7 +17,9 @@ TEST(flags_attrs_instances)
 	CHECK_INT(feat_flag_add(fs, "kernel.loadedmodule", "e1000e"), 0);
 	CHECK_INT(feat_flag_add(fs, "kernel.loadedmodule", "i915"), 0);
 	CHECK_INT(feat_attr_set(fs, "dt.root", "model", "Pi"), 0);
-	CHECK_INT(feat_attr_set(fs, "kernel.loadedmodule", "x", "y"), -EINVAL);
+	/* NFD: one name may be a flags and an attributes feature at once (x86 cpu.cpuid) */
+	CHECK_INT(feat_flag_add(fs, "cpu.cpuid", "AVX10"), 0);
+	CHECK_INT(feat_attr_set(fs, "cpu.cpuid", "AVX10_VERSION", "1"), 0);
 	inst = feat_instance_add(fs, "pci.device");
 	REQUIRE(inst);
 	CHECK_INT(feat_instance_set(inst, "vendor", "8086"), 0);
@@ -39,8 +41,13 @@ TEST(flags_attrs_instances)
 	CHECK_STR(feat_lookup(feat_instance_at(f, 0), "class"), "0300");
 	CHECK_INT(feat_nelems(feat_instance_at(f, 1)), 0);
 	CHECK(feat_get(fs, "usb.device") == NULL);
-	CHECK_INT(feat_set_count(fs), 3);
+	CHECK_INT(feat_set_count(fs), 5);
 	CHECK_STR(feat_name(feat_set_at(fs, 1)), "dt.root");
+	CHECK_INT(feat_kind(feat_get(fs, "cpu.cpuid")), FEAT_FLAGS); /* the first made */
+	REQUIRE(feat_get_kind(fs, "cpu.cpuid", FEAT_ATTRS));
+	CHECK_STR(feat_lookup(feat_get_kind(fs, "cpu.cpuid", FEAT_ATTRS), "AVX10_VERSION"), "1");
+	CHECK(feat_lookup(feat_get_kind(fs, "cpu.cpuid", FEAT_ATTRS), "AVX10") == NULL);
+	CHECK(feat_get_kind(fs, "cpu.cpuid", FEAT_INSTANCES) == NULL);
 	feat_set_free(fs);
 }
 
@@ -55,8 +62,9 @@ TEST(declare_makes_an_empty_feature)
 	CHECK_INT(feat_flag_add(fs, "kernel.loadedmodule", "i915"), 0);
 	CHECK_INT(feat_declare(fs, "kernel.loadedmodule", FEAT_FLAGS), 0); /* keeps elements */
 	CHECK_INT(feat_nelems(feat_get(fs, "kernel.loadedmodule")), 1);
-	CHECK_INT(feat_declare(fs, "kernel.loadedmodule", FEAT_ATTRS), -EINVAL);
-	CHECK_INT(feat_set_count(fs), 1);
+	CHECK_INT(feat_declare(fs, "kernel.loadedmodule", FEAT_ATTRS), 0); /* a second kind */
+	CHECK_INT(feat_set_count(fs), 2);
+	CHECK_INT(feat_nelems(feat_get_kind(fs, "kernel.loadedmodule", FEAT_ATTRS)), 0);
 	feat_set_free(fs);
 }
 

@@ -182,3 +182,56 @@ TEST(trusted_open_skips_the_scan)
 	REQUIRE_INT(ydoc_stream_open_trusted(&s, "deep.yaml", deep, sizeof(deep), &err), 0);
 	ydoc_stream_close(&s);
 }
+
+/* Plain scalars as Kubernetes resolves them (YAML 1.1); quoted ones are always strings. */
+TEST(scalar_types_as_kubernetes_reads_them)
+{
+	static const struct {
+		const char *text, *type; /* "s" for a string (NULL) */
+	} c[] = {
+	    {"true", "a boolean"},
+	    {"False", "a boolean"},
+	    {"yes", "a boolean"},
+	    {"OFF", "a boolean"},
+	    {"y", "s"},
+	    {"n", "s"},
+	    {"5", "an integer"},
+	    {"-0x1F", "an integer"},
+	    {"0o17", "an integer"},
+	    {"1_000", "an integer"},
+	    {"0b101", "an integer"},
+	    {"0300", "an integer"},
+	    /* not octal, but go-yaml v2's float form: a number (PyYAML says string) */
+	    {"0380", "a number"},
+	    {"1.5", "a number"},
+	    {"1e3", "a number"},
+	    {".inf", "a number"},
+	    {".NaN", "a number"},
+	    {"~", "null"},
+	    {"null", "null"},
+	    {"8086", "an integer"},
+	    {"46a6", "s"},
+	    {"5.15.0", "s"},
+	    {"v1", "s"},
+	    {"1e", "s"},
+	    {"\"true\"", "s"},
+	    {"'5'", "s"},
+	    {"\"\"", "s"},
+	    {"0x", "s"},
+	};
+	char text[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct log_err err = {0};
+		struct ydoc d;
+		const char *t;
+
+		snprintf(text, sizeof(text), "v: %s\n", c[i].text);
+		REQUIRE_INT(load(&d, text, &err), 0);
+		t = ydoc_scalar_type(ydoc_get(&d, ydoc_root(&d), "v"));
+		if (strcmp(t ? t : "s", c[i].type))
+			HFAIL_("%s: got %s, want %s", c[i].text, t ? t : "a string", c[i].type);
+		ydoc_free(&d);
+	}
+}

@@ -1,0 +1,112 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# NFD's rule language end to end: files in, the features.d file out (order of objects across
+# files, rule.matched across objects, a failing rule beside working ones).
+load helpers
+
+setup() {
+  T=$(mktemp -d)
+  mkdir -p "$T/proc" "$T/fd"
+  NP=("$BUILD/nodeprobe" --no-builtin-rules --sysfs "$FIX/pci/linuxhw-intel-nuc12-alderlake"
+      --proc "$T/proc" --modules-dir "$T/modules" --features-dir "$T/fd")
+}
+
+teardown() {
+  rm -rf "$T"
+}
+
+# nfr FILE NAME RULES: a NodeFeatureRule object NAME with RULES (YAML, under spec.rules) into FILE.
+nfr() {
+  printf 'apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nmetadata:\n  name: %s\nspec:\n  rules:\n%s\n' "$2" "$3" > "$1"
+}
+
+@test "two objects set one label: nfd-master's order (metadata.name), not the order of --rules" {
+  nfr "$T/1.yaml" zz-late '    - name: late
+      labels: {example.com/who: zz-late}
+      matchFeatures:
+        - feature: rule.matched
+          matchExpressions:
+            example.com/base: {op: IsTrue}'
+  nfr "$T/2.yaml" aa-early '    - name: early
+      labels: {example.com/who: aa-early, example.com/base: "true"}
+      matchFeatures:
+        - feature: pci.device
+          matchExpressions:
+            vendor: {op: In, value: ["8086"]}
+            class: {op: In, value: ["0300"]}'
+  run "${NP[@]}" --rules "$T/1.yaml" --rules "$T/2.yaml"
+  [ "$status" -eq 0 ]
+  [ "$(cat "$T/fd/nodeprobe")" = $'example.com/base=true\nexample.com/who=zz-late' ]
+}
+
+@test "vars and varsTemplate feed later rules through rule.matched, never the file" {
+  nfr "$T/r.yaml" vars '    - name: gpu-ids
+      varsTemplate: |
+        {{ range .pci.device }}gpu-{{ .device }}={{ .class }}
+        {{ end }}
+      vars: {has-gpu: "true"}
+      matchFeatures:
+        - feature: pci.device
+          matchExpressions:
+            vendor: {op: In, value: ["8086"]}
+            class: {op: In, value: ["0300"]}
+    - name: high-level
+      labelsTemplate: |
+        {{ range .rule.matched }}example.com/{{ .Name }}={{ .Value }}
+        {{ end }}
+      matchFeatures:
+        - feature: rule.matched
+          matchExpressions:
+            has-gpu: {op: IsTrue}
+          matchName: {op: InRegexp, value: ["^gpu-"]}'
+  run "${NP[@]}" --rules "$T/r.yaml"
+  [ "$status" -eq 0 ]
+  [ "$(cat "$T/fd/nodeprobe")" = $'example.com/gpu-46a6=0300\nexample.com/has-gpu=true' ]
+}
+
+@test "a rule NFD cannot evaluate gives a warning and nothing; the run and the other rules go on" {
+  printf 'keep.example.com/x=true\n' > "$T/fd/nodeprobe"
+  nfr "$T/r.yaml" mixed '    - name: broken
+      labels: {example.com/broken: "true"}
+      matchFeatures:
+        - feature: pci.device
+          matchExpressions:
+            vendor: {op: Gt, value: ["8086"]}
+    - name: fine
+      labels: {example.com/fine: "true"}
+      matchFeatures:
+        - feature: pci.device
+          matchExpressions:
+            vendor: {op: In, value: ["8086"]}'
+  run "${NP[@]}" --rules "$T/r.yaml"
+  [ "$status" -eq 0 ]
+  [ "$(cat "$T/fd/nodeprobe")" = "example.com/fine=true" ]
+  [[ "$output" == *"r.yaml:7:7: rule 'broken' not applied: not a number '"*"'"* ]]
+}
+
+@test "the issue's rule on kernel.version: 'full Gt 5.15.0' as a version, from <proc>/sys/kernel/osrelease" {
+  mkdir -p "$T/proc/sys/kernel"
+  nfr "$T/r.yaml" kver '    - name: new-kernel
+      labels: {example.com/new-kernel: "true"}
+      matchFeatures:
+        - feature: kernel.version
+          matchExpressions:
+            full: {op: Gt, value: ["5.15.0"], type: version}
+    - name: always
+      labels: {example.com/always: "true"}'
+  local v want
+  for v in 6.1.0-50-arm64:true 5.15.0-91-generic:false 5.4.0-150-generic:false 6.8:true 10.0.1:true; do
+    printf '%s\n' "${v%:*}" > "$T/proc/sys/kernel/osrelease"
+    run "${NP[@]}" --rules "$T/r.yaml"
+    [ "$status" -eq 0 ]
+    want="example.com/always=true"
+    [ "${v#*:}" = true ] && want=$'example.com/always=true\nexample.com/new-kernel=true'
+    [ "$(cat "$T/fd/nodeprobe")" = "$want" ] || { echo "${v%:*}: $(cat "$T/fd/nodeprobe")" >&2; false; }
+  done
+  # RHEL's release is no version for NFD (its '_'): that rule fails, the run and the rest go on
+  printf '5.14.0-362.8.1.el9_3.x86_64\n' > "$T/proc/sys/kernel/osrelease"
+  run "${NP[@]}" --rules "$T/r.yaml"
+  [ "$status" -eq 0 ]
+  [ "$(cat "$T/fd/nodeprobe")" = "example.com/always=true" ]
+  [[ "$output" == *"rule 'new-kernel' not applied: not a version '5.14.0-362.8.1.el9_3.x86_64'"* ]]
+}
