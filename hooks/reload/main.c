@@ -35,6 +35,14 @@ enum {
 	O_MIN_INTERVAL,
 	O_RATE,
 	O_BURST,
+	/* rollouts at once, HA */
+	O_SETTLE,
+	O_HA,
+	O_LEASE_NAME,
+	O_LEASE_NS,
+	O_LEASE_DURATION,
+	O_RENEW_DEADLINE,
+	O_RETRY_PERIOD,
 	O_LISTEN,
 	O_NO_EVENTS,
 	O_PAGE,
@@ -103,6 +111,25 @@ static const struct cli_opt opts[] = {
     {"max-rollouts-per-second", 0, "N", "global rollout rate limit, 0 for none (default 5)",
      O_RATE},
     {"burst", 0, "N", "rollouts allowed at once above the rate (default 20)", O_BURST},
+    {"settle", 0, "DUR", "a change rolls this long after it arrives (default 10ms)", O_SETTLE},
+    {"enable-ha", 0, "[=BOOL]", "leader election: only the Lease holder rolls (Reloader's flag)",
+     O_HA},
+    {"leader-elect-resource-name", 0, "NAME", "the Lease (default stakater-reloader-lock)",
+     O_LEASE_NAME},
+    {"leader-elect-resource-namespace", 0, "NS",
+     "the Lease's namespace (default $POD_NAMESPACE, else the service account's)", O_LEASE_NS},
+    {"leader-elect-lease-duration", 0, "DUR", "how long a standby waits (default 15s)",
+     O_LEASE_DURATION},
+    {"leader-elect-renew-deadline", 0, "DUR", "how long the leader tries to renew (default 10s)",
+     O_RENEW_DEADLINE},
+    {"leader-elect-retry-period", 0, "DUR", "time between tries (default 2s)", O_RETRY_PERIOD},
+    /* Reloader's names for them (its PR #1206, after v1.4.21) */
+    {"leader-election-lease-duration", 0, "DUR", "= --leader-elect-lease-duration (Reloader's)",
+     O_LEASE_DURATION},
+    {"leader-election-renew-deadline", 0, "DUR", "= --leader-elect-renew-deadline (Reloader's)",
+     O_RENEW_DEADLINE},
+    {"leader-election-retry-period", 0, "DUR", "= --leader-elect-retry-period (Reloader's)",
+     O_RETRY_PERIOD},
     {"listen", 0, "ADDR",
      "serve /healthz, /readyz, /metrics on [HOST]:PORT ('' for off; default :9090)", O_LISTEN},
     {"no-events", 0, NULL, "do not post Kubernetes Events", O_NO_EVENTS},
@@ -133,11 +160,6 @@ static const struct cli_opt opts[] = {
  * parts of issue 9 (reload-kinds, reload-ha): the coordinator removes them here when those land.
  */
 static const struct cli_refused refused[] = {
-    /* ---- flip at merge: reload-ha ---- */
-    {"enable-ha", "not supported yet (one replica)"},
-    {"leader-election-lease-duration", "not supported yet (one replica)"},
-    {"leader-election-renew-deadline", "not supported yet (one replica)"},
-    {"leader-election-retry-period", "not supported yet (one replica)"},
     /* ---- not supported ---- */
     {"enable-pprof", "not supported (no Go runtime to profile)"},
     {"pprof-addr", "not supported (no Go runtime to profile)"},
@@ -304,6 +326,45 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 	char *end;
 
 	switch (id) {
+	case O_HA:
+		v = arg ? goconv_parse_bool(arg) : 1;
+		if (v < 0) {
+			snprintf(msg, (size_t)msglen, "--enable-ha: '%s' is not a boolean", arg);
+			return -1;
+		}
+		o->ha = (int)v;
+		return 0;
+	case O_LEASE_NAME:
+	case O_LEASE_NS:
+		if (!*arg) {
+			snprintf(msg, (size_t)msglen, "--leader-elect-resource-%s: empty",
+				 id == O_LEASE_NAME ? "name" : "namespace");
+			return -1;
+		}
+		if (id == O_LEASE_NAME)
+			o->lease_name = arg;
+		else
+			o->lease_namespace = arg;
+		return 0;
+	case O_SETTLE:
+	case O_LEASE_DURATION:
+	case O_RENEW_DEADLINE:
+	case O_RETRY_PERIOD:
+		v = parse_duration(arg);
+		if (v < 0 || (id != O_SETTLE && v < 1)) {
+			snprintf(msg, (size_t)msglen, "bad duration '%s' (e.g. 500ms, 2s, 5m)",
+				 arg);
+			return -1;
+		}
+		if (id == O_SETTLE)
+			o->settle_ms = v;
+		else if (id == O_LEASE_DURATION)
+			o->lease_duration_ms = v;
+		else if (id == O_RENEW_DEADLINE)
+			o->renew_deadline_ms = v;
+		else
+			o->retry_period_ms = v;
+		return 0;
 	case O_KUBECONFIG:
 		o->kubeconfig = arg;
 		return 0;

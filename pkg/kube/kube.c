@@ -44,6 +44,7 @@ struct kube_client {
 	struct stat token_st; /* token file's stat when last read */
 	int retries;
 	int base_ms;
+	long timeout_ms; /* whole-request timeout of kube_request (default 120 s) */
 	unsigned long codes[KUBE_CODES];
 };
 
@@ -161,6 +162,14 @@ void kube_client_set_retries(struct kube_client *cl, int attempts, int base_ms)
 	cl->base_ms = base_ms < 0 ? 0 : base_ms;
 }
 
+long kube_client_set_timeout(struct kube_client *cl, long ms)
+{
+	long old = cl->timeout_ms;
+
+	cl->timeout_ms = ms > 0 ? ms : 120000;
+	return old;
+}
+
 const char *kube_client_server(const struct kube_client *cl)
 {
 	return cl->cfg.server;
@@ -212,6 +221,7 @@ int kube_client_new(struct kube_client **out, struct kube_config *cfg, struct lo
 	memset(cfg, 0, sizeof(*cfg));
 	cl->retries = 5;
 	cl->base_ms = 100;
+	cl->timeout_ms = 120000;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	cl->easy = curl_easy_init();
 	cl->multi = curl_multi_init();
@@ -347,6 +357,7 @@ struct req_ctx {
 	int fail; /* negative code from the sink */
 	struct log_err *err;
 	long retry_after; /* seconds, -1 if none */
+	CURLcode curl_rc; /* of the last attempt */
 };
 
 static size_t req_write(char *ptr, size_t size, size_t n, void *p)
@@ -423,7 +434,7 @@ static int perform(struct kube_client *cl, const char *method, const char *url,
 	hdrs = make_headers(cl, body ? content_type : NULL);
 	curl_easy_setopt(cl->easy, CURLOPT_URL, url);
 	curl_easy_setopt(cl->easy, CURLOPT_HTTPHEADER, hdrs);
-	curl_easy_setopt(cl->easy, CURLOPT_TIMEOUT_MS, 120000L);
+	curl_easy_setopt(cl->easy, CURLOPT_TIMEOUT_MS, cl->timeout_ms);
 	curl_easy_setopt(cl->easy, CURLOPT_WRITEFUNCTION, req_write);
 	curl_easy_setopt(cl->easy, CURLOPT_WRITEDATA, rc);
 	curl_easy_setopt(cl->easy, CURLOPT_HEADERFUNCTION, req_header);
@@ -435,10 +446,18 @@ static int perform(struct kube_client *cl, const char *method, const char *url,
 	}
 	if (strcmp(method, "GET") != 0)
 		curl_easy_setopt(cl->easy, CURLOPT_CUSTOMREQUEST, method);
+	/*
+	 * libcurl sends a request again by itself when a reused connection dies before an answer;
+	 * a create (POST) or a DELETE goes on a new connection so it is never sent twice
+	 * (may_resend).
+	 */
+	if (strcmp(method, "POST") == 0 || strcmp(method, "DELETE") == 0)
+		curl_easy_setopt(cl->easy, CURLOPT_FRESH_CONNECT, 1L);
 	rc->easy = cl->easy;
 	rc->status = 0;
 	rc->retry_after = -1;
 	res = curl_easy_perform(cl->easy);
+	rc->curl_rc = res;
 	curl_slist_free_all(hdrs);
 	curl_easy_getinfo(cl->easy, CURLINFO_RESPONSE_CODE, &rc->status);
 	if (rc->fail)
@@ -449,6 +468,23 @@ static int perform(struct kube_client *cl, const char *method, const char *url,
 	}
 	count(cl, rc->status);
 	return (int)rc->status;
+}
+
+/*
+ * May a failed attempt of method be sent again? A POST creates (a generateName'd Job twice), a
+ * DELETE sent again answers 404 for what it deleted: like client-go (rest/request.go), they are
+ * sent again only when they cannot have reached the server (no connection) or the server asked
+ * for it (429, or a 5xx with Retry-After).
+ */
+static int may_resend(const char *method, int r, const struct req_ctx *rc)
+{
+	if (strcmp(method, "POST") != 0 && strcmp(method, "DELETE") != 0)
+		return 1;
+	if (r == KUBE_ECONN)
+		return rc->curl_rc == CURLE_COULDNT_CONNECT ||
+		       rc->curl_rc == CURLE_COULDNT_RESOLVE_HOST ||
+		       rc->curl_rc == CURLE_COULDNT_RESOLVE_PROXY;
+	return r == 429 || rc->retry_after >= 0;
 }
 
 /* The retry loop shared by kube_request and kube_get_stream. */
@@ -466,6 +502,8 @@ static int request_loop(struct kube_client *cl, const char *method, const char *
 		r = perform(cl, method, url, content_type, body, rc);
 		if (rc->fed)
 			return r; /* a stream was fed: never replay it */
+		if ((r == KUBE_ECONN || r >= 500) && !may_resend(method, r, rc))
+			return r;
 		if (r == KUBE_ECONN) {
 			log_debug("%s %s: %s; retrying", method, url, rc->err ? rc->err->msg : "");
 			sleep_ms(backoff_ms(cl, attempt));

@@ -123,14 +123,20 @@ unsigned long kube_client_count(const struct kube_client *cl, int code);
 /* Set the retry budget for 429, 5xx and connection errors (default 5) and the base backoff in ms.
  */
 void kube_client_set_retries(struct kube_client *cl, int attempts, int base_ms);
+/*
+ * Set the whole-request timeout of kube_request and kube_get_stream in ms (default 120000;
+ * <= 0 restores it; watches are not affected). Returns the previous value.
+ */
+long kube_client_set_timeout(struct kube_client *cl, long ms);
 
 /*
  * One request. url is a full URL from kube_url. body may be NULL (no body).
  * The response body goes to resp (reset first; its cap bounds what is kept, a
  * longer body fails with -E2BIG). 429 is retried after Retry-After (bounded),
  * 5xx and broken connections with jittered backoff, 401 once after re-reading
- * the token file. Returns the final HTTP status (also 4xx/5xx; the caller
- * decides), or a negative code with err set (KUBE_ETLS, KUBE_ECONN, -E2BIG...).
+ * the token file; a POST or DELETE only when it cannot have been processed (no
+ * connection, 429, a 5xx with Retry-After), as client-go. Returns the final HTTP status (also
+ * 4xx/5xx; the caller decides), or a negative code with err set (KUBE_ETLS, KUBE_ECONN, -E2BIG...).
  */
 int kube_request(struct kube_client *cl, const char *method, const char *url,
 		 const char *content_type, const char *body, struct strbuf *resp,

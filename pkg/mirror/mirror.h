@@ -11,12 +11,32 @@ struct strbuf;
 
 #define MIRROR_DEFAULT_CONFIG_PATH "/etc/containerd/certs.d"
 #define MIRROR_BACKUP_DIR	   "_backup" /* Spegel's name; shared with its init container */
+/* What Spegel writes per mirror since v0.3.0 (pkg/oci/containerd/mirror.go templateHosts). */
+#define MIRROR_DEFAULT_DIAL_TIMEOUT "200ms"
+/* The newest Spegel chart's one target: its registry Service's nodePort (d2446b5, #1313). */
+#define MIRROR_DEFAULT_TARGET "http://${NODE_IP}:30020"
+/* Where Spegel's chart mounts basicAuthSecretName (main.go loadBasicAuth). */
+#define MIRROR_DEFAULT_BASIC_AUTH_DIR "/etc/secrets/basic-auth"
 
 enum mirror_cmd {
-	MIRROR_CONFIGURE, /* write <config-path>/<host>/hosts.toml */
-	MIRROR_CLEANUP,	  /* put _backup back */
-	MIRROR_CHECK,	  /* report what containerd would reject or ignore */
-	MIRROR_WATCH,	  /* configure, then keep it in place until SIGTERM */
+	MIRROR_CONFIGURE,    /* write <config-path>/<host>/hosts.toml */
+	MIRROR_CLEANUP,	     /* put _backup back */
+	MIRROR_CHECK,	     /* report what containerd would reject or ignore */
+	MIRROR_WATCH,	     /* configure, then keep it in place until SIGTERM */
+	MIRROR_TALOS_CONFIG, /* print Talos RegistryMirrorConfig documents */
+};
+
+/* Kubernetes distributions whose containerd layout --distro knows (mirror_distro.c). */
+enum mirror_distro {
+	MIRROR_DISTRO_UNSET = 0, /* no --distro: plain paths, no distro rules */
+	MIRROR_DISTRO_KUBEADM,	 /* stock containerd, /etc/containerd */
+	MIRROR_DISTRO_TALOS,	 /* Talos Linux, /etc/cri */
+	MIRROR_DISTRO_K3S,	 /* k3s, /var/lib/rancher/k3s */
+	MIRROR_DISTRO_RKE2,	 /* RKE2, /var/lib/rancher/rke2 */
+	MIRROR_DISTRO_K0S,	 /* k0s, /etc/k0s */
+	MIRROR_DISTRO_MICROK8S,	 /* MicroK8s snap, /var/snap/microk8s */
+	MIRROR_DISTRO_KIND,	 /* kind node container */
+	MIRROR_DISTRO_AUTO,	 /* detect from --host-root */
 };
 
 /* A list of strings; owned by whoever filled it, freed with mirror_list_free. */
@@ -28,6 +48,7 @@ struct mirror_list {
 enum mirror_severity {
 	MIRROR_WARNING, /* containerd accepts the file but ignores or misroutes something */
 	MIRROR_ERROR,	/* containerd rejects the file (or the pull fails): no mirror */
+	MIRROR_OK,	/* check --probe: what answered (does not change the result) */
 };
 
 /* One problem found by check. All pointers are valid during the callback only. */
@@ -36,9 +57,12 @@ struct mirror_finding {
 	const char *file;	  /* path of the file */
 	int line, col;		  /* 1-based position, 0 when about the whole file */
 	const char *msg;	  /* one line, no trailing newline */
+	const char *fix;	  /* the exact fix (lines), or NULL */
 };
 
 typedef void (*mirror_report_fn)(void *data, const struct mirror_finding *f);
+/* Receives text a command prints (talos-config's documents); valid during the call. */
+typedef void (*mirror_output_fn)(void *data, const char *text);
 
 /*
  * What to do. Fields left unset (NULL, n == 0, -1) are taken from the
@@ -57,8 +81,14 @@ struct mirror_opts {
 	char *basic_auth_dir;	       /* --basic-auth-dir: dir with username and password files */
 	char *containerd_config;       /* check --containerd-config FILE */
 	char *containerd_version;      /* check --containerd-version, e.g. "1.6.20" */
+	enum mirror_distro distro;     /* --distro, or MIRROR_DISTRO_UNSET */
+	char *distro_version;	       /* --distro-version, e.g. "1.13" (Talos), or NULL */
+	char *host_root;	       /* --host-root: where the host's / is mounted ("/") */
+	bool probe;		       /* check --probe: GET /v2/ of every mirror */
+	char *image;		       /* check --image REF: can the mirror resolve REF */
 	mirror_report_fn report;       /* check: called once per finding (required for check) */
-	void *report_data;	       /* passed to report */
+	mirror_output_fn output;       /* talos-config: its documents (required for it) */
+	void *report_data;	       /* passed to report and output */
 };
 
 /* Initialise opts: everything unset. */
@@ -83,6 +113,23 @@ void mirror_list_free(struct mirror_list *l);
  * file or "<VAR>: ..." for a bad variable, or -errno reading the file.
  */
 int mirror_opts_resolve(struct mirror_opts *o, struct log_err *err);
+
+/*
+ * Rewrite Spegel's `configuration` command line into ours, appending to out:
+ * --mirrored-registries A B and --mirror-targets A B (go-arg lists: the values
+ * up to the next '-' argument) become --registry=A --registry=B and
+ * --mirror-target=..., --containerd-registry-config-path becomes
+ * --config-path, a bare --resolve-tags becomes --resolve-tags=true,
+ * --log-level=DEBUG|INFO|WARN|ERROR becomes -vv, -v or nothing, and the
+ * command "configuration" becomes "configure". Everything else is copied.
+ * argv[0] is copied. Returns 0 or -ENOMEM; free out with mirror_list_free.
+ */
+int mirror_spegel_args(int argc, char **argv, struct mirror_list *out);
+
+/* The --distro name for d ("talos"), or NULL. */
+const char *mirror_distro_name(enum mirror_distro d);
+/* The distro named s, or -EINVAL. */
+int mirror_distro_parse(const char *s);
 
 /*
  * Result codes of mirror_run for check (configure and cleanup return 0).

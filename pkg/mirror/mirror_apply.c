@@ -19,6 +19,57 @@
 #include "toml/toml.h"
 #include "mirror/mirror_internal.h"
 
+#include <arpa/inet.h>
+
+/*
+ * name in base, if present, must be a real directory (never a symbolic link,
+ * which could lead out of the config path) owned by us. Returns 1 when it is,
+ * 0 when absent, -errno with err when it may not be used: nothing is moved.
+ */
+static int own_dir(const char *base, const char *name, struct log_err *err)
+{
+	char p[PATH_MAX], to[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	if (fs_path_join(p, sizeof(p), base, name, err) < 0)
+		return err ? err->code : -ENAMETOOLONG;
+	if (lstat(p, &st) < 0)
+		return errno == ENOENT ? 0 : log_err_set(err, -errno, "%s: %s", p, strerror(errno));
+	if (S_ISLNK(st.st_mode)) {
+		n = readlink(p, to, sizeof(to) - 1);
+		to[n < 0 ? 0 : n] = '\0';
+		return log_err_set(
+		    err, -ELOOP,
+		    "%s is a symbolic link (to %s): refused, it could lead out of the config path; nothing was moved",
+		    p, to);
+	}
+	if (!S_ISDIR(st.st_mode))
+		return log_err_set(err, -ENOTDIR,
+				   "%s is not a directory: refused, nothing was moved", p);
+	if (st.st_uid != geteuid())
+		return log_err_set(
+		    err, -EPERM,
+		    "%s is owned by uid %u, not by us (uid %u): refused, nothing was moved", p,
+		    (unsigned)st.st_uid, (unsigned)geteuid());
+	return 1;
+}
+
+/* Our three directories in base must each be absent or a real directory we own. */
+static int own_dirs(const char *base, struct log_err *err)
+{
+	static const char *const names[] = {MIRROR_BACKUP_DIR, RESTORING, BACKING_UP};
+	size_t i;
+	int r;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		r = own_dir(base, names[i], err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /*
  * Finish an interrupted cleanup: the entries still in RESTORING go back to
  * base, then RESTORING is removed.
@@ -39,10 +90,45 @@ static int finish_restore(const char *base, struct log_err *err)
 }
 
 /*
+ * A watch killed between the two renames of a _backup repair left no _backup,
+ * the remembered one complete in WATCH_TMP and the one it replaced in
+ * WATCH_OLD: finish that repair, so that a backup does not take our own files
+ * for the user's, and cleanup finds _backup.
+ */
+static int finish_watch_repair(const char *base, struct log_err *err)
+{
+	char bak[PATH_MAX], tmp[PATH_MAX], old[PATH_MAX];
+	struct stat st;
+
+	if (fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0 ||
+	    fs_path_join(tmp, sizeof(tmp), base, WATCH_TMP, err) < 0 ||
+	    fs_path_join(old, sizeof(old), base, WATCH_OLD, err) < 0)
+		return err ? err->code : -ENAMETOOLONG;
+	if (lstat(bak, &st) == 0 || lstat(old, &st) < 0 || !S_ISDIR(st.st_mode) ||
+	    lstat(tmp, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	if (rename(tmp, bak) < 0)
+		return log_err_set(err, -errno, "cannot rename %s to %s: %s", tmp, bak,
+				   strerror(errno));
+	log_info("%s: finished an interrupted repair of %s", base, MIRROR_BACKUP_DIR);
+	return fs_remove_tree(base, WATCH_OLD, err);
+}
+
+/*
  * First run only (no _backup yet): move everything in base into _backup, via
  * BACKING_UP so an interrupted run resumes instead of losing files.
  */
-static int backup(const char *base, struct log_err *err)
+static bool listed(const struct mirror_list *l, const char *name)
+{
+	size_t i;
+
+	for (i = 0; l && i < l->n; i++)
+		if (!strcmp(l->v[i], name))
+			return true;
+	return false;
+}
+
+static int backup(const char *base, const struct mirror_list *managed, struct log_err *err)
 {
 	char bak[PATH_MAX], tmp[PATH_MAX];
 	char **names;
@@ -59,7 +145,7 @@ static int backup(const char *base, struct log_err *err)
 		return r;
 	r = fs_list_dir(base, &names, &n, err);
 	for (i = 0; r == 0 && i < n; i++)
-		if (strcmp(names[i], BACKING_UP) != 0)
+		if (strcmp(names[i], BACKING_UP) != 0 && !listed(managed, names[i]))
 			r = fs_move_entry(base, tmp, names[i], err);
 	fs_names_free(names, n);
 	if (r == 0 && rename(tmp, bak) < 0)
@@ -90,7 +176,7 @@ static int read_secret(const char *dir, const char *name, struct strbuf *sb, cha
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0 && r != -ENAMETOOLONG)
-		log_err_set(err, r, "%s: %s", path, strerror(-r));
+		mirror_read_error(err, path, r, 4096);
 	return r < 0 ? r : 0;
 }
 
@@ -115,7 +201,7 @@ static int basic_auth(const char *dir, char **out, struct log_err *err)
 		r = read_secret(dir, "password", &pass, path, err);
 	if (r < 0 || (user.len == 0 && pass.len == 0)) {
 		if (r == 0)
-			log_info("%s: no username or password, no basic auth", dir);
+			log_debug("%s: no username or password, no basic auth", dir);
 		goto out;
 	}
 	if (sb_addn(&up, user.buf, user.len) < 0 || sb_addch(&up, ':') < 0 ||
@@ -174,7 +260,16 @@ static int expand_env(const char *in, char **out, struct log_err *err)
 					in, name);
 			break;
 		}
-		r = sb_add(&sb, val);
+		{
+			/* an IPv6 address as the URL's host is written [addr] (RFC 3986 3.2.2) */
+			unsigned char a6[16];
+			bool host = sb.len >= 3 && !memcmp(sb.buf + sb.len - 3, "://", 3);
+
+			if (host && inet_pton(AF_INET6, val, a6) == 1)
+				r = sb_addf(&sb, "[%s]", val);
+			else
+				r = sb_add(&sb, val);
+		}
 		p = end + 1;
 	}
 	if (r == 0 && !(*out = sb_take(&sb)))
@@ -210,6 +305,11 @@ static int backup_source(const char *base, const char *dir, char *path, size_t s
 	}
 	if (i == sizeof(homes) / sizeof(homes[0]))
 		i = 0;
+	if ((size_t)snprintf(path, size, "%s%s/%s", base, homes[i], dir) >= size)
+		return log_err_set(err, -ENAMETOOLONG, "%s: path too long", base);
+	if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+		return log_err_set(err, -ELOOP,
+				   "%s is not a real directory: refused, never followed", path);
 	if ((size_t)snprintf(path, size, "%s%s/%s/%s", base, homes[i], dir, HOSTS_TOML) >= size)
 		return log_err_set(err, -ENAMETOOLONG, "%s: path too long", base);
 	return 0;
@@ -241,7 +341,7 @@ static int existing_hosts(const char *base, const char *dir, struct strbuf *out,
 		return 0; /* only the mode is wanted */
 	r = sb_read_file(&text, path);
 	if (r < 0) {
-		log_err_set(err, r, "%s: %s", path, strerror(-r));
+		mirror_read_error(err, path, r, MIRROR_MAX_FILE);
 		goto out;
 	}
 	r = toml_parse(text.buf, text.len, path, &root, err);
@@ -373,7 +473,7 @@ static int sync_dir(const char *dst, const char *src, const struct strbuf *hosts
 
 			r = sb_read_file(&data, a);
 			if (r < 0)
-				log_err_set(err, r, "%s: %s", a, strerror(-r));
+				mirror_read_error(err, a, r, MIRROR_MAX_FILE * 16);
 			else
 				r = fs_publish(dst, names[i], data.buf, data.len,
 					       sst.st_mode & MODE_MAX, err);
@@ -399,33 +499,149 @@ static void wants_free(struct want *w, size_t n)
 	free(w);
 }
 
-int mirror_configure(const struct mirror_opts *o, struct log_err *err)
+int mirror_expand_targets(const struct mirror_list *in, struct mirror_list *out,
+			  struct log_err *err)
+{
+	size_t i, j;
+	int r = 0;
+
+	for (i = 0; r == 0 && i < in->n; i++) {
+		char *t = NULL;
+
+		r = expand_env(in->v[i], &t, err);
+		if (r == 0 && (r = mirror_list_add(out, t)) < 0)
+			log_err_set(err, r, "out of memory");
+		free(t);
+		/* two identical [host] tables: containerd refuses the whole file */
+		for (j = 0; r == 0 && j < i; j++)
+			if (!strcasecmp(out->v[j], out->v[i]))
+				r = log_err_set(
+				    err, -EINVAL,
+				    "mirror target '%s' given twice: containerd would refuse the file (duplicate [host] table)",
+				    out->v[i]);
+	}
+	return r;
+}
+
+/*
+ * Whether <base>/<name> is a directory holding only a hosts.toml in the shape
+ * Spegel's template (and configure) writes: an optional server line, then
+ * [host.'…'] tables of capabilities, dial_timeout and an Authorization header,
+ * no trailing newline. Such a directory was written by a configure (ours or
+ * Spegel's) and may be replaced; anything else is the user's.
+ */
+static bool looks_generated(const char *base, const char *name)
+{
+	static const char *const heads[] = {
+	    "server = '",	"[host.'",	     "capabilities = ['pull'",
+	    "dial_timeout = '", "Authorization = '", ""};
+	struct strbuf text = STRBUF_INIT(1 << 16);
+	char dir[PATH_MAX], file[PATH_MAX], **names = NULL;
+	size_t n = 0, i;
+	bool yes = false, host = false;
+	const char *line, *nl;
+	struct stat st;
+
+	if (fs_path_join(dir, sizeof(dir), base, name, NULL) < 0 || lstat(dir, &st) < 0 ||
+	    !S_ISDIR(st.st_mode) || fs_list_dir(dir, &names, &n, NULL) < 0)
+		return false;
+	if (n != 1 || strcmp(names[0], HOSTS_TOML) != 0)
+		goto out;
+	if (fs_path_join(file, sizeof(file), dir, HOSTS_TOML, NULL) < 0 || lstat(file, &st) < 0 ||
+	    !S_ISREG(st.st_mode) || sb_read_file(&text, file) < 0 || text.len == 0 ||
+	    text.buf[text.len - 1] == '\n')
+		goto out;
+	yes = true;
+	for (line = text.buf; yes && line < text.buf + text.len; line = nl + 1) {
+		size_t len;
+
+		nl = memchr(line, '\n', (size_t)(text.buf + text.len - line));
+		if (!nl)
+			nl = text.buf + text.len;
+		len = (size_t)(nl - line);
+		for (i = 0; i < sizeof(heads) / sizeof(heads[0]); i++)
+			if (len >= strlen(heads[i]) && !strncmp(line, heads[i], strlen(heads[i])))
+				break;
+		if (i == sizeof(heads) / sizeof(heads[0]) || (i == 0 && line != text.buf) ||
+		    (i == 5 && len != 0) || (len && line[len - 1] != '\'' && line[len - 1] != ']'))
+			yes = false;
+		host |= i == 1;
+	}
+	yes = yes && host;
+out:
+	fs_names_free(names, n);
+	sb_free(&text);
+	return yes;
+}
+
+/*
+ * Spegel's clearConfig, without ever losing a user file: an entry of base other
+ * than _backup, our dot directories and the distro's managed ones goes away
+ * only when _backup holds its original or it is one a configure wrote; else it
+ * moves into _backup (an empty or partial _backup, left by a stray mkdir or an
+ * interrupted older Spegel, is completed instead of trusted). Entries in keep
+ * are rewritten by the caller, so only the moving applies to them.
+ */
+static int clear_config(const char *base, const struct want *w, size_t nw,
+			const struct mirror_list *managed, bool ours_in_place, struct log_err *err)
+{
+	char bak[PATH_MAX], **names = NULL, p[PATH_MAX];
+	size_t n = 0, i, j;
+	struct stat st;
+	int r;
+
+	if (fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0)
+		return err ? err->code : -ENAMETOOLONG;
+	r = fs_list_dir(base, &names, &n, err);
+	for (i = 0; r == 0 && i < n; i++) {
+		const char *name = names[i];
+		bool keep = false, saved;
+
+		if (!strcmp(name, MIRROR_BACKUP_DIR) || !strcmp(name, RESTORING) ||
+		    !strcmp(name, BACKING_UP) || listed(managed, name))
+			continue;
+		for (j = 0; j < nw && !keep; j++)
+			keep = !strcmp(name, w[j].dir);
+		r = fs_path_join(p, sizeof(p), bak, name, err);
+		if (r < 0)
+			break;
+		saved = lstat(p, &st) == 0;
+		if (!saved && !(keep && ours_in_place) && !looks_generated(base, name)) {
+			log_warn("%s/%s was not in %s: moved there, not deleted", base, name,
+				 MIRROR_BACKUP_DIR);
+			r = fs_move_entry(base, bak, name, err);
+		} else if (!keep) {
+			r = fs_remove_tree(base, name, err);
+		}
+	}
+	fs_names_free(names, n);
+	return r;
+}
+
+int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct log_err *err)
 {
 	const char *base = o->config_path;
-	struct mirror_list targets = {0};
+	struct mirror_list targets = {0}, managed = {0};
 	struct want *w = NULL;
 	size_t nw = 0, i, j;
-	char *auth = NULL, **names = NULL, bak[PATH_MAX], src[PATH_MAX], dst[PATH_MAX];
-	size_t nnames = 0;
+	char *auth = NULL, bak[PATH_MAX], src[PATH_MAX], dst[PATH_MAX];
 	int wildcards = 0, r = 0;
 
 	/* everything is validated before the first change on disk */
 	if (access(base, F_OK) == 0 && !fs_is_dir(base))
 		return log_err_set(err, -ENOTDIR, "config path %s: not a directory", base);
-	for (i = 0; r == 0 && i < o->targets.n; i++) {
-		char *t = NULL;
-
-		r = expand_env(o->targets.v[i], &t, err);
-		if (r == 0 && (r = mirror_list_add(&targets, t)) < 0)
-			log_err_set(err, r, "out of memory");
-		free(t);
-		if (r == 0 && strchr(targets.v[i], ']'))
+	r = own_dirs(base, err);
+	if (r == 0)
+		r = mirror_expand_targets(&o->targets, &targets, err);
+	for (i = 0; r == 0 && i < targets.n; i++)
+		if (strchr(targets.v[i], ']'))
 			log_warn(
 			    "mirror target '%s': containerd 1.x cannot read a [host] key with ']' (IPv6) and will ignore the whole file",
 			    targets.v[i]);
-	}
 	if (r == 0 && o->basic_auth_dir)
 		r = basic_auth(o->basic_auth_dir, &auth, err);
+	if (r == 0)
+		r = mirror_distro_managed(o, &managed, err);
 	if (r < 0)
 		goto out;
 	nw = o->registries.n ? o->registries.n : 1;
@@ -434,63 +650,67 @@ int mirror_configure(const struct mirror_opts *o, struct log_err *err)
 		r = log_err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < nw; i++) {
+	for (i = j = 0; i < nw; i++) {
 		const char *reg = o->registries.n ? o->registries.v[i] : "_default";
 		struct strbuf existing = STRBUF_INIT(MIRROR_MAX_FILE);
+		struct want *wi = &w[j];
+		size_t k;
 
-		sb_init(&w[i].hosts, MIRROR_MAX_FILE);
-		w[i].mode = 0644;
+		sb_init(&wi->hosts, MIRROR_MAX_FILE);
+		wi->mode = 0644;
 		wildcards += mirror_is_wildcard(reg);
 		if (wildcards > 1) {
 			r = log_err_set(err, -EINVAL,
 					"registries contain two wildcards (_default or *)");
 			goto out;
 		}
-		r = mirror_registry_dir(reg, w[i].dir, sizeof(w[i].dir), err);
-		for (j = 0; r == 0 && j < i; j++)
-			if (!strcmp(w[j].dir, w[i].dir))
+		r = mirror_registry_dir(reg, wi->dir, sizeof(wi->dir), err);
+		for (k = 0; r == 0 && k < j; k++)
+			if (!strcmp(w[k].dir, wi->dir))
 				r = log_err_set(err, -EINVAL, "registry '%s' given twice", reg);
+		if (r == 0 && listed(&managed, wi->dir)) {
+			/* k3s/RKE2 rewrite it from registries.yaml at their next start */
+			log_warn(
+			    "%s: managed by %s's registries.yaml: not written (add the mirror there)",
+			    wi->dir, o->distro == MIRROR_DISTRO_RKE2 ? "rke2" : "k3s");
+			sb_free(&wi->hosts);
+			continue;
+		}
 		if (r == 0)
-			r = mirror_render(&w[i].hosts, reg, &targets, o->resolve_tags != 0,
+			r = mirror_render(&wi->hosts, reg, &targets, o->resolve_tags != 0,
 					  o->dial_timeout, auth, err);
 		if (r == 0)
-			r = existing_hosts(base, w[i].dir,
-					   o->prepend_existing == 1 ? &existing : NULL, &w[i].mode,
+			r = existing_hosts(base, wi->dir,
+					   o->prepend_existing == 1 ? &existing : NULL, &wi->mode,
 					   err);
 		if (r == 0 && o->prepend_existing == 1 && existing.len) {
-			w[i].copy_backup = true;
-			if (sb_add(&w[i].hosts, "\n\n") < 0 ||
-			    sb_addn(&w[i].hosts, existing.buf, existing.len) < 0)
-				r = log_err_set(err, -E2BIG, "%s: hosts.toml too large", w[i].dir);
+			wi->copy_backup = true;
+			if (sb_add(&wi->hosts, "\n\n") < 0 ||
+			    sb_addn(&wi->hosts, existing.buf, existing.len) < 0)
+				r = log_err_set(err, -E2BIG, "%s: hosts.toml too large", wi->dir);
 			else
 				log_info("%s: keeping the existing hosts after the mirrors",
-					 w[i].dir);
+					 wi->dir);
 		}
 		sb_free(&existing);
+		j++;
 		if (r < 0)
 			goto out;
 	}
+	nw = j;
 
 	r = fs_mkdir_p(base, 0755);
 	if (r < 0) {
 		log_err_set(err, r, "%s: cannot create directory: %s", base, strerror(-r));
 		goto out;
 	}
-	r = finish_restore(base, err);
+	r = finish_watch_repair(base, err);
 	if (r == 0)
-		r = backup(base, err);
-	if (r < 0)
-		goto out;
-	/* Spegel's clearConfig, minus the entries we are about to write */
-	r = fs_list_dir(base, &names, &nnames, err);
-	for (i = 0; r == 0 && i < nnames; i++) {
-		bool keep = !strcmp(names[i], MIRROR_BACKUP_DIR);
-
-		for (j = 0; j < nw && !keep; j++)
-			keep = !strcmp(names[i], w[j].dir);
-		if (!keep)
-			r = fs_remove_tree(base, names[i], err);
-	}
+		r = finish_restore(base, err);
+	if (r == 0)
+		r = backup(base, &managed, err);
+	if (r == 0)
+		r = clear_config(base, w, nw, &managed, ours_in_place, err);
 	if (r < 0)
 		goto out;
 	if (fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0) {
@@ -506,9 +726,9 @@ int mirror_configure(const struct mirror_opts *o, struct log_err *err)
 				     err);
 	}
 out:
-	fs_names_free(names, nnames);
 	wants_free(w, nw);
 	mirror_list_free(&targets);
+	mirror_list_free(&managed);
 	free(auth);
 	return r;
 }
@@ -519,6 +739,7 @@ static int cleanup(const struct mirror_opts *o, struct log_err *err)
 {
 	const char *base = o->config_path;
 	char bak[PATH_MAX], rest[PATH_MAX], tmp[PATH_MAX], **names = NULL;
+	struct mirror_list managed = {0};
 	size_t n = 0, i;
 	int r;
 
@@ -526,6 +747,11 @@ static int cleanup(const struct mirror_opts *o, struct log_err *err)
 	    fs_path_join(rest, sizeof(rest), base, RESTORING, err) < 0 ||
 	    fs_path_join(tmp, sizeof(tmp), base, BACKING_UP, err) < 0)
 		return err ? err->code : -ENAMETOOLONG;
+	r = own_dirs(base, err);
+	if (r == 0)
+		r = finish_watch_repair(base, err);
+	if (r < 0)
+		return r;
 	if (!fs_is_dir(bak) && fs_is_dir(tmp)) {
 		/* a first configure stopped while backing up: nothing was written yet */
 		r = fs_move_all(tmp, base, err);
@@ -540,11 +766,14 @@ static int cleanup(const struct mirror_opts *o, struct log_err *err)
 		log_info("%s: no %s, nothing to clean up", base, MIRROR_BACKUP_DIR);
 		return 0;
 	}
-	r = fs_list_dir(base, &names, &n, err);
+	r = mirror_distro_managed(o, &managed, err);
+	if (r == 0)
+		r = fs_list_dir(base, &names, &n, err);
 	for (i = 0; r == 0 && i < n; i++)
-		if (strcmp(names[i], MIRROR_BACKUP_DIR) != 0)
+		if (strcmp(names[i], MIRROR_BACKUP_DIR) != 0 && !listed(&managed, names[i]))
 			r = fs_remove_tree(base, names[i], err);
 	fs_names_free(names, n);
+	mirror_list_free(&managed);
 	if (r < 0)
 		return r;
 	/* from here on a rerun must not delete anything: restore through RESTORING */
@@ -552,6 +781,11 @@ static int cleanup(const struct mirror_opts *o, struct log_err *err)
 		return log_err_set(err, -errno, "cannot rename %s to %s: %s", bak, rest,
 				   strerror(errno));
 	return finish_restore(base, err);
+}
+
+int mirror_configure(const struct mirror_opts *o, struct log_err *err)
+{
+	return mirror_configure_ex(o, false, err);
 }
 
 /*
@@ -594,6 +828,8 @@ int mirror_run(struct mirror_opts *o, struct log_err *err)
 		return mirror_check_run(o, err);
 	case MIRROR_WATCH:
 		return mirror_watch_run(o, err);
+	case MIRROR_TALOS_CONFIG:
+		return mirror_talos_config(o, err);
 	}
 	return log_err_set(err, -EINVAL, "unknown command");
 }

@@ -32,13 +32,15 @@ struct checker {
 	struct ctrd_ver ver; /* containerd version (known or not) */
 	mirror_report_fn report;
 	void *data;
-	int worst; /* MIRROR_CLEAN, MIRROR_WARNINGS or MIRROR_ERRORS */
+	int worst;		     /* MIRROR_CLEAN, MIRROR_WARNINGS or MIRROR_ERRORS */
+	const char *fix;	     /* the next finding's fix, or NULL */
+	const struct mirror_opts *o; /* distro, host root (containerd config only) */
 };
 
 __attribute__((format(printf, 5, 6))) static void found(struct checker *c, enum mirror_severity sev,
 							int line, int col, const char *fmt, ...)
 {
-	struct mirror_finding f = {sev, c->file, line, col, NULL};
+	struct mirror_finding f = {sev, c->file, line, col, NULL, c->fix};
 	char msg[512];
 	va_list ap;
 
@@ -46,8 +48,11 @@ __attribute__((format(printf, 5, 6))) static void found(struct checker *c, enum 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	f.msg = msg;
+	c->fix = NULL;
 	if (c->report)
 		c->report(c->data, &f);
+	if (sev == MIRROR_OK)
+		return;
 	if (sev == MIRROR_ERROR)
 		c->worst = MIRROR_ERRORS;
 	else if (c->worst == MIRROR_CLEAN)
@@ -447,7 +452,7 @@ static void check_hosts_table(struct checker *c, const struct toml_value *root)
 int mirror_check_hosts(const char *data, size_t len, const char *file, const char *dir,
 		       const char *version, mirror_report_fn report, void *report_data)
 {
-	struct checker c = {file, dir, {0}, report, report_data, MIRROR_CLEAN};
+	struct checker c = {file, dir, {0}, report, report_data, MIRROR_CLEAN, NULL, NULL};
 	struct toml_value *root = NULL;
 	struct log_err err = {0};
 
@@ -530,7 +535,11 @@ static void load_config(struct checker *c, struct ctrd_config *cf, const char *p
 	c->file = path;
 	r = sb_read_file(&text, path);
 	if (r < 0) {
-		found(c, MIRROR_ERROR, 0, 0, "cannot read: %s", strerror(-r));
+		if (r == -E2BIG)
+			found(c, MIRROR_ERROR, 0, 0, "file too large (over %u KiB)",
+			      MIRROR_MAX_FILE * 4 / 1024);
+		else
+			found(c, MIRROR_ERROR, 0, 0, "cannot read: %s", strerror(-r));
 		goto out;
 	}
 	if (toml_parse(text.buf, text.len, path, &root, &err) < 0) {
@@ -557,7 +566,9 @@ static void load_config(struct checker *c, struct ctrd_config *cf, const char *p
 			continue;
 		snprintf(dir, sizeof(dir), "%s", path);
 		slash = strrchr(dir, '/');
-		if (im->str[0] == '/' || !slash)
+		if (im->str[0] == '/' && c->o && c->o->distro != MIRROR_DISTRO_UNSET)
+			mirror_host_path(want, sizeof(want), c->o->host_root, im->str);
+		else if (im->str[0] == '/' || !slash)
 			snprintf(want, sizeof(want), "%s", im->str);
 		else
 			snprintf(want, sizeof(want), "%.*s/%s", (int)(slash - dir), dir, im->str);
@@ -614,8 +625,43 @@ static const struct toml_value *config_get(const struct ctrd_config *cf, const c
 	return NULL;
 }
 
+/*
+ * With --distro: the fix for discard_unpacked_layers or config_path into fix
+ * and c->fix (the next finding carries it). fix must outlive that finding.
+ */
+static void set_fix(struct checker *c, struct strbuf *fix, long long version, bool discard)
+{
+	struct mirror_fix_req q = {0};
+
+	sb_reset(fix);
+	if (!c->o || !mirror_distro_info(c->o->distro))
+		return;
+	q.distro = c->o->distro;
+	q.distro_version = c->o->distro_version;
+	q.containerd_major = c->ver.known ? c->ver.major : 0;
+	q.config_version = version == 3 ? 3 : 2;
+	q.discard = discard;
+	q.config_path = !discard;
+	if (mirror_distro_fix(fix, &q) == 0 && fix->len)
+		c->fix = fix->buf;
+}
+
+/* The config path as the host sees it: --host-root taken off. */
+static const char *host_view(const struct checker *c, const char *config_path)
+{
+	const char *root = c->o ? c->o->host_root : NULL;
+	size_t rl = root ? strlen(root) : 0;
+
+	while (rl > 0 && root[rl - 1] == '/')
+		rl--;
+	if (rl && !strncmp(config_path, root, rl) && config_path[rl] == '/')
+		return config_path + rl;
+	return config_path;
+}
+
 static void check_containerd_config(struct checker *c, const char *config_path)
 {
+	struct strbuf fix = STRBUF_INIT(8192);
 	struct ctrd_config cf = {0};
 	const struct toml_value *cp, *mirrors, *discard, *configs;
 	const char *main_file = c->file, *cp_file = NULL, *m_file = NULL, *d_file = NULL;
@@ -633,6 +679,7 @@ static void check_containerd_config(struct checker *c, const char *config_path)
 	discard = config_get(&cf, "discard_unpacked_layers", false, &d_file);
 	if (discard && discard->type == TOML_BOOL && discard->b) {
 		c->file = d_file;
+		set_fix(c, &fix, version, true);
 		found(
 		    c, MIRROR_ERROR, discard->line, discard->col,
 		    "discard_unpacked_layers = true: layers are deleted after unpacking, so this node cannot serve them to Spegel");
@@ -659,9 +706,10 @@ static void check_containerd_config(struct checker *c, const char *config_path)
 	if (!cp) {
 		if (version == 3 && !(mirrors && mirrors->n) && c->ver.known &&
 		    (c->ver.major > 2 || (c->ver.major == 2 && c->ver.minor >= 2)) &&
-		    (same_dir(config_path, "/etc/containerd/certs.d") ||
-		     same_dir(config_path, "/etc/docker/certs.d")))
+		    (same_dir(host_view(c, config_path), "/etc/containerd/certs.d") ||
+		     same_dir(host_view(c, config_path), "/etc/docker/certs.d")))
 			goto out;
+		set_fix(c, &fix, version, false);
 		found(c, MIRROR_ERROR, 0, 0,
 		      "[plugins.\"%s\".registry] config_path is not set: the CRI never reads %s",
 		      cri_plugin(version), config_path);
@@ -679,14 +727,18 @@ static void check_containerd_config(struct checker *c, const char *config_path)
 
 		for (p = list ? strtok_r(list, ":", &save) : NULL; p && !ok;
 		     p = strtok_r(NULL, ":", &save))
-			ok = same_dir(p, config_path);
+			ok = same_dir(p, config_path) || same_dir(p, host_view(c, config_path));
 		free(list);
+		if (!ok)
+			set_fix(c, &fix, version, false);
 		if (!ok)
 			found(c, MIRROR_ERROR, cp->line, cp->col,
 			      "config_path '%s' does not include %s", cp->str, config_path);
 	}
 out:
 	c->file = main_file;
+	c->fix = NULL;
+	sb_free(&fix);
 	for (i = 0; i < cf.n; i++) {
 		free(cf.f[i].path);
 		toml_free(cf.f[i].root);
@@ -694,6 +746,25 @@ out:
 }
 
 /* ---- the whole config path ---- */
+
+/* Add the [host.'…'] keys of a hosts.toml text to l, once each (check --probe). */
+static void collect_hosts(const char *data, size_t len, struct mirror_list *l)
+{
+	struct toml_value *root = NULL;
+	const struct toml_value *host;
+	size_t i, j;
+
+	if (toml_parse(data, len, "", &root, NULL) < 0)
+		return;
+	host = toml_get(root, "host");
+	for (i = 0; host && host->type == TOML_TABLE && i < host->n; i++) {
+		for (j = 0; j < l->n && strcmp(l->v[j], host->keys[i]); j++)
+			;
+		if (j == l->n && !strncmp(host->keys[i], "http", 4))
+			mirror_list_add(l, host->keys[i]);
+	}
+	toml_free(root);
+}
 
 static bool is_dir_at(const char *base, const char *name)
 {
@@ -706,8 +777,9 @@ static bool is_dir_at(const char *base, const char *name)
 
 int mirror_check_run(const struct mirror_opts *o, struct log_err *err)
 {
-	struct checker c = {NULL, NULL, {0}, o->report, o->report_data, MIRROR_CLEAN};
+	struct checker c = {NULL, NULL, {0}, o->report, o->report_data, MIRROR_CLEAN, NULL, o};
 	struct dirent **ents = NULL;
+	struct mirror_list hosts = {0};
 	int i, cnt, worst = MIRROR_CLEAN, files = 0;
 
 	if (o->containerd_version && ver_parse(o->containerd_version, &c.ver) < 0)
@@ -752,11 +824,16 @@ int mirror_check_run(const struct mirror_opts *o, struct log_err *err)
 			continue; /* certificate-only directory */
 		}
 		files++;
-		if (r < 0)
+		if (r == -E2BIG)
+			found(&c, MIRROR_ERROR, 0, 0, "file too large (over %u KiB): not checked",
+			      MIRROR_MAX_FILE / 1024);
+		else if (r < 0)
 			found(&c, MIRROR_ERROR, 0, 0, "cannot read: %s", strerror(-r));
 		else
 			r = mirror_check_hosts(text.buf, text.len, file, dir, o->containerd_version,
 					       o->report, o->report_data);
+		if (text.len && o->probe && o->targets.n == 0)
+			collect_hosts(text.buf, text.len, &hosts);
 		sb_free(&text);
 		if (r > c.worst)
 			c.worst = r;
@@ -780,6 +857,17 @@ int mirror_check_run(const struct mirror_opts *o, struct log_err *err)
 		check_containerd_config(&c, o->config_path);
 		if (c.worst > worst)
 			worst = c.worst;
+	}
+	if (o->probe) {
+		int r = o->targets.n ? mirror_expand_targets(&o->targets, &hosts, err) : 0;
+
+		if (r == 0)
+			r = mirror_probe_run(o, &hosts, err);
+		mirror_list_free(&hosts);
+		if (r < 0)
+			return r;
+		if (r > worst)
+			worst = r;
 	}
 	return worst;
 }

@@ -2,15 +2,17 @@
 /* mirror config: options from the environment and a YAML file, below the command line. */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "goconv/goconv.h"
 #include "log/log.h"
-#include "mirror/mirror.h"
+#include "mirror/mirror_internal.h"
 #include "strbuf/strbuf.h"
 #include "ydoc/ydoc.h"
 
@@ -31,6 +33,9 @@ void mirror_opts_free(struct mirror_opts *o)
 	free(o->basic_auth_dir);
 	free(o->containerd_config);
 	free(o->containerd_version);
+	free(o->distro_version);
+	free(o->host_root);
+	free(o->image);
 	mirror_opts_init(o);
 }
 
@@ -238,9 +243,54 @@ out:
 	return r;
 }
 
+int mirror_read_error(struct log_err *err, const char *path, int r, size_t cap)
+{
+	if (r == -E2BIG)
+		return log_err_set(err, r, "%s: file too large (over %zu KiB)", path, cap / 1024);
+	return log_err_set(err, r, "%s: %s", path, strerror(-r));
+}
+
+/* --distro: detect (auto), then the distro's config path and containerd config. */
+static int resolve_distro(struct mirror_opts *o, struct log_err *err)
+{
+	const struct mirror_distro_info *di;
+	char path[PATH_MAX], ver[64] = "";
+	int d;
+
+	if (o->distro == MIRROR_DISTRO_AUTO) {
+		d = mirror_distro_detect(o->host_root, ver, sizeof(ver), err);
+		if (d < 0)
+			return d;
+		o->distro = (enum mirror_distro)d;
+		log_info("--distro auto: %s%s%s", mirror_distro_name(o->distro), *ver ? " " : "",
+			 ver);
+		if (*ver && !o->distro_version && set_str(&o->distro_version, ver) < 0)
+			return log_err_set(err, -ENOMEM, "out of memory");
+	}
+	di = mirror_distro_info(o->distro);
+	if (!di)
+		return 0;
+	if (!o->config_path) {
+		if (mirror_host_path(path, sizeof(path), o->host_root, di->config_path) < 0)
+			return log_err_set(err, -ENAMETOOLONG, "--host-root: path too long");
+		if (set_str(&o->config_path, path) < 0)
+			return log_err_set(err, -ENOMEM, "out of memory");
+	}
+	if (!o->containerd_config && o->cmd == MIRROR_CHECK) {
+		if (mirror_host_path(path, sizeof(path), o->host_root, di->containerd_config) < 0)
+			return log_err_set(err, -ENAMETOOLONG, "--host-root: path too long");
+		if (access(path, F_OK) == 0 && set_str(&o->containerd_config, path) < 0)
+			return log_err_set(err, -ENOMEM, "out of memory");
+		if (!o->containerd_config)
+			log_warn("%s: not found, containerd's config is not checked", path);
+	}
+	return 0;
+}
+
 int mirror_opts_resolve(struct mirror_opts *o, struct log_err *err)
 {
 	const char *v;
+	int64_t ns;
 	int r;
 
 	if (!o->config_file && (v = getenv("NODEPROBE_MIRROR_CONFIG")) && *v) {
@@ -251,9 +301,30 @@ int mirror_opts_resolve(struct mirror_opts *o, struct log_err *err)
 	r = from_env(o, err);
 	if (r == 0 && o->config_file)
 		r = from_yaml(o, err);
+	if (r == 0)
+		r = resolve_distro(o, err);
 	if (r < 0)
 		return r;
 	if (!o->config_path && set_str(&o->config_path, MIRROR_DEFAULT_CONFIG_PATH) < 0)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	/* Spegel writes dial_timeout = '200ms'; a zero duration ("0", "0s") leaves it out */
+	if (!o->dial_timeout && set_str(&o->dial_timeout, MIRROR_DEFAULT_DIAL_TIMEOUT) < 0)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	if (goconv_parse_duration(o->dial_timeout, &ns) == 0 && ns == 0) {
+		free(o->dial_timeout);
+		o->dial_timeout = NULL;
+	}
+	/* Spegel reads /etc/secrets/basic-auth when its chart mounts a Secret there */
+	if (!o->basic_auth_dir && set_str(&o->basic_auth_dir, MIRROR_DEFAULT_BASIC_AUTH_DIR) < 0)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	if (!*o->basic_auth_dir) {
+		free(o->basic_auth_dir);
+		o->basic_auth_dir = NULL;
+	}
+	if (o->targets.n == 0 &&
+	    (o->cmd == MIRROR_CONFIGURE || o->cmd == MIRROR_WATCH ||
+	     o->cmd == MIRROR_TALOS_CONFIG) &&
+	    mirror_list_add(&o->targets, MIRROR_DEFAULT_TARGET) < 0)
 		return log_err_set(err, -ENOMEM, "out of memory");
 	if (o->resolve_tags < 0)
 		o->resolve_tags = 1;

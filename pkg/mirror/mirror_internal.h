@@ -17,12 +17,82 @@
 /* Our in-progress backup and restore directories (dot names: never a registry). */
 #define BACKING_UP ".nodeprobe-backup"
 #define RESTORING  ".nodeprobe-restore"
+/* watch's _backup repair (mirror_watch.c): the tree it builds and the one it replaces. */
+#define WATCH_TMP ".nodeprobe-watch"
+#define WATCH_OLD ".nodeprobe-watch-old"
 
 /* Whether registry r is Spegel's wildcard ("_default"); mirror_render.c. */
 bool mirror_is_wildcard(const char *r);
 
 /* Largest hosts.toml or certificate file read. */
 #define MIRROR_MAX_FILE (1u << 20)
+
+struct strbuf;
+
+/*
+ * err = "<path>: <why>" for a read that failed with r (a negative errno);
+ * -E2BIG (over cap bytes) reads "file too large (over N KiB)". Returns r.
+ */
+int mirror_read_error(struct log_err *err, const char *path, int r, size_t cap);
+
+/* One --distro row (mirror_distro.c); paths as the host sees them. */
+struct mirror_distro_info {
+	enum mirror_distro id;	       /* which */
+	const char *name;	       /* --distro name */
+	const char *config_path;       /* registry config_path (hosts dirs) */
+	const char *containerd_config; /* the main containerd config file check reads */
+	const char *registries_yaml;   /* k3s/RKE2 registries.yaml, or NULL */
+};
+
+/* The row of d, or NULL (UNSET, AUTO). */
+const struct mirror_distro_info *mirror_distro_info(enum mirror_distro d);
+
+/* out = root + path ("/" or NULL root: path). Returns 0 or -ENAMETOOLONG. */
+int mirror_host_path(char *out, size_t size, const char *root, const char *path);
+
+/*
+ * The distro whose files <root> shows (see the man page's --distro auto);
+ * fills version (Talos's VERSION_ID) when it is empty. Returns the distro or
+ * -ENOENT with err.
+ */
+int mirror_distro_detect(const char *root, char *version, size_t vsize, struct log_err *err);
+
+/* What check needs fixed in containerd's config, and what it knows. */
+struct mirror_fix_req {
+	enum mirror_distro distro;  /* not UNSET or AUTO */
+	const char *distro_version; /* "1.13", or NULL */
+	int containerd_major;	    /* 1, 2, or 0 when unknown */
+	int config_version;	    /* 2 or 3: the version of the file to edit */
+	bool discard;		    /* discard_unpacked_layers must become false */
+	bool config_path;	    /* config_path must be set */
+};
+
+/* Append the exact fix for q, lines without a trailing newline. 0 or -E2BIG/-ENOMEM. */
+int mirror_distro_fix(struct strbuf *out, const struct mirror_fix_req *q);
+
+/*
+ * Append to names the directories of o->config_path holding a hosts.toml k3s
+ * generated (its header line; any distro), and for k3s/RKE2 (o->distro) those
+ * registries.yaml manages (its mirrors' keys, "*" as _default). Returns 0 or
+ * -errno with err.
+ */
+int mirror_distro_managed(const struct mirror_opts *o, struct mirror_list *names,
+			  struct log_err *err);
+
+/*
+ * in's mirror targets with ${VAR} expanded (an IPv6 address as the host
+ * bracketed) appended to out; a target given twice is refused. 0 or -errno
+ * with err.
+ */
+int mirror_expand_targets(const struct mirror_list *in, struct mirror_list *out,
+			  struct log_err *err);
+
+/* talos-config: RegistryMirrorConfig documents to o->output (mirror_talos.c). */
+int mirror_talos_config(const struct mirror_opts *o, struct log_err *err);
+
+/* check --probe: GET /v2/ of each mirror, and --image (mirror_probe.c). */
+int mirror_probe_run(const struct mirror_opts *o, const struct mirror_list *hosts,
+		     struct log_err *err);
 
 /* How long configure, cleanup or a repair waits for another one on the same path. */
 #define MIRROR_LOCK_MS 30000
@@ -35,8 +105,32 @@ bool mirror_is_wildcard(const char *r);
 int mirror_lock(const char *config_path, struct log_err *err);
 void mirror_unlock(int lock);
 
+/*
+ * watch's back-off against something that rewrites the config path in a loop
+ * (mirror_watch.c): the latest repairs and the delay before the next one.
+ */
+#define MIRROR_STORM_REPAIRS 5
+struct mirror_backoff {
+	long long at[MIRROR_STORM_REPAIRS]; /* ms of the latest repairs, a ring */
+	unsigned n;			    /* repairs noted */
+	long long delay_ms;		    /* delay before the next repair, 0 = none */
+};
+
+/*
+ * Note a repair at t (ms, monotonic) in b and set b->delay_ms. Returns the span
+ * in ms of the last MIRROR_STORM_REPAIRS repairs when they make a fight (the
+ * caller warns), else -1.
+ */
+long long mirror_backoff_note(struct mirror_backoff *b, long long t);
+
 /* configure (mirror_apply.c): what mirror_run does for MIRROR_CONFIGURE, unlocked. */
 int mirror_configure(const struct mirror_opts *o, struct log_err *err);
+/*
+ * configure; ours_in_place: the caller knows the registry directories it is
+ * about to write are its own (watch repairing them), so one that is not in
+ * _backup is rewritten in place rather than moved into _backup as a user's.
+ */
+int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct log_err *err);
 
 /* watch (mirror_watch.c): what mirror_run does for MIRROR_WATCH. */
 int mirror_watch_run(const struct mirror_opts *o, struct log_err *err);

@@ -26,16 +26,14 @@
 #define SNAP_MAX_NODES	 1024
 #define SNAP_MAX_BYTES	 (16u << 20)
 #define SNAP_MAX_DEPTH	 8
-#define WATCH_MAX	 512		    /* inotify watches (directories) */
-#define QUIET_MS	 100		    /* a burst of events is over after this much quiet */
-#define BURST_MAX_MS	 500		    /* ... or this long after its first event */
-#define RESYNC_MS	 60000		    /* compare with the snapshots even without events */
-#define STORM_REPAIRS	 5		    /* this many repairs ... */
-#define STORM_WINDOW_S	 60		    /* ... within this many seconds is a fight */
-#define BACKOFF_FIRST_MS 2000		    /* first delay of a fight, doubled each time */
-#define BACKOFF_MAX_MS	 300000		    /* longest delay */
-#define WATCH_TMP	 ".nodeprobe-watch" /* a _backup being restored */
-#define WATCH_OLD	 ".nodeprobe-watch-old" /* the _backup it replaces */
+#define WATCH_MAX	 512		      /* inotify watches (directories) */
+#define QUIET_MS	 100		      /* a burst of events is over after this much quiet */
+#define BURST_MAX_MS	 500		      /* ... or this long after its first event */
+#define RESYNC_MS	 60000		      /* compare with the snapshots even without events */
+#define STORM_REPAIRS	 MIRROR_STORM_REPAIRS /* this many repairs ... */
+#define STORM_WINDOW_S	 60		      /* ... within this many seconds is a fight */
+#define BACKOFF_FIRST_MS 2000		      /* first delay of a fight, doubled each time */
+#define BACKOFF_MAX_MS	 300000		      /* longest delay */
 
 /* One entry of a snapshot: path relative to the tree's parent, kind, mode, content. */
 struct snap_node {
@@ -246,18 +244,16 @@ static int snap_restore(const struct snap *s, const char *base, struct log_err *
 /* ---- the watcher ---- */
 
 struct watcher {
-	const struct mirror_opts *o;	  /* options of the configure it repeats */
-	const char *base;		  /* the config path */
-	char (*dirs)[256];		  /* our registry directory names */
-	size_t ndirs;			  /* count */
-	struct snap *ours;		  /* per dir: what configure left there */
-	struct snap backup;		  /* _backup as configure left it */
-	int ifd;			  /* inotify descriptor, -1 when none */
-	size_t nwatches;		  /* watches added to ifd */
-	bool dormant;			  /* cleanup ran: repair nothing any more */
-	long long repairs[STORM_REPAIRS]; /* ms of the latest repairs, a ring */
-	unsigned nrepairs;		  /* repairs done */
-	long long backoff_ms;		  /* current delay before a repair, 0 = none */
+	const struct mirror_opts *o; /* options of the configure it repeats */
+	const char *base;	     /* the config path */
+	char (*dirs)[256];	     /* our registry directory names */
+	size_t ndirs;		     /* count */
+	struct snap *ours;	     /* per dir: what configure left there */
+	struct snap backup;	     /* _backup as configure left it */
+	int ifd;		     /* inotify descriptor, -1 when none */
+	size_t nwatches;	     /* watches added to ifd */
+	bool dormant;		     /* cleanup ran: repair nothing any more */
+	struct mirror_backoff bo;    /* repairs done and the delay before the next */
 };
 
 static long long now_ms(void)
@@ -341,7 +337,7 @@ static int snap_all(const struct watcher *w, struct snap *ours, struct snap *bak
  * two agree (the second configure, which writes only what differs, found
  * nothing to change), else the whole is tried again.
  */
-static int watch_settle(struct watcher *w, struct log_err *err)
+static int watch_settle(struct watcher *w, bool repair, struct log_err *err)
 {
 	struct snap *a = calloc(w->ndirs, sizeof(*a)), *b = calloc(w->ndirs, sizeof(*b));
 	struct snap abak = {0}, bbak = {0};
@@ -350,11 +346,12 @@ static int watch_settle(struct watcher *w, struct log_err *err)
 	int r = a && b ? 0 : log_err_set(err, -ENOMEM, "out of memory"), tries;
 
 	for (tries = 0; r == 0 && !same && tries < SETTLE_TRIES; tries++) {
-		r = mirror_configure(w->o, err);
+		/* in a repair the changed directories are ours: rewritten in place, not kept */
+		r = mirror_configure_ex(w->o, repair, err);
 		if (r == 0)
 			r = snap_all(w, a, &abak, err);
 		if (r == 0)
-			r = mirror_configure(w->o, err);
+			r = mirror_configure_ex(w->o, repair, err);
 		if (r == 0)
 			r = snap_all(w, b, &bbak, err);
 		same = r == 0 && !*snap_diff(&abak, &bbak);
@@ -476,6 +473,15 @@ static int watch_repair(struct watcher *w, bool *changed, struct log_err *err)
 			 MIRROR_BACKUP_DIR);
 		return 0;
 	}
+	if (access(w->base, F_OK) < 0 && errno == ENOENT) {
+		/* removed as a whole: made again as configure makes it, then all of it restored */
+		*changed = true;
+		log_warn("restoring %s: removed", w->base);
+		r = fs_mkdir_p(w->base, 0755);
+		if (r < 0)
+			return log_err_set(err, r, "%s: cannot create directory: %s", w->base,
+					   strerror(-r));
+	}
 	r = snap_take(&now, w->base, MIRROR_BACKUP_DIR, err);
 	if (r < 0)
 		return r;
@@ -505,35 +511,44 @@ static int watch_repair(struct watcher *w, bool *changed, struct log_err *err)
 	}
 	if (!*changed)
 		return 0;
-	r = watch_settle(w, err);
+	r = watch_settle(w, true, err);
 	return r < 0 ? r : 1;
 }
 
 /*
  * After a repair: when STORM_REPAIRS of them fell within STORM_WINDOW_S, someone
- * rewrites the path in a loop; wait longer before each next repair.
+ * rewrites the path in a loop; wait longer before each next repair. Once
+ * delayed, the repairs are spread out by the delay itself, so the fight is
+ * over only when STORM_WINDOW_S went by after the delay with nothing to repair.
  */
+long long mirror_backoff_note(struct mirror_backoff *b, long long t)
+{
+	long long oldest, prev = b->n ? b->at[(b->n - 1) % STORM_REPAIRS] : 0;
+
+	b->at[b->n % STORM_REPAIRS] = t;
+	b->n++;
+	if (b->delay_ms && t - prev - b->delay_ms > STORM_WINDOW_S * 1000LL)
+		b->delay_ms = 0;
+	if (b->n < STORM_REPAIRS)
+		return -1;
+	oldest = b->at[b->n % STORM_REPAIRS];
+	if (!b->delay_ms && t - oldest > STORM_WINDOW_S * 1000LL)
+		return -1;
+	b->delay_ms = b->delay_ms ? b->delay_ms * 2 : BACKOFF_FIRST_MS;
+	if (b->delay_ms > BACKOFF_MAX_MS)
+		b->delay_ms = BACKOFF_MAX_MS;
+	return t - oldest;
+}
+
 static void watch_note_repair(struct watcher *w, long long t)
 {
-	long long oldest;
+	long long span = mirror_backoff_note(&w->bo, t);
 
-	w->repairs[w->nrepairs % STORM_REPAIRS] = t;
-	w->nrepairs++;
-	if (w->nrepairs < STORM_REPAIRS) {
-		w->backoff_ms = 0;
+	if (span < 0)
 		return;
-	}
-	oldest = w->repairs[w->nrepairs % STORM_REPAIRS];
-	if (t - oldest > STORM_WINDOW_S * 1000LL) {
-		w->backoff_ms = 0;
-		return;
-	}
-	w->backoff_ms = w->backoff_ms ? w->backoff_ms * 2 : BACKOFF_FIRST_MS;
-	if (w->backoff_ms > BACKOFF_MAX_MS)
-		w->backoff_ms = BACKOFF_MAX_MS;
 	log_warn(
 	    "%s: repaired %d times in %lld s: something rewrites it in a loop (a distro that owns it? see nodeprobe-mirror(8), DISTROS); next repair no sooner than %lld s",
-	    w->base, STORM_REPAIRS, (t - oldest) / 1000 + 1, w->backoff_ms / 1000);
+	    w->base, STORM_REPAIRS, span / 1000 + 1, w->bo.delay_ms / 1000);
 }
 
 /* Read the pending inotify events; note whether cleanup started. Returns events read. */
@@ -586,7 +601,7 @@ static int watch_setup(struct watcher *w, const struct mirror_opts *o, struct lo
 	lock = mirror_lock(w->base, err);
 	if (lock < 0)
 		return lock;
-	r = watch_settle(w, err);
+	r = watch_settle(w, false, err);
 	mirror_unlock(lock);
 	if (r == 0)
 		r = watch_rearm(w, err);
@@ -660,9 +675,9 @@ int mirror_watch_run(const struct mirror_opts *o, struct log_err *err)
 			due = t + QUIET_MS;
 			if (due > first + BURST_MAX_MS)
 				due = first + BURST_MAX_MS;
-			if (w.backoff_ms &&
-			    due < w.repairs[(w.nrepairs - 1) % STORM_REPAIRS] + w.backoff_ms)
-				due = w.repairs[(w.nrepairs - 1) % STORM_REPAIRS] + w.backoff_ms;
+			if (w.bo.delay_ms &&
+			    due < w.bo.at[(w.bo.n - 1) % STORM_REPAIRS] + w.bo.delay_ms)
+				due = w.bo.at[(w.bo.n - 1) % STORM_REPAIRS] + w.bo.delay_ms;
 			continue;
 		}
 		if (t < (due >= 0 ? due : next_check))
@@ -695,7 +710,7 @@ int mirror_watch_run(const struct mirror_opts *o, struct log_err *err)
 			continue;
 		watch_note_repair(&w, now_ms());
 		/* once more, with watches on what the repair made (a path made anew has none) */
-		due = now_ms() + (w.backoff_ms ? w.backoff_ms : QUIET_MS);
+		due = now_ms() + (w.bo.delay_ms ? w.bo.delay_ms : QUIET_MS);
 	}
 	r = r < 0 ? r : 0;
 out:

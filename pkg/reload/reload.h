@@ -54,6 +54,16 @@ struct reload_opts {
 	long min_interval_ms; /* per-workload minimum interval between rollouts */
 	double max_rate;      /* global rollouts per second (token bucket) */
 	int burst;	      /* token bucket size */
+
+	/* Rollouts at once and HA (reload_ha.c). */
+	long settle_ms;		     /* a change rolls this long after it arrives */
+	int ha;			     /* --enable-ha: act only while holding the Lease */
+	const char *lease_name;	     /* the Lease (default stakater-reloader-lock, Reloader's) */
+	const char *lease_namespace; /* NULL: $POD_NAMESPACE, else the service account's */
+	long lease_duration_ms;	     /* client-go's LeaseDuration (15 s) */
+	long renew_deadline_ms;	     /* RenewDeadline (10 s) */
+	long retry_period_ms;	     /* RetryPeriod (2 s) */
+
 	const char *listen;   /* "host:port" or ":port" for /metrics, NULL: off */
 	int events;	      /* 1: post Kubernetes Events */
 	long page_size;	      /* LIST limit */

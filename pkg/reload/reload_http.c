@@ -53,6 +53,12 @@ static int render(struct strbuf *sb, struct reload_metrics *m)
 	for (i = 0; i < NCLS && !r; i++)
 		r = sb_addf(sb, "%s{resource=\"%s\"} %lu\n", objects, cls_names[i],
 			    METRIC_GET(m->objects[i]));
+	if (METRIC_GET(m->leader)) { /* --enable-ha */
+		r = r ? r
+		      : head(sb, "nodeprobe_reload_leader", "gauge",
+			     "1 while this replica holds the Lease (--enable-ha), 0 standing by.");
+		r = r ? r : sb_addf(sb, "nodeprobe_reload_leader %d\n", METRIC_GET(m->leader) == 2);
+	}
 	r = r ? r : head(sb, requests, "counter", "API requests by HTTP status (0: no answer).");
 	for (i = 0; i < KUBE_CODES && !r; i++) {
 		unsigned long n = kube_client_count(m->cl, i);

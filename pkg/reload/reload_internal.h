@@ -285,6 +285,7 @@ struct reload_metrics {
 	unsigned long watch_restarts[NCLS];
 	unsigned long objects[NCLS];  /* gauge: objects tracked */
 	int ready;		      /* initial sync done, watches running */
+	int leader;		      /* --enable-ha: 2 leading, 1 standing by; 0 without */
 	const struct kube_client *cl; /* for API request counts by code */
 	/* Reloader's metrics and latencies (reload_promreloader.c) */
 	struct reload_hist action_latency[RELOAD_NKINDS]; /* PATCH duration per kind */
@@ -359,11 +360,15 @@ struct wl_ent {
 	struct trig *trig;
 	size_t ntrig;
 	long long first_ms, due_ms, last_roll_ms;
+	long long trig_ms;    /* the last change queued for it (HA: a standby's pending) */
 	int fails;	      /* failed rollout attempts for the pending triggers */
 	struct wl_ent *pnext; /* pending list */
 
 	long long resume_ms;	  /* pause-period: when to resume (monotonic ms), 0: no timer */
 	unsigned char spc_warned; /* the unsupported SecretProviderClass use was reported */
+
+	json_t *recreate; /* a Job we deleted whose copy the API refused: created later; owned */
+	long long recreate_ms; /* when to try that create again (monotonic ms) */
 };
 
 struct tab {
@@ -411,6 +416,7 @@ struct ctl {
 	struct rs *rs;
 	size_t nrs;
 	struct wl_ent *pend;
+	struct reload_ha *ha; /* --enable-ha: the election (reload_ha.c), else NULL */
 	struct deferred *defer;
 	double tokens;
 	long long tok_ms;
@@ -418,6 +424,7 @@ struct ctl {
 
 	int npause;	 /* workloads with a pause-period resume timer armed */
 	int ntomb;	 /* deleted ConfigMaps/Secrets kept for --reload-on-delete rollouts */
+	int nrecreate;	 /* Jobs deleted and not yet created again (wl_ent.recreate) */
 	struct evq *evq; /* ReloadSkipped Events to post from the run loop */
 	const struct cfg_ent *ev_last; /* the object the Reloaded Event names (borrowed) */
 	struct reload_metrics m;
@@ -433,6 +440,33 @@ int reload_tab_put(struct tab *t, struct ent *e);
 void reload_tab_del(struct tab *t, struct ent *e);
 
 void reload_on_signal(int sig);
+
+/* ---- HA (reload_ha.c): leader election on a coordination.k8s.io/v1 Lease ---- */
+
+struct reload_ha;
+
+/*
+ * Set up the election for c (Lease name, namespace: opts, $POD_NAMESPACE or the
+ * service-account file; identity: $POD_NAME or hostname_<random>). Returns 0, or
+ * KUBE_ECONFIG / -ENOMEM with err set. Free with reload_ha_free (also on error).
+ */
+int reload_ha_new(struct ctl *c, struct log_err *err);
+/* Free the election (NULL ha allowed). */
+void reload_ha_free(struct ctl *c);
+/* Try to acquire or renew when due; on becoming leader, re-read the pending workloads. */
+void reload_ha_tick(struct ctl *c);
+/* 1 when c may roll: no HA, or we hold a lease renewed within the renew deadline. */
+int reload_ha_acting(const struct ctl *c);
+/* When reload_ha_tick wants to run next (monotonic ms; INT64_MAX without HA). */
+long long reload_ha_next(const struct ctl *c);
+/* Give the lease up if we hold it (SIGTERM; client-go's ReleaseOnCancel). */
+void reload_ha_release(struct ctl *c);
+/*
+ * A standby (or a takeover's re-read) sees workload we parsed anew as nw: if its
+ * reload records changed, the leader rolled it, and what nw records as current is
+ * no longer pending here.
+ */
+void reload_ha_workload_seen(struct ctl *c, struct wl_ent *we, const struct reload_workload *nw);
 
 long long reload_now_ms(void);
 
@@ -541,6 +575,11 @@ void reload_events_free(struct ctl *c);
 void reload_tombstone(struct ctl *c, struct cfg_ent *ce);
 /* Free the tombstones once no rollout is pending. */
 void reload_tombs_sweep(struct ctl *c);
+/*
+ * Create again every Job that was deleted for a rollout but whose create the API refused
+ * (quota, admission, errors), once its retry time has come; a Job is never given up while we run.
+ */
+void reload_jobs_due(struct ctl *c);
 
 void reload_process_due(struct ctl *c, int force);
 

@@ -23,6 +23,7 @@ const struct kube_resource reload_res_rollouts = {"/apis/argoproj.io/v1alpha1", 
 						  "Rollout"};
 
 #define JOB_CREATE_RETRIES 5 /* POST after DELETE answered 409 AlreadyExists: 0.1 s, 0.2 s, ... */
+#define JOB_RECREATE_MS	   10000 /* a deleted Job whose create failed is tried again after this */
 
 int reload_cls_enabled(const struct reload_opts *o, int cls)
 {
@@ -303,6 +304,103 @@ static json_t *sorted_copy(json_t *m)
 	return out;
 }
 
+/* Does pod template got carry every STAKATER_* value and the last-reloaded-from that sent has? */
+static int marks_match(json_t *sent, json_t *got)
+{
+	const char *lr = json_string_value(
+	    json_object_get(json_object_get(json_object_get(sent, "metadata"), "annotations"),
+			    RELOAD_LAST_RELOADED_FROM));
+	json_t *sc, *e;
+	size_t i, j;
+	int marks = 0;
+
+	if (lr) {
+		const char *glr = json_string_value(json_object_get(
+		    json_object_get(json_object_get(got, "metadata"), "annotations"),
+		    RELOAD_LAST_RELOADED_FROM));
+
+		if (!glr || strcmp(lr, glr) != 0)
+			return 0;
+		marks++;
+	}
+	json_array_foreach(json_object_get(json_object_get(sent, "spec"), "containers"), i, sc)
+	{
+		const char *cn = json_string_value(json_object_get(sc, "name"));
+		json_t *gc =
+		    cn ? find_container(json_object_get(json_object_get(got, "spec"), "containers"),
+					cn)
+		       : NULL;
+
+		json_array_foreach(json_object_get(sc, "env"), j, e)
+		{
+			const char *n = json_string_value(json_object_get(e, "name"));
+			const char *v = json_string_value(json_object_get(e, "value"));
+			json_t *ge;
+			size_t k;
+			int found = 0;
+
+			if (!n || !v || strncmp(n, "STAKATER_", 9) != 0)
+				continue;
+			json_array_foreach(json_object_get(gc, "env"), k, ge)
+			{
+				const char *gn = json_string_value(json_object_get(ge, "name"));
+				const char *gv = json_string_value(json_object_get(ge, "value"));
+
+				if (gn && gv && strcmp(gn, n) == 0 && strcmp(gv, v) == 0)
+					found = 1;
+			}
+			if (!found)
+				return 0;
+			marks++;
+		}
+	}
+	return marks > 0;
+}
+
+/*
+ * After a Job create whose answer was lost (connection broken, 5xx): was it created? One LIST of
+ * the namespace's Jobs (bounded) for a manual Job of this CronJob whose pod template carries what
+ * we set (the CronJob's own Jobs never do). Returns 1 with *name set (owned), or 0.
+ */
+static int cronjob_job_created(struct ctl *c, struct wl_ent *we, const char *uid, json_t *tmpl,
+			       char **name)
+{
+	struct log_err err = {0};
+	json_t *list, *item;
+	size_t i;
+	int r;
+
+	*name = NULL;
+	sb_reset(&c->url);
+	kube_url(&c->url, kube_client_server(c->cl), &reload_res_jobs, we->e.ns, NULL, NULL);
+	c->resp.max = OBJ_MAX;
+	r = kube_request(c->cl, "GET", c->url.buf, NULL, NULL, &c->resp, &err);
+	list = r == 200 ? json_loadb(c->resp.buf, c->resp.len, 0, NULL) : NULL;
+	sb_reset(&c->resp);
+	json_array_foreach(json_object_get(list, "items"), i, item)
+	{
+		json_t *md = json_object_get(item, "metadata"), *o;
+		const char *inst = json_string_value(json_object_get(
+		    json_object_get(md, "annotations"), "cronjob.kubernetes.io/instantiate"));
+		size_t k;
+		int owned = 0;
+
+		json_array_foreach(json_object_get(md, "ownerReferences"), k, o)
+		{
+			const char *ou = json_string_value(json_object_get(o, "uid"));
+
+			owned |= ou && uid && strcmp(ou, uid) == 0;
+		}
+		if (!owned || !inst || strcmp(inst, "manual") != 0 ||
+		    !marks_match(tmpl, json_object_get(json_object_get(item, "spec"), "template")))
+			continue;
+		*name = strdup(json_string_value(json_object_get(md, "name")) ?: "?");
+		break;
+	}
+	json_decref(list);
+	return *name != NULL;
+}
+
 /*
  * CronJob: POST a Job made from the mutated jobTemplate (CreateJobFromCronjob): generateName
  * "<cronjob>-", the template's labels, annotations "cronjob.kubernetes.io/instantiate": "manual"
@@ -383,6 +481,16 @@ static int cronjob_rollout(struct ctl *c, struct wl_ent *we, const struct reload
 		json_decref(created);
 		sb_reset(&c->resp); /* the answer is a Job, not this CronJob */
 		r = 200;
+	} else if (r == KUBE_ECONN || r >= 500) {
+		/* the server may have created it: a retry must not run the Job twice */
+		char *name = NULL;
+
+		if (cronjob_job_created(c, we, uid, json_object_get(spec, "template"), &name)) {
+			log_info("CronJob %s/%s: created Job %s/%s (its answer was lost)", we->e.ns,
+				 we->e.name, we->e.ns, name);
+			r = 200;
+		}
+		free(name);
 	}
 out:
 	json_decref(job);
@@ -391,12 +499,77 @@ out:
 	return r;
 }
 
+/* POST the Job in c->body; a 409 AlreadyExists (the old Job not gone yet) is tried again. */
+static int job_post(struct ctl *c, struct wl_ent *we, const struct kube_query *q,
+		    struct log_err *err)
+{
+	int r, attempt;
+
+	for (attempt = 0;; attempt++) {
+		r = send_json(c, "POST", &reload_res_jobs, we->e.ns, NULL, "application/json",
+			      c->body.buf, q, err);
+		if (r != 409 || attempt + 1 >= JOB_CREATE_RETRIES)
+			return r;
+		{
+			struct timespec ts = {0, (100L << attempt) * 1000000L};
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+/* Keep job (taken) to create again later: we deleted its predecessor. */
+static void job_keep(struct ctl *c, struct wl_ent *we, json_t *job)
+{
+	if (we->recreate)
+		json_decref(we->recreate);
+	else
+		c->nrecreate++;
+	we->recreate = job;
+	we->recreate_ms = reload_now_ms() + JOB_RECREATE_MS;
+}
+
+/* After a 409 on a later create: is a live Job of that name there (someone created it)? */
+static int job_taken(struct ctl *c, struct wl_ent *we)
+{
+	struct log_err err = {0};
+	json_t *cur = NULL;
+	int taken;
+
+	if (get_object(c, &reload_res_jobs, we->e.ns, we->e.name, &cur, &err) < 0)
+		return 0;
+	taken = !json_object_get(json_object_get(cur, "metadata"), "deletionTimestamp");
+	json_decref(cur);
+	return taken;
+}
+
+/*
+ * After a DELETE whose answer was lost (connection broken, 5xx): is the Job of uid gone or
+ * going? 1 when the GET answers 404 or shows it with a deletionTimestamp.
+ */
+static int job_deleted(struct ctl *c, struct wl_ent *we, const char *uid)
+{
+	struct log_err err = {0};
+	json_t *cur = NULL, *md;
+	const char *u;
+	int r = get_object(c, &reload_res_jobs, we->e.ns, we->e.name, &cur, &err);
+
+	if (r == -ENOENT)
+		return 1;
+	md = json_object_get(cur, "metadata");
+	u = json_string_value(json_object_get(md, "uid"));
+	r = r == 0 && u && uid && strcmp(u, uid) == 0 && json_object_get(md, "deletionTimestamp");
+	json_decref(cur);
+	return r;
+}
+
 /*
  * Job: DELETE it (propagationPolicy Background) and POST the mutated copy without
  * resourceVersion, uid, creationTimestamp, status, spec.selector and the controller-uid /
  * job-name pod labels (ReCreateJobFromjob). Unlike Reloader, the DELETE is conditional on the uid
- * we read, managedFields are left out, and a 409 AlreadyExists (the old Job not gone yet) is
- * retried instead of losing the Job.
+ * we read, managedFields are left out, and a copy whose create failed (409 AlreadyExists while
+ * the old Job goes, a quota, an admission webhook, server errors) is kept and created again
+ * later (reload_jobs_due) instead of losing the Job.
  */
 static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_trigger *t, size_t n,
 		       long long now, const struct kube_query *q, struct log_err *err)
@@ -407,9 +580,24 @@ static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_tri
 	json_t *job = NULL, *md, *spec, *tl;
 	struct strbuf del = STRBUF_INIT(4096);
 	const char *uid;
+	char *olduid = NULL;
 	size_t i;
-	int r, attempt;
+	int r, again = we->recreate != NULL;
 
+	if (again) { /* deleted already: create the kept copy, with the latest triggers */
+		job = we->recreate;
+		we->recreate = NULL;
+		c->nrecreate--;
+		r = reload_template_apply(json_object_get(json_object_get(job, "spec"), "template"),
+					  c->o->strategy, we->e.ns, t, n, now);
+		r = r < 0 ? r : dump_to(&c->body, job);
+		if (r < 0) {
+			job_keep(c, we, job);
+			job = NULL;
+			goto out;
+		}
+		goto create;
+	}
 	r = get_object(c, &reload_res_jobs, we->e.ns, we->e.name, &job, err);
 	if (r < 0)
 		goto out;
@@ -429,6 +617,7 @@ static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_tri
 	r = r ? r : sb_addch(&del, '}');
 	if (r < 0)
 		goto out;
+	olduid = uid ? strdup(uid) : NULL; /* uid goes with the metadata below */
 	json_object_del(md, "resourceVersion");
 	json_object_del(md, "uid");
 	json_object_del(md, "creationTimestamp");
@@ -458,32 +647,63 @@ static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_tri
 		r = -ENOENT;
 		goto out;
 	}
+	if ((r == KUBE_ECONN || r >= 500) && job_deleted(c, we, olduid))
+		r = 200; /* its answer was lost, the Job is gone: create it again */
 	if (r != 200 && r != 202)
 		goto out; /* 409: another Job of that name now; the caller re-reads */
-	for (attempt = 0;; attempt++) {
-		r = send_json(c, "POST", &reload_res_jobs, we->e.ns, NULL, "application/json",
-			      c->body.buf, q, err);
-		if (r != 409 || attempt + 1 >= JOB_CREATE_RETRIES)
-			break;
-		{
-			struct timespec ts = {0, (100L << attempt) * 1000000L};
-
-			nanosleep(&ts, NULL);
-		}
-	}
+create:
+	r = job_post(c, we, q, err);
 	if (r == 201 || r == 200) {
+		if (again)
+			log_info("Job %s/%s: created again", we->e.ns, we->e.name);
 		r = 200;
+	} else if (r == 409 && again && job_taken(c, we)) {
+		log_warn("Job %s/%s: created again by someone else meanwhile; ours dropped",
+			 we->e.ns, we->e.name);
+		r = -EEXIST;
 	} else {
 		/* not its definition: a pod template may hold literal credentials */
-		log_error("Job %s/%s was deleted and could not be created again: %s", we->e.ns,
-			  we->e.name, r < 0 ? err->msg : "HTTP error");
-		if (r == 409)
-			r = -EEXIST; /* not a conflict to re-read and retry: the Job is gone */
+		log_error("Job %s/%s was deleted and could not be created again: %s%s", we->e.ns,
+			  we->e.name, r < 0 ? err->msg : "HTTP error",
+			  c->o->once ? "" : "; trying again");
+		job_keep(c, we, job);
+		job = NULL;
+		if (r == 409 || r == 404)
+			r = -EEXIST; /* never "re-read" (404: gone) a Job we still have to create */
 	}
 out:
+	free(olduid);
 	sb_free(&del);
 	json_decref(job);
 	return r;
+}
+
+void reload_jobs_due(struct ctl *c)
+{
+	struct kube_query q = {.field_manager = "nodeprobe-reload"};
+	long long now = reload_now_ms();
+	size_t i;
+	struct ent *e;
+
+	if (!c->nrecreate)
+		return;
+	for (i = 0; i < c->wl.nb; i++) {
+		for (e = c->wl.b[i]; e; e = e->next) {
+			struct wl_ent *we = (struct wl_ent *)e;
+			struct log_err err = {0};
+			json_t *obj;
+
+			/* a pending rollout creates it itself, with its triggers */
+			if (!we->recreate || we->pending || we->recreate_ms > now)
+				continue;
+			if (job_rollout(c, we, NULL, 0, (long long)time(NULL), &q, &err) != 200)
+				continue;
+			obj = json_loadb(c->resp.buf, c->resp.len, 0, NULL);
+			if (obj) /* the new Job replaces the deleted one in place */
+				reload_apply_workload(c, we->e.cls, "MODIFIED", obj);
+			json_decref(obj);
+		}
+	}
 }
 
 /*

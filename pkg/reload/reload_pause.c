@@ -233,8 +233,8 @@ void reload_pause_due(struct ctl *c)
 	size_t i, n = 0, cap = 0;
 	struct ent *e;
 
-	if (!c->npause)
-		return;
+	if (!c->npause || !reload_ha_acting(c))
+		return; /* --enable-ha: only the leader resumes */
 	for (i = 0; i < c->wl.nb; i++) {
 		for (e = c->wl.b[i]; e; e = e->next) {
 			struct wl_ent *we = (struct wl_ent *)e;

@@ -17,10 +17,11 @@
 /* Queue a rollout of we for object (type, name). */
 void reload_schedule(struct ctl *c, struct wl_ent *we, enum reload_type type, const char *name)
 {
-	long long now = reload_now_ms(), due;
+	long long now = reload_now_ms(), due, hold;
 	size_t i;
 	struct trig *nt;
 
+	we->trig_ms = now;
 	for (i = 0; i < we->ntrig; i++)
 		if (we->trig[i].type == type && strcmp(we->trig[i].name, name) == 0)
 			return; /* already queued; the latest hash is read at rollout time */
@@ -37,12 +38,22 @@ void reload_schedule(struct ctl *c, struct wl_ent *we, enum reload_type type, co
 		return;
 	we->pending = 1;
 	we->first_ms = now;
-	due = now + c->o->window_ms;
-	if (we->last_roll_ms && we->last_roll_ms + c->o->min_interval_ms > due)
-		due = we->last_roll_ms + c->o->min_interval_ms;
+	/*
+	 * Leading edge: a workload we have not rolled within the coalescing window and the
+	 * minimum interval rolls at once (after the settle time, which gathers the objects one
+	 * apply writes together). Within them, changes wait for their end and go out as one
+	 * more rollout, with the hashes current then.
+	 */
+	due = now + c->o->settle_ms;
+	hold = c->o->window_ms > c->o->min_interval_ms ? c->o->window_ms : c->o->min_interval_ms;
+	if (we->last_roll_ms && we->last_roll_ms + hold > due)
+		due = we->last_roll_ms + hold;
 	we->due_ms = due;
 	we->pnext = c->pend;
 	c->pend = we;
+	if (!reload_ha_acting(c))
+		log_debug("%s %s/%s: change queued; not leading", reload_kind_name(we->w.kind),
+			  we->e.ns, we->e.name);
 }
 
 static void count_skip(struct ctl *c, enum reload_verdict v)
@@ -118,7 +129,8 @@ void reload_config_changed(struct ctl *c, const struct cfg_ent *ce)
 	struct ent *e;
 
 	if (c->o->webhook_url) {
-		if (reload_nsel_selected(c, ce->e.ns))
+		/* --enable-ha: the leader alone notifies */
+		if (reload_nsel_selected(c, ce->e.ns) && reload_ha_acting(c))
 			reload_notify_webhook(c, ce);
 		return;
 	}
@@ -371,6 +383,8 @@ void reload_process_due(struct ctl *c, int force)
 	long long now = reload_now_ms();
 	struct wl_ent *we, *nx;
 
+	if (!reload_ha_acting(c))
+		return; /* a standby keeps its pending changes for a takeover */
 	for (we = c->pend; we; we = nx) {
 		int cls, r;
 
@@ -427,11 +441,13 @@ long long reload_next_wakeup(const struct ctl *c)
 	const struct wl_ent *we;
 	size_t i;
 
-	for (we = c->pend; we; we = we->pnext)
+	for (we = reload_ha_acting(c) ? c->pend : NULL; we; we = we->pnext)
 		if (we->due_ms < t)
 			t = we->due_ms;
+	if (reload_ha_next(c) < t)
+		t = reload_ha_next(c);
 	for (i = 0; i < c->nrs; i++)
 		if (!c->rs[i].w && c->rs[i].restart_ms && c->rs[i].restart_ms < t)
 			t = c->rs[i].restart_ms;
-	return reload_pause_next(c, t);
+	return reload_ha_acting(c) ? reload_pause_next(c, t) : t; /* a standby resumes nothing */
 }

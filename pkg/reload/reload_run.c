@@ -28,6 +28,11 @@ void reload_opts_init(struct reload_opts *o)
 	o->watch_timeout_s = 1800;
 	o->retries = 5;
 	o->retry_base_ms = 200;
+	o->settle_ms = 10;
+	o->lease_name = "stakater-reloader-lock";
+	o->lease_duration_ms = 15000;
+	o->renew_deadline_ms = 10000;
+	o->retry_period_ms = 2000;
 }
 
 static int make_streams(struct ctl *c)
@@ -110,6 +115,7 @@ static void ctl_free(struct ctl *c)
 	sb_free(&c->url);
 	sb_free(&c->body);
 	sb_free(&c->resp);
+	reload_ha_free(c);
 	kube_client_free(c->cl);
 }
 
@@ -146,6 +152,11 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 	if (r < 0) {
 		log_err_set(err, r, "out of memory");
 		goto out;
+	}
+	if (o->ha) {
+		r = reload_ha_new(&c, err);
+		if (r < 0)
+			goto out;
 	}
 	if (!o->once) {
 		struct sigaction sa;
@@ -209,14 +220,17 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 			log_err_set(err, r, "polling the watches failed");
 			goto out;
 		}
+		reload_ha_tick(&c); /* first round: at once (a sole instance leads) */
 		reload_process_deferred(&c);
 		reload_restart_watches(&c);
 		reload_nsel_tick(&c);
 		reload_process_due(&c, 0);
 		reload_pause_due(&c);
+		reload_jobs_due(&c);
 		reload_tombs_sweep(&c);
 		reload_events_flush(&c);
 	}
+	reload_ha_release(&c);
 	r = 0;
 out:
 	reload_http_stop(http);

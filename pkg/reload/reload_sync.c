@@ -136,6 +136,8 @@ void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *o
 		/* a Job we deleted and created again: the old one's DELETED is not about ours */
 		if (we && w.uid && we->w.uid && strcmp(w.uid, we->w.uid) != 0)
 			we = NULL;
+		if (we && we->recreate) /* the Job we deleted and still have to create again */
+			we = NULL;
 		if (we) {
 			reload_tab_del(&c->wl, &we->e);
 			reload_wl_free(c, we);
@@ -160,6 +162,8 @@ void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *o
 		}
 		METRIC_SET(c->m.objects[cls], c->m.objects[cls] + 1);
 	}
+	if (c->ha)
+		reload_ha_workload_seen(c, we, &w);
 	reload_workload_free(&we->w);
 	we->w = w;
 	we->seen = 1;
@@ -411,6 +415,8 @@ static void sweep_unseen(struct ctl *c, const struct rs *s)
 				continue;
 			if (is_cfg && ((struct cfg_ent *)e)->deleted)
 				continue; /* a tombstone: reload_tombs_sweep frees it */
+			if (!is_cfg && ((struct wl_ent *)e)->recreate)
+				continue; /* a Job we deleted and still have to create again */
 			reload_tab_del(t, e);
 			if (is_cfg)
 				reload_cfg_free((struct cfg_ent *)e);

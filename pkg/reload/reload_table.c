@@ -171,6 +171,10 @@ void reload_wl_free(struct ctl *c, struct wl_ent *we)
 		reload_pend_remove(c, we);
 	if (we->resume_ms)
 		c->npause--;
+	if (we->recreate) {
+		json_decref(we->recreate);
+		c->nrecreate--;
+	}
 	trig_clear(we);
 	reload_workload_free(&we->w);
 	ent_free_strings(&we->e);

@@ -124,6 +124,8 @@ ds_args() {
 --set reload.networkPolicy.enabled=true|reload.networkPolicy.apiServer.cidrs
 --set mirror.spegel.targets=none|mirror: no mirror target
 --set reload.serviceAccount.create=false|reload.serviceAccount.name is required
+--set mirror.extraRegistries=docker.io|mirror: registry docker.io given twice
+--set mirror.registries={http://ghcr.io,https://ghcr.io}|mirror: registry ghcr.io given twice
 E
 }
 
@@ -219,6 +221,22 @@ E
   [ "$(jq -r '.spec.selector.matchLabels["app.kubernetes.io/component"]' "$W/ds.json" | paste -sd,)" = mirror,mirror-cleanup-node ]
   # Nothing runs on pod stop: no lifecycle hooks anywhere.
   ! grep -q -e preStop -e postStart "$W/r.json"
+}
+
+@test "every object name fits Kubernetes' limits with the longest release name" {
+  # A Job's name is also its pods' job-name label (63 at most: the API refuses the Job, and a
+  # pre-delete hook that cannot be created stops helm uninstall); a Service's is a DNS label.
+  local long
+  long=$(printf 'n%.0s' {1..63})
+  for f in "" "--set fullnameOverride=$long"; do
+    # shellcheck disable=SC2086
+    tpl -f "$V/ha-monitoring.yaml" --set mirror.enabled=true $f >"$W/r.json"
+    jq -e -s 'map(select(.kind == "Job")) | length == 2' "$W/r.json" >/dev/null
+    jq -r 'select(((.kind | test("^(Job|Service|DaemonSet|Deployment)$")) and (.metadata.name | length) > 63)
+      or ((.metadata.name | length) > 253)) | "\(.kind) \(.metadata.name): \(.metadata.name | length) characters"' \
+      "$W/r.json" >"$W/long"
+    [ ! -s "$W/long" ] || { cat "$W/long" >&2; return 1; }
+  done
 }
 
 @test "reload: cluster or namespaced RBAC, HA Lease, monitors, PDB, NetworkPolicy" {

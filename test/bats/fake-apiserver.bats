@@ -617,3 +617,35 @@ wait_lines() {
   run "$FAKE_BIN" --bogus
   [ "$status" -eq 2 ]
 }
+
+@test "leases (coordination.k8s.io/v1): create, GET, PUT with a stale resourceVersion is 409, validation, MicroTime" {
+  fake_start
+  L=/apis/coordination.k8s.io/v1/namespaces/ns1/leases
+  body='{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"lock"},"spec":{"leaseTransitions":0,"holderIdentity":"a","renewTime":"2026-01-02T03:04:05.5+01:00","leaseDurationSeconds":15,"acquireTime":"2026-01-02T03:04:05.123456Z"}}'
+  out=$(fake_api POST "$L" -H 'Content-Type: application/json' --data-binary "$body" -w '\n%{http_code}')
+  [ "$(tail -1 <<<"$out")" = 201 ]
+  created=$(head -n -1 <<<"$out")
+  # LeaseSpec in Go's field order; MicroTime re-encoded in UTC with microseconds
+  [ "$(jq -c .spec <<<"$created")" = '{"holderIdentity":"a","leaseDurationSeconds":15,"acquireTime":"2026-01-02T03:04:05.123456Z","renewTime":"2026-01-02T02:04:05.500000Z","leaseTransitions":0}' ]
+  [ "$(fake_api GET "$L/lock" | jq -r '.kind + " " + .metadata.namespace')" = "Lease ns1" ]
+  [ "$(fake_api GET /apis/coordination.k8s.io/v1/leases | jq '.items | length')" = 1 ]
+  rv=$(jq -r .metadata.resourceVersion <<<"$created")
+  # update with the current resourceVersion: 200, new resourceVersion; again with the old: 409
+  upd=$(jq -c '.spec.holderIdentity = "b"' <<<"$created")
+  [ "$(fake_api PUT "$L/lock" -H 'Content-Type: application/json' --data-binary "$upd" | jq -r .spec.holderIdentity)" = b ]
+  run fake_api PUT "$L/lock" -H 'Content-Type: application/json' --data-binary "$(jq -c '.spec.holderIdentity = "c"' <<<"$created")"
+  [ "$(jq -c '[.code, .reason, .details.kind, .details.group]' <<<"$output")" = '[409,"Conflict","leases","coordination.k8s.io"]' ]
+  [[ $(jq -r .message <<<"$output") == 'Operation cannot be fulfilled on leases.coordination.k8s.io "lock": the object has been modified; please apply your changes to the latest version and try again' ]]
+  [ "$(fake_api GET "$L/lock" | jq -r .spec.holderIdentity)" = b ]
+  [ "$rv" -lt "$(fake_api GET "$L/lock" | jq -r .metadata.resourceVersion)" ]
+  # ValidateLeaseSpec and decoding
+  run fake_api POST "$L" -H 'Content-Type: application/json' --data-binary '{"metadata":{"name":"x"},"spec":{"leaseDurationSeconds":0}}'
+  [ "$(jq -c '[.code, .reason]' <<<"$output")" = '[422,"Invalid"]' ]
+  run fake_api POST "$L" -H 'Content-Type: application/json' --data-binary '{"metadata":{"name":"x"},"spec":{"leaseTransitions":-1}}'
+  [ "$(jq .code <<<"$output")" = 422 ]
+  run fake_api POST "$L" -H 'Content-Type: application/json' --data-binary '{"metadata":{"name":"x"},"spec":{"renewTime":"yesterday"}}'
+  [ "$(jq .code <<<"$output")" = 400 ]
+  run fake_api POST "$L" -H 'Content-Type: application/json' --data-binary '{"metadata":{"name":"x"},"spec":{"preferredHolder":"a"}}'
+  [ "$(jq .code <<<"$output")" = 422 ]
+  [ "$(fake_api GET "$L/x" | jq .code)" = 404 ]
+}

@@ -88,6 +88,9 @@ kustomizations() {
   for d in k8s/reload k8s/reload/namespaced; do
     render "$d" | "$T/check-manifests" --rbac "$T/rbac-reload.txt" || { echo "in $d" >&2; return 1; }
   done
+  # --enable-ha: the same ClusterRole, plus a Role granting exactly rbac-lease.txt
+  render k8s/reload/ha | "$T/check-manifests" --role nodeprobe-reload="$T/rbac-reload.txt" \
+    --role nodeprobe-reload-leader-election="$T/rbac-lease.txt" || { echo "in k8s/reload/ha" >&2; return 1; }
   # The component on the trimmed NFD kustomize fixture (a plain clone has no real charts).
   render test/k8s/nfd-kustomize | "$T/check-manifests" --ours "$OURS"
 }
@@ -128,7 +131,7 @@ kustomizations() {
     '.spec.template.spec.initContainers[0].securityContext.capabilities.drop = ["NET_RAW"]' \
     '.spec.template.spec.initContainers[0].securityContext.readOnlyRootFilesystem = false' \
     '.spec.template.spec.initContainers[0].volumeMounts[0].readOnly = true' \
-    '.spec.template.spec.containers[0].securityContext.runAsNonRoot = false' \
+    '.spec.template.spec.containers[0].securityContext.runAsUser = 1000' \
     '.spec.template.spec.automountServiceAccountToken = true' \
     '.spec.template.spec.hostNetwork = true' \
     'del(.spec.template.spec.securityContext.seccompProfile)'; do
@@ -146,6 +149,11 @@ kustomizations() {
   run "$T/check-manifests" --rbac "$T/rbac-reload.txt" <"$W/bad.json"
   [ "$status" -eq 1 ]
   [[ $output == *"lacks apps deployments patch"* ]]
+  # --enable-ha's Role missing: its grants are not "nowhere" but a failure
+  run "$T/check-manifests" --role nodeprobe-reload="$T/rbac-reload.txt" \
+    --role nodeprobe-reload-leader-election="$T/rbac-lease.txt" <"$W/rbac.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"--role nodeprobe-reload-leader-election: no Role or ClusterRole of that name"* ]]
   # Nothing to check is not a pass: RBAC rules without any Role, a component that added none
   # of our containers (NFD's and Spegel's own output alone).
   jq 'select(.kind | test("Role$") | not)' "$W/rbac.json" >"$W/norole.json"
@@ -193,7 +201,20 @@ kustomizations() {
     return 0
   fi
   "$T/man-rbac" "$man" >"$W/man-rbac.txt"
-  diff -u <(grep -v '^#' "$T/rbac-reload.txt" | sort) <(sort "$W/man-rbac.txt")
+  diff -u <(grep -hv '^#' "$T/rbac-reload.txt" "$T/rbac-lease.txt" | sort) <(sort "$W/man-rbac.txt")
+  # --enable-ha's leases: a Role in the pod's own namespace (the Lease's), never cluster-wide
+  render k8s/reload/ha >"$W/ha.json"
+  [ "$(jq -r 'select(.kind == "Role") | [.metadata.name, .metadata.namespace] | join(" ")' "$W/ha.json")" = "nodeprobe-reload-leader-election nodeprobe-system" ]
+  [ "$(jq -r 'select(.kind == "ClusterRole") | .rules[].resources[]' "$W/ha.json" | grep -c leases)" -eq 0 ]
+  one RoleBinding '.roleRef.name == "nodeprobe-reload-leader-election" and .subjects[0].name == "nodeprobe-reload"' "$W/ha.json"
+  one Deployment '.spec.replicas == 2 and (.spec.template.spec.containers[0].args | index("--enable-ha=true") != null) and ([.spec.template.spec.containers[0].env[].name] == ["POD_NAME", "POD_NAMESPACE"])' "$W/ha.json"
+  # the component on the one-namespace variant: both env vars kept, the leases Role there too
+  render test/k8s/reload-namespaced-ha >"$W/nsha.json"
+  "$T/check-manifests" --role nodeprobe-reload="$T/rbac-reload.txt" \
+    --role nodeprobe-reload-leader-election="$T/rbac-lease.txt" <"$W/nsha.json"
+  [ "$(jq -r 'select(.kind | test("^Cluster")) | .kind' "$W/nsha.json")" = "" ]
+  [ "$(jq -r 'select(.kind == "Role") | .metadata.namespace' "$W/nsha.json" | sort -u)" = my-app ]
+  one Deployment '([.spec.template.spec.containers[0].env[].name] | sort) == ["POD_NAME", "POD_NAMESPACE"] and (.spec.template.spec.containers[0].args | index("--namespace=$(POD_NAMESPACE)") != null)' "$W/nsha.json"
 }
 
 @test "nfd component: adds the init container, leaves NFD's own containers alone" {
@@ -322,12 +343,12 @@ kustomizations() {
   helm template spegel "$CH/spegel-HEAD/spegel" -n spegel | k8s/post-render "$W/hp" | grep -q -- '--mirror-target=http://$(NODE_IP):30020'
 }
 
-@test "mirror: every node, all registries, Spegel on 29999 via the node IP; cleanup only on uninstall" {
+@test "mirror: every node, all registries, Spegel on 30020 via the node IP; cleanup only on uninstall" {
   render k8s/mirror >"$W/m.json"
   one DaemonSet '.spec.template.spec.tolerations == [{"operator": "Exists"}]' "$W/m.json"
   jq -r 'select(.kind == "DaemonSet") | .spec.template.spec.initContainers[0].args[]' "$W/m.json" >"$W/args"
   [ "$(head -1 "$W/args")" = configure ]
-  grep -qx -- '--mirror-target=http://$(NODE_IP):29999' "$W/args"
+  grep -qx -- '--mirror-target=http://$(NODE_IP):30020' "$W/args"
   one DaemonSet '.spec.template.spec.initContainers[0].env | map(select(.name == "NODE_IP")) | .[0].valueFrom.fieldRef.fieldPath == "status.hostIP"' "$W/m.json"
   local r
   for r in docker.io ghcr.io quay.io gcr.io registry.k8s.io mcr.microsoft.com public.ecr.aws gitea.example.internal; do
@@ -356,8 +377,10 @@ kustomizations() {
   diff <(jq -r '.kind + "/" + (.metadata.namespace // "") + "/" + .metadata.name' "$W/m.json" | sort) \
        <(jq -r '.kind + "/" + (.metadata.namespace // "") + "/" + .metadata.name' "$W/c.json" | sort)
   one DaemonSet '.spec.template.spec.initContainers[0].args == ["cleanup", "--config-path=/etc/containerd/certs.d"]' "$W/c.json"
-  diff <(jq -S 'select(.kind == "DaemonSet") | del(.spec.template.spec.initContainers[0].args, .spec.template.spec.initContainers[0].name, .spec.template.metadata.annotations)' "$W/m.json") \
-       <(jq -S 'select(.kind == "DaemonSet") | del(.spec.template.spec.initContainers[0].args, .spec.template.spec.initContainers[0].name, .spec.template.metadata.annotations)' "$W/c.json")
+  # (and the long-running container: watch, pause in cleanup, so nothing re-applies)
+  diff <(jq -S 'select(.kind == "DaemonSet") | del(.spec.template.spec.initContainers[0].args, .spec.template.spec.initContainers[0].name, .spec.template.metadata.annotations, .spec.template.spec.containers)' "$W/m.json") \
+       <(jq -S 'select(.kind == "DaemonSet") | del(.spec.template.spec.initContainers[0].args, .spec.template.spec.initContainers[0].name, .spec.template.metadata.annotations, .spec.template.spec.containers)' "$W/c.json")
+  one DaemonSet '.spec.template.spec.containers | map(.name) == ["pause"]' "$W/c.json"
 }
 
 @test "flux: v1 Kustomizations with prune, wait or health checks, real paths, NFD part after NFD" {
@@ -395,6 +418,10 @@ kustomizations() {
   ! grep -rn 'type: oci' k8s/flux
   fsub k8s/flux/nodeprobe >"$W/np.json"
   one Namespace '.metadata.labels["pod-security.kubernetes.io/enforce"] == "privileged"' "$W/np.json"
+  # Pruning the Kustomization deletes its objects at once, without waiting for the HelmRelease's
+  # uninstall (fluxcd/pkg ssa DeleteAll): the Namespace must stay, or its deletion removes the
+  # DaemonSet and refuses the pre-delete hook's objects, and no node is cleaned.
+  one Namespace '.metadata.annotations["kustomize.toolkit.fluxcd.io/prune"] == "disabled"' "$W/np.json"
   one OCIRepository '.spec.url == "oci://ghcr.io/nodeprobe/charts/nodeprobe" and .spec.layerSelector.operation == "copy"' "$W/np.json"
   one HelmRelease '.spec.chartRef == {"kind": "OCIRepository", "name": "nodeprobe"} and .metadata.namespace == "nodeprobe"' "$W/np.json"
   # The HelmRelease's values, substituted, are values our chart takes: with defaults and with a
@@ -506,7 +533,8 @@ kustomizations() {
 @test "the argument lists the manifests pass are accepted by the binaries and do the job" {
   [ -x "$BUILD/nodeprobe" ]
   [ -x "$BUILD/nodeprobe-mirror" ]
-  args() { jq -r --arg c "$2" '.. | objects | select(.command? == [$c]) | .args[]' "$1"; }
+  # the first container running $2 (the mirror's init container; its watch takes the same)
+  args() { jq -r --arg c "$2" 'first(((.spec.template.spec.initContainers? // [])[] | select(.command == [$c])), (.. | objects | select(.command? == [$c]))) | .args[]' "$1"; }
   # nodeprobe as the NFD component runs it, with the host paths moved onto a fixture and $W.
   render test/k8s/nfd-kustomize >"$W/nfd.json"
   mapfile -t a < <(args "$W/nfd.json" /usr/bin/nodeprobe |
@@ -534,8 +562,8 @@ kustomizations() {
   [ "${a[0]}" = configure ]
   printf '%s\n' "${a[@]}" | grep -qx -- "--config-path=$W/certs.d"
   "$BUILD/nodeprobe-mirror" "${a[@]}"
-  grep -qx "\[host.'http://10.0.0.5:29999'\]" "$W/certs.d/docker.io/hosts.toml"
-  grep -qx "\[host.'http://10.0.0.5:29999'\]" "$W/certs.d/gitea.example.internal/hosts.toml"
+  grep -qx "\[host.'http://10.0.0.5:30020'\]" "$W/certs.d/docker.io/hosts.toml"
+  grep -qx "\[host.'http://10.0.0.5:30020'\]" "$W/certs.d/gitea.example.internal/hosts.toml"
   "$BUILD/nodeprobe-mirror" check --config-path="$W/certs.d"
   mapfile -t a < <(args "$W/c.json" /usr/bin/nodeprobe-mirror |
     sed -e "s|^--config-path=/etc/containerd/certs.d\$|--config-path=$W/certs.d|")
@@ -546,12 +574,14 @@ kustomizations() {
   # cluster to talk to, it gets as far as looking for one.
   [ -x "$BUILD/nodeprobe-reload" ]
   local d
-  for d in k8s/reload k8s/reload/namespaced; do
+  for d in k8s/reload k8s/reload/namespaced k8s/reload/ha; do
     render "$d" >"$W/r.json"
     mapfile -t a < <(args "$W/r.json" /usr/bin/nodeprobe-reload | sed 's|\$(POD_NAMESPACE)|my-app|')
     [ "${#a[@]}" -ge 1 ]
+    # (--enable-ha runs in watch mode only)
+    [ "$d" = k8s/reload/ha ] || a+=(--mode once)
     run env -u KUBERNETES_SERVICE_HOST -u KUBERNETES_SERVICE_PORT KUBECONFIG=/nonexistent \
-      "$BUILD/nodeprobe-reload" "${a[@]}" --mode once
+      "$BUILD/nodeprobe-reload" "${a[@]}"
     [ "$status" -eq 1 ] || { echo "$d: ${a[*]}: exit $status: $output" >&2; return 1; }
     [[ $output == *"not in a cluster"* ]]
   done

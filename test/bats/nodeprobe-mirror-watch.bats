@@ -128,6 +128,20 @@ mode_is() { [ "$(stat -c %a "$1")" = "$2" ]; }
   [ "$(contents "$C")" = "$(contents "$T/orig")" ]
 }
 
+@test "watch: a removed config path is made again, _backup and ours as they were" {
+  user_files
+  start_watch
+  want=$(contents "$C")
+  remove "$C"
+  wait_for log_has "restoring $C: removed"
+  wait_for same_contents "$C" "$want"
+  # cleanup still gives the user's files back exactly
+  kill "$WPID" && wait "$WPID" || true
+  WPID=
+  "$BIN" cleanup --config-path "$C"
+  [ "$(contents "$C")" = "$(contents "$T/orig")" ]
+}
+
 @test "watch: a Talos-style re-sync (every directory it did not write removed) is repaired" {
   user_files
   start_watch
@@ -147,6 +161,25 @@ mode_is() { [ "$(stat -c %a "$1")" = "$2" ]; }
   "$BIN" configure --config-path "$T/orig2" -r https://docker.io -r ghcr.io \
     -m 'http://${NODE_IP}:30020'
   wait_for same_contents "$C" "$(contents "$T/orig2")"
+}
+
+@test "watch: killed between the renames of a _backup repair, configure or cleanup still restore the user's files" {
+  user_files
+  "$BIN" configure "${ARGS[@]}"
+  # What a watch killed between its two renames leaves: the remembered _backup built in
+  # .nodeprobe-watch, the changed one it replaces set aside as .nodeprobe-watch-old, no _backup.
+  cp -a "$C/_backup" "$C/.nodeprobe-watch"
+  echo changed >"$C/_backup/quay.io/hosts.toml"
+  mv "$C/_backup" "$C/.nodeprobe-watch-old"
+  cp -a "$C" "$T/crashed"
+  # the pod's restart: configure (its init container), later the uninstall's cleanup
+  "$BIN" configure "${ARGS[@]}"
+  "$BIN" cleanup --config-path "$C"
+  [ "$(contents "$C")" = "$(contents "$T/orig")" ]
+  # or the uninstall straight away (the DaemonSet deleted before the pod came back)
+  rm -rf "$C" && mv "$T/crashed" "$C"
+  "$BIN" cleanup --config-path "$C"
+  [ "$(contents "$C")" = "$(contents "$T/orig")" ]
 }
 
 @test "watch: SIGTERM exits 0 and touches nothing" {

@@ -202,9 +202,10 @@ contents() {
   [ "$output" = "nodeprobe-mirror: error: mirror target 'http://10.0.0.5:29999/path': must be scheme://host[:port] with no path, query or fragment" ]
   run "$BIN" configure --config-path "$C" -r '*' -r _default -m http://10.0.0.5:29999
   [ "$status" -eq 1 ]
+  # no target: the newest Spegel's one, its registry nodePort 30020 on the node's IP
   run "$BIN" configure --config-path "$C" -r docker.io
   [ "$status" -eq 1 ]
-  [ "$output" = "nodeprobe-mirror: error: no mirror target given" ]
+  [ "$output" = "nodeprobe-mirror: error: mirror target 'http://\${NODE_IP}:30020': environment variable NODE_IP is not set" ]
   [ ! -e "$C" ]
 }
 
@@ -375,6 +376,7 @@ $T/v3.toml:5:17: error: config_path '/etc/containerd/certs.d' does not include $
 
 [host.'http://10.0.0.5:29999']
 capabilities = ['pull']
+dial_timeout = '200ms'
 
 [host.'https://m.corp']
 capabilities = ['pull']" ]

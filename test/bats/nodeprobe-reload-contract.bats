@@ -109,9 +109,9 @@ wait_sink() {
   run_expect_fail 2 "$BIN" --log-level=loud
   run_expect_fail 2 "$BIN" --namespace-selector='env in (a'
   [ "${lines[0]}" = "nodeprobe-reload: error: --namespace-selector: 'env in (a': expected ')' at ''" ]
-  # later Reloader flags (master after v1.4.21) are refused by name too
-  run_expect_fail 2 "$BIN" --leader-election-lease-duration=15s
-  [[ ${lines[0]} == "nodeprobe-reload: error: option '--leader-election-lease-duration' is not supported"* ]]
+  # later Reloader flags (master after v1.4.21, its PR #1206) are accepted too
+  "$BIN" --leader-election-lease-duration=15s --leader-election-renew-deadline=10s \
+    --leader-election-retry-period=2s --version >/dev/null
 }
 
 @test "Reloader's chart args (typical values): selectors translated and sent, namespaces filtered, JSON logs" {

@@ -95,6 +95,28 @@ uid_of() { fake_ctl GET "/objects?apiVersion=$1&kind=$2&name=$3" | jq -r .metada
   [ "$(nreqs POST /jobs$)" -eq 2 ]
 }
 
+@test "CronJob: a create whose answer was lost is not sent again (one Job, not two)" {
+  cm cfg '{"k":"0"}'
+  put '{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"backup","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"schedule":"0 1 * * *","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}}}'
+  start 7
+  # the API server creates the Job, the connection drops before the answer
+  fake_ctl POST /faults '{"method":"POST","path":"/jobs$","action":"drop-response","count":1}' >/dev/null
+  cm cfg '{"k":"1"}'
+  reqs POST /jobs$ >/dev/null
+  sleep 3
+  [ "$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job' | jq '.items | length')" -eq 1 ] || { cat "$RL_LOG"; fake_ctl GET '/requests?method=POST&path=/jobs$' | jq -c '.items[] | [.status, .unsentStatus]'; false; }
+  [ "$(nreqs POST /jobs$)" -eq 1 ]
+  name=$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job' | jq -r '.items[0].metadata.name')
+  grep -q "CronJob default/backup: created Job default/$name (its answer was lost)" "$RL_LOG"
+  grep -q 'rolled CronJob default/backup for ConfigMap default/cfg' "$RL_LOG"
+  # a create the server did not make (500) is sent again by the rollout's retry: one Job more
+  fake_ctl POST /faults '{"method":"POST","path":"/jobs$","action":"status","code":500,"count":1}' >/dev/null
+  cm cfg '{"k":"2"}'
+  reqs POST /jobs$ 3 >/dev/null
+  [ "$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job' | jq '.items | length')" -eq 2 ]
+  [ "$(fake_ctl GET '/requests?method=POST&path=/jobs$' | jq -r '[.items[].status] | join(" ")')" = "dropped 500 201" ]
+}
+
 @test "Job: deleted (Background, uid precondition) and created again without server-set fields (exact bodies)" {
   cm cfg '{"k":"0"}'
   put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","labels":{"app":"migrate"},"annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"backoffLimit":1,"template":{"metadata":{"labels":{"app":"migrate"}},"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
@@ -139,6 +161,56 @@ uid_of() { fake_ctl GET "/objects?apiVersion=$1&kind=$2&name=$3" | jq -r .metada
   cm cfg '{"k":"2"}'
   reqs DELETE /jobs/migrate$ 2 >/dev/null
   [ "$(nreqs DELETE /jobs/migrate$)" -eq 2 ]
+}
+
+@test "Job: a POST refused after the DELETE (quota, webhook) is tried again; the Job is not lost" {
+  cm cfg '{"k":"0"}'
+  put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
+  start 7
+  # a ResourceQuota on count/jobs.batch or an admission webhook refuses the first create
+  fake_ctl POST /faults '{"method":"POST","path":"/jobs$","action":"status","code":403,"message":"jobs.batch \"migrate\" is forbidden: exceeded quota: q, requested: count/jobs.batch=1, used: count/jobs.batch=1, limited: count/jobs.batch=1","count":1}' >/dev/null
+  cm cfg '{"k":"1"}'
+  [ "$(reqs POST /jobs$ 2 | cut -d' ' -f1 | tr '\n' ' ')" = "403 201 " ] || { cat "$RL_LOG"; false; }
+  new=$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job&name=migrate')
+  [ "$(jq -r '.spec.template.spec.containers[0].env[0].value' <<<"$new")" = "$(sha1 'k=1')" ]
+  # deleted once: the retry creates the copy it kept, it does not delete again
+  [ "$(nreqs DELETE /jobs/migrate$)" -eq 1 ]
+  # and the recreated Job is still tracked: the next change rolls it
+  cm cfg '{"k":"2"}'
+  reqs DELETE /jobs/migrate$ 2 >/dev/null
+  reqs POST /jobs$ 3 >/dev/null
+  [ "$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job&name=migrate' | jq -r '.spec.template.spec.containers[0].env[0].value')" = "$(sha1 'k=2')" ]
+  grep -q 'Job default/migrate was deleted and could not be created again: HTTP error; trying again' "$RL_LOG"
+  grep -q 'Job default/migrate: created again$' "$RL_LOG"
+}
+
+@test "Job: a DELETE whose answer was lost still ends with the Job created again" {
+  cm cfg '{"k":"0"}'
+  put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
+  start 7
+  # the API server deletes the Job, the connection drops before the answer
+  fake_ctl POST /faults '{"method":"DELETE","path":"/jobs/migrate$","action":"drop-response","count":1}' >/dev/null
+  cm cfg '{"k":"1"}'
+  reqs POST /jobs$ >/dev/null
+  [ "$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job&name=migrate' | jq -r '.spec.template.spec.containers[0].env[0].value')" = "$(sha1 'k=1')" ] || { cat "$RL_LOG"; fake_ctl GET '/requests?path=/jobs&watch=0' | jq -c '.items[] | [.method, .status]'; false; }
+  # and it is still tracked: the next change rolls it
+  cm cfg '{"k":"2"}'
+  reqs POST /jobs$ 2 >/dev/null
+  [ "$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job&name=migrate' | jq -r '.spec.template.spec.containers[0].env[0].value')" = "$(sha1 'k=2')" ]
+}
+
+@test "Job: a deleted Job whose create failed is created again even when no rollout is pending any more" {
+  cm cfg '{"k":"0"}'
+  put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
+  start 7
+  fake_ctl POST /faults '{"method":"POST","path":"/jobs$","action":"status","code":403,"count":1}' >/dev/null
+  cm cfg '{"k":"1"}'
+  reqs POST /jobs$ >/dev/null
+  # the ConfigMap goes too: the retried rollout has nothing to roll for, the Job is still owed
+  fake_ctl DELETE '/objects?apiVersion=v1&kind=ConfigMap&name=cfg' >/dev/null
+  [ "$(fake_ctl GET '/requests?method=POST&path=/jobs$&min=2&wait=20' | jq -r '[.items[].status] | join(" ")')" = "403 201" ] || { cat "$RL_LOG"; false; }
+  [ "$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job&name=migrate' | jq -r '.spec.template.spec.containers[0].env[0].value')" = "$(sha1 'k=1')" ]
+  [ "$(nreqs DELETE /jobs/migrate$)" -eq 1 ]
 }
 
 # rollout NAME META-ANNOTATIONS-JSON: an Argo Rollout using ConfigMap cfg.
@@ -266,7 +338,8 @@ rollout() {
   [ "$(reqs PATCH /deployments/due$)" = '200 {"metadata":{"annotations":{"deployment.reloader.stakater.com/paused-at":null}},"spec":{"paused":false}}' ]
   [ "$(nreqs PATCH /deployments/soon$)" -eq 0 ]
   [ "$(reqs PATCH /deployments/soon$)" = '200 {"metadata":{"annotations":{"deployment.reloader.stakater.com/paused-at":null}},"spec":{"paused":false}}' ]
-  [ "$(fake_ctl GET '/requests?method=PATCH&path=/deployments/soon$' | jq '.items[0].time')" \> "$now" ]
+  # not before paused-at + 3 s (paused-at has whole seconds: now), however late the start was
+  [ "$(fake_ctl GET '/requests?method=PATCH&path=/deployments/soon$' | jq ".items[0].time >= $now + 3")" = true ]
   grep -q 'Deployment default/soon: paused at .* by pause-period; resuming in [123] s' "$RL_LOG"
   # paused without paused-at: not ours
   cm cfg '{"k":"1"}'

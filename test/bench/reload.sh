@@ -1,94 +1,203 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# make bench, nodeprobe-reload: load 20,000 Secrets (500 of them 500 KB Helm-release-like),
-# 15,000 ConfigMaps and 2,000 Deployments into test/fake-apiserver; print nodeprobe-reload's peak
-# RSS, change-to-PATCH latency p50/p99 over 1,000 isolated changes (coalescing window 0) and the
-# API requests per change. Secrets are listed without the Helm field selector (the worst case:
-# every byte of the 250 MB of release Secrets is streamed through the hash).
-# Env: RELOAD_BENCH_CHANGES (default 1000).
+# make bench, nodeprobe-reload, on test/fake-apiserver loaded from bench-load.json (20,500 Secrets,
+# 500 of them 500 KB Helm releases; 15,000 ConfigMaps; 2,000 Deployments; 500 CronJobs and 200
+# Argo Rollouts where the fake server serves those kinds), nodeprobe-reload with DEFAULT settings:
+#   - sync: CPU seconds and wall time of the initial LIST, rollouts at start-up (0 expected)
+#   - change -> PATCH latency p50/p99 over isolated changes, from the fake server's own clock (the
+#     control API's write time vs the PATCH's arrival in its request log); target p99 < 50 ms
+#   - storm: 20 changes to one ConfigMap in ~2 s -> rollouts (target <= 3, the last carrying the
+#     last hash); LISTs per change (target 0); API requests per change
+#   - peak RSS (target < 32 MB); also with --secret-field-selector '' (every Helm release Secret,
+#     250 MB, streamed through the hash), and at 2x and 5x the object counts: bytes per tracked
+#     object, the marginal cost (target < 300)
+# Changes are spaced 0.25 s: isolated for the default rate limit (5 rollouts/s, burst 20).
+# Env: RELOAD_BENCH_CHANGES (default 200), RELOAD_BENCH_SCALES (default "2 5").
 set -euo pipefail
 : "${NP_ROOT:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${BUILD:=$NP_ROOT/build}"
-CHANGES=${RELOAD_BENCH_CHANGES:-1000}
 source "$NP_ROOT/test/fake-apiserver/fake.bash"
 
 WORK=$(mktemp -d /tmp/np-bench-reload.XXXXXX)
-RL_PID=
 cleanup() {
-  if [ -n "$RL_PID" ]; then
-    kill "$RL_PID" 2>/dev/null || true
-    wait "$RL_PID" 2>/dev/null || true
-  fi
   fake_stop
   rm -rf "$WORK"
 }
 trap cleanup EXIT
 
-FAKE_DIR="$WORK/fake" fake_start --history 100000 --log-max 50000 --body-log-max 4096
+FAKE_DIR="$WORK/fake" fake_start --history 20000 --log-max 100000 --body-log-max 4096
 fake_kubeconfig "$WORK/kubeconfig"
 
-gen() { fake_ctl POST /generate "$1" | jq -r '"\(.count) in \(.seconds)s"'; }
-echo "loading objects into the fake API server (20 namespaces)..."
-echo "  Secrets: $(gen '{"template":{"apiVersion":"v1","kind":"Secret","type":"Opaque","metadata":{"name":"secret-{i}","namespace":"ns{i%20}"},"data":{"password":"{blob:24}","username":"{blob:8}"}},"count":19500}')"
-echo "  Helm release Secrets (500 KB): $(gen '{"template":{"apiVersion":"v1","kind":"Secret","type":"helm.sh/release.v1","metadata":{"name":"sh.helm.release.v1.app{i}.v1","namespace":"ns{i%20}"},"data":{"release":"{blob:375000}"}},"count":500}')"
-echo "  ConfigMaps: $(gen '{"template":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-{i}","namespace":"ns{i%20}"},"data":{"app.yaml":"{blob:300}","level":"info"}},"count":15000}')"
-echo "  Deployments: $(gen '{"template":{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"dep-{i}","namespace":"ns{i%20}","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"replicas":1,"selector":{"matchLabels":{"app":"dep-{i}"}},"template":{"metadata":{"labels":{"app":"dep-{i}"}},"spec":{"containers":[{"name":"app","image":"registry.example/app:1","envFrom":[{"configMapRef":{"name":"cm-{i}"}}],"env":[{"name":"DB_PASSWORD","valueFrom":{"secretKeyRef":{"name":"secret-{i}","key":"password"}}}]}]}}}},"count":2000}')"
-fake_ctl POST /compact >/dev/null
+/usr/bin/python3 - "$FAKE_CTL" "$BUILD/nodeprobe-reload" "$WORK" \
+  "$NP_ROOT/test/fake-apiserver/bench-load.json" "${RELOAD_BENCH_CHANGES:-200}" \
+  "${RELOAD_BENCH_SCALES:-2 5}" <<'EOF'
+import hashlib, json, os, subprocess, sys, time, urllib.error, urllib.request
 
-"$BUILD/nodeprobe-reload" --kubeconfig "$WORK/kubeconfig" --listen '' --coalesce-window 0 \
-  --min-interval 0 --max-rollouts-per-second 0 --secret-field-selector '' \
-  >"$WORK/reload.log" 2>&1 3>&- &
-RL_PID=$!
-t0=$(date +%s.%N)
-fake_ctl GET "/watchers?min=5&wait=60" >/dev/null
-t1=$(date +%s.%N)
-[ "$(fake_ctl GET /watchers | jq .count)" -ge 5 ] || { cat "$WORK/reload.log"; exit 1; }
-awk -v a="$t0" -v b="$t1" 'BEGIN { printf "initial sync (LIST of 37,000 objects, 250 MB of Secret data streamed): %.1f s\n", b - a }'
-grep synced "$WORK/reload.log" || true
+ctl, binary, work, load_file, nchanges, scales = sys.argv[1:7]
+nchanges, scales = int(nchanges), [int(x) for x in scales.split()]
+kubeconfig = os.path.join(work, "kubeconfig")
+templates = json.load(open(load_file))
+tick = os.sysconf("SC_CLK_TCK")
 
-# 1,000 isolated changes: change cm-i, wait for the PATCH of dep-i, next.
-/usr/bin/python3 - "$FAKE_CTL" "$CHANGES" <<'EOF'
-import json, sys, time, urllib.request
 
-ctl, n = sys.argv[1], int(sys.argv[2])
-
-def call(method, path, body=None):
+def call(method, path, body=None, timeout=600):
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(ctl + path, data=data, method=method)
-    with urllib.request.urlopen(req, timeout=70) as r:
+    with urllib.request.urlopen(req, timeout=timeout) as r:
         return json.loads(r.read())
 
-start = call("GET", "/requests?count=1")["next"]
-lat = []
-for i in range(n):
-    cm = {"apiVersion": "v1", "kind": "ConfigMap",
-          "metadata": {"name": "cm-%d" % i, "namespace": "ns%d" % (i % 20)},
-          "data": {"app.yaml": "changed-%d" % i, "level": "debug"}}
+
+served = set()
+
+
+def load(scale, prev):
+    """Bring every kind to scale x its count (objects prev x .. scale x - 1 are added)."""
+    t0 = time.time()
+    for t in templates:
+        kind = t["template"]["kind"]
+        try:
+            call("POST", "/generate", {"template": t["template"], "count": t["count"] * (scale - prev),
+                                       "start": t["count"] * prev})
+            served.add(kind)
+        except urllib.error.HTTPError:
+            if scale == 1:
+                print(f"  {kind}: not served by the fake API server yet; left out")
+    call("POST", "/compact")
+    return time.time() - t0
+
+
+def proc_cpu(pid):
+    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / tick
+
+
+def hwm(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def start(extra=()):
+    log = open(os.path.join(work, "reload.log"), "w")
     since = call("GET", "/requests?count=1")["next"]
     t0 = time.time()
-    call("POST", "/objects", cm)
-    got = call("GET", "/requests?since=%d&method=PATCH&path=/dep-%d$&min=1&wait=10" % (since, i))
-    if not got["items"]:
-        sys.exit("no PATCH for dep-%d within 10 s" % i)
-    lat.append((got["items"][0]["time"] - t0) * 1000.0)
-    time.sleep(0.01)  # isolated: the Event POST that follows the PATCH is done too
-reqs = call("GET", "/requests?since=%d&watch=0" % start)["items"]
-by = {}
-for r in reqs:
-    if r["path"].startswith("/api") or r["path"].startswith("/apis"):
-        verb = r["method"]
-        if verb == "GET":
-            verb = "GET" if r["path"].split("/")[-2] in ("configmaps", "secrets", "deployments") else "LIST"
-        by[verb] = by.get(verb, 0) + 1
-lat.sort()
-p = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))]
-print("change-to-PATCH latency over %d isolated changes: p50 %.1f ms, p99 %.1f ms, max %.1f ms"
-      % (n, p(0.50), p(0.99), lat[-1]))
-print("API requests per change: %.2f (%s); LIST per change: %.2f"
-      % (sum(by.values()) / n, ", ".join("%s %d" % kv for kv in sorted(by.items())),
-         by.get("LIST", 0) / n))
-EOF
+    p = subprocess.Popen([binary, "--kubeconfig", kubeconfig, "--listen", "", *kinds_args, *extra],
+                         stdout=log, stderr=subprocess.STDOUT, pass_fds=())
+    # synced and watching: its "synced:" line, then every watch open
+    for _ in range(3000):
+        if "synced:" in open(log.name).read():
+            break
+        if p.poll() is not None:
+            sys.exit("nodeprobe-reload exited: " + open(log.name).read())
+        time.sleep(0.02)
+    call("GET", "/watchers?min=5&wait=60")
+    wall = time.time() - t0
+    synced = [l for l in open(log.name) if "synced:" in l][0].strip()
+    return p, since, wall, synced
 
-rss=$(awk '/VmHWM/ {print $2}' "/proc/$RL_PID/status")
-awk -v k="$rss" 'BEGIN { printf "nodeprobe-reload peak RSS: %.1f MB (target < 32 MB)\n", k / 1024 }'
-grep -c '^nodeprobe-reload: rolled' "$WORK/reload.log" | sed 's/^/rollouts logged: /'
+
+def stop(p):
+    p.terminate()
+    p.wait()
+
+
+def objects(synced):
+    # "synced: N ConfigMaps, N Secrets, N workloads"
+    return sum(int(w) for w in synced.split() if w.isdigit())
+
+
+def reloader_hash(data):
+    return hashlib.sha1(";".join(sorted(f"{k}={v}" for k, v in data.items())).encode()).hexdigest()
+
+
+def cm(i, data):
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": f"cm{i}", "namespace": f"bench{i % 20}", "labels": {"app": f"app{i}"}},
+            "data": data}
+
+
+# Argo Rollouts: the fake server serves them once their CRD is installed, nodeprobe-reload
+# watches them with Reloader's --is-Argo-Rollouts (where the binary has them).
+try:
+    call("POST", "/crds", {"resource": "argoproj.io/v1alpha1/rollouts"})
+except urllib.error.HTTPError:
+    pass
+kinds_args = []
+if "is-Argo-Rollouts" in subprocess.run([binary, "--help"], capture_output=True, text=True).stdout:
+    kinds_args = ["--is-Argo-Rollouts=true"]
+print("loading bench-load.json into the fake API server (20 namespaces)...")
+print("  %.1f s for %s" % (load(1, 0), ", ".join(sorted(served))))
+
+# ---- 1x, default settings ----
+p, since, wall, synced = start()
+cpu = proc_cpu(p.pid)
+n1 = objects(synced)
+startup = call("GET", f"/requests?since={since}&method=PATCH|POST&path=/(deployments|statefulsets|daemonsets|jobs|rollouts)/&count=1")["count"]
+print(f"sync (default settings{' and ' + ' '.join(kinds_args) if kinds_args else ''}; Helm release "
+      f"Secrets excluded server-side): {cpu:.2f} s CPU, "
+      f"{wall:.1f} s wall; {synced.split(': ', 1)[1]}; rollouts at start-up: {startup}")
+
+# isolated changes to Deployments 1000.. (no CronJob or Rollout shares their ConfigMaps)
+first = call("GET", "/requests?count=1")["next"]
+lat = []
+for k in range(nchanges):
+    i = 1000 + k % 1000
+    s = call("GET", "/requests?count=1")["next"]
+    w = call("POST", "/objects", cm(i, {"app.conf": f"changed {k}", "LOG_LEVEL": "debug"}))
+    got = call("GET", f"/requests?since={s}&method=PATCH&path=/deployments/app{i}$&min=1&wait=10")
+    if not got["items"]:
+        sys.exit(f"no PATCH of app{i} within 10 s")
+    lat.append((got["items"][0]["time"] - w["time"]) * 1000.0)
+    time.sleep(0.25)
+reqs = call("GET", f"/requests?since={first}&watch=0")["items"]
+lists = sum(1 for r in reqs if r["method"] == "GET" and r["path"].split("/")[-1] in
+            ("configmaps", "secrets", "deployments", "statefulsets", "daemonsets", "cronjobs", "jobs", "rollouts"))
+api = sum(1 for r in reqs if r["path"].startswith("/api"))
+lat.sort()
+q = lambda f: lat[min(len(lat) - 1, int(f * len(lat)))]
+print("change -> PATCH over %d isolated changes (default settings): p50 %.1f ms, p99 %.1f ms, max %.1f ms "
+      "(target p99 < 50 ms)" % (len(lat), q(0.50), q(0.99), lat[-1]))
+print("per change: %.2f API requests (the PATCH and its Event), %.2f LIST (target 0)"
+      % (api / nchanges, lists / nchanges))
+
+# storm: 20 changes to one ConfigMap in ~2 s
+i = 1999
+s = call("GET", "/requests?count=1")["next"]
+for k in range(1, 21):
+    last = {"app.conf": f"storm {k}", "LOG_LEVEL": "info"}
+    call("POST", "/objects", cm(i, last))
+    time.sleep(0.1)
+want = reloader_hash(last)
+deadline = time.time() + 30
+while True:
+    got = call("GET", f"/requests?since={s}&method=PATCH&path=/deployments/app{i}$")["items"]
+    if got and want in got[-1]["body"]:
+        break
+    if time.time() > deadline:
+        sys.exit("storm: no PATCH with the last hash within 30 s")
+    time.sleep(0.2)
+print(f"storm of 20 changes in ~2 s (default settings): {len(got)} rollouts (target <= 3), the last "
+      f"carrying the last hash, {got[-1]['time'] - got[0]['time']:.1f} s after the first")
+rss1 = hwm(p.pid)
+stop(p)
+print("peak RSS: %.1f MB (target < 32 MB)" % (rss1 / 1048576))
+
+# ---- worst case: every Helm release Secret listed and hashed ----
+p, _, wall, synced = start(["--secret-field-selector", ""])
+print("with --secret-field-selector '' (250 MB of Helm release Secrets streamed through the hash): "
+      "sync %.2f s CPU, %.1f s wall, peak RSS %.1f MB" % (proc_cpu(p.pid), wall, hwm(p.pid) / 1048576))
+stop(p)
+
+# ---- 2x, 5x the object counts ----
+prev, base = 1, (n1, rss1)
+for sc in scales:
+    t = load(sc, prev)
+    prev = sc
+    p, _, wall, synced = start()
+    n, rss = objects(synced), hwm(p.pid)
+    stop(p)
+    print("%dx (%d objects tracked, loaded in %.0f s): sync %.1f s wall, peak RSS %.1f MB (%.2fx of 1x); "
+          "%.0f bytes per tracked object beyond 1x (target < 300)"
+          % (sc, n, t, wall, rss / 1048576, rss / rss1, (rss - base[0 + 1]) / max(1, n - base[0])))
+EOF

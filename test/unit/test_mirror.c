@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -307,4 +308,145 @@ TEST(configure_cleanup_roundtrip)
 	CHECK_INT(mirror_run(&o, &err), 0);
 	mirror_opts_free(&o);
 	harness_rm_tree(dir);
+}
+
+/* Spegel's go-arg command line, as its chart renders it, becomes ours. */
+TEST(spegel_args)
+{
+	/* mirror_spegel_args only reads argv (main's is not const) */
+	const char *in[] = {"nodeprobe-mirror",
+			    "configuration",
+			    "--log-level=INFO",
+			    "--containerd-registry-config-path=/etc/cri/conf.d/hosts",
+			    "--mirrored-registries",
+			    "https://docker.io",
+			    "ghcr.io",
+			    "--mirror-targets",
+			    "http://$(NODE_IP):30020",
+			    "--resolve-tags",
+			    "--prepend-existing=false",
+			    "--containerd-registry-config-path",
+			    "/x",
+			    "--resolve-tags",
+			    "false",
+			    "--log-level",
+			    "DEBUG",
+			    "--",
+			    "--mirror-targets"};
+	static const char *const want[] = {"nodeprobe-mirror",
+					   "configure",
+					   "-v",
+					   "--config-path=/etc/cri/conf.d/hosts",
+					   "--registry=https://docker.io",
+					   "--registry=ghcr.io",
+					   "--mirror-target=http://$(NODE_IP):30020",
+					   "--resolve-tags=true",
+					   "--prepend-existing=false",
+					   "--config-path=/x",
+					   "--resolve-tags=false",
+					   "-vv",
+					   "--",
+					   "--mirror-targets"};
+	struct mirror_list out = {0};
+	size_t i;
+
+	CHECK_INT(mirror_spegel_args((int)(sizeof(in) / sizeof(in[0])), (char **)in, &out), 0);
+	CHECK_INT((int)out.n, (int)(sizeof(want) / sizeof(want[0])));
+	for (i = 0; i < out.n && i < sizeof(want) / sizeof(want[0]); i++)
+		CHECK_STR(out.v[i], want[i]);
+	mirror_list_free(&out);
+	/* a list flag at the end without a value is left for the parser to name */
+	{
+		const char *in2[] = {"p", "configure", "--mirror-targets"};
+
+		CHECK_INT(mirror_spegel_args(3, (char **)in2, &out), 0);
+		CHECK_STR(out.v[2], "--mirror-target");
+		mirror_list_free(&out);
+	}
+}
+
+TEST(distro_table_and_fixes)
+{
+	struct strbuf sb = STRBUF_INIT(1 << 16);
+	struct mirror_fix_req q = {0};
+	char p[64];
+	int d;
+
+	for (d = MIRROR_DISTRO_KUBEADM; d <= MIRROR_DISTRO_AUTO; d++)
+		CHECK_INT(mirror_distro_parse(mirror_distro_name((enum mirror_distro)d)), d);
+	CHECK_INT(mirror_distro_parse("openshift"), -EINVAL);
+	CHECK(mirror_distro_name(MIRROR_DISTRO_UNSET) == NULL);
+	CHECK_STR(mirror_distro_info(MIRROR_DISTRO_TALOS)->config_path, "/etc/cri/conf.d/hosts");
+	CHECK_INT(mirror_host_path(p, sizeof(p), "/host/", "/etc/x"), 0);
+	CHECK_STR(p, "/host/etc/x");
+	CHECK_INT(mirror_host_path(p, sizeof(p), "/", "/etc/x"), 0);
+	CHECK_STR(p, "/etc/x");
+	CHECK_INT(mirror_host_path(p, 8, "/host", "/etc/x"), -ENAMETOOLONG);
+	/* Talos 1.7 (containerd 1.7): the v2 table in the machine.files patch */
+	q.distro = MIRROR_DISTRO_TALOS;
+	q.distro_version = "1.7.6";
+	q.discard = true;
+	CHECK_INT(mirror_distro_fix(&sb, &q), 0);
+	CHECK(strstr(sb.buf, "[plugins.\"io.containerd.grpc.v1.cri\".containerd]") != NULL);
+	CHECK(strstr(sb.buf, "then reboot the node") != NULL);
+	sb_reset(&sb);
+	q.distro_version = "1.14";
+	CHECK_INT(mirror_distro_fix(&sb, &q), 0);
+	CHECK(strstr(sb.buf, "kind: CRICustomizationConfig") != NULL);
+	sb_reset(&sb);
+	/* config_path on Talos: never overridden, Talos sets it */
+	q.discard = false;
+	q.config_path = true;
+	CHECK_INT(mirror_distro_fix(&sb, &q), 0);
+	CHECK_STR(
+	    sb.buf,
+	    "Talos sets config_path = /etc/cri/conf.d/hosts itself: run with --distro talos and do not override it");
+	sb_reset(&sb);
+	/* kubeadm on a version 3 file */
+	q.distro = MIRROR_DISTRO_KUBEADM;
+	q.config_version = 3;
+	q.discard = true;
+	CHECK_INT(mirror_distro_fix(&sb, &q), 0);
+	CHECK_STR(
+	    sb.buf,
+	    "in /etc/containerd/config.toml (config version 3) set the following, then restart containerd (systemctl restart containerd):\n"
+	    "  [plugins.\"io.containerd.cri.v1.images\".registry]\n"
+	    "    config_path = \"/etc/containerd/certs.d\"\n"
+	    "  [plugins.\"io.containerd.cri.v1.images\"]\n"
+	    "    discard_unpacked_layers = false");
+	sb_free(&sb);
+}
+/*
+ * watch's back-off, on a clock of our own: against a fighter that undoes each
+ * repair at once, the delay doubles up to 5 minutes and stays there; it ends
+ * only once a minute went by, after the delay, with nothing to repair.
+ */
+TEST(watch_backoff)
+{
+	struct mirror_backoff b = {0};
+	long long t = 0, max = 0, prev;
+	int i;
+
+	for (i = 0; i < 5; i++, t += 100)
+		mirror_backoff_note(&b, t);
+	CHECK_INT(b.delay_ms, 2000);
+	for (i = 0; i < 30; i++) {
+		prev = b.delay_ms;
+		t += b.delay_ms + 100; /* the fighter struck again before the delay was over */
+		CHECK(mirror_backoff_note(&b, t) >= 0);
+		CHECK(b.delay_ms >= prev); /* never back to full speed while the fight goes on */
+		max = b.delay_ms > max ? b.delay_ms : max;
+	}
+	CHECK_INT(max, 300000);
+	CHECK_INT(b.delay_ms, 300000);
+	/* the next change comes 61 s after the delay was over: the fight has ended */
+	t += b.delay_ms + 61000;
+	CHECK_INT(mirror_backoff_note(&b, t), -1);
+	CHECK_INT(b.delay_ms, 0);
+	/* one repair a minute is no fight */
+	for (i = 0; i < 10; i++) {
+		t += 61000;
+		CHECK_INT(mirror_backoff_note(&b, t), -1);
+		CHECK_INT(b.delay_ms, 0);
+	}
 }

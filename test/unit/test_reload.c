@@ -563,6 +563,56 @@ TEST(patch_body_annotations_exact)
 	sb_free(&sb);
 }
 
+/*
+ * Leading edge: a workload not rolled lately is due after the settle time; one rolled within
+ * the window / minimum interval is due when the longer of them ends; further objects join the
+ * same rollout without moving it.
+ */
+TEST(schedule_leading_edge_then_hold)
+{
+	struct reload_opts o;
+	struct ctl c;
+	struct wl_ent we;
+	char ns[] = "default", name[] = "web";
+	long long now;
+
+	reload_opts_init(&o);
+	memset(&c, 0, sizeof(c));
+	memset(&we, 0, sizeof(we));
+	c.o = &o;
+	we.e.ns = ns;
+	we.e.name = name;
+	now = reload_now_ms();
+	reload_schedule(&c, &we, RELOAD_CONFIGMAP, "cfg");
+	REQUIRE(we.pending && c.pend == &we && we.ntrig == 1);
+	CHECK(we.due_ms >= now + o.settle_ms && we.due_ms <= reload_now_ms() + o.settle_ms);
+	CHECK(o.settle_ms == 10 && o.window_ms == 1000 && o.min_interval_ms == 10000);
+	reload_pend_remove(&c, &we);
+	CHECK(!we.pending && !c.pend && we.ntrig == 0);
+
+	/* rolled just now: held until the minimum interval (the longer) ends, one rollout */
+	we.last_roll_ms = reload_now_ms();
+	reload_schedule(&c, &we, RELOAD_CONFIGMAP, "cfg");
+	reload_schedule(&c, &we, RELOAD_SECRET, "db");
+	reload_schedule(&c, &we, RELOAD_CONFIGMAP, "cfg");
+	CHECK_INT((int)we.ntrig, 2);
+	CHECK(we.due_ms == we.last_roll_ms + o.min_interval_ms);
+	reload_pend_remove(&c, &we);
+
+	/* a window longer than the interval holds for the window */
+	o.window_ms = 20000;
+	reload_schedule(&c, &we, RELOAD_CONFIGMAP, "cfg");
+	CHECK(we.due_ms == we.last_roll_ms + 20000);
+	reload_pend_remove(&c, &we);
+
+	/* both 0: every change at once */
+	o.window_ms = o.min_interval_ms = o.settle_ms = 0;
+	now = reload_now_ms();
+	reload_schedule(&c, &we, RELOAD_CONFIGMAP, "cfg");
+	CHECK(we.due_ms >= now && we.due_ms <= reload_now_ms());
+	reload_pend_remove(&c, &we);
+}
+
 TEST(workload_without_name_is_an_error)
 {
 	struct reload_workload w;

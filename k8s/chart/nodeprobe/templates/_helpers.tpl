@@ -140,6 +140,33 @@ capabilities:
   drop: ["ALL"]
 {{- end -}}
 
+{{/*
+Registries, as a JSON list: mirror.registries, then mirror.extraRegistries (a scheme-less host
+gets https://). Two naming the same host (one hosts.toml directory) fail here: nodeprobe-mirror
+refuses them ("given twice"), and would on every node.
+*/}}
+{{- define "nodeprobe.mirrorRegistries" -}}
+{{- $m := .Values.mirror -}}
+{{- $all := list -}}
+{{- range $m.registries }}
+{{- $all = append $all . -}}
+{{- end }}
+{{- range (regexSplit "[, ]+" ($m.extraRegistries | default "") -1) }}
+{{- if . }}
+{{- $all = append $all (ternary . (printf "https://%s" .) (contains "://" .)) -}}
+{{- end }}
+{{- end }}
+{{- $seen := dict -}}
+{{- range $all }}
+{{- $host := regexReplaceAll "^[A-Za-z]+://" . "" -}}
+{{- if hasKey $seen $host }}
+{{- fail (printf "mirror: registry %s given twice (mirror.registries, mirror.extraRegistries): nodeprobe-mirror would refuse it on every node" $host) -}}
+{{- end }}
+{{- $_ := set $seen $host true -}}
+{{- end }}
+{{- toJson $all -}}
+{{- end -}}
+
 {{/* The options configure and watch share: include with (list $ PATH). */}}
 {{- define "nodeprobe.mirrorArgs" -}}
 {{- $ := index . 0 -}}
@@ -149,13 +176,8 @@ capabilities:
 {{- range (include "nodeprobe.mirrorTargets" $ | fromJsonArray) }}
 - --mirror-target={{ . }}
 {{- end }}
-{{- range $m.registries }}
+{{- range (include "nodeprobe.mirrorRegistries" $ | fromJsonArray) }}
 - --registry={{ . }}
-{{- end }}
-{{- range (regexSplit "[, ]+" ($m.extraRegistries | default "") -1) }}
-{{- if . }}
-- --registry={{ ternary . (printf "https://%s" .) (contains "://" .) }}
-{{- end }}
 {{- end }}
 - --resolve-tags={{ $m.resolveTags }}
 {{- with $m.dialTimeout }}
