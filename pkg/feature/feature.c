@@ -4,23 +4,72 @@
 #include "feature/feature.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kvmap/kvmap.h"
 
+/* A deferred fill (feat_defer), shared by the features it makes. */
+struct feat_fill {
+	int (*fill)(void *arg, struct feat_set *fs); /* adds the elements */
+	void *arg;				     /* fill's argument */
+	void (*release)(void *arg);		     /* frees arg, or NULL */
+	struct feat_set *fs;			     /* the set fill adds to */
+	size_t refs;				     /* features still pointing here */
+};
+
 struct feat {
-	char *name;	     /* owned; "" for an instance */
-	enum feat_kind kind; /* fixed at creation */
-	struct kvmap e;	     /* elements: name -> value ("" for flags), sorted */
-	struct feat **inst;  /* FEAT_INSTANCES: owned instances */
-	size_t ninst, icap;  /* used, allocated */
+	char *name;		 /* owned; "" for an instance */
+	struct feat_fill *defer; /* elements not made yet, or NULL */
+	enum feat_kind kind;	 /* fixed at creation */
+	struct kvmap e;		 /* elements: name -> value ("" for flags), sorted */
+	struct feat **inst;	 /* FEAT_INSTANCES: owned instances */
+	size_t ninst, icap;	 /* used, allocated */
 };
 
 struct feat_set {
 	struct feat **f; /* owned, creation order */
 	size_t n, cap;	 /* used, allocated */
+	int error;	 /* first error of a deferred fill, or 0 */
 };
+
+/* Drop f's reference to its deferred fill; the last one releases the argument. */
+static void fill_put(struct feat *f)
+{
+	struct feat_fill *d = f->defer;
+
+	f->defer = NULL;
+	if (!d || --d->refs)
+		return;
+	if (d->release)
+		d->release(d->arg);
+	free(d);
+}
+
+/* Make f's deferred elements (and those of every feature sharing the fill), once. */
+static void fill_now(const struct feat *cf)
+{
+	struct feat *f = (struct feat *)(uintptr_t)cf; /* every feat is allocated mutable */
+	struct feat_fill *d = f->defer;
+	struct feat_set *fs;
+	size_t i;
+	int r;
+
+	if (!d)
+		return;
+	fs = d->fs;
+	/* detach first: fill's own reads (and adds) must not come back here */
+	d->refs++;
+	for (i = 0; i < fs->n; i++)
+		if (fs->f[i]->defer == d)
+			fill_put(fs->f[i]);
+	r = d->fill(d->arg, fs);
+	if (r < 0 && !fs->error)
+		fs->error = r;
+	f->defer = d;
+	fill_put(f);
+}
 
 static void feat_free(struct feat *f)
 {
@@ -28,6 +77,7 @@ static void feat_free(struct feat *f)
 
 	if (!f)
 		return;
+	fill_put(f);
 	for (i = 0; i < f->ninst; i++)
 		feat_free(f->inst[i]);
 	kvmap_free(&f->e);
@@ -66,6 +116,51 @@ void feat_set_free(struct feat_set *fs)
 		feat_free(fs->f[i]);
 	free(fs->f);
 	free(fs);
+}
+
+int feat_defer(struct feat_set *fs, const char *const *features, size_t n,
+	       int (*fill)(void *arg, struct feat_set *fs), void *arg, void (*release)(void *arg))
+{
+	struct feat_fill *d;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct feat *f = feat_get(fs, features[i]);
+
+		if (!f || f->defer)
+			return -EINVAL;
+	}
+	d = n ? calloc(1, sizeof(*d)) : NULL;
+	if (!d) {
+		if (release)
+			release(arg);
+		return n ? -ENOMEM : 0;
+	}
+	d->fill = fill;
+	d->arg = arg;
+	d->release = release;
+	d->fs = fs;
+	for (i = 0; i < n; i++) {
+		struct feat *f = (struct feat *)(uintptr_t)feat_get(fs, features[i]);
+
+		if (f->defer != d) { /* a name given twice counts once */
+			f->defer = d;
+			d->refs++;
+		}
+	}
+	return 0;
+}
+
+bool feat_deferred(const struct feat_set *fs, const char *feature)
+{
+	const struct feat *f = feat_get(fs, feature);
+
+	return f && f->defer;
+}
+
+int feat_set_error(const struct feat_set *fs)
+{
+	return fs->error;
 }
 
 const struct feat *feat_get(const struct feat_set *fs, const char *feature)
@@ -191,22 +286,26 @@ enum feat_kind feat_kind(const struct feat *f)
 
 size_t feat_nelems(const struct feat *f)
 {
+	fill_now(f);
 	return f->e.n;
 }
 
 void feat_elem_at(const struct feat *f, size_t i, const char **name, const char **value)
 {
+	fill_now(f);
 	*name = f->e.v[i].key;
 	*value = f->e.v[i].value;
 }
 
 const char *feat_lookup(const struct feat *f, const char *name)
 {
+	fill_now(f);
 	return kvmap_get(&f->e, name);
 }
 
 size_t feat_ninstances(const struct feat *f)
 {
+	fill_now(f);
 	return f->ninst;
 }
 

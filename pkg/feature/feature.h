@@ -4,6 +4,7 @@
 #ifndef NP_FEATURE_H
 #define NP_FEATURE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -46,6 +47,29 @@ int feat_attr_set(struct feat_set *fs, const char *feature, const char *key, con
 struct feat *feat_instance_add(struct feat_set *fs, const char *feature);
 /* Set key=value in one instance (replacing). Returns 0 or -ENOMEM. */
 int feat_instance_set(struct feat *inst, const char *key, const char *value);
+
+/*
+ * Defer making the elements of features (n names, each declared already) until
+ * one of them is read: the first feat_nelems, feat_elem_at or feat_lookup of
+ * any of them calls fill(arg, fs) once, which adds their elements with the
+ * calls above, then release(arg) (NULL: none); feat_set_free releases an
+ * unused one. The features exist meanwhile (feat_get, feat_kind): a rule that
+ * only tests that one exists costs nothing. For sources whose elements cost
+ * time to make (a kernel config to parse, cpuid leaves that trap to the
+ * hypervisor in a VM); the data must be checked before, as fill may fail
+ * only with -ENOMEM (feat_set_error). fill adds elements to these features
+ * only: it must not create a feature (of another kind, too), which a rule
+ * may have looked for before. Reading a deferred feature changes the
+ * set: not thread-safe. Returns 0, -EINVAL (a name not declared, or deferred
+ * already; release is then not called) or -ENOMEM (release called).
+ */
+int feat_defer(struct feat_set *fs, const char *const *features, size_t n,
+	       int (*fill)(void *arg, struct feat_set *fs), void *arg, void (*release)(void *arg));
+/* True while feature's elements are deferred (feat_defer) and not made yet. */
+bool feat_deferred(const struct feat_set *fs, const char *feature);
+/* The first error a deferred fill returned (-ENOMEM), else 0: the reads that made it saw too few
+ * elements, so the caller must fail the run. */
+int feat_set_error(const struct feat_set *fs);
 
 /* The first-made feature named feature (any kind), or NULL if no source produced it. Borrowed. */
 const struct feat *feat_get(const struct feat_set *fs, const char *feature);

@@ -3,8 +3,10 @@
  * kernel.config.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -15,41 +17,73 @@
 
 #define CONFIG_NAME_MAX 4096 /* longer option names are skipped (real ones are < 64) */
 
+/*
+ * The next option line of [*p, end) as NFD's parseKconfig counts them (see
+ * kernel_parse_config): its name (without "CONFIG_") and value with every
+ * leading and trailing '"' removed. Returns false at the end.
+ */
+static bool next_option(const char **p, const char *end, const char **name, size_t *nlen,
+			const char **val, size_t *vlen)
+{
+	while (*p < end) {
+		const char *l = *p, *nl = memchr(l, '\n', (size_t)(end - l));
+		const char *eol = nl ? nl : end, *eq, *v, *ve;
+
+		*p = eol + 1;
+		if ((size_t)(eol - l) <= 7 || memcmp(l, "CONFIG_", 7))
+			continue;
+		eq = memchr(l, '=', (size_t)(eol - l));
+		if (!eq || (size_t)(eq - l - 7) >= CONFIG_NAME_MAX)
+			continue;
+		/* strings.Trim(value, `"`) */
+		v = eq + 1;
+		ve = eol;
+		while (v < ve && *v == '"')
+			v++;
+		while (ve > v && ve[-1] == '"')
+			ve--;
+		*name = l + 7;
+		*nlen = (size_t)(eq - l - 7);
+		*val = v;
+		*vlen = (size_t)(ve - v);
+		return true;
+	}
+	return false;
+}
+
+/* Options in text, as kernel_parse_config would count them. */
+static int count_options(const char *text, size_t len)
+{
+	const char *p = text, *n, *v;
+	size_t nl, vl;
+	int count = 0;
+
+	while (next_option(&p, text + len, &n, &nl, &v, &vl))
+		count++;
+	return count;
+}
+
 int kernel_parse_config(const char *text, size_t len, struct feat_set *fs)
 {
-	const char *p = text, *end = text + len;
+	const char *p = text, *n, *v;
 	char name[CONFIG_NAME_MAX];
 	struct strbuf val = STRBUF_INIT(KERNEL_CONFIG_MAX);
+	size_t nl, vl;
 	int count = 0, r = 0;
 
 	if (feat_declare(fs, KERNEL_CONFIG, FEAT_ATTRS) < 0)
 		return -ENOMEM;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *eol = nl ? nl : end, *eq, *v, *ve;
-
-		if ((size_t)(eol - p) > 7 && !memcmp(p, "CONFIG_", 7) &&
-		    (eq = memchr(p, '=', (size_t)(eol - p))) != NULL &&
-		    (size_t)(eq - p - 7) < sizeof(name)) {
-			memcpy(name, p + 7, (size_t)(eq - p - 7));
-			name[eq - p - 7] = '\0';
-			/* strings.Trim(value, `"`) */
-			v = eq + 1;
-			ve = eol;
-			while (v < ve && *v == '"')
-				v++;
-			while (ve > v && ve[-1] == '"')
-				ve--;
-			sb_reset(&val);
-			/* a NUL in the file ends the value, as the feature model keeps C strings */
-			r = sb_addn(&val, v, (size_t)(ve - v));
-			if (r == 0)
-				r = feat_attr_set(fs, KERNEL_CONFIG, name, val.buf);
-			if (r < 0)
-				break;
-			count++;
-		}
-		p = eol + 1;
+	while (next_option(&p, text + len, &n, &nl, &v, &vl)) {
+		memcpy(name, n, nl);
+		name[nl] = '\0';
+		sb_reset(&val);
+		/* a NUL in the file ends the value, as the feature model keeps C strings */
+		r = sb_addn(&val, v, vl);
+		if (r == 0)
+			r = feat_attr_set(fs, KERNEL_CONFIG, name, val.buf);
+		if (r < 0)
+			break;
+		count++;
 	}
 	sb_free(&val);
 	return r < 0 ? -ENOMEM : count;
@@ -116,11 +150,38 @@ static const char *why(int r)
 	}
 }
 
-/* Read one candidate: 1 read and parsed, 0 missing, <0 error with err set. */
+/* A config's text kept for a deferred parse (feat_defer). */
+struct deferred {
+	struct strbuf text; /* the whole config */
+};
+
+static int parse_deferred(void *arg, struct feat_set *fs)
+{
+	struct deferred *d = arg;
+
+	return kernel_parse_config(d->text.buf, d->text.len, fs) < 0 ? -ENOMEM : 0;
+}
+
+static void free_deferred(void *arg)
+{
+	struct deferred *d = arg;
+
+	sb_free(&d->text);
+	free(d);
+}
+
+/*
+ * Read one candidate: 1 read, 0 missing, <0 error with err set. The file is
+ * read and gunzipped now (a bad one fails the run), but its options are
+ * parsed only when a rule reads one (feat_defer): a rule that tests only that
+ * kernel.config exists costs no parsing.
+ */
 static int try_config(const char *path, int gz, struct feat_set *fs, struct log_err *err)
 {
 	struct strbuf raw = STRBUF_INIT(gz ? KERNEL_CONFIG_GZ_MAX : KERNEL_CONFIG_MAX);
 	struct strbuf text = STRBUF_INIT(KERNEL_CONFIG_MAX);
+	static const char *const name[] = {KERNEL_CONFIG};
+	struct deferred *d = NULL;
 	int r = sb_read_file(&raw, path);
 
 	if (r == -ENOENT || r == -ENOTDIR) {
@@ -133,10 +194,24 @@ static int try_config(const char *path, int gz, struct feat_set *fs, struct log_
 		r = log_err_set(err, r, "%s: %s", path, why(r));
 		goto out;
 	}
-	r = gz ? kernel_parse_config(text.buf, text.len, fs)
-	       : kernel_parse_config(raw.buf, raw.len, fs);
-	if (r < 0) {
-		r = log_err_set(err, r, "out of memory");
+	d = malloc(sizeof(*d));
+	if (!d || feat_declare(fs, KERNEL_CONFIG, FEAT_ATTRS) < 0) {
+		free(d);
+		r = log_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	/* the text moves into d: the gunzipped one, or the file as read */
+	d->text = gz ? text : raw;
+	if (gz)
+		sb_init(&text, KERNEL_CONFIG_MAX);
+	else
+		sb_init(&raw, KERNEL_CONFIG_MAX);
+	/* the count is only for the -v line: not worth a pass over the text otherwise */
+	r = log_get_level() >= LOG_LVL_INFO ? count_options(d->text.buf, d->text.len) : 0;
+	if (feat_defer(fs, name, 1, parse_deferred, d, free_deferred) < 0) {
+		/* -ENOMEM released d; -EINVAL (deferred already) cannot happen: one config per run
+		 */
+		r = log_err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	log_info("%s: %d kernel config options", path, r);

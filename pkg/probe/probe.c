@@ -177,6 +177,9 @@ int probe_collect(const struct probe_opts *in, struct label_set *labels, struct 
 			goto out;
 	}
 	r = rules_eval(rs, ctx.features, labels, err);
+	/* a deferred source (feat_defer) that failed while the rules read it: -ENOMEM */
+	if (r >= 0 && feat_set_error(ctx.features) < 0)
+		r = log_err_set(err, feat_set_error(ctx.features), "out of memory");
 	if (r > 0)
 		r = 0;
 out:

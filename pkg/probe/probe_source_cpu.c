@@ -3,9 +3,11 @@
  * <proc>/cpuinfo). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cpu/cpu.h"
+#include "feature/feature.h"
 #include "log/log.h"
 #include "probe/probe.h"
 #include "strbuf/strbuf.h"
@@ -69,6 +71,35 @@ static int from_cpuinfo(struct probe_ctx *ctx, enum cpu_arch arch, struct log_er
 	return r < 0 ? r : 0;
 }
 
+#if !defined(__aarch64__) && !defined(__arm__)
+static int detect_deferred(void *arg, struct feat_set *fs)
+{
+	return cpu_x86_features(arg, fs);
+}
+
+/*
+ * x86: the features exist now, their flags are detected when a rule reads
+ * one (feat_defer): in a VM each cpuid leaf traps to the hypervisor (7-50 us,
+ * 15 leaves), wasted when the rules only test that cpu.cpuid exists.
+ */
+static int defer_live(const struct cpu_x86 *live, struct feat_set *fs, struct log_err *err)
+{
+	static const char *const names[] = {CPU_CPUID, CPU_MODEL};
+	struct cpu_x86 *src = malloc(sizeof(*src));
+
+	if (!src || feat_declare(fs, CPU_CPUID, FEAT_FLAGS) < 0 ||
+	    feat_declare(fs, CPU_MODEL, FEAT_ATTRS) < 0) {
+		free(src);
+		return log_err_set(err, -ENOMEM, "out of memory");
+	}
+	*src = *live;
+	/* -ENOMEM freed src; -EINVAL (deferred already) cannot happen: one cpu source */
+	if (feat_defer(fs, names, 2, detect_deferred, src, free) < 0)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	return 0;
+}
+#endif
+
 static int cpu_source_scan(struct probe_ctx *ctx, struct log_err *err)
 {
 	struct cpu_x86 live;
@@ -87,9 +118,7 @@ static int cpu_source_scan(struct probe_ctx *ctx, struct log_err *err)
 		log_info("cpu: no cpuid on this architecture, no cpu features");
 		return 0;
 	}
-	return cpu_x86_features(&live, ctx->features) < 0
-		   ? log_err_set(err, -ENOMEM, "out of memory")
-		   : 0;
+	return defer_live(&live, ctx->features, err);
 #endif
 }
 

@@ -863,8 +863,9 @@ static int parse_doc(struct ctx *c, struct rules *tmp)
 	return 0;
 }
 
-int rules_load_buffer(struct rules *rs, const char *name, const char *buf, size_t len,
-		      struct log_err *err)
+/* rules_load_buffer; trusted: YAML compiled into the binary (ydoc_stream_open_trusted) */
+static int load_buffer(struct rules *rs, const char *name, const char *buf, size_t len,
+		       bool trusted, struct log_err *err)
 {
 	struct rules tmp = {0};
 	struct ydoc_stream st;
@@ -873,7 +874,8 @@ int rules_load_buffer(struct rules *rs, const char *name, const char *buf, size_
 	int rc;
 	size_t i, j;
 
-	rc = ydoc_stream_open(&st, name, buf, len, err);
+	rc = trusted ? ydoc_stream_open_trusted(&st, name, buf, len, err)
+		     : ydoc_stream_open(&st, name, buf, len, err);
 	if (rc < 0)
 		return rc;
 	while ((rc = ydoc_stream_next(&st, &y)) > 0) {
@@ -914,6 +916,18 @@ int rules_load_buffer(struct rules *rs, const char *name, const char *buf, size_
 	}
 	free(tmp.r);
 	return (int)tmp.n;
+}
+
+int rules_load_buffer(struct rules *rs, const char *name, const char *buf, size_t len,
+		      struct log_err *err)
+{
+	return load_buffer(rs, name, buf, len, false, err);
+}
+
+int rules_load_trusted(struct rules *rs, const char *name, const char *buf, size_t len,
+		       struct log_err *err)
+{
+	return load_buffer(rs, name, buf, len, true, err);
 }
 
 static int load_file(struct rules *rs, const char *path, struct log_err *err)

@@ -79,6 +79,13 @@ int ydoc_stream_open(struct ydoc_stream *s, const char *file, const char *buf, s
 	r = prescan(file, buf, len, err);
 	if (r < 0)
 		return r;
+	return ydoc_stream_open_trusted(s, file, buf, len, err);
+}
+
+int ydoc_stream_open_trusted(struct ydoc_stream *s, const char *file, const char *buf, size_t len,
+			     struct log_err *err)
+{
+	memset(s, 0, sizeof(*s));
 	if (!yaml_parser_initialize(&s->parser))
 		return log_err_set(err, -ENOMEM, "%s: out of memory", file);
 	yaml_parser_set_input_string(&s->parser, (const unsigned char *)buf, len);

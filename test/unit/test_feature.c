@@ -67,3 +67,89 @@ TEST(declare_makes_an_empty_feature)
 	CHECK_INT(feat_nelems(feat_get_kind(fs, "kernel.loadedmodule", FEAT_ATTRS)), 0);
 	feat_set_free(fs);
 }
+
+struct fill_log {
+	int fills, releases; /* calls seen */
+	int ret;	     /* what fill returns */
+};
+
+static int fill_two(void *arg, struct feat_set *fs)
+{
+	struct fill_log *l = arg;
+
+	l->fills++;
+	/* fill's own reads of the features it fills must not come back into it */
+	if (feat_nelems(feat_get(fs, "cpu.cpuid")) != 0 || feat_deferred(fs, "cpu.model"))
+		return -EIO;
+	if (feat_flag_add(fs, "cpu.cpuid", "SSE2") < 0 ||
+	    feat_attr_set(fs, "cpu.model", "family", "6") < 0)
+		return -ENOMEM;
+	return l->ret;
+}
+
+static void release_log(void *arg)
+{
+	((struct fill_log *)arg)->releases++;
+}
+
+TEST(defer_fills_once_when_an_element_is_read)
+{
+	static const char *const names[] = {"cpu.cpuid", "cpu.model", "cpu.cpuid"};
+	struct fill_log l = {0, 0, 0};
+	struct feat_set *fs = feat_set_new();
+	const struct feat *f;
+
+	REQUIRE(fs);
+	CHECK_INT(feat_defer(fs, names, 2, fill_two, &l, release_log), -EINVAL); /* not declared */
+	CHECK_INT(l.releases, 0);
+	REQUIRE_INT(feat_declare(fs, "cpu.cpuid", FEAT_FLAGS), 0);
+	REQUIRE_INT(feat_declare(fs, "cpu.model", FEAT_ATTRS), 0);
+	REQUIRE_INT(feat_defer(fs, names, 3, fill_two, &l, release_log), 0);	 /* a name twice */
+	CHECK_INT(feat_defer(fs, names, 1, fill_two, &l, release_log), -EINVAL); /* deferred */
+	CHECK(feat_deferred(fs, "cpu.cpuid") && feat_deferred(fs, "cpu.model"));
+	/* existence and kind do not fill */
+	f = feat_get(fs, "cpu.model");
+	REQUIRE(f);
+	CHECK_INT(feat_kind(f), FEAT_ATTRS);
+	CHECK_INT(l.fills, 0);
+	/* the first element read fills both features, once */
+	CHECK_STR(feat_lookup(f, "family"), "6");
+	CHECK_INT(l.fills, 1);
+	CHECK_INT(l.releases, 1);
+	CHECK(!feat_deferred(fs, "cpu.cpuid") && !feat_deferred(fs, "cpu.model"));
+	f = feat_get(fs, "cpu.cpuid");
+	CHECK_INT(feat_nelems(f), 1);
+	CHECK_STR(feat_lookup(f, "SSE2"), "");
+	CHECK_INT(l.fills, 1);
+	CHECK_INT(feat_set_error(fs), 0);
+	feat_set_free(fs);
+	CHECK_INT(l.releases, 1);
+}
+
+TEST(defer_unread_is_released_and_errors_kept)
+{
+	static const char *const names[] = {"cpu.cpuid", "cpu.model"};
+	struct fill_log l = {0, 0, 0}, bad = {0, 0, -ENOMEM};
+	struct feat_set *fs = feat_set_new();
+	const char *n, *v;
+
+	REQUIRE(fs);
+	REQUIRE_INT(feat_declare(fs, "cpu.cpuid", FEAT_FLAGS), 0);
+	REQUIRE_INT(feat_declare(fs, "cpu.model", FEAT_ATTRS), 0);
+	REQUIRE_INT(feat_defer(fs, names, 2, fill_two, &l, release_log), 0);
+	feat_set_free(fs); /* never read: never filled, released once */
+	CHECK_INT(l.fills, 0);
+	CHECK_INT(l.releases, 1);
+
+	fs = feat_set_new();
+	REQUIRE(fs);
+	REQUIRE_INT(feat_declare(fs, "cpu.cpuid", FEAT_FLAGS), 0);
+	REQUIRE_INT(feat_declare(fs, "cpu.model", FEAT_ATTRS), 0);
+	REQUIRE_INT(feat_defer(fs, names, 2, fill_two, &bad, NULL), 0);
+	feat_elem_at(feat_get(fs, "cpu.cpuid"), 0, &n, &v); /* enumeration fills too */
+	CHECK_STR(n, "SSE2");
+	CHECK_INT(feat_set_error(fs), -ENOMEM);
+	CHECK_INT(bad.fills, 1);
+	feat_set_free(fs);
+	CHECK_INT(bad.releases, 0); /* release NULL: nothing to free */
+}

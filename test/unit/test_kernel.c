@@ -301,7 +301,10 @@ TEST(kernel_config_gz_and_boot)
 	REQUIRE_INT(kernel_scan_config(proc, "/nonexistent", "6.18.44-fc-v769", a, &err), 0);
 	fa = feat_get(a, KERNEL_CONFIG);
 	REQUIRE(fa);
+	/* read and checked now, parsed when a rule first reads an option */
+	CHECK(feat_deferred(a, KERNEL_CONFIG));
 	CHECK_STR(feat_lookup(fa, "HZ"), "250");
+	CHECK(!feat_deferred(a, KERNEL_CONFIG));
 	CHECK_STR(feat_lookup(fa, "NO_HZ_IDLE"), "y");
 	CHECK_STR(feat_lookup(fa, "LOCALVERSION"), "-fc-v769");
 	CHECK(feat_lookup(fa, "X86_SGX") == NULL);

@@ -3,6 +3,7 @@
 #include <errno.h>
 
 #include "harness.h"
+#include "rules/rules.h"
 #include "strbuf/strbuf.h"
 #include "ydoc/ydoc.h"
 
@@ -124,6 +125,62 @@ TEST(alias_bomb_refused)
 	CHECK_INT(load(&d, sb.buf, &err), -EINVAL);
 	CHECK(strstr(err.msg, "more than 10000 aliases") != NULL);
 	sb_free(&sb);
+}
+
+/* The built-in rules are loaded without the bounds scan: they must pass it, giving the same
+ * documents. */
+TEST(builtin_rules_pass_the_scan)
+{
+	size_t i;
+
+	REQUIRE(rules_builtin_count > 0);
+	for (i = 0; i < rules_builtin_count; i++) {
+		struct log_err err = {0};
+		struct ydoc_stream a, b;
+		struct ydoc da, db;
+		int ra, rb, docs = 0;
+
+		REQUIRE_INT(ydoc_stream_open(&a, rules_builtin[i].name, rules_builtin[i].data,
+					     rules_builtin[i].len, &err),
+			    0);
+		REQUIRE_INT(ydoc_stream_open_trusted(&b, rules_builtin[i].name,
+						     rules_builtin[i].data, rules_builtin[i].len,
+						     &err),
+			    0);
+		for (;;) {
+			ra = ydoc_stream_next(&a, &da);
+			rb = ydoc_stream_next(&b, &db);
+			CHECK_INT(ra, rb);
+			if (ra <= 0 || rb <= 0)
+				break;
+			docs++;
+			CHECK_INT(da.doc.nodes.top - da.doc.nodes.start,
+				  db.doc.nodes.top - db.doc.nodes.start);
+			ydoc_free(&da);
+			ydoc_free(&db);
+		}
+		if (ra > 0)
+			ydoc_free(&da);
+		if (rb > 0)
+			ydoc_free(&db);
+		CHECK_INT(ra, 0);
+		CHECK(docs > 0);
+		ydoc_stream_close(&a);
+		ydoc_stream_close(&b);
+	}
+}
+
+TEST(trusted_open_skips_the_scan)
+{
+	struct log_err err = {0};
+	struct ydoc_stream s;
+	char deep[200];
+
+	memset(deep, '[', 100);
+	memset(deep + 100, ']', 100);
+	CHECK_INT(ydoc_stream_open(&s, "deep.yaml", deep, sizeof(deep), &err), -EINVAL);
+	REQUIRE_INT(ydoc_stream_open_trusted(&s, "deep.yaml", deep, sizeof(deep), &err), 0);
+	ydoc_stream_close(&s);
 }
 
 /* Plain scalars as Kubernetes resolves them (YAML 1.1); quoted ones are always strings. */
