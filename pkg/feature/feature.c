@@ -141,9 +141,14 @@ int feat_defer(struct feat_set *fs, const char *const *features, size_t n,
 	d->release = release;
 	d->fs = fs;
 	for (i = 0; i < n; i++) {
-		struct feat *f = (struct feat *)(uintptr_t)feat_get(fs, features[i]);
+		size_t j;
 
-		if (f->defer != d) { /* a name given twice counts once */
+		/* every kind declared under the name (x86 cpu.cpuid: flags and attributes) */
+		for (j = 0; j < fs->n; j++) {
+			struct feat *f = fs->f[j];
+
+			if (strcmp(f->name, features[i]) != 0 || f->defer == d)
+				continue; /* a name given twice counts once */
 			f->defer = d;
 			d->refs++;
 		}

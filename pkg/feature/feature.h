@@ -59,7 +59,8 @@ int feat_instance_set(struct feat *inst, const char *key, const char *value);
  * hypervisor in a VM); the data must be checked before, as fill may fail
  * only with -ENOMEM (feat_set_error). fill adds elements to these features
  * only: it must not create a feature (of another kind, too), which a rule
- * may have looked for before. Reading a deferred feature changes the
+ * may have looked for before. Every kind declared under a name is deferred
+ * (declare each kind fill makes before calling this). Reading a deferred feature changes the
  * set: not thread-safe. Returns 0, -EINVAL (a name not declared, or deferred
  * already; release is then not called) or -ENOMEM (release called).
  */

@@ -87,7 +87,9 @@ static int defer_live(const struct cpu_x86 *live, struct feat_set *fs, struct lo
 	static const char *const names[] = {CPU_CPUID, CPU_MODEL};
 	struct cpu_x86 *src = malloc(sizeof(*src));
 
+	/* cpu.cpuid is flags plus the attribute AVX10_VERSION, as NFD (which always makes both) */
 	if (!src || feat_declare(fs, CPU_CPUID, FEAT_FLAGS) < 0 ||
+	    feat_declare(fs, CPU_CPUID, FEAT_ATTRS) < 0 ||
 	    feat_declare(fs, CPU_MODEL, FEAT_ATTRS) < 0) {
 		free(src);
 		return log_err_set(err, -ENOMEM, "out of memory");

@@ -153,3 +153,36 @@ TEST(defer_unread_is_released_and_errors_kept)
 	feat_set_free(fs);
 	CHECK_INT(bad.releases, 0); /* release NULL: nothing to free */
 }
+
+static int fill_attr(void *arg, struct feat_set *fs)
+{
+	((struct fill_log *)arg)->fills++;
+	if (feat_flag_add(fs, "cpu.cpuid", "AVX10") < 0 ||
+	    feat_attr_set(fs, "cpu.cpuid", "AVX10_VERSION", "1") < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* A name with two kinds (x86 cpu.cpuid: flags and AVX10_VERSION) is deferred as a whole: reading
+ * the attribute alone fills it. */
+TEST(defer_covers_every_kind_of_a_name)
+{
+	static const char *const names[] = {"cpu.cpuid"};
+	struct fill_log l = {0, 0, 0};
+	struct feat_set *fs = feat_set_new();
+	const struct feat *a;
+
+	REQUIRE(fs);
+	REQUIRE_INT(feat_declare(fs, "cpu.cpuid", FEAT_FLAGS), 0);
+	REQUIRE_INT(feat_declare(fs, "cpu.cpuid", FEAT_ATTRS), 0);
+	REQUIRE_INT(feat_defer(fs, names, 1, fill_attr, &l, release_log), 0);
+	a = feat_get_kind(fs, "cpu.cpuid", FEAT_ATTRS);
+	REQUIRE(a);
+	CHECK_INT(l.fills, 0);
+	CHECK_STR(feat_lookup(a, "AVX10_VERSION"), "1");
+	CHECK_INT(l.fills, 1);
+	CHECK_STR(feat_lookup(feat_get_kind(fs, "cpu.cpuid", FEAT_FLAGS), "AVX10"), "");
+	CHECK_INT(l.fills, 1);
+	feat_set_free(fs);
+	CHECK_INT(l.releases, 1);
+}
