@@ -2,7 +2,9 @@
 # cmd/nodeprobe/build.mk: the built-in rules (cmd/nodeprobe/rules.d/*.yaml, NodeFeatureRules,
 # and cmd/nodeprobe/counts.d/*.yaml, nodeprobe's LabelCountRules) are data, embedded into
 # libnodeprobe.a as rules_builtin[] (pkg/rules/rules.h) and installed to
-# $(DATADIR)/nodeprobe/{rules.d,counts.d} for reading and copying.
+# $(DATADIR)/nodeprobe/{rules.d,counts.d} for reading and copying. scripts/embed-yaml, built
+# for the build machine (HOSTCC, also in cross builds), embeds each file's bytes and its
+# documents as libyaml loads them, so no run parses them.
 BUILTIN_NFR     := $(sort $(wildcard cmd/nodeprobe/rules.d/*.yaml))
 BUILTIN_LCR     := $(sort $(wildcard cmd/nodeprobe/counts.d/*.yaml))
 BUILTIN_RULES   := $(BUILTIN_NFR) $(BUILTIN_LCR)
@@ -10,9 +12,16 @@ BUILTIN_RULES_C := $(BUILD)/gen/builtin_rules.c
 BUILTIN_RULES_O := $(BUILD)/gen/builtin_rules.o
 PKG_OBJS        += $(BUILTIN_RULES_O)
 
-$(BUILTIN_RULES_C): $(BUILTIN_RULES) cmd/nodeprobe/build.mk scripts/embed-files
+HOSTCC          ?= gcc
+EMBED_YAML      := $(BUILD)/host/embed-yaml
+
+$(EMBED_YAML): scripts/embed-yaml.c
 	@mkdir -p $(@D)
-	$(Q)scripts/embed-files rules_builtin - $(BUILTIN_RULES) > $@.tmp
+	$(Q)$(HOSTCC) -std=c17 -D_GNU_SOURCE -O1 $(WARN) -o $@ $< -lyaml
+
+$(BUILTIN_RULES_C): $(BUILTIN_RULES) cmd/nodeprobe/build.mk $(EMBED_YAML)
+	@mkdir -p $(@D)
+	$(Q)$(EMBED_YAML) rules_builtin $(BUILTIN_RULES) > $@.tmp
 	$(Q)mv $@.tmp $@
 
 $(BUILTIN_RULES_O): $(BUILTIN_RULES_C) pkg/rules/rules.h

@@ -9,6 +9,7 @@
 struct feat_set;
 struct label_set;
 struct log_err;
+struct yaml_document_s; /* libyaml's yaml_document_t */
 
 /*
  * The format is NFD's NodeFeatureRule (apiVersion nfd.k8s-sigs.io/v1alpha1,
@@ -107,17 +108,23 @@ bool rules_feature_supported(const char *feature);
  */
 bool rules_use_features(const struct rules *r, const char *prefix);
 
-/* The rules shipped in the binary (every cmd/nodeprobe/rules.d YAML file, generated at build). */
+/*
+ * The rules shipped in the binary (every cmd/nodeprobe/rules.d and counts.d YAML file),
+ * generated at build by scripts/embed-yaml: each file's bytes, and its documents as libyaml
+ * loads them, as static data (test_ydoc checks them against a load of the bytes).
+ */
 struct rules_builtin {
-	const char *name; /* "rules.d/intel.yaml" */
-	const char *data; /* file contents (not NUL-terminated) */
-	size_t len;	  /* bytes */
+	const char *name;	      /* "rules.d/intel.yaml" */
+	const char *data;	      /* file contents (NUL after them, not counted in len) */
+	size_t len;		      /* bytes */
+	struct yaml_document_s *docs; /* its documents (libyaml's yaml_document_t) */
+	size_t ndocs;
 };
 extern const struct rules_builtin rules_builtin[];
 extern const size_t rules_builtin_count;
 
-/* Load every built-in file as rules_load_buffer() does (without ydoc's bounds scan: our own
- * YAML, checked by a test). Same returns. */
+/* Load every built-in file as rules_load_buffer() does, from its embedded documents (no
+ * YAML parsing at run time). Same returns. */
 int rules_load_builtin(struct rules *r, struct log_err *err);
 
 #endif

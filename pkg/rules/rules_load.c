@@ -863,19 +863,60 @@ static int parse_doc(struct ctx *c, struct rules *tmp)
 	return 0;
 }
 
-/* rules_load_buffer; trusted: YAML compiled into the binary (ydoc_stream_open_trusted) */
-static int load_buffer(struct rules *rs, const char *name, const char *buf, size_t len,
-		       bool trusted, struct log_err *err)
+/* Move the rules of one file (tmp, emptied) into rs: its objects replace same-named ones of
+ * earlier files. Returns the count, or -ENOMEM (tmp freed either way). */
+static int merge_file(struct rules *rs, const char *name, struct rules *tmp, struct log_err *err)
+{
+	size_t i, j;
+	int n = (int)tmp->n;
+
+	for (i = 0; i < tmp->n; i++) {
+		for (j = 0; j < i; j++)
+			if (!strcmp(tmp->r[j].object, tmp->r[i].object) &&
+			    tmp->r[j].counting == tmp->r[i].counting)
+				break;
+		if (j == i && drop_object(rs, tmp->r[i].object, tmp->r[i].counting))
+			log_warn("%s: %s '%s' replaces the one of that name loaded before", name,
+				 tmp->r[i].counting ? "LabelCountRule" : "NodeFeatureRule",
+				 tmp->r[i].object);
+	}
+	for (i = 0; i < tmp->n; i++) {
+		if (tmp->r[i].skip)
+			log_warn("%s: rule '%s' skipped: %s", tmp->r[i].where, tmp->r[i].name,
+				 tmp->r[i].skip);
+		tmp->r[i].seq = rs->seq++;
+		if (add_rule(rs, &tmp->r[i]) < 0) {
+			for (; i < tmp->n; i++)
+				rule_free(&tmp->r[i]);
+			n = log_err_set(err, -ENOMEM, "out of memory");
+			break;
+		}
+	}
+	free(tmp->r);
+	memset(tmp, 0, sizeof(*tmp));
+	return n;
+}
+
+static void drop_file(struct rules *tmp)
+{
+	size_t i;
+
+	for (i = 0; i < tmp->n; i++)
+		rule_free(&tmp->r[i]);
+	free(tmp->r);
+	memset(tmp, 0, sizeof(*tmp));
+}
+
+int rules_load_buffer(struct rules *rs, const char *name, const char *buf, size_t len,
+		      struct log_err *err)
 {
 	struct rules tmp = {0};
 	struct ydoc_stream st;
 	struct ydoc y;
 	struct ctx c = {.y = &y, .file = name, .err = err};
 	int rc;
-	size_t i, j;
 
-	rc = trusted ? ydoc_stream_open_trusted(&st, name, buf, len, err)
-		     : ydoc_stream_open(&st, name, buf, len, err);
+	rc = ydoc_stream_open(&st, name, buf, len, err);
 	if (rc < 0)
 		return rc;
 	while ((rc = ydoc_stream_next(&st, &y)) > 0) {
@@ -886,48 +927,31 @@ static int load_buffer(struct rules *rs, const char *name, const char *buf, size
 	}
 	ydoc_stream_close(&st);
 	if (rc < 0) {
-		for (i = 0; i < tmp.n; i++)
-			rule_free(&tmp.r[i]);
-		free(tmp.r);
+		drop_file(&tmp);
 		return rc;
 	}
-	/* objects of this file replace same-named ones of earlier files */
-	for (i = 0; i < tmp.n; i++) {
-		for (j = 0; j < i; j++)
-			if (!strcmp(tmp.r[j].object, tmp.r[i].object) &&
-			    tmp.r[j].counting == tmp.r[i].counting)
-				break;
-		if (j == i && drop_object(rs, tmp.r[i].object, tmp.r[i].counting))
-			log_warn("%s: %s '%s' replaces the one of that name loaded before", name,
-				 tmp.r[i].counting ? "LabelCountRule" : "NodeFeatureRule",
-				 tmp.r[i].object);
-	}
-	for (i = 0; i < tmp.n; i++) {
-		if (tmp.r[i].skip)
-			log_warn("%s: rule '%s' skipped: %s", tmp.r[i].where, tmp.r[i].name,
-				 tmp.r[i].skip);
-		tmp.r[i].seq = rs->seq++;
-		if (add_rule(rs, &tmp.r[i]) < 0) {
-			for (; i < tmp.n; i++)
-				rule_free(&tmp.r[i]);
-			free(tmp.r);
-			return log_err_set(err, -ENOMEM, "out of memory");
+	return merge_file(rs, name, &tmp, err);
+}
+
+int rules_load_docs(struct rules *rs, const char *name, const struct yaml_document_s *docs,
+		    size_t ndocs, struct log_err *err)
+{
+	struct rules tmp = {0};
+	struct ydoc y;
+	struct ctx c = {.y = &y, .file = name, .err = err};
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ndocs; i++) {
+		ydoc_borrow(&y, name, &docs[i], err);
+		rc = parse_doc(&c, &tmp);
+		ydoc_free(&y);
+		if (rc < 0) {
+			drop_file(&tmp);
+			return rc;
 		}
 	}
-	free(tmp.r);
-	return (int)tmp.n;
-}
-
-int rules_load_buffer(struct rules *rs, const char *name, const char *buf, size_t len,
-		      struct log_err *err)
-{
-	return load_buffer(rs, name, buf, len, false, err);
-}
-
-int rules_load_trusted(struct rules *rs, const char *name, const char *buf, size_t len,
-		       struct log_err *err)
-{
-	return load_buffer(rs, name, buf, len, true, err);
+	return merge_file(rs, name, &tmp, err);
 }
 
 static int load_file(struct rules *rs, const char *path, struct log_err *err)

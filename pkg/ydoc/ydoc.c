@@ -79,13 +79,6 @@ int ydoc_stream_open(struct ydoc_stream *s, const char *file, const char *buf, s
 	r = prescan(file, buf, len, err);
 	if (r < 0)
 		return r;
-	return ydoc_stream_open_trusted(s, file, buf, len, err);
-}
-
-int ydoc_stream_open_trusted(struct ydoc_stream *s, const char *file, const char *buf, size_t len,
-			     struct log_err *err)
-{
-	memset(s, 0, sizeof(*s));
 	if (!yaml_parser_initialize(&s->parser))
 		return log_err_set(err, -ENOMEM, "%s: out of memory", file);
 	yaml_parser_set_input_string(&s->parser, (const unsigned char *)buf, len);
@@ -142,9 +135,19 @@ int ydoc_load(struct ydoc *d, const char *file, const char *buf, size_t len, str
 	return r < 0 ? r : 0;
 }
 
+void ydoc_borrow(struct ydoc *d, const char *file, const yaml_document_t *doc, struct log_err *err)
+{
+	memset(d, 0, sizeof(*d));
+	d->doc = *doc;
+	d->file = file;
+	d->err = err;
+	d->budget = YDOC_BUDGET;
+	d->borrowed = true;
+}
+
 void ydoc_free(struct ydoc *d)
 {
-	if (d->file)
+	if (d->file && !d->borrowed)
 		yaml_document_delete(&d->doc);
 	memset(d, 0, sizeof(*d));
 }

@@ -33,6 +33,7 @@ struct ydoc {
 	const char *file;    /* name in messages; borrowed from the stream */
 	struct log_err *err; /* where ydoc_fail writes; borrowed */
 	long budget;	     /* ydoc_visit calls left */
+	bool borrowed;	     /* doc is someone else's (ydoc_borrow): never freed */
 };
 
 /* A stream of documents ("---" separated) being read from a buffer. */
@@ -53,14 +54,6 @@ int ydoc_stream_open(struct ydoc_stream *s, const char *file, const char *buf, s
 		     struct log_err *err);
 
 /*
- * ydoc_stream_open without the scan, for YAML compiled into the binary (the
- * built-in rules): the scan parses the whole input once more, about 40% of
- * loading, to bound input from outside; a test checks that each such buffer
- * passes ydoc_stream_open, so the bounds hold for it. Returns 0 or -ENOMEM.
- */
-int ydoc_stream_open_trusted(struct ydoc_stream *s, const char *file, const char *buf, size_t len,
-			     struct log_err *err);
-/*
  * Load the next document into d: 1 when loaded (free with ydoc_free), 0 at
  * the end of the stream, -EINVAL (err: file:line:col) or -ENOMEM.
  */
@@ -75,6 +68,14 @@ void ydoc_stream_close(struct ydoc_stream *s);
  * -EINVAL with err set, -ENOMEM.
  */
 int ydoc_load(struct ydoc *d, const char *file, const char *buf, size_t len, struct log_err *err);
+
+/*
+ * d walks doc, a document loaded beforehand (the built-in rules, compiled into
+ * the binary by scripts/embed-yaml), which stays the caller's: ydoc_free
+ * leaves it alone. Nothing is parsed or checked: doc must be what
+ * ydoc_stream_next would load (test_ydoc checks the built-in ones).
+ */
+void ydoc_borrow(struct ydoc *d, const char *file, const yaml_document_t *doc, struct log_err *err);
 
 /* Free what d holds. */
 void ydoc_free(struct ydoc *d);
