@@ -101,13 +101,19 @@ $(foreach m,$(MAN_SRCS),$(eval $(call MAN_RULE,$(m))))
 deps:
 	@scripts/install-deps
 
+# An object's .d names it both ways, relative and absolute: make test (scripts/run-tests) builds
+# with an absolute BUILD, make and make cross with a relative one, and a .d written by one must
+# make the other rebuild the object when a header changes (else a stale object, built against
+# an older struct, is linked: it crashed the ARM nodeprobe once).
+DEPFLAGS    = -MMD -MP -MT $(patsubst $(CURDIR)/%,%,$(abspath $@)) -MT $(abspath $@)
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
 
 $(BUILD)/%.o: %.cc
 	@mkdir -p $(@D)
-	$(Q)$(CXX) -std=c++17 -D_GNU_SOURCE -Ipkg $(CXXFLAGS) $(CXXWARN) -MMD -MP -c -o $@ $<
+	$(Q)$(CXX) -std=c++17 -D_GNU_SOURCE -Ipkg $(CXXFLAGS) $(CXXWARN) $(DEPFLAGS) -c -o $@ $<
 
 $(LIB): $(PKG_OBJS)
 	@mkdir -p $(@D)
