@@ -42,14 +42,14 @@ endif
 # None of the libraries' APIs we call takes an off_t.
 CPPFLAGS   += -std=c17 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DNP_VERSION='"$(VERSION)"' \
               -DNP_DATADIR='"$(DATADIR)/nodeprobe"' -Ipkg \
-              $(shell $(PKG_CONFIG) --cflags libcurl jansson yaml-0.1 libpci zlib 2>/dev/null)
+              $(shell $(PKG_CONFIG) --cflags libcurl jansson yaml-0.1 libpci libdeflate 2>/dev/null)
 # --as-needed: each binary records only the shared libraries its objects use.
 # RE2 and the C++ runtime it needs are linked statically: only what pkg/goregex uses is
 # loaded, which saves nodeprobe-reload 1.3 MB of resident shared-library pages (and the image
 # two libraries). Sanitizer builds keep them shared (the sanitizers replace operator new).
 RE2_LIBS   := $(if $(filter 1,$(SAN)),-lre2 -lstdc++,-Wl,-Bstatic -lre2 -lstdc++ -Wl,-Bdynamic)
 LDLIBS     += -Wl,--as-needed -lfdt -lpci -lyaml -lcurl -ljansson -lyajl \
-              -lmicrohttpd -lcrypto -lz $(RE2_LIBS) -lm
+              -lmicrohttpd -lcrypto -ldeflate $(RE2_LIBS) -lm
 CXX        := $(CROSS_COMPILE)$(if $(filter default,$(origin CXX)),g++,$(CXX))$(if $(SYSROOT), --sysroot=$(SYSROOT))
 CXXFLAGS   ?= $(CFLAGS)
 CXXWARN    := -Wall -Wextra -Wshadow -Wformat=2 -Wno-format-nonliteral $(filter -Werror,$(WARN))

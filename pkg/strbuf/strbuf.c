@@ -49,6 +49,18 @@ static int sb_grow(struct strbuf *sb, size_t extra)
 	return 0;
 }
 
+int sb_reserve(struct strbuf *sb, size_t n)
+{
+	return sb_grow(sb, n);
+}
+
+void sb_setlen(struct strbuf *sb, size_t len)
+{
+	sb->len = len;
+	if (sb->cap)
+		sb->buf[len] = '\0';
+}
+
 int sb_addn(struct strbuf *sb, const void *data, size_t n)
 {
 	int r = sb_grow(sb, n);

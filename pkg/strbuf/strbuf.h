@@ -34,6 +34,14 @@ void sb_init(struct strbuf *sb, size_t max);
  * sb is unchanged.
  */
 int sb_addn(struct strbuf *sb, const void *data, size_t n);
+/*
+ * Make room for n more bytes (and the NUL) without adding any: for writing
+ * into buf + len directly, then sb_setlen. Returns 0, -ENOMEM or -E2BIG (n
+ * more would pass the cap); sb is unchanged on failure.
+ */
+int sb_reserve(struct strbuf *sb, size_t n);
+/* Set len (at most what sb_reserve made room for) and write the NUL after it. */
+void sb_setlen(struct strbuf *sb, size_t len);
 /* Append a NUL-terminated string. Same returns as sb_addn. */
 int sb_add(struct strbuf *sb, const char *s);
 /* Append one byte. Same returns as sb_addn. */

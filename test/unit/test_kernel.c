@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_kernel: /proc/modules and modules.builtin as NFD's module features, and bound drivers. */
 #include <errno.h>
+#include <libdeflate.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -349,4 +350,57 @@ TEST(kernel_config_gz_and_boot)
 	sb_free(&text);
 	feat_set_free(a);
 	feat_set_free(b);
+}
+
+/*
+ * gzip as Go's gzip.Reader reads it: every member in turn, the CRC-32 and size of each
+ * checked. The first member here is larger than the last one's ISIZE (where the output's
+ * room starts), so its room has to grow.
+ */
+TEST(kernel_gunzip_members_and_checks)
+{
+	struct strbuf gz = STRBUF_INIT(KERNEL_CONFIG_GZ_MAX), one = STRBUF_INIT(KERNEL_CONFIG_MAX);
+	struct strbuf two = STRBUF_INIT(KERNEL_CONFIG_MAX),
+		      cat = STRBUF_INIT(2 * KERNEL_CONFIG_GZ_MAX);
+	struct strbuf bad = STRBUF_INIT(KERNEL_CONFIG_GZ_MAX);
+	static const char tail_text[] = "CONFIG_LAST=y\n";
+	struct libdeflate_compressor *c = libdeflate_alloc_compressor(6);
+	unsigned char small[128];
+	size_t n;
+
+	REQUIRE(c != NULL);
+	n = libdeflate_gzip_compress(c, tail_text, sizeof(tail_text) - 1, small, sizeof(small));
+	libdeflate_free_compressor(c);
+	REQUIRE(n > 0);
+	REQUIRE(sb_read_file(&gz, "test/fixtures/host/firecracker-x86/proc/config.gz") > 0);
+	REQUIRE_INT(kernel_gunzip(gz.buf, gz.len, &one), 0);
+	CHECK(one.len > 4096);
+	/* two members: both texts, in order */
+	REQUIRE_INT(sb_addn(&cat, gz.buf, gz.len), 0);
+	REQUIRE_INT(sb_addn(&cat, small, n), 0);
+	REQUIRE_INT(sb_add(&two, "kept:"), 0);
+	REQUIRE_INT(kernel_gunzip(cat.buf, cat.len, &two), 0);
+	CHECK_INT(two.len, 5 + one.len + sizeof(tail_text) - 1);
+	CHECK(!memcmp(two.buf, "kept:", 5));
+	CHECK(!memcmp(two.buf + 5, one.buf, one.len));
+	CHECK_STR(two.buf + 5 + one.len, tail_text);
+	/* trailing bytes that are no gzip member: an error, what was there before kept */
+	REQUIRE_INT(sb_addn(&cat, "junk", 4), 0);
+	CHECK_INT(kernel_gunzip(cat.buf, cat.len, &two), -EINVAL);
+	CHECK_INT(two.len, 5 + one.len + sizeof(tail_text) - 1);
+	/* a wrong CRC-32, a wrong size, an empty input */
+	REQUIRE_INT(sb_addn(&bad, gz.buf, gz.len), 0);
+	bad.buf[bad.len - 8] ^= 1;
+	sb_reset(&two);
+	CHECK_INT(kernel_gunzip(bad.buf, bad.len, &two), -EINVAL);
+	bad.buf[bad.len - 8] ^= 1;
+	bad.buf[bad.len - 4] ^= 1;
+	CHECK_INT(kernel_gunzip(bad.buf, bad.len, &two), -EINVAL);
+	CHECK_INT(kernel_gunzip(bad.buf, 0, &two), -EINVAL);
+	CHECK_INT(two.len, 0);
+	sb_free(&gz);
+	sb_free(&one);
+	sb_free(&two);
+	sb_free(&cat);
+	sb_free(&bad);
 }
