@@ -222,7 +222,8 @@ int sb_read_fileat(struct strbuf *sb, int dirfd, const char *path)
 		close(fd);
 		return r;
 	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	/* O_NONBLOCK kept: a character device with nothing to read (a tty, /dev/kmsg at its end)
+	 * gives -EAGAIN instead of a read blocked forever; regular files ignore the flag */
 	for (;;) {
 		n = read(fd, chunk, sizeof(chunk));
 		if (n < 0) {

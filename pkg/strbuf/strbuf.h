@@ -75,8 +75,10 @@ void sb_free(struct strbuf *sb);
  * Read the whole file at path into sb (appending), at most sb->max bytes in
  * all. Only regular files and character devices are read: a FIFO or socket is
  * -EINVAL and a directory -EISDIR, without waiting (a FIFO is opened
- * non-blocking). Returns the number of bytes read, -E2BIG if the file is longer
- * than the cap allows (sb unchanged), or -errno from open/read.
+ * non-blocking); a character device is read non-blocking, so one with nothing
+ * to read yet (a tty) is -EAGAIN, never a wait. Returns the number of bytes
+ * read, -E2BIG if the file is longer than the cap allows (sb unchanged), or
+ * -errno from open/read.
  */
 int sb_read_file(struct strbuf *sb, const char *path);
 /* Same, relative to directory fd dirfd (as openat). */

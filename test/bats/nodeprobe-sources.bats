@@ -53,6 +53,32 @@ Y
   [ -z "$output" ]
 }
 
+@test "--os-release on a terminal or a FIFO is bad input at once (never a blocked read)" {
+  cat > "$T/r.yaml" <<'Y'
+apiVersion: nfd.k8s-sigs.io/v1alpha1
+kind: NodeFeatureRule
+metadata: {name: os}
+spec:
+  rules:
+    - name: any
+      labels: {example.com/os: "true"}
+      matchFeatures:
+        - feature: system.osrelease
+Y
+  [ -c /dev/ptmx ] || skip "no /dev/ptmx here"
+  # /dev/ptmx opens a new terminal that nobody writes to; timeout only turns a regression (a
+  # read blocked forever) into a failure: exit 124 is not 3
+  run_expect_fail 3 timeout 60 "$BUILD/nodeprobe" --sysfs "$T/sys" --proc "$T/proc" \
+    --modules-dir "$T/modules" --features-dir "$T/fd" --no-builtin-rules --dry-run \
+    --os-release /dev/ptmx -r "$T/r.yaml"
+  [ "$output" = "nodeprobe: error: /dev/ptmx: Resource temporarily unavailable" ]
+  mkfifo "$T/os-release"
+  run_expect_fail 3 timeout 60 "$BUILD/nodeprobe" --sysfs "$T/sys" --proc "$T/proc" \
+    --modules-dir "$T/modules" --features-dir "$T/fd" --no-builtin-rules --dry-run \
+    --os-release "$T/os-release" -r "$T/r.yaml"
+  [ "$output" = "nodeprobe: error: $T/os-release: not a regular file" ]
+}
+
 @test "kernel.version and kernel.config from the real x86 capture" {
   cat > "$T/r.yaml" <<'Y'
 apiVersion: nfd.k8s-sigs.io/v1alpha1

@@ -2,6 +2,7 @@
 /* Unit tests for pkg/strbuf. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -122,4 +123,25 @@ TEST(read_file_refuses_fifo_and_directory)
 	CHECK_INT(sb.len, 0);
 	sb_free(&sb);
 	harness_rm_tree(dir);
+}
+
+/* A character device with nothing to read (a terminal nobody types into) is -EAGAIN at once,
+ * never a read that waits: the alarm kills the test if it blocks. */
+TEST(read_file_tty_does_not_block)
+{
+	struct strbuf sb = STRBUF_INIT(1024);
+	int m = posix_openpt(O_RDWR | O_NOCTTY);
+	const char *pts;
+
+	REQUIRE(m >= 0);
+	REQUIRE_INT(grantpt(m), 0);
+	REQUIRE_INT(unlockpt(m), 0);
+	pts = ptsname(m);
+	REQUIRE(pts != NULL);
+	alarm(10);
+	CHECK_INT(sb_read_file(&sb, pts), -EAGAIN);
+	alarm(0);
+	CHECK_INT(sb.len, 0);
+	sb_free(&sb);
+	close(m);
 }
