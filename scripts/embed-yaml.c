@@ -95,6 +95,17 @@ static void mark(FILE *f, const yaml_mark_t *m)
 	fprintf(f, "{%zu, %zu, %zu}", m->index, m->line, m->column);
 }
 
+/* A sequence's items or a mapping's pairs: k entries from at of array <p>_<a>
+ * (start, end and top; none: NULLs, as nothing reads an empty one's stack). */
+static void span(const char *field, const char *p, char a, size_t at, size_t k, const char *style)
+{
+	if (k)
+		printf(".%s = {{%s_%c + %zu, %s_%c + %zu, %s_%c + %zu}, %s}", field, p, a, at, p, a,
+		       at + k, p, a, at + k, style);
+	else
+		printf(".%s = {{0, 0, 0}, %s}", field, style);
+}
+
 /* One document as static arrays named <p>_n (nodes), <p>_i (items), <p>_p (pairs). */
 static void emit_doc(const char *p, const yaml_document_t *d)
 {
@@ -143,24 +154,12 @@ static void emit_doc(const char *p, const yaml_document_t *d)
 			break;
 		case YAML_SEQUENCE_NODE:
 			k = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
-			if (k)
-				printf(".sequence = {{%s_i + %zu, %s_i + %zu, %s_i + %zu}, %s}", p,
-				       items, p, items + k, p, items + k,
-				       seq_style[n->data.sequence.style]);
-			else
-				printf(".sequence = {{0, 0, 0}, %s}",
-				       seq_style[n->data.sequence.style]);
+			span("sequence", p, 'i', items, k, seq_style[n->data.sequence.style]);
 			items += k;
 			break;
 		case YAML_MAPPING_NODE:
 			k = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
-			if (k)
-				printf(".mapping = {{%s_p + %zu, %s_p + %zu, %s_p + %zu}, %s}", p,
-				       pairs, p, pairs + k, p, pairs + k,
-				       map_style[n->data.mapping.style]);
-			else
-				printf(".mapping = {{0, 0, 0}, %s}",
-				       map_style[n->data.mapping.style]);
+			span("mapping", p, 'p', pairs, k, map_style[n->data.mapping.style]);
 			pairs += k;
 			break;
 		default:

@@ -4,7 +4,9 @@
 # time ratio (hyperfine medians: on a shared machine the means follow the scheduler) and peak RSS of each (/usr/bin/time). Twice per machine: the
 # default run (built-in rules), and with every source enabled: a rule reading each feature
 # (kernel.version/config from a real config.gz, cpu.* from this CPU's cpuid, os-release, a
-# USB bus beside the PCI bus).
+# USB bus beside the PCI bus). Also against the previous build: the tree of NP_BENCH_PREV
+# (default HEAD~1; "none" to leave it out), built in a scratch directory (git archive, so the
+# repository is not touched), timed in the same hyperfine run on the same command.
 set -euo pipefail
 cd "${NP_ROOT:-$(dirname "$0")/../..}"
 BUILD=${BUILD:-$PWD/build}
@@ -32,6 +34,22 @@ spec:
         - feature: usb.device
 Y
 
+# The previous build: same flags, its own tree; a revision without some flag the command uses
+# is named and left out.
+prev_rev=${NP_BENCH_PREV:-HEAD~1} prev=
+if [ "$prev_rev" != none ] && prev_id=$(git rev-parse --short "$prev_rev^{commit}" 2>/dev/null); then
+  mkdir -p "$tmp/prev"
+  if git archive "$prev_id" | tar -x -C "$tmp/prev" &&
+     make -C "$tmp/prev" --no-print-directory -j2 BUILD="$tmp/prev/build" "$tmp/prev/build/nodeprobe" >"$tmp/prev.log" 2>&1; then
+    prev="$tmp/prev/build/nodeprobe"
+    echo "previous build: $prev_rev ($prev_id)"
+  else
+    echo "previous build: $prev_rev ($prev_id) did not build (left out): $(tail -1 "$tmp/prev.log")"
+  fi
+else
+  echo "previous build: none${NP_BENCH_PREV:+ ($NP_BENCH_PREV)}"
+fi
+
 for m in "${machines[@]}"; do
   tree="$PWD/test/fixtures/pci/$m"
   [ -d "$tree" ] || tree="$SHARED/fixtures/pci/$m"
@@ -47,12 +65,23 @@ for m in "${machines[@]}"; do
       np="$BUILD/nodeprobe --sysfs $all --proc $tmp/allproc --boot $tmp/allproc --modules-dir $tmp/modules --features-dir $tmp/fd --os-release test/fixtures/os-release/talos-v1.9.5 -r $tmp/all.yaml"
       $np --dry-run | grep -q '^bench.example.com/all=true$' || { echo "bench: every-source rule did not match"; exit 1; }
     fi
-    hyperfine -N --warmup 5 --runs 100 --export-json "$tmp/h.json" "$ls" "$np" >/dev/null 2>&1
-    read -r tl tn < <(/usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(r[0]["median"], r[1]["median"])' "$tmp/h.json")
+    cmds=("$ls" "$np")
+    npp=${np/#$BUILD\/nodeprobe/$prev}
+    if [ -n "$prev" ] && $npp --dry-run >/dev/null 2>&1; then
+      cmds+=("$npp")
+    else
+      npp=
+    fi
+    hyperfine -N --warmup 5 --runs 100 --export-json "$tmp/h.json" "${cmds[@]}" >/dev/null 2>&1
+    read -r tl tn tp < <(/usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(*[x["median"] for x in r], 0)' "$tmp/h.json")
     rss_np=$(/usr/bin/time -f %M $np 2>&1 >/dev/null | tail -1)
     rss_ls=$(/usr/bin/time -f %M $ls 2>&1 >/dev/null | tail -1)
-    awk -v m="$m" -v n="$ndev" -v tl="$tl" -v tn="$tn" -v rn="$rss_np" -v rl="$rss_ls" -v mode="$mode" 'BEGIN {
+    rss_pp=0
+    [ -n "$npp" ] && rss_pp=$(/usr/bin/time -f %M $npp 2>&1 >/dev/null | tail -1)
+    awk -v m="$m" -v n="$ndev" -v tl="$tl" -v tn="$tn" -v tp="$tp" -v rn="$rss_np" -v rl="$rss_ls" -v rp="$rss_pp" -v mode="$mode" -v pv="${prev:+$prev_rev}" -v pok="${npp:+1}" 'BEGIN {
       printf "%-32s %3d devices  %-7s lspci -n %.2f ms  nodeprobe %.2f ms  ratio %.2fx (target <= 1.0x)\n", m, n, mode, tl*1000, tn*1000, tn/tl
-      printf "%-32s peak RSS: nodeprobe %d KiB (target < 4096), lspci -n %d KiB\n", "", rn, rl }'
+      if (pok) printf "%-32s previous build (%s) %.2f ms: this build %.2fx of it\n", "", pv, tp*1000, tn/tp
+      else if (pv != "") printf "%-32s previous build (%s): cannot run this command (left out)\n", "", pv
+      printf "%-32s peak RSS: nodeprobe %d KiB (target < 4096), lspci -n %d KiB%s\n", "", rn, rl, pok ? sprintf(", previous build %d KiB", rp) : "" }'
   done
 done

@@ -133,6 +133,15 @@ static bool same_mark(const yaml_mark_t *a, const yaml_mark_t *b)
 	return a->index == b->index && a->line == b->line && a->column == b->column;
 }
 
+/* Two runs [a, ae) and [b, be) of elements of size sz with the same bytes. */
+static bool same_span(const void *a, const void *ae, const void *b, const void *be, size_t sz)
+{
+	size_t na = (size_t)((const char *)ae - (const char *)a) / sz;
+	size_t nb = (size_t)((const char *)be - (const char *)b) / sz;
+
+	return na == nb && (na == 0 || !memcmp(a, b, na * sz));
+}
+
 /* Two documents node for node: type, tag, scalar bytes and style, items, pairs, marks. */
 static void check_same_doc(const char *file, const yaml_document_t *a, const yaml_document_t *b)
 {
@@ -158,22 +167,14 @@ static void check_same_doc(const char *file, const yaml_document_t *a, const yam
 				       x->data.scalar.length + 1);
 		if (same && x->type == YAML_SEQUENCE_NODE)
 			same = x->data.sequence.style == y->data.sequence.style &&
-			       x->data.sequence.items.top - x->data.sequence.items.start ==
-				   y->data.sequence.items.top - y->data.sequence.items.start &&
-			       (x->data.sequence.items.top == x->data.sequence.items.start ||
-				!memcmp(x->data.sequence.items.start, y->data.sequence.items.start,
-					sizeof(yaml_node_item_t) *
-					    (size_t)(x->data.sequence.items.top -
-						     x->data.sequence.items.start)));
+			       same_span(x->data.sequence.items.start, x->data.sequence.items.top,
+					 y->data.sequence.items.start, y->data.sequence.items.top,
+					 sizeof(yaml_node_item_t));
 		if (same && x->type == YAML_MAPPING_NODE)
 			same = x->data.mapping.style == y->data.mapping.style &&
-			       x->data.mapping.pairs.top - x->data.mapping.pairs.start ==
-				   y->data.mapping.pairs.top - y->data.mapping.pairs.start &&
-			       (x->data.mapping.pairs.top == x->data.mapping.pairs.start ||
-				!memcmp(x->data.mapping.pairs.start, y->data.mapping.pairs.start,
-					sizeof(yaml_node_pair_t) *
-					    (size_t)(x->data.mapping.pairs.top -
-						     x->data.mapping.pairs.start)));
+			       same_span(x->data.mapping.pairs.start, x->data.mapping.pairs.top,
+					 y->data.mapping.pairs.start, y->data.mapping.pairs.top,
+					 sizeof(yaml_node_pair_t));
 		if (!same) {
 			fprintf(stderr, "%s: node %ld (line %zu) differs from libyaml's\n", file,
 				i + 1, x->start_mark.line + 1);
