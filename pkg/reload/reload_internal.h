@@ -430,6 +430,7 @@ struct ctl {
 	struct reload_metrics m;
 	struct strbuf url, body, resp;
 	struct reload_nsel *nsel; /* --namespace-selector, NULL: none */
+	int list_max_pages;	  /* a LIST's page cap; 0: LIST_MAX_PAGES (tests set fewer) */
 };
 
 /* Shared between the sibling files of this module (each defined in one). */
@@ -487,6 +488,32 @@ void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *o
 void reload_process_deferred(struct ctl *c);
 
 int reload_list_stream(struct ctl *c, struct rs *s, struct log_err *err);
+
+/* One paged LIST (reload_list.c): what is listed, where its items go, the caller's hooks. */
+struct reload_list {
+	const struct kube_resource *res;      /* the resource listed */
+	const char *ns;			      /* its namespace; NULL or "": all */
+	struct kube_query q;		      /* selectors; limit and continue are set per page */
+	enum kube_item_mode mode;	      /* how items reach ops */
+	const struct kube_stream_ops *ops;    /* item callbacks, given ctx (borrowed) */
+	void *ctx;			      /* for ops, status and restart */
+	int (*status)(void *ctx, int status); /* sees each status first; 1 ends the LIST; or NULL */
+	void (*restart)(void *ctx); /* the LIST starts over (410): forget what it saw; or NULL */
+	char *rv;		    /* RV_MAX bytes: set to each page's resourceVersion */
+};
+
+/*
+ * LIST l->res page by page (c->o->page_size items a page; c->url holds the
+ * page's URL), items streamed to l->ops. l->status (NULL: none) sees every
+ * page's HTTP status first and ends the LIST with success by returning 1. A 410
+ * after the first page (the continue token expired) starts over from the first
+ * page, at most LIST_RESTARTS times, after l->restart. Returns the number of
+ * restarts (0 or more), or with err set: KUBE_EAUTH (401/403), KUBE_EHTTP (any
+ * other status; a continue token that repeats; a token still there after
+ * LIST_MAX_PAGES pages, or c->list_max_pages when set), or the client's or
+ * ops' negative code.
+ */
+int reload_list_pages(struct ctl *c, const struct reload_list *l, struct log_err *err);
 
 int reload_start_watch(struct ctl *c, struct rs *s, struct log_err *err);
 

@@ -97,52 +97,34 @@ int reload_nsel_selected(const struct ctl *c, const char *ns)
 	return !c->nsel || find(c->nsel, ns) >= 0;
 }
 
-/* LIST every page, replacing the set. */
-static int list(struct ctl *c, struct log_err *err)
+/* Forget the set (a LIST starts, or starts over after its continue token expired). */
+static void forget(void *ctx)
 {
-	struct reload_nsel *s = c->nsel;
-	struct strbuf cont = STRBUF_INIT(64 * 1024), errbody = STRBUF_INIT(4096);
-	struct kube_query q;
-	int r = 0, pages = 0;
+	struct reload_nsel *s = ((struct ctl *)ctx)->nsel;
 
-	s->live = 0;
 	while (s->n)
 		free(s->names[--s->n]);
-	do {
-		struct kube_stream *st = kube_stream_new(KUBE_STREAM_LIST, KUBE_ITEM_JSON, &ops, c);
+}
 
-		if (!st) {
-			r = log_err_set(err, -ENOMEM, "out of memory");
-			break;
-		}
-		memset(&q, 0, sizeof(q));
-		q.label_selector = c->o->namespace_selector;
-		q.limit = c->o->page_size;
-		q.cont = cont.len ? cont.buf : NULL;
-		sb_reset(&c->url);
-		kube_url(&c->url, kube_client_server(c->cl), &namespaces, NULL, NULL, &q);
-		r = kube_get_stream(c->cl, c->url.buf, st, &errbody, err);
-		if (r != 200) {
-			if (r >= 0)
-				r = log_err_set(err, r == 401 || r == 403 ? KUBE_EAUTH : KUBE_EHTTP,
-						"LIST %s: HTTP %d: %.300s", c->url.buf, r,
-						errbody.buf);
-			kube_stream_free(st);
-			break;
-		}
-		r = 0;
-		snprintf(s->rv, sizeof(s->rv), "%s", kube_stream_rv(st));
-		if (cont.len && strcmp(cont.buf, kube_stream_continue(st)) == 0)
-			r = log_err_set(err, KUBE_EHTTP, "LIST %s: the continue token repeats",
-					c->url.buf);
-		sb_reset(&cont);
-		sb_add(&cont, kube_stream_continue(st));
-		kube_stream_free(st);
-	} while (!r && cont.len && ++pages < LIST_MAX_PAGES);
-	sb_free(&cont);
-	sb_free(&errbody);
-	s->live = r == 0;
-	return r;
+/* LIST every page, replacing the set; live only when the whole LIST was read. */
+static int list(struct ctl *c, struct log_err *err)
+{
+	struct reload_list l = {
+	    .res = &namespaces,
+	    .mode = KUBE_ITEM_JSON,
+	    .ops = &ops,
+	    .ctx = c,
+	    .restart = forget,
+	    .rv = c->nsel->rv,
+	};
+	int r;
+
+	l.q.label_selector = c->o->namespace_selector;
+	c->nsel->live = 0;
+	forget(c);
+	r = reload_list_pages(c, &l, err);
+	c->nsel->live = r >= 0;
+	return r < 0 ? r : 0;
 }
 
 static void done(void *ctx, struct kube_watch *w, int status, int res, const char *msg)

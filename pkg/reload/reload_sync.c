@@ -427,92 +427,63 @@ static void sweep_unseen(struct ctl *c, const struct rs *s)
 	}
 }
 
+/* A page's status: a resource not served (404) ends the LIST of batch/v1 and CRD kinds. */
+static int list_status(void *ctx, int status)
+{
+	struct rs *s = ctx;
+
+	if (status == 404 && s->cls >= CLS_CJ) {
+		/* batch/v1 on an old cluster, or a CRD (Argo Rollouts) not installed */
+		if (!s->absent)
+			log_warn("%s %s are not served by this cluster (HTTP 404 on LIST): "
+				 "%s objects are not reloaded; checking again every %d s",
+				 reload_cls_res[s->cls]->prefix + 6, reload_cls_res[s->cls]->plural,
+				 reload_cls_res[s->cls]->kind, ABSENT_RECHECK_S);
+		s->absent = 1;
+		return 1;
+	}
+	if (status == 200 && s->absent) {
+		log_info("%s %s are served now: watching them", reload_cls_res[s->cls]->prefix + 6,
+			 reload_cls_res[s->cls]->plural);
+		s->absent = 0;
+	}
+	return 0;
+}
+
+/* The LIST starts over (its continue token expired): what the first pass saw may be gone since. */
+static void list_restart(void *ctx)
+{
+	struct rs *s = ctx;
+
+	mark_unseen(s->c, s);
+}
+
 /* LIST every page of s. Returns 0 or a negative code with err set. */
 int reload_list_stream(struct ctl *c, struct rs *s, struct log_err *err)
 {
-	struct strbuf cont = STRBUF_INIT(64 * 1024), errbody = STRBUF_INIT(64 * 1024);
-	struct kube_query q;
-	int r = 0, page = 0, restarts = 0;
+	int is_cfg = s->cls == CLS_CM || s->cls == CLS_SEC;
+	struct reload_list l = {
+	    .res = reload_cls_res[s->cls],
+	    .ns = s->ns,
+	    .mode = is_cfg ? KUBE_ITEM_FLAT : KUBE_ITEM_JSON,
+	    .ops = is_cfg ? &cfg_ops : &wl_ops,
+	    .ctx = s,
+	    .status = list_status,
+	    .restart = list_restart,
+	    .rv = s->rv,
+	};
+	int r;
 
+	fill_query(c, s, &l.q);
 	s->listing = 1;
 	if (s->relist)
 		mark_unseen(c, s);
-	for (;;) {
-		struct kube_stream *st = new_stream(s, KUBE_STREAM_LIST);
-
-		if (!st) {
-			r = log_err_set(err, -ENOMEM, "out of memory");
-			break;
-		}
-		fill_query(c, s, &q);
-		q.limit = c->o->page_size;
-		q.cont = cont.len ? cont.buf : NULL;
-		sb_reset(&c->url);
-		kube_url(&c->url, kube_client_server(c->cl), reload_cls_res[s->cls], s->ns, NULL,
-			 &q);
-		r = kube_get_stream(c->cl, c->url.buf, st, &errbody, err);
-		if (r == 404 && s->cls >= CLS_CJ) {
-			/* batch/v1 on an old cluster, or a CRD (Argo Rollouts) not installed */
-			if (!s->absent)
-				log_warn("%s %s are not served by this cluster (HTTP 404 on LIST): "
-					 "%s objects are not reloaded; checking again every %d s",
-					 reload_cls_res[s->cls]->prefix + 6,
-					 reload_cls_res[s->cls]->plural,
-					 reload_cls_res[s->cls]->kind, ABSENT_RECHECK_S);
-			s->absent = 1;
-			r = 0;
-			kube_stream_free(st);
-			break;
-		}
-		if (r == 200 && s->absent) {
-			log_info("%s %s are served now: watching them",
-				 reload_cls_res[s->cls]->prefix + 6,
-				 reload_cls_res[s->cls]->plural);
-			s->absent = 0;
-		}
-		if (r == 410 && page > 0 && restarts < LIST_RESTARTS) {
-			/* continue token expired: start over from the first page */
-			kube_stream_free(st);
-			sb_reset(&cont);
-			page = 0;
-			restarts++;
-			mark_unseen(c, s); /* what the first pass saw may be gone since */
-			continue;
-		}
-		if (r != 200) {
-			if (r >= 0)
-				r = log_err_set(err, r == 401 || r == 403 ? KUBE_EAUTH : KUBE_EHTTP,
-						"LIST %s: HTTP %d: %.300s", c->url.buf, r,
-						errbody.buf);
-			kube_stream_free(st);
-			break;
-		}
-		r = 0;
-		snprintf(s->rv, sizeof(s->rv), "%s", kube_stream_rv(st));
-		/* A server that hands back the token it was given (or never stops) would
-		 * loop for ever: a bounded number of pages, and a repeat is an error. */
-		if (cont.len && strcmp(cont.buf, kube_stream_continue(st)) == 0)
-			r = log_err_set(err, KUBE_EHTTP,
-					"LIST %s: page %d: the continue token repeats; the server "
-					"does not advance",
-					c->url.buf, page + 1);
-		else if (page + 1 >= LIST_MAX_PAGES && kube_stream_continue(st)[0])
-			r = log_err_set(err, KUBE_EHTTP, "LIST %s: more than %d pages", c->url.buf,
-					LIST_MAX_PAGES);
-		sb_reset(&cont);
-		sb_add(&cont, kube_stream_continue(st));
-		kube_stream_free(st);
-		page++;
-		if (r < 0 || !cont.len)
-			break;
-	}
-	if (r == 0 && (s->relist || restarts))
+	r = reload_list_pages(c, &l, err);
+	if (r >= 0 && (s->relist || r > 0))
 		sweep_unseen(c, s);
 	s->listing = 0;
 	s->relist = 0;
-	sb_free(&cont);
-	sb_free(&errbody);
-	return r;
+	return r < 0 ? r : 0;
 }
 
 static void watch_done(void *ctx, struct kube_watch *w, int status, int res, const char *msg);

@@ -10,17 +10,9 @@ source "$NP_ROOT/test/fake-apiserver/fake.bash"
 BIN="$BUILD/nodeprobe-reload"
 RFIX="$NP_ROOT/test/fixtures/reloader"
 
-setup_file() {
-  export FAKE_CERTS="$BATS_FILE_TMPDIR/certs"
-  fake_certs "$FAKE_CERTS" >/dev/null
-}
-
 setup() {
   RL_PID= SINK_PID=
-  fake_start
-  KC="$BATS_TEST_TMPDIR/kubeconfig"
-  fake_kubeconfig "$KC"
-  RL_LOG="$BATS_TEST_TMPDIR/reload.log"
+  reload_fake_setup
 }
 
 teardown() {
@@ -187,6 +179,30 @@ wait_sink() {
   ns apps '{"team":"x"}'
   wait_patches 1 /namespaces/apps/
   [ "$(npatches /namespaces/apps/)" -eq 1 ]
+}
+
+@test "--namespace-selector: an expired continue token (410) restarts the Namespace LIST from its first page" {
+  for n in t1 t2 t3; do
+    ns "$n" '{"team":"x"}'
+    cm cfg '{"k":"1"}' "$n"
+    deploy web "$n" cfg "$(stale_lr cfg "$n")"
+  done
+  fake_ctl POST /faults '{"method":"GET","path":"^/api/v1/namespaces$","query":"continue=","action":"status","code":410,"count":1}' >/dev/null
+  run "$BIN" --kubeconfig "$KC" --mode once --no-events --page-size 1 --namespace-selector=team --reload-strategy annotations
+  [ "$status" -eq 0 ] || { echo "$output" >&2; return 1; }
+  # page 1, page 2 answered 410, then pages 1 2 3 again: every selected namespace is known
+  [ "$(fake_ctl GET '/requests?path=^/api/v1/namespaces$' | jq -c '[.items[].status]')" = '[200,410,200,200,200]' ]
+  [[ $output == *"--namespace-selector 'team': 3 namespaces"* ]]
+  [ "$(fake_ctl GET /requests?method=PATCH | jq -r '[.items[].path | capture("/namespaces/(?<n>[^/]+)/").n] | sort | join(" ")')" = "t1 t2 t3" ]
+}
+
+@test "--namespace-selector: a continue token that repeats on the Namespace LIST is an error" {
+  for n in t1 t2 t3; do ns "$n" '{"team":"x"}'; done
+  fake_ctl POST /faults '{"path":"^/api/v1/namespaces$","query":"continue=","action":"repeat-continue","count":-1}' >/dev/null
+  run timeout 30 "$BIN" --kubeconfig "$KC" --mode once --page-size 1 --namespace-selector=team
+  [ "$status" -eq 1 ]
+  [[ $output == *"/api/v1/namespaces?labelSelector=team&limit=1&continue="*": page 2: the continue token repeats; the server does not advance"* ]]
+  [ "$(fake_ctl GET '/requests?path=^/api/v1/namespaces$&count=1' | jq .count)" -eq 2 ]
 }
 
 @test "--namespaces, --namespaces-to-ignore, --resources-to-ignore and KUBERNETES_NAMESPACE scope the requests" {

@@ -13,16 +13,9 @@ LEASES=/apis/coordination.k8s.io/v1/namespaces/reload/leases
 HA=(--enable-ha --leader-elect-lease-duration 3s --leader-elect-renew-deadline 2s
   --leader-elect-retry-period 300ms)
 
-setup_file() {
-  export FAKE_CERTS="$BATS_FILE_TMPDIR/certs"
-  fake_certs "$FAKE_CERTS" >/dev/null
-}
-
 setup() {
   PIDS=()
-  fake_start
-  KC="$BATS_TEST_TMPDIR/kubeconfig"
-  fake_kubeconfig "$KC"
+  reload_fake_setup
 }
 
 teardown() {

@@ -10,17 +10,9 @@ source "$NP_ROOT/test/fake-apiserver/fake.bash"
 
 BIN="$BUILD/nodeprobe-reload"
 
-setup_file() {
-  export FAKE_CERTS="$BATS_FILE_TMPDIR/certs"
-  fake_certs "$FAKE_CERTS" >/dev/null
-}
-
 setup() {
   RL_PID=
-  fake_start
-  KC="$BATS_TEST_TMPDIR/kubeconfig"
-  fake_kubeconfig "$KC"
-  RL_LOG="$BATS_TEST_TMPDIR/reload.log"
+  reload_fake_setup
 }
 
 teardown() {

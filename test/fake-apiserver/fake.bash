@@ -12,6 +12,9 @@
 #   fake_kubeconfig FILE      write a kubeconfig (server, certificate-authority, token)
 #   fake_wait_watchers N      wait (up to 10 s) until N watches are open
 #   fake_wait_requests Q [N]  wait (up to 10 s) until N requests match /requests?Q; print them
+#   reload_fake_setup [ARGS...]  a nodeprobe-reload test's setup (call from setup): fake_start
+#                             ARGS with the certificates made once a file ($BATS_FILE_TMPDIR/certs,
+#                             unless FAKE_CERTS is set); sets KC (its kubeconfig) and RL_LOG
 
 : "${NP_ROOT:?source test/bats/helpers.bash first}"
 FAKE_BIN="$NP_ROOT/test/fake-apiserver/fake-apiserver"
@@ -110,4 +113,13 @@ fake_wait_requests() {
   out=$(fake_ctl GET "/requests?$1&min=${2:-1}&wait=10") || return 1
   printf '%s\n' "$out"
   [ "$(jq .count <<<"$out")" -ge "${2:-1}" ]
+}
+
+reload_fake_setup() {
+  export FAKE_CERTS=${FAKE_CERTS:-$BATS_FILE_TMPDIR/certs}
+  fake_certs "$FAKE_CERTS" >/dev/null || return 1
+  fake_start "$@" || return 1
+  KC="$BATS_TEST_TMPDIR/kubeconfig"
+  fake_kubeconfig "$KC"
+  RL_LOG="$BATS_TEST_TMPDIR/reload.log"
 }
