@@ -101,11 +101,15 @@ $(foreach m,$(MAN_SRCS),$(eval $(call MAN_RULE,$(m))))
 deps:
 	@scripts/install-deps
 
-# An object's .d names it both ways, relative and absolute: make test (scripts/run-tests) builds
-# with an absolute BUILD, make and make cross with a relative one, and a .d written by one must
-# make the other rebuild the object when a header changes (else a stale object, built against
-# an older struct, is linked: it crashed the ARM nodeprobe once).
-DEPFLAGS    = -MMD -MP -MT $(patsubst $(CURDIR)/%,%,$(abspath $@)) -MT $(abspath $@)
+# An object's .d names it as make spells it ($@: BUILD=../out, build/) and both ways, relative
+# and absolute: make test (scripts/run-tests) builds with an absolute BUILD, make and make cross
+# with a relative one, and a .d written by one must make the other rebuild the object when a
+# header changes (else a stale object, built against an older struct, is linked: it crashed the
+# ARM nodeprobe once). make cannot name a path with a space: in such a tree, only $@.
+space      :=
+space      +=
+DEPFLAGS    = -MMD -MP -MQ '$@' $(if $(findstring $(space),$(CURDIR)),,$(foreach t,$(filter-out \
+              $@,$(sort $(abspath $@) $(patsubst $(CURDIR)/%,%,$(abspath $@)))),-MQ '$(t)'))
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
