@@ -213,8 +213,9 @@ int sb_read_fileat(struct strbuf *sb, int dirfd, const char *path)
 	ssize_t n;
 	int fd, r = 0;
 
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below */
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below. O_NOCTTY:
+	 * a terminal read as a file never becomes our controlling terminal. */
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0 || (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode))) {

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -143,5 +144,26 @@ TEST(read_file_tty_does_not_block)
 	alarm(0);
 	CHECK_INT(sb.len, 0);
 	sb_free(&sb);
+	/* nor does reading it make it the controlling terminal of a session leader without one
+	 * (nodeprobe-reload as PID 1): in a new session, /dev/tty stays unopenable */
+	{
+		pid_t pid = fork();
+		int st = 0;
+
+		REQUIRE(pid >= 0);
+		if (pid == 0) {
+			struct strbuf c = STRBUF_INIT(1024);
+			int t;
+
+			if (setsid() < 0)
+				_exit(2);
+			sb_read_file(&c, pts);
+			t = open("/dev/tty", O_RDONLY | O_NOCTTY | O_NONBLOCK);
+			_exit(t < 0 ? 0 : 1);
+		}
+		REQUIRE(waitpid(pid, &st, 0) == pid);
+		CHECK(WIFEXITED(st));
+		CHECK_INT(WEXITSTATUS(st), 0);
+	}
 	close(m);
 }
