@@ -2,6 +2,7 @@
 /* test_kernel: /proc/modules and modules.builtin as NFD's module features, and bound drivers. */
 #include <errno.h>
 #include <libdeflate.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -398,6 +399,26 @@ TEST(kernel_gunzip_members_and_checks)
 	CHECK_INT(kernel_gunzip(bad.buf, bad.len, &two), -EINVAL);
 	CHECK_INT(kernel_gunzip(bad.buf, 0, &two), -EINVAL);
 	CHECK_INT(two.len, 0);
+	/* a header CRC (FHCRC), checked as Go's reader does (libdeflate itself skips it) */
+	{
+		unsigned char h[sizeof(small) + 2];
+		uint32_t crc;
+
+		REQUIRE(small[3] == 0); /* the compressor writes no optional fields */
+		memcpy(h, small, 10);
+		h[3] = 0x02;
+		crc = libdeflate_crc32(0, h, 10);
+		h[10] = crc & 0xff;
+		h[11] = (crc >> 8) & 0xff;
+		memcpy(h + 12, small + 10, n - 10);
+		sb_reset(&two);
+		CHECK_INT(kernel_gunzip(h, n + 2, &two), 0);
+		CHECK_STR(two.buf, tail_text);
+		h[11] ^= 1;
+		sb_reset(&two);
+		CHECK_INT(kernel_gunzip(h, n + 2, &two), -EINVAL);
+		CHECK_INT(two.len, 0);
+	}
 	sb_free(&gz);
 	sb_free(&one);
 	sb_free(&two);
