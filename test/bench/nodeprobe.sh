@@ -44,10 +44,11 @@ if [ "$prev_rev" != none ] && prev_id=$(git rev-parse --short "$prev_rev^{commit
     prev="$tmp/prev/build/nodeprobe"
     echo "previous build: $prev_rev ($prev_id)"
   else
-    echo "previous build: $prev_rev ($prev_id) did not build (left out): $(tail -1 "$tmp/prev.log")"
+    echo "previous build: $prev_rev ($prev_id) did not build (left out): $(tail -1 "$tmp/prev.log" 2>/dev/null || echo "git archive failed")"
   fi
 else
-  echo "previous build: none${NP_BENCH_PREV:+ ($NP_BENCH_PREV)}"
+  [ "$prev_rev" = none ] && echo "previous build: none (NP_BENCH_PREV=none)" ||
+    echo "previous build: none ($prev_rev is no commit here: a shallow clone, or no git)"
 fi
 
 for m in "${machines[@]}"; do
@@ -66,14 +67,14 @@ for m in "${machines[@]}"; do
       $np --dry-run | grep -q '^bench.example.com/all=true$' || { echo "bench: every-source rule did not match"; exit 1; }
     fi
     cmds=("$ls" "$np")
-    npp=${np/#$BUILD\/nodeprobe/$prev}
+    npp=${np/#"$BUILD"\/nodeprobe/$prev}
     if [ -n "$prev" ] && $npp --dry-run >/dev/null 2>&1; then
       cmds+=("$npp")
     else
       npp=
     fi
     hyperfine -N --warmup 5 --runs 100 --export-json "$tmp/h.json" "${cmds[@]}" >/dev/null 2>&1
-    read -r tl tn tp < <(/usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(*[x["median"] for x in r], 0)' "$tmp/h.json")
+    read -r tl tn tp _ < <(/usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(*[x["median"] for x in r], 0)' "$tmp/h.json")
     rss_np=$(/usr/bin/time -f %M $np 2>&1 >/dev/null | tail -1)
     rss_ls=$(/usr/bin/time -f %M $ls 2>&1 >/dev/null | tail -1)
     rss_pp=0
