@@ -315,18 +315,31 @@ static const struct kube_stream_ops wl_ops = {
     .item = wl_item,
 };
 
+/* ConfigMaps and Secrets (flat items, cfg_ops), or a workload kind (JSON items, wl_ops). */
+static int cfg_class(const struct rs *s)
+{
+	return s->cls == CLS_CM || s->cls == CLS_SEC;
+}
+
+static enum kube_item_mode item_mode(const struct rs *s)
+{
+	return cfg_class(s) ? KUBE_ITEM_FLAT : KUBE_ITEM_JSON;
+}
+
+static const struct kube_stream_ops *item_ops(const struct rs *s)
+{
+	return cfg_class(s) ? &cfg_ops : &wl_ops;
+}
+
 static struct kube_stream *new_stream(struct rs *s, enum kube_stream_kind kind)
 {
-	int is_cfg = s->cls == CLS_CM || s->cls == CLS_SEC;
-
-	return kube_stream_new(kind, is_cfg ? KUBE_ITEM_FLAT : KUBE_ITEM_JSON,
-			       is_cfg ? &cfg_ops : &wl_ops, s);
+	return kube_stream_new(kind, item_mode(s), item_ops(s), s);
 }
 
 static void fill_query(const struct ctl *c, const struct rs *s, struct kube_query *q)
 {
 	memset(q, 0, sizeof(*q));
-	if (s->cls == CLS_CM || s->cls == CLS_SEC)
+	if (cfg_class(s))
 		q->label_selector = c->o->label_selector;
 	if (s->cls == CLS_SEC)
 		q->field_selector = c->o->secret_field_selector;
@@ -381,7 +394,7 @@ void reload_process_deferred(struct ctl *c)
 /* Mark all entries of s's class and namespace unseen (before a LIST). */
 static void mark_unseen(struct ctl *c, const struct rs *s)
 {
-	int is_cfg = s->cls == CLS_CM || s->cls == CLS_SEC;
+	int is_cfg = cfg_class(s);
 	struct tab *t = is_cfg ? &c->cfg : &c->wl;
 	size_t i;
 	struct ent *e;
@@ -401,7 +414,7 @@ static void mark_unseen(struct ctl *c, const struct rs *s)
 /* After a re-list: entries not seen were deleted while the watch was down. */
 static void sweep_unseen(struct ctl *c, const struct rs *s)
 {
-	int is_cfg = s->cls == CLS_CM || s->cls == CLS_SEC;
+	int is_cfg = cfg_class(s);
 	struct tab *t = is_cfg ? &c->cfg : &c->wl;
 	size_t i;
 	struct ent *e, *nx;
@@ -461,12 +474,11 @@ static void list_restart(void *ctx)
 /* LIST every page of s. Returns 0 or a negative code with err set. */
 int reload_list_stream(struct ctl *c, struct rs *s, struct log_err *err)
 {
-	int is_cfg = s->cls == CLS_CM || s->cls == CLS_SEC;
 	struct reload_list l = {
 	    .res = reload_cls_res[s->cls],
 	    .ns = s->ns,
-	    .mode = is_cfg ? KUBE_ITEM_FLAT : KUBE_ITEM_JSON,
-	    .ops = is_cfg ? &cfg_ops : &wl_ops,
+	    .mode = item_mode(s),
+	    .ops = item_ops(s),
 	    .ctx = s,
 	    .status = list_status,
 	    .restart = list_restart,
