@@ -129,20 +129,20 @@ int kernel_gunzip(const void *data, size_t len, struct strbuf *out)
 {
 	const unsigned char *in = data;
 	struct libdeflate_decompressor *dz;
-	size_t start = out->len, off = 0;
+	size_t start = out->len, off = 0, hint;
 	int r = 0;
 
+	hint = len >= 4 ? (size_t)in[len - 4] | (size_t)in[len - 3] << 8 |
+			      (size_t)in[len - 2] << 16 | (size_t)in[len - 1] << 24
+			: 0;
+	hint = hint < 4096 ? 4096 : hint;
 	dz = libdeflate_alloc_decompressor();
 	if (!dz)
 		return -ENOMEM;
 	do { /* each member (Go's gzip.Reader reads every one) */
-		size_t left = out->max - out->len, room, used = 0, got = 0;
+		size_t left = out->max - out->len, room = hint, used = 0, got = 0;
 		enum libdeflate_result dr = LIBDEFLATE_BAD_DATA;
 
-		room = len >= 4 ? (size_t)in[len - 4] | (size_t)in[len - 3] << 8 |
-				      (size_t)in[len - 2] << 16 | (size_t)in[len - 1] << 24
-				: 0;
-		room = room < 4096 ? 4096 : room;
 		if (!header_crc_ok(in + off, len - off)) {
 			r = -EINVAL;
 			break;
