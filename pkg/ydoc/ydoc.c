@@ -87,6 +87,14 @@ int ydoc_stream_open(struct ydoc_stream *s, const char *file, const char *buf, s
 	return 0;
 }
 
+/* d's name in messages, where its errors go, and a full walking budget. */
+static void attach(struct ydoc *d, const char *file, struct log_err *err)
+{
+	d->file = file;
+	d->err = err;
+	d->budget = YDOC_BUDGET;
+}
+
 int ydoc_stream_next(struct ydoc_stream *s, struct ydoc *d)
 {
 	memset(d, 0, sizeof(*d));
@@ -96,9 +104,7 @@ int ydoc_stream_next(struct ydoc_stream *s, struct ydoc *d)
 		s->done = true;
 		return parser_fail(&s->parser, s->file, s->err);
 	}
-	d->file = s->file;
-	d->err = s->err;
-	d->budget = YDOC_BUDGET;
+	attach(d, s->file, s->err);
 	if (!yaml_document_get_root_node(&d->doc)) { /* libyaml's end of stream */
 		yaml_document_delete(&d->doc);
 		memset(d, 0, sizeof(*d));
@@ -126,9 +132,7 @@ int ydoc_load(struct ydoc *d, const char *file, const char *buf, size_t len, str
 	r = ydoc_stream_next(&s, d);
 	ydoc_stream_close(&s);
 	if (r == 0) { /* empty input: an empty document */
-		d->file = file;
-		d->err = err;
-		d->budget = YDOC_BUDGET;
+		attach(d, file, err);
 		if (!yaml_document_initialize(&d->doc, NULL, NULL, NULL, 1, 1))
 			return log_err_set(err, -ENOMEM, "%s: out of memory", file);
 	}
@@ -139,9 +143,7 @@ void ydoc_borrow(struct ydoc *d, const char *file, const yaml_document_t *doc, s
 {
 	memset(d, 0, sizeof(*d));
 	d->doc = *doc;
-	d->file = file;
-	d->err = err;
-	d->budget = YDOC_BUDGET;
+	attach(d, file, err);
 	d->borrowed = true;
 }
 
