@@ -155,12 +155,8 @@ static const struct cli_opt opts[] = {
     {NULL, 0, NULL, NULL, 0},
 };
 
-/*
- * Reloader flags this branch refuses by name (exit 2). Flags marked "yet" are built by other
- * parts of issue 9 (reload-kinds, reload-ha): the coordinator removes them here when those land.
- */
+/* Reloader flags refused by name (exit 2): the three nodeprobe-reload.8 lists as not supported. */
 static const struct cli_refused refused[] = {
-    /* ---- not supported ---- */
     {"enable-pprof", "not supported (no Go runtime to profile)"},
     {"pprof-addr", "not supported (no Go runtime to profile)"},
     {"enable-csi-integration", "not supported (SecretProviderClass)"},
