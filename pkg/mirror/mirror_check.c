@@ -37,26 +37,32 @@ struct checker {
 	const struct mirror_opts *o; /* distro, host root (containerd config only) */
 };
 
+void mirror_vfind(mirror_report_fn report, void *data, struct mirror_finding *f, int *worst,
+		  const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	f->msg = msg;
+	if (report)
+		report(data, f);
+	f->msg = NULL; /* msg ends here */
+	if (f->sev == MIRROR_ERROR)
+		*worst = MIRROR_ERRORS;
+	else if (f->sev == MIRROR_WARNING && *worst == MIRROR_CLEAN)
+		*worst = MIRROR_WARNINGS;
+}
+
 __attribute__((format(printf, 5, 6))) static void found(struct checker *c, enum mirror_severity sev,
 							int line, int col, const char *fmt, ...)
 {
 	struct mirror_finding f = {sev, c->file, line, col, NULL, c->fix};
-	char msg[512];
 	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	f.msg = msg;
 	c->fix = NULL;
-	if (c->report)
-		c->report(c->data, &f);
-	if (sev == MIRROR_OK)
-		return;
-	if (sev == MIRROR_ERROR)
-		c->worst = MIRROR_ERRORS;
-	else if (c->worst == MIRROR_CLEAN)
-		c->worst = MIRROR_WARNINGS;
+	va_start(ap, fmt);
+	mirror_vfind(c->report, c->data, &f, &c->worst, fmt, ap);
+	va_end(ap);
 }
 
 /* A toml_parse error "<file>:<line>:<col>: what" as a finding at that position. */

@@ -3,6 +3,7 @@
 #ifndef NP_MIRROR_INTERNAL_H
 #define NP_MIRROR_INTERNAL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 
 #include "mirror/mirror.h"
@@ -134,6 +135,15 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 
 /* watch (mirror_watch.c): what mirror_run does for MIRROR_WATCH. */
 int mirror_watch_run(const struct mirror_opts *o, struct log_err *err);
+
+/*
+ * One finding (check.c, also used by probe.c): f->msg formatted from fmt (at
+ * most 511 bytes), f given to report (NULL: nobody listens), and its severity
+ * folded into *worst (MIRROR_CLEAN, MIRROR_WARNINGS, MIRROR_ERRORS; MIRROR_OK
+ * leaves it).
+ */
+void mirror_vfind(mirror_report_fn report, void *data, struct mirror_finding *f, int *worst,
+		  const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 /* Check run over the whole config path (check.c). */
 int mirror_check_run(const struct mirror_opts *o, struct log_err *err);

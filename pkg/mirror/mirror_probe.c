@@ -156,19 +156,11 @@ static void report(const struct mirror_opts *o, const char *url, enum mirror_sev
 		   int *worst, const char *fmt, ...)
 {
 	struct mirror_finding f = {sev, url, 0, 0, NULL, NULL};
-	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	mirror_vfind(o->report, o->report_data, &f, worst, fmt, ap);
 	va_end(ap);
-	f.msg = msg;
-	if (o->report)
-		o->report(o->report_data, &f);
-	if (sev == MIRROR_ERROR)
-		*worst = MIRROR_ERRORS;
-	else if (sev == MIRROR_WARNING && *worst == MIRROR_CLEAN)
-		*worst = MIRROR_WARNINGS;
 }
 
 int mirror_probe_run(const struct mirror_opts *o, const struct mirror_list *hosts,
