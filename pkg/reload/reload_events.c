@@ -110,27 +110,14 @@ void reload_fail_event(struct ctl *c, const struct wl_ent *we, int r, const stru
 struct evq {
 	struct evq *next;
 	int cls;
+	const char *reason; /* static */
 	char *ns, *name, *message;
 };
 
-void reload_check_unsupported(struct ctl *c, struct wl_ent *we)
+void reload_queue_event(struct ctl *c, const struct wl_ent *we, const char *reason, const char *msg)
 {
 	struct evq *q, **tail;
-	char msg[1024];
 
-	if (!we->w.spc || we->spc_warned)
-		return;
-	we->spc_warned = 1;
-	/*
-	 * Reloader (--enable-csi-integration) rolls workloads when a SecretProviderClass they
-	 * mount through the Secrets Store CSI driver changes (internal/pkg/handler/upgrade.go,
-	 * reloader.md §9.11); nodeprobe-reload does not. Never silently: a warning and an Event.
-	 */
-	snprintf(msg, sizeof(msg),
-		 "Changes in SecretProviderClass '%.200s' will not reload '%.200s' of type '%s' in "
-		 "namespace '%.200s': SecretProviderClass (CSI) reloads are not supported by "
-		 "nodeprobe-reload",
-		 we->w.spc, we->e.name, reload_kind_name(we->w.kind), we->e.ns);
 	log_warn("%s", msg);
 	if (!c->o->events)
 		return;
@@ -138,6 +125,7 @@ void reload_check_unsupported(struct ctl *c, struct wl_ent *we)
 	if (!q)
 		return;
 	q->cls = we->e.cls;
+	q->reason = reason;
 	q->ns = strdup(we->e.ns);
 	q->name = strdup(we->e.name);
 	q->message = strdup(msg);
@@ -153,6 +141,26 @@ void reload_check_unsupported(struct ctl *c, struct wl_ent *we)
 	*tail = q;
 }
 
+void reload_check_unsupported(struct ctl *c, struct wl_ent *we)
+{
+	char msg[1024];
+
+	if (!we->w.spc || we->spc_warned)
+		return;
+	we->spc_warned = 1;
+	/*
+	 * Reloader (--enable-csi-integration) rolls workloads when a SecretProviderClass they
+	 * mount through the Secrets Store CSI driver changes (internal/pkg/handler/upgrade.go,
+	 * reloader.md §9.11); nodeprobe-reload does not. Never silently: a warning and an Event.
+	 */
+	snprintf(msg, sizeof(msg),
+		 "Changes in SecretProviderClass '%.200s' will not reload '%.200s' of type '%s' in "
+		 "namespace '%.200s': SecretProviderClass (CSI) reloads are not supported by "
+		 "nodeprobe-reload",
+		 we->w.spc, we->e.name, reload_kind_name(we->w.kind), we->e.ns);
+	reload_queue_event(c, we, "ReloadSkipped", msg);
+}
+
 void reload_events_flush(struct ctl *c)
 {
 	while (c->evq) {
@@ -162,7 +170,7 @@ void reload_events_flush(struct ctl *c)
 
 		c->evq = q->next;
 		if (we)
-			reload_post_event(c, we, "Warning", "ReloadSkipped", q->message);
+			reload_post_event(c, we, "Warning", q->reason, q->message);
 		free(q->ns);
 		free(q->name);
 		free(q->message);

@@ -93,6 +93,8 @@ int reload_hash_current(const char *rec, const char *hex, const unsigned char *a
  * "_CONFIGMAP" or "_SECRET". Returns 0 or the sb error.
  */
 int reload_env_name(struct strbuf *sb, const char *name, enum reload_type type);
+/* 1 when names a and b give the same env var name (for one type), else 0. */
+int reload_env_same(const char *a, const char *b);
 
 /* Reloader's annotations a workload can carry (indices into reload_workload.ann). */
 enum reload_ann {
@@ -142,11 +144,48 @@ struct reload_envrec {
 	int ci, ei;	 /* indices of the container and the env entry (JSON patch paths) */
 };
 
-/* A compiled "reload" list: Go regexes matching whole names; invalid entries are left out. */
+/*
+ * A compiled "reload" list (reload_relist.c), shared by every workload whose
+ * annotation has the same text: plain names compared as strings, the other
+ * entries Go regexes matching whole names; invalid entries are left out.
+ */
 struct reload_relist {
+	struct reload_relist *next; /* the cache's chain */
+	char *text;		    /* the annotation value, the key it is shared by; owned */
+	unsigned h;		    /* hash of text */
+	size_t refs;		    /* workloads holding it */
+	size_t cost;		    /* bytes charged to the budget of all lists */
+	char **lit;		    /* plain names (no regexp syntax); owned */
+	size_t nlit;
 	struct goregex **re; /* owned */
 	size_t n;
 };
+
+#define RELOAD_LIST_TEXT_MAX (64u << 10) /* bytes of one reload annotation compiled */
+#define RELOAD_LIST_MEM_MAX  (16u << 20) /* bytes the compiled lists of all workloads may use */
+
+/* Set the two budgets (tests lower them); 0 restores a default. Not thread-safe. */
+void reload_relist_limits(size_t text_max, size_t mem_max);
+/*
+ * The compiled list for annotation value val: the one already compiled from the
+ * same text (one more reference), or a new one. Invalid entries are left out,
+ * each warned about as "<what>: invalid regex ..." unless quiet. Returns 0 with
+ * *out to give back with reload_relist_put; -E2BIG (val is longer than the
+ * per-annotation budget) or -ENOSPC (it would pass the budget of all lists),
+ * why then saying so with the limit and what to do; or -ENOMEM.
+ */
+int reload_relist_get(const char *val, const char *what, int quiet, struct reload_relist **out,
+		      char *why, size_t whylen);
+/* Give a reference back (NULL allowed); the last one frees the list. */
+void reload_relist_put(struct reload_relist *rl);
+/* 1 when rl (NULL: an empty list) has an entry matching the whole name. */
+int reload_relist_match(const struct reload_relist *rl, const char *name);
+/* Entries kept in rl (0 for NULL). */
+size_t reload_relist_count(const struct reload_relist *rl);
+/* Bytes charged to the budget of all lists now. */
+size_t reload_relist_used(void);
+/* A copy of [s, e) without Go's TrimSpace ASCII spaces at both ends; NULL: out of memory. */
+char *reload_trimmed(const char *s, const char *e);
 
 /* What is kept per workload: identity, what it uses, Reloader annotations, its records. */
 struct reload_workload {
@@ -155,8 +194,9 @@ struct reload_workload {
 	char *name;	    /* owned */
 	char *uid;	    /* metadata.uid (Events name it), NULL if absent; owned */
 	char *ann[2][RA_N]; /* [0] metadata, [1] pod template; NULL = absent; owned */
-	struct reload_relist relist[2][2]; /* [where][type] compiled reload lists */
-	struct reload_ref *refs;	   /* owned array */
+	struct reload_relist *relist[2][2]; /* [where][type] shared reload lists; NULL: none */
+	char *refused;		 /* why a reload list was refused (over a budget), or NULL; owned */
+	struct reload_ref *refs; /* owned array */
 	size_t nrefs;
 	char *first_container;	   /* owned, NULL if none */
 	struct reload_envrec *env; /* owned array */
@@ -364,8 +404,9 @@ struct wl_ent {
 	int fails;	      /* failed rollout attempts for the pending triggers */
 	struct wl_ent *pnext; /* pending list */
 
-	long long resume_ms;	  /* pause-period: when to resume (monotonic ms), 0: no timer */
-	unsigned char spc_warned; /* the unsupported SecretProviderClass use was reported */
+	long long resume_ms;	      /* pause-period: when to resume (monotonic ms), 0: no timer */
+	unsigned char spc_warned;     /* the unsupported SecretProviderClass use was reported */
+	unsigned char collide_warned; /* objects sharing an env var name were reported */
 
 	json_t *recreate; /* a Job we deleted whose copy the API refused: created later; owned */
 	long long recreate_ms; /* when to try that create again (monotonic ms) */
@@ -592,6 +633,24 @@ void reload_fail_event(struct ctl *c, const struct wl_ent *we, int r, const stru
  * LIST or watch callback).
  */
 void reload_check_unsupported(struct ctl *c, struct wl_ent *we);
+/*
+ * Warn msg and queue it as a Warning Event with reason (a static string) on we,
+ * posted by reload_events_flush.
+ */
+void reload_queue_event(struct ctl *c, const struct wl_ent *we, const char *reason,
+			const char *msg);
+/*
+ * The value the env-vars strategy records for ce in container of we: ce's hash,
+ * or, when other objects we reloads on in that container give the same
+ * STAKATER_* name, SHA-1 over "<name>=<hash>" of all of them sorted by name and
+ * joined by ";" (in buf). *shared: how many objects share the name (1: none
+ * other). Borrowed: ce->hash or buf.
+ */
+const char *reload_env_value(struct ctl *c, const struct wl_ent *we, const struct cfg_ent *ce,
+			     const char *container, char buf[RELOAD_HASH_HEX], size_t *shared);
+/* Warn once per workload (and queue an Event) that shared > 1 objects share ce's env var. */
+void reload_collide_warn(struct ctl *c, struct wl_ent *we, const struct cfg_ent *ce,
+			 const char *container, size_t shared);
 /* Post the queued Events (their workloads looked up again; gone ones dropped). */
 void reload_events_flush(struct ctl *c);
 /* Free the queue without posting. */

@@ -103,27 +103,54 @@ const char *reload_verdict_name(enum reload_verdict v)
 
 /* ---- names ---- */
 
-int reload_env_name(struct strbuf *sb, const char *name, enum reload_type type)
+/*
+ * The next byte of Reloader's ConvertToEnvVarName of the name at *p (advanced), or 0 at its end:
+ * ASCII upper-cased, letters and digits kept, a run of other bytes one '_' after a letter or digit.
+ */
+static char env_next(const char **p, int *prev_alnum)
 {
-	int r = sb_add(sb, "STAKATER_"), prev_alnum = 0;
-	const char *p;
-
-	for (p = name; *p && r == 0; p++) {
-		char c = *p;
+	while (**p) {
+		char c = *(*p)++;
 
 		if (c >= 'a' && c <= 'z')
 			c = (char)(c - 'a' + 'A');
 		if ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
-			r = sb_addch(sb, c);
-			prev_alnum = 1;
-		} else if (prev_alnum) {
-			r = sb_addch(sb, '_');
-			prev_alnum = 0;
+			*prev_alnum = 1;
+			return c;
+		}
+		if (*prev_alnum) {
+			*prev_alnum = 0;
+			return '_';
 		}
 	}
+	return 0;
+}
+
+int reload_env_name(struct strbuf *sb, const char *name, enum reload_type type)
+{
+	int r = sb_add(sb, "STAKATER_"), prev_alnum = 0;
+	const char *p = name;
+	char c;
+
+	while (r == 0 && (c = env_next(&p, &prev_alnum)) != 0)
+		r = sb_addch(sb, c);
 	if (r == 0)
 		r = sb_addch(sb, '_');
 	if (r == 0)
 		r = sb_add(sb, reload_type_upper(type));
 	return r;
+}
+
+int reload_env_same(const char *a, const char *b)
+{
+	int pa = 0, pb = 0;
+	char ca, cb;
+
+	do {
+		ca = env_next(&a, &pa);
+		cb = env_next(&b, &pb);
+		if (ca != cb)
+			return 0;
+	} while (ca);
+	return 1;
 }

@@ -92,7 +92,9 @@ static void obj_of(const struct cfg_ent *ce, struct reload_object *o)
 static void consider(struct ctl *c, struct wl_ent *we, const struct cfg_ent *ce, int changed)
 {
 	struct reload_object o;
-	const char *container, *rec;
+	const char *container, *rec, *want;
+	char buf[RELOAD_HASH_HEX];
+	size_t shared;
 	enum reload_verdict v;
 
 	if (c->o->webhook_url)
@@ -112,13 +114,14 @@ static void consider(struct ctl *c, struct wl_ent *we, const struct cfg_ent *ce,
 	rec = reload_records(we) ? reload_recorded(&we->w, &o, container, c->o->strategy) : NULL;
 	if (ce->deleted && c->o->strategy == RELOAD_ENV_VARS && !rec)
 		return; /* --reload-on-delete: no variable to remove */
-	if (reload_hash_current(rec, ce->hash, ce->alt)) {
+	if (!changed && !rec)
+		return; /* no record: nothing says it changed while we were away */
+	want = rec ? reload_env_value(c, we, ce, container, buf, &shared) : ce->hash;
+	if (reload_hash_current(rec, want, want == ce->hash ? ce->alt : NULL)) {
 		if (changed)
 			METRIC_INC(c->m.skipped[SKIP_CURRENT]);
 		return;
 	}
-	if (!changed && !rec)
-		return; /* no record: nothing says it changed while we were away */
 	reload_schedule(c, we, o.type, o.name);
 }
 
@@ -157,7 +160,7 @@ static void reconcile_workload(struct ctl *c, struct wl_ent *we)
 	for (t = 0; t < 2; t++) {
 		struct ent *e;
 
-		if (!we->w.relist[0][t].n && !we->w.relist[1][t].n)
+		if (!we->w.relist[0][t] && !we->w.relist[1][t])
 			continue;
 		for (i = 0; i < c->cfg.nb; i++) {
 			for (e = c->cfg.b[i]; e; e = e->next) {
@@ -239,12 +242,26 @@ static int reread(struct ctl *c, struct wl_ent *we)
 	return 0;
 }
 
+/* Whether one of t[0..n-1] sets the env var o gives in container already. */
+static int same_var(const struct reload_trigger *t, size_t n, const struct reload_object *o,
+		    const char *container)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (t[i].type == o->type && t[i].container &&
+		    strcmp(t[i].container, container) == 0 && reload_env_same(t[i].name, o->name))
+			return 1;
+	return 0;
+}
+
 /*
- * Roll we for its queued triggers. Returns 1 if patched, 0 if nothing to do,
- * negative on failure. we may be freed (-ENOENT).
+ * Roll we for its queued triggers (vals: room for each one's recorded value).
+ * Returns 1 if patched, 0 if nothing to do, negative on failure. we may be
+ * freed (-ENOENT).
  */
 static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger *t,
-			struct cfg_ent **src)
+			struct cfg_ent **src, char (*vals)[RELOAD_HASH_HEX])
 {
 	struct log_err err = {0};
 	size_t i, n;
@@ -259,7 +276,8 @@ static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger 
 			struct cfg_ent *ce = (struct cfg_ent *)reload_tab_get(
 			    &c->cfg, reload_type_cls(we->trig[i].type), we->e.ns, we->trig[i].name);
 			struct reload_object o;
-			const char *container, *rec;
+			const char *container, *rec, *want;
+			size_t shared;
 
 			if (!ce || !ce->hash[0])
 				continue;
@@ -271,7 +289,8 @@ static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger 
 				  : NULL;
 			if (ce->deleted && c->o->strategy == RELOAD_ENV_VARS && !rec)
 				continue; /* --reload-on-delete: no variable to remove */
-			if (reload_hash_current(rec, ce->hash, ce->alt)) {
+			want = reload_env_value(c, we, ce, container, vals[n], &shared);
+			if (reload_hash_current(rec, want, want == ce->hash ? ce->alt : NULL)) {
 				METRIC_INC(c->m.skipped[SKIP_CURRENT]);
 				continue;
 			}
@@ -279,9 +298,13 @@ static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger 
 				METRIC_INC(c->m.skipped[SKIP_NO_CONTAINER]);
 				continue;
 			}
+			if (shared > 1 && same_var(t, n, &o, container))
+				continue; /* one value for all that share the variable: written once
+					   */
+			reload_collide_warn(c, we, ce, container, shared);
 			t[n].type = o.type;
 			t[n].name = ce->e.name;
-			t[n].hash = ce->hash;
+			t[n].hash = want;
 			t[n].container = container;
 			t[n].deleted = ce->deleted;
 			src[n] = ce;
@@ -356,10 +379,12 @@ int reload_rollout(struct ctl *c, struct wl_ent *we)
 	size_t n = we->ntrig ? we->ntrig : 1;
 	struct reload_trigger *t = calloc(n, sizeof(*t));
 	struct cfg_ent **src = calloc(n, sizeof(*src));
-	int r = t && src ? rollout_with(c, we, t, src) : -ENOMEM;
+	char(*vals)[RELOAD_HASH_HEX] = calloc(n, sizeof(*vals));
+	int r = t && src && vals ? rollout_with(c, we, t, src, vals) : -ENOMEM;
 
 	free(t);
 	free(src);
+	free(vals);
 	return r;
 }
 

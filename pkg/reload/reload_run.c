@@ -197,6 +197,7 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 	if (o->once) {
 		reload_process_due(&c, 1);
 		reload_pause_due(&c);
+		reload_events_flush(&c); /* what the rollouts queued */
 		r = c.failures ? log_err_set(err, RELOAD_EPARTIAL, "%d rollouts failed", c.failures)
 			       : 0;
 		goto out;

@@ -117,10 +117,9 @@ void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *o
 	struct reload_workload w;
 	struct log_err err = {0};
 	struct wl_ent *we;
-	int r;
+	int r, quiet = same_lists(c, cls, obj);
 
-	r = reload_workload_parse(&w, (enum reload_kind)(cls - CLS_DEP), obj,
-				  same_lists(c, cls, obj), &err);
+	r = reload_workload_parse(&w, (enum reload_kind)(cls - CLS_DEP), obj, quiet, &err);
 	if (r < 0) {
 		log_warn("skipping a %s: %s", reload_cls_res[cls]->kind,
 			 err.msg[0] ? err.msg : strerror(-r));
@@ -169,6 +168,8 @@ void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *o
 	we->seen = 1;
 	reload_pause_seen(c, we);
 	reload_check_unsupported(c, we);
+	if (we->w.refused && !quiet) /* once per new list text */
+		reload_queue_event(c, we, "ReloadSkipped", we->w.refused);
 }
 
 /* ---- stream callbacks ---- */

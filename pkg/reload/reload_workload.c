@@ -34,8 +34,7 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-/* Trimmed copy of [s, e) (Go strings.TrimSpace for ASCII space). */
-static char *trimmed(const char *s, const char *e)
+char *reload_trimmed(const char *s, const char *e)
 {
 	char *out;
 
@@ -51,69 +50,28 @@ static char *trimmed(const char *s, const char *e)
 	return out;
 }
 
-static int compile_list(struct reload_relist *rl, const char *val, const struct reload_workload *w,
-			const char *key, int quiet)
+/*
+ * The shared list for annotation a of w, where (metadata or template). Over a
+ * budget, no list: w->refused says why (the first refusal), with w named.
+ */
+static int compile_list(struct reload_workload *w, int where, enum reload_type t, int quiet)
 {
-	const char *p = val, *e;
-	size_t n = 1;
+	enum reload_ann a = t == RELOAD_SECRET ? RA_SEC_RELOAD : RA_CM_RELOAD;
+	char what[600], why[400];
+	int r;
 
-	for (e = val; *e; e++)
-		n += *e == ',';
-	rl->re = calloc(n, sizeof(*rl->re));
-	if (!rl->re)
+	snprintf(what, sizeof(what), "%s %.200s/%.200s: annotation %s", reload_kind_name(w->kind),
+		 w->ns, w->name, reload_ann_key(a));
+	r = reload_relist_get(w->ann[where][a], what, quiet, &w->relist[where][t], why,
+			      sizeof(why));
+	if (r != -E2BIG && r != -ENOSPC)
+		return r;
+	if (!w->refused &&
+	    asprintf(&w->refused, "%s%s: %s", what, where ? " (pod template)" : "", why) < 0) {
+		w->refused = NULL;
 		return -ENOMEM;
-	for (;;) {
-		char *item, *pat;
-		int rc;
-
-		e = strchr(p, ',');
-		if (!e)
-			e = p + strlen(p);
-		item = trimmed(p, e);
-		if (!item)
-			return -ENOMEM;
-		if (*item) {
-			char msg[128];
-
-			/*
-			 * Reloader matches regexp.MatchString("^" + item + "$"), Go's regexp:
-			 * the anchors are text, so "a|b" is "^a|b$" (pkg/goregex).
-			 */
-			if (asprintf(&pat, "^%s$", item) < 0) {
-				free(item);
-				return -ENOMEM;
-			}
-			rc = goregex_compile(pat, 0, &rl->re[rl->n], msg, sizeof(msg));
-			free(pat);
-			if (rc == -ENOMEM) {
-				free(item);
-				return -ENOMEM;
-			}
-			if (rc == 0)
-				rl->n++;
-			else if (!quiet)
-				log_warn(
-				    "%s %s/%s: annotation %s: invalid regex '%.200s' skipped: %s",
-				    reload_kind_name(w->kind), w->ns, w->name, key, item,
-				    rc == -E2BIG ? "pattern too long" : msg);
-		}
-		free(item);
-		if (!*e)
-			break;
-		p = e + 1;
 	}
 	return 0;
-}
-
-static void free_list(struct reload_relist *rl)
-{
-	size_t i;
-
-	for (i = 0; i < rl->n; i++)
-		goregex_free(rl->re[i]);
-	free(rl->re);
-	rl->re = NULL;
-	rl->n = 0;
 }
 
 void reload_workload_free(struct reload_workload *w)
@@ -124,11 +82,12 @@ void reload_workload_free(struct reload_workload *w)
 	free(w->ns);
 	free(w->name);
 	free(w->uid);
+	free(w->refused);
 	for (a = 0; a < 2; a++) {
 		for (b = 0; b < RA_N; b++)
 			free(w->ann[a][b]);
-		free_list(&w->relist[a][0]);
-		free_list(&w->relist[a][1]);
+		reload_relist_put(w->relist[a][0]);
+		reload_relist_put(w->relist[a][1]);
 	}
 	for (i = 0; i < w->nrefs; i++) {
 		free(w->refs[i].name);
@@ -463,14 +422,12 @@ int reload_workload_parse(struct reload_workload *w, enum reload_kind kind, json
 				return -ENOMEM;
 		}
 		if (w->ann[a][RA_CM_RELOAD]) {
-			r = compile_list(&w->relist[a][RELOAD_CONFIGMAP], w->ann[a][RA_CM_RELOAD],
-					 w, reload_ann_key(RA_CM_RELOAD), quiet);
+			r = compile_list(w, a, RELOAD_CONFIGMAP, quiet);
 			if (r < 0)
 				return r;
 		}
 		if (w->ann[a][RA_SEC_RELOAD]) {
-			r = compile_list(&w->relist[a][RELOAD_SECRET], w->ann[a][RA_SEC_RELOAD], w,
-					 reload_ann_key(RA_SEC_RELOAD), quiet);
+			r = compile_list(w, a, RELOAD_SECRET, quiet);
 			if (r < 0)
 				return r;
 		}
@@ -520,7 +477,7 @@ static int in_list(const char *list, const char *name)
 		e = strchr(p, ',');
 		if (!e)
 			e = p + strlen(p);
-		item = trimmed(p, e);
+		item = reload_trimmed(p, e);
 		hit = item && strcmp(item, name) == 0;
 		free(item);
 		if (hit)
@@ -529,16 +486,6 @@ static int in_list(const char *list, const char *name)
 			return 0;
 		p = e + 1;
 	}
-}
-
-static int list_match(const struct reload_relist *rl, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < rl->n; i++)
-		if (goregex_match(rl->re[i], name, strlen(name)) == 1)
-			return 1;
-	return 0;
 }
 
 enum reload_verdict reload_should(const struct reload_workload *w, const struct reload_object *o,
@@ -563,7 +510,7 @@ enum reload_verdict reload_should(const struct reload_workload *w, const struct 
 	    (w->ann[0][rk] || w->ann[0][ak] || w->ann[0][RA_SEARCH] || w->ann[0][RA_AUTO]) ? 0 : 1;
 	if (w->ann[0][ek] && in_list(w->ann[0][ek], o->name))
 		return RELOAD_NO_EXCLUDED;
-	if (list_match(&w->relist[where][t], o->name)) {
+	if (reload_relist_match(w->relist[where][t], o->name)) {
 		if (container)
 			*container = ref ? ref->container : w->first_container;
 		return RELOAD_YES;

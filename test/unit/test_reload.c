@@ -211,6 +211,13 @@ TEST(env_var_names)
 	check_env("-lead", RELOAD_CONFIGMAP, "STAKATER_LEAD_CONFIGMAP");
 	check_env("trail-", RELOAD_SECRET, "STAKATER_TRAIL__SECRET");
 	check_env("Mixed.Case9", RELOAD_CONFIGMAP, "STAKATER_MIXED_CASE9_CONFIGMAP");
+	/* names that give one variable (issue 17 #9), and names that do not */
+	CHECK_INT(reload_env_same("a-b", "a.b"), 1);
+	CHECK_INT(reload_env_same("a--b", "A.b"), 1);
+	CHECK_INT(reload_env_same("-a-b", "a-b"), 1);
+	CHECK_INT(reload_env_same("a-b-", "a-b"), 0);
+	CHECK_INT(reload_env_same("ab", "a-b"), 0);
+	CHECK_INT(reload_env_same("a-b", "a-bc"), 0);
 }
 
 /* A Deployment with the given metadata and template annotations and pod spec. */
@@ -346,7 +353,7 @@ TEST(annotations_reload_lists_and_exclude)
 	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "app-x", 0, 0, &c), RELOAD_NO_EXCLUDED);
 	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "skip", 0, 0, &c), RELOAD_NO_EXCLUDED);
 	/* the invalid "[bad" entry was skipped, the others kept */
-	CHECK_INT(w.relist[0][RELOAD_CONFIGMAP].n, 2);
+	CHECK_INT(reload_relist_count(w.relist[0][RELOAD_CONFIGMAP]), 2);
 	/* the ConfigMap list does not apply to Secrets */
 	CHECK_INT(verdict(&w, RELOAD_SECRET, "cfg", 0, 0, &c), RELOAD_NO_NOT_USED);
 	reload_workload_free(&w);
@@ -370,7 +377,7 @@ TEST(annotations_reload_lists_go_escapes)
 		       "\"cfg-\\\\d+, app-[a-z\\\\d\\\\-]+, x\\\\.y, n\\\\D\\\\w\"}",
 		       "{}", POD_ENVFROM_CM),
 		    0);
-	CHECK_INT(w.relist[0][RELOAD_CONFIGMAP].n, 4);
+	CHECK_INT(reload_relist_count(w.relist[0][RELOAD_CONFIGMAP]), 4);
 	/* \d is a digit (POSIX would read it as the letter d) */
 	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg-12", 0, 0, &c), RELOAD_YES);
 	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg-dd", 0, 0, &c), RELOAD_NO_NOT_SELECTED);
@@ -415,13 +422,88 @@ TEST(annotations_reload_lists_costly_patterns)
 		sb_addf(&ann, ", %s", bad[i]);
 	sb_add(&ann, "\"}");
 	REQUIRE_INT(wl(&w, ann.buf, "{}", POD_ENVFROM_CM), 0);
-	CHECK_INT(w.relist[0][RELOAD_CONFIGMAP].n, 3);
+	CHECK_INT(reload_relist_count(w.relist[0][RELOAD_CONFIGMAP]), 3);
 	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "cfg-123", 0, 0, &c), RELOAD_YES);
 	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "xyx", 0, 0, &c), RELOAD_YES);
 	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "aa", 0, 0, &c), RELOAD_YES);
 	CHECK_INT(verdict(&w, RELOAD_CONFIGMAP, "ab", 0, 0, &c), RELOAD_NO_NOT_SELECTED);
 	reload_workload_free(&w);
 	sb_free(&ann);
+}
+
+/* A Deployment named name whose metadata carries the ConfigMap reload list list. */
+static int wl_list(struct reload_workload *w, const char *name, const char *list)
+{
+	json_t *j =
+	    json_pack("{s:{s:s,s:s,s:{s:s}},s:{s:{s:{s:[{s:s}]}}}}", "metadata", "name", name,
+		      "namespace", "ns", "annotations", "configmap.reloader.stakater.com/reload",
+		      list, "spec", "template", "spec", "containers", "name", "app");
+	int r = reload_workload_parse(w, RELOAD_DEPLOYMENT, j, 0, NULL);
+
+	json_decref(j);
+	return r;
+}
+
+/*
+ * Issue 17 #4: identical lists compile once (shared, refcounted); a list over
+ * the per-annotation budget, or one that would pass the budget of all lists,
+ * is refused with a message naming the workload, the annotation and the limit.
+ * The refused list selects nothing; the workload's other annotations still do.
+ */
+TEST(annotations_reload_lists_shared_and_budgeted)
+{
+	struct reload_workload a, b, big, more;
+	struct strbuf text = STRBUF_INIT(1 << 20);
+	const char *c;
+	size_t used;
+
+	REQUIRE_INT(wl_list(&a, "a", "cfg-[0-9]+, other"), 0);
+	used = reload_relist_used();
+	CHECK(used > 0);
+	REQUIRE_INT(wl_list(&b, "b", "cfg-[0-9]+, other"), 0);
+	CHECK(a.relist[0][RELOAD_CONFIGMAP] == b.relist[0][RELOAD_CONFIGMAP]);
+	CHECK_INT(reload_relist_used(), used); /* compiled once */
+	CHECK_INT(verdict(&b, RELOAD_CONFIGMAP, "cfg-7", 0, 0, &c), RELOAD_YES);
+	CHECK_INT(verdict(&b, RELOAD_CONFIGMAP, "other", 0, 0, &c), RELOAD_YES);
+	reload_workload_free(&a);
+	CHECK_INT(verdict(&b, RELOAD_CONFIGMAP, "cfg-7", 0, 0, &c), RELOAD_YES);
+	reload_workload_free(&b);
+	CHECK_INT(reload_relist_used(), 0);
+
+	/* per annotation: 64 KiB of text by default; 247 KB (21,500 patterns) refused */
+	while (text.len <= RELOAD_LIST_TEXT_MAX)
+		sb_addf(&text, "cfg-%05zu-.*, ", text.len);
+	REQUIRE_INT(wl_list(&big, "big", text.buf), 0);
+	CHECK(big.relist[0][RELOAD_CONFIGMAP] == NULL);
+	CHECK_INT(reload_relist_used(), 0);
+	REQUIRE(big.refused != NULL);
+	CHECK(strstr(big.refused, "Deployment ns/big: annotation "
+				  "configmap.reloader.stakater.com/reload: ") == big.refused);
+	CHECK(strstr(big.refused, "over the limit of 65536 bytes per annotation") != NULL);
+	CHECK_INT(verdict(&big, RELOAD_CONFIGMAP, "cfg-00000-x", 0, 0, &c), RELOAD_NO_NOT_SELECTED);
+	reload_workload_free(&big);
+
+	/* all lists: what would pass the total is refused; plain names cost little */
+	reload_relist_limits(0, 6000);
+	REQUIRE_INT(wl_list(&a, "a", "x.*, y.*"), 0);
+	CHECK(a.relist[0][RELOAD_CONFIGMAP] != NULL && a.refused == NULL);
+	REQUIRE_INT(wl_list(&more, "more", "z.*, w.*"), 0);
+	CHECK(more.relist[0][RELOAD_CONFIGMAP] == NULL);
+	REQUIRE(more.refused != NULL);
+	CHECK(strstr(more.refused, "Deployment ns/more: annotation") == more.refused);
+	CHECK(strstr(more.refused, "may use 5 KiB") != NULL);
+	REQUIRE_INT(wl_list(&b, "b", "plain-name, other-name"), 0);
+	CHECK(b.refused == NULL);
+	CHECK_INT(verdict(&b, RELOAD_CONFIGMAP, "other-name", 0, 0, &c), RELOAD_YES);
+	CHECK_INT(verdict(&b, RELOAD_CONFIGMAP, "other-namex", 0, 0, &c), RELOAD_NO_NOT_SELECTED);
+	reload_workload_free(&more);
+	reload_workload_free(&a); /* its budget is given back: the list fits now */
+	REQUIRE_INT(wl_list(&more, "more", "z.*, w.*"), 0);
+	CHECK(more.refused == NULL);
+	CHECK_INT(verdict(&more, RELOAD_CONFIGMAP, "wx", 0, 0, &c), RELOAD_YES);
+	reload_workload_free(&more);
+	reload_workload_free(&b);
+	sb_free(&text);
 }
 
 TEST(annotations_search_match)

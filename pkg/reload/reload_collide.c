@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* reload_collide: objects whose names map to one STAKATER_* env var in one container, and the one
+ * value that var then holds. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reload/reload_internal.h"
+
+#define COLLIDE_MAX 64 /* objects sharing one variable that are combined; more are left out */
+
+/* One object sharing the variable. */
+struct sharer {
+	const char *name, *hash;
+};
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct sharer *)a)->name, ((const struct sharer *)b)->name);
+}
+
+/* Add ce to s[] when it is a live object we reloads on in container, not there yet. */
+static void add_sharer(struct ctl *c, const struct wl_ent *we, const struct cfg_ent *ce,
+		       const char *container, struct sharer *s, size_t *n)
+{
+	struct reload_object o = {reload_cls_type(ce->e.cls),
+				  ce->e.ns,
+				  ce->e.name,
+				  ce->hash,
+				  ce->alt,
+				  ce->match,
+				  ce->ignore};
+	const char *cn;
+	size_t i;
+
+	if (!ce->hash[0] || ce->deleted || *n == COLLIDE_MAX)
+		return;
+	for (i = 0; i < *n; i++)
+		if (strcmp(s[i].name, ce->e.name) == 0)
+			return;
+	if (reload_should(&we->w, &o, c->o->auto_all, &cn) != RELOAD_YES || !cn ||
+	    strcmp(cn, container) != 0)
+		return;
+	s[*n].name = ce->e.name;
+	s[*n].hash = ce->hash;
+	(*n)++;
+}
+
+const char *reload_env_value(struct ctl *c, const struct wl_ent *we, const struct cfg_ent *ce,
+			     const char *container, char buf[RELOAD_HASH_HEX], size_t *shared)
+{
+	enum reload_type t = reload_cls_type(ce->e.cls);
+	struct sharer s[COLLIDE_MAX];
+	struct reload_hasher h;
+	size_t n = 0, i;
+	struct ent *e;
+
+	*shared = 1;
+	if (c->o->strategy != RELOAD_ENV_VARS || !container || ce->deleted || !ce->hash[0])
+		return ce->hash;
+	add_sharer(c, we, ce, container, s, &n);
+	/* the objects the pod uses; with a reload list, any object of the type in the namespace */
+	for (i = 0; i < we->w.nrefs; i++) {
+		if (we->w.refs[i].type != t || !reload_env_same(we->w.refs[i].name, ce->e.name))
+			continue;
+		e = reload_tab_get(&c->cfg, ce->e.cls, we->e.ns, we->w.refs[i].name);
+		if (e)
+			add_sharer(c, we, (const struct cfg_ent *)e, container, s, &n);
+	}
+	if (we->w.relist[0][t] || we->w.relist[1][t])
+		for (i = 0; i < c->cfg.nb; i++)
+			for (e = c->cfg.b[i]; e; e = e->next)
+				if (e->cls == ce->e.cls && strcmp(e->ns, we->e.ns) == 0 &&
+				    reload_env_same(e->name, ce->e.name))
+					add_sharer(c, we, (const struct cfg_ent *)e, container, s,
+						   &n);
+	*shared = n;
+	if (n < 2)
+		return ce->hash;
+	/*
+	 * Reloader writes whichever object changed last (internal/pkg/handler/upgrade.go,
+	 * updateContainerEnvVars), so each start with --sync-after-restart flips the value: here
+	 * it is the hash of every sharer's "<name>=<hash>", sorted by name, joined by ";" (SHA-1,
+	 * as Reloader hashes an object's entries): stable across runs, new when any of them
+	 * changes.
+	 */
+	qsort(s, n, sizeof(*s), by_name);
+	if (reload_hasher_init(&h) < 0)
+		return ce->hash;
+	for (i = 0; i < n; i++)
+		reload_hasher_add(&h, s[i].name, strlen(s[i].name), s[i].hash, strlen(s[i].hash));
+	if (reload_hasher_final(&h, buf, NULL) < 0)
+		return ce->hash;
+	return buf;
+}
+
+void reload_collide_warn(struct ctl *c, struct wl_ent *we, const struct cfg_ent *ce,
+			 const char *container, size_t shared)
+{
+	struct strbuf var = STRBUF_INIT(1024);
+	char msg[1024];
+
+	if (shared < 2 || we->collide_warned)
+		return;
+	we->collide_warned = 1;
+	if (reload_env_name(&var, ce->e.name, reload_cls_type(ce->e.cls)) < 0) {
+		sb_free(&var);
+		return;
+	}
+	snprintf(msg, sizeof(msg),
+		 "%s %.200s/%.200s: %zu %ss it reloads on map to env var %s in container "
+		 "'%.200s' ('%.200s' among them): it holds one hash of all of them (SHA-1 of "
+		 "name=hash, sorted by name); rename them to tell them apart",
+		 reload_kind_name(we->w.kind), we->e.ns, we->e.name, shared,
+		 reload_type_name(reload_cls_type(ce->e.cls)), var.buf, container, ce->e.name);
+	reload_queue_event(c, we, "ReloadEnvCollision", msg);
+	sb_free(&var);
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# nodeprobe-reload's bounds against test/fake-apiserver (issue 17): reload lists over their
+# budget are refused with a ReloadSkipped Event while other workloads still roll; env var names
+# two objects share roll once per real change; kubeconfig inputs named in every error.
+
+load helpers
+source "$NP_ROOT/test/fake-apiserver/fake.bash"
+
+BIN="$BUILD/nodeprobe-reload"
+
+setup() {
+  RL_PID=
+  reload_fake_setup
+}
+
+teardown() {
+  if [ -n "$RL_PID" ]; then
+    kill "$RL_PID" 2>/dev/null || true
+    wait "$RL_PID" 2>/dev/null || true
+  fi
+  fake_stop
+}
+
+put() { fake_ctl POST /objects "$1" >/dev/null; }
+cm() {
+  put "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"default\"},\"data\":$2}"
+}
+# deployment NAME META-ANNOTATIONS POD
+deployment() {
+  put "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"default\",\"annotations\":$2},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"$1\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"$1\"}},\"spec\":$3}}}"
+}
+POD='{"containers":[{"name":"app","image":"x"}]}'
+# events REASON: the bodies of the Events POSTed with that reason, one a line.
+events() { fake_ctl GET '/requests?method=POST&path=/events$' | jq -c --arg r "$1" '.items[].body | fromjson | select(.reason == $r)'; }
+
+@test "budget: a reload list over 64 KiB is refused with a ReloadSkipped Event naming it; other workloads still roll" {
+  cm cfg '{"k":"0"}'
+  # 70 KB of patterns (cfg among them); the chart's 64Mi would not hold many such lists
+  big="cfg, $(seq -f 'cfg-%06g-.*' 1 5000 | paste -sd, -)"
+  deployment big "{\"configmap.reloader.stakater.com/reload\":\"$big\"}" "$POD"
+  deployment small '{"configmap.reloader.stakater.com/reload":"cfg, other-.*"}' "$POD"
+  "$BIN" --kubeconfig "$KC" --listen '' --coalesce-window 0 --min-interval 0 \
+    --max-rollouts-per-second 0 >"$RL_LOG" 2>&1 3>&- &
+  RL_PID=$!
+  fake_ctl GET "/watchers?min=7&wait=10" >/dev/null
+  msg="Deployment default/big: annotation configmap.reloader.stakater.com/reload: ${#big} bytes of patterns, over the limit of 65536 bytes per annotation; the list is ignored (name fewer objects, or match them with fewer, broader patterns)"
+  fake_ctl GET '/requests?method=POST&path=/events$&min=1&wait=10' >/dev/null
+  run events ReloadSkipped
+  [ "${#lines[@]}" -eq 1 ]
+  [ "$(jq -r '[.type, .involvedObject.kind, .involvedObject.name, .message] | join("|")' <<<"${lines[0]}")" = "Warning|Deployment|big|$msg" ]
+  grep -qF "warning: $msg" "$RL_LOG"
+  cm cfg '{"k":"1"}'
+  fake_ctl GET '/requests?method=PATCH&path=/deployments/small$&min=1&wait=10' >/dev/null
+  [ "$(fake_ctl GET '/requests?method=PATCH&path=/deployments/small$&count=1' | jq .count)" -eq 1 ]
+  [ "$(fake_ctl GET '/requests?method=PATCH&path=/deployments/big$&count=1' | jq .count)" -eq 0 ]
+  # warned once: the change re-read nothing
+  [ "$(grep -cF "$msg" "$RL_LOG")" -eq 1 ]
+}
+
+@test "collision: ConfigMaps a-b and a.b share STAKATER_A_B_CONFIGMAP: once rolls at most once, then nothing; warned once" {
+  cm a-b '{"k":"1"}'
+  cm a.b '{"k":"2"}'
+  h1=$(printf 'k=1' | sha1sum | cut -c1-40)
+  h2=$(printf 'k=2' | sha1sum | cut -c1-40)
+  # as Reloader left it: the hash of whichever changed last
+  deployment web '{"reloader.stakater.com/auto":"true"}' "{\"containers\":[{\"name\":\"app\",\"image\":\"x\",\"envFrom\":[{\"configMapRef\":{\"name\":\"a-b\"}},{\"configMapRef\":{\"name\":\"a.b\"}}],\"env\":[{\"name\":\"STAKATER_A_B_CONFIGMAP\",\"value\":\"$h1\"}]}]}"
+  want=$(printf 'a-b=%s;a.b=%s' "$h1" "$h2" | sha1sum | cut -c1-40)
+  run "$BIN" --kubeconfig "$KC" --mode once
+  [ "$status" -eq 0 ]
+  [ "$(fake_ctl GET '/requests?method=PATCH&count=1' | jq .count)" -eq 1 ]
+  [ "$(fake_ctl GET '/objects?apiVersion=apps/v1&kind=Deployment&name=web' | jq -c '.spec.template.spec.containers[0].env')" = "[{\"name\":\"STAKATER_A_B_CONFIGMAP\",\"value\":\"$want\"}]" ]
+  msg="Deployment default/web: 2 ConfigMaps it reloads on map to env var STAKATER_A_B_CONFIGMAP in container 'app'"
+  [[ $output == *"warning: $msg"* ]]
+  run "$BIN" --kubeconfig "$KC" --mode once
+  [ "$status" -eq 0 ]
+  [ "$(fake_ctl GET '/requests?method=PATCH&count=1' | jq .count)" -eq 1 ]
+  [[ $output != *"$msg"* ]]
+  run events ReloadEnvCollision
+  [ "${#lines[@]}" -eq 1 ]
+  [[ $(jq -r .message <<<"${lines[0]}") == "$msg ('a"*"' among them): it holds one hash of all of them (SHA-1 of name=hash, sorted by name); rename them to tell them apart" ]]
+  # a real change of either rolls once more, to the new combined value
+  cm a.b '{"k":"3"}'
+  run "$BIN" --kubeconfig "$KC" --mode once
+  [ "$(fake_ctl GET '/requests?method=PATCH&count=1' | jq .count)" -eq 2 ]
+  run "$BIN" --kubeconfig "$KC" --mode once
+  [ "$(fake_ctl GET '/requests?method=PATCH&count=1' | jq .count)" -eq 2 ]
+}
