@@ -11,8 +11,14 @@
 #   - peak RSS (target < 32 MB); also with --secret-field-selector '' (every Helm release Secret,
 #     250 MB, streamed through the hash), and at 2x and 5x the object counts: bytes per tracked
 #     object, the marginal cost (target < 300)
+#   - big lists (issue 17 #4): 10 Deployments, each with its own 247 KB
+#     configmap.reloader.stakater.com/reload annotation (21,500 patterns), beside a Deployment with
+#     a small list: peak RSS (target < 32 MB; 324 MB before the lists had a budget), the ten
+#     refused with a ReloadSkipped Event each, the small one still rolled
 # Changes are spaced 0.25 s: isolated for the default rate limit (5 rollouts/s, burst 20).
-# Env: RELOAD_BENCH_CHANGES (default 200), RELOAD_BENCH_SCALES (default "2 5").
+# Env: RELOAD_BENCH_CHANGES (default 200), RELOAD_BENCH_SCALES (default "2 5"),
+# RELOAD_BENCH_SCENARIOS (default "big-lists load": which parts run; "load" is all of the above
+# but the big lists).
 set -euo pipefail
 : "${NP_ROOT:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${BUILD:=$NP_ROOT/build}"
@@ -24,6 +30,62 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
+
+SCENARIOS=" ${RELOAD_BENCH_SCENARIOS:-big-lists load} "
+
+if [[ $SCENARIOS == *" big-lists "* ]]; then
+  FAKE_DIR="$WORK/fake-lists" fake_start --body-log-max 4096
+  fake_kubeconfig "$WORK/kubeconfig"
+  /usr/bin/python3 - "$FAKE_CTL" "$BUILD/nodeprobe-reload" "$WORK" <<'EOF'
+import json, os, subprocess, sys, time, urllib.request
+
+ctl, binary, work = sys.argv[1:4]
+
+
+def call(method, path, body=None):
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(ctl + path, data=data, method=method)
+    with urllib.request.urlopen(req, timeout=120) as r:
+        return json.loads(r.read())
+
+
+def deployment(name, ann):
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": "default", "annotations": ann},
+            "spec": {"selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}},
+                                  "spec": {"containers": [{"name": "app", "image": "x"}]}}}}
+
+
+call("POST", "/objects", {"apiVersion": "v1", "kind": "ConfigMap",
+                          "metadata": {"name": "cfg", "namespace": "default"}, "data": {"k": "0"}})
+size = 0
+for i in range(10):
+    # 21,500 patterns of 10 bytes, ", " and "," taking turns: 247 KB, different in each Deployment
+    text = "".join(f"d{i}c{j:05d}.*" + (", " if j % 2 else ",") for j in range(21500)).rstrip(", ")
+    size = len(text)
+    call("POST", "/objects", deployment(f"big{i}", {"configmap.reloader.stakater.com/reload": text}))
+call("POST", "/objects", deployment("small", {"configmap.reloader.stakater.com/reload": "cfg"}))
+log = open(os.path.join(work, "lists.log"), "w")
+p = subprocess.Popen([binary, "--kubeconfig", os.path.join(work, "kubeconfig"), "--listen", ""],
+                     stdout=log, stderr=subprocess.STDOUT)
+call("GET", "/watchers?min=5&wait=120")
+s = call("GET", "/requests?count=1")["next"]
+call("POST", "/objects", {"apiVersion": "v1", "kind": "ConfigMap",
+                          "metadata": {"name": "cfg", "namespace": "default"}, "data": {"k": "1"}})
+rolled = call("GET", f"/requests?since={s}&method=PATCH&path=/deployments/small$&min=1&wait=30")["count"]
+events = call("GET", "/requests?method=POST&path=/events$&min=11&wait=30")["items"]
+skipped = sum(1 for r in events if '"ReloadSkipped"' in r.get("body", ""))
+hwm = [int(l.split()[1]) for l in open(f"/proc/{p.pid}/status") if l.startswith("VmHWM:")][0]
+p.terminate()
+p.wait()
+print(f"big lists: 10 Deployments x {size / 1000:.0f} KB reload annotation (21,500 patterns each): "
+      f"peak RSS {hwm / 1024:.1f} MB (target < 32 MB); ReloadSkipped Events: {skipped} (10 expected); "
+      f"the Deployment with a small list rolled: {'yes' if rolled else 'NO'}")
+EOF
+  fake_stop
+fi
+[[ $SCENARIOS == *" load "* ]] || exit 0
 
 FAKE_DIR="$WORK/fake" fake_start --history 20000 --log-max 100000 --body-log-max 4096
 fake_kubeconfig "$WORK/kubeconfig"
