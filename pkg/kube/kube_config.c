@@ -4,6 +4,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base64/base64.h"
 #include "kube/kube.h"
@@ -136,6 +137,32 @@ static yaml_node_t *merged_entry(struct kc_files *f, const char *list, const cha
 	return NULL;
 }
 
+/* The credential a user entry set, by its kubeconfig name. */
+static const char *cred_name(const struct kube_config *cfg)
+{
+	if (cfg->token)
+		return "token";
+	if (cfg->token_file)
+		return "tokenFile";
+	return "client-certificate";
+}
+
+/* What a file that is not a regular file is, for the message that refuses it. */
+static const char *file_kind(mode_t m)
+{
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "not a regular file";
+}
+
 static int load_merged(struct kube_config *cfg, struct kc_files *f, const char *context,
 		       struct log_err *err)
 {
@@ -236,6 +263,21 @@ static int load_merged(struct kube_config *cfg, struct kc_files *f, const char *
 				    "supported (use a token, tokenFile or client "
 				    "certificate)",
 				    path, uname, plugins[k]);
+	} else if (ydoc_get(doc, user, "exec")) {
+		/*
+		 * client-go does not run the plugin either when a token or client certificate is
+		 * set (plugin/pkg/client/auth/exec/exec.go, UpdateTransportConfig: "we should
+		 * assume the intention is to use the provided token"): said, not silent.
+		 */
+		log_warn("%s: users[%s].user: both exec and %s are set: %s is used and the exec "
+			 "plugin is not run (as client-go and kubectl decide); remove one to "
+			 "silence this",
+			 path, uname, cred_name(cfg), cred_name(cfg));
+	} else if (ydoc_get(doc, user, "auth-provider")) {
+		log_warn("%s: users[%s].user: both auth-provider and %s are set: %s is used and "
+			 "the auth-provider is not run (nodeprobe supports none); remove one to "
+			 "silence this",
+			 path, uname, cred_name(cfg), cred_name(cfg));
 	}
 	if ((cfg->cert_pem || cfg->cert_file) != (cfg->key_pem || cfg->key_file))
 		return log_err_set(err, KUBE_ECONFIG,
@@ -257,17 +299,33 @@ int kube_config_load_list(struct kube_config *cfg, const char *const *paths, siz
 		return log_err_set(err, -ENOMEM, "out of memory");
 	if (n > KUBE_CONFIG_FILES_MAX) {
 		free(f);
-		return log_err_set(err, KUBE_ECONFIG, "more than %d kubeconfig files",
-				   KUBE_CONFIG_FILES_MAX);
+		return log_err_set(
+		    err, KUBE_ECONFIG,
+		    "%zu kubeconfig files, more than the limit of %d: merge them into "
+		    "fewer (kubectl config view --flatten)",
+		    n, KUBE_CONFIG_FILES_MAX);
 	}
 	for (i = 0; i < n; i++) {
+		struct stat st;
 		char *copy;
 
+		/* sb_read_file's -EINVAL would say "Invalid argument" for a FIFO */
+		if (stat(paths[i], &st) == 0 && !S_ISREG(st.st_mode)) {
+			r = log_err_set(err, KUBE_ECONFIG,
+					"%s: is %s: a kubeconfig must be a regular file (or a "
+					"symbolic link to one)",
+					paths[i], file_kind(st.st_mode));
+			break;
+		}
 		sb_reset(&sb);
 		r = sb_read_file(&sb, paths[i]);
 		if (r < 0) {
-			log_err_set(err, r, "%s: %s", paths[i],
-				    r == -E2BIG ? "file too large" : strerror(-r));
+			if (r == -E2BIG)
+				log_err_set(err, r,
+					    "%s: larger than the limit of %d MiB for a kubeconfig",
+					    paths[i], FILE_MAX >> 20);
+			else
+				log_err_set(err, r, "%s: %s", paths[i], strerror(-r));
 			break;
 		}
 		r = ydoc_load(&f->doc[i], paths[i], sb.buf, sb.len, err);

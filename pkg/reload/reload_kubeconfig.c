@@ -36,9 +36,12 @@ int reload_kubeconfig(struct kube_config *cfg, const struct reload_opts *o, stru
 				continue;
 			if (n == KUBE_CONFIG_FILES_MAX) {
 				free(list);
-				return log_err_set(err, KUBE_ECONFIG,
-						   "$KUBECONFIG: more than %d files",
-						   KUBE_CONFIG_FILES_MAX);
+				return log_err_set(
+				    err, KUBE_ECONFIG,
+				    "$KUBECONFIG: names more than %d existing files, the limit: "
+				    "merge them into fewer (kubectl config view --flatten) or "
+				    "name one with --kubeconfig",
+				    KUBE_CONFIG_FILES_MAX);
 			}
 			paths[n++] = tok;
 		}

@@ -86,3 +86,18 @@ events() { fake_ctl GET '/requests?method=POST&path=/events$' | jq -c --arg r "$
   run "$BIN" --kubeconfig "$KC" --mode once
   [ "$(fake_ctl GET '/requests?method=PATCH&count=1' | jq .count)" -eq 2 ]
 }
+
+@test "kubeconfig: a FIFO is named as one; \$KUBECONFIG over 32 files names the cap; a token beside exec is said to win" {
+  mkfifo "$BATS_TEST_TMPDIR/fifo"
+  run_expect_fail 1 "$BIN" --kubeconfig "$BATS_TEST_TMPDIR/fifo" --mode once
+  [[ $output == *"$BATS_TEST_TMPDIR/fifo: is a FIFO: a kubeconfig must be a regular file (or a symbolic link to one)"* ]]
+  list=""
+  for i in $(seq 33); do cp "$KC" "$BATS_TEST_TMPDIR/kc$i"; list+="$BATS_TEST_TMPDIR/kc$i:"; done
+  KUBECONFIG=${list%:} run_expect_fail 1 env -u KUBERNETES_SERVICE_HOST "$BIN" --mode once
+  [[ $output == *'$KUBECONFIG: names more than 32 existing files, the limit: merge them into fewer (kubectl config view --flatten) or name one with --kubeconfig'* ]]
+  printf '    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: aws\n' >"$BATS_TEST_TMPDIR/exec"
+  sed "/^    token:/r $BATS_TEST_TMPDIR/exec" "$KC" >"$BATS_TEST_TMPDIR/kc-exec"
+  run "$BIN" --kubeconfig "$BATS_TEST_TMPDIR/kc-exec" --mode once --no-events
+  [ "$status" -eq 0 ]
+  [[ $output == *"users[fake].user: both exec and token are set: token is used and the exec plugin is not run (as client-go and kubectl decide)"* ]]
+}

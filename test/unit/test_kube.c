@@ -437,6 +437,70 @@ TEST(kubeconfig_insecure_with_ca_refused_as_client_go)
 	kube_config_free(&cfg);
 }
 
+static char warned[2048]; /* the warnings logged, one a line */
+
+static void capture(void *data, enum log_level lvl, const char *msg)
+{
+	size_t n = strlen(warned);
+
+	(void)data;
+	(void)lvl;
+	snprintf(warned + n, sizeof(warned) - n, "%s\n", msg);
+}
+
+/*
+ * Issue 17 #10: a kubeconfig that is no regular file is named with what it is
+ * (sb_read_file's "Invalid argument" said nothing); more files than the cap
+ * name the cap; a token beside an exec plugin wins as in client-go, said by name.
+ */
+TEST(kubeconfig_inputs_named_with_the_limit)
+{
+	const char *dir = harness_tmpdir();
+	const char *paths[KUBE_CONFIG_FILES_MAX + 1];
+	struct kube_config cfg;
+	struct log_err err = {0};
+	char fifo[512], want[900];
+	const char *p;
+	int i;
+
+	snprintf(fifo, sizeof(fifo), "%s/kc-fifo", dir);
+	REQUIRE_INT(mkfifo(fifo, 0600), 0);
+	CHECK_INT(kube_config_load(&cfg, fifo, NULL, &err), KUBE_ECONFIG);
+	snprintf(want, sizeof(want),
+		 "%s: is a FIFO: a kubeconfig must be a regular file (or a symbolic link to one)",
+		 fifo);
+	CHECK_STR(err.msg, want);
+	kube_config_free(&cfg);
+	CHECK_INT(kube_config_load(&cfg, dir, NULL, &err), KUBE_ECONFIG);
+	CHECK(strstr(err.msg, ": is a directory: a kubeconfig must be a regular file") != NULL);
+	kube_config_free(&cfg);
+
+	for (i = 0; i <= KUBE_CONFIG_FILES_MAX; i++)
+		paths[i] = fifo;
+	CHECK_INT(kube_config_load_list(&cfg, paths, KUBE_CONFIG_FILES_MAX + 1, NULL, &err),
+		  KUBE_ECONFIG);
+	CHECK_STR(err.msg, "33 kubeconfig files, more than the limit of 32: merge them into "
+			   "fewer (kubectl config view --flatten)");
+	kube_config_free(&cfg);
+
+	p = write_tmp(dir, "kc-exec-token",
+		      KC_HEAD "clusters:\n- name: main\n  cluster:\n    server: https://a\n"
+			      "users:\n- name: admin\n  user:\n    token: t0k\n    exec:\n"
+			      "      apiVersion: client.authentication.k8s.io/v1\n"
+			      "      command: aws\n");
+	log_set_fn(capture, NULL, LOG_LVL_WARN);
+	CHECK_INT(kube_config_load(&cfg, p, NULL, &err), 0);
+	CHECK_STR(cfg.token, "t0k");
+	snprintf(want, sizeof(want),
+		 "%s: users[admin].user: both exec and token are set: token is used and the exec "
+		 "plugin is not run (as client-go and kubectl decide); remove one to silence "
+		 "this\n",
+		 p);
+	CHECK_STR(warned, want);
+	kube_config_free(&cfg);
+	log_set_fn(NULL, NULL, LOG_LVL_ERROR);
+}
+
 /*
  * A user whose credential comes from an exec plugin (EKS, GKE, kubelogin, Omni's
  * oidc-login) or an auth-provider: client-go runs it, we cannot. Say so by name
