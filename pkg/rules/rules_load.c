@@ -979,7 +979,9 @@ static int load_file(struct rules *rs, const char *path, struct log_err *err)
 	int r = sb_read_file(&sb, path);
 
 	if (r == -E2BIG)
-		r = log_err_set(err, r, "%s: larger than %u bytes", path, RULES_FILE_MAX);
+		r = log_err_set(err, r,
+				"%s: larger than the %u MiB limit for a rules file (split it)",
+				path, RULES_FILE_MAX >> 20);
 	else if (r < 0)
 		r = log_err_set(err, r, "%s: %s", path, strerror(-r));
 	else

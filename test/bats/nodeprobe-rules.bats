@@ -172,3 +172,10 @@ shared_regexes() {
   [ "$(printf '%s\n' "$output" | wc -l)" -eq 1 ]
   [ ! -e "$T/fd/nodeprobe" ]
 }
+
+@test "a rules file over 1 MiB: the file and the limit, exit 3" {
+  { printf '# '; head -c $((1024 * 1024)) /dev/zero | tr '\0' x; printf '\n'; } > "$T/r.yaml"
+  run "${NP[@]}" --rules "$T/r.yaml"
+  [ "$status" -eq 3 ]
+  [ "$output" = "nodeprobe: error: $T/r.yaml: larger than the 1 MiB limit for a rules file (split it)" ]
+}
