@@ -24,8 +24,12 @@ static int read_whole(const char *path, struct strbuf *sb, struct log_err *err)
 		log_info("%s: not found, no module features from it", path);
 		return 0;
 	}
+	if (r == -E2BIG) /* sb_read_file's code for "past the cap", not E2BIG's strerror */
+		return log_err_set(err, r, "%s: larger than the %u MiB limit for a module list",
+				   path, KERNEL_FILE_MAX >> 20);
 	if (r < 0)
-		return log_err_set(err, r, "%s: %s", path, strerror(-r));
+		return log_err_set(err, r, "%s: %s", path,
+				   r == -EINVAL ? "not a regular file" : strerror(-r));
 	return 1;
 }
 

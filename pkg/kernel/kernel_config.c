@@ -178,16 +178,33 @@ int kernel_gunzip(const void *data, size_t len, struct strbuf *out)
 	return r;
 }
 
-static const char *why(int r)
+/* err for a candidate that could not be read (r from sb_read_file, at most max bytes). */
+static int read_fail(struct log_err *err, const char *path, int r, size_t max)
 {
-	switch (r) {
-	case -E2BIG:
-		return "larger than the bound";
-	case -EINVAL:
-		return "not a regular file, or not valid gzip data";
-	default:
-		return strerror(-r);
-	}
+	if (r == -E2BIG)
+		return log_err_set(err, r, "%s: larger than the %zu MiB limit for a kernel config",
+				   path, max >> 20);
+	return log_err_set(err, r, "%s: %s", path,
+			   r == -EINVAL ? "not a regular file" : strerror(-r));
+}
+
+/* err for a config.gz that did not decompress (r from kernel_gunzip of raw). */
+static int gunzip_fail(struct log_err *err, const char *path, int r, const struct strbuf *raw)
+{
+	if (r == -E2BIG)
+		return log_err_set(err, r,
+				   "%s: larger than the %u MiB limit for a kernel config once "
+				   "decompressed",
+				   path, KERNEL_CONFIG_MAX >> 20);
+	if (r != -EINVAL)
+		return log_err_set(err, r, "%s: %s", path, strerror(-r));
+	if (raw->len && (raw->buf[0] == '#' || !strncmp(raw->buf, "CONFIG_", 7)))
+		return log_err_set(err, r,
+				   "%s: plain text, not gzip data: this file must be "
+				   "gzip-compressed, as the kernel writes it (a plain-text "
+				   "config is read as <boot>/config-<release>)",
+				   path);
+	return log_err_set(err, r, "%s: not valid gzip data (corrupt or truncated)", path);
 }
 
 /* A config's text kept for a deferred parse (feat_defer). */
@@ -228,10 +245,14 @@ static int try_config(const char *path, int gz, struct feat_set *fs, struct log_
 		r = 0;
 		goto out;
 	}
-	if (r >= 0 && gz)
+	if (r < 0) {
+		r = read_fail(err, path, r, raw.max);
+		goto out;
+	}
+	if (gz)
 		r = kernel_gunzip(raw.buf, raw.len, &text);
 	if (r < 0) {
-		r = log_err_set(err, r, "%s: %s", path, why(r));
+		r = gunzip_fail(err, path, r, &raw);
 		goto out;
 	}
 	d = malloc(sizeof(*d));

@@ -12,17 +12,20 @@
 #include "probe/probe.h"
 #include "strbuf/strbuf.h"
 
-static int read_bounded(const char *path, size_t max, struct strbuf *sb, struct log_err *err)
+/* Read path, at most max bytes (what: the file's kind, for the message). */
+static int read_bounded(const char *path, size_t max, const char *what, struct strbuf *sb,
+			struct log_err *err)
 {
 	int r;
 
 	sb_init(sb, max);
 	r = sb_read_file(sb, path);
+	if (r == -E2BIG)
+		return log_err_set(err, r, "%s: larger than the %zu MiB limit for %s", path,
+				   max >> 20, what);
 	if (r < 0 && r != -ENOENT)
 		return log_err_set(err, r, "%s: %s", path,
-				   r == -E2BIG	  ? "larger than the bound"
-				   : r == -EINVAL ? "not a regular file"
-						  : strerror(-r));
+				   r == -EINVAL ? "not a regular file" : strerror(-r));
 	return r;
 }
 
@@ -30,7 +33,7 @@ static int from_dump(const char *path, struct probe_ctx *ctx, struct log_err *er
 {
 	struct strbuf sb;
 	struct cpu_x86 src;
-	int r = read_bounded(path, CPU_DUMP_MAX, &sb, err);
+	int r = read_bounded(path, CPU_DUMP_MAX, "a cpuid dump", &sb, err);
 
 	if (r == -ENOENT)
 		r = log_err_set(err, r, "--cpuid %s: %s", path, strerror(ENOENT));
@@ -60,7 +63,7 @@ static int from_cpuinfo(struct probe_ctx *ctx, enum cpu_arch arch, struct log_er
 	int r;
 
 	snprintf(path, sizeof(path), "%s/cpuinfo", ctx->opts->proc);
-	r = read_bounded(path, CPU_CPUINFO_MAX, &sb, err);
+	r = read_bounded(path, CPU_CPUINFO_MAX, "cpuinfo", &sb, err);
 	if (r == -ENOENT) {
 		log_info("%s: not found, no cpu features", path);
 		r = 0;

@@ -667,8 +667,8 @@ out:
 	if (r == -EINVAL)
 		log_warn("%s: rule '%s' not applied: %s", rl->where, rl->name, why);
 	if (r == -E2BIG)
-		log_warn("%s: rule '%s' not applied: more than %d labels", rl->where, rl->name,
-			 RULES_RULE_LABELS);
+		log_warn("%s: rule '%s' not applied: more than %d labels (nodeprobe's limit)",
+			 rl->where, rl->name, RULES_RULE_LABELS);
 	rules_matched_free(&m);
 	rules_cand_free(&labels);
 	rules_cand_free(&vars);

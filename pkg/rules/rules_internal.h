@@ -17,6 +17,7 @@
 #define RULES_TEMPLATE_OUT   (1u << 20) /* bytes a template may expand to */
 #define RULES_TEMPLATE_DEPTH 16		/* nested ranges */
 #define RULES_RULE_LABELS    4096 /* labels one rule may produce (a features.d file holds 64 KiB) */
+#define RULES_REGEX_MAX	     10000 /* distinct regular expressions over all loaded rules */
 #define NFD_PREFIX	     "feature.node.kubernetes.io/"
 
 enum op {
@@ -40,15 +41,16 @@ struct ver {
 };
 
 struct expr {
-	char *key;	     /* attribute/flag name; NULL for matchName */
-	enum op op;	     /* operator */
-	char **val;	     /* values */
-	size_t nval;	     /* number of values */
-	bool version;	     /* type: version (numeric ops) */
-	struct goregex **re; /* InRegexp: compiled values (pkg/goregex), NULL for a bad one */
-	long long num[2];    /* numeric ops, untyped: parsed values */
-	struct ver ver[2];   /* numeric ops, type: version: parsed values */
-	char *bad;	     /* why NFD fails this expression when evaluated, or NULL */
+	char *key;    /* attribute/flag name; NULL for matchName */
+	enum op op;   /* operator */
+	char **val;   /* values */
+	size_t nval;  /* number of values */
+	bool version; /* type: version (numeric ops) */
+	const struct goregex *
+	    *re; /* InRegexp: compiled values (borrowed from rules.re), NULL for a bad one */
+	long long num[2];  /* numeric ops, untyped: parsed values */
+	struct ver ver[2]; /* numeric ops, type: version: parsed values */
+	char *bad;	   /* why NFD fails this expression when evaluated, or NULL */
 };
 
 struct term {
@@ -105,10 +107,17 @@ struct rule {
 	bool counting;	     /* from a LabelCountRule object */
 };
 
+/* The distinct regular expressions of the loaded rules, each compiled once (rules_regex.c). */
+struct recache {
+	struct recache_ent *e; /* open-addressing slots */
+	size_t cap, n;	       /* slots, used */
+};
+
 struct rules {
-	struct rule *r; /* rules in load order */
-	size_t n, cap;	/* used, allocated */
-	size_t seq;	/* next load sequence number */
+	struct rule *r;	   /* rules in load order */
+	size_t n, cap;	   /* used, allocated */
+	size_t seq;	   /* next load sequence number */
+	struct recache re; /* the patterns their expressions borrow */
 };
 
 /* One matched element: an instance, or a flag/attribute element. */
@@ -143,6 +152,17 @@ struct tparse; /* template parser state (rules_template.c) */
 void rules_tmpl_free(struct tmpl *t);
 
 void *rules_grow(void *arr_p, size_t *n, size_t sz);
+
+/*
+ * pat compiled as Go's regexp.MatchString (pkg/goregex), from c or into it: *re is borrowed
+ * until rules_regex_free(c). 0; -EINVAL when Go refuses pat (why says why; *re NULL, and the
+ * refusal is kept too); -ENOSPC when c already holds RULES_REGEX_MAX patterns; -ENOMEM.
+ */
+int rules_regex(struct recache *c, const char *pat, const struct goregex **re, char *why,
+		size_t whylen);
+
+/* Free every pattern of c. */
+void rules_regex_free(struct recache *c);
 
 yaml_node_t *rules_node(struct ctx *c, int i);
 

@@ -43,11 +43,8 @@ static void expr_free(struct expr *e)
 	size_t i;
 
 	free(e->key);
-	for (i = 0; i < e->nval; i++) {
-		free(e->val[i]);
-		if (e->re)
-			goregex_free(e->re[i]);
-	}
+	for (i = 0; i < e->nval; i++)
+		free(e->val[i]); /* e->re[i] are the cache's (struct rules.re) */
 	free(e->val);
 	free(e->re);
 	free(e->bad);
@@ -135,6 +132,7 @@ void rules_free(struct rules *r)
 	for (i = 0; i < r->n; i++)
 		rule_free(&r->r[i]);
 	free(r->r);
+	rules_regex_free(&r->re);
 	free(r);
 }
 
@@ -162,6 +160,7 @@ struct ctx {
 	struct ydoc *y;	     /* current document (pkg/ydoc: limits, lookups, messages) */
 	const char *file;    /* name for messages */
 	struct log_err *err; /* where errors go */
+	struct recache *re;  /* where patterns are compiled, once each (the rules') */
 };
 
 static int at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
@@ -295,7 +294,8 @@ bool rules_atoi_go(const char *s, long long *out)
 }
 
 /* Set e->bad: what NFD reports when it evaluates this expression (expression.go). */
-static int expr_check(struct ctx *c, struct expr *e, const char *opname, const char *type)
+static int expr_check(struct ctx *c, const yaml_node_t *n, struct expr *e, const char *opname,
+		      const char *type)
 {
 	char bad[300] = "";
 	size_t k, i;
@@ -328,20 +328,24 @@ static int expr_check(struct ctx *c, struct expr *e, const char *opname, const c
 		snprintf(bad, sizeof(bad), "op %s: the first value must be less than the second",
 			 opname);
 	if (!bad[0] && e->op == OP_INREGEXP) {
-		/* Go's regexp (NFD's), unanchored as regexp.MatchString; see pkg/goregex. */
+		/* each distinct pattern compiled once, however many rules (or aliases) use it */
 		e->re = calloc(e->nval, sizeof(*e->re));
 		if (!e->re)
 			return log_err_set(c->err, -ENOMEM, "out of memory");
 		for (i = 0; i < e->nval && !bad[0]; i++) {
 			char why[160];
-			int x = goregex_compile(e->val[i], 0, &e->re[i], why, sizeof(why));
+			int x = rules_regex(c->re, e->val[i], &e->re[i], why, sizeof(why));
 
 			if (x == -ENOMEM)
 				return log_err_set(c->err, -ENOMEM, "out of memory");
+			if (x == -ENOSPC)
+				return at(c, n,
+					  "more than %d distinct regular expressions in the rules "
+					  "loaded (nodeprobe's limit): join patterns with '|'",
+					  RULES_REGEX_MAX);
 			if (x < 0)
 				snprintf(bad, sizeof(bad),
-					 "invalid regular expression '%.100s': %s", e->val[i],
-					 x == -E2BIG ? "too long" : why);
+					 "invalid regular expression '%.100s': %s", e->val[i], why);
 		}
 	}
 	if (bad[0]) {
@@ -411,7 +415,7 @@ static int parse_expr(struct ctx *c, const yaml_node_t *n, struct expr *e)
 				return log_err_set(c->err, -ENOMEM, "out of memory");
 		}
 	}
-	return expr_check(c, e, opname, type);
+	return expr_check(c, n, e, opname, type);
 }
 
 /* [{feature, matchExpressions, matchName}, ...] */
@@ -785,7 +789,7 @@ static int parse_meta(struct ctx *c, const yaml_node_t *root, const char **name)
 #define LCR_API "nodeprobe.io/v1alpha1"
 
 /* One document into tmp (a scratch rule list). 0, or error. */
-static int parse_doc(struct ctx *c, struct rules *tmp)
+static int parse_doc_body(struct ctx *c, struct rules *tmp)
 {
 	static const char *const fields[] = {"apiVersion", "kind", "metadata", "spec", NULL};
 	static const char *const spec_fields[] = {"rules", NULL};
@@ -863,6 +867,21 @@ static int parse_doc(struct ctx *c, struct rules *tmp)
 	return 0;
 }
 
+/*
+ * parse_doc_body, and a document whose walking budget ran out is refused: a lookup past the
+ * budget finds nothing, so what was read of it may lack fields it has.
+ */
+static int parse_doc(struct ctx *c, struct rules *tmp)
+{
+	int rc = parse_doc_body(c, tmp);
+
+	if (rc == 0 && c->y->budget < 0)
+		rc = at(c, ydoc_root(c->y),
+			"document too complex: more than %d steps to read it (nodeprobe's limit)",
+			YDOC_BUDGET);
+	return rc;
+}
+
 /* Move the rules of one file (tmp, emptied) into rs: its objects replace same-named ones of
  * earlier files. Returns the count, or -ENOMEM (tmp freed either way). */
 static int merge_file(struct rules *rs, const char *name, struct rules *tmp, struct log_err *err)
@@ -913,7 +932,7 @@ int rules_load_buffer(struct rules *rs, const char *name, const char *buf, size_
 	struct rules tmp = {0};
 	struct ydoc_stream st;
 	struct ydoc y;
-	struct ctx c = {.y = &y, .file = name, .err = err};
+	struct ctx c = {.y = &y, .file = name, .err = err, .re = &rs->re};
 	int rc;
 
 	rc = ydoc_stream_open(&st, name, buf, len, err);
@@ -938,7 +957,7 @@ int rules_load_docs(struct rules *rs, const char *name, const struct yaml_docume
 {
 	struct rules tmp = {0};
 	struct ydoc y;
-	struct ctx c = {.y = &y, .file = name, .err = err};
+	struct ctx c = {.y = &y, .file = name, .err = err, .re = &rs->re};
 	size_t i;
 	int rc;
 
@@ -960,7 +979,9 @@ static int load_file(struct rules *rs, const char *path, struct log_err *err)
 	int r = sb_read_file(&sb, path);
 
 	if (r == -E2BIG)
-		r = log_err_set(err, r, "%s: larger than %u bytes", path, RULES_FILE_MAX);
+		r = log_err_set(err, r,
+				"%s: larger than the %u MiB limit for a rules file (split it)",
+				path, RULES_FILE_MAX >> 20);
 	else if (r < 0)
 		r = log_err_set(err, r, "%s: %s", path, strerror(-r));
 	else

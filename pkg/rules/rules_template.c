@@ -442,8 +442,9 @@ static int run_template(const struct rule *rl, const struct tmpl *t, const char 
 					   n - (size_t)(eq - line) - 1);
 		}
 		if (r == -E2BIG)
-			log_warn("%s: rule '%s' not applied: %s gives more than %d entries",
-				 rl->where, rl->name, what, RULES_RULE_LABELS);
+			log_warn(
+			    "%s: rule '%s' not applied: %s gives more than %d entries (nodeprobe's limit)",
+			    rl->where, rl->name, what, RULES_RULE_LABELS);
 		if (r < 0)
 			goto out;
 	}

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* "file:line:col: problem context" for a libyaml parser error. */
@@ -18,48 +19,198 @@ static int parser_fail(const yaml_parser_t *p, const char *file, struct log_err 
 			   p->context ? " " : "", p->context ? p->context : "");
 }
 
-/* One pass over the events: nesting, nodes and aliases within the limits. */
+/* An anchor of the document being scanned: what an alias to it repeats. */
+struct anchor {
+	char *name;	 /* owned; NULL for a free slot */
+	long long nodes; /* nodes under it, its aliases expanded; -1 while it is still open */
+	long long text;	 /* scalar bytes under it, the same way */
+};
+
+/* The anchors of one document: open addressing, grown at half full; at most YDOC_MAX_ANCHORS. */
+struct anchors {
+	struct anchor *a; /* slots */
+	size_t cap, n;	  /* slots, used */
+};
+
+static void anchors_clear(struct anchors *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->cap; i++)
+		free(t->a[i].name);
+	free(t->a);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The slot of name in t (a free one when absent); t->cap must be non-zero. */
+static struct anchor *anchors_slot(const struct anchors *t, const char *name)
+{
+	size_t h = 5381, i;
+
+	for (i = 0; name[i]; i++)
+		h = h * 33 + (unsigned char)name[i];
+	for (i = h & (t->cap - 1); t->a[i].name && strcmp(t->a[i].name, name);
+	     i = (i + 1) & (t->cap - 1))
+		;
+	return &t->a[i];
+}
+
+static struct anchor *anchors_find(const struct anchors *t, const char *name)
+{
+	struct anchor *a = t->cap ? anchors_slot(t, name) : NULL;
+
+	return a && a->name ? a : NULL;
+}
+
+/* Add (or redefine: libyaml's loader refuses that later) name: its slot, NULL on ENOMEM. */
+static struct anchor *anchors_put(struct anchors *t, const char *name)
+{
+	struct anchor *a;
+
+	if (2 * (t->n + 1) > t->cap) {
+		struct anchors g = {.cap = t->cap ? 2 * t->cap : 64};
+		size_t i;
+
+		g.a = calloc(g.cap, sizeof(*g.a));
+		if (!g.a)
+			return NULL;
+		for (i = 0; i < t->cap; i++)
+			if (t->a[i].name)
+				*anchors_slot(&g, t->a[i].name) = t->a[i];
+		g.n = t->n;
+		free(t->a);
+		*t = g;
+	}
+	a = anchors_slot(t, name);
+	if (!a->name) {
+		a->name = strdup(name);
+		if (!a->name)
+			return NULL;
+		t->n++;
+	}
+	a->nodes = -1;
+	a->text = 0;
+	return a;
+}
+
+/* What the prescan counts: the stream's nodes and scalar bytes as if every alias were expanded. */
+struct scan {
+	struct anchors anchors; /* of the current document */
+	long depth;		/* open collections */
+	long long nodes, text;	/* so far, aliases expanded */
+	long aliases;		/* so far, as written */
+	struct {
+		const char *anchor;    /* its anchor's name (the table's), or NULL */
+		long long nodes, text; /* the counts when it opened */
+	} open[YDOC_MAX_DEPTH + 1];    /* the open collections */
+};
+
+/* Count one event: NULL, or why the stream is refused (msg is the buffer for it). */
+static const char *scan_event(struct scan *s, const yaml_event_t *ev, char *msg, size_t len)
+{
+	const unsigned char *anchor = NULL;
+	struct anchor *a;
+
+	switch (ev->type) {
+	case YAML_DOCUMENT_START_EVENT: /* anchors are per document */
+		anchors_clear(&s->anchors);
+		return NULL;
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT:
+		if (s->depth == YDOC_MAX_DEPTH)
+			return "nested deeper than 64";
+		anchor = ev->type == YAML_SEQUENCE_START_EVENT ? ev->data.sequence_start.anchor
+							       : ev->data.mapping_start.anchor;
+		s->open[s->depth].nodes = s->nodes;
+		s->open[s->depth].text = s->text;
+		s->open[s->depth].anchor = NULL;
+		s->nodes++;
+		break;
+	case YAML_SCALAR_EVENT:
+		anchor = ev->data.scalar.anchor;
+		s->nodes++;
+		s->text += (long long)ev->data.scalar.length;
+		break;
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		s->depth--;
+		a = s->open[s->depth].anchor ? anchors_find(&s->anchors, s->open[s->depth].anchor)
+					     : NULL;
+		if (a) {
+			a->nodes = s->nodes - s->open[s->depth].nodes;
+			a->text = s->text - s->open[s->depth].text;
+		}
+		return NULL;
+	case YAML_ALIAS_EVENT:
+		if (++s->aliases > YDOC_MAX_ALIASES)
+			return "more than 10000 aliases (nodeprobe's limit)";
+		a = anchors_find(&s->anchors, (const char *)ev->data.alias.anchor);
+		if (a && a->nodes < 0) {
+			snprintf(msg, len, "alias '*%.100s' inside the node it names (a loop)",
+				 (const char *)ev->data.alias.anchor);
+			return msg;
+		}
+		s->nodes += a ? a->nodes : 1; /* libyaml's loader refuses an unknown one */
+		s->text += a ? a->text : 0;
+		break;
+	default:
+		return NULL;
+	}
+	if (anchor) {
+		if (s->anchors.n >= YDOC_MAX_ANCHORS &&
+		    !anchors_find(&s->anchors, (const char *)anchor))
+			return "more than 10000 anchors (nodeprobe's limit)";
+		a = anchors_put(&s->anchors, (const char *)anchor);
+		if (!a)
+			return "out of memory";
+		if (ev->type == YAML_SCALAR_EVENT) {
+			a->nodes = 1;
+			a->text = (long long)ev->data.scalar.length;
+		} else {
+			s->open[s->depth].anchor = a->name; /* slots move as the table grows */
+		}
+	}
+	if (ev->type == YAML_SEQUENCE_START_EVENT || ev->type == YAML_MAPPING_START_EVENT)
+		s->depth++;
+	if (s->nodes > YDOC_MAX_NODES)
+		return "more than 1000000 nodes, each alias counted as the nodes it repeats "
+		       "(nodeprobe's limit): use fewer aliases";
+	if (s->text > YDOC_MAX_TEXT)
+		return "more than 64 MiB of text, each alias counted as the text it repeats "
+		       "(nodeprobe's limit): use fewer aliases";
+	return NULL;
+}
+
+/*
+ * One pass over the events: nesting, nodes, text, anchors and aliases within the limits,
+ * nodes and text counted as if every alias were expanded (a billion-laughs document is
+ * refused here, before libyaml loads it or a reader walks it).
+ */
 static int prescan(const char *file, const char *buf, size_t len, struct log_err *err)
 {
+	struct scan *s = calloc(1, sizeof(*s));
 	yaml_parser_t p;
 	yaml_event_t ev;
-	long depth = 0, nodes = 0, aliases = 0;
+	char msg[200];
 	int r = 0;
 
-	if (!yaml_parser_initialize(&p))
+	if (!s || !yaml_parser_initialize(&p)) {
+		free(s);
 		return log_err_set(err, -ENOMEM, "%s: out of memory", file);
+	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
 	for (;;) {
-		const char *over = NULL;
+		const char *over;
 
 		if (!yaml_parser_parse(&p, &ev)) {
 			r = parser_fail(&p, file, err);
 			break;
 		}
-		switch (ev.type) {
-		case YAML_SEQUENCE_START_EVENT:
-		case YAML_MAPPING_START_EVENT:
-			if (++depth > YDOC_MAX_DEPTH)
-				over = "nested deeper than 64";
-			/* fall through */
-		case YAML_SCALAR_EVENT:
-			if (++nodes > YDOC_MAX_NODES)
-				over = "more than 1000000 nodes";
-			break;
-		case YAML_SEQUENCE_END_EVENT:
-		case YAML_MAPPING_END_EVENT:
-			depth--;
-			break;
-		case YAML_ALIAS_EVENT:
-			if (++aliases > YDOC_MAX_ALIASES)
-				over = "more than 10000 aliases";
-			break;
-		default:
-			break;
-		}
+		over = scan_event(s, &ev, msg, sizeof(msg));
 		if (over)
-			r = log_err_set(err, -EINVAL, "%s:%zu:%zu: %s", file,
-					ev.start_mark.line + 1, ev.start_mark.column + 1, over);
+			r = log_err_set(err, strcmp(over, "out of memory") ? -EINVAL : -ENOMEM,
+					"%s:%zu:%zu: %s", file, ev.start_mark.line + 1,
+					ev.start_mark.column + 1, over);
 		if (over || ev.type == YAML_STREAM_END_EVENT) {
 			yaml_event_delete(&ev);
 			break;
@@ -67,6 +218,8 @@ static int prescan(const char *file, const char *buf, size_t len, struct log_err
 		yaml_event_delete(&ev);
 	}
 	yaml_parser_delete(&p);
+	anchors_clear(&s->anchors);
+	free(s);
 	return r;
 }
 

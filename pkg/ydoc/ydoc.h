@@ -14,18 +14,25 @@
  * Every YAML file we read (NodeFeatureRule files, kubeconfig, the mirror's
  * config) goes through here. Loading is bounded before libyaml builds a
  * document: the input's events are first scanned once, and nesting deeper
- * than YDOC_MAX_DEPTH, more than YDOC_MAX_NODES nodes or YDOC_MAX_ALIASES
- * aliases refuse the stream (file:line:col) before any cost that grows with
- * them. Walking is bounded too: ydoc_visit spends a per-document budget, so
- * an alias bomb (aliases are references, never copies) cannot make a walker
- * loop for long. Nodes are libyaml's own (yaml_node_t), valid while their
- * document is. (Named ydoc, not yaml: libyaml owns the yaml_ prefix.)
+ * than YDOC_MAX_DEPTH, more than YDOC_MAX_NODES nodes or YDOC_MAX_TEXT bytes
+ * of scalar text, more than YDOC_MAX_ANCHORS anchors in a document or
+ * YDOC_MAX_ALIASES aliases, or an alias inside the node it names, refuse the
+ * stream (file:line:col) before any cost that grows with them. Nodes and text
+ * are counted as if every alias were expanded (an alias counts as all the
+ * nodes and text under its anchor): libyaml keeps an alias as a reference,
+ * but a reader that builds something per node it walks (the rules loader)
+ * pays for each expansion, so a billion-laughs document is refused here.
+ * Walking is bounded too: ydoc_visit spends a per-document budget. Nodes are
+ * libyaml's own (yaml_node_t), valid while their document is. (Named ydoc,
+ * not yaml: libyaml owns the yaml_ prefix.)
  */
 
-#define YDOC_MAX_DEPTH	 64	  /* nested mappings and sequences */
-#define YDOC_MAX_NODES	 1000000  /* nodes in one stream */
-#define YDOC_MAX_ALIASES 10000	  /* aliases in one stream */
-#define YDOC_BUDGET	 10000000 /* ydoc_visit calls per document */
+#define YDOC_MAX_DEPTH	 64	    /* nested mappings and sequences */
+#define YDOC_MAX_NODES	 1000000    /* nodes in one stream, aliases expanded */
+#define YDOC_MAX_TEXT	 (64 << 20) /* scalar bytes in one stream, aliases expanded */
+#define YDOC_MAX_ANCHORS 10000	    /* anchors in one document */
+#define YDOC_MAX_ALIASES 10000	    /* aliases in one stream */
+#define YDOC_BUDGET	 10000000   /* ydoc_visit calls per document */
 
 /* One loaded document. */
 struct ydoc {
@@ -46,8 +53,9 @@ struct ydoc_stream {
 
 /*
  * Open buf[0..len) (borrowed until ydoc_stream_close) named file in messages.
- * Scans it first: bad YAML, or nesting, nodes or aliases over the limits,
- * give -EINVAL with err "file:line:col: what". -ENOMEM. On error nothing
+ * Scans it first: bad YAML, or nesting, nodes, text, anchors or aliases
+ * over the limits (nodes and text counted with aliases expanded), give
+ * -EINVAL with err "file:line:col: what". -ENOMEM. On error nothing
  * needs closing.
  */
 int ydoc_stream_open(struct ydoc_stream *s, const char *file, const char *buf, size_t len,

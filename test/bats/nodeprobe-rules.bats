@@ -110,3 +110,72 @@ nfr() {
   [ "$(cat "$T/fd/nodeprobe")" = "example.com/always=true" ]
   [[ "$output" == *"rule 'new-kernel' not applied: not a version '5.14.0-362.8.1.el9_3.x86_64'"* ]]
 }
+
+# bounded CMD...: run CMD with at most 512 MiB of address space (issue 17: the old code took
+# gigabytes), except under ASan, whose shadow memory needs far more (it checks the rest).
+bounded() {
+  if grep -qa __asan_init "$BUILD/nodeprobe"; then "$@"; return; fi
+  (ulimit -v 524288 && exec "$@")
+}
+
+# shared_regexes FILE N R: R rules whose InRegexp 'vendor' is one aliased list of N patterns,
+# the last of them '^8086$' (every rule matches the NUC's Intel devices).
+shared_regexes() {
+  local i
+  {
+    printf 'apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nmetadata:\n  name: shared\nspec:\n  rules:\n'
+    printf '    - name: r0\n      labels: {example.com/r0: "true"}\n      matchFeatures:\n        - feature: pci.device\n          matchExpressions:\n            vendor:\n              op: InRegexp\n              value: &pats\n'
+    for ((i = 0; i < $2; i++)); do printf '                - "^%04x(x|y)+z$"\n' $((i + 4096)); done
+    printf '                - "^8086$"\n'
+    for ((i = 1; i < $3; i++)); do
+      printf '    - name: r%d\n      labels: {example.com/r%d: "true"}\n      matchFeatures:\n        - feature: pci.device\n          matchExpressions:\n            vendor: {op: InRegexp, value: *pats}\n' $i $i
+    done
+  } > "$1"
+}
+
+@test "50 rules sharing one aliased list of 9000 regexes: each compiled once, within 512 MiB" {
+  shared_regexes "$T/r.yaml" 9000 50
+  run bounded "${NP[@]}" --rules "$T/r.yaml"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$(wc -l < "$T/fd/nodeprobe")" -eq 50 ]
+  grep -qx 'example.com/r0=true' "$T/fd/nodeprobe"
+  grep -qx 'example.com/r49=true' "$T/fd/nodeprobe"
+}
+
+@test "issue 17's 415 KB file (50 rules, 12000 aliased regexes): refused with the limit, never exit 0 in silence" {
+  shared_regexes "$T/r.yaml" 12000 50
+  [ "$(stat -c %s "$T/r.yaml")" -gt 400000 ]
+  run bounded "${NP[@]}" --rules "$T/r.yaml"
+  echo "$output"
+  [ "$status" -eq 3 ]
+  [ "$output" = "nodeprobe: error: $T/r.yaml:13:15: more than 10000 distinct regular expressions in the rules loaded (nodeprobe's limit): join patterns with '|'" ]
+  [ ! -e "$T/fd/nodeprobe" ]
+}
+
+@test "a billion-laughs rules file is refused before it is read: file, place, limit, exit 3" {
+  local i
+  {
+    printf 'apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nmetadata:\n  name: laughs\nspec:\n  rules:\n'
+    printf '    - name: r0\n      labels: {example.com/r0: "true"}\n      matchAny: &any\n'
+    printf '        - matchFeatures: &terms\n            - feature: pci.device\n              matchExpressions: &exprs\n'
+    printf '                k0: &e {op: In, value: [%s]}\n' "$(seq -s, -f '"%g"' 1000 1099)"
+    for ((i = 1; i < 10; i++)); do printf '                k%d: *e\n' $i; done
+    for ((i = 1; i < 10; i++)); do printf '            - {feature: pci.device, matchExpressions: *exprs}\n'; done
+    for ((i = 1; i < 10; i++)); do printf '        - matchFeatures: *terms\n'; done
+    for ((i = 1; i < 200; i++)); do printf '    - {name: r%d, matchAny: *any}\n' $i; done
+  } > "$T/r.yaml"
+  run bounded "${NP[@]}" --rules "$T/r.yaml"
+  echo "$output"
+  [ "$status" -eq 3 ]
+  [[ "$output" == "nodeprobe: error: $T/r.yaml:"*": more than 1000000 nodes, each alias counted as the nodes it repeats (nodeprobe's limit): use fewer aliases" ]]
+  [ "$(printf '%s\n' "$output" | wc -l)" -eq 1 ]
+  [ ! -e "$T/fd/nodeprobe" ]
+}
+
+@test "a rules file over 1 MiB: the file and the limit, exit 3" {
+  { printf '# '; head -c $((1024 * 1024)) /dev/zero | tr '\0' x; printf '\n'; } > "$T/r.yaml"
+  run "${NP[@]}" --rules "$T/r.yaml"
+  [ "$status" -eq 3 ]
+  [ "$output" = "nodeprobe: error: $T/r.yaml: larger than the 1 MiB limit for a rules file (split it)" ]
+}

@@ -194,6 +194,11 @@ Y
   printf 'not a dump\n' > "$T/bad"
   run np --cpuid "$T/bad" -r "$T/r.yaml"
   [ "$status" -eq 3 ]
+  # over the cap: the file, the cap and what it caps (it said "larger than the bound")
+  head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' '#' > "$T/big"
+  run np --cpuid "$T/big" -r "$T/r.yaml"
+  [ "$status" -eq 3 ]
+  [[ $output == *"$T/big: larger than the 1 MiB limit for a cpuid dump"* ]]
 }
 
 @test "a PCI devices/ entry libpci cannot parse: exit 3 naming it, nothing leaked (make check)" {
@@ -237,7 +242,7 @@ Y
   # the term's feature is compared lower-cased, as NFD does
   run np --proc "$T/p" -r "$T/c.yaml"
   [ "$status" -eq 3 ]
-  [[ $output == *"$T/p/config.gz: not a regular file, or not valid gzip data" ]]
+  [[ $output == *"$T/p/config.gz: not valid gzip data (corrupt or truncated)" ]]
 }
 
 @test "kernel.version full with a type: version Gt rule (NFD's common rule) on two real kernels" {

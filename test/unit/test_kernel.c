@@ -66,6 +66,27 @@ TEST(kernel_missing_files_no_features)
 	feat_set_free(fs);
 }
 
+/* A module list over its cap names the file and the cap (it said "Argument list too long"). */
+TEST(kernel_modules_over_the_limit)
+{
+	struct strbuf big = STRBUF_INIT((16u << 20) + 2);
+	struct feat_set *fs = feat_set_new();
+	struct log_err err = {0};
+	char dir[64], want[160];
+
+	snprintf(dir, sizeof(dir), "%s", harness_tmpdir());
+	REQUIRE_INT(sb_reserve(&big, (16u << 20) + 1), 0);
+	memset(big.buf, 'x', (16u << 20) + 1);
+	sb_setlen(&big, (16u << 20) + 1);
+	harness_put(dir, "modules", big.buf, big.len);
+	CHECK_INT(kernel_scan_modules(dir, NULL, fs, &err), -E2BIG);
+	snprintf(want, sizeof(want), "%s/modules: larger than the 16 MiB limit for a module list",
+		 dir);
+	CHECK_STR(err.msg, want);
+	sb_free(&big);
+	feat_set_free(fs);
+}
+
 TEST(kernel_only_builtin)
 {
 	char dir[64];
@@ -337,8 +358,30 @@ TEST(kernel_config_gz_and_boot)
 	harness_put(tmp, "proc/config.gz", gz.buf, gz.len / 2);
 	CHECK(kernel_scan_config(procdir, boot, "6.18.44-fc-v769", b, &err) < 0);
 	CHECK(strstr(err.msg, "config.gz") != NULL);
-	harness_put_str(tmp, "proc/config.gz", "CONFIG_X=y\n");
+	CHECK(strstr(err.msg, "/proc/config.gz: not valid gzip data (corrupt or truncated)") !=
+	      NULL);
+	/* plain text where gzip is due: said as such, with where plain text is read (issue 17) */
+	harness_put_str(tmp, "proc/config.gz",
+			"# Linux/x86 6.1 Kernel Configuration\nCONFIG_X=y\n");
 	CHECK_INT(kernel_scan_config(procdir, boot, "6.18.44-fc-v769", b, &err), -EINVAL);
+	CHECK(strstr(err.msg,
+		     "/proc/config.gz: plain text, not gzip data: this file must be "
+		     "gzip-compressed, as the kernel writes it (a plain-text config is read "
+		     "as <boot>/config-<release>)") != NULL);
+	/* a config.gz over its cap names the cap, never E2BIG's "Argument list too long" */
+	{
+		struct strbuf big = STRBUF_INIT(KERNEL_CONFIG_GZ_MAX + 2);
+
+		REQUIRE_INT(sb_reserve(&big, KERNEL_CONFIG_GZ_MAX + 1), 0);
+		memset(big.buf, '#', KERNEL_CONFIG_GZ_MAX + 1);
+		sb_setlen(&big, KERNEL_CONFIG_GZ_MAX + 1);
+		harness_put(tmp, "proc/config.gz", big.buf, big.len);
+		CHECK_INT(kernel_scan_config(procdir, boot, "6.18.44-fc-v769", b, &err), -E2BIG);
+		CHECK(strstr(err.msg,
+			     "/proc/config.gz: larger than the 4 MiB limit for a kernel config") !=
+		      NULL);
+		sb_free(&big);
+	}
 	/* a bomb: decompressed size past the cap */
 	{
 		struct strbuf small = STRBUF_INIT(1000);

@@ -761,6 +761,41 @@ TEST(rules_alias_bomb_bounded)
 	sb_free(&sb);
 }
 
+/*
+ * Each distinct pattern is compiled once (issue 17: an aliased list was compiled again for
+ * every rule), and there are at most 10000 distinct ones over every file loaded.
+ */
+TEST(rules_regex_distinct_bounded)
+{
+	struct strbuf sb = STRBUF_INIT(1 << 20);
+	struct rules *r = rules_new();
+	struct log_err err = {0};
+	int i;
+
+	sb_add(&sb, HDR "  - name: a\n    matchFeatures:\n      - feature: pci.device\n"
+			"        matchExpressions:\n          vendor: {op: InRegexp, value: [");
+	for (i = 0; i < 6000; i++)
+		sb_addf(&sb, "%s\"^%d$\"", i ? ", " : "", i);
+	sb_add(&sb, "]}\n");
+	REQUIRE_INT(rules_load_buffer(r, "a.yaml", sb.buf, sb.len, &err), 1);
+	REQUIRE_INT(rules_load_buffer(r, "b.yaml", sb.buf, sb.len, &err), 1); /* the same 6000 */
+	sb_reset(&sb);
+	sb_add(&sb,
+	       "apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nmetadata: {name: "
+	       "c}\nspec:\n  rules:\n  - name: c\n    matchFeatures:\n      - feature: pci.device\n"
+	       "        matchExpressions:\n          vendor: {op: InRegexp, value: [");
+	for (i = 0; i < 4001; i++)
+		sb_addf(&sb, "%s\"^x%d$\"", i ? ", " : "", i);
+	sb_add(&sb, "]}\n");
+	CHECK_INT(rules_load_buffer(r, "c.yaml", sb.buf, sb.len, &err), -EINVAL);
+	CHECK_STR(err.msg,
+		  "c.yaml:10:19: more than 10000 distinct regular expressions in the rules "
+		  "loaded (nodeprobe's limit): join patterns with '|'");
+	CHECK_INT(rules_count(r), 1); /* b.yaml's object replaced a.yaml's; c.yaml added none */
+	rules_free(r);
+	sb_free(&sb);
+}
+
 /* Nested ranges are bounded; a rule's output is bounded. */
 TEST(rules_template_limits)
 {

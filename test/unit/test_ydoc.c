@@ -100,7 +100,10 @@ TEST(depth_limit_before_loading)
 	sb_free(&sb);
 }
 
-/* A billion-laughs document: its aliases are counted and refused, never expanded. */
+/*
+ * A billion-laughs document: nodes are counted as if every alias were expanded, and it is
+ * refused by the scan, before libyaml loads it (11 levels of 10 aliases: 10^11 nodes).
+ */
 TEST(alias_bomb_refused)
 {
 	struct strbuf sb = STRBUF_INIT(1 << 20);
@@ -115,7 +118,19 @@ TEST(alias_bomb_refused)
 			sb_addf(&sb, "%s*a%d", j ? ", " : "", i - 1);
 		sb_add(&sb, "]\n");
 	}
-	CHECK_INT(load(&d, sb.buf, &err), 0); /* 110 aliases: loaded, references only */
+	CHECK_INT(load(&d, sb.buf, &err), -EINVAL);
+	/* a level-5 alias repeats 211111 nodes: the 4th on line 7 passes the limit */
+	CHECK_STR(err.msg, "t.yaml:7:25: more than 1000000 nodes, each alias counted as the nodes "
+			   "it repeats (nodeprobe's limit): use fewer aliases");
+	sb_reset(&sb);
+	sb_add(&sb, "a0: &a0 [x]\n"); /* 5 levels: 10^5 nodes once expanded, loaded */
+	for (i = 1; i < 6; i++) {
+		sb_addf(&sb, "a%d: &a%d [", i, i);
+		for (j = 0; j < 10; j++)
+			sb_addf(&sb, "%s*a%d", j ? ", " : "", i - 1);
+		sb_add(&sb, "]\n");
+	}
+	CHECK_INT(load(&d, sb.buf, &err), 0);
 	ydoc_free(&d);
 	sb_reset(&sb);
 	sb_add(&sb, "a: &a x\nb: [");
@@ -124,6 +139,51 @@ TEST(alias_bomb_refused)
 	sb_add(&sb, "]\n");
 	CHECK_INT(load(&d, sb.buf, &err), -EINVAL);
 	CHECK(strstr(err.msg, "more than 10000 aliases") != NULL);
+	sb_free(&sb);
+}
+
+/* Text is counted the same way: 1 MiB written once, repeated 100 times, is refused. */
+TEST(alias_text_bomb_refused)
+{
+	struct strbuf sb = STRBUF_INIT(2 << 20);
+	struct log_err err = {0};
+	struct ydoc d;
+	int i;
+
+	sb_add(&sb, "a: &a \"");
+	for (i = 0; i < (1 << 20); i++)
+		sb_addch(&sb, 'x');
+	sb_add(&sb, "\"\nb: [");
+	for (i = 0; i < 62; i++)
+		sb_add(&sb, "*a, ");
+	sb_add(&sb, "]\n");
+	CHECK_INT(load(&d, sb.buf, &err), 0); /* 63 MiB and the keys: within the limit */
+	ydoc_free(&d);
+	sb.len -= 2;
+	sb_add(&sb, "*a]\n");
+	CHECK_INT(load(&d, sb.buf, &err), -EINVAL);
+	CHECK(strstr(err.msg, "t.yaml:2:253: more than 64 MiB of text, each alias counted as the "
+			      "text it repeats") == err.msg);
+	sb_free(&sb);
+}
+
+/* An alias inside the node it names would make a loop: refused, as are too many anchors. */
+TEST(alias_loop_and_anchors_refused)
+{
+	struct strbuf sb = STRBUF_INIT(1 << 20);
+	struct log_err err = {0};
+	struct ydoc d;
+	int i;
+
+	CHECK_INT(load(&d, "a: &a {b: [1, *a]}\n", &err), -EINVAL);
+	CHECK_STR(err.msg, "t.yaml:1:15: alias '*a' inside the node it names (a loop)");
+	/* an anchor redefined after its node closed is not a loop (libyaml's loader refuses it) */
+	CHECK_INT(load(&d, "a: &a [1]\nb: *a\n", &err), 0);
+	ydoc_free(&d);
+	for (i = 0; i <= YDOC_MAX_ANCHORS; i++)
+		sb_addf(&sb, "- &n%d x\n", i);
+	CHECK_INT(load(&d, sb.buf, &err), -EINVAL);
+	CHECK_STR(err.msg, "t.yaml:10001:3: more than 10000 anchors (nodeprobe's limit)");
 	sb_free(&sb);
 }
 
