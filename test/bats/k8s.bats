@@ -172,6 +172,33 @@ kustomizations() {
   done
 }
 
+@test "check-manifests: an emptyDir sizeLimit under 64Ki is refused, in any quantity notation" {
+  # The nfd component's token-hiding emptyDir: 1Ki got NFD's worker evicted every minute (an
+  # empty directory uses 4 KiB on ext4). Every install path's render goes through the checker.
+  render test/k8s/nfd-kustomize >"$W/good.json"
+  local q
+  for q in 1Ki 4Ki 1024 65535 64k 0.06Mi 100m 1e3 63.9Ki x12; do
+    jq ".spec.template.spec.volumes |= map(if .name == \"nodeprobe-no-token\" then .emptyDir.sizeLimit = \"$q\" else . end)" \
+      "$W/good.json" >"$W/bad.json"
+    run "$T/check-manifests" --ours "$OURS" <"$W/bad.json"
+    { [ "$status" -eq 1 ] && [[ $output == *"volume nodeprobe-no-token: emptyDir sizeLimit"* ]]; } ||
+      { echo "sizeLimit $q not refused: $status $output" >&2; return 1; }
+  done
+  for q in 64Ki 65536 0.5Mi 1Mi 66k 1e5 1Gi; do
+    jq ".spec.template.spec.volumes |= map(if .name == \"nodeprobe-no-token\" then .emptyDir.sizeLimit = \"$q\" else . end)" \
+      "$W/good.json" >"$W/ok.json"
+    "$T/check-manifests" --ours "$OURS" <"$W/ok.json" || { echo "sizeLimit $q refused" >&2; return 1; }
+  done
+  # A plain number (65536 bytes as YAML int) counts as bytes too.
+  jq '.spec.template.spec.volumes |= map(if .name == "nodeprobe-no-token" then .emptyDir.sizeLimit = 1024 else . end)' \
+    "$W/good.json" >"$W/bad.json"
+  run "$T/check-manifests" --ours "$OURS" <"$W/bad.json"
+  [ "$status" -eq 1 ]
+  # What we ship: 64Ki in both token-hiding volumes.
+  grep -q 'sizeLimit: 64Ki' k8s/nfd/worker-init.yaml
+  grep -q 'sizeLimit: 64Ki' k8s/mirror/spegel/configuration.yaml
+}
+
 @test "RBAC: only nodeprobe-reload has any, exactly as listed in its man page" {
   local d
   for d in k8s/mirror k8s/mirror/cleanup k8s/nfd/values test/k8s/nfd-kustomize; do
