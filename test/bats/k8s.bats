@@ -82,7 +82,7 @@ kustomizations() {
 
 @test "our workloads: pinned images, limits, no escalation, caps dropped, read-only root" {
   local d
-  for d in k8s/mirror k8s/mirror/cleanup; do
+  for d in k8s/mirror k8s/mirror/cleanup k8s/nfd/remove; do
     render "$d" | "$T/check-manifests" || { echo "in $d" >&2; return 1; }
   done
   for d in k8s/reload k8s/reload/namespaced; do
@@ -582,6 +582,18 @@ kustomizations() {
   "$BUILD/nodeprobe" "${a[@]}" -r "$W/os.yaml"
   grep -qx 'intel.feature.node.kubernetes.io/gpu=true' "$W/features.d/nodeprobe"
   grep -qx 'example.com/os=talos' "$W/features.d/nodeprobe"
+  # k8s/nfd/remove (the uninstall): its nodeprobe --remove deletes exactly that file, twice is
+  # fine, and another tool's file beside it stays.
+  render k8s/nfd/remove >"$W/rm.json"
+  printf 'other.example.com/x=true\n' >"$W/features.d/other"
+  mapfile -t a < <(args "$W/rm.json" /usr/bin/nodeprobe |
+    sed -e "s|^--features-dir=/etc/kubernetes/node-feature-discovery/features.d\$|--features-dir=$W/features.d|")
+  [ "${a[0]}" = --remove ]
+  printf '%s\n' "${a[@]}" | grep -qx -- "--features-dir=$W/features.d"
+  "$BUILD/nodeprobe" "${a[@]}"
+  [ ! -e "$W/features.d/nodeprobe" ]
+  "$BUILD/nodeprobe" "${a[@]}"
+  [ "$(ls -A "$W/features.d")" = other ]
   # nodeprobe-mirror configure and cleanup as k8s/mirror runs them; $(NODE_IP) is the kubelet's
   # expansion of the pod's env, done here by sed.
   render k8s/mirror >"$W/m.json"
@@ -617,6 +629,23 @@ kustomizations() {
     [ "$status" -eq 1 ] || { echo "$d: ${a[*]}: exit $status: $output" >&2; return 1; }
     [[ $output == *"not in a cluster"* ]]
   done
+}
+
+@test "nfd remove: on every node, only NFD's features.d mounted, the same path the component writes" {
+  render k8s/nfd/remove >"$W/rm.json"
+  render test/k8s/nfd-kustomize >"$W/nfd.json"
+  one DaemonSet '.metadata.namespace == "node-feature-discovery"
+    and .spec.template.spec.tolerations == [{"operator": "Exists"}]
+    and .spec.template.spec.automountServiceAccountToken == false
+    and (.spec.template.spec.volumes | length == 1 and .[0].hostPath.path == "/etc/kubernetes/node-feature-discovery/features.d")
+    and ([.spec.template.spec.initContainers[].volumeMounts[]] | length == 1 and .[0].readOnly != true)
+    and ([.spec.template.spec.containers[].volumeMounts // [] | .[]] | length == 0)' "$W/rm.json"
+  # no Namespace object: `kubectl delete -k` must never delete NFD's namespace
+  [ "$(jq -s 'map(select(.kind == "Namespace")) | length' "$W/rm.json")" -eq 0 ]
+  # the directory it removes from is the one the component writes to, and NFD mounts
+  diff <(jq -r '.spec.template.spec.initContainers[] | select(.name == "nodeprobe") | .args[] | select(startswith("--features-dir="))' "$W/nfd.json") \
+       <(jq -r '.spec.template.spec.initContainers[0].args[] | select(startswith("--features-dir="))' "$W/rm.json")
+  jq -e -s '[.[] | select(.kind == "DaemonSet") | .spec.template.spec.volumes[] | select(.name == "features-d") | .hostPath.path | rtrimstr("/")] | unique == ["/etc/kubernetes/node-feature-discovery/features.d"]' "$W/nfd.json"
 }
 
 @test "Helm 4: the post-renderer as a postrenderer/v1 plugin gives Helm 3's output, and fails the same" {
