@@ -20,6 +20,7 @@ enum {
 	OPT_RULES,
 	OPT_NO_BUILTIN,
 	OPT_DRY_RUN,
+	OPT_REMOVE,
 };
 
 static const struct cli_opt opts_table[] = {
@@ -39,6 +40,8 @@ static const struct cli_opt opts_table[] = {
     {"rules", 'r', "PATH", "NodeFeatureRule file or directory (repeatable)", OPT_RULES},
     {"no-builtin-rules", 0, NULL, "do not evaluate the built-in rules", OPT_NO_BUILTIN},
     {"dry-run", 'd', NULL, "print the labels instead of writing the file", OPT_DRY_RUN},
+    {"remove", 0, NULL, "delete <features-dir>/nodeprobe if nodeprobe wrote it, scan nothing",
+     OPT_REMOVE},
     {NULL, 0, NULL, NULL, 0},
 };
 
@@ -49,7 +52,8 @@ static const struct cli_spec spec = {
 		   "write the labels to <features-dir>/nodeprobe for NFD's nfd-worker.",
     .opts = opts_table,
     .epilog = "Exit status: 0 ok, 1 failure, 2 usage, 3 bad input (devicetree, sysfs, rules),\n"
-	      "4 the features file could not be written.\n",
+	      "4 the features file could not be written (or removed), 5 --remove: the file is\n"
+	      "not nodeprobe's (left alone).\n",
 };
 
 static int add_list(const char **list, size_t *n, const char *v, char *msg, int msglen)
@@ -103,6 +107,9 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 	case OPT_DRY_RUN:
 		o->dry_run = true;
 		break;
+	case OPT_REMOVE:
+		o->remove = true;
+		break;
 	default:
 		snprintf(msg, (size_t)msglen, "unhandled option");
 		return -1;
@@ -141,11 +148,18 @@ int main(int argc, char **argv)
 			return CLI_EXIT_USAGE;
 		}
 	}
+	if (o.remove && (o.dry_run || o.n_dt_nodes)) {
+		cli_error("--remove scans nothing: it takes no --dry-run and no NODE-NAME");
+		fprintf(stderr, "Try '%s --help' for more information.\n", spec.prog);
+		return CLI_EXIT_USAGE;
+	}
 	cli_log_init(spec.prog, verbose);
-	r = probe_run(&o, &err);
+	r = o.remove ? probe_remove(&o, &err) : probe_run(&o, &err);
 	if (r < 0) {
 		cli_error("%s", err.msg[0] ? err.msg : "failed");
-		return r == -PROBE_EXIT_INPUT || r == -PROBE_EXIT_OUTPUT ? -r : CLI_EXIT_FAILURE;
+		return r == -PROBE_EXIT_INPUT || r == -PROBE_EXIT_OUTPUT || r == -PROBE_EXIT_FOREIGN
+			   ? -r
+			   : CLI_EXIT_FAILURE;
 	}
 	return CLI_EXIT_OK;
 }

@@ -31,6 +31,7 @@ struct probe_opts {
 	size_t n_rules;			      /* used entries of rules */
 	bool no_builtin_rules;		      /* skip the rules shipped with the binary */
 	bool dry_run;			      /* print the labels to stdout, write nothing */
+	bool remove;			      /* nodeprobe --remove: main calls probe_remove */
 };
 
 /* What a source sees during one run. */
@@ -59,8 +60,9 @@ struct probe_source {
 
 /* Exit codes of nodeprobe beyond cli's 0/1/2; also listed in nodeprobe.8. */
 enum {
-	PROBE_EXIT_INPUT = 3,  /* bad input: devicetree, sysfs, rules file */
-	PROBE_EXIT_OUTPUT = 4, /* the features file could not be written */
+	PROBE_EXIT_INPUT = 3,	/* bad input: devicetree, sysfs, rules file */
+	PROBE_EXIT_OUTPUT = 4,	/* the features file could not be written (or removed) */
+	PROBE_EXIT_FOREIGN = 5, /* --remove: the file at that path is not nodeprobe's */
 };
 
 /* Fill unset fields of opts with the defaults above. */
@@ -72,6 +74,16 @@ void probe_opts_defaults(struct probe_opts *opts);
  * or -PROBE_EXIT_INPUT / -PROBE_EXIT_OUTPUT with err filled.
  */
 int probe_run(const struct probe_opts *opts, struct log_err *err);
+
+/*
+ * nodeprobe --remove: delete <features_dir>/<output_name> if it is the file probe_run
+ * writes (a regular file of ours, mode 0644, sorted valid "key=value" label lines: it carries
+ * no marker, see probe_remove.c), with the dot-temp files of killed runs. Never follows a
+ * symlink. Returns 0 when removed or absent (the directory too), -PROBE_EXIT_FOREIGN with err
+ * "<path>: not nodeprobe's file (<why>)..." when the file is someone else's (left alone),
+ * -PROBE_EXIT_OUTPUT with err on an I/O error, -ENOMEM.
+ */
+int probe_remove(const struct probe_opts *opts, struct log_err *err);
 
 /*
  * Scan and evaluate without publishing: fills labels (sorted) from every

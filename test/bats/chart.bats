@@ -409,3 +409,25 @@ E
   grep -qF 'http://$(NODE_IP):29999, http://$(NODE_IP):30021' "$W/notes"
   grep -q "leaves the nodes' hosts.toml files as they are" "$W/notes"
 }
+
+@test "hostile strings in every string value: refused by the schema by path, or the same objects" {
+  # test/k8s/chart-fuzz enumerates every string value of values.yaml (a new value is covered
+  # as it is added) and sets newlines with '---', block-scalar headers (' |1'), '{{', quotes,
+  # YAML indicators and 10 KB strings into each; every render must fail the schema naming the
+  # value's path, or render exactly the default's objects (kind, namespace, name).
+  local h
+  for h in helm helm4; do
+    command -v $h >/dev/null || { echo "# $h not installed: fuzz with it skipped" >&3; continue; }
+    "$T/chart-fuzz" "$C" --helm $h --base "$T/chart-fuzz-all-on.yaml" >"$W/fuzz.txt" ||
+      { cat "$W/fuzz.txt" >&2; return 1; }
+    grep '^#' "$W/fuzz.txt" >&3
+  done
+  # The fuzz sees an injection: the chart with basicAuthSecretName unquoted and unchecked.
+  cp -r "$C" "$W/c"
+  sed -i 's/secretName: {{ $m.basicAuthSecretName | quote }}/secretName: {{ $m.basicAuthSecretName }}/' \
+    "$W/c/templates/mirror-daemonset.yaml"
+  jq '.properties.mirror.properties.basicAuthSecretName = {"type": "string"}' "$C/values.schema.json" >"$W/c/values.schema.json"
+  run "$T/chart-fuzz" "$W/c" --only mirror.basicAuthSecretName
+  [ "$status" -eq 1 ]
+  [[ $output == *'mirror.basicAuthSecretName = "x\n---\napiVersion: v1\nkind: Secret'*"objects differ: extra [('Secret', 'nodeprobe', 'injected')]"* ]]
+}

@@ -82,7 +82,7 @@ kustomizations() {
 
 @test "our workloads: pinned images, limits, no escalation, caps dropped, read-only root" {
   local d
-  for d in k8s/mirror k8s/mirror/cleanup; do
+  for d in k8s/mirror k8s/mirror/cleanup k8s/nfd/remove; do
     render "$d" | "$T/check-manifests" || { echo "in $d" >&2; return 1; }
   done
   for d in k8s/reload k8s/reload/namespaced; do
@@ -170,6 +170,33 @@ kustomizations() {
     run "$T/check-manifests" --ours "$OURS" <"$W/alone.json"
     { [ "$status" -eq 2 ] && [[ $output == *"no container checked"* ]]; } || { echo "$c alone: $status $output" >&2; return 1; }
   done
+}
+
+@test "check-manifests: an emptyDir sizeLimit under 64Ki is refused, in any quantity notation" {
+  # The nfd component's token-hiding emptyDir: 1Ki got NFD's worker evicted every minute (an
+  # empty directory uses 4 KiB on ext4). Every install path's render goes through the checker.
+  render test/k8s/nfd-kustomize >"$W/good.json"
+  local q
+  for q in 1Ki 4Ki 1024 65535 64k 0.06Mi 100m 1e3 63.9Ki x12; do
+    jq ".spec.template.spec.volumes |= map(if .name == \"nodeprobe-no-token\" then .emptyDir.sizeLimit = \"$q\" else . end)" \
+      "$W/good.json" >"$W/bad.json"
+    run "$T/check-manifests" --ours "$OURS" <"$W/bad.json"
+    { [ "$status" -eq 1 ] && [[ $output == *"volume nodeprobe-no-token: emptyDir sizeLimit"* ]]; } ||
+      { echo "sizeLimit $q not refused: $status $output" >&2; return 1; }
+  done
+  for q in 64Ki 65536 0.5Mi 1Mi 66k 1e5 1Gi; do
+    jq ".spec.template.spec.volumes |= map(if .name == \"nodeprobe-no-token\" then .emptyDir.sizeLimit = \"$q\" else . end)" \
+      "$W/good.json" >"$W/ok.json"
+    "$T/check-manifests" --ours "$OURS" <"$W/ok.json" || { echo "sizeLimit $q refused" >&2; return 1; }
+  done
+  # A plain number (65536 bytes as YAML int) counts as bytes too.
+  jq '.spec.template.spec.volumes |= map(if .name == "nodeprobe-no-token" then .emptyDir.sizeLimit = 1024 else . end)' \
+    "$W/good.json" >"$W/bad.json"
+  run "$T/check-manifests" --ours "$OURS" <"$W/bad.json"
+  [ "$status" -eq 1 ]
+  # What we ship: 64Ki in both token-hiding volumes.
+  grep -q 'sizeLimit: 64Ki' k8s/nfd/worker-init.yaml
+  grep -q 'sizeLimit: 64Ki' k8s/mirror/spegel/configuration.yaml
 }
 
 @test "RBAC: only nodeprobe-reload has any, exactly as listed in its man page" {
@@ -555,6 +582,18 @@ kustomizations() {
   "$BUILD/nodeprobe" "${a[@]}" -r "$W/os.yaml"
   grep -qx 'intel.feature.node.kubernetes.io/gpu=true' "$W/features.d/nodeprobe"
   grep -qx 'example.com/os=talos' "$W/features.d/nodeprobe"
+  # k8s/nfd/remove (the uninstall): its nodeprobe --remove deletes exactly that file, twice is
+  # fine, and another tool's file beside it stays.
+  render k8s/nfd/remove >"$W/rm.json"
+  printf 'other.example.com/x=true\n' >"$W/features.d/other"
+  mapfile -t a < <(args "$W/rm.json" /usr/bin/nodeprobe |
+    sed -e "s|^--features-dir=/etc/kubernetes/node-feature-discovery/features.d\$|--features-dir=$W/features.d|")
+  [ "${a[0]}" = --remove ]
+  printf '%s\n' "${a[@]}" | grep -qx -- "--features-dir=$W/features.d"
+  "$BUILD/nodeprobe" "${a[@]}"
+  [ ! -e "$W/features.d/nodeprobe" ]
+  "$BUILD/nodeprobe" "${a[@]}"
+  [ "$(ls -A "$W/features.d")" = other ]
   # nodeprobe-mirror configure and cleanup as k8s/mirror runs them; $(NODE_IP) is the kubelet's
   # expansion of the pod's env, done here by sed.
   render k8s/mirror >"$W/m.json"
@@ -590,6 +629,23 @@ kustomizations() {
     [ "$status" -eq 1 ] || { echo "$d: ${a[*]}: exit $status: $output" >&2; return 1; }
     [[ $output == *"not in a cluster"* ]]
   done
+}
+
+@test "nfd remove: on every node, only NFD's features.d mounted, the same path the component writes" {
+  render k8s/nfd/remove >"$W/rm.json"
+  render test/k8s/nfd-kustomize >"$W/nfd.json"
+  one DaemonSet '.metadata.namespace == "node-feature-discovery"
+    and .spec.template.spec.tolerations == [{"operator": "Exists"}]
+    and .spec.template.spec.automountServiceAccountToken == false
+    and (.spec.template.spec.volumes | length == 1 and .[0].hostPath.path == "/etc/kubernetes/node-feature-discovery/features.d")
+    and ([.spec.template.spec.initContainers[].volumeMounts[]] | length == 1 and .[0].readOnly != true)
+    and ([.spec.template.spec.containers[].volumeMounts // [] | .[]] | length == 0)' "$W/rm.json"
+  # no Namespace object: `kubectl delete -k` must never delete NFD's namespace
+  [ "$(jq -s 'map(select(.kind == "Namespace")) | length' "$W/rm.json")" -eq 0 ]
+  # the directory it removes from is the one the component writes to, and NFD mounts
+  diff <(jq -r '.spec.template.spec.initContainers[] | select(.name == "nodeprobe") | .args[] | select(startswith("--features-dir="))' "$W/nfd.json") \
+       <(jq -r '.spec.template.spec.initContainers[0].args[] | select(startswith("--features-dir="))' "$W/rm.json")
+  jq -e -s '[.[] | select(.kind == "DaemonSet") | .spec.template.spec.volumes[] | select(.name == "features-d") | .hostPath.path | rtrimstr("/")] | unique == ["/etc/kubernetes/node-feature-discovery/features.d"]' "$W/nfd.json"
 }
 
 @test "Helm 4: the post-renderer as a postrenderer/v1 plugin gives Helm 3's output, and fails the same" {

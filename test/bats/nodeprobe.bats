@@ -281,3 +281,83 @@ rules_of_size() {
   [ -L "$T/fd/.nodeprobe.L1nk00" ]
   [ -s "$T/fd/nodeprobe" ]
 }
+
+@test "--remove deletes the file nodeprobe wrote, and a second run is a no-op (exit 0)" {
+  "${NP[@]}"
+  [ -s "$T/fd/nodeprobe" ]
+  printf 'other.example.com/x=true\n' >"$T/fd/other"
+  : >"$T/fd/.nodeprobe.AbC123"                          # a killed run's dot-temp file
+  run "$BUILD/nodeprobe" --features-dir "$T/fd" --remove -v
+  [ "$status" -eq 0 ]
+  [[ $output == *"$T/fd/nodeprobe: removed"* ]]
+  [ "$(ls -A "$T/fd")" = other ]                         # only ours went; other files stay
+  [ "$(cat "$T/fd/other")" = other.example.com/x=true ]
+  run "$BUILD/nodeprobe" --features-dir "$T/fd" --remove
+  [ "$status" -eq 0 ]
+  [ "$output" = "" ]
+  run "$BUILD/nodeprobe" --features-dir "$T/none/features.d" --remove
+  [ "$status" -eq 0 ]
+  [ ! -e "$T/none" ]                                     # nothing created either
+  # an empty file (a run that found no labels) is ours too
+  mkdir -p "$T/empty/bus"
+  "$BUILD/nodeprobe" --sysfs "$T/empty" --proc "$T/proc" --modules-dir "$T/modules" \
+    --features-dir "$T/fd" --no-builtin-rules
+  [ -f "$T/fd/nodeprobe" ] && [ ! -s "$T/fd/nodeprobe" ]
+  "$BUILD/nodeprobe" --features-dir "$T/fd" --remove
+  [ ! -e "$T/fd/nodeprobe" ]
+}
+
+@test "--remove refuses a file that is not nodeprobe's and leaves it as it was (exit 5)" {
+  local c
+  for c in '# hand-written\nexample.com/x=true\n' 'example.com/x=true\n\n' 'example.com/b=1\nexample.com/a=1\n' \
+    'not a label\n' 'example.com/x=true' 'example.com/x=a b\n' 'x=1\0\n'; do
+    printf "$c" >"$T/fd/nodeprobe"
+    chmod 644 "$T/fd/nodeprobe"
+    cp "$T/fd/nodeprobe" "$T/before"
+    run "$BUILD/nodeprobe" --features-dir "$T/fd" --remove
+    { [ "$status" -eq 5 ] && [[ $output == "nodeprobe: error: $T/fd/nodeprobe: not nodeprobe's file ("*"): left alone; delete it by hand if it is stale" ]]; } ||
+      { echo "content '$c': $status $output" >&2; return 1; }
+    cmp "$T/before" "$T/fd/nodeprobe"
+  done
+  printf 'example.com/x=true\n' >"$T/fd/nodeprobe"
+  chmod 600 "$T/fd/nodeprobe"                            # nodeprobe writes 0644
+  run "$BUILD/nodeprobe" --features-dir "$T/fd" --remove
+  [ "$status" -eq 5 ]
+  [[ $output == *"(its mode is not 0644)"* ]]
+  rm "$T/fd/nodeprobe"
+  mkdir "$T/fd/nodeprobe"                                # not a regular file
+  run "$BUILD/nodeprobe" --features-dir "$T/fd" --remove
+  [ "$status" -eq 5 ]
+  [ -d "$T/fd/nodeprobe" ]
+}
+
+@test "--remove never follows a symlink out of the features dir" {
+  mkdir "$T/outside"
+  printf 'example.com/x=true\n' >"$T/outside/nodeprobe"  # looks like ours, but elsewhere
+  chmod 644 "$T/outside/nodeprobe"
+  ln -s ../outside/nodeprobe "$T/fd/nodeprobe"
+  run "$BUILD/nodeprobe" --features-dir "$T/fd" --remove
+  [ "$status" -eq 5 ]
+  [ "$output" = "nodeprobe: error: $T/fd/nodeprobe: a symbolic link, not nodeprobe's file: left alone, not followed" ]
+  [ -L "$T/fd/nodeprobe" ]
+  [ "$(cat "$T/outside/nodeprobe")" = example.com/x=true ]
+  # a dangling link too
+  rm "$T/fd/nodeprobe"
+  ln -s /nonexistent "$T/fd/nodeprobe"
+  run "$BUILD/nodeprobe" --features-dir "$T/fd" --remove
+  [ "$status" -eq 5 ]
+}
+
+@test "--remove scans nothing: --dry-run or a NODE-NAME with it is a usage error" {
+  "${NP[@]}"
+  run "$BUILD/nodeprobe" --features-dir "$T/fd" --remove --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"--remove scans nothing"* ]]
+  run "$BUILD/nodeprobe" --features-dir "$T/fd" --remove timer
+  [ "$status" -eq 2 ]
+  [ -s "$T/fd/nodeprobe" ]
+  # it reads no sysfs: a missing --sysfs root is not an error here
+  run "$BUILD/nodeprobe" --sysfs "$T/nonexistent" --features-dir "$T/fd" --remove
+  [ "$status" -eq 0 ]
+  [ ! -e "$T/fd/nodeprobe" ]
+}

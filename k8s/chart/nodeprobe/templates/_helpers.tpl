@@ -24,8 +24,8 @@
 {{- end -}}
 
 {{- define "nodeprobe.labels" -}}
-helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
-app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service | quote }}
 app.kubernetes.io/part-of: nodeprobe
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 {{- with .Values.commonLabels }}
@@ -36,9 +36,9 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 {{/* Selector labels of a part: include with (list $ "reload"). */}}
 {{- define "nodeprobe.selector" -}}
 {{- $ := index . 0 -}}
-app.kubernetes.io/name: {{ include "nodeprobe.name" $ }}
-app.kubernetes.io/instance: {{ $.Release.Name }}
-app.kubernetes.io/component: {{ index . 1 }}
+app.kubernetes.io/name: {{ include "nodeprobe.name" $ | quote }}
+app.kubernetes.io/instance: {{ $.Release.Name | quote }}
+app.kubernetes.io/component: {{ index . 1 | quote }}
 {{- end -}}
 
 {{- define "nodeprobe.image" -}}
@@ -172,16 +172,16 @@ refuses them ("given twice"), and would on every node.
 {{- $ := index . 0 -}}
 {{- $path := index . 1 -}}
 {{- $m := $.Values.mirror -}}
-- --config-path={{ $path }}
+- {{ printf "--config-path=%s" $path | quote }}
 {{- range (include "nodeprobe.mirrorTargets" $ | fromJsonArray) }}
-- --mirror-target={{ . }}
+- {{ printf "--mirror-target=%s" . | quote }}
 {{- end }}
 {{- range (include "nodeprobe.mirrorRegistries" $ | fromJsonArray) }}
-- --registry={{ . }}
+- {{ printf "--registry=%s" . | quote }}
 {{- end }}
-- --resolve-tags={{ $m.resolveTags }}
+- {{ printf "--resolve-tags=%t" $m.resolveTags | quote }}
 {{- with $m.dialTimeout }}
-- --dial-timeout={{ . }}
+- {{ printf "--dial-timeout=%s" . | quote }}
 {{- end }}
 {{- if $m.prependExisting }}
 - --prepend-existing
