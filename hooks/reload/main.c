@@ -446,6 +446,13 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 			 arg);
 		return -1;
 	case O_WEBHOOK_URL:
+		/* checked at start: an unusable scheme would fail every POST, silently but for logs
+		 */
+		if (*arg && !reload_notify_url_ok(arg)) {
+			snprintf(msg, (size_t)msglen,
+				 "--webhook-url: the URL must start with http:// or https://");
+			return -1;
+		}
 		o->webhook_url = *arg ? arg : NULL;
 		return 0;
 	case O_FIELDSEL:

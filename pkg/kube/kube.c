@@ -45,6 +45,8 @@ struct kube_client {
 	int retries;
 	int base_ms;
 	long timeout_ms; /* whole-request timeout of kube_request (default 120 s) */
+	int (*gate)(void *ctx, const char *method, const char *url); /* write gate, or NULL */
+	void *gate_ctx;
 	unsigned long codes[KUBE_CODES];
 };
 
@@ -135,6 +137,8 @@ const char *kube_strerror(int code)
 		return "the API server's answer is not the JSON expected";
 	case KUBE_ECONFIG:
 		return "the kubeconfig or in-cluster configuration is unusable";
+	case KUBE_EFENCED:
+		return "a write not sent: the gate refused it (not leading)";
 	default:
 		return strerror(code < 0 ? -code : code);
 	}
@@ -168,6 +172,13 @@ long kube_client_set_timeout(struct kube_client *cl, long ms)
 
 	cl->timeout_ms = ms > 0 ? ms : 120000;
 	return old;
+}
+
+void kube_client_set_gate(struct kube_client *cl,
+			  int (*gate)(void *ctx, const char *method, const char *url), void *ctx)
+{
+	cl->gate = gate;
+	cl->gate_ctx = ctx;
 }
 
 const char *kube_client_server(const struct kube_client *cl)
@@ -428,6 +439,9 @@ static int perform(struct kube_client *cl, const char *method, const char *url,
 	struct curl_slist *hdrs;
 	CURLcode res;
 
+	if (cl->gate && strcmp(method, "GET") != 0 && cl->gate(cl->gate_ctx, method, url))
+		return log_err_set(rc->err, KUBE_EFENCED, "%s %s: not sent (not leading)", method,
+				   url);
 	refresh_token(cl, 0);
 	curl_easy_reset(cl->easy);
 	setup_handle(cl, cl->easy, errbuf);

@@ -18,6 +18,7 @@ enum {
 	KUBE_EHTTP = -4004,   /* an unexpected HTTP status (the message says which) */
 	KUBE_EJSON = -4005,   /* a response that is not the JSON we expected */
 	KUBE_ECONFIG = -4006, /* the kubeconfig or in-cluster files are unusable */
+	KUBE_EFENCED = -4007, /* a write the client's gate refused (not sent) */
 };
 
 /* A static description of code: a KUBE_E* code, or -errno (strerror's words). */
@@ -128,6 +129,14 @@ void kube_client_set_retries(struct kube_client *cl, int attempts, int base_ms);
  * <= 0 restores it; watches are not affected). Returns the previous value.
  */
 long kube_client_set_timeout(struct kube_client *cl, long ms);
+/*
+ * A write gate: gate(ctx, method, url) is called right before each attempt of every request
+ * whose method is not GET is sent (after any backoff); non-zero refuses it: the request is
+ * not sent and kube_request returns KUBE_EFENCED with err set. NULL gate: none (default).
+ * Leader election fences the controller's writes with it.
+ */
+void kube_client_set_gate(struct kube_client *cl,
+			  int (*gate)(void *ctx, const char *method, const char *url), void *ctx);
 
 /*
  * One request. url is a full URL from kube_url. body may be NULL (no body).

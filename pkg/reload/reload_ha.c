@@ -45,6 +45,7 @@ struct reload_ha {
 	long long next_ms;	  /* next try */
 	long long renewed_ms;	  /* start of the last successful try */
 	long long renew_start_ms; /* first failed renew of this round, 0: none */
+	int lease_write;	  /* a request on the Lease itself: not fenced */
 	char reported[256];	  /* the leader last logged */
 };
 
@@ -94,8 +95,10 @@ static int lease_request(struct ctl *c, const char *method, const char *name, co
 	/* bounded by the renew deadline, as client-go's renew context bounds each try */
 	kube_client_set_retries(c->cl, 1, c->o->retry_base_ms);
 	old = kube_client_set_timeout(c->cl, c->o->renew_deadline_ms);
+	c->ha->lease_write = 1;
 	r = kube_request(c->cl, method, c->url.buf, body ? "application/json" : NULL, body,
 			 &c->resp, err);
+	c->ha->lease_write = 0;
 	kube_client_set_timeout(c->cl, old);
 	kube_client_set_retries(c->cl, c->o->retries, c->o->retry_base_ms);
 	return r;
@@ -425,6 +428,27 @@ static void tick(struct ctl *c)
 		ha->next_ms = ha->renew_start_ms + c->o->renew_deadline_ms;
 }
 
+/*
+ * The write fence (kube_client_set_gate): every API write but the Lease's own is refused unless
+ * we hold the Lease and the renew deadline, counted on the monotonic clock from the start of
+ * the last successful renewal, has not passed at the moment the request is about to be sent.
+ * A standby takes over only a lease duration after it saw our last renewal, and the renew
+ * deadline is shorter than that: our writes end before another instance's can begin.
+ */
+static int fence(void *ctx, const char *method, const char *url)
+{
+	struct ctl *c = ctx;
+	const struct reload_ha *ha = c->ha;
+
+	if (!ha || ha->lease_write)
+		return 0;
+	if (ha->leader && reload_now_ms() - ha->renewed_ms < c->o->renew_deadline_ms)
+		return 0;
+	METRIC_INC(c->m.fenced);
+	log_warn("%s %s: not sent: the Lease is not held or its renewal is overdue", method, url);
+	return 1;
+}
+
 int reload_ha_acting(const struct ctl *c)
 {
 	const struct reload_ha *ha = c->ha;
@@ -526,6 +550,7 @@ int reload_ha_new(struct ctl *c, struct log_err *err)
 	ha->name = strdup(c->o->lease_name ? c->o->lease_name : "stakater-reloader-lock");
 	if (!ha->ns || !ha->id || !ha->name)
 		return log_err_set(err, -ENOMEM, "out of memory");
+	kube_client_set_gate(c->cl, fence, c);
 	log_info("HA: Lease %s/%s, identity %s", ha->ns, ha->name, ha->id);
 	return 0;
 }
@@ -536,6 +561,8 @@ void reload_ha_free(struct ctl *c)
 
 	if (!ha)
 		return;
+	if (c->cl)
+		kube_client_set_gate(c->cl, NULL, NULL);
 	json_decref(ha->lease);
 	free(ha->observed);
 	free(ha->holder);

@@ -5,6 +5,7 @@
 #include <microhttpd.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <stdarg.h>
@@ -61,6 +62,22 @@ static int render(struct strbuf *sb, struct reload_metrics *m)
 			     "1 while this replica holds the Lease (--enable-ha), 0 standing by.");
 		r = r ? r : sb_addf(sb, "nodeprobe_reload_leader %d\n", METRIC_GET(m->leader) == 2);
 	}
+	r = r ? r
+	      : head(sb, "nodeprobe_reload_notify_dropped_total", "counter",
+		     "Alerts and webhooks dropped because their queue was full.");
+	r = r ? r
+	      : sb_addf(sb, "nodeprobe_reload_notify_dropped_total %lu\n",
+			METRIC_GET(m->notify_dropped));
+	r = r ? r
+	      : head(sb, "nodeprobe_reload_notify_queued", "gauge",
+		     "Alerts and webhooks waiting to be sent.");
+	r = r ? r
+	      : sb_addf(sb, "nodeprobe_reload_notify_queued %lu\n", METRIC_GET(m->notify_queued));
+	r = r ? r
+	      : head(sb, "nodeprobe_reload_fenced_writes_total", "counter",
+		     "API writes not sent: the Lease was not held or its renewal overdue.");
+	r = r ? r
+	      : sb_addf(sb, "nodeprobe_reload_fenced_writes_total %lu\n", METRIC_GET(m->fenced));
 	r = r ? r : head(sb, requests, "counter", "API requests by HTTP status (0: no answer).");
 	for (i = 0; i < KUBE_CODES && !r; i++) {
 		unsigned long n = kube_client_count(m->cl, i);
@@ -69,6 +86,181 @@ static int render(struct strbuf *sb, struct reload_metrics *m)
 			r = sb_addf(sb, "%s{code=\"%d\"} %lu\n", requests, i, n);
 	}
 	return r ? r : reload_render_reloader(sb, m);
+}
+
+/*
+ * Slow clients (slowloris): libmicrohttpd's idle timeout (HTTP_IDLE_S) starts again with every
+ * byte, so a client trickling a header line a second held its connection for ever, and a few
+ * thousand of them filled the table: no /healthz answer, and the kubelet restarts the pod.
+ * So every request head has a deadline of its own, HTTP_HEAD_S from the accept (or from the end
+ * of the previous request on a kept-alive connection), and the table keeps HTTP_RESERVE slots:
+ * when more connections than the limit less the reserve wait for their head, the oldest of them
+ * is closed. Connections are tracked from libmicrohttpd's connection notifications (its own
+ * thread); a reaper thread shuts their sockets down (shutdown(2): libmicrohttpd then sees the
+ * end of the stream and closes the connection itself, in its thread; the descriptor stays ours
+ * to name until the CLOSED notification, which comes before libmicrohttpd closes it).
+ */
+#define HTTP_HEAD_S  5
+#define HTTP_RESERVE 64
+
+struct hconn {
+	struct hconn *prev, *next; /* in http.wait while its head is awaited */
+	int fd;
+	long long since_ms; /* accepted, or the previous request ended (monotonic) */
+	int linked, culled;
+};
+
+struct http {
+	struct MHD_Daemon *d;
+	struct reload_metrics *m;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t reaper;
+	int reaper_on, stop;
+	struct hconn wait; /* list head: oldest first */
+	unsigned int nwait, nculled, cull_at;
+	unsigned long head_timeouts, culls; /* for tests and messages */
+};
+
+static void unlink_hc(struct http *h, struct hconn *hc)
+{
+	if (!hc->linked)
+		return;
+	hc->prev->next = hc->next;
+	hc->next->prev = hc->prev;
+	hc->linked = 0;
+	h->nwait--;
+	if (hc->culled)
+		h->nculled--;
+}
+
+static void link_hc(struct http *h, struct hconn *hc)
+{
+	hc->since_ms = reload_now_ms();
+	hc->culled = 0;
+	hc->prev = h->wait.prev;
+	hc->next = &h->wait;
+	h->wait.prev->next = hc;
+	h->wait.prev = hc;
+	hc->linked = 1;
+	h->nwait++;
+}
+
+/* Close hc (its head is late, or a slot is needed): the reaper's and the accept's way. */
+static void cull(struct http *h, struct hconn *hc)
+{
+	hc->culled = 1;
+	h->nculled++;
+	shutdown(hc->fd, SHUT_RDWR);
+}
+
+static struct hconn *hc_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+/* The request's head arrived (the access handler runs): no deadline until it has ended. */
+static void head_done(struct http *h, struct MHD_Connection *conn)
+{
+	struct hconn *hc = hc_of(conn);
+
+	if (!hc)
+		return;
+	pthread_mutex_lock(&h->mu);
+	unlink_hc(h, hc);
+	pthread_mutex_unlock(&h->mu);
+}
+
+static void on_conn(void *cls, struct MHD_Connection *conn, void **sctx,
+		    enum MHD_ConnectionNotificationCode toe)
+{
+	struct http *h = cls;
+	struct hconn *hc = *sctx;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+		    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		hc = calloc(1, sizeof(*hc));
+		if (!hc || !ci) {
+			free(hc);
+			return;
+		}
+		hc->fd = ci->connect_fd;
+		*sctx = hc;
+		pthread_mutex_lock(&h->mu);
+		link_hc(h, hc);
+		/* keep the reserve: the oldest connections still sending their head make room */
+		while (h->nwait - h->nculled > h->cull_at) {
+			struct hconn *o = h->wait.next;
+
+			while (o != &h->wait && o->culled)
+				o = o->next;
+			if (o == &h->wait || o == hc)
+				break;
+			cull(h, o);
+			h->culls++;
+		}
+		pthread_mutex_unlock(&h->mu);
+		return;
+	}
+	if (!hc)
+		return;
+	pthread_mutex_lock(&h->mu);
+	unlink_hc(h, hc);
+	pthread_mutex_unlock(&h->mu);
+	free(hc);
+	*sctx = NULL;
+}
+
+/* A request ended: a kept-alive connection's next head has HTTP_HEAD_S again. */
+static void on_done(void *cls, struct MHD_Connection *conn, void **con_cls,
+		    enum MHD_RequestTerminationCode toe)
+{
+	struct http *h = cls;
+	struct hconn *hc = hc_of(conn);
+
+	(void)con_cls;
+	(void)toe;
+	if (!hc)
+		return;
+	pthread_mutex_lock(&h->mu);
+	if (!hc->linked)
+		link_hc(h, hc);
+	pthread_mutex_unlock(&h->mu);
+}
+
+static void *reaper(void *ud)
+{
+	struct http *h = ud;
+	struct timespec ts;
+
+	pthread_mutex_lock(&h->mu);
+	while (!h->stop) {
+		long long now = reload_now_ms();
+		struct hconn *hc;
+
+		for (hc = h->wait.next; hc != &h->wait; hc = hc->next) {
+			if (now - hc->since_ms < HTTP_HEAD_S * 1000LL)
+				break; /* oldest first: the rest are younger */
+			if (!hc->culled) {
+				cull(h, hc);
+				h->head_timeouts++;
+			}
+		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 250 * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&h->cv, &h->mu, &ts);
+	}
+	pthread_mutex_unlock(&h->mu);
+	return NULL;
 }
 
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int code, const char *type,
@@ -90,13 +282,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 			      const char *method, const char *version, const char *upload,
 			      size_t *upload_size, void **con_cls)
 {
-	struct reload_metrics *m = cls;
+	struct reload_metrics *m = ((struct http *)cls)->m;
 	enum MHD_Result ret;
 
 	(void)version;
 	(void)upload;
 	(void)upload_size;
 	(void)con_cls;
+	head_done(cls, conn);
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 		return reply(conn, 405, "text/plain", "method not allowed\n", 19);
 	if (strcmp(url, "/healthz") == 0)
@@ -235,49 +428,86 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	log_debug("http: %s", mhd_last);
 }
 
+static struct MHD_Daemon *start(struct http *h, unsigned int flags, const struct sockaddr *sa,
+				unsigned int limit)
+{
+	return MHD_start_daemon(flags, 0, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, sa,
+				MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_CONNECTION_TIMEOUT,
+				(unsigned int)HTTP_IDLE_S, MHD_OPTION_NOTIFY_CONNECTION, on_conn, h,
+				MHD_OPTION_NOTIFY_COMPLETED, on_done, h, MHD_OPTION_EXTERNAL_LOGGER,
+				mhd_log, NULL, MHD_OPTION_END);
+}
+
 void *reload_http_start(const char *listen, struct reload_metrics *m, struct log_err *err)
 {
 	struct sockaddr_storage ss;
 	struct sockaddr_in6 any6;
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
 	unsigned int limit = conn_limit();
-	struct MHD_Daemon *d = NULL;
+	struct http *h;
 	int any = 0;
 
 	if (parse_listen(listen, &ss, &any, err) < 0)
 		return NULL;
+	h = calloc(1, sizeof(*h));
+	if (!h) {
+		log_err_set(err, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	h->m = m;
+	h->wait.next = h->wait.prev = &h->wait;
+	h->cull_at = limit > 2 * HTTP_RESERVE ? limit - HTTP_RESERVE : limit / 2;
+	pthread_mutex_init(&h->mu, NULL);
+	pthread_cond_init(&h->cv, NULL);
 	if (any) {
 		/* ":PORT" is every address, IPv6 too where the host has it (Go's ":9090") */
 		memset(&any6, 0, sizeof(any6));
 		any6.sin6_family = AF_INET6;
 		any6.sin6_addr = in6addr_any;
 		any6.sin6_port = ((struct sockaddr_in *)&ss)->sin_port;
-		d = MHD_start_daemon(flags | MHD_USE_DUAL_STACK, 0, NULL, NULL, handle, m,
-				     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&any6,
-				     MHD_OPTION_CONNECTION_LIMIT, limit,
-				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_IDLE_S,
-				     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
+		h->d = start(h, flags | MHD_USE_DUAL_STACK, (struct sockaddr *)&any6, limit);
 	}
 	/* "[::]:PORT" takes IPv4 too, as Go's listener on "[::]" does */
-	if (!d && ss.ss_family == AF_INET6 &&
+	if (!h->d && ss.ss_family == AF_INET6 &&
 	    IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&ss)->sin6_addr))
 		flags |= MHD_USE_DUAL_STACK;
-	if (!d)
-		d = MHD_start_daemon(flags | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0), 0, NULL,
-				     NULL, handle, m, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-				     MHD_OPTION_CONNECTION_LIMIT, limit,
-				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_IDLE_S,
-				     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
-	if (!d) {
+	if (!h->d)
+		h->d = start(h, flags | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+			     (struct sockaddr *)&ss, limit);
+	if (!h->d) {
 		log_err_set(err, -EADDRINUSE, "--listen '%s': cannot listen%s%s", listen,
 			    mhd_last[0] ? ": " : "", mhd_last);
+		reload_http_stop(h);
 		return NULL;
 	}
-	return d;
+	h->reaper_on = pthread_create(&h->reaper, NULL, reaper, h) == 0;
+	if (!h->reaper_on) {
+		log_err_set(err, -EAGAIN, "--listen '%s': cannot start a thread", listen);
+		reload_http_stop(h);
+		return NULL;
+	}
+	return h;
 }
 
-void reload_http_stop(void *h)
+void reload_http_stop(void *p)
 {
-	if (h)
-		MHD_stop_daemon(h);
+	struct http *h = p;
+
+	if (!h)
+		return;
+	if (h->reaper_on) {
+		pthread_mutex_lock(&h->mu);
+		h->stop = 1;
+		pthread_cond_signal(&h->cv);
+		pthread_mutex_unlock(&h->mu);
+		pthread_join(h->reaper, NULL);
+	}
+	if (h->d)
+		MHD_stop_daemon(h->d); /* its CLOSED notifications free what is still tracked */
+	if (h->head_timeouts || h->culls)
+		log_debug("http: %lu request heads late, %lu connections closed for room",
+			  h->head_timeouts, h->culls);
+	pthread_mutex_destroy(&h->mu);
+	pthread_cond_destroy(&h->cv);
+	free(h);
 }

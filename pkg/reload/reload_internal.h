@@ -334,6 +334,9 @@ struct reload_metrics {
 	unsigned long events[2][3]; /* ConfigMap/Secret [cls][add, update, delete] received */
 	int by_namespace;	    /* METRICS_COUNT_BY_NAMESPACE=enabled */
 	struct reload_ns_count *ns_counts; /* rollouts per namespace (by_namespace) */
+	unsigned long notify_dropped;	   /* alerts/webhooks dropped from a full queue */
+	unsigned long notify_queued;	   /* gauge: alerts/webhooks waiting */
+	unsigned long fenced;		   /* API writes not sent: the Lease not held */
 };
 
 /* Start /healthz, /readyz, /metrics on listen ("[host]:port"). Returns a handle or NULL + err. */
@@ -470,8 +473,9 @@ struct ctl {
 	const struct cfg_ent *ev_last; /* the object the Reloaded Event names (borrowed) */
 	struct reload_metrics m;
 	struct strbuf url, body, resp;
-	struct reload_nsel *nsel; /* --namespace-selector, NULL: none */
-	int list_max_pages;	  /* a LIST's page cap; 0: LIST_MAX_PAGES (tests set fewer) */
+	struct reload_nsel *nsel;  /* --namespace-selector, NULL: none */
+	int list_max_pages;	   /* a LIST's page cap; 0: LIST_MAX_PAGES (tests set fewer) */
+	struct reload_notifyq *nq; /* alerts and webhooks waiting for their thread, or NULL */
 };
 
 /* Shared between the sibling files of this module (each defined in one). */
@@ -699,10 +703,20 @@ int reload_notify_post(const char *url, const char *proxy, const char *ctype, co
 int reload_alert_body(struct strbuf *sb, const struct reload_alert *a, const char *obj,
 		      const char *type, const char *ns, const char *workload, const char *kind,
 		      const char **ctype);
-/* Send the alert for a successful rollout when ALERT_ON_RELOAD=true (errors are logged). */
+#define RELOAD_NOTIFY_QUEUE_MAX 256 /* alerts/webhooks waiting; a full queue drops its oldest */
+#define RELOAD_NOTIFY_BODY_MAX	(64 * 1024) /* bytes of a sink's answer read, the rest cut */
+
+/*
+ * Start the thread that sends alerts and webhooks (only when ALERT_ON_RELOAD or --webhook-url
+ * is set; c->nq stays NULL otherwise). Returns 0 or a negative code with err set.
+ */
+int reload_notify_start(struct ctl *c, struct log_err *err);
+/* Stop it: drain sends what is queued first (once mode), else the POST in flight is abandoned. */
+void reload_notify_stop(struct ctl *c, int drain);
+/* Queue the alert for a successful rollout when ALERT_ON_RELOAD=true (errors are logged). */
 void reload_notify_alert(struct ctl *c, const char *obj, const char *type, const char *ns,
 			 const char *workload, const char *kind);
-/* --webhook-url: POST {"webhook":"update successful"} for a changed object (errors logged). */
+/* --webhook-url: queue POST {"webhook":"update successful"} for a changed object. */
 void reload_notify_webhook(struct ctl *c, const struct cfg_ent *ce);
 
 /*

@@ -3,6 +3,10 @@
  */
 #include <curl/curl.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <strings.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,13 +14,24 @@
 
 #define NOTIFY_TIMEOUT_MS 10000L /* Reloader sets none: a hanging endpoint stalled its queue */
 
-/* Keep at most 256 bytes of the answer, for the log. */
+/* The answer being read: its first 256 bytes kept for the log, RELOAD_NOTIFY_BODY_MAX read. */
+struct answer {
+	struct strbuf *sb;
+	size_t seen;
+	int capped; /* the body went past the cap: the transfer was cut there */
+};
+
 static size_t on_body(char *p, size_t size, size_t n, void *ud)
 {
-	struct strbuf *sb = ud;
-	size_t len = size * n, room = sb->len < 256 ? 256 - sb->len : 0;
+	struct answer *a = ud;
+	size_t len = size * n, room = a->sb->len < 256 ? 256 - a->sb->len : 0;
 
-	sb_addn(sb, p, len < room ? len : room);
+	sb_addn(a->sb, p, len < room ? len : room);
+	a->seen += len;
+	if (a->seen > RELOAD_NOTIFY_BODY_MAX) {
+		a->capped = 1;
+		return 0; /* CURLE_WRITE_ERROR: nothing more is read */
+	}
 	return len;
 }
 
@@ -51,12 +66,22 @@ static int on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, cu
 	(void)dn;
 	(void)ut;
 	(void)un;
-	return reload_stop_flag ? 1 : 0;
+	return reload_stop_flag || (ud && __atomic_load_n((int *)ud, __ATOMIC_RELAXED)) ? 1 : 0;
 }
+
+static int post(const char *url, const char *proxy, const char *ctype, const char *body,
+		struct strbuf *resp, int *abort_flag, struct log_err *err);
 
 int reload_notify_post(const char *url, const char *proxy, const char *ctype, const char *body,
 		       struct strbuf *resp, struct log_err *err)
 {
+	return post(url, proxy, ctype, body, resp, NULL, err);
+}
+
+static int post(const char *url, const char *proxy, const char *ctype, const char *body,
+		struct strbuf *resp, int *abort_flag, struct log_err *err)
+{
+	struct answer ans = {.sb = resp};
 	CURL *e = curl_easy_init();
 	struct curl_slist *h = NULL;
 	char hdr[128], ebuf[CURL_ERROR_SIZE] = "", shown[256];
@@ -85,10 +110,16 @@ int reload_notify_post(const char *url, const char *proxy, const char *ctype, co
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, ebuf);
 	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(e, CURLOPT_XFERINFODATA, abort_flag);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(e, CURLOPT_WRITEDATA, resp);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, &ans);
 	sb_reset(resp);
 	cr = curl_easy_perform(e);
+	if (cr == CURLE_WRITE_ERROR && ans.capped) {
+		log_debug("POST %s: answer longer than %d bytes, not read further",
+			  url_for_log(url, shown, sizeof(shown)), RELOAD_NOTIFY_BODY_MAX);
+		cr = CURLE_OK; /* the status line came: it decides */
+	}
 	if (cr == CURLE_OK)
 		curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
 	curl_slist_free_all(h);
@@ -174,14 +205,209 @@ out:
 	return r;
 }
 
+/* ---- the queue: alerts and webhooks are sent by their own thread, never by the run loop ---- */
+
+struct note {
+	struct note *next;
+	int alert;	    /* 1: an alert (ALERT_*), 0: a --webhook-url POST */
+	const char *ctype;  /* static */
+	char *body, *about; /* owned; about names the change in messages */
+};
+
+struct reload_notifyq {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct note *head, *tail;
+	size_t n;
+	int stop;  /* 1: drop what is queued and end; 2: send what is queued, then end */
+	int abort; /* read by the POST's progress callback: abandon the POST in flight */
+	const struct reload_opts *o;
+	struct reload_metrics *m;
+};
+
+static void note_free(struct note *nt)
+{
+	if (!nt)
+		return;
+	free(nt->body);
+	free(nt->about);
+	free(nt);
+}
+
+static void send_note(struct reload_notifyq *q, const struct note *nt)
+{
+	const struct reload_alert *a = &q->o->alert;
+	struct strbuf resp = STRBUF_INIT(4096);
+	struct log_err err = {0};
+	const char *sink = a->sink ? a->sink : "";
+	int r;
+
+	if (nt->alert) {
+		r = post(a->url, a->proxy, nt->ctype, nt->body, &resp, &q->abort, &err);
+		/* Reloader's success codes: Teams and Google Chat exactly 200, others below 400 */
+		if (r < 0)
+			log_error("Error sending alert: %s", err.msg);
+		else if ((strcmp(sink, "teams") == 0 || strcmp(sink, "gchat") == 0) ? r != 200
+										    : r >= 400)
+			log_error("Error sending alert: error sending msg. status: %d", r);
+	} else {
+		/* Reloader v1.4.21 (reloader.md §9.7): the body is fixed, the status ignored */
+		r = post(q->o->webhook_url, NULL, nt->ctype, nt->body, &resp, &q->abort, &err);
+		if (r < 0)
+			log_error("webhook for %s failed: %s", nt->about, err.msg);
+		else
+			log_info("webhook sent for %s: HTTP %d %s", nt->about, r,
+				 resp.buf ? resp.buf : "");
+	}
+	sb_free(&resp);
+}
+
+static void *worker(void *ud)
+{
+	struct reload_notifyq *q = ud;
+	struct note *nt;
+
+	pthread_mutex_lock(&q->mu);
+	for (;;) {
+		while (!q->head && !q->stop)
+			pthread_cond_wait(&q->cv, &q->mu);
+		if (q->stop == 1 || !q->head)
+			break;
+		nt = q->head;
+		q->head = nt->next;
+		if (!q->head)
+			q->tail = NULL;
+		q->n--;
+		METRIC_SET(q->m->notify_queued, q->n);
+		pthread_mutex_unlock(&q->mu);
+		send_note(q, nt);
+		note_free(nt);
+		pthread_mutex_lock(&q->mu);
+	}
+	pthread_mutex_unlock(&q->mu);
+	return NULL;
+}
+
+int reload_notify_start(struct ctl *c, struct log_err *err)
+{
+	struct reload_notifyq *q;
+
+	if (!c->o->alert.on && !c->o->webhook_url)
+		return 0;
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	q->o = c->o;
+	q->m = &c->m;
+	pthread_mutex_init(&q->mu, NULL);
+	pthread_cond_init(&q->cv, NULL);
+	if (pthread_create(&q->th, NULL, worker, q) != 0) {
+		pthread_mutex_destroy(&q->mu);
+		pthread_cond_destroy(&q->cv);
+		free(q);
+		return log_err_set(err, -EAGAIN, "cannot start the notification thread");
+	}
+	c->nq = q;
+	return 0;
+}
+
+void reload_notify_stop(struct ctl *c, int drain)
+{
+	struct reload_notifyq *q = c->nq;
+	struct note *nt;
+	size_t left;
+
+	if (!q)
+		return;
+	pthread_mutex_lock(&q->mu);
+	q->stop = drain ? 2 : 1;
+	if (!drain)
+		__atomic_store_n(&q->abort, 1, __ATOMIC_RELAXED);
+	pthread_cond_signal(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+	pthread_join(q->th, NULL);
+	for (left = 0; (nt = q->head); left++) {
+		q->head = nt->next;
+		note_free(nt);
+	}
+	if (left)
+		log_warn("stopping: %zu alerts or webhooks not sent", left);
+	pthread_mutex_destroy(&q->mu);
+	pthread_cond_destroy(&q->cv);
+	free(q);
+	c->nq = NULL;
+}
+
+/* Queue a note (owned by the queue from now on); a full queue drops its oldest note. */
+static void enqueue(struct ctl *c, struct note *nt)
+{
+	struct reload_notifyq *q = c->nq;
+	struct note *old = NULL;
+
+	if (!q) { /* not started (a test's ctl): nothing sends it */
+		note_free(nt);
+		return;
+	}
+	pthread_mutex_lock(&q->mu);
+	if (q->n >= RELOAD_NOTIFY_QUEUE_MAX) {
+		old = q->head;
+		q->head = old->next;
+		if (!q->head)
+			q->tail = NULL;
+		q->n--;
+	}
+	if (q->tail)
+		q->tail->next = nt;
+	else
+		q->head = nt;
+	q->tail = nt;
+	q->n++;
+	METRIC_SET(c->m.notify_queued, q->n);
+	pthread_cond_signal(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+	if (old) {
+		METRIC_INC(c->m.notify_dropped);
+		log_warn("alert/webhook queue full (%d): dropped the one for %s",
+			 RELOAD_NOTIFY_QUEUE_MAX, old->about);
+		note_free(old);
+	}
+}
+
+static struct note *note_new(int alert, const char *ctype, char *body, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static struct note *note_new(int alert, const char *ctype, char *body, const char *fmt, ...)
+{
+	struct note *nt = calloc(1, sizeof(*nt));
+	va_list ap;
+	int r;
+
+	if (!nt) {
+		free(body);
+		return NULL;
+	}
+	nt->alert = alert;
+	nt->ctype = ctype;
+	nt->body = body;
+	va_start(ap, fmt);
+	r = vasprintf(&nt->about, fmt, ap);
+	va_end(ap);
+	if (r < 0 || !body) {
+		nt->about = NULL;
+		note_free(nt);
+		return NULL;
+	}
+	return nt;
+}
+
 void reload_notify_alert(struct ctl *c, const char *obj, const char *type, const char *ns,
 			 const char *workload, const char *kind)
 {
 	const struct reload_alert *a = &c->o->alert;
-	struct strbuf body = STRBUF_INIT(64 * 1024), resp = STRBUF_INIT(4096);
-	struct log_err err = {0};
-	const char *ctype = NULL, *sink = a->sink ? a->sink : "";
-	int r;
+	struct strbuf body = STRBUF_INIT(64 * 1024);
+	const char *ctype = NULL;
+	struct note *nt;
 
 	if (!a->on)
 		return;
@@ -189,34 +415,32 @@ void reload_notify_alert(struct ctl *c, const char *obj, const char *type, const
 		log_error("ALERT_WEBHOOK_URL env variable not provided");
 		return;
 	}
-	r = reload_alert_body(&body, a, obj, type, ns, workload, kind, &ctype);
-	if (r == 0)
-		r = reload_notify_post(a->url, a->proxy, ctype, body.buf, &resp, &err);
-	/* Reloader's success codes: Teams and Google Chat exactly 200, others below 400 */
-	if (r < 0)
-		log_error("Error sending alert: %s", err.msg);
-	else if ((strcmp(sink, "teams") == 0 || strcmp(sink, "gchat") == 0) ? r != 200 : r >= 400)
-		log_error("Error sending alert: error sending msg. status: %d", r);
+	if (reload_alert_body(&body, a, obj, type, ns, workload, kind, &ctype) < 0) {
+		sb_free(&body);
+		log_error("Error sending alert: out of memory");
+		return;
+	}
+	nt = note_new(1, ctype, strdup(body.buf ? body.buf : ""), "%s %s/%s", kind, ns, workload);
 	sb_free(&body);
-	sb_free(&resp);
+	if (nt)
+		enqueue(c, nt);
+	else
+		log_error("Error sending alert: out of memory");
 }
 
 void reload_notify_webhook(struct ctl *c, const struct cfg_ent *ce)
 {
-	struct strbuf resp = STRBUF_INIT(4096);
-	struct log_err err = {0};
-	int r;
+	struct note *nt = note_new(
+	    0, "application/json", strdup("{\"webhook\":\"update successful\"}"), "%s %s/%s",
+	    reload_type_name(reload_cls_type(ce->e.cls)), ce->e.ns, ce->e.name);
 
-	/* Reloader v1.4.21 (reloader.md §9.7): the body is fixed, the status ignored */
-	r = reload_notify_post(c->o->webhook_url, NULL, "application/json",
-			       "{\"webhook\":\"update successful\"}", &resp, &err);
-	if (r < 0)
-		log_error("webhook for %s %s/%s failed: %s",
-			  reload_type_name(reload_cls_type(ce->e.cls)), ce->e.ns, ce->e.name,
-			  err.msg);
+	if (nt)
+		enqueue(c, nt);
 	else
-		log_info("webhook sent for %s %s/%s: HTTP %d %s",
-			 reload_type_name(reload_cls_type(ce->e.cls)), ce->e.ns, ce->e.name, r,
-			 resp.buf ? resp.buf : "");
-	sb_free(&resp);
+		log_error("webhook for %s/%s: out of memory", ce->e.ns, ce->e.name);
+}
+
+int reload_notify_url_ok(const char *url)
+{
+	return strncasecmp(url, "http://", 7) == 0 || strncasecmp(url, "https://", 8) == 0;
 }

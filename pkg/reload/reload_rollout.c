@@ -315,7 +315,7 @@ static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger 
 		c->ev_last = src[n - 1]; /* named by the Reloaded Event */
 		/* the write of each kind: reload_kinds.c (pause-period: reload_pause.c) */
 		r = reload_write(c, we, t, n, attempt, wall_now(), &q, &err);
-		if (r == 0 || r == -ENOENT)
+		if (r == 0 || r == -ENOENT || r == KUBE_EFENCED)
 			return r;
 		if (r == 409 && attempt + 1 < CONFLICT_RETRIES) {
 			log_info("%s %s/%s: conflict, re-reading (attempt %d)",
@@ -431,6 +431,12 @@ void reload_process_due(struct ctl *c, int force)
 		}
 		cls = we->e.cls;
 		r = reload_rollout(c, we);
+		if (r == KUBE_EFENCED) {
+			/* the Lease's renew deadline passed: it stays pending, for whoever leads */
+			log_info("%s %s/%s: not rolled: the Lease is not held (renewal overdue)",
+				 reload_kind_name(we->w.kind), we->e.ns, we->e.name);
+			break;
+		}
 		if (r == -ENOENT) {
 			/* deleted meanwhile */
 			reload_tab_del(&c->wl, &we->e);

@@ -110,6 +110,7 @@ static void ctl_free(struct ctl *c)
 		free(d->name);
 		free(d);
 	}
+	reload_notify_stop(c, c->o->once);
 	reload_nsel_free(c);
 	reload_metrics_free(&c->m);
 	sb_free(&c->url);
@@ -158,6 +159,9 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 		if (r < 0)
 			goto out;
 	}
+	r = reload_notify_start(&c, err);
+	if (r < 0)
+		goto out;
 	if (!o->once) {
 		struct sigaction sa;
 

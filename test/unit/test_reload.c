@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for pkg/reload: Reloader's hash, env names, annotation resolution, uses, patch bodies.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "reload/reload.h"
@@ -802,6 +808,46 @@ TEST(alert_bodies_per_sink)
 	check_alert(NULL, NULL, "text/plain",
 		    "Reloader detected changes in app<cfg>& of type CONFIGMAP in namespace prod. "
 		    "Hence reloaded web of type Deployment in namespace prod");
+}
+
+/*
+ * Alerts wait in a bounded queue for their own thread: a sink that never answers (a socket that
+ * is listened on, never accepted) holds one POST; 300 alerts leave 256 queued and the oldest
+ * dropped and counted; stopping abandons the POST in flight.
+ */
+TEST(alert_queue_drops_its_oldest_when_full)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t sl = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), i;
+	char url[64];
+	struct reload_opts o;
+	struct ctl c;
+	struct log_err err = {0};
+	unsigned long dropped, queued;
+
+	CHECK(fd >= 0);
+	CHECK_INT(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	CHECK_INT(listen(fd, 16), 0);
+	CHECK_INT(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/hook", ntohs(sa.sin_port));
+	reload_opts_init(&o);
+	o.alert.on = 1;
+	o.alert.url = url;
+	memset(&c, 0, sizeof(c));
+	c.o = &o;
+	CHECK_INT(reload_notify_start(&c, &err), 0);
+	CHECK(c.nq != NULL);
+	for (i = 0; i < 300; i++)
+		reload_notify_alert(&c, "cfg", "CONFIGMAP", "ns", "web", "Deployment");
+	dropped = METRIC_GET(c.m.notify_dropped);
+	queued = METRIC_GET(c.m.notify_queued);
+	/* the thread took none or one of them before the queue filled */
+	CHECK_INT((int)queued, RELOAD_NOTIFY_QUEUE_MAX);
+	CHECK(dropped + queued == 300 || dropped + queued == 299);
+	reload_notify_stop(&c, 0);
+	CHECK(c.nq == NULL);
+	close(fd);
 }
 
 TEST(histogram_buckets_are_cumulative)
