@@ -75,7 +75,7 @@ tree() {
   ln -s "$T/outside" "$C/_backup/docker.io"
   run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:30020 --prepend-existing
   [ "$status" -eq 1 ]
-  [ "$output" = "nodeprobe-mirror: error: $C/_backup/docker.io is not a real directory: refused, never followed" ]
+  [ "$output" = "nodeprobe-mirror: error: $C/_backup/docker.io is not a real directory: refused, never followed, nothing was changed; replace it with a directory and run configure again" ]
   [ ! -e "$C/docker.io" ]
 }
 
@@ -87,7 +87,7 @@ tree() {
   [ "$status" -eq 0 ]
   [ "$(cat "$C/_backup/docker.io/hosts.toml")" = "server = 'https://mirror.corp'" ]
   [ "$(cat "$C/_backup/quay.io/hosts.toml")" = "server = 'https://quay.corp'" ]
-  grep -q "$C/docker.io was not in _backup: moved there, not deleted" <<<"$output"
+  grep -q "$C/docker.io/hosts.toml was not in _backup: moved there, not deleted" <<<"$output"
   grep -qx "\[host.'http://10.0.0.5:30020'\]" "$C/docker.io/hosts.toml"
   # and cleanup gives both back
   run "$BIN" cleanup --config-path "$C"
