@@ -269,9 +269,8 @@ static int mkdir_like(const char *path, const char *like, struct log_err *err)
 static int classify(const char *base, struct want *w, bool first, bool ours_in_place,
 		    struct log_err *err)
 {
-	char p[PATH_MAX], file[PATH_MAX], saved[PATH_MAX], to[PATH_MAX];
+	char p[PATH_MAX], file[PATH_MAX], saved[PATH_MAX];
 	struct stat st;
-	ssize_t n;
 
 	if ((size_t)snprintf(p, sizeof(p), "%s/%s", base, w->dir) >= sizeof(p) ||
 	    (size_t)snprintf(file, sizeof(file), "%s/%s", p, HOSTS_TOML) >= sizeof(file) ||
@@ -284,14 +283,11 @@ static int classify(const char *base, struct want *w, bool first, bool ours_in_p
 	w->write = true;
 	if (lstat(p, &st) < 0)
 		return errno == ENOENT ? 0 : log_err_set(err, -errno, "%s: %s", p, strerror(errno));
-	if (S_ISLNK(st.st_mode)) {
-		n = readlink(p, to, sizeof(to) - 1);
-		to[n < 0 ? 0 : n] = '\0';
-		return log_err_set(
-		    err, -ELOOP,
-		    "%s is a symbolic link (to %s), not a directory: refused, never followed, nothing was changed; replace it with a real directory and run configure again",
-		    p, to);
-	}
+	if (S_ISLNK(st.st_mode))
+		return mirror_refuse_link(
+		    p,
+		    ", not a directory: refused, never followed, nothing was changed; replace it with a real directory and run configure again",
+		    err);
 	if (!S_ISDIR(st.st_mode))
 		return log_err_set(
 		    err, -ENOTDIR,

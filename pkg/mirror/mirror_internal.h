@@ -77,6 +77,9 @@ int mirror_drop_ours(const char *base, const char *bak, const char *name, bool k
 /* cleanup (mirror_restore.c): what mirror_run does for MIRROR_CLEANUP, unlocked. */
 int mirror_cleanup(const struct mirror_opts *o, struct log_err *err);
 
+/* err = "<path> is a symbolic link (to <target>)<why>"; returns -ELOOP (mirror_restore.c). */
+int mirror_refuse_link(const char *path, const char *why, struct log_err *err);
+
 /* Whether l holds name. */
 bool mirror_listed(const struct mirror_list *l, const char *name);
 

@@ -38,6 +38,15 @@ bool mirror_is_work_name(const char *name)
 	return false;
 }
 
+int mirror_refuse_link(const char *path, const char *why, struct log_err *err)
+{
+	char to[PATH_MAX];
+	ssize_t n = readlink(path, to, sizeof(to) - 1);
+
+	to[n < 0 ? 0 : n] = '\0';
+	return log_err_set(err, -ELOOP, "%s is a symbolic link (to %s)%s", path, to, why);
+}
+
 /*
  * name in base, if present, must be a real directory (never a symbolic link,
  * which could lead out of the config path) owned by us. Returns 1 when it is,
@@ -45,22 +54,16 @@ bool mirror_is_work_name(const char *name)
  */
 static int own_dir(const char *base, const char *name, struct log_err *err)
 {
-	char p[PATH_MAX], to[PATH_MAX];
+	char p[PATH_MAX];
 	struct stat st;
-	ssize_t n;
 
 	if (fs_path_join(p, sizeof(p), base, name, err) < 0)
 		return err ? err->code : -ENAMETOOLONG;
 	if (lstat(p, &st) < 0)
 		return errno == ENOENT ? 0 : log_err_set(err, -errno, "%s: %s", p, strerror(errno));
-	if (S_ISLNK(st.st_mode)) {
-		n = readlink(p, to, sizeof(to) - 1);
-		to[n < 0 ? 0 : n] = '\0';
-		return log_err_set(
-		    err, -ELOOP,
-		    "%s is a symbolic link (to %s): refused, it could lead out of the config path; nothing was moved",
-		    p, to);
-	}
+	if (S_ISLNK(st.st_mode))
+		return mirror_refuse_link(
+		    p, ": refused, it could lead out of the config path; nothing was moved", err);
 	if (!S_ISDIR(st.st_mode))
 		return log_err_set(err, -ENOTDIR,
 				   "%s is not a directory: refused, nothing was moved", p);

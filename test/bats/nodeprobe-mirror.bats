@@ -507,3 +507,16 @@ TOML
   run "$BIN" check --config-path "$C" --containerd-config "$T/tls.toml"
   [ "$status" -eq 0 ]
 }
+
+@test "check --containerd-config: imports past the bound are reported, not skipped silently" {
+  # issue 17 finding 10: every limit named where it bites (man page LIMITS: 32 files)
+  mkdir -p "$T/d"
+  printf 'version = 2\nimports = ["d/*.toml"]\n[plugins."io.containerd.grpc.v1.cri".registry]\nconfig_path = "%s"\n' "$C" >"$T/config.toml"
+  for i in $(seq -w 34); do printf 'version = 2\n' >"$T/d/$i.toml"; done
+  "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999
+  run "$BIN" check --config-path "$C" --containerd-config "$T/config.toml"
+  [ "$status" -eq 3 ]
+  [ "$output" = "$T/d/32.toml: warning: not read: imports go over 32 files or 8 levels deep; check this file with --containerd-config
+$T/d/33.toml: warning: not read: imports go over 32 files or 8 levels deep; check this file with --containerd-config
+$T/d/34.toml: warning: not read: imports go over 32 files or 8 levels deep; check this file with --containerd-config" ]
+}
