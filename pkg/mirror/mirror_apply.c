@@ -12,149 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base64/base64.h"
 #include "fsutil/fsutil.h"
 #include "log/log.h"
 #include "strbuf/strbuf.h"
 #include "toml/toml.h"
 #include "mirror/mirror_internal.h"
-
-#include <arpa/inet.h>
-
-/*
- * name in base, if present, must be a real directory (never a symbolic link,
- * which could lead out of the config path) owned by us. Returns 1 when it is,
- * 0 when absent, -errno with err when it may not be used: nothing is moved.
- */
-static int own_dir(const char *base, const char *name, struct log_err *err)
-{
-	char p[PATH_MAX], to[PATH_MAX];
-	struct stat st;
-	ssize_t n;
-
-	if (fs_path_join(p, sizeof(p), base, name, err) < 0)
-		return err ? err->code : -ENAMETOOLONG;
-	if (lstat(p, &st) < 0)
-		return errno == ENOENT ? 0 : log_err_set(err, -errno, "%s: %s", p, strerror(errno));
-	if (S_ISLNK(st.st_mode)) {
-		n = readlink(p, to, sizeof(to) - 1);
-		to[n < 0 ? 0 : n] = '\0';
-		return log_err_set(
-		    err, -ELOOP,
-		    "%s is a symbolic link (to %s): refused, it could lead out of the config path; nothing was moved",
-		    p, to);
-	}
-	if (!S_ISDIR(st.st_mode))
-		return log_err_set(err, -ENOTDIR,
-				   "%s is not a directory: refused, nothing was moved", p);
-	if (st.st_uid != geteuid())
-		return log_err_set(
-		    err, -EPERM,
-		    "%s is owned by uid %u, not by us (uid %u): refused, nothing was moved", p,
-		    (unsigned)st.st_uid, (unsigned)geteuid());
-	return 1;
-}
-
-/* Our three directories in base must each be absent or a real directory we own. */
-static int own_dirs(const char *base, struct log_err *err)
-{
-	static const char *const names[] = {MIRROR_BACKUP_DIR, RESTORING, BACKING_UP};
-	size_t i;
-	int r;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		r = own_dir(base, names[i], err);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-/*
- * Finish an interrupted cleanup: the entries still in RESTORING go back to
- * base, then RESTORING is removed.
- */
-static int finish_restore(const char *base, struct log_err *err)
-{
-	char rest[PATH_MAX];
-	int r;
-
-	if (fs_path_join(rest, sizeof(rest), base, RESTORING, err) < 0)
-		return err ? err->code : -ENAMETOOLONG;
-	if (!fs_is_dir(rest))
-		return 0;
-	r = fs_move_all(rest, base, err);
-	if (r == 0 && rmdir(rest) < 0)
-		r = log_err_set(err, -errno, "%s: %s", rest, strerror(errno));
-	return r;
-}
-
-/*
- * A watch killed between the two renames of a _backup repair left no _backup,
- * the remembered one complete in WATCH_TMP and the one it replaced in
- * WATCH_OLD: finish that repair, so that a backup does not take our own files
- * for the user's, and cleanup finds _backup.
- */
-static int finish_watch_repair(const char *base, struct log_err *err)
-{
-	char bak[PATH_MAX], tmp[PATH_MAX], old[PATH_MAX];
-	struct stat st;
-
-	if (fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0 ||
-	    fs_path_join(tmp, sizeof(tmp), base, WATCH_TMP, err) < 0 ||
-	    fs_path_join(old, sizeof(old), base, WATCH_OLD, err) < 0)
-		return err ? err->code : -ENAMETOOLONG;
-	if (lstat(bak, &st) == 0 || lstat(old, &st) < 0 || !S_ISDIR(st.st_mode) ||
-	    lstat(tmp, &st) < 0 || !S_ISDIR(st.st_mode))
-		return 0;
-	if (rename(tmp, bak) < 0)
-		return log_err_set(err, -errno, "cannot rename %s to %s: %s", tmp, bak,
-				   strerror(errno));
-	log_info("%s: finished an interrupted repair of %s", base, MIRROR_BACKUP_DIR);
-	return fs_remove_tree(base, WATCH_OLD, err);
-}
-
-/*
- * First run only (no _backup yet): move everything in base into _backup, via
- * BACKING_UP so an interrupted run resumes instead of losing files.
- */
-static bool listed(const struct mirror_list *l, const char *name)
-{
-	size_t i;
-
-	for (i = 0; l && i < l->n; i++)
-		if (!strcmp(l->v[i], name))
-			return true;
-	return false;
-}
-
-static int backup(const char *base, const struct mirror_list *managed, struct log_err *err)
-{
-	char bak[PATH_MAX], tmp[PATH_MAX];
-	char **names;
-	size_t n, i;
-	int r;
-
-	if (fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0 ||
-	    fs_path_join(tmp, sizeof(tmp), base, BACKING_UP, err) < 0)
-		return err ? err->code : -ENAMETOOLONG;
-	if (fs_is_dir(bak))
-		return 0;
-	r = fs_mkdir_if_missing(tmp, err);
-	if (r < 0)
-		return r;
-	r = fs_list_dir(base, &names, &n, err);
-	for (i = 0; r == 0 && i < n; i++)
-		if (strcmp(names[i], BACKING_UP) != 0 && !listed(managed, names[i]))
-			r = fs_move_entry(base, tmp, names[i], err);
-	fs_names_free(names, n);
-	if (r == 0 && rename(tmp, bak) < 0)
-		r = log_err_set(err, -errno, "cannot rename %s to %s: %s", tmp, bak,
-				strerror(errno));
-	if (r == 0)
-		log_info("backed up %s into %s", base, bak);
-	return r;
-}
 
 /* ---- configure ---- */
 
@@ -162,123 +24,10 @@ struct want {
 	char dir[256];	     /* directory name under config_path */
 	struct strbuf hosts; /* hosts.toml content */
 	mode_t mode;	     /* hosts.toml mode */
-	bool copy_backup;    /* prepend: copy _backup/<dir>/ files too */
+	bool copy_backup;    /* prepend: copy _backup/<dir>/ files missing in <dir>/ */
+	bool user_hosts;     /* <dir>/hosts.toml is the user's: it moves into _backup */
+	bool write;	     /* hosts.toml must be written */
 };
-
-/* Append the content of dir/name to sb; a missing file is empty. */
-static int read_secret(const char *dir, const char *name, struct strbuf *sb, char *path,
-		       struct log_err *err)
-{
-	int r = fs_path_join(path, PATH_MAX, dir, name, err);
-
-	if (r == 0)
-		r = sb_read_file(sb, path);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0 && r != -ENAMETOOLONG)
-		mirror_read_error(err, path, r, 4096);
-	return r < 0 ? r : 0;
-}
-
-/*
- * Spegel's LoadUserinfo + UserinfoHeaderValue: "Basic base64(user:pass)" from
- * the bytes of <dir>/username and <dir>/password, untrimmed (Spegel's registry
- * compares the same raw bytes); *out stays NULL when both are missing or empty.
- */
-static int basic_auth(const char *dir, char **out, struct log_err *err)
-{
-	struct strbuf user = STRBUF_INIT(4096), pass = STRBUF_INIT(4096), up = STRBUF_INIT(8200);
-	char path[PATH_MAX];
-	char *b64 = NULL;
-	int r;
-
-	*out = NULL;
-	r = read_secret(dir, "username", &user, path, err);
-	if (r == 0 && memchr(user.buf, ':', user.len))
-		r = log_err_set(err, -EINVAL,
-				"%s: a user name with ':' cannot be sent in basic auth", path);
-	if (r == 0)
-		r = read_secret(dir, "password", &pass, path, err);
-	if (r < 0 || (user.len == 0 && pass.len == 0)) {
-		if (r == 0)
-			log_debug("%s: no username or password, no basic auth", dir);
-		goto out;
-	}
-	if (sb_addn(&up, user.buf, user.len) < 0 || sb_addch(&up, ':') < 0 ||
-	    sb_addn(&up, pass.buf, pass.len) < 0) {
-		r = log_err_set(err, -E2BIG, "%s: credentials too long", dir);
-		goto out;
-	}
-	b64 = malloc(BASE64_ENCODED_LEN(up.len) + 1 + 6);
-	if (!b64) {
-		r = log_err_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
-	memcpy(b64, "Basic ", 6);
-	base64_encode(up.buf, up.len, b64 + 6);
-	*out = b64;
-	r = 0;
-out:
-	/* the credentials never leave this function except as the header value */
-	if (up.len)
-		memset(up.buf, 0, up.len);
-	if (pass.len)
-		memset(pass.buf, 0, pass.len);
-	sb_free(&user);
-	sb_free(&pass);
-	sb_free(&up);
-	return r;
-}
-
-/* Expand ${NAME} references from the environment into out. */
-static int expand_env(const char *in, char **out, struct log_err *err)
-{
-	struct strbuf sb = STRBUF_INIT(4096);
-	const char *p = in;
-	int r = 0;
-
-	while (r == 0 && *p) {
-		const char *end;
-		char name[128];
-		const char *val;
-
-		if (p[0] != '$' || p[1] != '{') {
-			r = sb_addch(&sb, *p++);
-			continue;
-		}
-		end = strchr(p + 2, '}');
-		if (!end || end == p + 2 || (size_t)(end - p - 2) >= sizeof(name)) {
-			r = log_err_set(err, -EINVAL, "mirror target '%s': bad ${...} reference",
-					in);
-			break;
-		}
-		snprintf(name, sizeof(name), "%.*s", (int)(end - p - 2), p + 2);
-		val = getenv(name);
-		if (!val || !*val) {
-			r = log_err_set(err, -EINVAL,
-					"mirror target '%s': environment variable %s is not set",
-					in, name);
-			break;
-		}
-		{
-			/* an IPv6 address as the URL's host is written [addr] (RFC 3986 3.2.2) */
-			unsigned char a6[16];
-			bool host = sb.len >= 3 && !memcmp(sb.buf + sb.len - 3, "://", 3);
-
-			if (host && inet_pton(AF_INET6, val, a6) == 1)
-				r = sb_addf(&sb, "[%s]", val);
-			else
-				r = sb_add(&sb, val);
-		}
-		p = end + 1;
-	}
-	if (r == 0 && !(*out = sb_take(&sb)))
-		r = -ENOMEM;
-	if (r == -ENOMEM || r == -E2BIG)
-		log_err_set(err, r, "'%s': %s", in, strerror(-r));
-	sb_free(&sb);
-	return r;
-}
 
 /*
  * Where the user's <dir>/hosts.toml is before or after the backup: in _backup
@@ -295,23 +44,35 @@ static int backup_source(const char *base, const char *dir, char *path, size_t s
 
 	for (i = 0; i < sizeof(homes) / sizeof(homes[0]); i++) {
 		if ((size_t)snprintf(path, size, "%s%s", base, homes[i]) >= size)
-			return log_err_set(err, -ENAMETOOLONG, "%s: path too long", base);
+			return log_err_set(
+			    err, -ENAMETOOLONG,
+			    "%s: path too long (over %d bytes): use a shorter config path", base,
+			    PATH_MAX - 1);
 		if (i == 0 && fs_is_dir(path))
 			break; /* once _backup exists, it is the only source */
 		if ((size_t)snprintf(path, size, "%s%s/%s", base, homes[i], dir) >= size)
-			return log_err_set(err, -ENAMETOOLONG, "%s: path too long", base);
+			return log_err_set(
+			    err, -ENAMETOOLONG,
+			    "%s: path too long (over %d bytes): use a shorter config path", base,
+			    PATH_MAX - 1);
 		if (lstat(path, &st) == 0)
 			break;
 	}
 	if (i == sizeof(homes) / sizeof(homes[0]))
 		i = 0;
 	if ((size_t)snprintf(path, size, "%s%s/%s", base, homes[i], dir) >= size)
-		return log_err_set(err, -ENAMETOOLONG, "%s: path too long", base);
+		return log_err_set(err, -ENAMETOOLONG,
+				   "%s: path too long (over %d bytes): use a shorter config path",
+				   base, PATH_MAX - 1);
 	if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode))
-		return log_err_set(err, -ELOOP,
-				   "%s is not a real directory: refused, never followed", path);
+		return log_err_set(
+		    err, -ELOOP,
+		    "%s is not a real directory: refused, never followed, nothing was changed; replace it with a directory and run configure again",
+		    path);
 	if ((size_t)snprintf(path, size, "%s%s/%s/%s", base, homes[i], dir, HOSTS_TOML) >= size)
-		return log_err_set(err, -ENAMETOOLONG, "%s: path too long", base);
+		return log_err_set(err, -ENAMETOOLONG,
+				   "%s: path too long (over %d bytes): use a shorter config path",
+				   base, PATH_MAX - 1);
 	return 0;
 }
 
@@ -389,9 +150,9 @@ out:
 }
 
 /*
- * What sync_dir copies from path: a directory (not through a symlink) as a
- * directory, a regular file or a symlink to one as a file (Spegel copies the
- * content too), anything else not at all. Fills *st (the target's) and
+ * What --prepend-existing copies from path: a regular file or a symlink to one
+ * as a file (Spegel copies the content too); a directory (not through a
+ * symlink) and anything else are not copied. Fills *st (the target's) and
  * returns S_IFDIR, S_IFREG or 0.
  */
 static mode_t copy_kind(const char *path, struct stat *st)
@@ -410,86 +171,6 @@ static mode_t copy_kind(const char *path, struct stat *st)
  * src is not NULL) copies of src's files other than hosts.toml, recursively.
  * Everything else in dst is removed. Nothing is written when it already matches.
  */
-static int sync_dir(const char *dst, const char *src, const struct strbuf *hosts, mode_t mode,
-		    struct log_err *err)
-{
-	char **names = NULL;
-	size_t n = 0, i;
-	char a[PATH_MAX], b[PATH_MAX];
-	struct stat sst, dstt;
-	mode_t kind;
-	int r;
-
-	if (lstat(dst, &dstt) == 0 && !S_ISDIR(dstt.st_mode)) {
-		if (unlink(dst) < 0)
-			return log_err_set(err, -errno, "%s: %s", dst, strerror(errno));
-	}
-	r = fs_mkdir_if_missing(dst, err);
-	if (r < 0)
-		return r;
-	r = fs_list_dir(dst, &names, &n, err);
-	for (i = 0; r == 0 && i < n; i++) {
-		bool keep = false;
-
-		if (hosts && !strcmp(names[i], HOSTS_TOML)) {
-			keep = true;
-		} else if (src && strcmp(names[i], HOSTS_TOML) != 0) {
-			r = fs_path_join(a, sizeof(a), src, names[i], err);
-			if (r == 0)
-				r = fs_path_join(b, sizeof(b), dst, names[i], err);
-			if (r == 0 && lstat(b, &dstt) == 0 &&
-			    copy_kind(a, &sst) == (dstt.st_mode & S_IFMT))
-				keep = true;
-		}
-		if (r == 0 && !keep)
-			r = fs_remove_tree(dst, names[i], err);
-	}
-	fs_names_free(names, n);
-	if (r < 0)
-		return r;
-	if (hosts) {
-		r = fs_publish(dst, HOSTS_TOML, hosts->buf, hosts->len, mode, err);
-		if (r < 0)
-			return r;
-		if (r == 1)
-			log_info("wrote %s/%s", dst, HOSTS_TOML);
-	}
-	if (!src)
-		return 0;
-	r = fs_list_dir(src, &names, &n, err);
-	for (i = 0; r == 0 && i < n; i++) {
-		if (!strcmp(names[i], HOSTS_TOML))
-			continue;
-		r = fs_path_join(a, sizeof(a), src, names[i], err);
-		if (r == 0)
-			r = fs_path_join(b, sizeof(b), dst, names[i], err);
-		if (r < 0)
-			break;
-		kind = copy_kind(a, &sst);
-		if (kind == S_IFDIR) {
-			r = sync_dir(b, a, NULL, 0, err);
-		} else if (kind == S_IFREG) {
-			struct strbuf data = STRBUF_INIT(MIRROR_MAX_FILE * 16);
-
-			r = sb_read_file(&data, a);
-			if (r < 0)
-				mirror_read_error(err, a, r, MIRROR_MAX_FILE * 16);
-			else
-				r = fs_publish(dst, names[i], data.buf, data.len,
-					       sst.st_mode & MODE_MAX, err);
-			if (r == 1)
-				log_info("copied %s to %s", a, b);
-			if (r > 0)
-				r = 0;
-			sb_free(&data);
-		} else {
-			log_warn("%s: not a regular file or directory, not copied", a);
-		}
-	}
-	fs_names_free(names, n);
-	return r < 0 ? r : 0;
-}
-
 static void wants_free(struct want *w, size_t n)
 {
 	size_t i;
@@ -499,57 +180,19 @@ static void wants_free(struct want *w, size_t n)
 	free(w);
 }
 
-int mirror_expand_targets(const struct mirror_list *in, struct mirror_list *out,
-			  struct log_err *err)
-{
-	size_t i, j;
-	int r = 0;
-
-	for (i = 0; r == 0 && i < in->n; i++) {
-		char *t = NULL;
-
-		r = expand_env(in->v[i], &t, err);
-		if (r == 0 && (r = mirror_list_add(out, t)) < 0)
-			log_err_set(err, r, "out of memory");
-		free(t);
-		/* two identical [host] tables: containerd refuses the whole file */
-		for (j = 0; r == 0 && j < i; j++)
-			if (!strcasecmp(out->v[j], out->v[i]))
-				r = log_err_set(
-				    err, -EINVAL,
-				    "mirror target '%s' given twice: containerd would refuse the file (duplicate [host] table)",
-				    out->v[i]);
-	}
-	return r;
-}
-
-/*
- * Whether <base>/<name> is a directory holding only a hosts.toml in the shape
- * Spegel's template (and configure) writes: an optional server line, then
- * [host.'…'] tables of capabilities, dial_timeout and an Authorization header,
- * no trailing newline. Such a directory was written by a configure (ours or
- * Spegel's) and may be replaced; anything else is the user's.
- */
-static bool looks_generated(const char *base, const char *name)
+bool mirror_hosts_generated(const char *file)
 {
 	static const char *const heads[] = {
 	    "server = '",	"[host.'",	     "capabilities = ['pull'",
 	    "dial_timeout = '", "Authorization = '", ""};
 	struct strbuf text = STRBUF_INIT(1 << 16);
-	char dir[PATH_MAX], file[PATH_MAX], **names = NULL;
-	size_t n = 0, i;
 	bool yes = false, host = false;
 	const char *line, *nl;
 	struct stat st;
+	size_t i;
 
-	if (fs_path_join(dir, sizeof(dir), base, name, NULL) < 0 || lstat(dir, &st) < 0 ||
-	    !S_ISDIR(st.st_mode) || fs_list_dir(dir, &names, &n, NULL) < 0)
-		return false;
-	if (n != 1 || strcmp(names[0], HOSTS_TOML) != 0)
-		goto out;
-	if (fs_path_join(file, sizeof(file), dir, HOSTS_TOML, NULL) < 0 || lstat(file, &st) < 0 ||
-	    !S_ISREG(st.st_mode) || sb_read_file(&text, file) < 0 || text.len == 0 ||
-	    text.buf[text.len - 1] == '\n')
+	if (lstat(file, &st) < 0 || !S_ISREG(st.st_mode) || sb_read_file(&text, file) < 0 ||
+	    text.len == 0 || text.buf[text.len - 1] == '\n')
 		goto out;
 	yes = true;
 	for (line = text.buf; yes && line < text.buf + text.len; line = nl + 1) {
@@ -569,24 +212,272 @@ static bool looks_generated(const char *base, const char *name)
 	}
 	yes = yes && host;
 out:
-	fs_names_free(names, n);
 	sb_free(&text);
 	return yes;
 }
 
+/* Whether file is a regular file holding exactly data with mode. */
+static bool same_as(const char *file, const struct strbuf *data, mode_t mode)
+{
+	struct strbuf have = STRBUF_INIT(MIRROR_MAX_FILE);
+	struct stat st;
+	bool same;
+
+	same = lstat(file, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 07777) == mode &&
+	       (size_t)st.st_size == data->len && sb_read_file(&have, file) >= 0 &&
+	       have.len == data->len && !memcmp(have.buf, data->buf, data->len);
+	sb_free(&have);
+	return same;
+}
+
+static int fsync_dir(const char *path, struct log_err *err)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
+
+	if (fd < 0 || fsync(fd) < 0)
+		r = log_err_set(err, -errno, "%s: cannot sync: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+/* mkdir path with the permission bits of like (a directory the user made), or 0755. */
+static int mkdir_like(const char *path, const char *like, struct log_err *err)
+{
+	struct stat st;
+	mode_t mode = like && lstat(like, &st) == 0 ? st.st_mode & 07777 : 0755;
+
+	if (mkdir(path, 0700) < 0) {
+		if (errno == EEXIST && fs_is_dir(path))
+			return 0;
+		return log_err_set(err, -errno, "%s: cannot create directory: %s", path,
+				   strerror(errno));
+	}
+	if (chmod(path, mode) < 0)
+		return log_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	log_info("created %s", path);
+	return 0;
+}
+
 /*
- * Spegel's clearConfig, without ever losing a user file: an entry of base other
- * than _backup, our dot directories and the distro's managed ones goes away
- * only when _backup holds its original or it is one a configure wrote; else it
- * moves into _backup (an empty or partial _backup, left by a stray mkdir or an
- * interrupted older Spegel, is completed instead of trusted). Entries in keep
- * are rewritten by the caller, so only the moving applies to them.
+ * What is at base/<w->dir> before anything changes: refused when it is not a
+ * real directory; w->user_hosts when its hosts.toml is the user's (first: no
+ * _backup yet, or neither _backup holds the user's nor is it in the generated shape,
+ * nor does the caller know it is ours); w->write when hosts.toml must be
+ * written.
+ */
+static int classify(const char *base, struct want *w, bool first, bool ours_in_place,
+		    struct log_err *err)
+{
+	char p[PATH_MAX], file[PATH_MAX], saved[PATH_MAX];
+	struct stat st;
+
+	if ((size_t)snprintf(p, sizeof(p), "%s/%s", base, w->dir) >= sizeof(p) ||
+	    (size_t)snprintf(file, sizeof(file), "%s/%s", p, HOSTS_TOML) >= sizeof(file) ||
+	    (size_t)snprintf(saved, sizeof(saved), "%s/%s/%s/%s", base, MIRROR_BACKUP_DIR, w->dir,
+			     HOSTS_TOML) >= sizeof(saved))
+		return log_err_set(
+		    err, -ENAMETOOLONG,
+		    "%s/%s: path too long (over %d bytes): use a shorter config path", base, w->dir,
+		    PATH_MAX - 1);
+	w->write = true;
+	if (lstat(p, &st) < 0)
+		return errno == ENOENT ? 0 : log_err_set(err, -errno, "%s: %s", p, strerror(errno));
+	if (S_ISLNK(st.st_mode))
+		return mirror_refuse_link(
+		    p,
+		    ", not a directory: refused, never followed, nothing was changed; replace it with a real directory and run configure again",
+		    err);
+	if (!S_ISDIR(st.st_mode))
+		return log_err_set(
+		    err, -ENOTDIR,
+		    "%s is not a directory: refused, nothing was changed; move it away and run configure again",
+		    p);
+	if (lstat(file, &st) < 0)
+		return errno == ENOENT ? 0
+				       : log_err_set(err, -errno, "%s: %s", file, strerror(errno));
+	w->user_hosts =
+	    first || !(ours_in_place || lstat(saved, &st) == 0 || mirror_hosts_generated(file));
+	w->write = w->user_hosts || !same_as(file, &w->hosts, w->mode);
+	return 0;
+}
+
+static int stage_dir(const char *st_dir, const char *dir, struct log_err *err)
+{
+	int r = fs_mkdir_if_missing(st_dir, err);
+
+	return r < 0 ? r : fs_mkdir_if_missing(dir, err);
+}
+
+/*
+ * Write every new file into STAGING/<dir>/ (fs_publish: written, fsynced,
+ * renamed) before anything of the user's moves: hosts.toml where w->write,
+ * and with --prepend-existing the files of _backup/<dir>/ that are not in
+ * <dir>/ (a _backup Spegel made holds them; Spegel copies them back).
+ */
+static int stage(const char *base, struct want *w, size_t nw, struct log_err *err)
+{
+	char st_dir[PATH_MAX], dir[PATH_MAX], src[PATH_MAX], a[PATH_MAX], b[PATH_MAX], **names;
+	size_t i, j, n;
+	struct stat sst;
+	int r = 0;
+
+	if (fs_path_join(st_dir, sizeof(st_dir), base, STAGING, err) < 0)
+		return -ENAMETOOLONG;
+	for (i = 0; r == 0 && i < nw; i++) {
+		if (fs_path_join(dir, sizeof(dir), st_dir, w[i].dir, err) < 0 ||
+		    (size_t)snprintf(src, sizeof(src), "%s/%s/%s", base, MIRROR_BACKUP_DIR,
+				     w[i].dir) >= sizeof(src))
+			return log_err_set(err, -ENAMETOOLONG, "%s/%s: path too long", base,
+					   w[i].dir);
+		if (w[i].write) {
+			r = stage_dir(st_dir, dir, err);
+			if (r == 0)
+				r = fs_publish(dir, HOSTS_TOML, w[i].hosts.buf, w[i].hosts.len,
+					       w[i].mode, err);
+			r = r < 0 ? r : 0;
+		}
+		if (r < 0 || !w[i].copy_backup || fs_list_dir(src, &names, &n, NULL) < 0)
+			continue;
+		for (j = 0; r >= 0 && j < n; j++) {
+			struct strbuf data = STRBUF_INIT(MIRROR_MAX_FILE * 16);
+
+			if (!strcmp(names[j], HOSTS_TOML) ||
+			    fs_path_join(a, sizeof(a), src, names[j], NULL) < 0 ||
+			    (size_t)snprintf(b, sizeof(b), "%s/%s/%s", base, w[i].dir, names[j]) >=
+				sizeof(b) ||
+			    lstat(b, &sst) == 0)
+				continue; /* the user's own file in place wins */
+			if (copy_kind(a, &sst) != S_IFREG) {
+				log_warn("%s: not a regular file, not copied", a);
+				continue;
+			}
+			r = sb_read_file(&data, a);
+			if (r < 0)
+				mirror_read_error(err, a, r, MIRROR_MAX_FILE * 16);
+			if (r == 0)
+				r = stage_dir(st_dir, dir, err);
+			if (r == 0)
+				r = fs_publish(dir, names[j], data.buf, data.len,
+					       sst.st_mode & MODE_MAX, err);
+			r = r < 0 ? r : 0;
+			sb_free(&data);
+		}
+		fs_names_free(names, n);
+	}
+	return r < 0 ? r : 0;
+}
+
+/* Move base/<name>/hosts.toml into to/<name>/ (made with base/<name>'s mode). */
+static int move_hosts(const char *base, const char *to, const char *name, struct log_err *err)
+{
+	char from[PATH_MAX], dst[PATH_MAX], file[PATH_MAX];
+	struct stat st;
+	int r;
+
+	if (fs_path_join(from, sizeof(from), base, name, err) < 0 ||
+	    fs_path_join(dst, sizeof(dst), to, name, err) < 0 ||
+	    fs_path_join(file, sizeof(file), from, HOSTS_TOML, err) < 0)
+		return -ENAMETOOLONG;
+	r = mkdir_like(dst, from, err);
+	if (r == 0 && lstat(file, &st) == 0)
+		r = fs_move_entry(from, dst, HOSTS_TOML, err);
+	return r;
+}
+
+static const struct want *wanted(const struct want *w, size_t nw, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < nw; i++)
+		if (!strcmp(w[i].dir, name))
+			return &w[i];
+	return NULL;
+}
+
+/* Move base/<name> into to/, merged with what a killed run already moved there. */
+static int move_entry(const char *base, const char *to, const char *name, struct log_err *err)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	struct stat st;
+	int r;
+
+	if (fs_path_join(a, sizeof(a), base, name, err) < 0 ||
+	    fs_path_join(b, sizeof(b), to, name, err) < 0)
+		return -ENAMETOOLONG;
+	if (lstat(b, &st) < 0)
+		return fs_move_entry(base, to, name, err);
+	r = mirror_merge(a, b, err);
+	if (r == 0 && rmdir(a) < 0)
+		r = log_err_set(err, -errno, "%s: %s", a, strerror(errno));
+	return r;
+}
+
+/*
+ * First run only (no _backup yet): move the user's entries into _backup, via
+ * BACKING_UP so an interrupted run resumes instead of losing files. Of a
+ * registry directory we write only its hosts.toml moves (in a directory of the
+ * same mode); the user's other files there stay in place. On failure what
+ * moved is moved back.
+ */
+static int backup(const char *base, const struct want *w, size_t nw,
+		  const struct mirror_list *managed, struct log_err *err)
+{
+	char bak[PATH_MAX], tmp[PATH_MAX], p[PATH_MAX], **names;
+	struct stat st;
+	size_t n, i;
+	int r;
+
+	if (fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0 ||
+	    fs_path_join(tmp, sizeof(tmp), base, BACKING_UP, err) < 0)
+		return err ? err->code : -ENAMETOOLONG;
+	if (fs_is_dir(bak))
+		return 0;
+	r = fs_mkdir_if_missing(tmp, err);
+	if (r < 0)
+		return r;
+	r = fs_list_dir(base, &names, &n, err);
+	for (i = 0; r == 0 && i < n; i++) {
+		if (mirror_is_work_name(names[i]) || mirror_listed(managed, names[i]))
+			continue;
+		if (fs_path_join(p, sizeof(p), base, names[i], err) < 0) {
+			r = -ENAMETOOLONG;
+			break;
+		}
+		if (wanted(w, nw, names[i]) && lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			r = move_hosts(base, tmp, names[i], err);
+		else
+			r = move_entry(base, tmp, names[i], err);
+	}
+	fs_names_free(names, n);
+	if (r == 0 && rename(tmp, bak) < 0)
+		r = log_err_set(err, -errno, "cannot rename %s to %s: %s", tmp, bak,
+				strerror(errno));
+	if (r == 0) {
+		log_info("backed up %s into %s", base, bak);
+		return fsync_dir(base, err);
+	}
+	/* the old tree as it was: what moved goes back (a failure here is left to cleanup) */
+	if (mirror_merge(tmp, base, NULL) == 0)
+		rmdir(tmp);
+	return r;
+}
+
+/*
+ * Spegel's clearConfig, without ever losing a user file (later runs; the first
+ * is backup): the user's hosts.toml of a registry we write moves into _backup;
+ * another entry loses what configure wrote in it (mirror_drop_ours), and what
+ * is left of it moves into _backup unless _backup holds that name already (an
+ * empty or partial _backup, left by a stray mkdir or an interrupted older
+ * Spegel, is completed instead of trusted). _backup, our work directories and
+ * the distro's managed ones are left alone.
  */
 static int clear_config(const char *base, const struct want *w, size_t nw,
-			const struct mirror_list *managed, bool ours_in_place, struct log_err *err)
+			const struct mirror_list *managed, struct log_err *err)
 {
 	char bak[PATH_MAX], **names = NULL, p[PATH_MAX];
-	size_t n = 0, i, j;
+	const struct want *wi;
+	size_t n = 0, i;
 	struct stat st;
 	int r;
 
@@ -595,26 +486,63 @@ static int clear_config(const char *base, const struct want *w, size_t nw,
 	r = fs_list_dir(base, &names, &n, err);
 	for (i = 0; r == 0 && i < n; i++) {
 		const char *name = names[i];
-		bool keep = false, saved;
 
-		if (!strcmp(name, MIRROR_BACKUP_DIR) || !strcmp(name, RESTORING) ||
-		    !strcmp(name, BACKING_UP) || listed(managed, name))
+		if (!strcmp(name, MIRROR_BACKUP_DIR) || mirror_is_work_name(name) ||
+		    mirror_listed(managed, name))
 			continue;
-		for (j = 0; j < nw && !keep; j++)
-			keep = !strcmp(name, w[j].dir);
-		r = fs_path_join(p, sizeof(p), bak, name, err);
-		if (r < 0)
-			break;
-		saved = lstat(p, &st) == 0;
-		if (!saved && !(keep && ours_in_place) && !looks_generated(base, name)) {
+		wi = wanted(w, nw, name);
+		if (wi) {
+			if (wi->user_hosts) {
+				log_warn("%s/%s/%s was not in %s: moved there, not deleted", base,
+					 name, HOSTS_TOML, MIRROR_BACKUP_DIR);
+				r = move_hosts(base, bak, name, err);
+			}
+			continue;
+		}
+		r = mirror_drop_ours(base, bak, name, false, err);
+		if (r < 0 || fs_path_join(p, sizeof(p), base, name, err) < 0 || lstat(p, &st) < 0)
+			continue;
+		if (fs_path_join(p, sizeof(p), bak, name, err) < 0)
+			r = -ENAMETOOLONG;
+		else if (lstat(p, &st) < 0) {
 			log_warn("%s/%s was not in %s: moved there, not deleted", base, name,
 				 MIRROR_BACKUP_DIR);
 			r = fs_move_entry(base, bak, name, err);
-		} else if (!keep) {
-			r = fs_remove_tree(base, name, err);
 		}
 	}
 	fs_names_free(names, n);
+	return r;
+}
+
+/* Rename what stage wrote into the registry directories (made when missing). */
+static int install(const char *base, const struct want *w, size_t nw, struct log_err *err)
+{
+	char from[PATH_MAX], dst[PATH_MAX], **names;
+	size_t i, j, n;
+	int r = 0;
+
+	for (i = 0; r == 0 && i < nw; i++) {
+		if ((size_t)snprintf(from, sizeof(from), "%s/%s/%s", base, STAGING, w[i].dir) >=
+			sizeof(from) ||
+		    fs_path_join(dst, sizeof(dst), base, w[i].dir, err) < 0)
+			return log_err_set(err, -ENAMETOOLONG, "%s/%s: path too long", base,
+					   w[i].dir);
+		if (!fs_is_dir(from))
+			continue; /* nothing new for it */
+		r = fs_mkdir_if_missing(dst, err);
+		if (r < 0 || (r = fs_list_dir(from, &names, &n, err)) < 0)
+			break;
+		for (j = 0; r == 0 && j < n; j++) {
+			r = fs_move_entry(from, dst, names[j], err);
+			if (r == 0)
+				log_info("%s %s/%s",
+					 strcmp(names[j], HOSTS_TOML) ? "copied" : "wrote", dst,
+					 names[j]);
+		}
+		fs_names_free(names, n);
+		if (r == 0)
+			r = fsync_dir(dst, err);
+	}
 	return r;
 }
 
@@ -624,13 +552,14 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 	struct mirror_list targets = {0}, managed = {0};
 	struct want *w = NULL;
 	size_t nw = 0, i, j;
-	char *auth = NULL, bak[PATH_MAX], src[PATH_MAX], dst[PATH_MAX];
+	char *auth = NULL, bak[PATH_MAX];
 	int wildcards = 0, r = 0;
+	bool first;
 
 	/* everything is validated before the first change on disk */
 	if (access(base, F_OK) == 0 && !fs_is_dir(base))
 		return log_err_set(err, -ENOTDIR, "config path %s: not a directory", base);
-	r = own_dirs(base, err);
+	r = mirror_own_dirs(base, err);
 	if (r == 0)
 		r = mirror_expand_targets(&o->targets, &targets, err);
 	for (i = 0; r == 0 && i < targets.n; i++)
@@ -639,7 +568,7 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 			    "mirror target '%s': containerd 1.x cannot read a [host] key with ']' (IPv6) and will ignore the whole file",
 			    targets.v[i]);
 	if (r == 0 && o->basic_auth_dir)
-		r = basic_auth(o->basic_auth_dir, &auth, err);
+		r = mirror_basic_auth(o->basic_auth_dir, &auth, err);
 	if (r == 0)
 		r = mirror_distro_managed(o, &managed, err);
 	if (r < 0)
@@ -660,15 +589,17 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 		wi->mode = 0644;
 		wildcards += mirror_is_wildcard(reg);
 		if (wildcards > 1) {
-			r = log_err_set(err, -EINVAL,
-					"registries contain two wildcards (_default or *)");
+			r = log_err_set(
+			    err, -EINVAL,
+			    "registries contain two wildcards (_default or *): give one");
 			goto out;
 		}
 		r = mirror_registry_dir(reg, wi->dir, sizeof(wi->dir), err);
 		for (k = 0; r == 0 && k < j; k++)
 			if (!strcmp(w[k].dir, wi->dir))
-				r = log_err_set(err, -EINVAL, "registry '%s' given twice", reg);
-		if (r == 0 && listed(&managed, wi->dir)) {
+				r = log_err_set(err, -EINVAL,
+						"registry '%s' given twice: give it once", reg);
+		if (r == 0 && mirror_listed(&managed, wi->dir)) {
 			/* k3s/RKE2 rewrite it from registries.yaml at their next start */
 			log_warn(
 			    "%s: managed by %s's registries.yaml: not written (add the mirror there)",
@@ -687,7 +618,10 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 			wi->copy_backup = true;
 			if (sb_add(&wi->hosts, "\n\n") < 0 ||
 			    sb_addn(&wi->hosts, existing.buf, existing.len) < 0)
-				r = log_err_set(err, -E2BIG, "%s: hosts.toml too large", wi->dir);
+				r = log_err_set(
+				    err, -E2BIG,
+				    "%s: hosts.toml with the existing hosts would be over %u KiB: shorten the user's hosts.toml in %s",
+				    wi->dir, MIRROR_MAX_FILE / 1024, MIRROR_BACKUP_DIR);
 			else
 				log_info("%s: keeping the existing hosts after the mirrors",
 					 wi->dir);
@@ -704,26 +638,42 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 		log_err_set(err, r, "%s: cannot create directory: %s", base, strerror(-r));
 		goto out;
 	}
-	r = finish_watch_repair(base, err);
+	/* what a killed run left: finished or removed, never taken for the user's */
+	r = mirror_recover(base, &managed, err);
 	if (r == 0)
-		r = finish_restore(base, err);
-	if (r == 0)
-		r = backup(base, &managed, err);
-	if (r == 0)
-		r = clear_config(base, w, nw, &managed, ours_in_place, err);
+		r = mirror_finish_restore(base, err);
+	if (r == 0 && fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0)
+		r = -ENAMETOOLONG;
+	first = !fs_is_dir(bak);
+	for (i = 0; r == 0 && i < nw; i++)
+		r = classify(base, &w[i], first, ours_in_place, err);
 	if (r < 0)
 		goto out;
-	if (fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0) {
-		r = err ? err->code : -ENAMETOOLONG;
+	/* every new file written and fsynced before the first of the user's moves */
+	r = stage(base, w, nw, err);
+	if (r < 0) {
+		char why[sizeof(err->msg)];
+
+		snprintf(why, sizeof(why), "%s", err ? err->msg : strerror(-r));
+		fs_remove_tree(base, STAGING, NULL);
+		if (r == -ENOSPC || r == -EDQUOT)
+			log_err_set(
+			    err, r,
+			    "%s: the file system is full (%s, %s): nothing was changed; free some space there and run configure again",
+			    base, r == -ENOSPC ? "ENOSPC" : "EDQUOT", why);
+		else
+			log_err_set(err, r, "%s: nothing was changed", why);
 		goto out;
 	}
-	for (i = 0; r == 0 && i < nw; i++) {
-		r = fs_path_join(dst, sizeof(dst), base, w[i].dir, err);
+	r = backup(base, w, nw, &managed, err);
+	if (r == 0 && !first)
+		r = clear_config(base, w, nw, &managed, err);
+	if (r == 0)
+		r = install(base, w, nw, err);
+	if (r == 0 && fs_path_join(bak, sizeof(bak), base, STAGING, err) == 0 && fs_is_dir(bak)) {
+		r = fs_remove_tree(base, STAGING, err);
 		if (r == 0)
-			r = fs_path_join(src, sizeof(src), bak, w[i].dir, err);
-		if (r == 0)
-			r = sync_dir(dst, w[i].copy_backup ? src : NULL, &w[i].hosts, w[i].mode,
-				     err);
+			r = fsync_dir(base, err);
 	}
 out:
 	wants_free(w, nw);
@@ -733,103 +683,7 @@ out:
 	return r;
 }
 
-/* ---- cleanup ---- */
-
-static int cleanup(const struct mirror_opts *o, struct log_err *err)
-{
-	const char *base = o->config_path;
-	char bak[PATH_MAX], rest[PATH_MAX], tmp[PATH_MAX], **names = NULL;
-	struct mirror_list managed = {0};
-	size_t n = 0, i;
-	int r;
-
-	if (fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0 ||
-	    fs_path_join(rest, sizeof(rest), base, RESTORING, err) < 0 ||
-	    fs_path_join(tmp, sizeof(tmp), base, BACKING_UP, err) < 0)
-		return err ? err->code : -ENAMETOOLONG;
-	r = own_dirs(base, err);
-	if (r == 0)
-		r = finish_watch_repair(base, err);
-	if (r < 0)
-		return r;
-	if (!fs_is_dir(bak) && fs_is_dir(tmp)) {
-		/* a first configure stopped while backing up: nothing was written yet */
-		r = fs_move_all(tmp, base, err);
-		if (r == 0 && rmdir(tmp) < 0)
-			r = log_err_set(err, -errno, "%s: %s", tmp, strerror(errno));
-		if (r < 0)
-			return r;
-	}
-	if (!fs_is_dir(bak)) {
-		if (fs_is_dir(rest))
-			return finish_restore(base, err);
-		log_info("%s: no %s, nothing to clean up", base, MIRROR_BACKUP_DIR);
-		return 0;
-	}
-	r = mirror_distro_managed(o, &managed, err);
-	if (r == 0)
-		r = fs_list_dir(base, &names, &n, err);
-	for (i = 0; r == 0 && i < n; i++)
-		if (strcmp(names[i], MIRROR_BACKUP_DIR) != 0 && !listed(&managed, names[i]))
-			r = fs_remove_tree(base, names[i], err);
-	fs_names_free(names, n);
-	mirror_list_free(&managed);
-	if (r < 0)
-		return r;
-	/* from here on a rerun must not delete anything: restore through RESTORING */
-	if (rename(bak, rest) < 0)
-		return log_err_set(err, -errno, "cannot rename %s to %s: %s", bak, rest,
-				   strerror(errno));
-	return finish_restore(base, err);
-}
-
 int mirror_configure(const struct mirror_opts *o, struct log_err *err)
 {
 	return mirror_configure_ex(o, false, err);
-}
-
-/*
- * configure and cleanup of one config path, and each repair of a watch on it,
- * take turns: a cleanup (an uninstall) beside a running watch must not meet a
- * repair half way.
- */
-int mirror_lock(const char *config_path, struct log_err *err)
-{
-	int fd = fs_lock_dir(config_path, MIRROR_LOCK_MS, err);
-
-	if (fd == -ENOENT || fd == -ENOTDIR) {
-		/* nothing there yet to serialise; a file is reported by what runs next */
-		log_err_clear(err);
-		return INT_MAX;
-	}
-	return fd;
-}
-
-void mirror_unlock(int fd)
-{
-	if (fd >= 0 && fd != INT_MAX)
-		close(fd);
-}
-
-int mirror_run(struct mirror_opts *o, struct log_err *err)
-{
-	int lock, r;
-
-	switch (o->cmd) {
-	case MIRROR_CONFIGURE:
-	case MIRROR_CLEANUP:
-		lock = mirror_lock(o->config_path, err);
-		if (lock < 0)
-			return lock;
-		r = o->cmd == MIRROR_CONFIGURE ? mirror_configure(o, err) : cleanup(o, err);
-		mirror_unlock(lock);
-		return r;
-	case MIRROR_CHECK:
-		return mirror_check_run(o, err);
-	case MIRROR_WATCH:
-		return mirror_watch_run(o, err);
-	case MIRROR_TALOS_CONFIG:
-		return mirror_talos_config(o, err);
-	}
-	return log_err_set(err, -EINVAL, "unknown command");
 }

@@ -536,9 +536,16 @@ static void load_config(struct checker *c, struct ctrd_config *cf, const char *p
 	size_t i;
 	int r;
 
-	if (cf->n == MAX_CONFIG_FILES || depth > 8 || config_loaded(cf, path))
+	if (config_loaded(cf, path))
 		return;
 	c->file = path;
+	if (cf->n == MAX_CONFIG_FILES || depth > 8) {
+		found(
+		    c, MIRROR_WARNING, 0, 0,
+		    "not read: imports go over %d files or %d levels deep; check this file with --containerd-config",
+		    MAX_CONFIG_FILES, 8);
+		return;
+	}
 	r = sb_read_file(&text, path);
 	if (r < 0) {
 		if (r == -E2BIG)

@@ -5,6 +5,8 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
 
 #include "mirror/mirror.h"
 
@@ -18,9 +20,68 @@
 /* Our in-progress backup and restore directories (dot names: never a registry). */
 #define BACKING_UP ".nodeprobe-backup"
 #define RESTORING  ".nodeprobe-restore"
-/* watch's _backup repair (mirror_watch.c): the tree it builds and the one it replaces. */
-#define WATCH_TMP ".nodeprobe-watch"
-#define WATCH_OLD ".nodeprobe-watch-old"
+/*
+ * watch's _backup repair (mirror_watch.c): the tree it builds (WATCH_BUILD), renamed to
+ * WATCH_TMP once complete, then to _backup; WATCH_OLD is what older versions set aside.
+ */
+#define WATCH_BUILD ".nodeprobe-watch-build"
+#define WATCH_TMP   ".nodeprobe-watch"
+#define WATCH_OLD   ".nodeprobe-watch-old"
+/* configure writes and fsyncs every new file here before it moves anything (mirror_apply.c). */
+#define STAGING ".nodeprobe-stage"
+
+/* Whether name (an entry of the config path) is one of our dot work directories above. */
+bool mirror_is_work_name(const char *name);
+
+/*
+ * Whether file is a hosts.toml in the shape Spegel's template (and configure)
+ * writes: an optional server line, then [host.'…'] tables of capabilities,
+ * dial_timeout and an Authorization header, no trailing newline.
+ */
+bool mirror_hosts_generated(const char *file);
+
+/*
+ * What a killed run left, under the lock (mirror_restore.c): a _backup repair
+ * of watch finished (WATCH_TMP complete) or dropped (WATCH_BUILD), STAGING
+ * removed, and fs_publish's ".hosts.toml.XXXXXX" temp files removed from every
+ * directory of base but the managed ones. Returns 0 or -errno with err.
+ */
+int mirror_recover(const char *base, const struct mirror_list *managed, struct log_err *err);
+
+/*
+ * Move every entry of from into directory to: an entry absent there is
+ * renamed; two directories are merged the same way (from's then removed); a
+ * regular file with the same bytes and mode replaces the one there. Anything
+ * else is a conflict: -EEXIST with err naming both paths and what to do.
+ * Renames only, so an interrupted merge is finished by the next one.
+ */
+int mirror_merge(const char *from, const char *to, struct log_err *err);
+
+/* _backup, .nodeprobe-backup, .nodeprobe-restore, .nodeprobe-stage: absent or our real dirs. */
+int mirror_own_dirs(const char *base, struct log_err *err);
+
+/* Finish an interrupted cleanup: RESTORING merged back into base. 0 or -errno with err. */
+int mirror_finish_restore(const char *base, struct log_err *err);
+
+/*
+ * Remove what configure wrote in the directory base/name (bak is _backup): its
+ * hosts.toml when in the generated shape or when bak/name holds the user's
+ * one, then the directory when that leaves it empty (keep_dir: unless bak/name
+ * is a directory of the same mode, whose entries a merge brings back into it,
+ * keeping the user's directory itself). Anything else, or a name that is not a
+ * real directory, stays. Returns 0 or -errno with err.
+ */
+int mirror_drop_ours(const char *base, const char *bak, const char *name, bool keep_dir,
+		     struct log_err *err);
+
+/* cleanup (mirror_restore.c): what mirror_run does for MIRROR_CLEANUP, unlocked. */
+int mirror_cleanup(const struct mirror_opts *o, struct log_err *err);
+
+/* err = "<path> is a symbolic link (to <target>)<why>"; returns -ELOOP (mirror_restore.c). */
+int mirror_refuse_link(const char *path, const char *why, struct log_err *err);
+
+/* Whether l holds name. */
+bool mirror_listed(const struct mirror_list *l, const char *name);
 
 /* Whether registry r is Spegel's wildcard ("_default"); mirror_render.c. */
 bool mirror_is_wildcard(const char *r);
@@ -88,6 +149,14 @@ int mirror_distro_managed(const struct mirror_opts *o, struct mirror_list *names
 int mirror_expand_targets(const struct mirror_list *in, struct mirror_list *out,
 			  struct log_err *err);
 
+/*
+ * Spegel's basic-auth header value, "Basic base64(user:pass)", from the raw
+ * bytes of <dir>/username and <dir>/password (4 KiB each); *out (malloc'ed,
+ * the caller frees) stays NULL when both are missing or empty. 0 or -errno
+ * with err (mirror_inputs.c).
+ */
+int mirror_basic_auth(const char *dir, char **out, struct log_err *err);
+
 /* talos-config: RegistryMirrorConfig documents to o->output (mirror_talos.c). */
 int mirror_talos_config(const struct mirror_opts *o, struct log_err *err);
 
@@ -132,6 +201,41 @@ int mirror_configure(const struct mirror_opts *o, struct log_err *err);
  * _backup is rewritten in place rather than moved into _backup as a user's.
  */
 int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct log_err *err);
+
+/* ---- snapshots (mirror_snap.c) ---- */
+
+/* One entry of a snapshot: path relative to the tree's parent, kind, mode, content. */
+struct snap_node {
+	char *rel;   /* "_backup/docker.io/hosts.toml" */
+	mode_t type; /* S_IFDIR, S_IFREG or S_IFLNK (anything else is not kept) */
+	mode_t mode; /* permission bits */
+	char *data;  /* file content or link target (NUL-terminated), NULL for a dir */
+	size_t len;  /* bytes of data */
+};
+
+/* A tree below a directory we own, as read at one moment. */
+struct snap {
+	struct snap_node *v; /* nodes, parents before children */
+	size_t n;	     /* count */
+	size_t bytes;	     /* sum of len */
+	bool present;	     /* the tree's root existed */
+};
+
+/* Free what s holds and reset it. */
+void mirror_snap_free(struct snap *s);
+/*
+ * Read base/<name> into s (a link never followed; of a registry directory only
+ * its hosts.toml, of _backup everything). 0, or -E2BIG over the bounds (the man
+ * page's LIMITS) or -errno, with err.
+ */
+int mirror_snap_take(struct snap *s, const char *base, const char *name, struct log_err *err);
+/* What of kept is missing or changed in now, in words; "" when all is there (extras ignored). */
+const char *mirror_snap_diff(const struct snap *kept, const struct snap *now);
+/* Write s back as a whole (its tree is gone) via WATCH_BUILD and WATCH_TMP. 0 or -errno. */
+int mirror_snap_restore(const struct snap *s, const char *base, struct log_err *err);
+/* Put back in base what of s is missing or changed in now; nothing is removed. 0 or -errno. */
+int mirror_snap_fill(const struct snap *s, const struct snap *now, const char *base,
+		     struct log_err *err);
 
 /* watch (mirror_watch.c): what mirror_run does for MIRROR_WATCH. */
 int mirror_watch_run(const struct mirror_opts *o, struct log_err *err);

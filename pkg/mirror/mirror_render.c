@@ -170,7 +170,8 @@ int mirror_render(struct strbuf *out, const char *registry, const struct mirror_
 		return log_err_set(err, -EINVAL, "dial timeout '%s' %s", dial_timeout,
 				   mirror_dial_timeout_problem(dial_timeout));
 	if (targets->n == 0)
-		return log_err_set(err, -EINVAL, "no mirror target given");
+		return log_err_set(err, -EINVAL,
+				   "no mirror target given: pass --mirror-target URL");
 	for (i = 0; r == 0 && i < targets->n; i++) {
 		r = split_url(targets->v[i], false, "mirror target", tscheme, sizeof(tscheme),
 			      &thost, err);

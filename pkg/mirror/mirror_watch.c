@@ -19,13 +19,7 @@
 #include "strbuf/strbuf.h"
 #include "mirror/mirror_internal.h"
 
-/*
- * Bounds: what one snapshot of a tree we own may hold (a hosts.toml dir holds a
- * few files; _backup holds the user's config path), and the timing of repairs.
- */
-#define SNAP_MAX_NODES	 1024
-#define SNAP_MAX_BYTES	 (16u << 20)
-#define SNAP_MAX_DEPTH	 8
+/* The timing of repairs. */
 #define WATCH_MAX	 512		      /* inotify watches (directories) */
 #define QUIET_MS	 100		      /* a burst of events is over after this much quiet */
 #define BURST_MAX_MS	 500		      /* ... or this long after its first event */
@@ -34,212 +28,6 @@
 #define STORM_WINDOW_S	 60		      /* ... within this many seconds is a fight */
 #define BACKOFF_FIRST_MS 2000		      /* first delay of a fight, doubled each time */
 #define BACKOFF_MAX_MS	 300000		      /* longest delay */
-
-/* One entry of a snapshot: path relative to the tree's parent, kind, mode, content. */
-struct snap_node {
-	char *rel;   /* "_backup/docker.io/hosts.toml" */
-	mode_t type; /* S_IFDIR, S_IFREG or S_IFLNK (anything else is not kept) */
-	mode_t mode; /* permission bits */
-	char *data;  /* file content or link target (NUL-terminated), NULL for a dir */
-	size_t len;  /* bytes of data */
-};
-
-/* A tree below a directory we own, as read at one moment. */
-struct snap {
-	struct snap_node *v; /* nodes, parents before children */
-	size_t n;	     /* count */
-	size_t bytes;	     /* sum of len */
-	bool present;	     /* the tree's root existed */
-};
-
-static void snap_free(struct snap *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++) {
-		free(s->v[i].rel);
-		free(s->v[i].data);
-	}
-	free(s->v);
-	memset(s, 0, sizeof(*s));
-}
-
-static int snap_add(struct snap *s, const char *rel, const struct stat *st, char *data, size_t len,
-		    struct log_err *err)
-{
-	struct snap_node *v;
-
-	if (s->n >= SNAP_MAX_NODES || s->bytes + len > SNAP_MAX_BYTES) {
-		free(data);
-		return log_err_set(err, -E2BIG, "%s: more than %u entries or %u MiB to keep", rel,
-				   SNAP_MAX_NODES, SNAP_MAX_BYTES >> 20);
-	}
-	v = realloc(s->v, (s->n + 1) * sizeof(*v));
-	if (!v) {
-		free(data);
-		return log_err_set(err, -ENOMEM, "out of memory");
-	}
-	s->v = v;
-	v[s->n].rel = strdup(rel);
-	if (!v[s->n].rel) {
-		free(data);
-		return log_err_set(err, -ENOMEM, "out of memory");
-	}
-	v[s->n].type = st->st_mode & S_IFMT;
-	v[s->n].mode = st->st_mode & 07777;
-	v[s->n].data = data;
-	v[s->n].len = len;
-	s->bytes += len;
-	s->n++;
-	return 0;
-}
-
-/* Read base/rel (never following a link) and, for a directory, what it holds. */
-static int snap_read(struct snap *s, const char *base, const char *rel, int depth,
-		     struct log_err *err)
-{
-	char path[PATH_MAX], child[PATH_MAX], **names = NULL;
-	struct strbuf sb;
-	struct stat st;
-	size_t n = 0, i;
-	ssize_t l;
-	int r;
-
-	if (fs_path_join(path, sizeof(path), base, rel, err) < 0)
-		return -ENAMETOOLONG;
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0
-				       : log_err_set(err, -errno, "%s: %s", path, strerror(errno));
-	if (depth == 0)
-		s->present = true;
-	if (S_ISLNK(st.st_mode)) {
-		char *target = malloc(PATH_MAX);
-
-		if (!target)
-			return log_err_set(err, -ENOMEM, "out of memory");
-		l = readlink(path, target, PATH_MAX - 1);
-		if (l < 0) {
-			free(target);
-			return log_err_set(err, -errno, "%s: %s", path, strerror(errno));
-		}
-		target[l] = '\0';
-		return snap_add(s, rel, &st, target, (size_t)l, err);
-	}
-	if (S_ISREG(st.st_mode)) {
-		sb_init(&sb, MIRROR_MAX_FILE);
-		r = sb_read_file(&sb, path);
-		if (r < 0) {
-			sb_free(&sb);
-			return log_err_set(err, r, "%s: %s", path,
-					   r == -E2BIG ? "file too large" : strerror(-r));
-		}
-		l = (ssize_t)sb.len;
-		return snap_add(s, rel, &st, sb_take(&sb), (size_t)l, err);
-	}
-	if (!S_ISDIR(st.st_mode))
-		return 0; /* a device or FIFO is nothing we write or restore */
-	if (depth >= SNAP_MAX_DEPTH)
-		return log_err_set(err, -E2BIG, "%s: deeper than %d directories", path,
-				   SNAP_MAX_DEPTH);
-	r = snap_add(s, rel, &st, NULL, 0, err);
-	if (r == 0)
-		r = fs_list_dir(path, &names, &n, err);
-	for (i = 0; r == 0 && i < n; i++) {
-		r = fs_path_join(child, sizeof(child), rel, names[i], err);
-		if (r == 0)
-			r = snap_read(s, base, child, depth + 1, err);
-	}
-	fs_names_free(names, n);
-	return r;
-}
-
-static int snap_take(struct snap *s, const char *base, const char *name, struct log_err *err)
-{
-	int r;
-
-	snap_free(s);
-	r = snap_read(s, base, name, 0, err);
-	if (r < 0)
-		snap_free(s);
-	return r;
-}
-
-/* What differs between the kept snapshot and now, in words ("" when equal). */
-static const char *snap_diff(const struct snap *kept, const struct snap *now)
-{
-	size_t i;
-
-	if (kept->present && !now->present)
-		return "removed";
-	if (kept->n != now->n)
-		return "changed (entries added or removed)";
-	for (i = 0; i < kept->n; i++) {
-		const struct snap_node *a = &kept->v[i], *b = &now->v[i];
-
-		if (strcmp(a->rel, b->rel) != 0 || a->type != b->type)
-			return "changed (entries replaced)";
-		if (a->mode != b->mode)
-			return "changed (mode)";
-		if (a->len != b->len || (a->len && memcmp(a->data, b->data, a->len) != 0))
-			return "changed (content)";
-	}
-	return "";
-}
-
-/*
- * Write snapshot s (of base/<name>) back as base/<name>: built in WATCH_TMP, then
- * renamed into place, so a reader sees the old tree or the whole new one.
- */
-static int snap_restore(const struct snap *s, const char *base, struct log_err *err)
-{
-	char path[PATH_MAX], tmp[PATH_MAX], dst[PATH_MAX];
-	const char *root;
-	size_t rootlen, i;
-	int r;
-
-	if (!s->present || s->n == 0)
-		return 0;
-	root = s->v[0].rel;
-	rootlen = strlen(root);
-
-	r = fs_remove_tree(base, WATCH_TMP, err);
-	if (r == 0)
-		r = fs_remove_tree(base, WATCH_OLD, err);
-	if (r == 0)
-		r = fs_path_join(tmp, sizeof(tmp), base, WATCH_TMP, err);
-	for (i = 0; r == 0 && i < s->n; i++) {
-		const struct snap_node *nd = &s->v[i];
-		char *slash;
-
-		if ((size_t)snprintf(path, sizeof(path), "%s%s", tmp, nd->rel + rootlen) >=
-		    sizeof(path))
-			return log_err_set(err, -ENAMETOOLONG, "%s: path too long", nd->rel);
-		if (nd->type == S_IFDIR) {
-			if (mkdir(path, 0700) < 0 || chmod(path, nd->mode) < 0)
-				r = log_err_set(err, -errno, "%s: %s", path, strerror(errno));
-		} else if (nd->type == S_IFLNK) {
-			if (symlink(nd->data, path) < 0)
-				r = log_err_set(err, -errno, "%s: %s", path, strerror(errno));
-		} else {
-			slash = strrchr(path, '/');
-			*slash = '\0';
-			r = fs_publish(path, slash + 1, nd->data, nd->len, nd->mode, err);
-			r = r < 0 ? r : 0;
-		}
-	}
-	if (r < 0)
-		return r;
-	if (fs_path_join(dst, sizeof(dst), base, root, err) < 0 ||
-	    fs_path_join(path, sizeof(path), base, WATCH_OLD, err) < 0)
-		return -ENAMETOOLONG;
-	if (rename(dst, path) < 0 && errno != ENOENT)
-		return log_err_set(err, -errno, "cannot rename %s to %s: %s", dst, path,
-				   strerror(errno));
-	if (rename(tmp, dst) < 0)
-		return log_err_set(err, -errno, "cannot rename %s to %s: %s", tmp, dst,
-				   strerror(errno));
-	return fs_remove_tree(base, WATCH_OLD, err);
-}
 
 /* ---- the watcher ---- */
 
@@ -253,6 +41,7 @@ struct watcher {
 	int ifd;		     /* inotify descriptor, -1 when none */
 	size_t nwatches;	     /* watches added to ifd */
 	bool dormant;		     /* cleanup ran: repair nothing any more */
+	bool new_backup;	     /* a re-sync made a new _backup: keep that one */
 	struct mirror_backoff bo;    /* repairs done and the delay before the next */
 };
 
@@ -322,9 +111,9 @@ static int snap_all(const struct watcher *w, struct snap *ours, struct snap *bak
 	int r = 0;
 
 	for (i = 0; r == 0 && i < w->ndirs; i++)
-		r = snap_take(&ours[i], w->base, w->dirs[i], err);
+		r = mirror_snap_take(&ours[i], w->base, w->dirs[i], err);
 	if (r == 0)
-		r = snap_take(bak, w->base, MIRROR_BACKUP_DIR, err);
+		r = mirror_snap_take(bak, w->base, MIRROR_BACKUP_DIR, err);
 	return r;
 }
 
@@ -354,9 +143,9 @@ static int watch_settle(struct watcher *w, bool repair, struct log_err *err)
 			r = mirror_configure_ex(w->o, repair, err);
 		if (r == 0)
 			r = snap_all(w, b, &bbak, err);
-		same = r == 0 && !*snap_diff(&abak, &bbak);
+		same = r == 0 && !*mirror_snap_diff(&abak, &bbak);
 		for (i = 0; r == 0 && i < w->ndirs; i++) {
-			const char *why = snap_diff(&b[i], &a[i]);
+			const char *why = mirror_snap_diff(&b[i], &a[i]);
 
 			if (*why)
 				log_warn("restoring %s/%s: %s (while the last repair wrote it)",
@@ -369,21 +158,23 @@ static int watch_settle(struct watcher *w, bool repair, struct log_err *err)
 				"%s: changed by someone else while being written, %d times",
 				w->base, SETTLE_TRIES);
 	for (i = 0; r == 0 && i < w->ndirs; i++) {
-		snap_free(&w->ours[i]);
+		mirror_snap_free(&w->ours[i]);
 		w->ours[i] = b[i];
 		memset(&b[i], 0, sizeof(b[i]));
 	}
-	if (r == 0) {
-		snap_free(&w->backup);
+	if (r == 0 && (!repair || w->new_backup || !w->backup.present)) {
+		w->new_backup = false;
+		/* in a repair what was backed up stays what we keep: added entries are not ours */
+		mirror_snap_free(&w->backup);
 		w->backup = bbak;
 		memset(&bbak, 0, sizeof(bbak));
 	}
 	for (i = 0; a && b && i < w->ndirs; i++) {
-		snap_free(&a[i]);
-		snap_free(&b[i]);
+		mirror_snap_free(&a[i]);
+		mirror_snap_free(&b[i]);
 	}
-	snap_free(&abak);
-	snap_free(&bbak);
+	mirror_snap_free(&abak);
+	mirror_snap_free(&bbak);
 	free(a);
 	free(b);
 	return r;
@@ -402,9 +193,9 @@ static int foreign_entries(struct watcher *w, bool *untouched, struct log_err *e
 	int r, foreign = 0;
 
 	for (j = 0; j < w->ndirs; j++) {
-		r = snap_take(&now, w->base, w->dirs[j], err);
-		untouched[j] = r == 0 && now.present && !*snap_diff(&w->ours[j], &now);
-		snap_free(&now);
+		r = mirror_snap_take(&now, w->base, w->dirs[j], err);
+		untouched[j] = r == 0 && now.present && !*mirror_snap_diff(&w->ours[j], &now);
+		mirror_snap_free(&now);
 		if (r < 0)
 			return r;
 	}
@@ -418,6 +209,20 @@ static int foreign_entries(struct watcher *w, bool *untouched, struct log_err *e
 	}
 	fs_names_free(names, n);
 	return r < 0 ? r : foreign;
+}
+
+/* Remove base/dir/hosts.toml (ours, as we wrote it), then dir when that empties it. */
+static int drop_hosts(const char *base, const char *dir, struct log_err *err)
+{
+	char p[PATH_MAX];
+	int r;
+
+	if (fs_path_join(p, sizeof(p), base, dir, err) < 0)
+		return -ENAMETOOLONG;
+	r = fs_remove_tree(p, HOSTS_TOML, err);
+	if (r == 0 && rmdir(p) < 0 && errno != ENOTEMPTY && errno != EEXIST)
+		r = log_err_set(err, -errno, "%s: cannot remove: %s", p, strerror(errno));
+	return r;
 }
 
 /*
@@ -439,14 +244,15 @@ static int backup_gone(struct watcher *w, struct log_err *err)
 	r = foreign < 0 ? foreign : 0;
 	if (foreign == 0) {
 		log_warn("restoring %s/%s: removed", w->base, MIRROR_BACKUP_DIR);
-		r = snap_restore(&w->backup, w->base, err);
+		r = mirror_snap_restore(&w->backup, w->base, err);
 	} else if (foreign > 0) {
 		log_warn(
 		    "%s: %s removed and %d %s written by someone else (a distro's re-sync?): backing up what is there now and re-applying",
 		    w->base, MIRROR_BACKUP_DIR, foreign, foreign == 1 ? "entry" : "entries");
 		for (i = 0; r == 0 && i < w->ndirs; i++)
 			if (untouched[i])
-				r = fs_remove_tree(w->base, w->dirs[i], err);
+				r = drop_hosts(w->base, w->dirs[i], err);
+		w->new_backup = true;
 	}
 	free(untouched);
 	return r;
@@ -482,26 +288,26 @@ static int watch_repair(struct watcher *w, bool *changed, struct log_err *err)
 			return log_err_set(err, r, "%s: cannot create directory: %s", w->base,
 					   strerror(-r));
 	}
-	r = snap_take(&now, w->base, MIRROR_BACKUP_DIR, err);
+	r = mirror_snap_take(&now, w->base, MIRROR_BACKUP_DIR, err);
 	if (r < 0)
 		return r;
-	why = snap_diff(&w->backup, &now);
-	snap_free(&now);
+	why = mirror_snap_diff(&w->backup, &now);
 	if (*why) {
 		*changed = true;
 		if (!strcmp(why, "removed")) {
 			r = backup_gone(w, err);
 		} else {
 			log_warn("restoring %s/%s: %s", w->base, MIRROR_BACKUP_DIR, why);
-			r = snap_restore(&w->backup, w->base, err);
+			r = mirror_snap_fill(&w->backup, &now, w->base, err);
 		}
-		if (r < 0)
-			return r;
 	}
+	mirror_snap_free(&now);
+	if (r < 0)
+		return r;
 	for (i = 0; i < w->ndirs; i++) {
-		r = snap_take(&now, w->base, w->dirs[i], err);
-		why = r < 0 ? "" : snap_diff(&w->ours[i], &now);
-		snap_free(&now);
+		r = mirror_snap_take(&now, w->base, w->dirs[i], err);
+		why = r < 0 ? "" : mirror_snap_diff(&w->ours[i], &now);
+		mirror_snap_free(&now);
 		if (r < 0)
 			return r;
 		if (*why) {
@@ -549,6 +355,26 @@ static void watch_note_repair(struct watcher *w, long long t)
 	log_warn(
 	    "%s: repaired %d times in %lld s: something rewrites it in a loop (a distro that owns it? see nodeprobe-mirror(8), DISTROS); next repair no sooner than %lld s",
 	    w->base, STORM_REPAIRS, span / 1000 + 1, w->bo.delay_ms / 1000);
+}
+
+/* The name of a failure and what it means, for the log ("ENOSPC: the file system is full"). */
+static const char *err_name(int r)
+{
+	switch (-r) {
+	case ENOSPC:
+		return "ENOSPC: the file system is full";
+	case EDQUOT:
+		return "EDQUOT: the disk quota is used up";
+	case EROFS:
+		return "EROFS: the file system is read-only";
+	case EACCES:
+	case EPERM:
+		return "EACCES/EPERM: not allowed";
+	case ETIMEDOUT:
+		return "ETIMEDOUT: the config path stayed locked";
+	default:
+		return "a write failed";
+	}
 }
 
 /* Read the pending inotify events; note whether cleanup started. Returns events read. */
@@ -615,8 +441,8 @@ static void watch_free(struct watcher *w)
 	if (w->ifd >= 0)
 		close(w->ifd);
 	for (i = 0; w->ours && i < w->ndirs; i++)
-		snap_free(&w->ours[i]);
-	snap_free(&w->backup);
+		mirror_snap_free(&w->ours[i]);
+	mirror_snap_free(&w->backup);
 	free(w->ours);
 	free(w->dirs);
 }
@@ -626,7 +452,7 @@ int mirror_watch_run(const struct mirror_opts *o, struct log_err *err)
 	struct watcher w;
 	struct pollfd pfd[2];
 	sigset_t mask;
-	long long t, due = -1, first = -1, next_check;
+	long long t, due = -1, first = -1, next_check, fail_ms = 0, retry_at = 0;
 	int sfd = -1, r, timeout, lock;
 	bool changed = false;
 
@@ -678,6 +504,8 @@ int mirror_watch_run(const struct mirror_opts *o, struct log_err *err)
 			if (w.bo.delay_ms &&
 			    due < w.bo.at[(w.bo.n - 1) % STORM_REPAIRS] + w.bo.delay_ms)
 				due = w.bo.at[(w.bo.n - 1) % STORM_REPAIRS] + w.bo.delay_ms;
+			if (fail_ms && due < retry_at)
+				due = retry_at;
 			continue;
 		}
 		if (t < (due >= 0 ? due : next_check))
@@ -702,10 +530,17 @@ int mirror_watch_run(const struct mirror_opts *o, struct log_err *err)
 		if (r < 0 && w.ifd < 0)
 			break; /* no inotify descriptor: nothing to wait on */
 		if (r < 0) {
-			/* a failed repair is tried again at the next event or resync */
-			log_error("%s", err->msg);
+			/* not a fight: a write failed; tried again after a delay, then at events */
+			fail_ms = fail_ms ? fail_ms * 2 : BACKOFF_FIRST_MS;
+			if (fail_ms > BACKOFF_MAX_MS)
+				fail_ms = BACKOFF_MAX_MS;
+			log_error("%s: repair failed (%s): %s; trying again in %lld s", w.base,
+				  err_name(r), err->msg, fail_ms / 1000);
 			log_err_clear(err);
+			due = retry_at = now_ms() + fail_ms;
+			continue;
 		}
+		fail_ms = 0;
 		if (!changed)
 			continue;
 		watch_note_repair(&w, now_ms());

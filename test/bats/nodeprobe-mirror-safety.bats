@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The probing findings of issue 12, each fixed and held here: duplicate targets, a _backup that
 # is a symbolic link or not ours, an empty or partial _backup, durations out of Go's range,
-# files too large.
+# files too large; and issue 17's symlinked registry directory (refused, as documented).
 load helpers
 
 setup() {
@@ -75,7 +75,7 @@ tree() {
   ln -s "$T/outside" "$C/_backup/docker.io"
   run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:30020 --prepend-existing
   [ "$status" -eq 1 ]
-  [ "$output" = "nodeprobe-mirror: error: $C/_backup/docker.io is not a real directory: refused, never followed" ]
+  [ "$output" = "nodeprobe-mirror: error: $C/_backup/docker.io is not a real directory: refused, never followed, nothing was changed; replace it with a directory and run configure again" ]
   [ ! -e "$C/docker.io" ]
 }
 
@@ -87,7 +87,7 @@ tree() {
   [ "$status" -eq 0 ]
   [ "$(cat "$C/_backup/docker.io/hosts.toml")" = "server = 'https://mirror.corp'" ]
   [ "$(cat "$C/_backup/quay.io/hosts.toml")" = "server = 'https://quay.corp'" ]
-  grep -q "$C/docker.io was not in _backup: moved there, not deleted" <<<"$output"
+  grep -q "$C/docker.io/hosts.toml was not in _backup: moved there, not deleted" <<<"$output"
   grep -qx "\[host.'http://10.0.0.5:30020'\]" "$C/docker.io/hosts.toml"
   # and cleanup gives both back
   run "$BIN" cleanup --config-path "$C"
@@ -144,4 +144,26 @@ tree() {
   run "$BIN" check --config-path "$C" --containerd-config "$T/big.toml"
   grep -q "$T/big.toml: error: file too large (over 4096 KiB)" <<<"$output"
   ! grep -q 'Argument list too long' <<<"$output" || false
+}
+
+@test "a registry directory that is a symbolic link is refused, as the man page says, nothing changed" {
+  # issue 17 finding 10: the man page said "replaced"; configure refuses it, before the first
+  # backup and after it, and says what to do
+  mkdir -p "$C" "$T/outside"
+  printf "server = 'https://evil'" >"$T/outside/hosts.toml"
+  ln -s "$T/outside" "$C/docker.io"
+  before=$(tree "$T")
+  run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:30020
+  [ "$status" -eq 1 ]
+  [ "$output" = "nodeprobe-mirror: error: $C/docker.io is not a real directory: refused, never followed, nothing was changed; replace it with a directory and run configure again" ]
+  [ "$(tree "$T")" = "$before" ]
+  rm "$C/docker.io"
+  "$BIN" configure --config-path "$C" -r quay.io -m http://10.0.0.5:30020
+  ln -s "$T/outside" "$C/docker.io"
+  before=$(tree "$T")
+  run "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:30020
+  [ "$status" -eq 1 ]
+  [ "$output" = "nodeprobe-mirror: error: $C/docker.io is a symbolic link (to $T/outside), not a directory: refused, never followed, nothing was changed; replace it with a real directory and run configure again" ]
+  [ "$(tree "$T")" = "$before" ]
+  grep -q 'symbolic link or a file stops configure before any change' "$BATS_TEST_DIRNAME/../../hooks/mirror/nodeprobe-mirror.8"
 }

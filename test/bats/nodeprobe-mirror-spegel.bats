@@ -18,9 +18,14 @@ teardown() {
 }
 
 # same_files A B: the same regular files (Spegel's test walks files only) with the same bytes.
+# One difference by design (issue 17): the user's files beside hosts.toml in a registry
+# directory stay in place, so _backup holds only what moved; every file of B's _backup must be
+# in A's with the same bytes, and the files outside _backup are exactly A's.
 same_files() {
-  diff -u <(cd "$1" && find . -type f | sort) <(cd "$2" && find . \( -type f -o -type l \) | sort) &&
-    (cd "$1" && find . -type f -exec cmp {} "$2/{}" \; 2>&1) | { ! grep . ; }
+  diff -u <(cd "$1" && find . -type f ! -path './_backup/*' | sort) \
+    <(cd "$2" && find . \( -type f -o -type l \) ! -path './_backup/*' | sort) &&
+    (cd "$2" && find ./_backup \( -type f -o -type l \) -exec cmp {} "$1/{}" \; 2>&1) | { ! grep . ; } &&
+    (cd "$1" && find . -type f ! -path './_backup/*' -exec cmp {} "$2/{}" \; 2>&1) | { ! grep . ; }
 }
 
 # run_case NAME: configure as the case says; the tree must equal expected/ (files and bytes).

@@ -128,6 +128,38 @@ mode_is() { [ "$(stat -c %a "$1")" = "$2" ]; }
   [ "$(contents "$C")" = "$(contents "$T/orig")" ]
 }
 
+@test "watch: a user's file beside our hosts.toml, or added to _backup, is never deleted" {
+  # issue 17: containerd's certs.d/<host>/ca.crt layout (docs/hosts.md) under a running watch
+  user_files
+  start_watch
+  want_quay=$(cat "$C/_backup/quay.io/hosts.toml")
+  echo ca >"$C/docker.io/ca.crt"
+  echo mine >"$C/_backup/extra.txt"
+  mkdir "$C/_backup/quay.io/sub" && echo key >"$C/_backup/quay.io/sub/client.key"
+  # a later repair proves the events above were handled before it
+  remove "$C/ghcr.io"
+  wait_for log_has "restoring $C/ghcr.io: removed"
+  wait_for test -f "$C/ghcr.io/hosts.toml"
+  [ "$(cat "$C/docker.io/ca.crt")" = ca ]
+  [ "$(cat "$C/_backup/extra.txt")" = mine ]
+  [ "$(cat "$C/_backup/quay.io/sub/client.key")" = key ]
+  ! log_has "restoring $C/docker.io" || false
+  ! log_has "restoring $C/_backup" || false
+  # what was backed up is still put back when changed; what was added stays
+  echo changed >"$C/_backup/quay.io/hosts.toml"
+  wait_for log_has "restoring $C/_backup: changed (content)"
+  wait_for test "$(cat "$C/_backup/quay.io/hosts.toml")" = "$want_quay"
+  [ "$(cat "$C/_backup/extra.txt")" = mine ]
+  [ "$(cat "$C/docker.io/ca.crt")" = ca ]
+  # and cleanup leaves the user's certificate where it is
+  kill "$WPID" && wait "$WPID" || true
+  WPID=
+  "$BIN" cleanup --config-path "$C"
+  [ "$(cat "$C/docker.io/ca.crt")" = ca ]
+  [ "$(cat "$C/docker.io/hosts.toml")" = "server = 'https://registry-1.docker.io'" ]
+  [ "$(cat "$C/extra.txt")" = mine ]
+}
+
 @test "watch: a removed config path is made again, _backup and ours as they were" {
   user_files
   start_watch

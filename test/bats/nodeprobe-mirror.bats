@@ -74,12 +74,13 @@ contents() {
   [ "$status" -eq 0 ]
   [ -z "$output" ]   # -v reports every write; there is none
   [ "$(snapshot "$C")" = "$before" ]
-  # changing one registry's file rewrites that file only
+  # changing one registry's file rewrites that file only; a file of the user's beside it stays
+  # (issue 17: it used to be deleted)
   echo 'junk' >"$C/ghcr.io/stray.crt"
   run "$BIN" -v configure --config-path "$C" -r docker.io -r ghcr.io -r registry.local:5000 \
     -m http://10.0.0.5:29999 --resolve-tags false
   [ "$status" -eq 0 ]
-  [ ! -e "$C/ghcr.io/stray.crt" ]
+  [ "$(cat "$C/ghcr.io/stray.crt")" = junk ]
   [ "$(grep -c '^nodeprobe-mirror: wrote ' <<<"$output")" -eq 3 ]
 }
 
@@ -324,28 +325,35 @@ $T/v3.toml:5:17: error: config_path '/etc/containerd/certs.d' does not include $
   [ "$(stat -c %a "$C/docker.io/hosts.toml")" = 644 ]
   [ "$(stat -c %a "$C/quay.io/hosts.toml")" = 640 ]
   [ "$(stat -c %a "$C/ghcr.io/hosts.toml")" = 644 ]
-  [ "$(stat -c %a "$C/ghcr.io/ca.crt")" = 644 ]
+  # the user's certificate and key stay in place, untouched (issue 17): not ours to re-mode
+  [ "$(stat -c %a "$C/ghcr.io/ca.crt")" = 4777 ]
   [ "$(stat -c %a "$C/ghcr.io/client.key")" = 600 ]
   # the backup itself is untouched
   [ "$(stat -c %a "$C/_backup/docker.io/hosts.toml")" = 666 ]
 }
 
-@test "--prepend-existing copies a symlinked certificate's content, as Spegel does" {
-  mkdir -p "$C/ghcr.io" "$T/pki"
-  printf "[host.'https://m.corp']\nca = ['ca.crt', 'rel.crt']\n" >"$C/ghcr.io/hosts.toml"
+@test "--prepend-existing: the user's certificates, symlinks included, stay in place and resolve" {
+  # issue 17: files kept beside hosts.toml (containerd docs/hosts.md: ca.crt, client.cert,
+  # client.key) are never moved, copied or deleted, so relative and absolute ca/client paths work
+  mkdir -p "$C/ghcr.io/certs" "$T/pki"
+  printf "[host.'https://m.corp']\nca = ['ca.crt', 'certs/rel.crt', '$C/ghcr.io/abs.crt']\nclient = [['client.cert', 'client.key']]\n" >"$C/ghcr.io/hosts.toml"
   printf 'CA-ABS' >"$T/pki/ca.pem"
-  printf 'CA-REL' >"$C/rel.pem"
+  printf 'CA-REL' >"$C/ghcr.io/certs/rel.pem"
+  printf 'CA2' >"$C/ghcr.io/abs.crt"
+  printf 'CERT' >"$C/ghcr.io/client.cert"
+  printf 'KEY' >"$C/ghcr.io/client.key"
+  chmod 600 "$C/ghcr.io/client.key"
   ln -s "$T/pki/ca.pem" "$C/ghcr.io/ca.crt"
-  ln -s ../rel.pem "$C/ghcr.io/rel.crt"
-  ln -s "$T/nowhere" "$C/ghcr.io/dangling.crt"
+  ln -s rel.pem "$C/ghcr.io/certs/rel.crt"
+  orig=$(contents "$C")
   run "$BIN" configure --config-path "$C" -r ghcr.io -m http://10.0.0.5:29999 --prepend-existing
   [ "$status" -eq 0 ]
-  [ -f "$C/ghcr.io/ca.crt" ]
-  [ ! -L "$C/ghcr.io/ca.crt" ]
+  [ -L "$C/ghcr.io/ca.crt" ]
   [ "$(cat "$C/ghcr.io/ca.crt")" = CA-ABS ]
-  [ "$(cat "$C/ghcr.io/rel.crt")" = CA-REL ]
-  [ ! -e "$C/ghcr.io/dangling.crt" ]
-  grep -q "dangling.crt: not a regular file or directory, not copied" <<<"$output"
+  [ "$(cat "$C/ghcr.io/certs/rel.crt")" = CA-REL ]
+  [ "$(cat "$C/ghcr.io/abs.crt")" = CA2 ]
+  [ "$(ls -A "$C/_backup/ghcr.io")" = hosts.toml ]
+  grep -qF "ca = ['ca.crt', 'certs/rel.crt', '$C/ghcr.io/abs.crt']" "$C/ghcr.io/hosts.toml"
   run "$BIN" check --config-path "$C"
   [ "$status" -eq 0 ]
   # and a second run writes nothing
@@ -353,6 +361,10 @@ $T/v3.toml:5:17: error: config_path '/etc/containerd/certs.d' does not include $
   run "$BIN" configure --config-path "$C" -r ghcr.io -m http://10.0.0.5:29999 --prepend-existing
   [ "$status" -eq 0 ]
   [ "$(snapshot "$C")" = "$before" ]
+  # cleanup gives back the original tree, the files that stayed in place included
+  run "$BIN" cleanup --config-path "$C"
+  [ "$status" -eq 0 ]
+  [ "$(contents "$C")" = "$orig" ]
 }
 
 @test "a bad dial timeout from the environment or the YAML file names its source" {
@@ -494,4 +506,17 @@ TOML
   sed -i '6,7d' "$T/tls.toml"
   run "$BIN" check --config-path "$C" --containerd-config "$T/tls.toml"
   [ "$status" -eq 0 ]
+}
+
+@test "check --containerd-config: imports past the bound are reported, not skipped silently" {
+  # issue 17 finding 10: every limit named where it bites (man page LIMITS: 32 files)
+  mkdir -p "$T/d"
+  printf 'version = 2\nimports = ["d/*.toml"]\n[plugins."io.containerd.grpc.v1.cri".registry]\nconfig_path = "%s"\n' "$C" >"$T/config.toml"
+  for i in $(seq -w 34); do printf 'version = 2\n' >"$T/d/$i.toml"; done
+  "$BIN" configure --config-path "$C" -r docker.io -m http://10.0.0.5:29999
+  run "$BIN" check --config-path "$C" --containerd-config "$T/config.toml"
+  [ "$status" -eq 3 ]
+  [ "$output" = "$T/d/32.toml: warning: not read: imports go over 32 files or 8 levels deep; check this file with --containerd-config
+$T/d/33.toml: warning: not read: imports go over 32 files or 8 levels deep; check this file with --containerd-config
+$T/d/34.toml: warning: not read: imports go over 32 files or 8 levels deep; check this file with --containerd-config" ]
 }

@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* mirror_restore: cleanup, the merge that puts _backup back, and the recovery of what a killed
+ * configure, cleanup or watch left. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsutil/fsutil.h"
+#include "log/log.h"
+#include "strbuf/strbuf.h"
+#include "mirror/mirror_internal.h"
+
+/* Deepest directory mirror_merge walks into (a registry directory holds a few files). */
+#define MERGE_MAX_DEPTH 16
+
+bool mirror_listed(const struct mirror_list *l, const char *name)
+{
+	size_t i;
+
+	for (i = 0; l && i < l->n; i++)
+		if (!strcmp(l->v[i], name))
+			return true;
+	return false;
+}
+
+bool mirror_is_work_name(const char *name)
+{
+	static const char *const ours[] = {BACKING_UP,	RESTORING, STAGING,
+					   WATCH_BUILD, WATCH_TMP, WATCH_OLD};
+	size_t i;
+
+	for (i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+		if (!strcmp(name, ours[i]))
+			return true;
+	return false;
+}
+
+int mirror_refuse_link(const char *path, const char *why, struct log_err *err)
+{
+	char to[PATH_MAX];
+	ssize_t n = readlink(path, to, sizeof(to) - 1);
+
+	to[n < 0 ? 0 : n] = '\0';
+	return log_err_set(err, -ELOOP, "%s is a symbolic link (to %s)%s", path, to, why);
+}
+
+/*
+ * name in base, if present, must be a real directory (never a symbolic link,
+ * which could lead out of the config path) owned by us. Returns 1 when it is,
+ * 0 when absent, -errno with err when it may not be used: nothing is moved.
+ */
+static int own_dir(const char *base, const char *name, struct log_err *err)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	if (fs_path_join(p, sizeof(p), base, name, err) < 0)
+		return err ? err->code : -ENAMETOOLONG;
+	if (lstat(p, &st) < 0)
+		return errno == ENOENT ? 0 : log_err_set(err, -errno, "%s: %s", p, strerror(errno));
+	if (S_ISLNK(st.st_mode))
+		return mirror_refuse_link(
+		    p, ": refused, it could lead out of the config path; nothing was moved", err);
+	if (!S_ISDIR(st.st_mode))
+		return log_err_set(err, -ENOTDIR,
+				   "%s is not a directory: refused, nothing was moved", p);
+	if (st.st_uid != geteuid())
+		return log_err_set(
+		    err, -EPERM,
+		    "%s is owned by uid %u, not by us (uid %u): refused, nothing was moved", p,
+		    (unsigned)st.st_uid, (unsigned)geteuid());
+	return 1;
+}
+
+int mirror_own_dirs(const char *base, struct log_err *err)
+{
+	static const char *const names[] = {MIRROR_BACKUP_DIR, RESTORING, BACKING_UP, STAGING,
+					    WATCH_BUILD,       WATCH_TMP, WATCH_OLD};
+	size_t i;
+	int r;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		r = own_dir(base, names[i], err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Whether a and b are regular files with the same mode and bytes. */
+static bool same_file(const char *a, const char *b, const struct stat *sa, const struct stat *sb)
+{
+	struct strbuf x = STRBUF_INIT(MIRROR_MAX_FILE), y = STRBUF_INIT(MIRROR_MAX_FILE);
+	bool same;
+
+	same = S_ISREG(sa->st_mode) && S_ISREG(sb->st_mode) && sa->st_size == sb->st_size &&
+	       (sa->st_mode & 07777) == (sb->st_mode & 07777) && sb_read_file(&x, a) >= 0 &&
+	       sb_read_file(&y, b) >= 0 && x.len == y.len && !memcmp(x.buf, y.buf, x.len);
+	sb_free(&x);
+	sb_free(&y);
+	return same;
+}
+
+static int merge(const char *from, const char *to, int depth, struct log_err *err)
+{
+	char a[PATH_MAX], b[PATH_MAX], **names = NULL;
+	struct stat sa, sb;
+	size_t n = 0, i;
+	int r;
+
+	if (depth > MERGE_MAX_DEPTH)
+		return log_err_set(
+		    err, -E2BIG,
+		    "%s: deeper than %d directories: not merged into %s; move it by hand and run again",
+		    from, MERGE_MAX_DEPTH, to);
+	r = fs_list_dir(from, &names, &n, err);
+	for (i = 0; r == 0 && i < n; i++) {
+		r = fs_path_join(a, sizeof(a), from, names[i], err);
+		if (r == 0)
+			r = fs_path_join(b, sizeof(b), to, names[i], err);
+		if (r < 0)
+			break;
+		if (lstat(b, &sb) < 0 && errno == ENOENT) {
+			r = fs_move_entry(from, to, names[i], err);
+			continue;
+		}
+		if (lstat(a, &sa) < 0) {
+			r = log_err_set(err, -errno, "%s: %s", a, strerror(errno));
+			break;
+		}
+		if (S_ISDIR(sa.st_mode) && S_ISDIR(sb.st_mode)) {
+			r = merge(a, b, depth + 1, err);
+			if (r == 0 && rmdir(a) < 0)
+				r = log_err_set(err, -errno, "%s: %s", a, strerror(errno));
+		} else if (same_file(a, b, &sa, &sb)) {
+			r = fs_move_entry(from, to, names[i], err);
+		} else {
+			r = log_err_set(
+			    err, -EEXIST,
+			    "cannot put %s back: %s is in its place and differs; keep the one you want at %s, remove the other, and run cleanup again",
+			    a, b, b);
+		}
+	}
+	fs_names_free(names, n);
+	return r;
+}
+
+int mirror_merge(const char *from, const char *to, struct log_err *err)
+{
+	return merge(from, to, 0, err);
+}
+
+int mirror_finish_restore(const char *base, struct log_err *err)
+{
+	char rest[PATH_MAX];
+	int r;
+
+	if (fs_path_join(rest, sizeof(rest), base, RESTORING, err) < 0)
+		return err ? err->code : -ENAMETOOLONG;
+	if (!fs_is_dir(rest))
+		return 0;
+	r = mirror_merge(rest, base, err);
+	if (r == 0 && rmdir(rest) < 0)
+		r = log_err_set(err, -errno, "%s: %s", rest, strerror(errno));
+	return r;
+}
+
+/*
+ * watch's _backup repair: WATCH_TMP is complete (renamed from WATCH_BUILD
+ * when it was), so with no _backup it becomes _backup; beside a _backup it is
+ * stale. WATCH_OLD, what older versions set aside, goes once _backup is there.
+ */
+static int finish_watch_repair(const char *base, struct log_err *err)
+{
+	char bak[PATH_MAX], tmp[PATH_MAX];
+	struct stat st;
+	int r = 0;
+
+	if (fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0 ||
+	    fs_path_join(tmp, sizeof(tmp), base, WATCH_TMP, err) < 0)
+		return err ? err->code : -ENAMETOOLONG;
+	if (lstat(tmp, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (lstat(bak, &st) < 0 && errno == ENOENT) {
+			if (rename(tmp, bak) < 0)
+				return log_err_set(err, -errno, "cannot rename %s to %s: %s", tmp,
+						   bak, strerror(errno));
+			log_info("%s: finished an interrupted repair of %s", base,
+				 MIRROR_BACKUP_DIR);
+		} else {
+			r = fs_remove_tree(base, WATCH_TMP, err);
+		}
+	}
+	if (r == 0 && lstat(bak, &st) == 0)
+		r = fs_remove_tree(base, WATCH_OLD, err);
+	return r;
+}
+
+int mirror_recover(const char *base, const struct mirror_list *managed, struct log_err *err)
+{
+	char p[PATH_MAX], **names = NULL;
+	struct stat st;
+	size_t n = 0, i;
+	int r;
+
+	r = finish_watch_repair(base, err);
+	if (r == 0)
+		r = fs_remove_tree(base, STAGING, err);
+	if (r == 0)
+		r = fs_remove_tree(base, WATCH_BUILD, err);
+	if (r == 0)
+		r = fs_list_dir(base, &names, &n, err);
+	for (i = 0; r == 0 && i < n; i++) {
+		if (names[i][0] == '.' || mirror_listed(managed, names[i]) ||
+		    fs_path_join(p, sizeof(p), base, names[i], NULL) < 0 || lstat(p, &st) < 0 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		/* we hold the lock: a temp file is one a killed run left, whatever its age */
+		fs_publish_clean(p, HOSTS_TOML, -1);
+	}
+	fs_names_free(names, n);
+	return r;
+}
+
+/* A directory of the user's that configure wrote into is in _backup too, and comes back from there.
+ */
+int mirror_drop_ours(const char *base, const char *bak, const char *name, bool keep_dir,
+		     struct log_err *err)
+{
+	char p[PATH_MAX], file[PATH_MAX], saved_dir[PATH_MAX], saved[PATH_MAX];
+	struct stat st, dst;
+
+	if (fs_path_join(p, sizeof(p), base, name, err) < 0 ||
+	    fs_path_join(file, sizeof(file), p, HOSTS_TOML, err) < 0 ||
+	    fs_path_join(saved_dir, sizeof(saved_dir), bak, name, err) < 0 ||
+	    fs_path_join(saved, sizeof(saved), saved_dir, HOSTS_TOML, err) < 0)
+		return err ? err->code : -ENAMETOOLONG;
+	if (lstat(p, &dst) < 0 || !S_ISDIR(dst.st_mode)) {
+		log_debug("%s: not a directory of ours, left alone", p);
+		return 0;
+	}
+	if (lstat(file, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (mirror_hosts_generated(file) || lstat(saved, &st) == 0)) {
+		if (unlink(file) < 0)
+			return log_err_set(err, -errno, "%s: cannot remove: %s", file,
+					   strerror(errno));
+		log_info("removed %s", file);
+	}
+	/* the user's own directory, kept in place by configure: the merge fills it again */
+	if (keep_dir && lstat(saved_dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    (st.st_mode & 07777) == (dst.st_mode & 07777))
+		return 0;
+	if (rmdir(p) == 0)
+		log_info("removed %s", p);
+	else if (errno != ENOTEMPTY && errno != EEXIST)
+		return log_err_set(err, -errno, "%s: cannot remove: %s", p, strerror(errno));
+	return 0;
+}
+
+int mirror_cleanup(const struct mirror_opts *o, struct log_err *err)
+{
+	const char *base = o->config_path;
+	char bak[PATH_MAX], rest[PATH_MAX], tmp[PATH_MAX], **names = NULL;
+	struct mirror_list managed = {0};
+	size_t n = 0, i;
+	int r;
+
+	if (fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0 ||
+	    fs_path_join(rest, sizeof(rest), base, RESTORING, err) < 0 ||
+	    fs_path_join(tmp, sizeof(tmp), base, BACKING_UP, err) < 0)
+		return err ? err->code : -ENAMETOOLONG;
+	r = mirror_own_dirs(base, err);
+	if (r == 0)
+		r = mirror_distro_managed(o, &managed, err);
+	if (r == 0 && fs_is_dir(base))
+		r = mirror_recover(base, &managed, err);
+	if (r == 0 && !fs_is_dir(bak) && fs_is_dir(tmp)) {
+		/* a first configure stopped while backing up: nothing of ours was written yet */
+		r = mirror_merge(tmp, base, err);
+		if (r == 0 && rmdir(tmp) < 0)
+			r = log_err_set(err, -errno, "%s: %s", tmp, strerror(errno));
+	}
+	if (r < 0)
+		goto out;
+	if (!fs_is_dir(bak)) {
+		if (fs_is_dir(rest))
+			r = mirror_finish_restore(base, err);
+		else
+			log_info("%s: no %s, nothing to clean up", base, MIRROR_BACKUP_DIR);
+		goto out;
+	}
+	r = fs_list_dir(base, &names, &n, err);
+	for (i = 0; r == 0 && i < n; i++)
+		if (strcmp(names[i], MIRROR_BACKUP_DIR) != 0 && !mirror_is_work_name(names[i]) &&
+		    !mirror_listed(&managed, names[i]))
+			r = mirror_drop_ours(base, bak, names[i], true, err);
+	fs_names_free(names, n);
+	if (r < 0)
+		goto out;
+	/* from here on a rerun must not delete anything: restore through RESTORING */
+	if (rename(bak, rest) < 0) {
+		r = log_err_set(err, -errno, "cannot rename %s to %s: %s", bak, rest,
+				strerror(errno));
+		goto out;
+	}
+	r = mirror_finish_restore(base, err);
+out:
+	mirror_list_free(&managed);
+	return r;
+}
+
+/*
+ * configure and cleanup of one config path, and each repair of a watch on it,
+ * take turns: a cleanup (an uninstall) beside a running watch must not meet a
+ * repair half way.
+ */
+int mirror_lock(const char *config_path, struct log_err *err)
+{
+	int fd = fs_lock_dir(config_path, MIRROR_LOCK_MS, err);
+
+	if (fd == -ENOENT || fd == -ENOTDIR) {
+		/* nothing there yet to serialise; a file is reported by what runs next */
+		log_err_clear(err);
+		return INT_MAX;
+	}
+	return fd;
+}
+
+void mirror_unlock(int fd)
+{
+	if (fd >= 0 && fd != INT_MAX)
+		close(fd);
+}
+
+int mirror_run(struct mirror_opts *o, struct log_err *err)
+{
+	int lock, r;
+
+	switch (o->cmd) {
+	case MIRROR_CONFIGURE:
+	case MIRROR_CLEANUP:
+		lock = mirror_lock(o->config_path, err);
+		if (lock < 0)
+			return lock;
+		r = o->cmd == MIRROR_CONFIGURE ? mirror_configure(o, err) : mirror_cleanup(o, err);
+		mirror_unlock(lock);
+		return r;
+	case MIRROR_CHECK:
+		return mirror_check_run(o, err);
+	case MIRROR_WATCH:
+		return mirror_watch_run(o, err);
+	case MIRROR_TALOS_CONFIG:
+		return mirror_talos_config(o, err);
+	}
+	return log_err_set(err, -EINVAL, "unknown command");
+}
