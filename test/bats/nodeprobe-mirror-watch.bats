@@ -43,6 +43,11 @@ wait_for() {
   return 1
 }
 
+# file_is FILE TEXT: FILE exists and holds TEXT (for wait_for: read again on each try).
+file_is() {
+  [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]
+}
+
 # Start a watch in the background and wait until it watches.
 start_watch() {
   "$BIN" watch -v "${ARGS[@]}" "$@" >"$T/log" 2>&1 &
@@ -148,7 +153,8 @@ mode_is() { [ "$(stat -c %a "$1")" = "$2" ]; }
   # what was backed up is still put back when changed; what was added stays
   echo changed >"$C/_backup/quay.io/hosts.toml"
   wait_for log_has "restoring $C/_backup: changed (content)"
-  wait_for test "$(cat "$C/_backup/quay.io/hosts.toml")" = "$want_quay"
+  # (re-read on each try: "$(cat …)" as an argument would be read once, before the repair)
+  wait_for file_is "$C/_backup/quay.io/hosts.toml" "$want_quay"
   [ "$(cat "$C/_backup/extra.txt")" = mine ]
   [ "$(cat "$C/docker.io/ca.crt")" = ca ]
   # and cleanup leaves the user's certificate where it is
