@@ -33,6 +33,7 @@ struct strbuf;
 /*
  * err = "<path>: <why>" for a read that failed with r (a negative errno);
  * -E2BIG (over cap bytes) reads "file too large (over N KiB)". Returns r.
+ * mirror_base.c, with the mirror_list functions of mirror.h.
  */
 int mirror_read_error(struct log_err *err, const char *path, int r, size_t cap);
 

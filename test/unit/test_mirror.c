@@ -24,6 +24,35 @@ static struct mirror_list list_of(const char *a, const char *b)
 	return l;
 }
 
+/* base: a list split at commas and white space, a part too long, the read-error words. */
+TEST(base_lists)
+{
+	struct mirror_list l = {0};
+	struct log_err err = {0};
+	char *big = malloc(4097);
+
+	REQUIRE(big != NULL);
+	CHECK_INT(mirror_list_add_split(&l, "a, b\tc,,"), 0);
+	REQUIRE_INT((int)l.n, 3);
+	CHECK_STR(l.v[0], "a");
+	CHECK_STR(l.v[1], "b");
+	CHECK_STR(l.v[2], "c");
+	memset(big, 'x', 4096);
+	big[4096] = '\0';
+	CHECK_INT(mirror_list_add_split(&l, big), -E2BIG);
+	CHECK_INT((int)l.n, 3);
+	big[4095] = '\0'; /* 4095 bytes fit */
+	CHECK_INT(mirror_list_add_split(&l, big), 0);
+	CHECK_INT((int)l.n, 4);
+	mirror_list_free(&l);
+	CHECK(l.v == NULL && l.n == 0);
+	free(big);
+	CHECK_INT(mirror_read_error(&err, "/x/hosts.toml", -E2BIG, 1u << 20), -E2BIG);
+	CHECK_STR(err.msg, "/x/hosts.toml: file too large (over 1024 KiB)");
+	CHECK_INT(mirror_read_error(&err, "/x/ca.pem", -ENOENT, 1u << 20), -ENOENT);
+	CHECK_STR(err.msg, "/x/ca.pem: No such file or directory");
+}
+
 TEST(render_spegel_bytes)
 {
 	struct mirror_list t = list_of("http://127.0.0.1:5000", "http://127.0.0.1:5001");
