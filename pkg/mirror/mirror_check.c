@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "fsutil/fsutil.h"
-#include "goconv/goconv.h"
 #include "log/log.h"
 #include "mirror/mirror_internal.h"
 #include "strbuf/strbuf.h"
@@ -113,20 +112,6 @@ static bool gotoml_v2(const struct ctrd_ver *v)
 static bool has_dial_timeout(const struct ctrd_ver *v)
 {
 	return v->major > 2 || (v->major == 2 && (v->minor >= 1 || v->patch >= 7));
-}
-
-const char *mirror_dial_timeout_problem(const char *s)
-{
-	int64_t ns;
-	int r = goconv_parse_duration(s, &ns);
-
-	if (r == -ERANGE)
-		return "is out of range: a Go duration is at most 2562047h47m16.854775807s";
-	if (r < 0)
-		return "is not a duration like 200ms";
-	if (ns < 0) /* "-0s" is zero, not negative */
-		return "is negative: every dial to the mirror would fail at once";
-	return NULL;
 }
 
 /* The end of check's message for a dial_timeout mirror_dial_timeout_problem refuses. */
