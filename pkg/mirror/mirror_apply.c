@@ -19,8 +19,6 @@
 #include "toml/toml.h"
 #include "mirror/mirror_internal.h"
 
-#include <arpa/inet.h>
-
 /*
  * name in base, if present, must be a real directory (never a symbolic link,
  * which could lead out of the config path) owned by us. Returns 1 when it is,
@@ -227,56 +225,6 @@ out:
 	sb_free(&user);
 	sb_free(&pass);
 	sb_free(&up);
-	return r;
-}
-
-/* Expand ${NAME} references from the environment into out. */
-static int expand_env(const char *in, char **out, struct log_err *err)
-{
-	struct strbuf sb = STRBUF_INIT(4096);
-	const char *p = in;
-	int r = 0;
-
-	while (r == 0 && *p) {
-		const char *end;
-		char name[128];
-		const char *val;
-
-		if (p[0] != '$' || p[1] != '{') {
-			r = sb_addch(&sb, *p++);
-			continue;
-		}
-		end = strchr(p + 2, '}');
-		if (!end || end == p + 2 || (size_t)(end - p - 2) >= sizeof(name)) {
-			r = log_err_set(err, -EINVAL, "mirror target '%s': bad ${...} reference",
-					in);
-			break;
-		}
-		snprintf(name, sizeof(name), "%.*s", (int)(end - p - 2), p + 2);
-		val = getenv(name);
-		if (!val || !*val) {
-			r = log_err_set(err, -EINVAL,
-					"mirror target '%s': environment variable %s is not set",
-					in, name);
-			break;
-		}
-		{
-			/* an IPv6 address as the URL's host is written [addr] (RFC 3986 3.2.2) */
-			unsigned char a6[16];
-			bool host = sb.len >= 3 && !memcmp(sb.buf + sb.len - 3, "://", 3);
-
-			if (host && inet_pton(AF_INET6, val, a6) == 1)
-				r = sb_addf(&sb, "[%s]", val);
-			else
-				r = sb_add(&sb, val);
-		}
-		p = end + 1;
-	}
-	if (r == 0 && !(*out = sb_take(&sb)))
-		r = -ENOMEM;
-	if (r == -ENOMEM || r == -E2BIG)
-		log_err_set(err, r, "'%s': %s", in, strerror(-r));
-	sb_free(&sb);
 	return r;
 }
 
@@ -497,30 +445,6 @@ static void wants_free(struct want *w, size_t n)
 	for (i = 0; w && i < n; i++)
 		sb_free(&w[i].hosts);
 	free(w);
-}
-
-int mirror_expand_targets(const struct mirror_list *in, struct mirror_list *out,
-			  struct log_err *err)
-{
-	size_t i, j;
-	int r = 0;
-
-	for (i = 0; r == 0 && i < in->n; i++) {
-		char *t = NULL;
-
-		r = expand_env(in->v[i], &t, err);
-		if (r == 0 && (r = mirror_list_add(out, t)) < 0)
-			log_err_set(err, r, "out of memory");
-		free(t);
-		/* two identical [host] tables: containerd refuses the whole file */
-		for (j = 0; r == 0 && j < i; j++)
-			if (!strcasecmp(out->v[j], out->v[i]))
-				r = log_err_set(
-				    err, -EINVAL,
-				    "mirror target '%s' given twice: containerd would refuse the file (duplicate [host] table)",
-				    out->v[i]);
-	}
-	return r;
 }
 
 /*

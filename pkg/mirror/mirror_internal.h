@@ -84,7 +84,7 @@ int mirror_distro_managed(const struct mirror_opts *o, struct mirror_list *names
 /*
  * in's mirror targets with ${VAR} expanded (an IPv6 address as the host
  * bracketed) appended to out; a target given twice is refused. 0 or -errno
- * with err.
+ * with err. mirror_render.c.
  */
 int mirror_expand_targets(const struct mirror_list *in, struct mirror_list *out,
 			  struct log_err *err);

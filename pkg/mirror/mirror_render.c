@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mirror_render: registry names, mirror URLs and hosts.toml bytes exactly as Spegel writes them
  * (pure: no file system). */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -145,6 +147,80 @@ int mirror_registry_dir(const char *registry, char *dir, size_t size, struct log
 				   registry);
 	snprintf(dir, size, "%s", host);
 	return 0;
+}
+
+/* Expand ${NAME} references from the environment into out. */
+static int expand_env(const char *in, char **out, struct log_err *err)
+{
+	struct strbuf sb = STRBUF_INIT(4096);
+	const char *p = in;
+	int r = 0;
+
+	while (r == 0 && *p) {
+		const char *end;
+		char name[128];
+		const char *val;
+
+		if (p[0] != '$' || p[1] != '{') {
+			r = sb_addch(&sb, *p++);
+			continue;
+		}
+		end = strchr(p + 2, '}');
+		if (!end || end == p + 2 || (size_t)(end - p - 2) >= sizeof(name)) {
+			r = log_err_set(err, -EINVAL, "mirror target '%s': bad ${...} reference",
+					in);
+			break;
+		}
+		snprintf(name, sizeof(name), "%.*s", (int)(end - p - 2), p + 2);
+		val = getenv(name);
+		if (!val || !*val) {
+			r = log_err_set(err, -EINVAL,
+					"mirror target '%s': environment variable %s is not set",
+					in, name);
+			break;
+		}
+		{
+			/* an IPv6 address as the URL's host is written [addr] (RFC 3986 3.2.2) */
+			unsigned char a6[16];
+			bool host = sb.len >= 3 && !memcmp(sb.buf + sb.len - 3, "://", 3);
+
+			if (host && inet_pton(AF_INET6, val, a6) == 1)
+				r = sb_addf(&sb, "[%s]", val);
+			else
+				r = sb_add(&sb, val);
+		}
+		p = end + 1;
+	}
+	if (r == 0 && !(*out = sb_take(&sb)))
+		r = -ENOMEM;
+	if (r == -ENOMEM || r == -E2BIG)
+		log_err_set(err, r, "'%s': %s", in, strerror(-r));
+	sb_free(&sb);
+	return r;
+}
+
+int mirror_expand_targets(const struct mirror_list *in, struct mirror_list *out,
+			  struct log_err *err)
+{
+	size_t i, j;
+	int r = 0;
+
+	for (i = 0; r == 0 && i < in->n; i++) {
+		char *t = NULL;
+
+		r = expand_env(in->v[i], &t, err);
+		if (r == 0 && (r = mirror_list_add(out, t)) < 0)
+			log_err_set(err, r, "out of memory");
+		free(t);
+		/* two identical [host] tables: containerd refuses the whole file */
+		for (j = 0; r == 0 && j < i; j++)
+			if (!strcasecmp(out->v[j], out->v[i]))
+				r = log_err_set(
+				    err, -EINVAL,
+				    "mirror target '%s' given twice: containerd would refuse the file (duplicate [host] table)",
+				    out->v[i]);
+	}
+	return r;
 }
 
 /* ---- rendering (Spegel's templateHosts, byte for byte) ---- */

@@ -145,6 +145,43 @@ TEST(durations)
 	CHECK(mirror_dial_timeout_problem("1d") != NULL);
 }
 
+/* Mirror targets: ${VAR} from the environment, an IPv6 host bracketed, a target given twice. */
+TEST(expand_targets)
+{
+	struct mirror_list in = list_of("http://${NODE_IP}:30020", "http://${NODE_IP}:30021");
+	struct mirror_list out = {0};
+	struct log_err err = {0};
+
+	REQUIRE(setenv("NODE_IP", "fd00::1", 1) == 0);
+	CHECK_INT(mirror_expand_targets(&in, &out, &err), 0);
+	REQUIRE_INT((int)out.n, 2);
+	CHECK_STR(out.v[0], "http://[fd00::1]:30020");
+	CHECK_STR(out.v[1], "http://[fd00::1]:30021");
+	mirror_list_free(&out);
+	mirror_list_free(&in);
+	REQUIRE(setenv("NODE_IP", "10.0.0.5", 1) == 0);
+	in = list_of("http://${NODE_IP}:30020", NULL);
+	CHECK_INT(mirror_expand_targets(&in, &out, &err), 0);
+	CHECK_STR(out.n ? out.v[0] : NULL, "http://10.0.0.5:30020");
+	mirror_list_free(&out);
+	mirror_list_free(&in);
+	REQUIRE(unsetenv("NP_TEST_UNSET") == 0);
+	in = list_of("http://${NP_TEST_UNSET}:30020", NULL);
+	CHECK_INT(mirror_expand_targets(&in, &out, &err), -EINVAL);
+	CHECK_STR(
+	    err.msg,
+	    "mirror target 'http://${NP_TEST_UNSET}:30020': environment variable NP_TEST_UNSET is not set");
+	mirror_list_free(&out);
+	mirror_list_free(&in);
+	in = list_of("http://Mirror:1", "http://mirror:1");
+	CHECK_INT(mirror_expand_targets(&in, &out, &err), -EINVAL);
+	CHECK_STR(
+	    err.msg,
+	    "mirror target 'http://mirror:1' given twice: containerd would refuse the file (duplicate [host] table)");
+	mirror_list_free(&out);
+	mirror_list_free(&in);
+}
+
 struct seen {
 	int n, errors;
 	char text[8][600];
@@ -445,6 +482,42 @@ TEST(distro_table_and_fixes)
 	    "    discard_unpacked_layers = false");
 	sb_free(&sb);
 }
+
+static void collect_output(void *data, const char *text)
+{
+	sb_add(data, text);
+}
+
+/* talos-config: the exact documents, the named registry's upstream after the mirror. */
+TEST(talos_documents)
+{
+	struct mirror_opts o;
+	struct strbuf out = STRBUF_INIT(1 << 16);
+	struct log_err err = {0};
+
+	mirror_opts_init(&o);
+	o.cmd = MIRROR_TALOS_CONFIG;
+	o.registries = list_of("docker.io", "*");
+	o.targets = list_of("http://10.0.0.5:30020", NULL);
+	o.output = collect_output;
+	o.report_data = &out;
+	CHECK_INT(mirror_talos_config(&o, &err), 0);
+	CHECK_STR(out.buf, "apiVersion: v1alpha1\n"
+			   "kind: RegistryMirrorConfig\n"
+			   "name: docker.io\n"
+			   "endpoints:\n"
+			   "  - url: http://10.0.0.5:30020\n"
+			   "  - url: https://registry-1.docker.io\n"
+			   "---\n"
+			   "apiVersion: v1alpha1\n"
+			   "kind: RegistryMirrorConfig\n"
+			   "name: '*'\n"
+			   "endpoints:\n"
+			   "  - url: http://10.0.0.5:30020\n");
+	sb_free(&out);
+	mirror_opts_free(&o);
+}
+
 /*
  * watch's back-off, on a clock of our own: against a fighter that undoes each
  * repair at once, the delay doubles up to 5 minutes and stays there; it ends
