@@ -137,14 +137,48 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 /* watch (mirror_watch.c): what mirror_run does for MIRROR_WATCH. */
 int mirror_watch_run(const struct mirror_opts *o, struct log_err *err);
 
+/* ---- mirror_finding.c: one finding of check or probe (used by check and probe) ---- */
+
+struct toml_value;
+
+/* containerd version as check understands it. */
+struct mirror_ctrd_ver {
+	bool known; /* false: unknown, report what any version would reject */
+	int major, minor, patch;
+};
+
+/* One check run's state: where it is, what it knows, how bad it got. */
+struct mirror_checker {
+	const char *file;	    /* file being checked, for findings */
+	const char *dir;	    /* its directory, for relative ca/client paths */
+	struct mirror_ctrd_ver ver; /* containerd version (known or not) */
+	mirror_report_fn report;
+	void *data;
+	int worst;		     /* MIRROR_CLEAN, MIRROR_WARNINGS or MIRROR_ERRORS */
+	const char *fix;	     /* the next finding's fix, or NULL */
+	const struct mirror_opts *o; /* distro, host root (containerd config only) */
+};
+
 /*
- * One finding (check.c, also used by probe.c): f->msg formatted from fmt (at
- * most 511 bytes), f given to report (NULL: nobody listens), and its severity
- * folded into *worst (MIRROR_CLEAN, MIRROR_WARNINGS, MIRROR_ERRORS; MIRROR_OK
- * leaves it).
+ * One finding: f->msg formatted from fmt (at most 511 bytes), f given to
+ * report (NULL: nobody listens), and its severity folded into *worst
+ * (MIRROR_CLEAN, MIRROR_WARNINGS, MIRROR_ERRORS; MIRROR_OK leaves it).
  */
 void mirror_vfind(mirror_report_fn report, void *data, struct mirror_finding *f, int *worst,
 		  const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+/*
+ * A finding of c at line:col in c->file, carrying c->fix (which is then
+ * cleared): mirror_vfind into c->report and c->worst.
+ */
+void mirror_found(struct mirror_checker *c, enum mirror_severity sev, int line, int col,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* A toml_parse error "<file>:<line>:<col>: what" in err as an error finding at that position. */
+void mirror_found_parse_error(struct mirror_checker *c, const struct log_err *err);
+
+/* "a string", "an array of tables", ...: v's type as check's messages name it. */
+const char *mirror_toml_type(const struct toml_value *v);
 
 /* Check run over the whole config path (check.c). */
 int mirror_check_run(const struct mirror_opts *o, struct log_err *err);

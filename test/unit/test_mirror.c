@@ -3,6 +3,8 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -206,6 +208,81 @@ static int check_text(const char *text, const char *version, struct seen *s)
 				  s);
 }
 
+struct last {
+	int n;		/* findings seen */
+	size_t msg_len; /* strlen of the latest msg */
+	char fix[64];	/* the latest fix, "" for none */
+	int line, col;	/* the latest position */
+};
+
+static void keep_last(void *data, const struct mirror_finding *f)
+{
+	struct last *l = data;
+
+	l->n++;
+	l->msg_len = strlen(f->msg);
+	snprintf(l->fix, sizeof(l->fix), "%s", f->fix ? f->fix : "");
+	l->line = f->line;
+	l->col = f->col;
+}
+
+static void vfind(mirror_report_fn report, void *data, enum mirror_severity sev, int *worst,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void vfind(mirror_report_fn report, void *data, enum mirror_severity sev, int *worst,
+		  const char *fmt, ...)
+{
+	struct mirror_finding f = {sev, "f", 1, 2, NULL, NULL};
+	va_list ap;
+
+	va_start(ap, fmt);
+	mirror_vfind(report, data, &f, worst, fmt, ap);
+	va_end(ap);
+}
+
+/* finding: severities fold into the worst, nobody listening is fine, a long message is cut. */
+TEST(finding_fold)
+{
+	static const enum mirror_severity sev[] = {MIRROR_OK, MIRROR_WARNING, MIRROR_ERROR,
+						   MIRROR_WARNING};
+	static const int worst_after[] = {MIRROR_CLEAN, MIRROR_WARNINGS, MIRROR_ERRORS,
+					  MIRROR_ERRORS};
+	struct mirror_checker c = {"/x/config.toml", NULL,	{0}, keep_last, NULL,
+				   MIRROR_CLEAN,     "the fix", NULL};
+	struct log_err err = {0};
+	struct last l = {0};
+	char big[700];
+	int worst = MIRROR_CLEAN;
+	size_t i;
+
+	for (i = 0; i < sizeof(sev) / sizeof(sev[0]); i++) {
+		vfind(keep_last, &l, sev[i], &worst, "finding %zu", i);
+		CHECK_INT(worst, worst_after[i]);
+	}
+	CHECK_INT(l.n, 4);
+	worst = MIRROR_CLEAN;
+	vfind(NULL, NULL, MIRROR_WARNING, &worst, "nobody listens");
+	CHECK_INT(worst, MIRROR_WARNINGS);
+	memset(big, 'm', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	vfind(keep_last, &l, MIRROR_WARNING, &worst, "%s", big);
+	CHECK_INT((int)l.msg_len, 511);
+	/* mirror_found: c's fix goes with the next finding only */
+	c.data = &l;
+	mirror_found(&c, MIRROR_WARNING, 3, 4, "first");
+	CHECK_STR(l.fix, "the fix");
+	CHECK(c.fix == NULL);
+	mirror_found(&c, MIRROR_WARNING, 3, 4, "second");
+	CHECK_STR(l.fix, "");
+	CHECK_INT(c.worst, MIRROR_WARNINGS);
+	/* a parse error's "<file>:<line>:<col>: " becomes the finding's position */
+	log_err_set(&err, -EINVAL, "/x/config.toml:7:9: unclosed table header");
+	mirror_found_parse_error(&c, &err);
+	CHECK_INT(l.line, 7);
+	CHECK_INT(l.col, 9);
+	CHECK_INT(c.worst, MIRROR_ERRORS);
+}
+
 TEST(check_findings)
 {
 	struct seen s;
@@ -268,6 +345,33 @@ TEST(check_findings)
 	CHECK_INT(check_text("", NULL, &s), MIRROR_WARNINGS);
 	CHECK_INT(check_text("[host.'http://a:1'\n", NULL, &s), MIRROR_ERRORS);
 	CHECK_STR(s.text[0], "1:19: error: unclosed table header");
+}
+
+/* probe: nothing to probe is one warning and no network; a bad --image is refused first. */
+TEST(probe_without_hosts)
+{
+	struct mirror_opts o;
+	struct mirror_list none = {0};
+	struct log_err err = {0};
+	struct seen s = {0};
+
+	mirror_opts_init(&o);
+	o.cmd = MIRROR_CHECK;
+	o.config_path = strdup("/nonexistent/certs.d");
+	o.probe = true;
+	o.report = collect;
+	o.report_data = &s;
+	CHECK_INT(mirror_probe_run(&o, &none, &err), MIRROR_WARNINGS);
+	CHECK_INT(s.n, 1);
+	CHECK_STR(
+	    s.text[0],
+	    "0:0: warning: --probe: no mirror to probe (no --mirror-target, no [host] in any hosts.toml)");
+	memset(&s, 0, sizeof(s));
+	o.image = strdup("a b");
+	CHECK_INT(mirror_probe_run(&o, &none, &err), -EINVAL);
+	CHECK_STR(err.msg, "--image 'a b': not an image reference");
+	CHECK_INT(s.n, 0);
+	mirror_opts_free(&o);
 }
 
 TEST(opts_env_and_yaml)
