@@ -180,6 +180,17 @@ void mirror_found_parse_error(struct mirror_checker *c, const struct log_err *er
 /* "a string", "an array of tables", ...: v's type as check's messages name it. */
 const char *mirror_toml_type(const struct toml_value *v);
 
+/*
+ * Check containerd's config file c->file and its imports (mirror_check_ctrd.c):
+ * discard_unpacked_layers, legacy mirrors and configs.tls beside config_path,
+ * and whether its config_path includes config_path, the directory check read
+ * (or that directory as the host sees it, --host-root taken off). Findings go
+ * through c; c->o (may be NULL) gives the distro for the fixes and the host
+ * root for absolute imports. On return c->file is the main file again and
+ * c->fix is NULL.
+ */
+void mirror_check_ctrd(struct mirror_checker *c, const char *config_path);
+
 /* Check run over the whole config path (check.c). */
 int mirror_check_run(const struct mirror_opts *o, struct log_err *err);
 

@@ -347,6 +347,89 @@ TEST(check_findings)
 	CHECK_STR(s.text[0], "1:19: error: unclosed table header");
 }
 
+struct ctrd_seen {
+	int n;		/* findings */
+	int sev, line;	/* the first one's */
+	char msg[600];	/* the first one's */
+	char fix[1024]; /* the first one's fix, "" for none */
+};
+
+static void ctrd_collect(void *data, const struct mirror_finding *f)
+{
+	struct ctrd_seen *s = data;
+
+	if (s->n++ > 0)
+		return;
+	s->sev = (int)f->sev;
+	s->line = f->line;
+	snprintf(s->msg, sizeof(s->msg), "%s", f->msg);
+	snprintf(s->fix, sizeof(s->fix), "%s", f->fix ? f->fix : "");
+}
+
+/* check_ctrd: containerd's config.toml without config_path, then with the wrong one, then right. */
+TEST(check_ctrd_config_path)
+{
+	const char *dir = harness_tmpdir();
+	char file[256], certs[256], text[512], want[512];
+	struct mirror_opts o;
+	struct mirror_checker c = {NULL, NULL, {0}, ctrd_collect, NULL, MIRROR_CLEAN, NULL, &o};
+	struct ctrd_seen s = {0};
+
+	mirror_opts_init(&o);
+	o.distro = MIRROR_DISTRO_KUBEADM;
+	snprintf(file, sizeof(file), "%s/config.toml", dir);
+	snprintf(certs, sizeof(certs), "%s/certs.d", dir);
+	REQUIRE(mkdir(certs, 0755) == 0);
+	harness_put_str(dir, "config.toml",
+			"version = 2\n"
+			"[plugins.\"io.containerd.grpc.v1.cri\".containerd]\n"
+			"snapshotter = \"overlayfs\"\n");
+	c.file = file;
+	c.data = &s;
+	mirror_check_ctrd(&c, certs);
+	CHECK_INT(s.n, 1);
+	CHECK_INT(s.sev, MIRROR_ERROR);
+	CHECK_INT(s.line, 0);
+	snprintf(
+	    want, sizeof(want),
+	    "[plugins.\"io.containerd.grpc.v1.cri\".registry] config_path is not set: the CRI never reads %s",
+	    certs);
+	CHECK_STR(s.msg, want);
+	CHECK_STR(
+	    s.fix,
+	    "in /etc/containerd/config.toml (config version 2) set the following, then restart containerd (systemctl restart containerd):\n"
+	    "  [plugins.\"io.containerd.grpc.v1.cri\".registry]\n"
+	    "    config_path = \"/etc/containerd/certs.d\"");
+	CHECK_INT(c.worst, MIRROR_ERRORS);
+	CHECK(c.file == file && c.fix == NULL);
+
+	harness_put_str(dir, "config.toml",
+			"version = 2\n"
+			"[plugins.\"io.containerd.grpc.v1.cri\".registry]\n"
+			"config_path = \"/elsewhere\"\n");
+	memset(&s, 0, sizeof(s));
+	c.worst = MIRROR_CLEAN;
+	mirror_check_ctrd(&c, certs);
+	CHECK_INT(s.n, 1);
+	CHECK_INT(s.line, 3);
+	snprintf(want, sizeof(want), "config_path '/elsewhere' does not include %s", certs);
+	CHECK_STR(s.msg, want);
+
+	snprintf(text, sizeof(text),
+		 "version = 2\n"
+		 "[plugins.\"io.containerd.grpc.v1.cri\".registry]\n"
+		 "config_path = \"/elsewhere:%s\"\n",
+		 certs);
+	harness_put_str(dir, "config.toml", text);
+	memset(&s, 0, sizeof(s));
+	c.worst = MIRROR_CLEAN;
+	mirror_check_ctrd(&c, certs);
+	CHECK_INT(s.n, 0);
+	CHECK_INT(c.worst, MIRROR_CLEAN);
+	mirror_opts_free(&o);
+	harness_rm_tree(dir);
+}
+
 /* probe: nothing to probe is one warning and no network; a bad --image is refused first. */
 TEST(probe_without_hosts)
 {
