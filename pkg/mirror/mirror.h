@@ -98,7 +98,11 @@ void mirror_opts_free(struct mirror_opts *o);
 
 /* Append a copy of s to l. Returns 0 or -ENOMEM. */
 int mirror_list_add(struct mirror_list *l, const char *s);
-/* Split s at commas and white space and append each non-empty part. Returns 0 or -ENOMEM. */
+/*
+ * Split s at commas and white space and append each non-empty part. Returns 0,
+ * -E2BIG for a part of 4096 bytes or more (the parts before it stay appended),
+ * or -ENOMEM.
+ */
 int mirror_list_add_split(struct mirror_list *l, const char *s);
 /* Free the items of l and reset it. */
 void mirror_list_free(struct mirror_list *l);

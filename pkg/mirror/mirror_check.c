@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* mirror check: what containerd would reject or silently ignore in hosts.toml and config.toml. */
+/* mirror check: what containerd would reject or silently ignore in each hosts.toml of the config
+ * path (reads only); containerd's config.toml is mirror_check_ctrd.c's. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <glob.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,74 +13,15 @@
 #include <unistd.h>
 
 #include "fsutil/fsutil.h"
-#include "goconv/goconv.h"
 #include "log/log.h"
 #include "mirror/mirror_internal.h"
 #include "strbuf/strbuf.h"
 #include "toml/toml.h"
 
-/* containerd version as check understands it. */
-struct ctrd_ver {
-	bool known; /* false: unknown, report what any version would reject */
-	int major, minor, patch;
-};
-
-struct checker {
-	const char *file;    /* file being checked, for findings */
-	const char *dir;     /* its directory, for relative ca/client paths */
-	struct ctrd_ver ver; /* containerd version (known or not) */
-	mirror_report_fn report;
-	void *data;
-	int worst;		     /* MIRROR_CLEAN, MIRROR_WARNINGS or MIRROR_ERRORS */
-	const char *fix;	     /* the next finding's fix, or NULL */
-	const struct mirror_opts *o; /* distro, host root (containerd config only) */
-};
-
-void mirror_vfind(mirror_report_fn report, void *data, struct mirror_finding *f, int *worst,
-		  const char *fmt, va_list ap)
-{
-	char msg[512];
-
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	f->msg = msg;
-	if (report)
-		report(data, f);
-	f->msg = NULL; /* msg ends here */
-	if (f->sev == MIRROR_ERROR)
-		*worst = MIRROR_ERRORS;
-	else if (f->sev == MIRROR_WARNING && *worst == MIRROR_CLEAN)
-		*worst = MIRROR_WARNINGS;
-}
-
-__attribute__((format(printf, 5, 6))) static void found(struct checker *c, enum mirror_severity sev,
-							int line, int col, const char *fmt, ...)
-{
-	struct mirror_finding f = {sev, c->file, line, col, NULL, c->fix};
-	va_list ap;
-
-	c->fix = NULL;
-	va_start(ap, fmt);
-	mirror_vfind(c->report, c->data, &f, &c->worst, fmt, ap);
-	va_end(ap);
-}
-
-/* A toml_parse error "<file>:<line>:<col>: what" as a finding at that position. */
-static void found_parse_error(struct checker *c, const struct log_err *err)
-{
-	const char *msg = err->msg;
-	size_t fl = strlen(c->file);
-	int line = 0, col = 0, n = 0;
-
-	if (!strncmp(msg, c->file, fl) && sscanf(msg + fl, ":%d:%d: %n", &line, &col, &n) == 2 &&
-	    n > 0)
-		msg += fl + (size_t)n;
-	found(c, MIRROR_ERROR, line, col, "%s", msg);
-}
-
 /* ---- versions, durations, URLs ---- */
 
 /* Parse "1.6.20", "v2.1.0", "1.6.20~ds1-1". Returns 0 or -EINVAL. */
-static int ver_parse(const char *s, struct ctrd_ver *v)
+static int ver_parse(const char *s, struct mirror_ctrd_ver *v)
 {
 	int n = 0;
 
@@ -98,35 +38,21 @@ static int ver_parse(const char *s, struct ctrd_ver *v)
 }
 
 /* containerd 1.x decodes hosts.toml with go-toml v1 (its quirks apply). */
-static bool gotoml_v1(const struct ctrd_ver *v)
+static bool gotoml_v1(const struct mirror_ctrd_ver *v)
 {
 	return !v->known || v->major < 2;
 }
 
 /* containerd 2.x lists hosts from [host.'…'] table headers only. */
-static bool gotoml_v2(const struct ctrd_ver *v)
+static bool gotoml_v2(const struct mirror_ctrd_ver *v)
 {
 	return !v->known || v->major >= 2;
 }
 
 /* dial_timeout is read from 2.0.7 and 2.1.0 on. */
-static bool has_dial_timeout(const struct ctrd_ver *v)
+static bool has_dial_timeout(const struct mirror_ctrd_ver *v)
 {
 	return v->major > 2 || (v->major == 2 && (v->minor >= 1 || v->patch >= 7));
-}
-
-const char *mirror_dial_timeout_problem(const char *s)
-{
-	int64_t ns;
-	int r = goconv_parse_duration(s, &ns);
-
-	if (r == -ERANGE)
-		return "is out of range: a Go duration is at most 2562047h47m16.854775807s";
-	if (r < 0)
-		return "is not a duration like 200ms";
-	if (ns < 0) /* "-0s" is zero, not negative */
-		return "is negative: every dial to the mirror would fail at once";
-	return NULL;
 }
 
 /* The end of check's message for a dial_timeout mirror_dial_timeout_problem refuses. */
@@ -191,16 +117,6 @@ static const char *url_problem(const char *url)
 /* ---- hosts.toml ---- */
 
 /* "a string", "an integer", "an array of tables", ... for messages. */
-static const char *tname(const struct toml_value *v)
-{
-	static const char *const names[] = {"a string",	  "an integer", "a float", "a boolean",
-					    "a datetime", "an array",	"a table"};
-
-	if (v->type == TOML_ARRAY && v->origin == TOML_HEADER)
-		return "an array of tables";
-	return names[v->type];
-}
-
 static bool is_string_array(const struct toml_value *v, const struct toml_value **bad)
 {
 	size_t i;
@@ -217,7 +133,7 @@ static bool is_string_array(const struct toml_value *v, const struct toml_value 
 }
 
 /* A ca or client file must be readable, or every pull of this registry fails. */
-static void check_cert_file(struct checker *c, const struct toml_value *v, const char *key)
+static void check_cert_file(struct mirror_checker *c, const struct toml_value *v, const char *key)
 {
 	char path[PATH_MAX];
 
@@ -226,35 +142,37 @@ static void check_cert_file(struct checker *c, const struct toml_value *v, const
 	else
 		snprintf(path, sizeof(path), "%s/%s", c->dir, v->str);
 	if (access(path, R_OK) != 0)
-		found(c, MIRROR_ERROR, v->line, v->col,
-		      "%s file '%s' cannot be read (%s): every pull of this registry fails", key,
-		      path, strerror(errno));
+		mirror_found(c, MIRROR_ERROR, v->line, v->col,
+			     "%s file '%s' cannot be read (%s): every pull of this registry fails",
+			     key, path, strerror(errno));
 }
 
-static void check_capabilities(struct checker *c, const struct toml_value *v)
+static void check_capabilities(struct mirror_checker *c, const struct toml_value *v)
 {
 	const struct toml_value *bad;
 	size_t i;
 
 	if (!is_string_array(v, &bad)) {
 		if (bad)
-			found(c, MIRROR_ERROR, bad->line, bad->col,
-			      "'capabilities' must hold strings, not %s", tname(bad));
+			mirror_found(c, MIRROR_ERROR, bad->line, bad->col,
+				     "'capabilities' must hold strings, not %s",
+				     mirror_toml_type(bad));
 		else
-			found(c, MIRROR_ERROR, v->line, v->col,
-			      "'capabilities' must be an array of strings, not %s", tname(v));
+			mirror_found(c, MIRROR_ERROR, v->line, v->col,
+				     "'capabilities' must be an array of strings, not %s",
+				     mirror_toml_type(v));
 		return;
 	}
 	for (i = 0; i < v->n; i++) {
 		const char *s = v->items[i]->str;
 
 		if (strcasecmp(s, "pull") && strcasecmp(s, "resolve") && strcasecmp(s, "push"))
-			found(c, MIRROR_ERROR, v->items[i]->line, v->items[i]->col,
-			      "unknown capability '%s' (pull, resolve or push)", s);
+			mirror_found(c, MIRROR_ERROR, v->items[i]->line, v->items[i]->col,
+				     "unknown capability '%s' (pull, resolve or push)", s);
 	}
 }
 
-static void check_ca(struct checker *c, const struct toml_value *v)
+static void check_ca(struct mirror_checker *c, const struct toml_value *v)
 {
 	const struct toml_value *bad;
 	size_t i;
@@ -265,15 +183,16 @@ static void check_ca(struct checker *c, const struct toml_value *v)
 	}
 	if (!is_string_array(v, &bad)) {
 		bad = bad ? bad : v;
-		found(c, MIRROR_ERROR, bad->line, bad->col,
-		      "'ca' must be a string or an array of strings, not %s", tname(bad));
+		mirror_found(c, MIRROR_ERROR, bad->line, bad->col,
+			     "'ca' must be a string or an array of strings, not %s",
+			     mirror_toml_type(bad));
 		return;
 	}
 	for (i = 0; i < v->n; i++)
 		check_cert_file(c, v->items[i], "ca");
 }
 
-static void check_client(struct checker *c, const struct toml_value *v)
+static void check_client(struct mirror_checker *c, const struct toml_value *v)
 {
 	const struct toml_value *bad;
 	size_t i, j;
@@ -283,8 +202,8 @@ static void check_client(struct checker *c, const struct toml_value *v)
 		return;
 	}
 	if (v->type != TOML_ARRAY) {
-		found(c, MIRROR_ERROR, v->line, v->col,
-		      "'client' must be a string or an array, not %s", tname(v));
+		mirror_found(c, MIRROR_ERROR, v->line, v->col,
+			     "'client' must be a string or an array, not %s", mirror_toml_type(v));
 		return;
 	}
 	for (i = 0; i < v->n; i++) {
@@ -295,19 +214,20 @@ static void check_client(struct checker *c, const struct toml_value *v)
 			continue;
 		}
 		if (e->type != TOML_ARRAY) {
-			found(c, MIRROR_ERROR, e->line, e->col,
-			      "'client' items must be strings or [cert, key] pairs, not %s",
-			      tname(e));
+			mirror_found(c, MIRROR_ERROR, e->line, e->col,
+				     "'client' items must be strings or [cert, key] pairs, not %s",
+				     mirror_toml_type(e));
 			continue;
 		}
 		if (!is_string_array(e, &bad)) {
-			found(c, MIRROR_ERROR, bad->line, bad->col,
-			      "'client' pair must hold strings, not %s", tname(bad));
+			mirror_found(c, MIRROR_ERROR, bad->line, bad->col,
+				     "'client' pair must hold strings, not %s",
+				     mirror_toml_type(bad));
 			continue;
 		}
 		if (e->n != 2) {
-			found(c, MIRROR_ERROR, e->line, e->col,
-			      "'client' pair must have 2 items (cert, key), not %zu", e->n);
+			mirror_found(c, MIRROR_ERROR, e->line, e->col,
+				     "'client' pair must have 2 items (cert, key), not %zu", e->n);
 			continue;
 		}
 		for (j = 0; j < 2; j++)
@@ -316,14 +236,14 @@ static void check_client(struct checker *c, const struct toml_value *v)
 	}
 }
 
-static void check_header(struct checker *c, const struct toml_value *v)
+static void check_header(struct mirror_checker *c, const struct toml_value *v)
 {
 	const struct toml_value *bad;
 	size_t i;
 
 	if (v->type != TOML_TABLE) {
-		found(c, MIRROR_ERROR, v->line, v->col, "'header' must be a table, not %s",
-		      tname(v));
+		mirror_found(c, MIRROR_ERROR, v->line, v->col, "'header' must be a table, not %s",
+			     mirror_toml_type(v));
 		return;
 	}
 	for (i = 0; i < v->n; i++) {
@@ -332,34 +252,36 @@ static void check_header(struct checker *c, const struct toml_value *v)
 		if (h->type == TOML_STRING || is_string_array(h, &bad))
 			continue;
 		bad = (h->type == TOML_ARRAY && bad) ? bad : h;
-		found(c, MIRROR_ERROR, bad->line, bad->col,
-		      "header '%s' must be a string or an array of strings, not %s", v->keys[i],
-		      tname(bad));
+		mirror_found(c, MIRROR_ERROR, bad->line, bad->col,
+			     "header '%s' must be a string or an array of strings, not %s",
+			     v->keys[i], mirror_toml_type(bad));
 	}
 }
 
-static void check_url(struct checker *c, const char *what, const char *url, int line, int col)
+static void check_url(struct mirror_checker *c, const char *what, const char *url, int line,
+		      int col)
 {
 	char full[4096];
 	const char *why;
 
 	if (strncmp(url, "http", 4) != 0) {
 		snprintf(full, sizeof(full), "https://%s", url);
-		found(c, MIRROR_WARNING, line, col,
-		      "%s '%s' has no http:// or https:// scheme: containerd uses '%s'", what, url,
-		      full);
+		mirror_found(c, MIRROR_WARNING, line, col,
+			     "%s '%s' has no http:// or https:// scheme: containerd uses '%s'",
+			     what, url, full);
 		url = full;
 	} else if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
-		found(c, MIRROR_WARNING, line, col, "%s '%s' is not an http:// or https:// URL",
-		      what, url);
+		mirror_found(c, MIRROR_WARNING, line, col,
+			     "%s '%s' is not an http:// or https:// URL", what, url);
 	}
 	why = url_problem(url);
 	if (why)
-		found(c, MIRROR_ERROR, line, col, "%s '%s' cannot be parsed: %s", what, url, why);
+		mirror_found(c, MIRROR_ERROR, line, col, "%s '%s' cannot be parsed: %s", what, url,
+			     why);
 }
 
 /* The fields containerd reads for the server (root) and for each [host.'…']. */
-static void check_hostcfg(struct checker *c, const struct toml_value *t, bool root)
+static void check_hostcfg(struct mirror_checker *c, const struct toml_value *t, bool root)
 {
 	size_t i;
 
@@ -372,8 +294,9 @@ static void check_hostcfg(struct checker *c, const struct toml_value *t, bool ro
 			continue;
 		if (root && !strcmp(k, "server")) {
 			if (v->type != TOML_STRING)
-				found(c, MIRROR_ERROR, v->line, v->col,
-				      "'server' must be a string, not %s", tname(v));
+				mirror_found(c, MIRROR_ERROR, v->line, v->col,
+					     "'server' must be a string, not %s",
+					     mirror_toml_type(v));
 			else if (v->len)
 				check_url(c, "server", v->str, v->line, v->col);
 		} else if (!strcmp(k, "capabilities")) {
@@ -384,31 +307,33 @@ static void check_hostcfg(struct checker *c, const struct toml_value *t, bool ro
 			check_client(c, v);
 		} else if (!strcmp(k, "skip_verify") || !strcmp(k, "override_path")) {
 			if (v->type != TOML_BOOL)
-				found(c, MIRROR_ERROR, v->line, v->col,
-				      "'%s' must be a boolean, not %s", k, tname(v));
+				mirror_found(c, MIRROR_ERROR, v->line, v->col,
+					     "'%s' must be a boolean, not %s", k,
+					     mirror_toml_type(v));
 		} else if (!strcmp(k, "header")) {
 			check_header(c, v);
 		} else if (!strcmp(k, "dial_timeout")) {
 			if (c->ver.known && !has_dial_timeout(&c->ver))
-				found(
+				mirror_found(
 				    c, MIRROR_WARNING, kl, kc,
 				    "containerd %d.%d.%d ignores 'dial_timeout' (read from 2.0.7 and 2.1.0 on): a dead mirror costs 30 s per request",
 				    c->ver.major, c->ver.minor, c->ver.patch);
 			else if (v->type != TOML_STRING)
-				found(c, MIRROR_ERROR, v->line, v->col,
-				      "'dial_timeout' must be a string like '200ms', not %s",
-				      tname(v));
+				mirror_found(c, MIRROR_ERROR, v->line, v->col,
+					     "'dial_timeout' must be a string like '200ms', not %s",
+					     mirror_toml_type(v));
 			else if (v->len && mirror_dial_timeout_problem(v->str))
-				found(c, MIRROR_ERROR, v->line, v->col, "'dial_timeout' '%s' %s",
-				      v->str, dial_timeout_finding(v->str));
+				mirror_found(c, MIRROR_ERROR, v->line, v->col,
+					     "'dial_timeout' '%s' %s", v->str,
+					     dial_timeout_finding(v->str));
 		} else {
-			found(c, MIRROR_WARNING, kl, kc, "unknown key '%s': containerd ignores it",
-			      k);
+			mirror_found(c, MIRROR_WARNING, kl, kc,
+				     "unknown key '%s': containerd ignores it", k);
 		}
 	}
 }
 
-static void check_hosts_table(struct checker *c, const struct toml_value *root)
+static void check_hosts_table(struct mirror_checker *c, const struct toml_value *root)
 {
 	int hi = toml_index(root, "host");
 	const struct toml_value *host = hi < 0 ? NULL : root->items[hi];
@@ -416,37 +341,40 @@ static void check_hosts_table(struct checker *c, const struct toml_value *root)
 
 	if (!host) {
 		if (gotoml_v1(&c->ver))
-			found(
+			mirror_found(
 			    c, MIRROR_ERROR, 0, 0,
 			    "no [host.'…'] table: containerd 1.x rejects the file (\"invalid `host` tree\")");
 		else
-			found(c, MIRROR_WARNING, 0, 0, "no [host.'…'] table: no mirror is used");
+			mirror_found(c, MIRROR_WARNING, 0, 0,
+				     "no [host.'…'] table: no mirror is used");
 		return;
 	}
 	if (host->type != TOML_TABLE) {
-		found(c, MIRROR_ERROR, root->key_line[hi], root->key_col[hi],
-		      "'host' must be a table of [host.'URL'] tables, not %s", tname(host));
+		mirror_found(c, MIRROR_ERROR, root->key_line[hi], root->key_col[hi],
+			     "'host' must be a table of [host.'URL'] tables, not %s",
+			     mirror_toml_type(host));
 		return;
 	}
 	if (host->n == 0)
-		found(c, MIRROR_WARNING, host->line, host->col,
-		      "[host] has no mirrors: containerd pulls from the server only");
+		mirror_found(c, MIRROR_WARNING, host->line, host->col,
+			     "[host] has no mirrors: containerd pulls from the server only");
 	for (i = 0; i < host->n; i++) {
 		const struct toml_value *h = host->items[i];
 		int kl = host->key_line[i], kc = host->key_col[i];
 
 		if (h->type != TOML_TABLE) {
-			found(c, MIRROR_ERROR, h->line, h->col, "host '%s' must be a table, not %s",
-			      host->keys[i], tname(h));
+			mirror_found(c, MIRROR_ERROR, h->line, h->col,
+				     "host '%s' must be a table, not %s", host->keys[i],
+				     mirror_toml_type(h));
 			continue;
 		}
 		if (gotoml_v1(&c->ver) && strchr(host->keys[i], ']') &&
 		    (h->origin == TOML_HEADER || h->origin == TOML_IMPLICIT))
-			found(
+			mirror_found(
 			    c, MIRROR_ERROR, kl, kc,
 			    "containerd 1.x cannot parse a table header whose key contains ']' (an IPv6 address): it rejects the file");
 		if (gotoml_v2(&c->ver) && (h->origin == TOML_DOTTED || h->origin == TOML_INLINE))
-			found(
+			mirror_found(
 			    c, MIRROR_WARNING, kl, kc,
 			    "host '%s' is not written as a [host.'…'] table: containerd 2.x ignores it",
 			    host->keys[i]);
@@ -458,304 +386,26 @@ static void check_hosts_table(struct checker *c, const struct toml_value *root)
 int mirror_check_hosts(const char *data, size_t len, const char *file, const char *dir,
 		       const char *version, mirror_report_fn report, void *report_data)
 {
-	struct checker c = {file, dir, {0}, report, report_data, MIRROR_CLEAN, NULL, NULL};
+	struct mirror_checker c = {file, dir, {0}, report, report_data, MIRROR_CLEAN, NULL, NULL};
 	struct toml_value *root = NULL;
 	struct log_err err = {0};
 
 	if (version)
 		ver_parse(version, &c.ver);
 	if (len == 0) {
-		found(&c, MIRROR_WARNING, 0, 0,
-		      "empty file: containerd ignores it and looks for certificate files instead");
+		mirror_found(
+		    &c, MIRROR_WARNING, 0, 0,
+		    "empty file: containerd ignores it and looks for certificate files instead");
 		return c.worst;
 	}
 	if (toml_parse(data, len, file, &root, &err) < 0) {
-		found_parse_error(&c, &err);
+		mirror_found_parse_error(&c, &err);
 		return c.worst;
 	}
 	check_hostcfg(&c, root, true);
 	check_hosts_table(&c, root);
 	toml_free(root);
 	return c.worst;
-}
-
-/* ---- containerd config.toml ---- */
-
-static const struct toml_value *path_get(const struct toml_value *t, const char *const *keys)
-{
-	for (; *keys && t; keys++)
-		t = toml_get(t, *keys);
-	return t;
-}
-
-static bool same_dir(const char *a, const char *b)
-{
-	char ra[PATH_MAX], rb[PATH_MAX];
-
-	if (realpath(a, ra) && realpath(b, rb))
-		return strcmp(ra, rb) == 0;
-	return strcmp(a, b) == 0;
-}
-
-/* One parsed containerd config file: the main one or an import. */
-struct ctrd_file {
-	char *path;		 /* file name, for findings */
-	struct toml_value *root; /* parsed */
-	long long version;	 /* its config version (the main file's when unset) */
-};
-
-#define MAX_CONFIG_FILES 32
-
-struct ctrd_config {
-	struct ctrd_file f[MAX_CONFIG_FILES];
-	size_t n;
-};
-
-static bool config_loaded(const struct ctrd_config *cf, const char *path)
-{
-	size_t i;
-
-	for (i = 0; i < cf->n; i++)
-		if (!strcmp(cf->f[i].path, path))
-			return true;
-	return false;
-}
-
-/*
- * containerd's LoadConfig: the file, then each of its imports (relative to its
- * directory, '*' globbed), depth first; a later file overrides an earlier one.
- */
-static void load_config(struct checker *c, struct ctrd_config *cf, const char *path,
-			long long version, int depth)
-{
-	struct strbuf text = STRBUF_INIT(MIRROR_MAX_FILE * 4);
-	struct log_err err = {0};
-	struct toml_value *root = NULL;
-	const struct toml_value *ver, *imports;
-	struct ctrd_file *f;
-	size_t i;
-	int r;
-
-	if (config_loaded(cf, path))
-		return;
-	c->file = path;
-	if (cf->n == MAX_CONFIG_FILES || depth > 8) {
-		found(
-		    c, MIRROR_WARNING, 0, 0,
-		    "not read: imports go over %d files or %d levels deep; check this file with --containerd-config",
-		    MAX_CONFIG_FILES, 8);
-		return;
-	}
-	r = sb_read_file(&text, path);
-	if (r < 0) {
-		if (r == -E2BIG)
-			found(c, MIRROR_ERROR, 0, 0, "file too large (over %u KiB)",
-			      MIRROR_MAX_FILE * 4 / 1024);
-		else
-			found(c, MIRROR_ERROR, 0, 0, "cannot read: %s", strerror(-r));
-		goto out;
-	}
-	if (toml_parse(text.buf, text.len, path, &root, &err) < 0) {
-		found_parse_error(c, &err);
-		goto out;
-	}
-	f = &cf->f[cf->n];
-	f->path = strdup(path);
-	if (!f->path)
-		goto out;
-	f->root = root;
-	ver = toml_get(root, "version");
-	f->version = ver && ver->type == TOML_INT ? ver->i : version;
-	cf->n++;
-	imports = toml_get(root, "imports");
-	root = NULL; /* owned by cf now */
-	for (i = 0; imports && imports->type == TOML_ARRAY && i < imports->n; i++) {
-		const struct toml_value *im = imports->items[i];
-		char want[PATH_MAX], dir[PATH_MAX], *slash;
-		glob_t g;
-		size_t j;
-
-		if (im->type != TOML_STRING)
-			continue;
-		snprintf(dir, sizeof(dir), "%s", path);
-		slash = strrchr(dir, '/');
-		if (im->str[0] == '/' && c->o && c->o->distro != MIRROR_DISTRO_UNSET)
-			mirror_host_path(want, sizeof(want), c->o->host_root, im->str);
-		else if (im->str[0] == '/' || !slash)
-			snprintf(want, sizeof(want), "%s", im->str);
-		else
-			snprintf(want, sizeof(want), "%.*s/%s", (int)(slash - dir), dir, im->str);
-		if (strchr(want, '*')) {
-			if (glob(want, 0, NULL, &g) != 0)
-				continue; /* no match is fine */
-			for (j = 0; j < g.gl_pathc; j++)
-				load_config(c, cf, g.gl_pathv[j], f->version, depth + 1);
-			globfree(&g);
-		} else if (access(want, R_OK) != 0) {
-			c->file = path;
-			found(c, MIRROR_ERROR, im->line, im->col,
-			      "import '%s' cannot be read (%s): containerd does not start", want,
-			      strerror(errno));
-		} else {
-			load_config(c, cf, want, f->version, depth + 1);
-		}
-	}
-out:
-	toml_free(root);
-	sb_free(&text);
-}
-
-/* The CRI registry plugin's name in a config of this version. */
-static const char *cri_plugin(long long version)
-{
-	if (version == 3)
-		return "io.containerd.cri.v1.images";
-	return version == 2 ? "io.containerd.grpc.v1.cri" : "cri";
-}
-
-/*
- * The last value, over the main file and its imports, of the CRI registry
- * key (registry = true) or of discard_unpacked_layers; *file = its file.
- */
-static const struct toml_value *config_get(const struct ctrd_config *cf, const char *key,
-					   bool registry, const char **file)
-{
-	size_t i = cf->n;
-
-	while (i-- > 0) {
-		const char *plugin = cri_plugin(cf->f[i].version);
-		const char *const kreg[] = {"plugins", plugin, "registry", key, NULL};
-		const char *const kd3[] = {"plugins", plugin, key, NULL};
-		const char *const kd2[] = {"plugins", plugin, "containerd", key, NULL};
-		const char *const *keys = registry ? kreg : cf->f[i].version == 3 ? kd3 : kd2;
-		const struct toml_value *v = path_get(cf->f[i].root, keys);
-
-		if (v) {
-			*file = cf->f[i].path;
-			return v;
-		}
-	}
-	return NULL;
-}
-
-/*
- * With --distro: the fix for discard_unpacked_layers or config_path into fix
- * and c->fix (the next finding carries it). fix must outlive that finding.
- */
-static void set_fix(struct checker *c, struct strbuf *fix, long long version, bool discard)
-{
-	struct mirror_fix_req q = {0};
-
-	sb_reset(fix);
-	if (!c->o || !mirror_distro_info(c->o->distro))
-		return;
-	q.distro = c->o->distro;
-	q.distro_version = c->o->distro_version;
-	q.containerd_major = c->ver.known ? c->ver.major : 0;
-	q.config_version = version == 3 ? 3 : 2;
-	q.discard = discard;
-	q.config_path = !discard;
-	if (mirror_distro_fix(fix, &q) == 0 && fix->len)
-		c->fix = fix->buf;
-}
-
-/* The config path as the host sees it: --host-root taken off. */
-static const char *host_view(const struct checker *c, const char *config_path)
-{
-	const char *root = c->o ? c->o->host_root : NULL;
-	size_t rl = root ? strlen(root) : 0;
-
-	while (rl > 0 && root[rl - 1] == '/')
-		rl--;
-	if (rl && !strncmp(config_path, root, rl) && config_path[rl] == '/')
-		return config_path + rl;
-	return config_path;
-}
-
-static void check_containerd_config(struct checker *c, const char *config_path)
-{
-	struct strbuf fix = STRBUF_INIT(8192);
-	struct ctrd_config cf = {0};
-	const struct toml_value *cp, *mirrors, *discard, *configs;
-	const char *main_file = c->file, *cp_file = NULL, *m_file = NULL, *d_file = NULL;
-	const char *c_file = NULL;
-	long long version;
-	size_t i;
-
-	load_config(c, &cf, main_file, 1, 0);
-	c->file = main_file;
-	if (cf.n == 0 || strcmp(cf.f[0].path, main_file) != 0)
-		goto out;
-	version = cf.f[0].version;
-	cp = config_get(&cf, "config_path", true, &cp_file);
-	mirrors = config_get(&cf, "mirrors", true, &m_file);
-	discard = config_get(&cf, "discard_unpacked_layers", false, &d_file);
-	if (discard && discard->type == TOML_BOOL && discard->b) {
-		c->file = d_file;
-		set_fix(c, &fix, version, true);
-		found(
-		    c, MIRROR_ERROR, discard->line, discard->col,
-		    "discard_unpacked_layers = true: layers are deleted after unpacking, so this node cannot serve them to Spegel");
-	}
-	if (mirrors && mirrors->type == TOML_TABLE && mirrors->n && cp) {
-		c->file = m_file;
-		found(
-		    c, MIRROR_ERROR, mirrors->line, mirrors->col,
-		    "legacy 'mirrors' set beside config_path: containerd's CRI plugin refuses to start");
-	}
-	configs = config_get(&cf, "configs", true, &c_file);
-	for (i = 0; cp && configs && configs->type == TOML_TABLE && i < configs->n; i++) {
-		const struct toml_value *tls = toml_get(configs->items[i], "tls");
-
-		if (!tls)
-			continue;
-		c->file = c_file;
-		found(
-		    c, MIRROR_ERROR, tls->line, tls->col,
-		    "legacy registry.configs.\"%s\".tls set beside config_path: containerd's CRI plugin refuses to start",
-		    configs->keys[i]);
-	}
-	c->file = main_file;
-	if (!cp) {
-		if (version == 3 && !(mirrors && mirrors->n) && c->ver.known &&
-		    (c->ver.major > 2 || (c->ver.major == 2 && c->ver.minor >= 2)) &&
-		    (same_dir(host_view(c, config_path), "/etc/containerd/certs.d") ||
-		     same_dir(host_view(c, config_path), "/etc/docker/certs.d")))
-			goto out;
-		set_fix(c, &fix, version, false);
-		found(c, MIRROR_ERROR, 0, 0,
-		      "[plugins.\"%s\".registry] config_path is not set: the CRI never reads %s",
-		      cri_plugin(version), config_path);
-		goto out;
-	}
-	c->file = cp_file;
-	if (cp->type != TOML_STRING) {
-		found(c, MIRROR_ERROR, cp->line, cp->col, "config_path must be a string, not %s",
-		      tname(cp));
-		goto out;
-	}
-	{
-		char *list = strdup(cp->str), *save = NULL, *p;
-		bool ok = false;
-
-		for (p = list ? strtok_r(list, ":", &save) : NULL; p && !ok;
-		     p = strtok_r(NULL, ":", &save))
-			ok = same_dir(p, config_path) || same_dir(p, host_view(c, config_path));
-		free(list);
-		if (!ok)
-			set_fix(c, &fix, version, false);
-		if (!ok)
-			found(c, MIRROR_ERROR, cp->line, cp->col,
-			      "config_path '%s' does not include %s", cp->str, config_path);
-	}
-out:
-	c->file = main_file;
-	c->fix = NULL;
-	sb_free(&fix);
-	for (i = 0; i < cf.n; i++) {
-		free(cf.f[i].path);
-		toml_free(cf.f[i].root);
-	}
 }
 
 /* ---- the whole config path ---- */
@@ -790,7 +440,8 @@ static bool is_dir_at(const char *base, const char *name)
 
 int mirror_check_run(const struct mirror_opts *o, struct log_err *err)
 {
-	struct checker c = {NULL, NULL, {0}, o->report, o->report_data, MIRROR_CLEAN, NULL, o};
+	struct mirror_checker c = {NULL,	   NULL,	 {0},  o->report,
+				   o->report_data, MIRROR_CLEAN, NULL, o};
 	struct dirent **ents = NULL;
 	struct mirror_list hosts = {0};
 	int i, cnt, worst = MIRROR_CLEAN, files = 0;
@@ -827,9 +478,9 @@ int mirror_check_run(const struct mirror_opts *o, struct log_err *err)
 			if (strlen(alt) + 1 < sizeof(alt))
 				strcat(alt, "_");
 			if (is_dir_at(o->config_path, alt))
-				found(&c, MIRROR_WARNING, 0, 0,
-				      "not used: containerd reads %s/%s first", o->config_path,
-				      alt);
+				mirror_found(&c, MIRROR_WARNING, 0, 0,
+					     "not used: containerd reads %s/%s first",
+					     o->config_path, alt);
 		}
 		r = sb_read_file(&text, file);
 		if (r == -ENOENT) {
@@ -838,10 +489,11 @@ int mirror_check_run(const struct mirror_opts *o, struct log_err *err)
 		}
 		files++;
 		if (r == -E2BIG)
-			found(&c, MIRROR_ERROR, 0, 0, "file too large (over %u KiB): not checked",
-			      MIRROR_MAX_FILE / 1024);
+			mirror_found(&c, MIRROR_ERROR, 0, 0,
+				     "file too large (over %u KiB): not checked",
+				     MIRROR_MAX_FILE / 1024);
 		else if (r < 0)
-			found(&c, MIRROR_ERROR, 0, 0, "cannot read: %s", strerror(-r));
+			mirror_found(&c, MIRROR_ERROR, 0, 0, "cannot read: %s", strerror(-r));
 		else
 			r = mirror_check_hosts(text.buf, text.len, file, dir, o->containerd_version,
 					       o->report, o->report_data);
@@ -860,14 +512,15 @@ int mirror_check_run(const struct mirror_opts *o, struct log_err *err)
 	if (files == 0) {
 		c.file = o->config_path;
 		c.worst = MIRROR_CLEAN;
-		found(&c, MIRROR_WARNING, 0, 0, "no */hosts.toml: containerd uses no mirror");
+		mirror_found(&c, MIRROR_WARNING, 0, 0,
+			     "no */hosts.toml: containerd uses no mirror");
 		worst = c.worst > worst ? c.worst : worst;
 	}
 	if (o->containerd_config) {
 		c.file = o->containerd_config;
 		c.dir = NULL;
 		c.worst = MIRROR_CLEAN;
-		check_containerd_config(&c, o->config_path);
+		mirror_check_ctrd(&c, o->config_path);
 		if (c.worst > worst)
 			worst = c.worst;
 	}

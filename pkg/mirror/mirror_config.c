@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mirror config: options from the environment and a YAML file, below the command line. */
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -37,56 +36,6 @@ void mirror_opts_free(struct mirror_opts *o)
 	free(o->host_root);
 	free(o->image);
 	mirror_opts_init(o);
-}
-
-int mirror_list_add(struct mirror_list *l, const char *s)
-{
-	char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
-	char *c;
-
-	if (!v)
-		return -ENOMEM;
-	l->v = v;
-	c = strdup(s);
-	if (!c)
-		return -ENOMEM;
-	l->v[l->n++] = c;
-	return 0;
-}
-
-int mirror_list_add_split(struct mirror_list *l, const char *s)
-{
-	char buf[4096];
-	size_t n;
-	int r;
-
-	while (*s) {
-		while (*s == ',' || isspace((unsigned char)*s))
-			s++;
-		n = strcspn(s, ", \t\n\r");
-		if (n == 0)
-			break;
-		if (n >= sizeof(buf))
-			return -E2BIG;
-		memcpy(buf, s, n);
-		buf[n] = '\0';
-		r = mirror_list_add(l, buf);
-		if (r < 0)
-			return r;
-		s += n;
-	}
-	return 0;
-}
-
-void mirror_list_free(struct mirror_list *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
 }
 
 static int set_str(char **dst, const char *val)
@@ -241,13 +190,6 @@ out:
 	ydoc_free(&y);
 	sb_free(&text);
 	return r;
-}
-
-int mirror_read_error(struct log_err *err, const char *path, int r, size_t cap)
-{
-	if (r == -E2BIG)
-		return log_err_set(err, r, "%s: file too large (over %zu KiB)", path, cap / 1024);
-	return log_err_set(err, r, "%s: %s", path, strerror(-r));
 }
 
 /* --distro: detect (auto), then the distro's config path and containerd config. */

@@ -94,6 +94,7 @@ struct strbuf;
 /*
  * err = "<path>: <why>" for a read that failed with r (a negative errno);
  * -E2BIG (over cap bytes) reads "file too large (over N KiB)". Returns r.
+ * mirror_base.c, with the mirror_list functions of mirror.h.
  */
 int mirror_read_error(struct log_err *err, const char *path, int r, size_t cap);
 
@@ -144,7 +145,7 @@ int mirror_distro_managed(const struct mirror_opts *o, struct mirror_list *names
 /*
  * in's mirror targets with ${VAR} expanded (an IPv6 address as the host
  * bracketed) appended to out; a target given twice is refused. 0 or -errno
- * with err.
+ * with err. mirror_render.c.
  */
 int mirror_expand_targets(const struct mirror_list *in, struct mirror_list *out,
 			  struct log_err *err);
@@ -240,14 +241,59 @@ int mirror_snap_fill(const struct snap *s, const struct snap *now, const char *b
 /* watch (mirror_watch.c): what mirror_run does for MIRROR_WATCH. */
 int mirror_watch_run(const struct mirror_opts *o, struct log_err *err);
 
+/* ---- mirror_finding.c: one finding of check or probe (used by check and probe) ---- */
+
+struct toml_value;
+
+/* containerd version as check understands it. */
+struct mirror_ctrd_ver {
+	bool known; /* false: unknown, report what any version would reject */
+	int major, minor, patch;
+};
+
+/* One check run's state: where it is, what it knows, how bad it got. */
+struct mirror_checker {
+	const char *file;	    /* file being checked, for findings */
+	const char *dir;	    /* its directory, for relative ca/client paths */
+	struct mirror_ctrd_ver ver; /* containerd version (known or not) */
+	mirror_report_fn report;
+	void *data;
+	int worst;		     /* MIRROR_CLEAN, MIRROR_WARNINGS or MIRROR_ERRORS */
+	const char *fix;	     /* the next finding's fix, or NULL */
+	const struct mirror_opts *o; /* distro, host root (containerd config only) */
+};
+
 /*
- * One finding (check.c, also used by probe.c): f->msg formatted from fmt (at
- * most 511 bytes), f given to report (NULL: nobody listens), and its severity
- * folded into *worst (MIRROR_CLEAN, MIRROR_WARNINGS, MIRROR_ERRORS; MIRROR_OK
- * leaves it).
+ * One finding: f->msg formatted from fmt (at most 511 bytes), f given to
+ * report (NULL: nobody listens), and its severity folded into *worst
+ * (MIRROR_CLEAN, MIRROR_WARNINGS, MIRROR_ERRORS; MIRROR_OK leaves it).
  */
 void mirror_vfind(mirror_report_fn report, void *data, struct mirror_finding *f, int *worst,
 		  const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+/*
+ * A finding of c at line:col in c->file, carrying c->fix (which is then
+ * cleared): mirror_vfind into c->report and c->worst.
+ */
+void mirror_found(struct mirror_checker *c, enum mirror_severity sev, int line, int col,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* A toml_parse error "<file>:<line>:<col>: what" in err as an error finding at that position. */
+void mirror_found_parse_error(struct mirror_checker *c, const struct log_err *err);
+
+/* "a string", "an array of tables", ...: v's type as check's messages name it. */
+const char *mirror_toml_type(const struct toml_value *v);
+
+/*
+ * Check containerd's config file c->file and its imports (mirror_check_ctrd.c):
+ * discard_unpacked_layers, legacy mirrors and configs.tls beside config_path,
+ * and whether its config_path includes config_path, the directory check read
+ * (or that directory as the host sees it, --host-root taken off). Findings go
+ * through c; c->o (may be NULL) gives the distro for the fixes and the host
+ * root for absolute imports. On return c->file is the main file again and
+ * c->fix is NULL.
+ */
+void mirror_check_ctrd(struct mirror_checker *c, const char *config_path);
 
 /* Check run over the whole config path (check.c). */
 int mirror_check_run(const struct mirror_opts *o, struct log_err *err);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mirror_render: registry names, mirror URLs and hosts.toml bytes exactly as Spegel writes them
  * (pure: no file system). */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -9,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "fsutil/fsutil.h"
+#include "goconv/goconv.h"
 #include "log/log.h"
 #include "strbuf/strbuf.h"
 #include "toml/toml.h"
@@ -147,6 +150,20 @@ int mirror_registry_dir(const char *registry, char *dir, size_t size, struct log
 }
 
 /* ---- rendering (Spegel's templateHosts, byte for byte) ---- */
+
+const char *mirror_dial_timeout_problem(const char *s)
+{
+	int64_t ns;
+	int r = goconv_parse_duration(s, &ns);
+
+	if (r == -ERANGE)
+		return "is out of range: a Go duration is at most 2562047h47m16.854775807s";
+	if (r < 0)
+		return "is not a duration like 200ms";
+	if (ns < 0) /* "-0s" is zero, not negative */
+		return "is negative: every dial to the mirror would fail at once";
+	return NULL;
+}
 
 int mirror_render(struct strbuf *out, const char *registry, const struct mirror_list *targets,
 		  bool resolve, const char *dial_timeout, const char *authorization,

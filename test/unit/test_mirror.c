@@ -3,6 +3,8 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,6 +24,35 @@ static struct mirror_list list_of(const char *a, const char *b)
 	if (b)
 		mirror_list_add(&l, b);
 	return l;
+}
+
+/* base: a list split at commas and white space, a part too long, the read-error words. */
+TEST(base_lists)
+{
+	struct mirror_list l = {0};
+	struct log_err err = {0};
+	char *big = malloc(4097);
+
+	REQUIRE(big != NULL);
+	CHECK_INT(mirror_list_add_split(&l, "a, b\tc,,"), 0);
+	REQUIRE_INT((int)l.n, 3);
+	CHECK_STR(l.v[0], "a");
+	CHECK_STR(l.v[1], "b");
+	CHECK_STR(l.v[2], "c");
+	memset(big, 'x', 4096);
+	big[4096] = '\0';
+	CHECK_INT(mirror_list_add_split(&l, big), -E2BIG);
+	CHECK_INT((int)l.n, 3);
+	big[4095] = '\0'; /* 4095 bytes fit */
+	CHECK_INT(mirror_list_add_split(&l, big), 0);
+	CHECK_INT((int)l.n, 4);
+	mirror_list_free(&l);
+	CHECK(l.v == NULL && l.n == 0);
+	free(big);
+	CHECK_INT(mirror_read_error(&err, "/x/hosts.toml", -E2BIG, 1u << 20), -E2BIG);
+	CHECK_STR(err.msg, "/x/hosts.toml: file too large (over 1024 KiB)");
+	CHECK_INT(mirror_read_error(&err, "/x/ca.pem", -ENOENT, 1u << 20), -ENOENT);
+	CHECK_STR(err.msg, "/x/ca.pem: No such file or directory");
 }
 
 TEST(render_spegel_bytes)
@@ -116,6 +147,43 @@ TEST(durations)
 	CHECK(mirror_dial_timeout_problem("1d") != NULL);
 }
 
+/* Mirror targets: ${VAR} from the environment, an IPv6 host bracketed, a target given twice. */
+TEST(expand_targets)
+{
+	struct mirror_list in = list_of("http://${NODE_IP}:30020", "http://${NODE_IP}:30021");
+	struct mirror_list out = {0};
+	struct log_err err = {0};
+
+	REQUIRE(setenv("NODE_IP", "fd00::1", 1) == 0);
+	CHECK_INT(mirror_expand_targets(&in, &out, &err), 0);
+	REQUIRE_INT((int)out.n, 2);
+	CHECK_STR(out.v[0], "http://[fd00::1]:30020");
+	CHECK_STR(out.v[1], "http://[fd00::1]:30021");
+	mirror_list_free(&out);
+	mirror_list_free(&in);
+	REQUIRE(setenv("NODE_IP", "10.0.0.5", 1) == 0);
+	in = list_of("http://${NODE_IP}:30020", NULL);
+	CHECK_INT(mirror_expand_targets(&in, &out, &err), 0);
+	CHECK_STR(out.n ? out.v[0] : NULL, "http://10.0.0.5:30020");
+	mirror_list_free(&out);
+	mirror_list_free(&in);
+	REQUIRE(unsetenv("NP_TEST_UNSET") == 0);
+	in = list_of("http://${NP_TEST_UNSET}:30020", NULL);
+	CHECK_INT(mirror_expand_targets(&in, &out, &err), -EINVAL);
+	CHECK_STR(
+	    err.msg,
+	    "mirror target 'http://${NP_TEST_UNSET}:30020': environment variable NP_TEST_UNSET is not set");
+	mirror_list_free(&out);
+	mirror_list_free(&in);
+	in = list_of("http://Mirror:1", "http://mirror:1");
+	CHECK_INT(mirror_expand_targets(&in, &out, &err), -EINVAL);
+	CHECK_STR(
+	    err.msg,
+	    "mirror target 'http://mirror:1' given twice: containerd would refuse the file (duplicate [host] table)");
+	mirror_list_free(&out);
+	mirror_list_free(&in);
+}
+
 struct seen {
 	int n, errors;
 	char text[8][600];
@@ -138,6 +206,81 @@ static int check_text(const char *text, const char *version, struct seen *s)
 	memset(s, 0, sizeof(*s));
 	return mirror_check_hosts(text, strlen(text), "h.toml", "/nonexistent", version, collect,
 				  s);
+}
+
+struct last {
+	int n;		/* findings seen */
+	size_t msg_len; /* strlen of the latest msg */
+	char fix[64];	/* the latest fix, "" for none */
+	int line, col;	/* the latest position */
+};
+
+static void keep_last(void *data, const struct mirror_finding *f)
+{
+	struct last *l = data;
+
+	l->n++;
+	l->msg_len = strlen(f->msg);
+	snprintf(l->fix, sizeof(l->fix), "%s", f->fix ? f->fix : "");
+	l->line = f->line;
+	l->col = f->col;
+}
+
+static void vfind(mirror_report_fn report, void *data, enum mirror_severity sev, int *worst,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void vfind(mirror_report_fn report, void *data, enum mirror_severity sev, int *worst,
+		  const char *fmt, ...)
+{
+	struct mirror_finding f = {sev, "f", 1, 2, NULL, NULL};
+	va_list ap;
+
+	va_start(ap, fmt);
+	mirror_vfind(report, data, &f, worst, fmt, ap);
+	va_end(ap);
+}
+
+/* finding: severities fold into the worst, nobody listening is fine, a long message is cut. */
+TEST(finding_fold)
+{
+	static const enum mirror_severity sev[] = {MIRROR_OK, MIRROR_WARNING, MIRROR_ERROR,
+						   MIRROR_WARNING};
+	static const int worst_after[] = {MIRROR_CLEAN, MIRROR_WARNINGS, MIRROR_ERRORS,
+					  MIRROR_ERRORS};
+	struct mirror_checker c = {"/x/config.toml", NULL,	{0}, keep_last, NULL,
+				   MIRROR_CLEAN,     "the fix", NULL};
+	struct log_err err = {0};
+	struct last l = {0};
+	char big[700];
+	int worst = MIRROR_CLEAN;
+	size_t i;
+
+	for (i = 0; i < sizeof(sev) / sizeof(sev[0]); i++) {
+		vfind(keep_last, &l, sev[i], &worst, "finding %zu", i);
+		CHECK_INT(worst, worst_after[i]);
+	}
+	CHECK_INT(l.n, 4);
+	worst = MIRROR_CLEAN;
+	vfind(NULL, NULL, MIRROR_WARNING, &worst, "nobody listens");
+	CHECK_INT(worst, MIRROR_WARNINGS);
+	memset(big, 'm', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	vfind(keep_last, &l, MIRROR_WARNING, &worst, "%s", big);
+	CHECK_INT((int)l.msg_len, 511);
+	/* mirror_found: c's fix goes with the next finding only */
+	c.data = &l;
+	mirror_found(&c, MIRROR_WARNING, 3, 4, "first");
+	CHECK_STR(l.fix, "the fix");
+	CHECK(c.fix == NULL);
+	mirror_found(&c, MIRROR_WARNING, 3, 4, "second");
+	CHECK_STR(l.fix, "");
+	CHECK_INT(c.worst, MIRROR_WARNINGS);
+	/* a parse error's "<file>:<line>:<col>: " becomes the finding's position */
+	log_err_set(&err, -EINVAL, "/x/config.toml:7:9: unclosed table header");
+	mirror_found_parse_error(&c, &err);
+	CHECK_INT(l.line, 7);
+	CHECK_INT(l.col, 9);
+	CHECK_INT(c.worst, MIRROR_ERRORS);
 }
 
 TEST(check_findings)
@@ -202,6 +345,116 @@ TEST(check_findings)
 	CHECK_INT(check_text("", NULL, &s), MIRROR_WARNINGS);
 	CHECK_INT(check_text("[host.'http://a:1'\n", NULL, &s), MIRROR_ERRORS);
 	CHECK_STR(s.text[0], "1:19: error: unclosed table header");
+}
+
+struct ctrd_seen {
+	int n;		/* findings */
+	int sev, line;	/* the first one's */
+	char msg[600];	/* the first one's */
+	char fix[1024]; /* the first one's fix, "" for none */
+};
+
+static void ctrd_collect(void *data, const struct mirror_finding *f)
+{
+	struct ctrd_seen *s = data;
+
+	if (s->n++ > 0)
+		return;
+	s->sev = (int)f->sev;
+	s->line = f->line;
+	snprintf(s->msg, sizeof(s->msg), "%s", f->msg);
+	snprintf(s->fix, sizeof(s->fix), "%s", f->fix ? f->fix : "");
+}
+
+/* check_ctrd: containerd's config.toml without config_path, then with the wrong one, then right. */
+TEST(check_ctrd_config_path)
+{
+	const char *dir = harness_tmpdir();
+	char file[256], certs[256], text[512], want[512];
+	struct mirror_opts o;
+	struct mirror_checker c = {NULL, NULL, {0}, ctrd_collect, NULL, MIRROR_CLEAN, NULL, &o};
+	struct ctrd_seen s = {0};
+
+	mirror_opts_init(&o);
+	o.distro = MIRROR_DISTRO_KUBEADM;
+	snprintf(file, sizeof(file), "%s/config.toml", dir);
+	snprintf(certs, sizeof(certs), "%s/certs.d", dir);
+	REQUIRE(mkdir(certs, 0755) == 0);
+	harness_put_str(dir, "config.toml",
+			"version = 2\n"
+			"[plugins.\"io.containerd.grpc.v1.cri\".containerd]\n"
+			"snapshotter = \"overlayfs\"\n");
+	c.file = file;
+	c.data = &s;
+	mirror_check_ctrd(&c, certs);
+	CHECK_INT(s.n, 1);
+	CHECK_INT(s.sev, MIRROR_ERROR);
+	CHECK_INT(s.line, 0);
+	snprintf(
+	    want, sizeof(want),
+	    "[plugins.\"io.containerd.grpc.v1.cri\".registry] config_path is not set: the CRI never reads %s",
+	    certs);
+	CHECK_STR(s.msg, want);
+	CHECK_STR(
+	    s.fix,
+	    "in /etc/containerd/config.toml (config version 2) set the following, then restart containerd (systemctl restart containerd):\n"
+	    "  [plugins.\"io.containerd.grpc.v1.cri\".registry]\n"
+	    "    config_path = \"/etc/containerd/certs.d\"");
+	CHECK_INT(c.worst, MIRROR_ERRORS);
+	CHECK(c.file == file && c.fix == NULL);
+
+	harness_put_str(dir, "config.toml",
+			"version = 2\n"
+			"[plugins.\"io.containerd.grpc.v1.cri\".registry]\n"
+			"config_path = \"/elsewhere\"\n");
+	memset(&s, 0, sizeof(s));
+	c.worst = MIRROR_CLEAN;
+	mirror_check_ctrd(&c, certs);
+	CHECK_INT(s.n, 1);
+	CHECK_INT(s.line, 3);
+	snprintf(want, sizeof(want), "config_path '/elsewhere' does not include %s", certs);
+	CHECK_STR(s.msg, want);
+
+	snprintf(text, sizeof(text),
+		 "version = 2\n"
+		 "[plugins.\"io.containerd.grpc.v1.cri\".registry]\n"
+		 "config_path = \"/elsewhere:%s\"\n",
+		 certs);
+	harness_put_str(dir, "config.toml", text);
+	memset(&s, 0, sizeof(s));
+	c.worst = MIRROR_CLEAN;
+	mirror_check_ctrd(&c, certs);
+	CHECK_INT(s.n, 0);
+	CHECK_INT(c.worst, MIRROR_CLEAN);
+	mirror_opts_free(&o);
+	harness_rm_tree(dir);
+}
+
+/* probe: nothing to probe is one warning and no network; a bad --image is refused first. */
+TEST(probe_without_hosts)
+{
+	struct mirror_opts o;
+	struct mirror_list none = {0};
+	struct log_err err = {0};
+	struct seen s = {0};
+
+	mirror_opts_init(&o);
+	o.cmd = MIRROR_CHECK;
+	o.config_path = strdup("/nonexistent/certs.d");
+	o.probe = true;
+	o.report = collect;
+	o.report_data = &s;
+	CHECK_INT(mirror_probe_run(&o, &none, &err), MIRROR_WARNINGS);
+	CHECK_INT(s.n, 1);
+	CHECK_STR(
+	    s.text[0],
+	    "0:0: warning: --probe: no mirror to probe (no --mirror-target, no [host] in any hosts.toml)");
+	memset(&s, 0, sizeof(s));
+	o.image = strdup("a b");
+	CHECK_INT(mirror_probe_run(&o, &none, &err), -EINVAL);
+	CHECK_STR(err.msg, "--image 'a b': not an image reference");
+	CHECK_INT(s.n, 0);
+	mirror_opts_free(&o);
 }
 
 TEST(opts_env_and_yaml)
@@ -416,6 +669,42 @@ TEST(distro_table_and_fixes)
 	    "    discard_unpacked_layers = false");
 	sb_free(&sb);
 }
+
+static void collect_output(void *data, const char *text)
+{
+	sb_add(data, text);
+}
+
+/* talos-config: the exact documents, the named registry's upstream after the mirror. */
+TEST(talos_documents)
+{
+	struct mirror_opts o;
+	struct strbuf out = STRBUF_INIT(1 << 16);
+	struct log_err err = {0};
+
+	mirror_opts_init(&o);
+	o.cmd = MIRROR_TALOS_CONFIG;
+	o.registries = list_of("docker.io", "*");
+	o.targets = list_of("http://10.0.0.5:30020", NULL);
+	o.output = collect_output;
+	o.report_data = &out;
+	CHECK_INT(mirror_talos_config(&o, &err), 0);
+	CHECK_STR(out.buf, "apiVersion: v1alpha1\n"
+			   "kind: RegistryMirrorConfig\n"
+			   "name: docker.io\n"
+			   "endpoints:\n"
+			   "  - url: http://10.0.0.5:30020\n"
+			   "  - url: https://registry-1.docker.io\n"
+			   "---\n"
+			   "apiVersion: v1alpha1\n"
+			   "kind: RegistryMirrorConfig\n"
+			   "name: '*'\n"
+			   "endpoints:\n"
+			   "  - url: http://10.0.0.5:30020\n");
+	sb_free(&out);
+	mirror_opts_free(&o);
+}
+
 /*
  * watch's back-off, on a clock of our own: against a fighter that undoes each
  * repair at once, the delay doubles up to 5 minutes and stays there; it ends
