@@ -20,6 +20,7 @@
 
 #define GOREGEX_PATTERN_MAX (64u << 10) /* longest pattern accepted, bytes */
 #define GOREGEX_MAX_MEM	    (1u << 20)	/* RE2 memory budget per compiled pattern, bytes */
+#define GOREGEX_MIN_MEM	    (4u << 10)	/* goregex_compile_mem's first try, bytes */
 
 #define GOREGEX_FULL 0x1u /* the whole subject must match (as ^(?:re)$) */
 
@@ -34,6 +35,16 @@ struct goregex; /* opaque; owned by its creator, freed by goregex_free */
  */
 int goregex_compile(const char *pattern, unsigned flags, struct goregex **out, char *errbuf,
 		    size_t errlen);
+
+/*
+ * goregex_compile with the least RE2 memory budget that compiles pattern:
+ * GOREGEX_MIN_MEM, then 4 times more each try, at most GOREGEX_MAX_MEM. On
+ * success *mem is what the pattern may use: that budget (its programs and
+ * their DFA caches, which grow while matching; RE2 falls back to its NFA
+ * past it, never past the budget) plus its text. Same returns otherwise.
+ */
+int goregex_compile_mem(const char *pattern, unsigned flags, struct goregex **out, size_t *mem,
+			char *errbuf, size_t errlen);
 
 /* 1 when s[0..len) matches re, 0 when not. Thread-safe on a shared re. */
 int goregex_match(const struct goregex *re, const char *s, size_t len);

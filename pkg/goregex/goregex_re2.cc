@@ -84,8 +84,9 @@ static const char *go_to_re2(const char *p, std::string &dst)
 	return nullptr;
 }
 
-extern "C" int goregex_compile(const char *pattern, unsigned flags, struct goregex **out,
-			       char *errbuf, size_t errlen)
+// Compile pattern with RE2's budget max_mem; *large when it needs more.
+static int compile(const char *pattern, unsigned flags, size_t max_mem, struct goregex **out,
+		   bool *large, char *errbuf, size_t errlen)
 {
 	std::string *src = nullptr;
 	re2::RE2 *re = nullptr;
@@ -93,6 +94,7 @@ extern "C" int goregex_compile(const char *pattern, unsigned flags, struct goreg
 	const char *why;
 
 	*out = nullptr;
+	*large = false;
 	if (strlen(pattern) > GOREGEX_PATTERN_MAX)
 		return fail(errbuf, errlen, -E2BIG, "pattern too long");
 	src = new (std::nothrow) std::string();
@@ -113,7 +115,7 @@ extern "C" int goregex_compile(const char *pattern, unsigned flags, struct goreg
 	opt.set_longest_match(false); // leftmost-first, as Go
 	opt.set_posix_syntax(false);  // Perl classes and flags, as Go
 	opt.set_log_errors(false);
-	opt.set_max_mem(GOREGEX_MAX_MEM);
+	opt.set_max_mem((int64_t)max_mem);
 	opt.set_never_capture(true); // only match/no-match is asked
 	try {
 		re = new re2::RE2(*src, opt);
@@ -125,6 +127,7 @@ extern "C" int goregex_compile(const char *pattern, unsigned flags, struct goreg
 		return -ENOMEM;
 	if (!re->ok()) {
 		if (re->error_code() == re2::RE2::ErrorPatternTooLarge) {
+			*large = true;
 			fail(errbuf, errlen, -EINVAL,
 			     "pattern too large: it needs more memory than allowed");
 		} else if (errbuf && errlen) {
@@ -148,6 +151,34 @@ extern "C" int goregex_compile(const char *pattern, unsigned flags, struct goreg
 	g->flags = flags;
 	*out = g;
 	return 0;
+}
+
+extern "C" int goregex_compile(const char *pattern, unsigned flags, struct goregex **out,
+			       char *errbuf, size_t errlen)
+{
+	bool large;
+
+	return compile(pattern, flags, GOREGEX_MAX_MEM, out, &large, errbuf, errlen);
+}
+
+// RE2's max_mem bounds a pattern's forward program and its DFAs (2/3) and its reverse program
+// and DFA (1/3, compiled on first use), so the least budget that compiles is what it may use.
+extern "C" int goregex_compile_mem(const char *pattern, unsigned flags, struct goregex **out,
+				   size_t *mem, char *errbuf, size_t errlen)
+{
+	size_t m = GOREGEX_MIN_MEM;
+	bool large;
+	int r;
+
+	for (;;) {
+		r = compile(pattern, flags, m, out, &large, errbuf, errlen);
+		if (r < 0 && large && m < GOREGEX_MAX_MEM) {
+			m = m * 4 < GOREGEX_MAX_MEM ? m * 4 : GOREGEX_MAX_MEM;
+			continue;
+		}
+		*mem = r < 0 ? 0 : m + strlen(pattern);
+		return r;
+	}
 }
 
 extern "C" int goregex_match(const struct goregex *g, const char *s, size_t len)

@@ -154,3 +154,21 @@ TEST(long_subject_is_linear)
 	goregex_free(re);
 	free(s);
 }
+
+/* goregex_compile_mem: the least RE2 budget that compiles, and the pattern still matches. */
+TEST(compile_mem_least_budget)
+{
+	struct goregex *re;
+	size_t mem = 0;
+
+	REQUIRE_INT(goregex_compile_mem("^8086$", 0, &re, &mem, NULL, 0), 0);
+	CHECK(mem == GOREGEX_MIN_MEM + 6);
+	CHECK_INT(goregex_match(re, "8086", 4), 1); /* '$': RE2's reverse program, in budget */
+	CHECK_INT(goregex_match(re, "x8086", 5), 0);
+	goregex_free(re);
+	REQUIRE_INT(goregex_compile_mem("\\pL{50}7", 0, &re, &mem, NULL, 0), 0);
+	CHECK(mem > (GOREGEX_MAX_MEM >> 2) && mem <= GOREGEX_MAX_MEM + 8);
+	printf("  \\pL{50}7 may use %zu bytes\n", mem);
+	goregex_free(re);
+	CHECK_INT(goregex_compile_mem("\\pL{200}", 0, &re, &mem, NULL, 0), -EINVAL);
+}
