@@ -1,0 +1,640 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* gotmpl_sprig_str: Sprig v3's string and regular-expression functions (strings.go, regex.go). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gotmpl/gotmpl_internal.h"
+
+#define RES(expr)                                                                                  \
+	do {                                                                                       \
+		*res = (expr);                                                                     \
+		return *res ? 0 : -ENOMEM;                                                         \
+	} while (0)
+#define S(i)  (av[i]->u.s.p)
+#define SN(i) (av[i]->u.s.n)
+
+/* Finish a function building sb: its contents as the result, or sb's error. */
+static int done(struct gotmpl_fctx *c, struct strbuf *sb, int rc, struct gotmpl_val **res)
+{
+	if (rc) {
+		sb_free(sb);
+		return rc;
+	}
+	RES(gotmpl_take(c, sb));
+}
+
+/* unicode.IsSpace */
+static int uspace(uint32_t r)
+{
+	return r == ' ' || (r >= '\t' && r <= '\r') || r == 0x85 || r == 0xA0 || r == 0x1680 ||
+	       (r >= 0x2000 && r <= 0x200A) || r == 0x2028 || r == 0x2029 || r == 0x202F ||
+	       r == 0x205F || r == 0x3000;
+}
+
+static int is_upper(uint32_t r)
+{
+	return r >= 'A' && r <= 'Z';
+}
+
+static int is_lower(uint32_t r)
+{
+	return r >= 'a' && r <= 'z';
+}
+
+/* Case mapping (ASCII and Latin-1 letters; other runes are left as they are). */
+static uint32_t to_upper(uint32_t r)
+{
+	if (is_lower(r) || (r >= 0xE0 && r <= 0xFE && r != 0xF7))
+		return r - 32;
+	return r == 0xFF ? 0x178 : r;
+}
+
+static uint32_t to_lower(uint32_t r)
+{
+	if (is_upper(r) || (r >= 0xC0 && r <= 0xDE && r != 0xD7))
+		return r + 32;
+	return r;
+}
+
+static int map_runes(struct gotmpl_fctx *c, const char *s, size_t n, uint32_t (*fn)(uint32_t),
+		     struct gotmpl_val **res)
+{
+	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
+	int rc = 0;
+	uint32_t r;
+
+	for (size_t i = 0; i < n && !rc;) {
+		int l = gotmpl_utf8(s + i, n - i, &r);
+
+		rc = (r == 0xFFFD && l == 1) ? sb_addch(&sb, s[i]) : gotmpl_put_utf8(&sb, fn(r));
+		i += (size_t)l;
+	}
+	return done(c, &sb, rc, res);
+}
+
+static int f_upper(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+{
+	(void)ac;
+	return map_runes(c, S(0), SN(0), to_upper, res);
+}
+
+static int f_lower(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+{
+	(void)ac;
+	return map_runes(c, S(0), SN(0), to_lower, res);
+}
+
+static uint32_t swap(uint32_t r)
+{
+	uint32_t u = to_upper(r);
+
+	return u != r ? u : to_lower(r);
+}
+
+static int f_swapcase(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
+		      struct gotmpl_val **res)
+{
+	(void)ac;
+	return map_runes(c, S(0), SN(0), swap, res);
+}
+
+/* strings.Title: the first letter after a separator upper-cased. */
+static int f_title(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+{
+	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
+	uint32_t r, prev = ' ';
+	int rc = 0;
+
+	(void)ac;
+	for (size_t i = 0; i < SN(0) && !rc;) {
+		int l = gotmpl_utf8(S(0) + i, SN(0) - i, &r);
+		int sep = prev < 0x80 ? !(is_upper(prev) || is_lower(prev) ||
+					  (prev >= '0' && prev <= '9') || prev == '_')
+				      : uspace(prev);
+
+		rc = (r == 0xFFFD && l == 1) ? sb_addch(&sb, S(0)[i])
+					     : gotmpl_put_utf8(&sb, sep ? to_upper(r) : r);
+		prev = r;
+		i += (size_t)l;
+	}
+	return done(c, &sb, rc, res);
+}
+
+/* goutils' byte-wise word walks: untitle, initials (bytes taken as Latin-1 runes). */
+static int f_untitle(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+{
+	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
+	int rc = 0, next = 1;
+
+	(void)ac;
+	for (size_t i = 0; i < SN(0) && !rc; i++) {
+		unsigned char b = (unsigned char)S(0)[i];
+
+		if (uspace(b)) {
+			next = 1;
+			rc = sb_addch(&sb, (char)b);
+		} else if (next) {
+			next = 0;
+			rc = gotmpl_put_utf8(&sb, to_lower(b));
+		} else {
+			rc = sb_addch(&sb, (char)b);
+		}
+	}
+	return done(c, &sb, rc, res);
+}
+
+static int f_initials(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
+		      struct gotmpl_val **res)
+{
+	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
+	int rc = 0, gap = 1;
+
+	(void)ac;
+	for (size_t i = 0; i < SN(0) && !rc; i++) {
+		unsigned char b = (unsigned char)S(0)[i];
+
+		if (uspace(b)) {
+			gap = 1;
+		} else if (gap) {
+			rc = gotmpl_put_utf8(&sb, b);
+			gap = 0;
+		}
+	}
+	return done(c, &sb, rc, res);
+}
+
+static int f_nospace(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+{
+	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
+	size_t kept = 0;
+	int rc = 0;
+
+	(void)ac;
+	for (size_t i = 0; i < SN(0) && !rc; i++) {
+		unsigned char b = (unsigned char)S(0)[i];
+
+		if (!uspace(b)) {
+			rc = gotmpl_put_utf8(&sb, b);
+			kept++;
+		}
+	}
+	if (!rc && kept == SN(0)) {
+		sb_free(&sb);
+		*res = av[0];
+		return 0;
+	}
+	return done(c, &sb, rc, res);
+}
+
+static int f_trim(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+{
+	const char *s = S(0);
+	size_t b = 0, e = SN(0);
+	uint32_t r;
+
+	(void)ac;
+	while (b < e) {
+		int l = gotmpl_utf8(s + b, e - b, &r);
+
+		if (!uspace(r))
+			break;
+		b += (size_t)l;
+	}
+	while (e > b) {
+		size_t k = e - 1;
+
+		while (k > b && ((unsigned char)s[k] & 0xC0) == 0x80)
+			k--;
+		gotmpl_utf8(s + k, e - k, &r);
+		if (!uspace(r))
+			break;
+		e = k;
+	}
+	RES(gotmpl_str(c->a, s + b, e - b));
+}
+
+/* Is rune r in the cutset? */
+static int in_cutset(const char *set, size_t n, uint32_t r)
+{
+	uint32_t x;
+
+	for (size_t i = 0; i < n;) {
+		int l = gotmpl_utf8(set + i, n - i, &x);
+
+		if (x == r)
+			return 1;
+		i += (size_t)l;
+	}
+	return 0;
+}
+
+/* strings.Trim(av[1], av[0]) */
+static int f_trimall(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+{
+	const char *s = S(1);
+	size_t b = 0, e = SN(1);
+	uint32_t r;
+
+	(void)ac;
+	while (b < e) {
+		int l = gotmpl_utf8(s + b, e - b, &r);
+
+		if (!in_cutset(S(0), SN(0), r))
+			break;
+		b += (size_t)l;
+	}
+	while (e > b) {
+		size_t k = e - 1;
+
+		while (k > b && ((unsigned char)s[k] & 0xC0) == 0x80)
+			k--;
+		gotmpl_utf8(s + k, e - k, &r);
+		if (!in_cutset(S(0), SN(0), r))
+			break;
+		e = k;
+	}
+	RES(gotmpl_str(c->a, s + b, e - b));
+}
+
+static int f_trimprefix(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
+			struct gotmpl_val **res)
+{
+	(void)ac;
+	if (SN(1) >= SN(0) && memcmp(S(1), S(0), SN(0)) == 0)
+		RES(gotmpl_str(c->a, S(1) + SN(0), SN(1) - SN(0)));
+	*res = av[1];
+	return 0;
+}
+
+static int f_trimsuffix(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
+			struct gotmpl_val **res)
+{
+	(void)ac;
+	if (SN(1) >= SN(0) && memcmp(S(1) + SN(1) - SN(0), S(0), SN(0)) == 0)
+		RES(gotmpl_str(c->a, S(1), SN(1) - SN(0)));
+	*res = av[1];
+	return 0;
+}
+
+static const char *find(const char *h, size_t hn, const char *n, size_t nn)
+{
+	if (nn == 0)
+		return h;
+	return memmem(h, hn, n, nn);
+}
+
+static int f_contains(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
+		      struct gotmpl_val **res)
+{
+	(void)ac;
+	RES(gotmpl_bool(c->a, find(S(1), SN(1), S(0), SN(0)) != NULL));
+}
+
+static int f_hasprefix(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
+		       struct gotmpl_val **res)
+{
+	(void)ac;
+	RES(gotmpl_bool(c->a, SN(1) >= SN(0) && memcmp(S(1), S(0), SN(0)) == 0));
+}
+
+static int f_hassuffix(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
+		       struct gotmpl_val **res)
+{
+	(void)ac;
+	RES(gotmpl_bool(c->a, SN(1) >= SN(0) && memcmp(S(1) + SN(1) - SN(0), S(0), SN(0)) == 0));
+}
+
+static int f_repeat(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+{
+	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
+	int rc = 0;
+
+	(void)ac;
+	if (av[0]->u.i < 0)
+		return gotmpl_fail(c, "strings: negative Repeat count");
+	if (SN(1) && (uint64_t)av[0]->u.i > GT_STR_MAX / SN(1))
+		return -E2BIG;
+	for (int64_t i = 0; i < av[0]->u.i && !rc; i++)
+		rc = sb_addn(&sb, S(1), SN(1));
+	return done(c, &sb, rc, res);
+}
+
+static int f_substr(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+{
+	int64_t start = av[0]->u.i, end = av[1]->u.i, n = (int64_t)SN(2);
+
+	(void)ac;
+	if (start < 0) {
+		if (end < 0 || end > n)
+			return gotmpl_fail(
+			    c, "runtime error: slice bounds out of range [:%lld] with length %lld",
+			    (long long)end, (long long)n);
+		RES(gotmpl_str(c->a, S(2), (size_t)end));
+	}
+	if (end < 0 || end > n) {
+		if (start > n)
+			return gotmpl_fail(c,
+					   "runtime error: slice bounds out of range [%lld:%lld]",
+					   (long long)start, (long long)n);
+		RES(gotmpl_str(c->a, S(2) + start, (size_t)(n - start)));
+	}
+	if (start > end)
+		return gotmpl_fail(c, "runtime error: slice bounds out of range [%lld:%lld]",
+				   (long long)start, (long long)end);
+	RES(gotmpl_str(c->a, S(2) + start, (size_t)(end - start)));
+}
+
+static int f_trunc(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+{
+	int64_t k = av[0]->u.i, n = (int64_t)SN(1);
+
+	(void)ac;
+	if (k < 0 && n + k > 0)
+		RES(gotmpl_str(c->a, S(1) + n + k, (size_t)-k));
+	if (k >= 0 && n > k)
+		RES(gotmpl_str(c->a, S(1), (size_t)k));
+	*res = av[1];
+	return 0;
+}
+
+/* goutils.AbbreviateFull(s, offset, width) */
+static int abbreviate(struct gotmpl_fctx *c, const char *s, int64_t n, int64_t off, int64_t w,
+		      struct gotmpl_val **res)
+{
+	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
+	int rc;
+
+	if (n == 0 || w < 4 || n <= w) {
+		RES(gotmpl_str(c->a, s, (size_t)n));
+	}
+	if (off > n)
+		off = n;
+	if (n - off < w - 3)
+		off = n - (w - 3);
+	if (off <= 4) {
+		rc = sb_addn(&sb, s, (size_t)(w - 3)) ?: sb_add(&sb, "...");
+		return done(c, &sb, rc, res);
+	}
+	if (w < 7)
+		RES(gotmpl_str(c->a, s, (size_t)n));
+	if (off + w - 3 < n) {
+		struct gotmpl_val *inner;
+
+		rc = abbreviate(c, s + off, n - off, 0, w - 3, &inner);
+		if (rc)
+			return rc;
+		rc = sb_add(&sb, "...") ?: sb_addn(&sb, inner->u.s.p, inner->u.s.n);
+		return done(c, &sb, rc, res);
+	}
+	rc = sb_add(&sb, "...") ?: sb_addn(&sb, s + n - (w - 3), (size_t)(w - 3));
+	return done(c, &sb, rc, res);
+}
+
+static int f_abbrev(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+{
+	(void)ac;
+	return abbreviate(c, S(1), (int64_t)SN(1), 0, av[0]->u.i, res);
+}
+
+static int f_abbrevboth(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
+			struct gotmpl_val **res)
+{
+	int64_t l = av[0]->u.i, r = av[1]->u.i;
+
+	(void)ac;
+	if (r < 4 || (l > 0 && r < 7)) {
+		*res = av[2];
+		return 0;
+	}
+	return abbreviate(c, S(2), (int64_t)SN(2), l, r, res);
+}
+
+/* goutils.WrapCustom */
+static int wrap(struct gotmpl_fctx *c, const char *s, size_t n, int64_t w, const char *nl,
+		size_t nll, int longwords, struct gotmpl_val **res)
+{
+	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
+	size_t off = 0;
+	int rc = 0;
+
+	if (!nll)
+		nl = "\n", nll = 1;
+	if (w < 1)
+		w = 1;
+	while (!rc && (int64_t)(n - off) > w) {
+		size_t end = off + (size_t)w + 1, at;
+		const char *sp;
+
+		if (s[off] == ' ') {
+			off++;
+			continue;
+		}
+		sp = NULL;
+		for (size_t k = end; k-- > off;)
+			if (s[k] == ' ') {
+				sp = s + k;
+				break;
+			}
+		if (sp) {
+			at = (size_t)(sp - s);
+			rc = sb_addn(&sb, s + off, at - off) ?: sb_addn(&sb, nl, nll);
+			off = at + 1;
+		} else if (longwords) {
+			rc = sb_addn(&sb, s + off, (size_t)w) ?: sb_addn(&sb, nl, nll);
+			off += (size_t)w;
+		} else {
+			const char *nsp = memchr(s + off + w, ' ', n - off - (size_t)w);
+
+			if (!nsp) {
+				rc = sb_addn(&sb, s + off, n - off);
+				off = n;
+			} else {
+				at = (size_t)(nsp - s);
+				rc = sb_addn(&sb, s + off, at - off) ?: sb_addn(&sb, nl, nll);
+				off = at + 1;
+			}
+		}
+	}
+	rc = rc ?: sb_addn(&sb, s + off, n - off);
+	return done(c, &sb, rc, res);
+}
+
+static int f_wrap(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+{
+	(void)ac;
+	if (!SN(1))
+		RES(gotmpl_str(c->a, "", 0));
+	return wrap(c, S(1), SN(1), av[0]->u.i, "\n", 1, 0, res);
+}
+
+static int f_wrapwith(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
+		      struct gotmpl_val **res)
+{
+	(void)ac;
+	if (!SN(2))
+		RES(gotmpl_str(c->a, "", 0));
+	return wrap(c, S(2), SN(2), av[0]->u.i, S(1), SN(1), 1, res);
+}
+
+/* quote / squote: each non-nil argument's string, quoted, joined by spaces. */
+static int quote_all(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, char q,
+		     struct gotmpl_val **res)
+{
+	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
+	int rc = 0, first = 1;
+
+	for (int i = 0; i < ac && !rc; i++) {
+		struct gotmpl_val *s;
+
+		if (av[i]->kind == GOTMPL_NIL)
+			continue;
+		s = gotmpl_tostring(c, av[i]);
+		if (!s) {
+			sb_free(&sb);
+			return -ENOMEM;
+		}
+		rc = first ? 0 : sb_addch(&sb, ' ');
+		first = 0;
+		if (q == '"')
+			rc = rc ?: gotmpl_quote(&sb, s->u.s.p, s->u.s.n, '"');
+		else
+			rc = rc ?: sb_addch(&sb, '\'') ?: sb_addn(&sb, s->u.s.p, s->u.s.n)
+				       ?: sb_addch(&sb, '\'');
+	}
+	return done(c, &sb, rc, res);
+}
+
+static int f_quote(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+{
+	return quote_all(c, av, ac, '"', res);
+}
+
+static int f_squote(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+{
+	return quote_all(c, av, ac, '\'', res);
+}
+
+static int f_cat(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+{
+	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
+	int rc = 0, first = 1;
+
+	for (int i = 0; i < ac && !rc; i++) {
+		if (av[i]->kind == GOTMPL_NIL)
+			continue;
+		rc = (first ? 0 : sb_addch(&sb, ' ')) ?: gotmpl_fmt_v(&sb, av[i]);
+		first = 0;
+	}
+	return done(c, &sb, rc, res);
+}
+
+static int indent(struct gotmpl_fctx *c, int64_t n, const char *s, size_t len, int nl,
+		  struct gotmpl_val **res)
+{
+	struct strbuf sb = STRBUF_INIT(GT_STR_MAX), pad = STRBUF_INIT(GT_STR_MAX);
+	int rc = 0;
+
+	if (n < 0)
+		return gotmpl_fail(c, "strings: negative Repeat count");
+	for (int64_t i = 0; i < n && !rc; i++)
+		rc = sb_addch(&pad, ' ');
+	rc = rc ?: (nl ? sb_addch(&sb, '\n') : 0) ?: sb_addn(&sb, pad.buf, pad.len);
+	for (size_t i = 0; i < len && !rc; i++)
+		rc = sb_addch(&sb, s[i]) ?: (s[i] == '\n' ? sb_addn(&sb, pad.buf, pad.len) : 0);
+	sb_free(&pad);
+	return done(c, &sb, rc, res);
+}
+
+static int f_indent(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+{
+	(void)ac;
+	return indent(c, av[0]->u.i, S(1), SN(1), 0, res);
+}
+
+static int f_nindent(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+{
+	(void)ac;
+	return indent(c, av[0]->u.i, S(1), SN(1), 1, res);
+}
+
+/* strings.Replace(s, old, new, -1) */
+static int replace(struct gotmpl_fctx *c, const char *s, size_t n, const char *old, size_t on,
+		   const char *rep, size_t rn, struct gotmpl_val **res)
+{
+	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
+	size_t i = 0;
+	int rc = 0;
+
+	if (on == 0) { /* before every rune and at the end */
+		uint32_t r;
+
+		while (i < n && !rc) {
+			int l = gotmpl_utf8(s + i, n - i, &r);
+
+			rc = sb_addn(&sb, rep, rn) ?: sb_addn(&sb, s + i, (size_t)l);
+			i += (size_t)l;
+		}
+		rc = rc ?: sb_addn(&sb, rep, rn);
+		return done(c, &sb, rc, res);
+	}
+	while (!rc && i <= n) {
+		const char *m = memmem(s + i, n - i, old, on);
+
+		if (!m) {
+			rc = sb_addn(&sb, s + i, n - i);
+			break;
+		}
+		rc = sb_addn(&sb, s + i, (size_t)(m - s) - i) ?: sb_addn(&sb, rep, rn);
+		i = (size_t)(m - s) + on;
+	}
+	return done(c, &sb, rc, res);
+}
+
+static int f_replace(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+{
+	(void)ac;
+	return replace(c, S(2), SN(2), S(0), SN(0), S(1), SN(1), res);
+}
+
+static int f_plural(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+{
+	(void)c;
+	(void)ac;
+	*res = av[2]->u.i == 1 ? av[0] : av[1];
+	return 0;
+}
+
+const struct gotmpl_func gotmpl_sprig_str_funcs[] = {
+    {"abbrev", f_abbrev, "is", 0},
+    {"abbrevboth", f_abbrevboth, "iis", 0},
+    {"cat", f_cat, "*a", 0},
+    {"contains", f_contains, "ss", 0},
+    {"hasPrefix", f_hasprefix, "ss", 0},
+    {"hasSuffix", f_hassuffix, "ss", 0},
+    {"indent", f_indent, "is", 0},
+    {"initials", f_initials, "s", 0},
+    {"lower", f_lower, "s", 0},
+    {"nindent", f_nindent, "is", 0},
+    {"nospace", f_nospace, "s", 0},
+    {"plural", f_plural, "ssi", 0},
+    {"quote", f_quote, "*a", 0},
+    {"repeat", f_repeat, "is", 0},
+    {"replace", f_replace, "sss", 0},
+    {"squote", f_squote, "*a", 0},
+    {"substr", f_substr, "iis", 0},
+    {"swapcase", f_swapcase, "s", 0},
+    {"title", f_title, "s", 0},
+    {"trim", f_trim, "s", 0},
+    {"trimAll", f_trimall, "ss", 0},
+    {"trimall", f_trimall, "ss", 0},
+    {"trimPrefix", f_trimprefix, "ss", 0},
+    {"trimSuffix", f_trimsuffix, "ss", 0},
+    {"trunc", f_trunc, "is", 0},
+    {"untitle", f_untitle, "s", 0},
+    {"upper", f_upper, "s", 0},
+    {"wrap", f_wrap, "is", 0},
+    {"wrapWith", f_wrapwith, "iss", 0},
+    {NULL, NULL, NULL, 0},
+};

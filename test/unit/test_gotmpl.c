@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests for pkg/gotmpl: Go's and Sprig's own test vectors (as data) and NFD's templates. */
+#include <errno.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "gotmpl/gotmpl.h"
+#include "harness.h"
+
+/*
+ * Test data is JSON; values map to template data as Go's json.Unmarshal
+ * would, except: integral numbers are Go ints, {"$strmap": {...}} is a
+ * map[string]string, {"$strlist": [...]} a []string, {"$int64": N} an int64,
+ * {"$float": N} a float64 even when integral.
+ */
+static struct gotmpl_val *from_json(json_t *j)
+{
+	struct gotmpl_val *v;
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	switch (json_typeof(j)) {
+	case JSON_OBJECT:
+		if ((x = json_object_get(j, "$strmap")) || (x = json_object_get(j, "$strlist"))) {
+			int map = json_is_object(x);
+
+			v = map ? gotmpl_val_map(1) : gotmpl_val_list(1);
+			if (map) {
+				json_object_foreach(x, k, j)
+				{
+					if (gotmpl_map_set(v, k,
+							   gotmpl_val_str(json_string_value(j))))
+						abort();
+				}
+			} else {
+				json_array_foreach(x, i, j)
+				{
+					if (gotmpl_list_push(v,
+							     gotmpl_val_str(json_string_value(j))))
+						abort();
+				}
+			}
+			return v;
+		}
+		if ((x = json_object_get(j, "$int64")))
+			return gotmpl_val_int64(json_integer_value(x));
+		if ((x = json_object_get(j, "$float")))
+			return gotmpl_val_float(json_number_value(x));
+		v = gotmpl_val_map(0);
+		json_object_foreach(j, k, x)
+		{
+			if (gotmpl_map_set(v, k, from_json(x)))
+				abort();
+		}
+		return v;
+	case JSON_ARRAY:
+		v = gotmpl_val_list(0);
+		json_array_foreach(j, i, x)
+		{
+			if (gotmpl_list_push(v, from_json(x)))
+				abort();
+		}
+		return v;
+	case JSON_STRING:
+		return gotmpl_val_strn(json_string_value(j), json_string_length(j));
+	case JSON_INTEGER:
+		return gotmpl_val_int(json_integer_value(j));
+	case JSON_REAL:
+		return gotmpl_val_float(json_real_value(j));
+	case JSON_TRUE:
+		return gotmpl_val_bool(1);
+	case JSON_FALSE:
+		return gotmpl_val_bool(0);
+	default:
+		return gotmpl_val_nil();
+	}
+}
+
+/*
+ * Run src over data: 0 and the output in out (static), or the error code and
+ * the message in out.
+ */
+static int run(const char *src, const struct gotmpl_val *data, const char **out)
+{
+	static char buf[1 << 16];
+	struct strbuf sb = STRBUF_INIT(1u << 21);
+	struct gotmpl_err err;
+	struct gotmpl *t;
+	int rc = gotmpl_parse("t", src, strlen(src), &t, &err);
+
+	if (rc == 0) {
+		rc = gotmpl_exec(t, data, &sb, &err);
+		gotmpl_free(t);
+	}
+	snprintf(buf, sizeof(buf), "%s", rc ? err.msg : sb.buf);
+	sb_free(&sb);
+	*out = buf;
+	return rc;
+}
+
+/* One case of a fixture file; returns 1 when it holds (else prints why). */
+static int run_case(const char *file, size_t idx, json_t *c)
+{
+	const char *name = json_string_value(json_object_get(c, "name"));
+	const char *src = json_string_value(json_object_get(c, "tmpl"));
+	json_t *want = json_object_get(c, "out"), *werr = json_object_get(c, "err");
+	struct gotmpl_val *data = NULL;
+	const char *got;
+	int rc, ok;
+
+	if (json_object_get(c, "data"))
+		data = from_json(json_object_get(c, "data"));
+	rc = run(src, data, &got);
+	gotmpl_val_free(data);
+	if (want)
+		ok = rc == 0 && strcmp(got, json_string_value(want)) == 0;
+	else
+		ok = rc != 0 && strstr(got, json_string_value(werr)) != NULL;
+	if (!ok)
+		fprintf(stderr, "  %s[%zu] %s: %s\n    got %s: \"%s\"\n    want %s: \"%s\"\n", file,
+			idx, name ? name : "", src, rc ? "error" : "output", got,
+			want ? "output" : "error containing",
+			want ? json_string_value(want) : json_string_value(werr));
+	return ok;
+}
+
+/* Every case of test/fixtures/gotmpl/<file>; returns the count run. */
+static size_t run_fixture(const char *file)
+{
+	json_error_t e;
+	char path[256];
+	json_t *all, *c;
+	size_t i, failed = 0;
+
+	snprintf(path, sizeof(path), "gotmpl/%s", file);
+	all = json_load_file(harness_fixture(path), 0, &e);
+	if (!all) {
+		HFAIL_("%s: %s (line %d)", file, e.text, e.line);
+		return 0;
+	}
+	json_array_foreach(all, i, c)
+	{
+		if (!run_case(file, i, c))
+			failed++;
+	}
+	CHECK_INT(failed, 0);
+	i = json_array_size(all);
+	json_decref(all);
+	fprintf(stderr, "  %s: %zu cases, %zu failed\n", file, i, failed);
+	return i;
+}
+
+static void check_out(const char *src, const struct gotmpl_val *data, const char *want)
+{
+	const char *got;
+	int rc = run(src, data, &got);
+
+	if (rc != 0 || strcmp(got, want) != 0)
+		HFAIL_("%s: got %d \"%s\", want \"%s\"", src, rc, got, want);
+}
+
+static void check_err(const char *src, const struct gotmpl_val *data, int code, const char *want)
+{
+	const char *got;
+	int rc = run(src, data, &got);
+
+	if (rc != code || !strstr(got, want))
+		HFAIL_("%s: got %d \"%s\", want %d with \"%s\"", src, rc, got, code, want);
+}
+
+TEST(go_exec_vectors)
+{
+	CHECK(run_fixture("go_exec.json") > 0);
+}
+
+TEST(smoke)
+{
+	check_out("hello {{ \"world\" }}", NULL, "hello world");
+	check_out("{{ 1 }} {{ 1.5 }} {{ true }} {{ 'a' }}", NULL, "1 1.5 true 97");
+}
+
+TEST(missingkey_error_wording)
+{
+	struct gotmpl_val *d = gotmpl_val_map(0);
+
+	REQUIRE(gotmpl_map_set(d, "a", gotmpl_val_str("x")) == 0);
+	check_err(
+	    "{{.missing}}", d, -EINVAL,
+	    "template: t:1:2: executing \"t\" at <.missing>: map has no entry for key \"missing\"");
+	check_out("{{ index . \"missing\" }}", d, "<no value>");
+	gotmpl_val_free(d);
+}
