@@ -65,12 +65,12 @@ static void xerr(struct exec *e, int rc, const char *fmt, ...)
 	gotmpl_node_string(&ctx, e->at);
 	if (ctx.len > 20)
 		snprintf(e->err->msg, sizeof(e->err->msg),
-			 "template: %s:%zu:%zu: executing \"%s\" at <%.20s...>: %s", e->tm->name,
-			 line, col, e->tm->name, ctx.buf, m);
+			 "template: %s:%zu:%zu: executing \"%s\" at <%.20s...>: %s",
+			 e->t->tm[0].name, line, col, e->tm->name, ctx.buf, m);
 	else
 		snprintf(e->err->msg, sizeof(e->err->msg),
-			 "template: %s:%zu:%zu: executing \"%s\" at <%s>: %s", e->tm->name, line,
-			 col, e->tm->name, ctx.buf, m);
+			 "template: %s:%zu:%zu: executing \"%s\" at <%s>: %s", e->t->tm[0].name,
+			 line, col, e->tm->name, ctx.buf, m);
 	sb_free(&ctx);
 }
 

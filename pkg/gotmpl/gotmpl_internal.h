@@ -211,6 +211,7 @@ struct gotmpl_lexed {
 	size_t n, cap;
 	char err[200]; /* the lexer's error, "" when none */
 	int errline;   /* its line */
+	int errstart;  /* for an unclosed action spanning lines: the line it started on, else 0 */
 };
 
 /* Lex src[0..len) into out (malloc'd, freed by gotmpl_lex_free). 0, -EINVAL (out->err) or -ENOMEM.
@@ -292,13 +293,13 @@ struct gotmpl {
 struct gotmpl_parser {
 	struct gotmpl *t;
 	struct gotmpl_lexed *lx;
-	size_t i;	  /* next token */
-	const char *name; /* the template being parsed (messages) */
-	char **vars;	  /* variables in scope, "$" first */
+	size_t i;    /* next token */
+	char **vars; /* variables in scope, "$" first */
 	size_t nvars, capvars;
-	int depth;    /* nesting of actions and parentheses */
-	int in_range; /* inside a range body */
-	int rc;	      /* first error (0 while none) */
+	int depth;	 /* nesting of actions and parentheses */
+	int in_range;	 /* inside a range body */
+	int rc;		 /* first error (0 while none) */
+	const char *top; /* the set's name: parse errors name it, as Go's ParseName does */
 	struct gotmpl_err *err;
 };
 

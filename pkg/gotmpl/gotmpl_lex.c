@@ -213,12 +213,17 @@ static int lex_quote(struct lexer *l, char q)
 /* Inside {{ }}: tokens up to and including the right delimiter. */
 static int lex_action(struct lexer *l, int *trim_after)
 {
+	int start_line = l->line;
+
 	int rc = 0, trim;
 	size_t n, start;
 
 	while (!rc) {
-		if (l->pos >= l->len)
+		if (l->pos >= l->len) {
+			if (l->line != start_line)
+				l->out->errstart = start_line;
 			return lex_error(l, "unclosed action");
+		}
 		n = right_delim(l, l->pos, &trim);
 		if (n) {
 			if (l->paren)

@@ -66,7 +66,8 @@ static struct gotmpl_node *if_control(struct gotmpl_parser *p, enum gotmpl_ntype
 			if (p->rc)
 				return NULL;
 			if (ended != END_END) {
-				gotmpl_p_perr(p, "expected end; found {{else}}");
+				gotmpl_p_perr(p, ended == END_ELSE ? "expected end; found {{else}}"
+								   : "unexpected EOF");
 				return NULL;
 			}
 		}
@@ -113,16 +114,13 @@ static struct gotmpl_node *template_control(struct gotmpl_parser *p, int block)
 		}
 	}
 	if (block) { /* {{block "x" .}}body{{end}}: define x, then call it */
-		const char *saved = p->name;
 		size_t nvars = p->nvars;
 		int ended = 0, in_range = p->in_range;
 		struct gotmpl_node *body;
 
-		p->name = n->text;
 		p->nvars = 1;
 		p->in_range = 0;
 		body = list(p, &ended);
-		p->name = saved;
 		p->nvars = nvars;
 		p->in_range = in_range;
 		if (!body)
@@ -298,7 +296,7 @@ static struct gotmpl_node *define(struct gotmpl_parser *p)
 {
 	struct gotmpl_token *t = gotmpl_p_next_ns(p);
 	struct strbuf sb = STRBUF_INIT(GOTMPL_SRC_MAX);
-	const char *saved = p->name, *name;
+	const char *name;
 	size_t nvars = p->nvars;
 	struct gotmpl_node *body;
 	int ended = 0;
@@ -318,12 +316,10 @@ static struct gotmpl_node *define(struct gotmpl_parser *p)
 	sb_free(&sb);
 	if (!name || expect_rdelim(p, "define clause"))
 		return NULL;
-	p->name = name;
 	p->nvars = 1;
 	body = list(p, &ended);
 	if (body && ended != END_END)
 		gotmpl_p_perr(p, "unexpected EOF");
-	p->name = saved;
 	p->nvars = nvars;
 	if (p->rc || add_template(p, name, body))
 		return NULL;
@@ -363,9 +359,9 @@ int gotmpl_parse(const char *name, const char *src, size_t len, struct gotmpl **
 	}
 	p.t = t;
 	p.lx = &lx;
-	p.name = gotmpl_strdup(&t->a, name, strlen(name));
+	p.top = gotmpl_strdup(&t->a, name, strlen(name));
 	gotmpl_p_push_var(&p, "$");
-	if (p.name && !add_template(&p, p.name, NULL)) {
+	if (p.top && !add_template(&p, p.top, NULL)) {
 		root = list_top(&p, &ended, 1);
 		if (root && !p.rc)
 			t->tm[0].root = root;

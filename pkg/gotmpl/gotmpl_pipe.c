@@ -28,7 +28,7 @@ void gotmpl_p_perr(struct gotmpl_parser *p, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(m, sizeof(m), fmt, ap);
 	va_end(ap);
-	snprintf(p->err->msg, sizeof(p->err->msg), "template: %s:%d: %s", p->name,
+	snprintf(p->err->msg, sizeof(p->err->msg), "template: %s:%d: %s", p->top,
 		 gotmpl_p_tok(p, i)->line, m);
 }
 
@@ -95,8 +95,14 @@ void gotmpl_p_lex_fail(struct gotmpl_parser *p)
 		return;
 	p->rc = -EINVAL;
 	if (p->err)
-		snprintf(p->err->msg, sizeof(p->err->msg), "template: %s:%d: %s", p->name,
+		snprintf(p->err->msg, sizeof(p->err->msg), "template: %s:%d: %s", p->top,
 			 p->lx->errline, p->lx->err);
+	if (p->err && p->lx->errstart) {
+		size_t n = strlen(p->err->msg);
+
+		snprintf(p->err->msg + n, sizeof(p->err->msg) - n, " started at %s:%d", p->top,
+			 p->lx->errstart);
+	}
 }
 
 void gotmpl_p_unexpected(struct gotmpl_parser *p, const struct gotmpl_token *t, const char *ctx)

@@ -110,6 +110,17 @@ static int run_case(const char *file, size_t idx, json_t *c)
 	const char *got;
 	int rc, ok;
 
+	if (json_is_true(json_object_get(c, "parse_only"))) { /* Go's parse tests: it parses */
+		struct gotmpl_err err;
+		struct gotmpl *t;
+
+		rc = gotmpl_parse("t", src, strlen(src), &t, &err);
+		gotmpl_free(t);
+		if (rc)
+			fprintf(stderr, "  %s[%zu] %s: %s\n    got error: %s\n", file, idx,
+				name ? name : "", src, err.msg);
+		return rc == 0;
+	}
 	if (json_object_get(c, "data"))
 		data = from_json(json_object_get(c, "data"));
 	rc = run(src, data, &got);
@@ -191,4 +202,14 @@ TEST(missingkey_error_wording)
 	    "template: t:1:2: executing \"t\" at <.missing>: map has no entry for key \"missing\"");
 	check_out("{{ index . \"missing\" }}", d, "<no value>");
 	gotmpl_val_free(d);
+}
+
+TEST(go_parse_vectors)
+{
+	CHECK(run_fixture("go_parse.json") > 0);
+}
+
+TEST(nfd_templates)
+{
+	CHECK(run_fixture("nfd.json") > 0);
 }
