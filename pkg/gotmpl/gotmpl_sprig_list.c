@@ -121,10 +121,8 @@ FN(f_rest)
 	(void)ac;
 	if (!is_list(av[0]))
 		return kind_fail(c, "Cannot find rest on type %s", av[0]);
-	if (!av[0]->u.l.n) {
-		*res = GT_NIL;
-		return 0;
-	}
+	if (!av[0]->u.l.n) /* Sprig's test: an empty list prints [] */
+		RES(gotmpl_list(c->a, 0, GT_PLAIN));
 	RES(copy_list(c, av[0], 1, av[0]->u.l.n, 0));
 }
 
@@ -133,10 +131,8 @@ FN(f_initial)
 	(void)ac;
 	if (!is_list(av[0]))
 		return kind_fail(c, "Cannot find initial on type %s", av[0]);
-	if (!av[0]->u.l.n) {
-		*res = GT_NIL;
-		return 0;
-	}
+	if (!av[0]->u.l.n)
+		RES(gotmpl_list(c->a, 0, GT_PLAIN));
 	RES(copy_list(c, av[0], 0, av[0]->u.l.n - 1, 0));
 }
 

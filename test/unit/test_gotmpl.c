@@ -209,6 +209,11 @@ TEST(go_parse_vectors)
 	CHECK(run_fixture("go_parse.json") > 0);
 }
 
+TEST(sprig_vectors)
+{
+	CHECK(run_fixture("sprig.json") > 0);
+}
+
 TEST(nfd_templates)
 {
 	CHECK(run_fixture("nfd.json") > 0);
