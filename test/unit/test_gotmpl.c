@@ -218,3 +218,137 @@ TEST(nfd_templates)
 {
 	CHECK(run_fixture("nfd.json") > 0);
 }
+
+TEST(source_cap_is_nfds)
+{
+	size_t n = GOTMPL_SRC_MAX + 1;
+	char *src = malloc(n + 1);
+	struct gotmpl_err err;
+	struct gotmpl *t;
+
+	REQUIRE(src);
+	memset(src, 'x', n);
+	src[n] = '\0';
+	CHECK_INT(gotmpl_parse("t", src, n, &t, &err), -E2BIG);
+	CHECK(strstr(err.msg, "template too large") != NULL);
+	CHECK_INT(gotmpl_parse("t", src, n - 1, &t, &err), 0);
+	gotmpl_free(t);
+	free(src);
+}
+
+TEST(step_budget_stops_a_long_loop)
+{
+	check_err(
+	    "{{ range until 1000 }}{{ range until 1000 }}{{ range until 10 }}x{{ end }}{{ end }}{{ end }}",
+	    NULL, -ELOOP, "steps");
+	/* a loop inside the budget runs */
+	check_out("{{ range until 3 }}{{ . }}{{ end }}", NULL, "012");
+}
+
+TEST(output_cap)
+{
+	check_err("{{ range until 2000 }}{{ repeat 1000 \"x\" }}{{ end }}", NULL, -E2BIG,
+		  "output longer than 1048576 bytes");
+}
+
+TEST(output_untouched_on_error)
+{
+	struct strbuf sb = STRBUF_INIT(1024);
+	struct gotmpl_err err;
+	struct gotmpl *t;
+	const char *src = "before{{ fail \"stop\" }}after";
+
+	REQUIRE(gotmpl_parse("t", src, strlen(src), &t, &err) == 0);
+	REQUIRE(sb_add(&sb, "kept") == 0);
+	CHECK_INT(gotmpl_exec(t, NULL, &sb, &err), -EINVAL);
+	CHECK_STR(sb.buf, "kept");
+	CHECK_STR(err.msg,
+		  "template: t:1:9: executing \"t\" at <fail \"stop\">: error calling fail: stop");
+	gotmpl_free(t);
+	sb_free(&sb);
+}
+
+TEST(template_recursion_depth)
+{
+	check_err("{{ define \"r\" }}{{ template \"r\" . }}{{ end }}{{ template \"r\" . }}", NULL,
+		  -ELOOP, "exceeded maximum template depth (100)");
+}
+
+TEST(parse_nesting_depth)
+{
+	char src[4096] = "";
+	int i;
+
+	for (i = 0; i < 150; i++)
+		strcat(src, "{{if 1}}");
+	for (i = 0; i < 150; i++)
+		strcat(src, "{{end}}");
+	check_err(src, NULL, -ELOOP, "nested deeper than 100");
+}
+
+TEST(memory_budget)
+{
+	/* every step small, the values huge: the arena's budget stops it, not the machine */
+	check_err(
+	    "{{ $s := repeat 1000000 \"x\" }}{{ range until 200 }}{{ $s = print $s \"y\" }}{{ end }}",
+	    NULL, -ELOOP, "limit");
+}
+
+TEST(refused_and_unimplemented_are_named)
+{
+	check_err("{{ if false }}{{ now }}{{ end }}", NULL, -EINVAL, "function \"now\" refused");
+	check_err("{{ uuidv4 }}", NULL, -EINVAL, "function \"uuidv4\" refused");
+	check_err("{{ genPrivateKey \"rsa\" }}", NULL, -EINVAL, "\"genPrivateKey\" refused");
+	check_err("{{ urlParse \"http://x\" }}", NULL, -EINVAL,
+		  "function \"urlParse\" is not implemented by nodeprobe");
+}
+
+TEST(input_data_is_never_changed)
+{
+	struct gotmpl_val *d = gotmpl_val_map(0);
+
+	REQUIRE(gotmpl_map_set(d, "m", gotmpl_val_map(0)) == 0);
+	check_err("{{ $_ := set .m \"k\" \"v\" }}", d, -EINVAL,
+		  "cannot change the template's input data");
+	check_out("{{ $c := deepCopy .m }}{{ $_ := set $c \"k\" \"v\" }}{{ $c.k }}{{ len .m }}", d,
+		  "v0");
+	gotmpl_val_free(d);
+}
+
+TEST(value_api)
+{
+	struct gotmpl_val *l = gotmpl_val_list(1), *m = gotmpl_val_map(1);
+
+	REQUIRE(l && m);
+	CHECK_INT(gotmpl_list_push(l, gotmpl_val_int(1)), -EINVAL); /* []string takes strings */
+	CHECK_INT(gotmpl_list_push(l, gotmpl_val_str("b")), 0);
+	CHECK_INT(gotmpl_map_set(m, "k", gotmpl_val_bool(1)), -EINVAL);
+	CHECK_INT(gotmpl_map_set(m, "k", gotmpl_val_str("v1")), 0);
+	CHECK_INT(gotmpl_map_set(m, "k", gotmpl_val_str("v2")), 0); /* replaces, frees v1 */
+	CHECK_INT(gotmpl_map_set(m, "a", gotmpl_val_strn("x\0y", 3)), 0);
+	CHECK_INT(gotmpl_list_push(NULL, gotmpl_val_nil()), -EINVAL);
+	CHECK_INT(gotmpl_val_kind(l), GOTMPL_LIST);
+	CHECK_INT(gotmpl_val_kind(NULL), GOTMPL_NIL);
+	check_out("{{ typeOf . }} {{ .k }} {{ len .a }} {{ index . \"zz\" | printf \"%q\" }}", m,
+		  "map[string]string v2 3 \"\"");
+	check_out("{{ typeOf . }} {{ . }}", l, "[]string [b]");
+	gotmpl_val_free(l);
+	gotmpl_val_free(m);
+}
+
+TEST(printf_verbs)
+{
+	check_out(
+	    "{{ printf \"%5.2f|%-5d|%05d|%x|%X|%o|%b|%c|%q|%v|%t|%e|%g\" 3.14159 42 -42 255 255 8 5 65 \"hi\" 1.5 true 1234.5678 0.000012 }}",
+	    NULL, " 3.14|42   |-0042|ff|FF|10|101|A|\"hi\"|1.5|true|1.234568e+03|1.2e-05");
+	check_out("{{ printf \"%s %d\" 1 \"x\" }}", NULL, "%!s(int=1) %!d(string=x)");
+	check_out("{{ printf \"%d %d\" 1 }}", NULL, "1 %!d(MISSING)");
+	check_out("{{ printf \"%d\" 1 2 }}", NULL, "1%!(EXTRA int=2)");
+	check_out("{{ printf \"%v %s\" (list 1 \"a\") (list \"b\" \"c\") }}", NULL, "[1 a] [b c]");
+	check_out("{{ printf \"%x %X % x\" \"hi\" \"hi\" \"hi\" }}", NULL, "6869 6869 68 69");
+	check_out("{{ printf \"%8.3s|%-6s|\" \"abcdef\" \"ab\" }}", NULL, "     abc|ab    |");
+	check_out("{{ printf \"%+d %+.1f %T %T %%\" 5 2.25 (list) (dict) }}", NULL,
+		  "+5 +2.2 []interface {} map[string]interface {} %");
+	check_out("{{ 1e6 }} {{ 123456789.0 }} {{ 0.0001 }} {{ 1e-5 }} {{ 100.0 }}", NULL,
+		  "1e+06 1.23456789e+08 0.0001 1e-05 100");
+}
