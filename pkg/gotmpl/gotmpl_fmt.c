@@ -27,6 +27,16 @@ struct gotmpl_val *gotmpl_take(struct gotmpl_fctx *c, struct strbuf *sb)
 	return v;
 }
 
+int gotmpl_done(struct gotmpl_fctx *c, struct strbuf *sb, int rc, struct gotmpl_val **res)
+{
+	if (rc) {
+		sb_free(sb);
+		return rc;
+	}
+	*res = gotmpl_take(c, sb);
+	return *res ? 0 : -ENOMEM;
+}
+
 struct gotmpl_val *gotmpl_tostring(struct gotmpl_fctx *c, const struct gotmpl_val *v)
 {
 	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);

@@ -6,30 +6,24 @@
 
 #include "gotmpl/gotmpl_internal.h"
 
-#define RES(expr)                                                                                  \
-	do {                                                                                       \
-		*res = (expr);                                                                     \
-		return *res ? 0 : -ENOMEM;                                                         \
-	} while (0)
-
-static int f_not(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_not)
 {
 	(void)ac;
-	RES(gotmpl_bool(c->a, !gotmpl_truth(av[0])));
+	GT_RES(gotmpl_bool(c->a, !gotmpl_truth(av[0])));
 }
 
-static int f_len(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_len)
 {
 	const struct gotmpl_val *v = av[0];
 
 	(void)ac;
 	switch (v->kind) {
 	case GOTMPL_STRING:
-		RES(gotmpl_int(c->a, (int64_t)v->u.s.n, GT_PLAIN));
+		GT_RES(gotmpl_int(c->a, (int64_t)v->u.s.n, GT_PLAIN));
 	case GOTMPL_LIST:
-		RES(gotmpl_int(c->a, (int64_t)v->u.l.n, GT_PLAIN));
+		GT_RES(gotmpl_int(c->a, (int64_t)v->u.l.n, GT_PLAIN));
 	case GOTMPL_MAP:
-		RES(gotmpl_int(c->a, (int64_t)v->u.m.n, GT_PLAIN));
+		GT_RES(gotmpl_int(c->a, (int64_t)v->u.m.n, GT_PLAIN));
 	case GOTMPL_NIL:
 		return gotmpl_fail(c, "len of nil pointer");
 	}
@@ -49,7 +43,7 @@ static int index_arg(struct gotmpl_fctx *c, const struct gotmpl_val *i, size_t c
 	return 0;
 }
 
-static int f_index(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_index)
 {
 	struct gotmpl_val *v = av[0];
 	int64_t x = 0;
@@ -94,7 +88,7 @@ static int f_index(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct
 	return 0;
 }
 
-static int f_slice(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_slice)
 {
 	struct gotmpl_val *v = av[0], *r;
 	int64_t idx[3] = {0, 0, 0};
@@ -127,7 +121,7 @@ static int f_slice(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct
 	if ((size_t)idx[1] > n) /* past the length into capacity: we keep no such elements */
 		return gotmpl_fail(c, "index out of range: %lld", (long long)idx[1]);
 	if (v->kind == GOTMPL_STRING)
-		RES(gotmpl_str(c->a, v->u.s.p + idx[0], (size_t)(idx[1] - idx[0])));
+		GT_RES(gotmpl_str(c->a, v->u.s.p + idx[0], (size_t)(idx[1] - idx[0])));
 	r = gotmpl_list(c->a, (size_t)(idx[1] - idx[0]), v->sub);
 	if (!r)
 		return -ENOMEM;
@@ -182,7 +176,7 @@ static int eq2(struct gotmpl_fctx *c, const struct gotmpl_val *a, const struct g
 	return gotmpl_fail(c, "non-comparable type %s", gotmpl_typename(b));
 }
 
-static int f_eq(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_eq)
 {
 	int t = 0;
 
@@ -193,17 +187,17 @@ static int f_eq(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct go
 		if (t < 0)
 			return t;
 	}
-	RES(gotmpl_bool(c->a, t));
+	GT_RES(gotmpl_bool(c->a, t));
 }
 
-static int f_ne(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_ne)
 {
 	int t = eq2(c, av[0], av[1]);
 
 	(void)ac;
 	if (t < 0)
 		return t;
-	RES(gotmpl_bool(c->a, !t));
+	GT_RES(gotmpl_bool(c->a, !t));
 }
 
 /* lt of two values: 1, 0 or -EINVAL. */
@@ -237,41 +231,41 @@ static int cmp_fn(struct gotmpl_fctx *c, struct gotmpl_val **av, struct gotmpl_v
 		return eq;
 	switch (which) {
 	case 0: /* lt */
-		RES(gotmpl_bool(c->a, lt));
+		GT_RES(gotmpl_bool(c->a, lt));
 	case 1: /* le */
-		RES(gotmpl_bool(c->a, lt || eq));
+		GT_RES(gotmpl_bool(c->a, lt || eq));
 	case 2: /* gt */
-		RES(gotmpl_bool(c->a, !lt && !eq));
+		GT_RES(gotmpl_bool(c->a, !lt && !eq));
 	default: /* ge */
-		RES(gotmpl_bool(c->a, !lt));
+		GT_RES(gotmpl_bool(c->a, !lt));
 	}
 }
 
-static int f_lt(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_lt)
 {
 	(void)ac;
 	return cmp_fn(c, av, res, 0);
 }
 
-static int f_le(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_le)
 {
 	(void)ac;
 	return cmp_fn(c, av, res, 1);
 }
 
-static int f_gt(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_gt)
 {
 	(void)ac;
 	return cmp_fn(c, av, res, 2);
 }
 
-static int f_ge(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_ge)
 {
 	(void)ac;
 	return cmp_fn(c, av, res, 3);
 }
 
-static int f_print(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_print)
 {
 	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
 	int rc = gotmpl_sprint(&sb, av, ac, 0);
@@ -280,10 +274,10 @@ static int f_print(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct
 		sb_free(&sb);
 		return rc;
 	}
-	RES(gotmpl_take(c, &sb));
+	GT_RES(gotmpl_take(c, &sb));
 }
 
-static int f_println(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_println)
 {
 	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
 	int rc = gotmpl_sprint(&sb, av, ac, 1);
@@ -292,10 +286,10 @@ static int f_println(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, stru
 		sb_free(&sb);
 		return rc;
 	}
-	RES(gotmpl_take(c, &sb));
+	GT_RES(gotmpl_take(c, &sb));
 }
 
-static int f_printf(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_printf)
 {
 	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
 	int rc = gotmpl_sprintf(c, &sb, av[0]->u.s.p, av[0]->u.s.n, av + 1, ac - 1);
@@ -304,7 +298,7 @@ static int f_printf(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struc
 		sb_free(&sb);
 		return rc;
 	}
-	RES(gotmpl_take(c, &sb));
+	GT_RES(gotmpl_take(c, &sb));
 }
 
 /* evalArgs of html, js, urlquery: one string as is, else fmt.Sprint. */
@@ -315,7 +309,7 @@ static int eval_args(struct strbuf *sb, struct gotmpl_val **av, int ac)
 	return gotmpl_sprint(sb, av, ac, 0);
 }
 
-static int f_html(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_html)
 {
 	struct strbuf in = STRBUF_INIT(GT_STR_MAX), out = STRBUF_INIT(GT_STR_MAX);
 	int rc = eval_args(&in, av, ac);
@@ -349,10 +343,10 @@ static int f_html(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct 
 		sb_free(&out);
 		return rc;
 	}
-	RES(gotmpl_take(c, &out));
+	GT_RES(gotmpl_take(c, &out));
 }
 
-static int f_js(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_js)
 {
 	struct strbuf in = STRBUF_INIT(GT_STR_MAX), out = STRBUF_INIT(GT_STR_MAX);
 	int rc = eval_args(&in, av, ac);
@@ -384,11 +378,10 @@ static int f_js(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct go
 		sb_free(&out);
 		return rc;
 	}
-	RES(gotmpl_take(c, &out));
+	GT_RES(gotmpl_take(c, &out));
 }
 
-static int f_urlquery(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
-		      struct gotmpl_val **res)
+GT_FN(f_urlquery)
 {
 	struct strbuf in = STRBUF_INIT(GT_STR_MAX), out = STRBUF_INIT(GT_STR_MAX);
 	int rc = eval_args(&in, av, ac);
@@ -409,10 +402,10 @@ static int f_urlquery(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
 		sb_free(&out);
 		return rc;
 	}
-	RES(gotmpl_take(c, &out));
+	GT_RES(gotmpl_take(c, &out));
 }
 
-static int f_call(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_call)
 {
 	(void)ac;
 	(void)res;

@@ -151,7 +151,21 @@ extern const struct gotmpl_func gotmpl_sprig_misc_funcs[];
 extern const struct gotmpl_func gotmpl_sprig_num_funcs[];
 extern const struct gotmpl_func gotmpl_sprig_regex_funcs[];
 
+/* Shorthands of the function files: a function's definition, its result, its string arguments. */
+#define GT_FN(name)                                                                                \
+	static int name(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,                     \
+			struct gotmpl_val **res)
+#define GT_RES(expr)                                                                               \
+	do {                                                                                       \
+		*res = (expr);                                                                     \
+		return *res ? 0 : -ENOMEM;                                                         \
+	} while (0)
+#define GT_S(i)	 (av[i]->u.s.p)
+#define GT_SN(i) (av[i]->u.s.n)
+
 /* Helpers the function files share (gotmpl_fmt.c). */
+/* Finish a function that built sb: its contents as *res (sb freed), or rc when it failed. */
+int gotmpl_done(struct gotmpl_fctx *c, struct strbuf *sb, int rc, struct gotmpl_val **res);
 int gotmpl_fail(struct gotmpl_fctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Sprig's strval / cast.ToString: a string as is, else fmt's %v. NULL on budget. */
 struct gotmpl_val *gotmpl_tostring(struct gotmpl_fctx *c, const struct gotmpl_val *v);
@@ -318,6 +332,9 @@ struct gotmpl_node *gotmpl_p_node(struct gotmpl_parser *p, enum gotmpl_ntype typ
 				  const struct gotmpl_token *t);
 int gotmpl_p_add_kid(struct gotmpl_parser *p, struct gotmpl_node *n, struct gotmpl_node *k);
 char *gotmpl_p_sdup(struct gotmpl_parser *p, const char *s, size_t n);
+/* A string or raw-string token's value into *text (the arena) and *len: 0, or -1 (p->rc). */
+int gotmpl_p_string(struct gotmpl_parser *p, const struct gotmpl_token *t, const char **text,
+		    size_t *len);
 void gotmpl_p_push_var(struct gotmpl_parser *p, const char *name);
 /* A pipeline up to the token end (consumed); NULL on error (p->rc). */
 struct gotmpl_node *gotmpl_p_pipeline(struct gotmpl_parser *p, const char *ctx,

@@ -125,6 +125,16 @@ static int at_terminator(const struct lexer *l)
 	return right_delim(l, l->pos, &trim) > 0;
 }
 
+/* A word, number or variable ran into a character that may not follow it. */
+static int bad_char(struct lexer *l)
+{
+	char m[64];
+
+	snprintf(m, sizeof(m), "bad character U+%04X '%c'", (unsigned char)l->src[l->pos],
+		 l->src[l->pos]);
+	return lex_error(l, m);
+}
+
 static void skip_digits(struct lexer *l, const char *set)
 {
 	while (l->pos < l->len && (strchr(set, l->src[l->pos]) && l->src[l->pos]))
@@ -268,13 +278,8 @@ static int lex_action(struct lexer *l, int *trim_after)
 			l->pos++;
 			while (l->pos < l->len && is_alnum(l->src[l->pos]))
 				l->pos++;
-			if (!at_terminator(l)) {
-				char m[64];
-
-				snprintf(m, sizeof(m), "bad character U+%04X '%c'",
-					 (unsigned char)l->src[l->pos], l->src[l->pos]);
-				return lex_error(l, m);
-			}
+			if (!at_terminator(l))
+				return bad_char(l);
 			rc = emit(l,
 				  c == '$'		? T_VAR
 				  : l->pos - start == 1 ? T_DOT
@@ -285,13 +290,8 @@ static int lex_action(struct lexer *l, int *trim_after)
 		} else if (is_alnum(c)) {
 			while (l->pos < l->len && is_alnum(l->src[l->pos]))
 				l->pos++;
-			if (!at_terminator(l)) {
-				char m[64];
-
-				snprintf(m, sizeof(m), "bad character U+%04X '%c'",
-					 (unsigned char)l->src[l->pos], l->src[l->pos]);
-				return lex_error(l, m);
-			}
+			if (!at_terminator(l))
+				return bad_char(l);
 			rc = emit(l, word_type(l->src + start, l->pos - start), start, l->pos);
 		} else if (c == '(') {
 			l->pos++;

@@ -84,7 +84,6 @@ static struct gotmpl_node *template_control(struct gotmpl_parser *p, int block)
 	struct gotmpl_node *n = gotmpl_p_node(p, N_TEMPLATE, gotmpl_p_tok(p, p->i - 1));
 	struct gotmpl_token *t = gotmpl_p_next_ns(p);
 	const char *ctx = block ? "block clause" : "template clause";
-	struct strbuf sb = STRBUF_INIT(GOTMPL_SRC_MAX);
 
 	if (!n)
 		return NULL;
@@ -92,16 +91,8 @@ static struct gotmpl_node *template_control(struct gotmpl_parser *p, int block)
 		gotmpl_p_unexpected(p, t, ctx);
 		return NULL;
 	}
-	if (t->type == T_RAWSTRING)
-		sb_addn(&sb, t->s + 1, t->n - 2);
-	else if (gotmpl_unquote(t->s, t->n, &sb)) {
-		sb_free(&sb);
-		gotmpl_p_perr(p, "invalid syntax");
+	if (gotmpl_p_string(p, t, &n->text, &n->tlen))
 		return NULL;
-	}
-	n->text = gotmpl_p_sdup(p, sb.buf, sb.len);
-	n->tlen = sb.len;
-	sb_free(&sb);
 	if (gotmpl_p_peek_ns(p)->type != T_RDELIM) {
 		n->pipe = gotmpl_p_pipeline(p, ctx, T_RDELIM);
 		if (!n->pipe)
@@ -295,9 +286,8 @@ static int add_template(struct gotmpl_parser *p, const char *name, struct gotmpl
 static struct gotmpl_node *define(struct gotmpl_parser *p)
 {
 	struct gotmpl_token *t = gotmpl_p_next_ns(p);
-	struct strbuf sb = STRBUF_INIT(GOTMPL_SRC_MAX);
 	const char *name;
-	size_t nvars = p->nvars;
+	size_t nvars = p->nvars, len;
 	struct gotmpl_node *body;
 	int ended = 0;
 
@@ -305,16 +295,7 @@ static struct gotmpl_node *define(struct gotmpl_parser *p)
 		gotmpl_p_unexpected(p, t, "define clause");
 		return NULL;
 	}
-	if (t->type == T_RAWSTRING)
-		sb_addn(&sb, t->s + 1, t->n - 2);
-	else if (gotmpl_unquote(t->s, t->n, &sb)) {
-		sb_free(&sb);
-		gotmpl_p_perr(p, "invalid syntax");
-		return NULL;
-	}
-	name = gotmpl_p_sdup(p, sb.buf, sb.len);
-	sb_free(&sb);
-	if (!name || expect_rdelim(p, "define clause"))
+	if (gotmpl_p_string(p, t, &name, &len) || expect_rdelim(p, "define clause"))
 		return NULL;
 	p->nvars = 1;
 	body = list(p, &ended);

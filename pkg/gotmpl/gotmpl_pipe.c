@@ -160,6 +160,26 @@ char *gotmpl_p_sdup(struct gotmpl_parser *p, const char *s, size_t n)
 }
 
 /* Split "$x.a.b" / ".a.b" into ids (the variable, if any, first). */
+int gotmpl_p_string(struct gotmpl_parser *p, const struct gotmpl_token *t, const char **text,
+		    size_t *len)
+{
+	struct strbuf sb = STRBUF_INIT(GOTMPL_SRC_MAX);
+
+	if (t->type == T_RAWSTRING) { /* as is, less carriage returns (Go's parse does so) */
+		for (size_t i = 1; i + 1 < t->n; i++)
+			if (t->s[i] != '\r' && sb_addch(&sb, t->s[i]))
+				break;
+	} else if (gotmpl_unquote(t->s, t->n, &sb)) {
+		sb_free(&sb);
+		gotmpl_p_perr(p, "invalid syntax");
+		return -1;
+	}
+	*text = gotmpl_p_sdup(p, sb.buf, sb.len);
+	*len = sb.len;
+	sb_free(&sb);
+	return *text ? 0 : -1;
+}
+
 static int split_ids(struct gotmpl_parser *p, struct gotmpl_node *n, const char *s, size_t len)
 {
 	size_t i = 0, start;
@@ -276,28 +296,13 @@ static struct gotmpl_node *term(struct gotmpl_parser *p)
 	case T_LPAREN:
 		return gotmpl_p_pipeline(p, "parenthesized pipeline", T_RPAREN);
 	case T_STRING:
-	case T_RAWSTRING: {
-		struct strbuf sb = STRBUF_INIT(GOTMPL_SRC_MAX);
-
+	case T_RAWSTRING:
 		n = gotmpl_p_node(p, N_STRING, t);
-		if (!n)
+		if (!n || gotmpl_p_string(p, t, &n->text, &n->tlen))
 			return NULL;
 		n->raw = t->s;
 		n->rawlen = t->n;
-		if (t->type == T_RAWSTRING) {
-			for (size_t i = 1; i + 1 < t->n; i++)
-				if (t->s[i] != '\r' && sb_addch(&sb, t->s[i]))
-					break;
-		} else if (gotmpl_unquote(t->s, t->n, &sb)) {
-			sb_free(&sb);
-			gotmpl_p_perr(p, "invalid syntax");
-			return NULL;
-		}
-		n->text = gotmpl_p_sdup(p, sb.buf, sb.len);
-		n->tlen = sb.len;
-		sb_free(&sb);
 		return n;
-	}
 	default:
 		gotmpl_p_backup(p);
 		return NULL;

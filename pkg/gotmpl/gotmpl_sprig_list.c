@@ -8,15 +8,6 @@
 
 #include "gotmpl/gotmpl_internal.h"
 
-#define RES(expr)                                                                                  \
-	do {                                                                                       \
-		*res = (expr);                                                                     \
-		return *res ? 0 : -ENOMEM;                                                         \
-	} while (0)
-#define FN(name)                                                                                   \
-	static int name(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,                     \
-			struct gotmpl_val **res)
-
 #define NILDEREF "runtime error: invalid memory address or nil pointer dereference"
 
 static int is_list(const struct gotmpl_val *v)
@@ -57,7 +48,7 @@ static struct gotmpl_val *copy_list(struct gotmpl_fctx *c, const struct gotmpl_v
 
 /* ---- lists ---- */
 
-FN(f_list)
+GT_FN(f_list)
 {
 	struct gotmpl_val *l = gotmpl_list(c->a, (size_t)ac, GT_PLAIN);
 
@@ -69,7 +60,7 @@ FN(f_list)
 	return 0;
 }
 
-FN(f_push)
+GT_FN(f_push)
 {
 	(void)ac;
 	if (!is_list(av[0]))
@@ -81,7 +72,7 @@ FN(f_push)
 	return 0;
 }
 
-FN(f_prepend)
+GT_FN(f_prepend)
 {
 	struct gotmpl_val *r;
 
@@ -98,7 +89,7 @@ FN(f_prepend)
 	return 0;
 }
 
-FN(f_first)
+GT_FN(f_first)
 {
 	(void)ac;
 	if (!is_list(av[0]))
@@ -107,7 +98,7 @@ FN(f_first)
 	return 0;
 }
 
-FN(f_last)
+GT_FN(f_last)
 {
 	(void)ac;
 	if (!is_list(av[0]))
@@ -116,27 +107,27 @@ FN(f_last)
 	return 0;
 }
 
-FN(f_rest)
+GT_FN(f_rest)
 {
 	(void)ac;
 	if (!is_list(av[0]))
 		return kind_fail(c, "Cannot find rest on type %s", av[0]);
 	if (!av[0]->u.l.n) /* Sprig's test: an empty list prints [] */
-		RES(gotmpl_list(c->a, 0, GT_PLAIN));
-	RES(copy_list(c, av[0], 1, av[0]->u.l.n, 0));
+		GT_RES(gotmpl_list(c->a, 0, GT_PLAIN));
+	GT_RES(copy_list(c, av[0], 1, av[0]->u.l.n, 0));
 }
 
-FN(f_initial)
+GT_FN(f_initial)
 {
 	(void)ac;
 	if (!is_list(av[0]))
 		return kind_fail(c, "Cannot find initial on type %s", av[0]);
 	if (!av[0]->u.l.n)
-		RES(gotmpl_list(c->a, 0, GT_PLAIN));
-	RES(copy_list(c, av[0], 0, av[0]->u.l.n - 1, 0));
+		GT_RES(gotmpl_list(c->a, 0, GT_PLAIN));
+	GT_RES(copy_list(c, av[0], 0, av[0]->u.l.n - 1, 0));
 }
 
-FN(f_reverse)
+GT_FN(f_reverse)
 {
 	struct gotmpl_val *r;
 
@@ -160,7 +151,7 @@ static int in_list(const struct gotmpl_val *l, const struct gotmpl_val *v)
 	return 0;
 }
 
-FN(f_uniq)
+GT_FN(f_uniq)
 {
 	struct gotmpl_val *r;
 
@@ -177,7 +168,7 @@ FN(f_uniq)
 	return 0;
 }
 
-FN(f_compact)
+GT_FN(f_compact)
 {
 	struct gotmpl_val *r;
 
@@ -194,7 +185,7 @@ FN(f_compact)
 	return 0;
 }
 
-FN(f_without)
+GT_FN(f_without)
 {
 	struct gotmpl_val *r, omit = {.kind = GOTMPL_LIST, .arena = 1};
 
@@ -212,17 +203,17 @@ FN(f_without)
 	return 0;
 }
 
-FN(f_has)
+GT_FN(f_has)
 {
 	(void)ac;
 	if (av[1]->kind == GOTMPL_NIL)
-		RES(gotmpl_bool(c->a, 0));
+		GT_RES(gotmpl_bool(c->a, 0));
 	if (!is_list(av[1]))
 		return kind_fail(c, "Cannot find has on type %s", av[1]);
-	RES(gotmpl_bool(c->a, in_list(av[1], av[0])));
+	GT_RES(gotmpl_bool(c->a, in_list(av[1], av[0])));
 }
 
-FN(f_slice)
+GT_FN(f_slice)
 {
 	int64_t n, start = 0, end;
 	struct gotmpl_val *r;
@@ -249,7 +240,7 @@ FN(f_slice)
 	return 0;
 }
 
-FN(f_concat)
+GT_FN(f_concat)
 {
 	struct gotmpl_val *r = gotmpl_list(c->a, 0, GT_PLAIN);
 
@@ -269,7 +260,7 @@ FN(f_concat)
 	return 0;
 }
 
-FN(f_chunk)
+GT_FN(f_chunk)
 {
 	int64_t size = av[0]->u.i;
 	struct gotmpl_val *r, *l = av[1];
@@ -294,7 +285,7 @@ FN(f_chunk)
 
 /* ---- dicts ---- */
 
-FN(f_dict)
+GT_FN(f_dict)
 {
 	struct gotmpl_val *m = gotmpl_map(c->a, GT_PLAIN);
 
@@ -311,7 +302,7 @@ FN(f_dict)
 	return 0;
 }
 
-FN(f_get)
+GT_FN(f_get)
 {
 	long i =
 	    av[0]->kind == GOTMPL_MAP ? gotmpl_map_find(av[0], av[1]->u.s.p, av[1]->u.s.n) : -1;
@@ -321,10 +312,10 @@ FN(f_get)
 		*res = av[0]->u.m.e[i].v;
 		return 0;
 	}
-	RES(gotmpl_str(c->a, "", 0));
+	GT_RES(gotmpl_str(c->a, "", 0));
 }
 
-FN(f_set)
+GT_FN(f_set)
 {
 	int rc = mutable_map(c, av[0]);
 
@@ -337,7 +328,7 @@ FN(f_set)
 	return 0;
 }
 
-FN(f_unset)
+GT_FN(f_unset)
 {
 	long i;
 
@@ -361,14 +352,14 @@ FN(f_unset)
 	return 0;
 }
 
-FN(f_haskey)
+GT_FN(f_haskey)
 {
 	(void)ac;
-	RES(gotmpl_bool(c->a, av[0]->kind == GOTMPL_MAP &&
-				  gotmpl_map_find(av[0], av[1]->u.s.p, av[1]->u.s.n) >= 0));
+	GT_RES(gotmpl_bool(c->a, av[0]->kind == GOTMPL_MAP &&
+				     gotmpl_map_find(av[0], av[1]->u.s.p, av[1]->u.s.n) >= 0));
 }
 
-FN(f_pluck)
+GT_FN(f_pluck)
 {
 	struct gotmpl_val *r = gotmpl_list(c->a, (size_t)ac, GT_PLAIN);
 
@@ -387,7 +378,7 @@ FN(f_pluck)
 }
 
 /* keys: every dict's keys; Go's map order is random, ours is each dict's sorted order. */
-FN(f_keys)
+GT_FN(f_keys)
 {
 	struct gotmpl_val *r = gotmpl_list(c->a, 0, GT_STRS);
 
@@ -402,7 +393,7 @@ FN(f_keys)
 	return 0;
 }
 
-FN(f_values)
+GT_FN(f_values)
 {
 	struct gotmpl_val *r;
 
@@ -437,12 +428,12 @@ static int pick_omit(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, int 
 	return 0;
 }
 
-FN(f_pick)
+GT_FN(f_pick)
 {
 	return pick_omit(c, av, ac, 1, res);
 }
 
-FN(f_omit)
+GT_FN(f_omit)
 {
 	return pick_omit(c, av, ac, 0, res);
 }
@@ -486,17 +477,17 @@ static int merge(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, int over
 	return 0;
 }
 
-FN(f_merge)
+GT_FN(f_merge)
 {
 	return merge(c, av, ac, 0, res);
 }
 
-FN(f_mergeoverwrite)
+GT_FN(f_mergeoverwrite)
 {
 	return merge(c, av, ac, 1, res);
 }
 
-FN(f_dig)
+GT_FN(f_dig)
 {
 	const struct gotmpl_val *d;
 

@@ -13,81 +13,61 @@
 #include "base64/base64.h"
 #include "gotmpl/gotmpl_internal.h"
 
-#define RES(expr)                                                                                  \
-	do {                                                                                       \
-		*res = (expr);                                                                     \
-		return *res ? 0 : -ENOMEM;                                                         \
-	} while (0)
-#define FN(name)                                                                                   \
-	static int name(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,                     \
-			struct gotmpl_val **res)
-#define S(i)  (av[i]->u.s.p)
-#define SN(i) (av[i]->u.s.n)
-
-static int done(struct gotmpl_fctx *c, struct strbuf *sb, int rc, struct gotmpl_val **res)
-{
-	if (rc) {
-		sb_free(sb);
-		return rc;
-	}
-	RES(gotmpl_take(c, sb));
-}
-
 /* ---- encodings and digests ---- */
 
-FN(f_b64enc)
+GT_FN(f_b64enc)
 {
 	char *out;
 
 	(void)ac;
-	if (SN(0) > GT_STR_MAX / 2)
+	if (GT_SN(0) > GT_STR_MAX / 2)
 		return -E2BIG;
-	out = gotmpl_alloc(c->a, BASE64_ENCODED_LEN(SN(0)) + 1);
+	out = gotmpl_alloc(c->a, BASE64_ENCODED_LEN(GT_SN(0)) + 1);
 	if (!out)
 		return -ENOMEM;
-	base64_encode(S(0), SN(0), out);
-	RES(gotmpl_str(c->a, out, strlen(out)));
+	base64_encode(GT_S(0), GT_SN(0), out);
+	GT_RES(gotmpl_str(c->a, out, strlen(out)));
 }
 
-FN(f_b64dec)
+GT_FN(f_b64dec)
 {
-	unsigned char *out = gotmpl_alloc(c->a, SN(0) + 1);
+	unsigned char *out = gotmpl_alloc(c->a, GT_SN(0) + 1);
 	long n;
 
 	(void)ac;
 	if (!out)
 		return -ENOMEM;
-	n = base64_decode(S(0), SN(0), out, SN(0) + 1);
+	n = base64_decode(GT_S(0), GT_SN(0), out, GT_SN(0) + 1);
 	if (n < 0) { /* Sprig returns the error's text as the result */
 		size_t bad = 0;
 
-		while (bad < SN(0) &&
+		while (bad < GT_SN(0) &&
 		       (strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
-			       S(0)[bad]) &&
-			S(0)[bad]))
+			       GT_S(0)[bad]) &&
+			GT_S(0)[bad]))
 			bad++;
-		if (bad == SN(0) || S(0)[bad] == '=')
+		if (bad == GT_SN(0) || GT_S(0)[bad] == '=')
 			bad = bad - bad % 4;
 		char msg[64];
 
 		snprintf(msg, sizeof(msg), "illegal base64 data at input byte %zu", bad);
-		RES(gotmpl_cstr(c->a, msg));
+		GT_RES(gotmpl_cstr(c->a, msg));
 	}
-	RES(gotmpl_str(c->a, (char *)out, (size_t)n));
+	GT_RES(gotmpl_str(c->a, (char *)out, (size_t)n));
 }
 
 static const char b32[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
-FN(f_b32enc)
+GT_FN(f_b32enc)
 {
 	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
-	const unsigned char *s = (const unsigned char *)S(0);
+	const unsigned char *s = (const unsigned char *)GT_S(0);
 	int rc = 0;
 
 	(void)ac;
-	for (size_t i = 0; i < SN(0) && !rc; i += 5) {
+	for (size_t i = 0; i < GT_SN(0) && !rc; i += 5) {
 		unsigned char b[5] = {0};
-		size_t n = SN(0) - i < 5 ? SN(0) - i : 5, chars = (n * 8 + 4) / 5;
+		size_t n = GT_SN(0) - i < 5 ? GT_SN(0) - i : 5, chars = (n * 8 + 4) / 5;
 		uint64_t v = 0;
 
 		memcpy(b, s + i, n);
@@ -96,29 +76,29 @@ FN(f_b32enc)
 		for (size_t k = 0; k < 8 && !rc; k++)
 			rc = sb_addch(&sb, k < chars ? b32[(v >> (35 - 5 * k)) & 31] : '=');
 	}
-	return done(c, &sb, rc, res);
+	return gotmpl_done(c, &sb, rc, res);
 }
 
-FN(f_b32dec)
+GT_FN(f_b32dec)
 {
 	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
 	uint64_t acc = 0;
 	int bits = 0, rc = 0;
-	size_t n = SN(0);
+	size_t n = GT_SN(0);
 
 	(void)ac;
-	while (n && S(0)[n - 1] == '=')
+	while (n && GT_S(0)[n - 1] == '=')
 		n--;
 	for (size_t i = 0; i < n && !rc; i++) {
-		const char *p = S(0)[i] ? strchr(b32, S(0)[i]) : NULL;
+		const char *p = GT_S(0)[i] ? strchr(b32, GT_S(0)[i]) : NULL;
 
-		if (!p || SN(0) % 8) {
+		if (!p || GT_SN(0) % 8) {
 			char msg[64];
 
 			sb_free(&sb);
 			snprintf(msg, sizeof(msg), "illegal base32 data at input byte %zu",
-				 p ? (size_t)SN(0) - SN(0) % 8 : i);
-			RES(gotmpl_cstr(c->a, msg));
+				 p ? (size_t)GT_SN(0) - GT_SN(0) % 8 : i);
+			GT_RES(gotmpl_cstr(c->a, msg));
 		}
 		acc = (acc << 5) | (uint64_t)(p - b32);
 		bits += 5;
@@ -127,7 +107,7 @@ FN(f_b32dec)
 			rc = sb_addch(&sb, (char)((acc >> bits) & 0xFF));
 		}
 	}
-	return done(c, &sb, rc, res);
+	return gotmpl_done(c, &sb, rc, res);
 }
 
 static int digest(struct gotmpl_fctx *c, const char *alg, const char *s, size_t n,
@@ -142,28 +122,28 @@ static int digest(struct gotmpl_fctx *c, const char *alg, const char *s, size_t 
 		return gotmpl_fail(c, "%s: digest failed", alg);
 	for (unsigned int i = 0; i < len && !rc; i++)
 		rc = sb_addf(&sb, "%02x", md[i]);
-	return done(c, &sb, rc, res);
+	return gotmpl_done(c, &sb, rc, res);
 }
 
-FN(f_sha1sum)
+GT_FN(f_sha1sum)
 {
 	(void)ac;
-	return digest(c, "SHA1", S(0), SN(0), res);
+	return digest(c, "SHA1", GT_S(0), GT_SN(0), res);
 }
 
-FN(f_sha256sum)
+GT_FN(f_sha256sum)
 {
 	(void)ac;
-	return digest(c, "SHA256", S(0), SN(0), res);
+	return digest(c, "SHA256", GT_S(0), GT_SN(0), res);
 }
 
-FN(f_adler32sum)
+GT_FN(f_adler32sum)
 {
 	char buf[16];
 
 	(void)ac;
-	snprintf(buf, sizeof(buf), "%u", libdeflate_adler32(1, S(0), SN(0)));
-	RES(gotmpl_cstr(c->a, buf));
+	snprintf(buf, sizeof(buf), "%u", libdeflate_adler32(1, GT_S(0), GT_SN(0)));
+	GT_RES(gotmpl_cstr(c->a, buf));
 }
 
 /* ---- JSON (Go's encoding/json) ---- */
@@ -285,42 +265,42 @@ static int to_json(struct gotmpl_fctx *c, const struct gotmpl_val *v, int html, 
 		sb_free(&sb);
 		if (must)
 			return gotmpl_fail(c, "json: unsupported value");
-		RES(gotmpl_str(c->a, "", 0));
+		GT_RES(gotmpl_str(c->a, "", 0));
 	}
-	return done(c, &sb, rc, res);
+	return gotmpl_done(c, &sb, rc, res);
 }
 
-FN(f_tojson)
+GT_FN(f_tojson)
 {
 	(void)ac;
 	return to_json(c, av[0], 1, 0, 0, res);
 }
 
-FN(f_musttojson)
+GT_FN(f_musttojson)
 {
 	(void)ac;
 	return to_json(c, av[0], 1, 0, 1, res);
 }
 
-FN(f_toprettyjson)
+GT_FN(f_toprettyjson)
 {
 	(void)ac;
 	return to_json(c, av[0], 1, 1, 0, res);
 }
 
-FN(f_musttoprettyjson)
+GT_FN(f_musttoprettyjson)
 {
 	(void)ac;
 	return to_json(c, av[0], 1, 1, 1, res);
 }
 
-FN(f_torawjson)
+GT_FN(f_torawjson)
 {
 	(void)ac;
 	return to_json(c, av[0], 0, 0, 0, res);
 }
 
-FN(f_musttorawjson)
+GT_FN(f_musttorawjson)
 {
 	(void)ac;
 	return to_json(c, av[0], 0, 0, 1, res);
@@ -375,7 +355,7 @@ static int from_json(struct gotmpl_fctx *c, struct gotmpl_val **av, int must,
 		     struct gotmpl_val **res)
 {
 	json_error_t e;
-	json_t *j = json_loadb(S(0), SN(0), JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
+	json_t *j = json_loadb(GT_S(0), GT_SN(0), JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
 
 	if (!j) {
 		if (must)
@@ -388,13 +368,13 @@ static int from_json(struct gotmpl_fctx *c, struct gotmpl_val **av, int must,
 	return *res ? 0 : -ENOMEM;
 }
 
-FN(f_fromjson)
+GT_FN(f_fromjson)
 {
 	(void)ac;
 	return from_json(c, av, 0, res);
 }
 
-FN(f_mustfromjson)
+GT_FN(f_mustfromjson)
 {
 	(void)ac;
 	return from_json(c, av, 1, res);
@@ -402,42 +382,43 @@ FN(f_mustfromjson)
 
 /* ---- reflection ---- */
 
-FN(f_typeof)
+GT_FN(f_typeof)
 {
 	(void)ac;
-	RES(gotmpl_cstr(c->a, gotmpl_typename(av[0])));
+	GT_RES(gotmpl_cstr(c->a, gotmpl_typename(av[0])));
 }
 
-FN(f_typeis)
+GT_FN(f_typeis)
 {
 	(void)ac;
-	RES(gotmpl_bool(c->a, strcmp(S(0), gotmpl_typename(av[1])) == 0));
+	GT_RES(gotmpl_bool(c->a, strcmp(GT_S(0), gotmpl_typename(av[1])) == 0));
 }
 
-FN(f_typeislike)
+GT_FN(f_typeislike)
 {
 	const char *t = gotmpl_typename(av[1]);
 
 	(void)ac;
-	RES(gotmpl_bool(c->a, strcmp(S(0), t) == 0 || (t[0] == '*' && strcmp(S(0), t + 1) == 0)));
+	GT_RES(gotmpl_bool(c->a, strcmp(GT_S(0), t) == 0 ||
+				     (t[0] == '*' && strcmp(GT_S(0), t + 1) == 0)));
 }
 
-FN(f_kindof)
+GT_FN(f_kindof)
 {
 	(void)ac;
-	RES(gotmpl_cstr(c->a, gotmpl_kindname(av[0])));
+	GT_RES(gotmpl_cstr(c->a, gotmpl_kindname(av[0])));
 }
 
-FN(f_kindis)
+GT_FN(f_kindis)
 {
 	(void)ac;
-	RES(gotmpl_bool(c->a, strcmp(S(0), gotmpl_kindname(av[1])) == 0));
+	GT_RES(gotmpl_bool(c->a, strcmp(GT_S(0), gotmpl_kindname(av[1])) == 0));
 }
 
-FN(f_deepequal)
+GT_FN(f_deepequal)
 {
 	(void)ac;
-	RES(gotmpl_bool(c->a, gotmpl_deep_equal(av[0], av[1])));
+	GT_RES(gotmpl_bool(c->a, gotmpl_deep_equal(av[0], av[1])));
 }
 
 static struct gotmpl_val *deep_copy(struct gotmpl_fctx *c, const struct gotmpl_val *v, int depth)
@@ -467,12 +448,12 @@ static struct gotmpl_val *deep_copy(struct gotmpl_fctx *c, const struct gotmpl_v
 	}
 }
 
-FN(f_deepcopy)
+GT_FN(f_deepcopy)
 {
 	(void)ac;
 	if (av[0]->kind == GOTMPL_NIL)
 		return gotmpl_fail(c, "deepCopy error: copy: cannot copy nil");
-	RES(deep_copy(c, av[0], 0));
+	GT_RES(deep_copy(c, av[0], 0));
 }
 
 /* ---- paths (Go's path; filepath is the same on Linux) ---- */
@@ -519,70 +500,70 @@ static int path_clean(struct strbuf *sb, const char *s, size_t n)
 	return rc;
 }
 
-FN(f_clean)
+GT_FN(f_clean)
 {
 	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
 
 	(void)ac;
-	return done(c, &sb, path_clean(&sb, S(0), SN(0)), res);
+	return gotmpl_done(c, &sb, path_clean(&sb, GT_S(0), GT_SN(0)), res);
 }
 
-FN(f_base)
+GT_FN(f_base)
 {
-	size_t n = SN(0), b;
+	size_t n = GT_SN(0), b;
 
 	(void)ac;
 	if (n == 0)
-		RES(gotmpl_str(c->a, ".", 1));
-	while (n > 0 && S(0)[n - 1] == '/')
+		GT_RES(gotmpl_str(c->a, ".", 1));
+	while (n > 0 && GT_S(0)[n - 1] == '/')
 		n--;
 	if (n == 0)
-		RES(gotmpl_str(c->a, "/", 1));
-	for (b = n; b > 0 && S(0)[b - 1] != '/'; b--)
+		GT_RES(gotmpl_str(c->a, "/", 1));
+	for (b = n; b > 0 && GT_S(0)[b - 1] != '/'; b--)
 		;
-	RES(gotmpl_str(c->a, S(0) + b, n - b));
+	GT_RES(gotmpl_str(c->a, GT_S(0) + b, n - b));
 }
 
-FN(f_dir)
+GT_FN(f_dir)
 {
 	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
-	size_t b = SN(0);
+	size_t b = GT_SN(0);
 
 	(void)ac;
-	while (b > 0 && S(0)[b - 1] != '/')
+	while (b > 0 && GT_S(0)[b - 1] != '/')
 		b--;
-	return done(c, &sb, path_clean(&sb, S(0), b), res);
+	return gotmpl_done(c, &sb, path_clean(&sb, GT_S(0), b), res);
 }
 
-FN(f_ext)
+GT_FN(f_ext)
 {
 	(void)ac;
-	for (size_t i = SN(0); i-- > 0 && S(0)[i] != '/';)
-		if (S(0)[i] == '.')
-			RES(gotmpl_str(c->a, S(0) + i, SN(0) - i));
-	RES(gotmpl_str(c->a, "", 0));
+	for (size_t i = GT_SN(0); i-- > 0 && GT_S(0)[i] != '/';)
+		if (GT_S(0)[i] == '.')
+			GT_RES(gotmpl_str(c->a, GT_S(0) + i, GT_SN(0) - i));
+	GT_RES(gotmpl_str(c->a, "", 0));
 }
 
-FN(f_isabs)
+GT_FN(f_isabs)
 {
 	(void)ac;
-	RES(gotmpl_bool(c->a, SN(0) && S(0)[0] == '/'));
+	GT_RES(gotmpl_bool(c->a, GT_SN(0) && GT_S(0)[0] == '/'));
 }
 
 /* ---- flow control and the rest ---- */
 
-FN(f_fail)
+GT_FN(f_fail)
 {
 	(void)res;
 	(void)ac;
-	return gotmpl_fail(c, "%.*s", (int)(SN(0) > 200 ? 200 : SN(0)), S(0));
+	return gotmpl_fail(c, "%.*s", (int)(GT_SN(0) > 200 ? 200 : GT_SN(0)), GT_S(0));
 }
 
-FN(f_hello)
+GT_FN(f_hello)
 {
 	(void)av;
 	(void)ac;
-	RES(gotmpl_cstr(c->a, "Hello!"));
+	GT_RES(gotmpl_cstr(c->a, "Hello!"));
 }
 
 /* Go's time.Duration.String of n nanoseconds. */
@@ -631,7 +612,7 @@ static int duration_str(struct strbuf *sb, int64_t ns)
 	}
 }
 
-FN(f_duration)
+GT_FN(f_duration)
 {
 	struct strbuf sb = STRBUF_INIT(64);
 	int64_t secs;
@@ -641,15 +622,16 @@ FN(f_duration)
 		char *end;
 
 		errno = 0;
-		secs = strtoll(S(0), &end, 10);
-		if (*end || errno || !SN(0) || S(0)[0] == ' ')
+		secs = strtoll(GT_S(0), &end, 10);
+		if (*end || errno || !GT_SN(0) || GT_S(0)[0] == ' ')
 			secs = 0;
 	} else {
 		secs = gotmpl_toint64(av[0]);
 	}
 	if (secs > INT64_MAX / 1000000000 || secs < INT64_MIN / 1000000000)
 		secs = (int64_t)((uint64_t)secs * 1000000000ull) / 1000000000; /* Go wraps */
-	return done(c, &sb, duration_str(&sb, (int64_t)((uint64_t)secs * 1000000000ull)), res);
+	return gotmpl_done(c, &sb, duration_str(&sb, (int64_t)((uint64_t)secs * 1000000000ull)),
+			   res);
 }
 
 /* Refused: their results depend on the clock or randomness. */

@@ -8,31 +8,22 @@
 
 #include "gotmpl/gotmpl_internal.h"
 
-#define RES(expr)                                                                                  \
-	do {                                                                                       \
-		*res = (expr);                                                                     \
-		return *res ? 0 : -ENOMEM;                                                         \
-	} while (0)
-#define FN(name)                                                                                   \
-	static int name(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,                     \
-			struct gotmpl_val **res)
-
 /* ---- defaults ---- */
 
-FN(f_default)
+GT_FN(f_default)
 {
 	(void)c;
 	*res = ac < 2 || !gotmpl_truth(av[1]) ? av[0] : av[1];
 	return 0;
 }
 
-FN(f_empty)
+GT_FN(f_empty)
 {
 	(void)ac;
-	RES(gotmpl_bool(c->a, !gotmpl_truth(av[0])));
+	GT_RES(gotmpl_bool(c->a, !gotmpl_truth(av[0])));
 }
 
-FN(f_coalesce)
+GT_FN(f_coalesce)
 {
 	(void)c;
 	*res = GT_NIL;
@@ -44,25 +35,25 @@ FN(f_coalesce)
 	return 0;
 }
 
-FN(f_all)
+GT_FN(f_all)
 {
 	int t = 1;
 
 	for (int i = 0; i < ac; i++)
 		t = t && gotmpl_truth(av[i]);
-	RES(gotmpl_bool(c->a, t));
+	GT_RES(gotmpl_bool(c->a, t));
 }
 
-FN(f_any)
+GT_FN(f_any)
 {
 	int t = 0;
 
 	for (int i = 0; i < ac; i++)
 		t = t || gotmpl_truth(av[i]);
-	RES(gotmpl_bool(c->a, t));
+	GT_RES(gotmpl_bool(c->a, t));
 }
 
-FN(f_ternary)
+GT_FN(f_ternary)
 {
 	(void)c;
 	(void)ac;
@@ -94,19 +85,19 @@ static struct gotmpl_val *strslice(struct gotmpl_fctx *c, const struct gotmpl_va
 	return r;
 }
 
-FN(f_tostrings)
+GT_FN(f_tostrings)
 {
 	(void)ac;
-	RES(strslice(c, av[0]));
+	GT_RES(strslice(c, av[0]));
 }
 
-FN(f_tostring)
+GT_FN(f_tostring)
 {
 	(void)ac;
-	RES(gotmpl_tostring(c, av[0]));
+	GT_RES(gotmpl_tostring(c, av[0]));
 }
 
-FN(f_join)
+GT_FN(f_join)
 {
 	struct gotmpl_val *l = strslice(c, av[1]);
 	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
@@ -122,7 +113,7 @@ FN(f_join)
 		sb_free(&sb);
 		return rc;
 	}
-	RES(gotmpl_take(c, &sb));
+	GT_RES(gotmpl_take(c, &sb));
 }
 
 static int cmp_vals(const void *a, const void *b)
@@ -130,7 +121,7 @@ static int cmp_vals(const void *a, const void *b)
 	return gotmpl_strcmp(*(struct gotmpl_val *const *)a, *(struct gotmpl_val *const *)b);
 }
 
-FN(f_sortalpha)
+GT_FN(f_sortalpha)
 {
 	struct gotmpl_val *l;
 
@@ -163,7 +154,7 @@ FN(f_sortalpha)
 	return 0;
 }
 
-FN(f_atoi)
+GT_FN(f_atoi)
 {
 	const char *s = av[0]->u.s.p;
 	char *end;
@@ -174,28 +165,28 @@ FN(f_atoi)
 	v = strtoll(s, &end, 10);
 	if (!av[0]->u.s.n || *end || errno || s[0] == ' ' || (s[0] == '+' && s[1] == '+'))
 		v = 0;
-	RES(gotmpl_int(c->a, v, GT_PLAIN));
+	GT_RES(gotmpl_int(c->a, v, GT_PLAIN));
 }
 
-FN(f_int)
+GT_FN(f_int)
 {
 	(void)ac;
-	RES(gotmpl_int(c->a, gotmpl_toint64(av[0]), GT_PLAIN));
+	GT_RES(gotmpl_int(c->a, gotmpl_toint64(av[0]), GT_PLAIN));
 }
 
-FN(f_int64)
+GT_FN(f_int64)
 {
 	(void)ac;
-	RES(gotmpl_int(c->a, gotmpl_toint64(av[0]), GT_INT64));
+	GT_RES(gotmpl_int(c->a, gotmpl_toint64(av[0]), GT_INT64));
 }
 
-FN(f_float64)
+GT_FN(f_float64)
 {
 	(void)ac;
-	RES(gotmpl_float(c->a, gotmpl_tofloat64(av[0])));
+	GT_RES(gotmpl_float(c->a, gotmpl_tofloat64(av[0])));
 }
 
-FN(f_todecimal)
+GT_FN(f_todecimal)
 {
 	struct gotmpl_val *s = gotmpl_tostring(c, av[0]);
 	char *end;
@@ -208,7 +199,7 @@ FN(f_todecimal)
 	v = strtoll(s->u.s.p, &end, 8);
 	if (!s->u.s.n || *end || errno || s->u.s.p[0] == ' ')
 		v = 0;
-	RES(gotmpl_int(c->a, v, GT_INT64));
+	GT_RES(gotmpl_int(c->a, v, GT_INT64));
 }
 
 /* split / splitn: Go's strings.SplitN(s, sep, n) as a list of strings. */
@@ -266,22 +257,22 @@ static int as_parts(struct gotmpl_fctx *c, struct gotmpl_val *l, struct gotmpl_v
 	return 0;
 }
 
-FN(f_split)
+GT_FN(f_split)
 {
 	(void)ac;
 	return as_parts(c, split_n(c, av[1], av[0], -1), res);
 }
 
-FN(f_splitn)
+GT_FN(f_splitn)
 {
 	(void)ac;
 	return as_parts(c, split_n(c, av[2], av[0], av[1]->u.i), res);
 }
 
-FN(f_splitlist)
+GT_FN(f_splitlist)
 {
 	(void)ac;
-	RES(split_n(c, av[1], av[0], -1));
+	GT_RES(split_n(c, av[1], av[0], -1));
 }
 
 /* ---- numbers ---- */
@@ -309,19 +300,19 @@ static struct gotmpl_val *until_step(struct gotmpl_fctx *c, int64_t start, int64
 	return l;
 }
 
-FN(f_until)
+GT_FN(f_until)
 {
 	(void)ac;
-	RES(until_step(c, 0, av[0]->u.i, av[0]->u.i < 0 ? -1 : 1));
+	GT_RES(until_step(c, 0, av[0]->u.i, av[0]->u.i < 0 ? -1 : 1));
 }
 
-FN(f_untilstep)
+GT_FN(f_untilstep)
 {
 	(void)ac;
-	RES(until_step(c, av[0]->u.i, av[1]->u.i, av[2]->u.i));
+	GT_RES(until_step(c, av[0]->u.i, av[1]->u.i, av[2]->u.i));
 }
 
-FN(f_seq)
+GT_FN(f_seq)
 {
 	int64_t start = 1, end, step = 1, inc = 1;
 	struct gotmpl_val *l;
@@ -346,11 +337,11 @@ FN(f_seq)
 		if (end < start) {
 			inc = -1;
 			if (step > 0)
-				RES(gotmpl_str(c->a, "", 0));
+				GT_RES(gotmpl_str(c->a, "", 0));
 		}
 		break;
 	default:
-		RES(gotmpl_str(c->a, "", 0));
+		GT_RES(gotmpl_str(c->a, "", 0));
 	}
 	l = until_step(c, start, end + inc, step);
 	if (!l)
@@ -361,39 +352,39 @@ FN(f_seq)
 		sb_free(&sb);
 		return rc;
 	}
-	RES(gotmpl_take(c, &sb));
+	GT_RES(gotmpl_take(c, &sb));
 }
 
-FN(f_add1)
+GT_FN(f_add1)
 {
 	(void)ac;
-	RES(gotmpl_int(c->a, (int64_t)((uint64_t)gotmpl_toint64(av[0]) + 1), GT_INT64));
+	GT_RES(gotmpl_int(c->a, (int64_t)((uint64_t)gotmpl_toint64(av[0]) + 1), GT_INT64));
 }
 
-FN(f_add)
+GT_FN(f_add)
 {
 	uint64_t s = 0;
 
 	for (int i = 0; i < ac; i++)
 		s += (uint64_t)gotmpl_toint64(av[i]);
-	RES(gotmpl_int(c->a, (int64_t)s, GT_INT64));
+	GT_RES(gotmpl_int(c->a, (int64_t)s, GT_INT64));
 }
 
-FN(f_sub)
+GT_FN(f_sub)
 {
 	(void)ac;
-	RES(gotmpl_int(c->a,
-		       (int64_t)((uint64_t)gotmpl_toint64(av[0]) - (uint64_t)gotmpl_toint64(av[1])),
-		       GT_INT64));
+	GT_RES(gotmpl_int(
+	    c->a, (int64_t)((uint64_t)gotmpl_toint64(av[0]) - (uint64_t)gotmpl_toint64(av[1])),
+	    GT_INT64));
 }
 
-FN(f_mul)
+GT_FN(f_mul)
 {
 	uint64_t s = (uint64_t)gotmpl_toint64(av[0]);
 
 	for (int i = 1; i < ac; i++)
 		s *= (uint64_t)gotmpl_toint64(av[i]);
-	RES(gotmpl_int(c->a, (int64_t)s, GT_INT64));
+	GT_RES(gotmpl_int(c->a, (int64_t)s, GT_INT64));
 }
 
 static int divmod(struct gotmpl_fctx *c, struct gotmpl_val **av, int mod, struct gotmpl_val **res)
@@ -403,79 +394,79 @@ static int divmod(struct gotmpl_fctx *c, struct gotmpl_val **av, int mod, struct
 	if (b == 0)
 		return gotmpl_fail(c, "runtime error: integer divide by zero");
 	if (b == -1)
-		RES(gotmpl_int(c->a, mod ? 0 : (int64_t)(0 - (uint64_t)a), GT_INT64));
-	RES(gotmpl_int(c->a, mod ? a % b : a / b, GT_INT64));
+		GT_RES(gotmpl_int(c->a, mod ? 0 : (int64_t)(0 - (uint64_t)a), GT_INT64));
+	GT_RES(gotmpl_int(c->a, mod ? a % b : a / b, GT_INT64));
 }
 
-FN(f_div)
+GT_FN(f_div)
 {
 	(void)ac;
 	return divmod(c, av, 0, res);
 }
 
-FN(f_mod)
+GT_FN(f_mod)
 {
 	(void)ac;
 	return divmod(c, av, 1, res);
 }
 
-FN(f_max)
+GT_FN(f_max)
 {
 	int64_t m = gotmpl_toint64(av[0]);
 
 	for (int i = 1; i < ac; i++)
 		if (gotmpl_toint64(av[i]) > m)
 			m = gotmpl_toint64(av[i]);
-	RES(gotmpl_int(c->a, m, GT_INT64));
+	GT_RES(gotmpl_int(c->a, m, GT_INT64));
 }
 
-FN(f_min)
+GT_FN(f_min)
 {
 	int64_t m = gotmpl_toint64(av[0]);
 
 	for (int i = 1; i < ac; i++)
 		if (gotmpl_toint64(av[i]) < m)
 			m = gotmpl_toint64(av[i]);
-	RES(gotmpl_int(c->a, m, GT_INT64));
+	GT_RES(gotmpl_int(c->a, m, GT_INT64));
 }
 
-FN(f_maxf)
+GT_FN(f_maxf)
 {
 	double m = gotmpl_tofloat64(av[0]);
 
 	for (int i = 1; i < ac; i++)
 		m = fmax(m, gotmpl_tofloat64(av[i]));
-	RES(gotmpl_float(c->a, m));
+	GT_RES(gotmpl_float(c->a, m));
 }
 
-FN(f_minf)
+GT_FN(f_minf)
 {
 	double m = gotmpl_tofloat64(av[0]);
 
 	for (int i = 1; i < ac; i++)
 		m = fmin(m, gotmpl_tofloat64(av[i]));
-	RES(gotmpl_float(c->a, m));
+	GT_RES(gotmpl_float(c->a, m));
 }
 
-FN(f_ceil)
+GT_FN(f_ceil)
 {
 	(void)ac;
-	RES(gotmpl_float(c->a, ceil(gotmpl_tofloat64(av[0]))));
+	GT_RES(gotmpl_float(c->a, ceil(gotmpl_tofloat64(av[0]))));
 }
 
-FN(f_floor)
+GT_FN(f_floor)
 {
 	(void)ac;
-	RES(gotmpl_float(c->a, floor(gotmpl_tofloat64(av[0]))));
+	GT_RES(gotmpl_float(c->a, floor(gotmpl_tofloat64(av[0]))));
 }
 
-FN(f_round)
+GT_FN(f_round)
 {
 	double on = ac > 2 ? av[2]->u.f : 0.5, pow10 = pow(10, (double)av[1]->u.i);
 	double d = pow10 * gotmpl_tofloat64(av[0]), ip, r;
 
 	r = modf(d, &ip) >= on ? ceil(d) : floor(d);
-	RES(gotmpl_float(c->a, r / pow10));
+	GT_RES(gotmpl_float(c->a, r / pow10));
 }
 
 /* Sprig's decimal arithmetic, approximated in binary: the result is rounded to 15 digits. */
@@ -499,31 +490,31 @@ static int floatop(struct gotmpl_fctx *c, double acc, struct gotmpl_val **av, in
 			return gotmpl_fail(c, "decimal division by 0");
 		acc = op == '+' ? acc + b : op == '-' ? acc - b : op == '*' ? acc * b : acc / b;
 	}
-	RES(gotmpl_float(c->a, decimal_round(acc)));
+	GT_RES(gotmpl_float(c->a, decimal_round(acc)));
 }
 
-FN(f_add1f)
+GT_FN(f_add1f)
 {
 	(void)ac;
 	return floatop(c, gotmpl_tofloat64(av[0]) + 1, av, 0, '+', res);
 }
 
-FN(f_addf)
+GT_FN(f_addf)
 {
 	return floatop(c, 0, av, ac, '+', res);
 }
 
-FN(f_subf)
+GT_FN(f_subf)
 {
 	return floatop(c, gotmpl_tofloat64(av[0]), av + 1, ac - 1, '-', res);
 }
 
-FN(f_mulf)
+GT_FN(f_mulf)
 {
 	return floatop(c, gotmpl_tofloat64(av[0]), av + 1, ac - 1, '*', res);
 }
 
-FN(f_divf)
+GT_FN(f_divf)
 {
 	return floatop(c, gotmpl_tofloat64(av[0]), av + 1, ac - 1, '/', res);
 }

@@ -8,23 +8,6 @@
 #include "goregex/goregex.h"
 #include "gotmpl/gotmpl_internal.h"
 
-#define RES(expr)                                                                                  \
-	do {                                                                                       \
-		*res = (expr);                                                                     \
-		return *res ? 0 : -ENOMEM;                                                         \
-	} while (0)
-#define S(i)  (av[i]->u.s.p)
-#define SN(i) (av[i]->u.s.n)
-
-static int done(struct gotmpl_fctx *c, struct strbuf *sb, int rc, struct gotmpl_val **res)
-{
-	if (rc) {
-		sb_free(sb);
-		return rc;
-	}
-	RES(gotmpl_take(c, sb));
-}
-
 /* ---- regular expressions (Go's regexp through pkg/goregex) ---- */
 
 static int compile(struct gotmpl_fctx *c, const struct gotmpl_val *pat, struct goregex **re)
@@ -40,22 +23,20 @@ static int compile(struct gotmpl_fctx *c, const struct gotmpl_val *pat, struct g
 	return 0;
 }
 
-static int f_regexmatch(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
-			struct gotmpl_val **res)
+GT_FN(f_regexmatch)
 {
 	struct goregex *re;
 	int m;
 
 	(void)ac;
-	if (goregex_compile(S(0), 0, &re, NULL, 0))
-		RES(gotmpl_bool(c->a, 0)); /* Sprig ignores the error */
-	m = goregex_match(re, S(1), SN(1));
+	if (goregex_compile(GT_S(0), 0, &re, NULL, 0))
+		GT_RES(gotmpl_bool(c->a, 0)); /* Sprig ignores the error */
+	m = goregex_match(re, GT_S(1), GT_SN(1));
 	goregex_free(re);
-	RES(gotmpl_bool(c->a, m == 1));
+	GT_RES(gotmpl_bool(c->a, m == 1));
 }
 
-static int f_mustregexmatch(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
-			    struct gotmpl_val **res)
+GT_FN(f_mustregexmatch)
 {
 	struct goregex *re;
 	int m, rc = compile(c, av[0], &re);
@@ -63,22 +44,21 @@ static int f_mustregexmatch(struct gotmpl_fctx *c, struct gotmpl_val **av, int a
 	(void)ac;
 	if (rc)
 		return rc;
-	m = goregex_match(re, S(1), SN(1));
+	m = goregex_match(re, GT_S(1), GT_SN(1));
 	goregex_free(re);
-	RES(gotmpl_bool(c->a, m == 1));
+	GT_RES(gotmpl_bool(c->a, m == 1));
 }
 
-static int f_regexquotemeta(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
-			    struct gotmpl_val **res)
+GT_FN(f_regexquotemeta)
 {
 	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
 	int rc = 0;
 
 	(void)ac;
-	for (size_t i = 0; i < SN(0) && !rc; i++)
-		rc = (strchr("\\.+*?()|[]{}^$", S(0)[i]) && S(0)[i] ? sb_addch(&sb, '\\') : 0)
-			 ?: sb_addch(&sb, S(0)[i]);
-	return done(c, &sb, rc, res);
+	for (size_t i = 0; i < GT_SN(0) && !rc; i++)
+		rc = (strchr("\\.+*?()|[]{}^$", GT_S(0)[i]) && GT_S(0)[i] ? sb_addch(&sb, '\\') : 0)
+			 ?: sb_addch(&sb, GT_S(0)[i]);
+	return gotmpl_done(c, &sb, rc, res);
 }
 
 /* Go's allMatches: each match from pos on (at most n when n >= 0), no empty match right after one.
@@ -129,8 +109,7 @@ static int all_matches(struct gotmpl_fctx *c, struct goregex *re, const char *s,
 	return 0;
 }
 
-static int f_regexfindall(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
-			  struct gotmpl_val **res)
+GT_FN(f_regexfindall)
 {
 	struct goregex *re;
 	struct matches *m;
@@ -140,7 +119,7 @@ static int f_regexfindall(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
 	(void)ac;
 	if (rc)
 		return rc;
-	rc = all_matches(c, re, S(1), SN(1), av[2]->u.i, 1, &m, &n);
+	rc = all_matches(c, re, GT_S(1), GT_SN(1), av[2]->u.i, 1, &m, &n);
 	goregex_free(re);
 	if (rc)
 		return rc;
@@ -149,7 +128,7 @@ static int f_regexfindall(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		struct gotmpl_val *s =
-		    gotmpl_str(c->a, S(1) + m[i].m[0], (size_t)(m[i].m[1] - m[i].m[0]));
+		    gotmpl_str(c->a, GT_S(1) + m[i].m[0], (size_t)(m[i].m[1] - m[i].m[0]));
 
 		if (!s)
 			return -ENOMEM;
@@ -160,8 +139,7 @@ static int f_regexfindall(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
 	return 0;
 }
 
-static int f_regexfind(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
-		       struct gotmpl_val **res)
+GT_FN(f_regexfind)
 {
 	struct goregex *re;
 	long m[2];
@@ -170,11 +148,11 @@ static int f_regexfind(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
 	(void)ac;
 	if (rc)
 		return rc;
-	found = goregex_find(re, S(1), SN(1), 0, m, 1);
+	found = goregex_find(re, GT_S(1), GT_SN(1), 0, m, 1);
 	goregex_free(re);
 	if (!found)
-		RES(gotmpl_str(c->a, "", 0));
-	RES(gotmpl_str(c->a, S(1) + m[0], (size_t)(m[1] - m[0])));
+		GT_RES(gotmpl_str(c->a, "", 0));
+	GT_RES(gotmpl_str(c->a, GT_S(1) + m[0], (size_t)(m[1] - m[0])));
 }
 
 /* regexp.Expand of template t for match m into sb. */
@@ -232,8 +210,8 @@ static int replace_all(struct gotmpl_fctx *c, struct gotmpl_val **av, int litera
 {
 	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
 	struct goregex *re;
-	const char *s = S(1);
-	size_t len = SN(1), search = 0, last = 0;
+	const char *s = GT_S(1);
+	size_t len = GT_SN(1), search = 0, last = 0;
 	int rc = compile(c, av[0], &re), ng;
 
 	if (rc)
@@ -250,8 +228,8 @@ static int replace_all(struct gotmpl_fctx *c, struct gotmpl_val **av, int litera
 			break;
 		rc = sb_addn(&sb, s + last, (size_t)m[0] - last);
 		if (!rc && ((size_t)m[1] > last || m[0] == 0))
-			rc = literal ? sb_addn(&sb, S(2), SN(2))
-				     : expand(&sb, re, S(2), SN(2), s, m, ng);
+			rc = literal ? sb_addn(&sb, GT_S(2), GT_SN(2))
+				     : expand(&sb, re, GT_S(2), GT_SN(2), s, m, ng);
 		last = (size_t)m[1];
 		w = search < len ? (size_t)gotmpl_utf8(s + search, len - search, &r) : 1;
 		if (search + w > (size_t)m[1])
@@ -263,25 +241,22 @@ static int replace_all(struct gotmpl_fctx *c, struct gotmpl_val **av, int litera
 	}
 	goregex_free(re);
 	rc = rc ?: sb_addn(&sb, s + last, len - last);
-	return done(c, &sb, rc, res);
+	return gotmpl_done(c, &sb, rc, res);
 }
 
-static int f_regexreplaceall(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
-			     struct gotmpl_val **res)
+GT_FN(f_regexreplaceall)
 {
 	(void)ac;
 	return replace_all(c, av, 0, res);
 }
 
-static int f_regexreplaceallliteral(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
-				    struct gotmpl_val **res)
+GT_FN(f_regexreplaceallliteral)
 {
 	(void)ac;
 	return replace_all(c, av, 1, res);
 }
 
-static int f_regexsplit(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
-			struct gotmpl_val **res)
+GT_FN(f_regexsplit)
 {
 	struct goregex *re;
 	struct matches *m = NULL;
@@ -292,7 +267,7 @@ static int f_regexsplit(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
 
 	(void)ac;
 	if (lim == 0) { /* Go returns nil */
-		RES(gotmpl_list(c->a, 0, GT_STRS));
+		GT_RES(gotmpl_list(c->a, 0, GT_STRS));
 	}
 	rc = compile(c, av[0], &re);
 	if (rc)
@@ -302,25 +277,25 @@ static int f_regexsplit(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
 		goregex_free(re);
 		return -ENOMEM;
 	}
-	if (SN(0) > 0 && SN(1) == 0) {
+	if (GT_SN(0) > 0 && GT_SN(1) == 0) {
 		goregex_free(re);
 		if (gotmpl_alist_push(c->a, l, gotmpl_str(c->a, "", 0)))
 			return -ENOMEM;
 		*res = l;
 		return 0;
 	}
-	rc = all_matches(c, re, S(1), SN(1), lim, 1, &m, &n);
+	rc = all_matches(c, re, GT_S(1), GT_SN(1), lim, 1, &m, &n);
 	goregex_free(re);
 	for (size_t i = 0; i < n && !rc; i++) {
 		if (lim > 0 && (int64_t)l->u.l.n == lim - 1)
 			break;
 		end = (size_t)m[i].m[0];
 		if (m[i].m[1] != 0)
-			rc = gotmpl_alist_push(c->a, l, gotmpl_str(c->a, S(1) + beg, end - beg));
+			rc = gotmpl_alist_push(c->a, l, gotmpl_str(c->a, GT_S(1) + beg, end - beg));
 		beg = (size_t)m[i].m[1];
 	}
-	if (!rc && end != SN(1))
-		rc = gotmpl_alist_push(c->a, l, gotmpl_str(c->a, S(1) + beg, SN(1) - beg));
+	if (!rc && end != GT_SN(1))
+		rc = gotmpl_alist_push(c->a, l, gotmpl_str(c->a, GT_S(1) + beg, GT_SN(1) - beg));
 	for (size_t i = 0; !rc && i < l->u.l.n; i++)
 		if (!l->u.l.v[i])
 			rc = -ENOMEM;

@@ -7,24 +7,6 @@
 
 #include "gotmpl/gotmpl_internal.h"
 
-#define RES(expr)                                                                                  \
-	do {                                                                                       \
-		*res = (expr);                                                                     \
-		return *res ? 0 : -ENOMEM;                                                         \
-	} while (0)
-#define S(i)  (av[i]->u.s.p)
-#define SN(i) (av[i]->u.s.n)
-
-/* Finish a function building sb: its contents as the result, or sb's error. */
-static int done(struct gotmpl_fctx *c, struct strbuf *sb, int rc, struct gotmpl_val **res)
-{
-	if (rc) {
-		sb_free(sb);
-		return rc;
-	}
-	RES(gotmpl_take(c, sb));
-}
-
 /* unicode.IsSpace */
 static int uspace(uint32_t r)
 {
@@ -71,19 +53,19 @@ static int map_runes(struct gotmpl_fctx *c, const char *s, size_t n, uint32_t (*
 		rc = (r == 0xFFFD && l == 1) ? sb_addch(&sb, s[i]) : gotmpl_put_utf8(&sb, fn(r));
 		i += (size_t)l;
 	}
-	return done(c, &sb, rc, res);
+	return gotmpl_done(c, &sb, rc, res);
 }
 
-static int f_upper(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_upper)
 {
 	(void)ac;
-	return map_runes(c, S(0), SN(0), to_upper, res);
+	return map_runes(c, GT_S(0), GT_SN(0), to_upper, res);
 }
 
-static int f_lower(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_lower)
 {
 	(void)ac;
-	return map_runes(c, S(0), SN(0), to_lower, res);
+	return map_runes(c, GT_S(0), GT_SN(0), to_lower, res);
 }
 
 static uint32_t swap(uint32_t r)
@@ -93,133 +75,102 @@ static uint32_t swap(uint32_t r)
 	return u != r ? u : to_lower(r);
 }
 
-static int f_swapcase(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
-		      struct gotmpl_val **res)
+GT_FN(f_swapcase)
 {
 	(void)ac;
-	return map_runes(c, S(0), SN(0), swap, res);
+	return map_runes(c, GT_S(0), GT_SN(0), swap, res);
 }
 
 /* strings.Title: the first letter after a separator upper-cased. */
-static int f_title(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_title)
 {
 	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
 	uint32_t r, prev = ' ';
 	int rc = 0;
 
 	(void)ac;
-	for (size_t i = 0; i < SN(0) && !rc;) {
-		int l = gotmpl_utf8(S(0) + i, SN(0) - i, &r);
+	for (size_t i = 0; i < GT_SN(0) && !rc;) {
+		int l = gotmpl_utf8(GT_S(0) + i, GT_SN(0) - i, &r);
 		int sep = prev < 0x80 ? !(is_upper(prev) || is_lower(prev) ||
 					  (prev >= '0' && prev <= '9') || prev == '_')
 				      : uspace(prev);
 
-		rc = (r == 0xFFFD && l == 1) ? sb_addch(&sb, S(0)[i])
+		rc = (r == 0xFFFD && l == 1) ? sb_addch(&sb, GT_S(0)[i])
 					     : gotmpl_put_utf8(&sb, sep ? to_upper(r) : r);
 		prev = r;
 		i += (size_t)l;
 	}
-	return done(c, &sb, rc, res);
+	return gotmpl_done(c, &sb, rc, res);
 }
 
-/* goutils' byte-wise word walks: untitle, initials (bytes taken as Latin-1 runes). */
-static int f_untitle(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+/*
+ * goutils' byte-wise word walks (bytes taken as Latin-1 runes, as goutils does): untitle lowers
+ * each word's first letter and keeps the rest; initials keeps only each word's first letter.
+ */
+static int word_walk(struct gotmpl_fctx *c, struct gotmpl_val **av, int initials,
+		     struct gotmpl_val **res)
 {
 	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
-	int rc = 0, next = 1;
+	int rc = 0, first = 1;
 
-	(void)ac;
-	for (size_t i = 0; i < SN(0) && !rc; i++) {
-		unsigned char b = (unsigned char)S(0)[i];
+	for (size_t i = 0; i < GT_SN(0) && !rc; i++) {
+		unsigned char b = (unsigned char)GT_S(0)[i];
 
 		if (uspace(b)) {
-			next = 1;
-			rc = sb_addch(&sb, (char)b);
-		} else if (next) {
-			next = 0;
-			rc = gotmpl_put_utf8(&sb, to_lower(b));
-		} else {
+			first = 1;
+			rc = initials ? 0 : sb_addch(&sb, (char)b);
+		} else if (first) {
+			first = 0;
+			rc = gotmpl_put_utf8(&sb, initials ? b : to_lower(b));
+		} else if (!initials) {
 			rc = sb_addch(&sb, (char)b);
 		}
 	}
-	return done(c, &sb, rc, res);
+	return gotmpl_done(c, &sb, rc, res);
 }
 
-static int f_initials(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
-		      struct gotmpl_val **res)
+GT_FN(f_untitle)
 {
-	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
-	int rc = 0, gap = 1;
-
 	(void)ac;
-	for (size_t i = 0; i < SN(0) && !rc; i++) {
-		unsigned char b = (unsigned char)S(0)[i];
-
-		if (uspace(b)) {
-			gap = 1;
-		} else if (gap) {
-			rc = gotmpl_put_utf8(&sb, b);
-			gap = 0;
-		}
-	}
-	return done(c, &sb, rc, res);
+	return word_walk(c, av, 0, res);
 }
 
-static int f_nospace(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_initials)
+{
+	(void)ac;
+	return word_walk(c, av, 1, res);
+}
+
+GT_FN(f_nospace)
 {
 	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
 	size_t kept = 0;
 	int rc = 0;
 
 	(void)ac;
-	for (size_t i = 0; i < SN(0) && !rc; i++) {
-		unsigned char b = (unsigned char)S(0)[i];
+	for (size_t i = 0; i < GT_SN(0) && !rc; i++) {
+		unsigned char b = (unsigned char)GT_S(0)[i];
 
 		if (!uspace(b)) {
 			rc = gotmpl_put_utf8(&sb, b);
 			kept++;
 		}
 	}
-	if (!rc && kept == SN(0)) {
+	if (!rc && kept == GT_SN(0)) {
 		sb_free(&sb);
 		*res = av[0];
 		return 0;
 	}
-	return done(c, &sb, rc, res);
+	return gotmpl_done(c, &sb, rc, res);
 }
 
-static int f_trim(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
-{
-	const char *s = S(0);
-	size_t b = 0, e = SN(0);
-	uint32_t r;
-
-	(void)ac;
-	while (b < e) {
-		int l = gotmpl_utf8(s + b, e - b, &r);
-
-		if (!uspace(r))
-			break;
-		b += (size_t)l;
-	}
-	while (e > b) {
-		size_t k = e - 1;
-
-		while (k > b && ((unsigned char)s[k] & 0xC0) == 0x80)
-			k--;
-		gotmpl_utf8(s + k, e - k, &r);
-		if (!uspace(r))
-			break;
-		e = k;
-	}
-	RES(gotmpl_str(c->a, s + b, e - b));
-}
-
-/* Is rune r in the cutset? */
-static int in_cutset(const char *set, size_t n, uint32_t r)
+/* Is rune r in the cutset set[0..n)? With set NULL: is it unicode.IsSpace? */
+static int cut(const char *set, size_t n, uint32_t r)
 {
 	uint32_t x;
 
+	if (!set)
+		return uspace(r);
 	for (size_t i = 0; i < n;) {
 		int l = gotmpl_utf8(set + i, n - i, &x);
 
@@ -230,18 +181,18 @@ static int in_cutset(const char *set, size_t n, uint32_t r)
 	return 0;
 }
 
-/* strings.Trim(av[1], av[0]) */
-static int f_trimall(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+/* strings.Trim(s, set) (strings.TrimSpace with set NULL) as *res. */
+static int trim_set(struct gotmpl_fctx *c, const struct gotmpl_val *v, const char *set, size_t n,
+		    struct gotmpl_val **res)
 {
-	const char *s = S(1);
-	size_t b = 0, e = SN(1);
+	const char *s = v->u.s.p;
+	size_t b = 0, e = v->u.s.n;
 	uint32_t r;
 
-	(void)ac;
 	while (b < e) {
 		int l = gotmpl_utf8(s + b, e - b, &r);
 
-		if (!in_cutset(S(0), SN(0), r))
+		if (!cut(set, n, r))
 			break;
 		b += (size_t)l;
 	}
@@ -251,29 +202,40 @@ static int f_trimall(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, stru
 		while (k > b && ((unsigned char)s[k] & 0xC0) == 0x80)
 			k--;
 		gotmpl_utf8(s + k, e - k, &r);
-		if (!in_cutset(S(0), SN(0), r))
+		if (!cut(set, n, r))
 			break;
 		e = k;
 	}
-	RES(gotmpl_str(c->a, s + b, e - b));
+	GT_RES(gotmpl_str(c->a, s + b, e - b));
 }
 
-static int f_trimprefix(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
-			struct gotmpl_val **res)
+GT_FN(f_trim)
 {
 	(void)ac;
-	if (SN(1) >= SN(0) && memcmp(S(1), S(0), SN(0)) == 0)
-		RES(gotmpl_str(c->a, S(1) + SN(0), SN(1) - SN(0)));
+	return trim_set(c, av[0], NULL, 0, res);
+}
+
+/* strings.Trim(av[1], av[0]) */
+GT_FN(f_trimall)
+{
+	(void)ac;
+	return trim_set(c, av[1], GT_S(0), GT_SN(0), res);
+}
+
+GT_FN(f_trimprefix)
+{
+	(void)ac;
+	if (GT_SN(1) >= GT_SN(0) && memcmp(GT_S(1), GT_S(0), GT_SN(0)) == 0)
+		GT_RES(gotmpl_str(c->a, GT_S(1) + GT_SN(0), GT_SN(1) - GT_SN(0)));
 	*res = av[1];
 	return 0;
 }
 
-static int f_trimsuffix(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
-			struct gotmpl_val **res)
+GT_FN(f_trimsuffix)
 {
 	(void)ac;
-	if (SN(1) >= SN(0) && memcmp(S(1) + SN(1) - SN(0), S(0), SN(0)) == 0)
-		RES(gotmpl_str(c->a, S(1), SN(1) - SN(0)));
+	if (GT_SN(1) >= GT_SN(0) && memcmp(GT_S(1) + GT_SN(1) - GT_SN(0), GT_S(0), GT_SN(0)) == 0)
+		GT_RES(gotmpl_str(c->a, GT_S(1), GT_SN(1) - GT_SN(0)));
 	*res = av[1];
 	return 0;
 }
@@ -285,28 +247,26 @@ static const char *find(const char *h, size_t hn, const char *n, size_t nn)
 	return memmem(h, hn, n, nn);
 }
 
-static int f_contains(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
-		      struct gotmpl_val **res)
+GT_FN(f_contains)
 {
 	(void)ac;
-	RES(gotmpl_bool(c->a, find(S(1), SN(1), S(0), SN(0)) != NULL));
+	GT_RES(gotmpl_bool(c->a, find(GT_S(1), GT_SN(1), GT_S(0), GT_SN(0)) != NULL));
 }
 
-static int f_hasprefix(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
-		       struct gotmpl_val **res)
+GT_FN(f_hasprefix)
 {
 	(void)ac;
-	RES(gotmpl_bool(c->a, SN(1) >= SN(0) && memcmp(S(1), S(0), SN(0)) == 0));
+	GT_RES(gotmpl_bool(c->a, GT_SN(1) >= GT_SN(0) && memcmp(GT_S(1), GT_S(0), GT_SN(0)) == 0));
 }
 
-static int f_hassuffix(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
-		       struct gotmpl_val **res)
+GT_FN(f_hassuffix)
 {
 	(void)ac;
-	RES(gotmpl_bool(c->a, SN(1) >= SN(0) && memcmp(S(1) + SN(1) - SN(0), S(0), SN(0)) == 0));
+	GT_RES(gotmpl_bool(c->a, GT_SN(1) >= GT_SN(0) && memcmp(GT_S(1) + GT_SN(1) - GT_SN(0),
+								GT_S(0), GT_SN(0)) == 0));
 }
 
-static int f_repeat(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_repeat)
 {
 	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
 	int rc = 0;
@@ -314,16 +274,16 @@ static int f_repeat(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struc
 	(void)ac;
 	if (av[0]->u.i < 0)
 		return gotmpl_fail(c, "strings: negative Repeat count");
-	if (SN(1) && (uint64_t)av[0]->u.i > GT_STR_MAX / SN(1))
+	if (GT_SN(1) && (uint64_t)av[0]->u.i > GT_STR_MAX / GT_SN(1))
 		return -E2BIG;
 	for (int64_t i = 0; i < av[0]->u.i && !rc; i++)
-		rc = sb_addn(&sb, S(1), SN(1));
-	return done(c, &sb, rc, res);
+		rc = sb_addn(&sb, GT_S(1), GT_SN(1));
+	return gotmpl_done(c, &sb, rc, res);
 }
 
-static int f_substr(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_substr)
 {
-	int64_t start = av[0]->u.i, end = av[1]->u.i, n = (int64_t)SN(2);
+	int64_t start = av[0]->u.i, end = av[1]->u.i, n = (int64_t)GT_SN(2);
 
 	(void)ac;
 	if (start < 0) {
@@ -331,30 +291,30 @@ static int f_substr(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struc
 			return gotmpl_fail(
 			    c, "runtime error: slice bounds out of range [:%lld] with length %lld",
 			    (long long)end, (long long)n);
-		RES(gotmpl_str(c->a, S(2), (size_t)end));
+		GT_RES(gotmpl_str(c->a, GT_S(2), (size_t)end));
 	}
 	if (end < 0 || end > n) {
 		if (start > n)
 			return gotmpl_fail(c,
 					   "runtime error: slice bounds out of range [%lld:%lld]",
 					   (long long)start, (long long)n);
-		RES(gotmpl_str(c->a, S(2) + start, (size_t)(n - start)));
+		GT_RES(gotmpl_str(c->a, GT_S(2) + start, (size_t)(n - start)));
 	}
 	if (start > end)
 		return gotmpl_fail(c, "runtime error: slice bounds out of range [%lld:%lld]",
 				   (long long)start, (long long)end);
-	RES(gotmpl_str(c->a, S(2) + start, (size_t)(end - start)));
+	GT_RES(gotmpl_str(c->a, GT_S(2) + start, (size_t)(end - start)));
 }
 
-static int f_trunc(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_trunc)
 {
-	int64_t k = av[0]->u.i, n = (int64_t)SN(1);
+	int64_t k = av[0]->u.i, n = (int64_t)GT_SN(1);
 
 	(void)ac;
 	if (k < 0 && n + k > 0)
-		RES(gotmpl_str(c->a, S(1) + n + k, (size_t)-k));
+		GT_RES(gotmpl_str(c->a, GT_S(1) + n + k, (size_t)-k));
 	if (k >= 0 && n > k)
-		RES(gotmpl_str(c->a, S(1), (size_t)k));
+		GT_RES(gotmpl_str(c->a, GT_S(1), (size_t)k));
 	*res = av[1];
 	return 0;
 }
@@ -367,7 +327,7 @@ static int abbreviate(struct gotmpl_fctx *c, const char *s, int64_t n, int64_t o
 	int rc;
 
 	if (n == 0 || w < 4 || n <= w) {
-		RES(gotmpl_str(c->a, s, (size_t)n));
+		GT_RES(gotmpl_str(c->a, s, (size_t)n));
 	}
 	if (off > n)
 		off = n;
@@ -375,10 +335,10 @@ static int abbreviate(struct gotmpl_fctx *c, const char *s, int64_t n, int64_t o
 		off = n - (w - 3);
 	if (off <= 4) {
 		rc = sb_addn(&sb, s, (size_t)(w - 3)) ?: sb_add(&sb, "...");
-		return done(c, &sb, rc, res);
+		return gotmpl_done(c, &sb, rc, res);
 	}
 	if (w < 7)
-		RES(gotmpl_str(c->a, s, (size_t)n));
+		GT_RES(gotmpl_str(c->a, s, (size_t)n));
 	if (off + w - 3 < n) {
 		struct gotmpl_val *inner;
 
@@ -386,20 +346,19 @@ static int abbreviate(struct gotmpl_fctx *c, const char *s, int64_t n, int64_t o
 		if (rc)
 			return rc;
 		rc = sb_add(&sb, "...") ?: sb_addn(&sb, inner->u.s.p, inner->u.s.n);
-		return done(c, &sb, rc, res);
+		return gotmpl_done(c, &sb, rc, res);
 	}
 	rc = sb_add(&sb, "...") ?: sb_addn(&sb, s + n - (w - 3), (size_t)(w - 3));
-	return done(c, &sb, rc, res);
+	return gotmpl_done(c, &sb, rc, res);
 }
 
-static int f_abbrev(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_abbrev)
 {
 	(void)ac;
-	return abbreviate(c, S(1), (int64_t)SN(1), 0, av[0]->u.i, res);
+	return abbreviate(c, GT_S(1), (int64_t)GT_SN(1), 0, av[0]->u.i, res);
 }
 
-static int f_abbrevboth(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
-			struct gotmpl_val **res)
+GT_FN(f_abbrevboth)
 {
 	int64_t l = av[0]->u.i, r = av[1]->u.i;
 
@@ -408,7 +367,7 @@ static int f_abbrevboth(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
 		*res = av[2];
 		return 0;
 	}
-	return abbreviate(c, S(2), (int64_t)SN(2), l, r, res);
+	return abbreviate(c, GT_S(2), (int64_t)GT_SN(2), l, r, res);
 }
 
 /* goutils.WrapCustom */
@@ -458,24 +417,23 @@ static int wrap(struct gotmpl_fctx *c, const char *s, size_t n, int64_t w, const
 		}
 	}
 	rc = rc ?: sb_addn(&sb, s + off, n - off);
-	return done(c, &sb, rc, res);
+	return gotmpl_done(c, &sb, rc, res);
 }
 
-static int f_wrap(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_wrap)
 {
 	(void)ac;
-	if (!SN(1))
-		RES(gotmpl_str(c->a, "", 0));
-	return wrap(c, S(1), SN(1), av[0]->u.i, "\n", 1, 0, res);
+	if (!GT_SN(1))
+		GT_RES(gotmpl_str(c->a, "", 0));
+	return wrap(c, GT_S(1), GT_SN(1), av[0]->u.i, "\n", 1, 0, res);
 }
 
-static int f_wrapwith(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
-		      struct gotmpl_val **res)
+GT_FN(f_wrapwith)
 {
 	(void)ac;
-	if (!SN(2))
-		RES(gotmpl_str(c->a, "", 0));
-	return wrap(c, S(2), SN(2), av[0]->u.i, S(1), SN(1), 1, res);
+	if (!GT_SN(2))
+		GT_RES(gotmpl_str(c->a, "", 0));
+	return wrap(c, GT_S(2), GT_SN(2), av[0]->u.i, GT_S(1), GT_SN(1), 1, res);
 }
 
 /* quote / squote: each non-nil argument's string, quoted, joined by spaces. */
@@ -503,20 +461,20 @@ static int quote_all(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, char
 			rc = rc ?: sb_addch(&sb, '\'') ?: sb_addn(&sb, s->u.s.p, s->u.s.n)
 				       ?: sb_addch(&sb, '\'');
 	}
-	return done(c, &sb, rc, res);
+	return gotmpl_done(c, &sb, rc, res);
 }
 
-static int f_quote(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_quote)
 {
 	return quote_all(c, av, ac, '"', res);
 }
 
-static int f_squote(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_squote)
 {
 	return quote_all(c, av, ac, '\'', res);
 }
 
-static int f_cat(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_cat)
 {
 	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
 	int rc = 0, first = 1;
@@ -527,7 +485,7 @@ static int f_cat(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct g
 		rc = (first ? 0 : sb_addch(&sb, ' ')) ?: gotmpl_fmt_v(&sb, av[i]);
 		first = 0;
 	}
-	return done(c, &sb, rc, res);
+	return gotmpl_done(c, &sb, rc, res);
 }
 
 static int indent(struct gotmpl_fctx *c, int64_t n, const char *s, size_t len, int nl,
@@ -544,19 +502,19 @@ static int indent(struct gotmpl_fctx *c, int64_t n, const char *s, size_t len, i
 	for (size_t i = 0; i < len && !rc; i++)
 		rc = sb_addch(&sb, s[i]) ?: (s[i] == '\n' ? sb_addn(&sb, pad.buf, pad.len) : 0);
 	sb_free(&pad);
-	return done(c, &sb, rc, res);
+	return gotmpl_done(c, &sb, rc, res);
 }
 
-static int f_indent(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_indent)
 {
 	(void)ac;
-	return indent(c, av[0]->u.i, S(1), SN(1), 0, res);
+	return indent(c, av[0]->u.i, GT_S(1), GT_SN(1), 0, res);
 }
 
-static int f_nindent(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_nindent)
 {
 	(void)ac;
-	return indent(c, av[0]->u.i, S(1), SN(1), 1, res);
+	return indent(c, av[0]->u.i, GT_S(1), GT_SN(1), 1, res);
 }
 
 /* strings.Replace(s, old, new, -1) */
@@ -577,7 +535,7 @@ static int replace(struct gotmpl_fctx *c, const char *s, size_t n, const char *o
 			i += (size_t)l;
 		}
 		rc = rc ?: sb_addn(&sb, rep, rn);
-		return done(c, &sb, rc, res);
+		return gotmpl_done(c, &sb, rc, res);
 	}
 	while (!rc && i <= n) {
 		const char *m = memmem(s + i, n - i, old, on);
@@ -589,16 +547,16 @@ static int replace(struct gotmpl_fctx *c, const char *s, size_t n, const char *o
 		rc = sb_addn(&sb, s + i, (size_t)(m - s) - i) ?: sb_addn(&sb, rep, rn);
 		i = (size_t)(m - s) + on;
 	}
-	return done(c, &sb, rc, res);
+	return gotmpl_done(c, &sb, rc, res);
 }
 
-static int f_replace(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_replace)
 {
 	(void)ac;
-	return replace(c, S(2), SN(2), S(0), SN(0), S(1), SN(1), res);
+	return replace(c, GT_S(2), GT_SN(2), GT_S(0), GT_SN(0), GT_S(1), GT_SN(1), res);
 }
 
-static int f_plural(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, struct gotmpl_val **res)
+GT_FN(f_plural)
 {
 	(void)c;
 	(void)ac;
