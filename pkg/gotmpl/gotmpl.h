@@ -31,7 +31,8 @@
  *
  * Everything is bounded: the source (GOTMPL_SRC_MAX), the output
  * (GOTMPL_OUT_MAX), execution steps (GOTMPL_STEPS_MAX), template-call and
- * parse nesting (GOTMPL_DEPTH_MAX), memory made during one execution
+ * parse nesting (GOTMPL_DEPTH_MAX), the nesting of all running templates
+ * together (GOTMPL_NEST_MAX), memory made during one execution
  * (GOTMPL_MEM_MAX). Nothing aborts; a bound reached is an error.
  */
 
@@ -40,6 +41,7 @@
 #define GOTMPL_STEPS_MAX 1000000ul   /* actions, commands and loop turns per execution */
 #define GOTMPL_DEPTH_MAX 100	     /* nested template calls; parse nesting of actions */
 #define GOTMPL_MEM_MAX	 (64u << 20) /* bytes of values made during one execution */
+#define GOTMPL_NEST_MAX	 1000	     /* nested actions of all running templates together */
 
 /* The kinds of value a template sees (Go's dynamic types, reduced). */
 enum gotmpl_kind {

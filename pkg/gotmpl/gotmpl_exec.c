@@ -21,7 +21,8 @@ struct exec {
 	struct var *vars; /* the variable stack; vars[base] is "$" of the running template */
 	size_t nvars, capvars, base;
 	unsigned long steps;
-	int depth;
+	int depth;		      /* nested template calls */
+	int nest;		      /* nested walks, all templates together (the C stack) */
 	const struct gotmpl_node *at; /* the node being evaluated (messages) */
 	struct gotmpl_err *err;
 	int rc;
@@ -674,7 +675,7 @@ static int walk_template(struct exec *e, struct gotmpl_val *dot, const struct go
 	return rc < 0 ? rc : 0;
 }
 
-static int walk(struct exec *e, struct gotmpl_val *dot, const struct gotmpl_node *n)
+static int walk_node(struct exec *e, struct gotmpl_val *dot, const struct gotmpl_node *n)
 {
 	struct gotmpl_val *v;
 	size_t i;
@@ -718,6 +719,22 @@ static int walk(struct exec *e, struct gotmpl_val *dot, const struct gotmpl_node
 		xerr(e, -EINVAL, "unknown node");
 		return -1;
 	}
+}
+
+/* Walk n, bounding the nesting of all templates together (it is the C stack's depth). */
+static int walk(struct exec *e, struct gotmpl_val *dot, const struct gotmpl_node *n)
+{
+	int rc;
+
+	if (++e->nest > GOTMPL_NEST_MAX) {
+		e->at = n;
+		xerr(e, -ELOOP, "actions and template calls nested deeper than %d (the limit)",
+		     GOTMPL_NEST_MAX);
+		return -1;
+	}
+	rc = walk_node(e, dot, n);
+	e->nest--;
+	return rc;
 }
 
 int gotmpl_exec(const struct gotmpl *t, const struct gotmpl_val *data, struct strbuf *out,

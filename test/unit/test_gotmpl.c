@@ -352,3 +352,21 @@ TEST(printf_verbs)
 	check_out("{{ 1e6 }} {{ 123456789.0 }} {{ 0.0001 }} {{ 1e-5 }} {{ 100.0 }}", NULL,
 		  "1e+06 1.23456789e+08 0.0001 1e-05 100");
 }
+
+/* 90 nested ifs in a template calling itself 99 times: 8910 nested walks, past the C-stack bound.
+ */
+TEST(nesting_of_all_templates_together)
+{
+	struct strbuf src = STRBUF_INIT(1u << 16);
+	int i;
+
+	sb_add(&src, "{{ define \"r\" }}");
+	for (i = 0; i < 90; i++)
+		sb_add(&src, "{{ if 1 }}");
+	sb_add(&src, "{{ if lt . 99 }}{{ template \"r\" add1 . | int }}{{ end }}");
+	for (i = 0; i < 90; i++)
+		sb_add(&src, "{{ end }}");
+	sb_add(&src, "{{ end }}{{ template \"r\" 0 }}");
+	check_err(src.buf, NULL, -ELOOP, "nested deeper than 1000");
+	sb_free(&src);
+}
