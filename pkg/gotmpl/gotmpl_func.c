@@ -302,17 +302,25 @@ GT_FN(f_printf)
 }
 
 /* evalArgs of html, js, urlquery: one string as is, else fmt.Sprint. */
-static int eval_args(struct strbuf *sb, struct gotmpl_val **av, int ac)
+static int eval_args(struct gotmpl_fctx *c, struct strbuf *sb, struct gotmpl_val **av, int ac)
 {
+	struct gotmpl_val **v;
+
 	if (ac == 1 && av[0]->kind == GOTMPL_STRING)
 		return sb_addn(sb, av[0]->u.s.p, av[0]->u.s.n);
-	return gotmpl_sprint(sb, av, ac, 0);
+	v = gotmpl_alloc(c->a, ((size_t)ac + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (int i = 0; i < ac; i++) /* Go's printableValue: nil is the string "<no value>" */
+		if (!(v[i] = av[i]->kind == GOTMPL_NIL ? gotmpl_cstr(c->a, "<no value>") : av[i]))
+			return -ENOMEM;
+	return gotmpl_sprint(sb, v, ac, 0);
 }
 
 GT_FN(f_html)
 {
 	struct strbuf in = STRBUF_INIT(GT_STR_MAX), out = STRBUF_INIT(GT_STR_MAX);
-	int rc = eval_args(&in, av, ac);
+	int rc = eval_args(c, &in, av, ac);
 
 	for (size_t i = 0; i < in.len && !rc; i++) {
 		switch (in.buf[i]) {
@@ -349,7 +357,7 @@ GT_FN(f_html)
 GT_FN(f_js)
 {
 	struct strbuf in = STRBUF_INIT(GT_STR_MAX), out = STRBUF_INIT(GT_STR_MAX);
-	int rc = eval_args(&in, av, ac);
+	int rc = eval_args(c, &in, av, ac);
 
 	for (size_t i = 0; i < in.len && !rc;) {
 		unsigned char ch = (unsigned char)in.buf[i];
@@ -384,7 +392,7 @@ GT_FN(f_js)
 GT_FN(f_urlquery)
 {
 	struct strbuf in = STRBUF_INIT(GT_STR_MAX), out = STRBUF_INIT(GT_STR_MAX);
-	int rc = eval_args(&in, av, ac);
+	int rc = eval_args(c, &in, av, ac);
 
 	for (size_t i = 0; i < in.len && !rc; i++) {
 		unsigned char ch = (unsigned char)in.buf[i];
