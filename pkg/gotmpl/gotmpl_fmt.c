@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* gotmpl_fmt: Go's fmt.Sprint and fmt.Sprintf over template values, and helpers functions share. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -50,6 +51,60 @@ struct gotmpl_val *gotmpl_tostring(struct gotmpl_fctx *c, const struct gotmpl_va
 	return gotmpl_take(c, &sb);
 }
 
+/* cast's trimZeroDecimal: "10.00" is "10"; the length to parse. */
+static size_t trim_zero_decimal(const char *s, size_t n)
+{
+	int zero = 0;
+
+	for (size_t i = n; i > 0; i--) {
+		if (s[i - 1] == '.' && zero)
+			return i - 1;
+		if (s[i - 1] == '0')
+			zero = 1;
+		else if (s[i - 1] != '.')
+			return n;
+	}
+	return n;
+}
+
+/* strconv.ParseInt(s[0..n), 0, 64): 0, or -1 for bad syntax or out of range. */
+static int parse_int0(const char *s, size_t n, int64_t *out)
+{
+	uint64_t v = 0, lim;
+	unsigned base = 10;
+	size_t i = 0, digits = 0;
+	int neg = 0;
+
+	if (i < n && (s[i] == '+' || s[i] == '-'))
+		neg = s[i++] == '-';
+	if (i + 1 < n && s[i] == '0') {
+		char x = (char)(s[i + 1] | 0x20);
+
+		base = x == 'x' ? 16 : x == 'o' ? 8 : x == 'b' ? 2 : 8;
+		i += x == 'x' || x == 'o' || x == 'b' ? 2 : 1;
+		digits = base == 8 && !(x == 'o');
+	}
+	lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	for (; i < n; i++) {
+		char ch = s[i];
+		unsigned d = ch >= '0' && ch <= '9' ? (unsigned)(ch - '0')
+			     : (ch | 0x20) >= 'a' && (ch | 0x20) <= 'f'
+				 ? (unsigned)((ch | 0x20) - 'a' + 10)
+				 : 99;
+
+		if (ch == '_' && base != 10)
+			continue;
+		if (d >= base || v > (lim - d) / base)
+			return -1;
+		v = v * base + d;
+		digits++;
+	}
+	if (!digits)
+		return -1;
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return 0;
+}
+
 int64_t gotmpl_toint64(const struct gotmpl_val *v)
 {
 	switch (v->kind) {
@@ -61,27 +116,10 @@ int64_t gotmpl_toint64(const struct gotmpl_val *v)
 		return (int64_t)v->u.f;
 	case GOTMPL_BOOL:
 		return v->u.b;
-	case GOTMPL_STRING: { /* cast.ToInt64: strconv.ParseInt(s, 0, 0), 0 on error */
-		char *end;
-		long long r;
-		const char *s = v->u.s.p;
-		int neg = 0;
+	case GOTMPL_STRING: { /* cast.ToInt64: ParseInt(trimZeroDecimal(s), 0, 64), 0 on error */
+		int64_t r;
 
-		if (!v->u.s.n)
-			return 0;
-		errno = 0;
-		if ((s[0] == '-' || s[0] == '+') && s[1] == '0' && s[2] && s[2] != 'x' &&
-		    s[2] != 'X')
-			neg = s[0] == '-', s++;
-		if (s[0] == '0' && (s[1] == 'o' || s[1] == 'O'))
-			r = strtoll(s + 2, &end, 8);
-		else if (s[0] == '0' && (s[1] == 'b' || s[1] == 'B'))
-			r = strtoll(s + 2, &end, 2);
-		else
-			r = strtoll(s, &end, 0);
-		if (*end || errno || end == s || (s[0] == ' '))
-			return 0;
-		return neg ? -r : r;
+		return parse_int0(v->u.s.p, trim_zero_decimal(v->u.s.p, v->u.s.n), &r) ? 0 : r;
 	}
 	}
 	return 0;
@@ -99,8 +137,9 @@ double gotmpl_tofloat64(const struct gotmpl_val *v)
 		return v->u.f;
 	case GOTMPL_BOOL:
 		return v->u.b;
-	case GOTMPL_STRING:
-		if (!v->u.s.n || v->u.s.p[0] == ' ')
+	case GOTMPL_STRING: /* strconv.ParseFloat: no spaces, hex only with a p exponent */
+		if (!v->u.s.n || isspace((unsigned char)v->u.s.p[0]) ||
+		    (strcasestr(v->u.s.p, "0x") && !strpbrk(v->u.s.p, "pP")))
 			return 0;
 		d = strtod(v->u.s.p, &end);
 		return *end ? 0 : d;
