@@ -175,6 +175,8 @@ struct gotmpl_val *gotmpl_take(struct gotmpl_fctx *c, struct strbuf *sb);
 int64_t gotmpl_toint64(const struct gotmpl_val *v);
 double gotmpl_tofloat64(const struct gotmpl_val *v);
 #define GT_STR_MAX (16u << 20) /* longest string a function builds */
+/* Memory a parsed set may use: about 200 bytes per source byte at the densest ("{{.}}{{.}}..."). */
+#define GT_PARSE_MEM_MAX ((size_t)512 * GOTMPL_SRC_MAX)
 
 /* ---- lexer (gotmpl_lex.c) ---- */
 
@@ -269,6 +271,7 @@ struct gotmpl_node {
 	int line;		   /* its line */
 	struct gotmpl_node **kids; /* LIST: items; PIPE: commands; CMD: arguments */
 	size_t nkids;		   /* how many */
+	size_t capkids;		   /* room in kids */
 	struct gotmpl_node *pipe;  /* ACTION, IF, RANGE, WITH, TEMPLATE: the pipeline */
 	struct gotmpl_node *list;  /* IF, RANGE, WITH: the body */
 	struct gotmpl_node *elist; /* IF, RANGE, WITH: the else part (NULL when none) */

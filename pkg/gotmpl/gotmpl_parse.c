@@ -329,13 +329,16 @@ int gotmpl_parse(const char *name, const char *src, size_t len, struct gotmpl **
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	gotmpl_arena_init(&t->a, (size_t)64 * GOTMPL_SRC_MAX + (1u << 20));
+	gotmpl_arena_init(&t->a, GT_PARSE_MEM_MAX);
 	t->src = gotmpl_strdup(&t->a, src, len);
 	t->srclen = len;
 	rc = gotmpl_lex(t->src ? t->src : "", t->src ? len : 0, &lx);
 	if (rc == -ENOMEM || !t->src || !lx.n) {
 		gotmpl_lex_free(&lx);
 		gotmpl_free(t);
+		if (err)
+			snprintf(err->msg, sizeof(err->msg),
+				 "template: %s: out of memory parsing it", name);
 		return -ENOMEM;
 	}
 	p.t = t;
@@ -352,6 +355,9 @@ int gotmpl_parse(const char *name, const char *src, size_t len, struct gotmpl **
 	rc = p.rc;
 	if (!rc && t->a.over)
 		rc = -ENOMEM;
+	if (rc == -ENOMEM && err)
+		snprintf(err->msg, sizeof(err->msg), "template: %s: out of memory parsing it",
+			 name);
 	free(p.vars);
 	gotmpl_lex_free(&lx);
 	if (rc) {

@@ -138,15 +138,20 @@ int gotmpl_p_add_kid(struct gotmpl_parser *p, struct gotmpl_node *n, struct gotm
 
 	if (!k)
 		return -1;
-	kids = gotmpl_alloc(&p->t->a, (n->nkids + 1) * sizeof(*kids));
-	if (!kids) {
-		p->rc = p->rc ?: -ENOMEM;
-		return -1;
+	if (n->nkids == n->capkids) { /* doubling: a long list costs linear memory */
+		size_t cap = n->capkids ? 2 * n->capkids : 4;
+
+		kids = gotmpl_alloc(&p->t->a, cap * sizeof(*kids));
+		if (!kids) {
+			p->rc = p->rc ?: -ENOMEM;
+			return -1;
+		}
+		if (n->nkids)
+			memcpy(kids, n->kids, n->nkids * sizeof(*kids));
+		n->kids = kids;
+		n->capkids = cap;
 	}
-	if (n->nkids)
-		memcpy(kids, n->kids, n->nkids * sizeof(*kids));
-	kids[n->nkids++] = k;
-	n->kids = kids;
+	n->kids[n->nkids++] = k;
 	return 0;
 }
 

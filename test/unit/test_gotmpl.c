@@ -370,3 +370,31 @@ TEST(nesting_of_all_templates_together)
 	check_err(src.buf, NULL, -ELOOP, "nested deeper than 1000");
 	sb_free(&src);
 }
+
+/* The densest 64 KiB template (13107 actions) parses and runs: a list grows by doubling. */
+TEST(largest_template_parses)
+{
+	struct strbuf src = STRBUF_INIT(GOTMPL_SRC_MAX);
+	struct strbuf out = STRBUF_INIT(1u << 20);
+	struct gotmpl_err err;
+	struct gotmpl *t;
+
+	while (src.len + 5 <= GOTMPL_SRC_MAX)
+		REQUIRE(sb_add(&src, "{{1}}") == 0);
+	REQUIRE_INT(gotmpl_parse("t", src.buf, src.len, &t, &err), 0);
+	CHECK_INT(gotmpl_exec(t, NULL, &out, &err), 0);
+	CHECK_INT(out.len, src.len / 5);
+	gotmpl_free(t);
+	sb_reset(&src);
+	REQUIRE(sb_add(&src, "{{ list") == 0);
+	while (src.len + 2 + 9 <= GOTMPL_SRC_MAX) /* room for " 1" and " | len }}" */
+		REQUIRE(sb_add(&src, " 1") == 0);
+	REQUIRE(sb_add(&src, " | len }}") == 0);
+	REQUIRE_INT(gotmpl_parse("t", src.buf, src.len, &t, &err), 0);
+	sb_reset(&out);
+	CHECK_INT(gotmpl_exec(t, NULL, &out, &err), 0);
+	CHECK_STR(out.buf, "32760");
+	gotmpl_free(t);
+	sb_free(&src);
+	sb_free(&out);
+}
