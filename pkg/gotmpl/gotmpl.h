@@ -38,7 +38,7 @@
 
 #define GOTMPL_SRC_MAX	 (64u << 10) /* longest template source, bytes (NFD's cap) */
 #define GOTMPL_OUT_MAX	 (1u << 20)  /* longest output of one execution, bytes */
-#define GOTMPL_STEPS_MAX 1000000ul   /* actions, commands and loop turns per execution */
+#define GOTMPL_STEPS_MAX 1000000ul   /* actions, commands, loop turns, functions' work */
 #define GOTMPL_DEPTH_MAX 100	     /* nested template calls; parse nesting of actions */
 #define GOTMPL_MEM_MAX	 (64u << 20) /* bytes of values made during one execution */
 #define GOTMPL_NEST_MAX	 1000	     /* nested actions of all running templates together */

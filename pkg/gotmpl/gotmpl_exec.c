@@ -319,6 +319,12 @@ static struct gotmpl_val *eval_function(struct exec *e, struct gotmpl_val *dot,
 		xerr(e, -EINVAL, "error calling %s: %s", f->name, c.msg);
 		return NULL;
 	}
+	if (e->a.work > e->a.work_max) {
+		xerr(e, -ELOOP,
+		     "error calling %s: execution stopped: its work passed the step budget (%lu)",
+		     f->name, GOTMPL_STEPS_MAX);
+		return NULL;
+	}
 	if (rc == -ELOOP || rc == -E2BIG || (rc == -ENOMEM && e->a.over)) {
 		xerr(
 		    e, -ELOOP,
@@ -746,6 +752,7 @@ int gotmpl_exec(const struct gotmpl *t, const struct gotmpl_val *data, struct st
 	if (err)
 		err->msg[0] = '\0';
 	gotmpl_arena_init(&e.a, GOTMPL_MEM_MAX);
+	e.a.work_max = GOTMPL_STEPS_MAX * GT_WORK_PER_STEP;
 	sb_init(&e.out, GOTMPL_OUT_MAX);
 	if (push(&e, "$", data ? (struct gotmpl_val *)data : GT_NIL) == 0) {
 		if (!t->tm[0].root) {

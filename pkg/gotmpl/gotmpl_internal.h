@@ -53,6 +53,8 @@ struct gotmpl_arena {
 	size_t used;		   /* bytes handed out plus chunk overhead */
 	size_t max;		   /* budget; gotmpl_alloc fails past it */
 	int over;		   /* set once the budget was hit */
+	unsigned long work;	   /* work done without allocating (compares, moves) */
+	unsigned long work_max;	   /* gotmpl_work fails past it */
 };
 
 void gotmpl_arena_init(struct gotmpl_arena *a, size_t max);
@@ -60,6 +62,9 @@ void gotmpl_arena_free(struct gotmpl_arena *a);
 /* n zeroed bytes, or NULL (budget spent: a->over set; or out of memory). */
 void *gotmpl_alloc(struct gotmpl_arena *a, size_t n);
 char *gotmpl_strdup(struct gotmpl_arena *a, const char *s, size_t n);
+/* Count n units of work that allocate nothing: 0, or -ELOOP once past a->work_max. */
+#define GT_WORK_PER_STEP 64ul /* an execution's work budget: this many units per step */
+int gotmpl_work(struct gotmpl_arena *a, size_t n);
 
 extern const struct gotmpl_val gotmpl_nil_val;
 #define GT_NIL ((struct gotmpl_val *)&gotmpl_nil_val)
@@ -73,7 +78,7 @@ struct gotmpl_val *gotmpl_list(struct gotmpl_arena *a, size_t cap, int sub);
 struct gotmpl_val *gotmpl_map(struct gotmpl_arena *a, int sub);
 /* Append v to an arena list: 0, or -ENOMEM (also when v is NULL: its allocation failed). */
 int gotmpl_alist_push(struct gotmpl_arena *a, struct gotmpl_val *l, struct gotmpl_val *v);
-/* Set m[k] (arena maps only). 0 or -ENOMEM. */
+/* Set m[k] (arena maps only). 0, -ENOMEM or -ELOOP (the work budget). */
 int gotmpl_map_put(struct gotmpl_arena *a, struct gotmpl_val *m, const char *k, size_t klen,
 		   struct gotmpl_val *v);
 /* Index of k in m, or -1. */
@@ -87,8 +92,8 @@ int gotmpl_truth(const struct gotmpl_val *v);
 const char *gotmpl_kindname(const struct gotmpl_val *v);
 /* Go's type name ("string", "int", "[]interface {}", "<nil>", ...). */
 const char *gotmpl_typename(const struct gotmpl_val *v);
-/* reflect.DeepEqual of two values. */
-int gotmpl_deep_equal(const struct gotmpl_val *a, const struct gotmpl_val *b);
+/* reflect.DeepEqual of two values; *work counts the nodes compared. */
+int gotmpl_deep_equal(const struct gotmpl_val *a, const struct gotmpl_val *b, unsigned long *work);
 /* Byte order of two strings. */
 int gotmpl_strcmp(const struct gotmpl_val *a, const struct gotmpl_val *b);
 

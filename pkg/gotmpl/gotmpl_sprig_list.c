@@ -143,11 +143,15 @@ GT_FN(f_reverse)
 	return 0;
 }
 
-static int in_list(const struct gotmpl_val *l, const struct gotmpl_val *v)
+/* 1 when v is in l (reflect.DeepEqual), 0 when not, -ELOOP when the work budget is spent. */
+static int in_list(struct gotmpl_fctx *c, const struct gotmpl_val *l, const struct gotmpl_val *v)
 {
-	for (size_t i = 0; i < l->u.l.n; i++)
-		if (gotmpl_deep_equal(l->u.l.v[i], v))
+	for (size_t i = 0; i < l->u.l.n; i++) {
+		if (gotmpl_deep_equal(l->u.l.v[i], v, &c->a->work))
 			return 1;
+		if (gotmpl_work(c->a, 1))
+			return -ELOOP;
+	}
 	return 0;
 }
 
@@ -161,9 +165,14 @@ GT_FN(f_uniq)
 	r = gotmpl_list(c->a, av[0]->u.l.n, GT_PLAIN);
 	if (!r)
 		return -ENOMEM;
-	for (size_t i = 0; i < av[0]->u.l.n; i++)
-		if (!in_list(r, av[0]->u.l.v[i]))
+	for (size_t i = 0; i < av[0]->u.l.n; i++) {
+		int in = in_list(c, r, av[0]->u.l.v[i]);
+
+		if (in < 0)
+			return in;
+		if (!in)
 			r->u.l.v[r->u.l.n++] = av[0]->u.l.v[i];
+	}
 	*res = r;
 	return 0;
 }
@@ -196,21 +205,31 @@ GT_FN(f_without)
 	r = gotmpl_list(c->a, av[0]->u.l.n, GT_PLAIN);
 	if (!r)
 		return -ENOMEM;
-	for (size_t i = 0; i < av[0]->u.l.n; i++)
-		if (!in_list(&omit, av[0]->u.l.v[i]))
+	for (size_t i = 0; i < av[0]->u.l.n; i++) {
+		int in = in_list(c, &omit, av[0]->u.l.v[i]);
+
+		if (in < 0)
+			return in;
+		if (!in)
 			r->u.l.v[r->u.l.n++] = av[0]->u.l.v[i];
+	}
 	*res = r;
 	return 0;
 }
 
 GT_FN(f_has)
 {
+	int in;
+
 	(void)ac;
 	if (av[1]->kind == GOTMPL_NIL)
 		GT_RES(gotmpl_bool(c->a, 0));
 	if (!is_list(av[1]))
 		return kind_fail(c, "Cannot find has on type %s", av[1]);
-	GT_RES(gotmpl_bool(c->a, in_list(av[1], av[0])));
+	in = in_list(c, av[1], av[0]);
+	if (in < 0)
+		return in;
+	GT_RES(gotmpl_bool(c->a, in));
 }
 
 GT_FN(f_slice)
@@ -417,6 +436,8 @@ static int pick_omit(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, int 
 	for (size_t k = 0; av[0]->kind == GOTMPL_MAP && k < av[0]->u.m.n; k++) {
 		int listed = 0;
 
+		if (gotmpl_work(c->a, (size_t)ac))
+			return -ELOOP;
 		for (int i = 1; i < ac; i++)
 			listed |= av[i]->u.s.n == av[0]->u.m.e[k].klen &&
 				  memcmp(av[i]->u.s.p, av[0]->u.m.e[k].k, av[i]->u.s.n) == 0;

@@ -418,7 +418,7 @@ GT_FN(f_kindis)
 GT_FN(f_deepequal)
 {
 	(void)ac;
-	GT_RES(gotmpl_bool(c->a, gotmpl_deep_equal(av[0], av[1])));
+	GT_RES(gotmpl_bool(c->a, gotmpl_deep_equal(av[0], av[1], &c->a->work)));
 }
 
 static struct gotmpl_val *deep_copy(struct gotmpl_fctx *c, const struct gotmpl_val *v, int depth)

@@ -22,6 +22,13 @@ void gotmpl_arena_init(struct gotmpl_arena *a, size_t max)
 {
 	memset(a, 0, sizeof(*a));
 	a->max = max;
+	a->work_max = ~0ul;
+}
+
+int gotmpl_work(struct gotmpl_arena *a, size_t n)
+{
+	a->work += n;
+	return a->work > a->work_max ? -ELOOP : 0;
 }
 
 void gotmpl_arena_free(struct gotmpl_arena *a)
@@ -237,6 +244,8 @@ int gotmpl_map_put(struct gotmpl_arena *a, struct gotmpl_val *m, const char *k, 
 		m->u.m.e = n;
 		m->u.m.cap = cap;
 	}
+	if (gotmpl_work(a, m->u.m.n - i + 1)) /* a sorted insert moves the entries after it */
+		return -ELOOP;
 	memmove(m->u.m.e + i + 1, m->u.m.e + i, (m->u.m.n - i) * sizeof(*m->u.m.e));
 	m->u.m.e[i].k = gotmpl_strdup(a, k, klen);
 	if (!m->u.m.e[i].k)
@@ -493,10 +502,11 @@ int gotmpl_strcmp(const struct gotmpl_val *a, const struct gotmpl_val *b)
 	return keycmp(a->u.s.p, a->u.s.n, b->u.s.p, b->u.s.n);
 }
 
-int gotmpl_deep_equal(const struct gotmpl_val *a, const struct gotmpl_val *b)
+int gotmpl_deep_equal(const struct gotmpl_val *a, const struct gotmpl_val *b, unsigned long *work)
 {
 	size_t i;
 
+	(*work)++;
 	if (a->kind != b->kind || (a->sub != b->sub && a->kind != GOTMPL_STRING))
 		return 0;
 	switch (a->kind) {
@@ -514,7 +524,7 @@ int gotmpl_deep_equal(const struct gotmpl_val *a, const struct gotmpl_val *b)
 		if (a->u.l.n != b->u.l.n)
 			return 0;
 		for (i = 0; i < a->u.l.n; i++)
-			if (!gotmpl_deep_equal(a->u.l.v[i], b->u.l.v[i]))
+			if (!gotmpl_deep_equal(a->u.l.v[i], b->u.l.v[i], work))
 				return 0;
 		return 1;
 	case GOTMPL_MAP:
@@ -523,7 +533,7 @@ int gotmpl_deep_equal(const struct gotmpl_val *a, const struct gotmpl_val *b)
 		for (i = 0; i < a->u.m.n; i++)
 			if (keycmp(a->u.m.e[i].k, a->u.m.e[i].klen, b->u.m.e[i].k,
 				   b->u.m.e[i].klen) ||
-			    !gotmpl_deep_equal(a->u.m.e[i].v, b->u.m.e[i].v))
+			    !gotmpl_deep_equal(a->u.m.e[i].v, b->u.m.e[i].v, work))
 				return 0;
 		return 1;
 	}

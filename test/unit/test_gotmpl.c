@@ -398,3 +398,19 @@ TEST(largest_template_parses)
 	sb_free(&src);
 	sb_free(&out);
 }
+
+/* Work that allocates nothing (sorted inserts, list searches) counts against the step budget. */
+TEST(work_budget_bounds_quadratic_functions)
+{
+	/* 20000 lookups in a 20000-element list: 4e8 compares, never an allocation past the list */
+	check_err(
+	    "{{ $l := until 20000 }}{{ range $i := $l }}{{ if has -1 $l }}x{{ end }}{{ end }}",
+	    NULL, -ELOOP, "error calling has: execution stopped: its work passed the step budget");
+	/* 60000 inserts at the front of a growing dict */
+	check_err(
+	    "{{ $d := dict }}{{ range $i := until 60000 }}{{ $_ := set $d (printf \"%09d\" (sub 99999 $i)) 1 }}{{ end }}",
+	    NULL, -ELOOP, "error calling set: execution stopped");
+	check_out(
+	    "{{ $l := until 100 }}{{ range $l }}{{ if has . $l }}{{ end }}{{ end }}{{ uniq (concat $l $l) | len }}",
+	    NULL, "100");
+}
