@@ -24,10 +24,12 @@
  * errors and "template: NAME:LINE:COL: executing \"NAME\" at <NODE>: ..."
  * for execution errors.
  *
- * Sprig functions whose output depends on the clock, randomness, the
- * environment or the network (now, date*, rand*, uuidv4, genPrivateKey, env,
- * getHostByName, ...) are refused when the template is parsed, with an error
- * naming the function.
+ * Sprig functions whose output depends on the clock or randomness (now,
+ * date*, rand*, uuidv4, genPrivateKey, shuffle, bcrypt, ...) are refused when the template is
+ * parsed, with an error naming the function; so are the Sprig functions not implemented here
+ * (semver, semverCompare, urlParse, urlJoin, derivePassword, decryptAES).
+ * NFD removes env, expandenv and getHostByName from the map: they are "not
+ * defined", as there.
  *
  * Everything is bounded: the source (GOTMPL_SRC_MAX), the output
  * (GOTMPL_OUT_MAX), execution steps (GOTMPL_STEPS_MAX), template-call and

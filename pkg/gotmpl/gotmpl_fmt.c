@@ -28,6 +28,39 @@ struct gotmpl_val *gotmpl_take(struct gotmpl_fctx *c, struct strbuf *sb)
 	return v;
 }
 
+/* ---- Unicode classes the string functions share ---- */
+
+int gotmpl_uspace(uint32_t r)
+{
+	return r == ' ' || (r >= '\t' && r <= '\r') || r == 0x85 || r == 0xA0 || r == 0x1680 ||
+	       (r >= 0x2000 && r <= 0x200A) || r == 0x2028 || r == 0x2029 || r == 0x202F ||
+	       r == 0x205F || r == 0x3000;
+}
+
+int gotmpl_isupper(uint32_t r)
+{
+	return (r >= 'A' && r <= 'Z') || (r >= 0xC0 && r <= 0xDE && r != 0xD7);
+}
+
+int gotmpl_islower(uint32_t r)
+{
+	return (r >= 'a' && r <= 'z') || (r >= 0xDF && r <= 0xFF && r != 0xF7);
+}
+
+uint32_t gotmpl_toupper(uint32_t r)
+{
+	if ((r >= 'a' && r <= 'z') || (r >= 0xE0 && r <= 0xFE && r != 0xF7))
+		return r - 32;
+	return r == 0xFF ? 0x178 : r;
+}
+
+uint32_t gotmpl_tolower(uint32_t r)
+{
+	if ((r >= 'A' && r <= 'Z') || (r >= 0xC0 && r <= 0xDE && r != 0xD7))
+		return r + 32;
+	return r;
+}
+
 int gotmpl_done(struct gotmpl_fctx *c, struct strbuf *sb, int rc, struct gotmpl_val **res)
 {
 	if (rc) {

@@ -155,6 +155,7 @@ extern const struct gotmpl_func gotmpl_sprig_list_funcs[];
 extern const struct gotmpl_func gotmpl_sprig_misc_funcs[];
 extern const struct gotmpl_func gotmpl_sprig_num_funcs[];
 extern const struct gotmpl_func gotmpl_sprig_regex_funcs[];
+extern const struct gotmpl_func gotmpl_sprig_case_funcs[];
 
 /* Shorthands of the function files: a function's definition, its result, its string arguments. */
 #define GT_FN(name)                                                                                \
@@ -169,6 +170,13 @@ extern const struct gotmpl_func gotmpl_sprig_regex_funcs[];
 #define GT_SN(i) (av[i]->u.s.n)
 
 /* Helpers the function files share (gotmpl_fmt.c). */
+/* unicode.IsSpace; IsUpper, IsLower, ToUpper, ToLower for ASCII and Latin-1 (other runes: no case).
+ */
+int gotmpl_uspace(uint32_t r);
+int gotmpl_isupper(uint32_t r);
+int gotmpl_islower(uint32_t r);
+uint32_t gotmpl_toupper(uint32_t r);
+uint32_t gotmpl_tolower(uint32_t r);
 /* Finish a function that built sb: its contents as *res (sb freed), or rc when it failed. */
 int gotmpl_done(struct gotmpl_fctx *c, struct strbuf *sb, int rc, struct gotmpl_val **res);
 int gotmpl_fail(struct gotmpl_fctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

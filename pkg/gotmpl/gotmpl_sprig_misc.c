@@ -721,10 +721,7 @@ const struct gotmpl_func gotmpl_sprig_misc_funcs[] = {
     MISSING("urlJoin"),
     MISSING("urlParse"),
     REFUSED("uuidv4"),
-    MISSING("camelcase"),
-    MISSING("kebabcase"),
     MISSING("semver"),
     MISSING("semverCompare"),
-    MISSING("snakecase"),
     {NULL, NULL, NULL, 0},
 };

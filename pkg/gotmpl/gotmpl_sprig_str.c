@@ -7,39 +7,6 @@
 
 #include "gotmpl/gotmpl_internal.h"
 
-/* unicode.IsSpace */
-static int uspace(uint32_t r)
-{
-	return r == ' ' || (r >= '\t' && r <= '\r') || r == 0x85 || r == 0xA0 || r == 0x1680 ||
-	       (r >= 0x2000 && r <= 0x200A) || r == 0x2028 || r == 0x2029 || r == 0x202F ||
-	       r == 0x205F || r == 0x3000;
-}
-
-static int is_upper(uint32_t r)
-{
-	return r >= 'A' && r <= 'Z';
-}
-
-static int is_lower(uint32_t r)
-{
-	return r >= 'a' && r <= 'z';
-}
-
-/* Case mapping (ASCII and Latin-1 letters; other runes are left as they are). */
-static uint32_t to_upper(uint32_t r)
-{
-	if (is_lower(r) || (r >= 0xE0 && r <= 0xFE && r != 0xF7))
-		return r - 32;
-	return r == 0xFF ? 0x178 : r;
-}
-
-static uint32_t to_lower(uint32_t r)
-{
-	if (is_upper(r) || (r >= 0xC0 && r <= 0xDE && r != 0xD7))
-		return r + 32;
-	return r;
-}
-
 static int map_runes(struct gotmpl_fctx *c, const char *s, size_t n, uint32_t (*fn)(uint32_t),
 		     struct gotmpl_val **res)
 {
@@ -59,20 +26,20 @@ static int map_runes(struct gotmpl_fctx *c, const char *s, size_t n, uint32_t (*
 GT_FN(f_upper)
 {
 	(void)ac;
-	return map_runes(c, GT_S(0), GT_SN(0), to_upper, res);
+	return map_runes(c, GT_S(0), GT_SN(0), gotmpl_toupper, res);
 }
 
 GT_FN(f_lower)
 {
 	(void)ac;
-	return map_runes(c, GT_S(0), GT_SN(0), to_lower, res);
+	return map_runes(c, GT_S(0), GT_SN(0), gotmpl_tolower, res);
 }
 
 static uint32_t swap(uint32_t r)
 {
-	uint32_t u = to_upper(r);
+	uint32_t u = gotmpl_toupper(r);
 
-	return u != r ? u : to_lower(r);
+	return u != r ? u : gotmpl_tolower(r);
 }
 
 GT_FN(f_swapcase)
@@ -91,12 +58,12 @@ GT_FN(f_title)
 	(void)ac;
 	for (size_t i = 0; i < GT_SN(0) && !rc;) {
 		int l = gotmpl_utf8(GT_S(0) + i, GT_SN(0) - i, &r);
-		int sep = prev < 0x80 ? !(is_upper(prev) || is_lower(prev) ||
+		int sep = prev < 0x80 ? !(gotmpl_isupper(prev) || gotmpl_islower(prev) ||
 					  (prev >= '0' && prev <= '9') || prev == '_')
-				      : uspace(prev);
+				      : gotmpl_uspace(prev);
 
 		rc = (r == 0xFFFD && l == 1) ? sb_addch(&sb, GT_S(0)[i])
-					     : gotmpl_put_utf8(&sb, sep ? to_upper(r) : r);
+					     : gotmpl_put_utf8(&sb, sep ? gotmpl_toupper(r) : r);
 		prev = r;
 		i += (size_t)l;
 	}
@@ -116,12 +83,12 @@ static int word_walk(struct gotmpl_fctx *c, struct gotmpl_val **av, int initials
 	for (size_t i = 0; i < GT_SN(0) && !rc; i++) {
 		unsigned char b = (unsigned char)GT_S(0)[i];
 
-		if (uspace(b)) {
+		if (gotmpl_uspace(b)) {
 			first = 1;
 			rc = initials ? 0 : sb_addch(&sb, (char)b);
 		} else if (first) {
 			first = 0;
-			rc = gotmpl_put_utf8(&sb, initials ? b : to_lower(b));
+			rc = gotmpl_put_utf8(&sb, initials ? b : gotmpl_tolower(b));
 		} else if (!initials) {
 			rc = sb_addch(&sb, (char)b);
 		}
@@ -151,7 +118,7 @@ GT_FN(f_nospace)
 	for (size_t i = 0; i < GT_SN(0) && !rc; i++) {
 		unsigned char b = (unsigned char)GT_S(0)[i];
 
-		if (!uspace(b)) {
+		if (!gotmpl_uspace(b)) {
 			rc = gotmpl_put_utf8(&sb, b);
 			kept++;
 		}
@@ -170,7 +137,7 @@ static int cut(const char *set, size_t n, uint32_t r)
 	uint32_t x;
 
 	if (!set)
-		return uspace(r);
+		return gotmpl_uspace(r);
 	for (size_t i = 0; i < n;) {
 		int l = gotmpl_utf8(set + i, n - i, &x);
 
