@@ -144,8 +144,9 @@ int64_t gotmpl_toint64(const struct gotmpl_val *v)
 	case GOTMPL_INT:
 		return v->u.i;
 	case GOTMPL_FLOAT:
-		if (isnan(v->u.f) || fabs(v->u.f) >= 9.2e18)
-			return v->u.f < 0 ? INT64_MIN : (isnan(v->u.f) ? 0 : INT64_MIN);
+		/* Go's int64(f) on amd64: NaN and what is out of range give the most negative */
+		if (!(v->u.f >= -9223372036854775808.0 && v->u.f < 9223372036854775808.0))
+			return INT64_MIN;
 		return (int64_t)v->u.f;
 	case GOTMPL_BOOL:
 		return v->u.b;
