@@ -145,6 +145,7 @@ static int lex_number(struct lexer *l)
 {
 	const char *digits = "0123456789_";
 	size_t start = l->pos;
+	int base = 10;
 
 	if (l->src[l->pos] == '+' || l->src[l->pos] == '-')
 		l->pos++;
@@ -154,12 +155,15 @@ static int lex_number(struct lexer *l)
 		if (x == 'x') {
 			l->pos += 2;
 			digits = "0123456789abcdefABCDEF_";
+			base = 16;
 		} else if (x == 'o') {
 			l->pos += 2;
 			digits = "01234567_";
+			base = 8;
 		} else if (x == 'b') {
 			l->pos += 2;
 			digits = "01_";
+			base = 2;
 		}
 	}
 	skip_digits(l, digits);
@@ -167,13 +171,13 @@ static int lex_number(struct lexer *l)
 		l->pos++;
 		skip_digits(l, digits);
 	}
-	if (l->pos < l->len && strlen(digits) == 11 && (l->src[l->pos] | 0x20) == 'e') {
+	if (l->pos < l->len && base == 10 && (l->src[l->pos] | 0x20) == 'e') {
 		l->pos++;
 		if (l->pos < l->len && (l->src[l->pos] == '+' || l->src[l->pos] == '-'))
 			l->pos++;
 		skip_digits(l, "0123456789_");
 	}
-	if (l->pos < l->len && strlen(digits) == 23 && (l->src[l->pos] | 0x20) == 'p') {
+	if (l->pos < l->len && base == 16 && (l->src[l->pos] | 0x20) == 'p') {
 		l->pos++;
 		if (l->pos < l->len && (l->src[l->pos] == '+' || l->src[l->pos] == '-'))
 			l->pos++;
