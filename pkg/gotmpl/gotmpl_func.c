@@ -375,7 +375,7 @@ GT_FN(f_js)
 			continue;
 		}
 		l = gotmpl_utf8(in.buf + i, in.len - i, &r);
-		if ((r >= 0x80 && r < 0xA0) || r == 0x2028 || r == 0x2029)
+		if (!gotmpl_isprint(r)) /* Go's JSEscape: \uXXXX for what unicode.IsPrint refuses */
 			rc = sb_addf(&out, "\\u%04X", r);
 		else
 			rc = sb_addn(&out, in.buf + i, (size_t)l);

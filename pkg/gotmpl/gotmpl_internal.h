@@ -106,6 +106,8 @@ int gotmpl_quote(struct strbuf *sb, const char *s, size_t n, char q);
 /* Decode one UTF-8 rune at s[0..n): returns its length (1 for a bad byte, *r = 0xFFFD). */
 int gotmpl_utf8(const char *s, size_t n, uint32_t *r);
 int gotmpl_put_utf8(struct strbuf *sb, uint32_t r);
+/* strconv.IsPrint, approximated outside Latin-1 (format characters, private use, noncharacters). */
+int gotmpl_isprint(uint32_t r);
 
 /* ---- functions (gotmpl_func.c and the files it tables) ---- */
 

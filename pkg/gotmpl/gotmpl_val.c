@@ -608,9 +608,10 @@ int gotmpl_put_utf8(struct strbuf *sb, uint32_t r)
 }
 
 /* A rune strconv.IsPrint would call printable (approximated outside Latin-1). */
-static int is_print(uint32_t r)
+int gotmpl_isprint(uint32_t r)
 {
-	if (r < 0x20 || r == 0x7F || (r >= 0x80 && r < 0xA0) || r == 0xAD)
+	if (r < 0x20 || r == 0x7F || (r >= 0x80 && r < 0xA0) || r == 0xAD ||
+	    (r & 0xFFFE) == 0xFFFE) /* U+xFFFE, U+xFFFF: noncharacters */
 		return 0;
 	if (r == 0xFFFD || (r >= 0xFFF9 && r <= 0xFFFB) || (r >= 0x2028 && r <= 0x202E) ||
 	    (r >= 0x200B && r <= 0x200F) || (r >= 0x2060 && r <= 0x206F) || r == 0xFEFF ||
@@ -633,7 +634,7 @@ int gotmpl_quote(struct strbuf *sb, const char *s, size_t n, char q)
 			rc = sb_addf(sb, "\\x%02x", c);
 		} else if (r == (uint32_t)q || r == '\\') {
 			rc = sb_addch(sb, '\\') ?: sb_addch(sb, (char)r);
-		} else if (is_print(r)) {
+		} else if (gotmpl_isprint(r)) {
 			rc = sb_addn(sb, s + i, (size_t)l);
 		} else {
 			switch (r) {
