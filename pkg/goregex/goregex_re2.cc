@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <map>
 #include <new>
 #include <string>
 
@@ -116,7 +117,7 @@ static int compile(const char *pattern, unsigned flags, size_t max_mem, struct g
 	opt.set_posix_syntax(false);  // Perl classes and flags, as Go
 	opt.set_log_errors(false);
 	opt.set_max_mem((int64_t)max_mem);
-	opt.set_never_capture(true); // only match/no-match is asked
+	opt.set_never_capture(!(flags & GOREGEX_CAPTURE)); // groups only when asked
 	try {
 		re = new re2::RE2(*src, opt);
 	} catch (...) {
@@ -188,6 +189,44 @@ extern "C" int goregex_match(const struct goregex *g, const char *s, size_t len)
 	if (g->flags & GOREGEX_FULL)
 		return re2::RE2::FullMatch(text, *g->re) ? 1 : 0;
 	return re2::RE2::PartialMatch(text, *g->re) ? 1 : 0;
+}
+
+extern "C" int goregex_find(const struct goregex *g, const char *s, size_t len, size_t pos, long *m,
+			    int nm)
+{
+	re2::StringPiece text(s, len), sub[10];
+	int n = nm < 1 ? 1 : nm > 10 ? 10 : nm;
+
+	if (pos > len || n > 1 + g->re->NumberOfCapturingGroups())
+		return 0;
+	if (!g->re->Match(text, pos, len,
+			  (g->flags & GOREGEX_FULL) ? re2::RE2::ANCHOR_BOTH : re2::RE2::UNANCHORED,
+			  sub, n))
+		return 0;
+	for (int i = 0; i < nm; i++) {
+		bool set = i < n && sub[i].data() != nullptr;
+
+		m[2 * i] = set ? (long)(sub[i].data() - s) : -1;
+		m[2 * i + 1] = set ? (long)(sub[i].data() - s + sub[i].size()) : -1;
+	}
+	return 1;
+}
+
+extern "C" int goregex_groups(const struct goregex *g)
+{
+	return g->re->NumberOfCapturingGroups() < 0 ? 0 : g->re->NumberOfCapturingGroups();
+}
+
+extern "C" int goregex_group_index(const struct goregex *g, const char *name, size_t n)
+{
+	try {
+		const std::map<std::string, int> &groups = g->re->NamedCapturingGroups();
+		auto it = groups.find(std::string(name, n));
+
+		return it == groups.end() ? -1 : it->second;
+	} catch (...) {
+		return -1;
+	}
 }
 
 extern "C" void goregex_free(struct goregex *g)
