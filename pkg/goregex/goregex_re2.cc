@@ -87,6 +87,12 @@ static const char *go_to_re2(const char *p, std::string &dst)
 extern "C" int goregex_compile(const char *pattern, unsigned flags, struct goregex **out,
 			       char *errbuf, size_t errlen)
 {
+	return goregex_compile_mem(pattern, flags, GOREGEX_MAX_MEM, out, errbuf, errlen);
+}
+
+extern "C" int goregex_compile_mem(const char *pattern, unsigned flags, size_t max_mem,
+				   struct goregex **out, char *errbuf, size_t errlen)
+{
 	std::string *src = nullptr;
 	re2::RE2 *re = nullptr;
 	struct goregex *g;
@@ -113,7 +119,7 @@ extern "C" int goregex_compile(const char *pattern, unsigned flags, struct goreg
 	opt.set_longest_match(false); // leftmost-first, as Go
 	opt.set_posix_syntax(false);  // Perl classes and flags, as Go
 	opt.set_log_errors(false);
-	opt.set_max_mem(GOREGEX_MAX_MEM);
+	opt.set_max_mem((int64_t)max_mem);
 	opt.set_never_capture(true); // only match/no-match is asked
 	try {
 		re = new re2::RE2(*src, opt);

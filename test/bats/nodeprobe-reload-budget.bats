@@ -101,3 +101,25 @@ events() { fake_ctl GET '/requests?method=POST&path=/events$' | jq -c --arg r "$
   [ "$status" -eq 0 ]
   [[ $output == *"users[fake].user: both exec and token are set: token is used and the exec plugin is not run (as client-go and kubectl decide)"* ]]
 }
+
+@test "budget: a refused list flipped A/B/A gives one ReloadSkipped Event (one per workload per 10 minutes)" {
+  cm cfg '{"k":"0"}'
+  a="cfg, $(seq -f 'cfg-%06g-.*' 1 5000 | paste -sd, -)"
+  b="cfg, $(seq -f 'cfg-%06g-b.*' 1 5000 | paste -sd, -)"
+  deployment big "{\"configmap.reloader.stakater.com/reload\":\"$a\"}" "$POD"
+  "$BIN" --kubeconfig "$KC" --listen '' --coalesce-window 0 --min-interval 0 \
+    --max-rollouts-per-second 0 >"$RL_LOG" 2>&1 3>&- &
+  RL_PID=$!
+  fake_ctl GET "/watchers?min=7&wait=10" >/dev/null
+  fake_ctl GET '/requests?method=POST&path=/events$&min=1&wait=10' >/dev/null
+  deployment big "{\"configmap.reloader.stakater.com/reload\":\"$b\"}" "$POD"
+  deployment big "{\"configmap.reloader.stakater.com/reload\":\"$a\"}" "$POD"
+  # after the flips on the same watch, in order: another refused list, whose Event marks them applied
+  deployment marker "{\"configmap.reloader.stakater.com/reload\":\"$a\"}" "$POD"
+  fake_ctl GET '/requests?method=POST&path=/events$&min=2&wait=10' >/dev/null
+  run events ReloadSkipped
+  [ "${#lines[@]}" -eq 2 ]
+  [ "$(jq -r .involvedObject.name <<<"${lines[0]}")" = big ]
+  [ "$(jq -r .involvedObject.name <<<"${lines[1]}")" = marker ]
+  [ "$(grep -c 'big: annotation configmap.reloader.stakater.com/reload: 70004 bytes of patterns, over the limit' "$RL_LOG")" -eq 1 ]
+}
