@@ -676,11 +676,13 @@ void reload_queue_event(struct ctl *c, const struct wl_ent *we, const char *reas
  * The value the env-vars strategy records for ce in container of we: ce's hash,
  * or, when other objects we reloads on in that container give the same
  * STAKATER_* name, SHA-1 over "<name>=<hash>" of all of them sorted by name and
- * joined by ";" (in buf). *shared: how many objects share the name (1: none
- * other). Borrowed: ce->hash or buf.
+ * joined by ";" (in buf); past 64 of them, the 64 lowest names, whichever ce is.
+ * *shared: how many objects share the name (1: none other). Borrowed: ce->hash
+ * or buf.
  */
-const char *reload_env_value(struct ctl *c, const struct wl_ent *we, const struct cfg_ent *ce,
-			     const char *container, char buf[RELOAD_HASH_HEX], size_t *shared);
+const char *reload_env_value(struct ctl *c, const struct reload_workload *w,
+			     const struct cfg_ent *ce, const char *container,
+			     char buf[RELOAD_HASH_HEX], size_t *shared);
 /* Warn once per workload (and queue an Event) that shared > 1 objects share ce's env var. */
 void reload_collide_warn(struct ctl *c, struct wl_ent *we, const struct cfg_ent *ce,
 			 const char *container, size_t shared);
