@@ -209,3 +209,25 @@ events() { fake_ctl GET '/requests?method=POST&path=/events$' | jq -c --arg r "$
   grep -q "leading: 0 workloads had changes pending, 0 still to roll" "$RL_LOG"
   [ "$(fake_ctl GET '/requests?method=PATCH&count=1' | jq .count)" -eq 1 ]
 }
+
+@test "budget: a list refused for the namespace's 2 MiB is compiled once another workload gives budget back" {
+  cm cfg '{"k":"0"}'
+  deployment a "{\"configmap.reloader.stakater.com/reload\":\"$(seq -f 'a%g-.*' 1 100 | paste -sd, -)\"}" "$POD"
+  deployment b "{\"configmap.reloader.stakater.com/reload\":\"cfg, $(seq -f 'b%g-.*' 1 30 | paste -sd, -)\"}" "$POD"
+  "$BIN" --kubeconfig "$KC" --listen '' --coalesce-window 0 --min-interval 0 \
+    --max-rollouts-per-second 0 >"$RL_LOG" 2>&1 3>&- &
+  RL_PID=$!
+  fake_ctl GET "/watchers?min=7&wait=10" >/dev/null
+  fake_ctl GET '/requests?method=POST&path=/events$&min=1&wait=10' >/dev/null
+  run events ReloadSkipped
+  [ "${#lines[@]}" -eq 1 ]
+  [[ $(jq -r .message <<<"${lines[0]}") == "Deployment default/"[ab]": annotation configmap.reloader.stakater.com/reload: its "*" entries would need about "*" KiB, and the reload lists of one namespace may use 2048 KiB (namespace 'default': "*" KiB in use); the list is ignored"* ]]
+  [ "$(jq -r .involvedObject.name <<<"${lines[0]}")" = b ] # listed after a
+  cm cfg '{"k":"1"}'
+  fake_ctl DELETE "/objects?apiVersion=apps/v1&kind=Deployment&namespace=default&name=a" >/dev/null
+  for i in $(seq 100); do grep -q "b: its reload lists fit the budgets now" "$RL_LOG" && break; sleep 0.1; done
+  grep -q "Deployment default/b: its reload lists fit the budgets now" "$RL_LOG"
+  cm cfg '{"k":"2"}'
+  fake_ctl GET '/requests?method=PATCH&path=/deployments/b$&min=1&wait=10' >/dev/null
+  [ "$(fake_ctl GET '/requests?method=PATCH&path=/deployments/b$&count=1' | jq .count)" -eq 1 ]
+}
