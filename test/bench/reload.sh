@@ -38,21 +38,28 @@ cleanup() {
 trap cleanup EXIT
 
 SCENARIOS=" ${RELOAD_BENCH_SCENARIOS:-big-lists full-budget load} "
+# call(method, path, body): the fake server's control API (argv[1]), for the scenarios below
+cat >"$WORK/bench_api.py" <<'EOF'
+import json, sys, urllib.request
+
+
+def call(method, path, body=None):
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(sys.argv[1] + path, data=data, method=method)
+    with urllib.request.urlopen(req, timeout=120) as r:
+        return json.loads(r.read())
+EOF
 
 if [[ $SCENARIOS == *" big-lists "* ]]; then
   FAKE_DIR="$WORK/fake-lists" fake_start --body-log-max 4096
   fake_kubeconfig "$WORK/kubeconfig"
   /usr/bin/python3 - "$FAKE_CTL" "$BUILD/nodeprobe-reload" "$WORK" <<'EOF'
-import json, os, subprocess, sys, time, urllib.request
+import os, subprocess, sys, time
 
 ctl, binary, work = sys.argv[1:4]
+sys.path.insert(0, work)
 
-
-def call(method, path, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(ctl + path, data=data, method=method)
-    with urllib.request.urlopen(req, timeout=120) as r:
-        return json.loads(r.read())
+from bench_api import call
 
 
 def deployment(name, ann):
@@ -95,16 +102,12 @@ if [[ $SCENARIOS == *" full-budget "* ]]; then
   FAKE_DIR="$WORK/fake-budget" fake_start --body-log-max 4096
   fake_kubeconfig "$WORK/kubeconfig"
   /usr/bin/python3 - "$FAKE_CTL" "$BUILD/nodeprobe-reload" "$WORK" <<'EOF'
-import json, os, random, subprocess, sys, time, urllib.request
+import os, random, subprocess, sys, time
 
 ctl, binary, work = sys.argv[1:4]
+sys.path.insert(0, work)
 
-
-def call(method, path, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(ctl + path, data=data, method=method)
-    with urllib.request.urlopen(req, timeout=120) as r:
-        return json.loads(r.read())
+from bench_api import call
 
 
 random.seed(1)
