@@ -49,6 +49,16 @@ int goregex_compile(const char *pattern, unsigned flags, struct goregex **out, c
 int goregex_compile_mem(const char *pattern, unsigned flags, struct goregex **out, size_t *mem,
 			char *errbuf, size_t errlen);
 
+/*
+ * goregex_compile with RE2 memory budget max_mem (bytes) instead of
+ * GOREGEX_MAX_MEM: the compiled program and its lazy DFAs stay under it (RE2
+ * matches with its NFA when the DFA budget is spent, never grows past it); a
+ * pattern whose program does not fit is -EINVAL ("pattern too large"). For
+ * callers that hold many tenant-written patterns (nodeprobe-reload's lists).
+ */
+int goregex_compile_budget(const char *pattern, unsigned flags, size_t max_mem,
+			   struct goregex **out, char *errbuf, size_t errlen);
+
 /* 1 when s[0..len) matches re, 0 when not. Thread-safe on a shared re. */
 int goregex_match(const struct goregex *re, const char *s, size_t len);
 

@@ -162,6 +162,14 @@ extern "C" int goregex_compile(const char *pattern, unsigned flags, struct goreg
 	return compile(pattern, flags, GOREGEX_MAX_MEM, out, &large, errbuf, errlen);
 }
 
+extern "C" int goregex_compile_budget(const char *pattern, unsigned flags, size_t max_mem,
+				      struct goregex **out, char *errbuf, size_t errlen)
+{
+	bool large;
+
+	return compile(pattern, flags, max_mem, out, &large, errbuf, errlen);
+}
+
 // RE2's max_mem bounds a pattern's forward program and its DFAs (2/3) and its reverse program
 // and DFA (1/3, compiled on first use), so the least budget that compiles is what it may use.
 extern "C" int goregex_compile_mem(const char *pattern, unsigned flags, struct goregex **out,
