@@ -20,8 +20,12 @@
 
 #define GOREGEX_PATTERN_MAX (64u << 10) /* longest pattern accepted, bytes */
 #define GOREGEX_MAX_MEM	    (1u << 20)	/* RE2 memory budget per compiled pattern, bytes */
+#define GOREGEX_MIN_MEM	    (4u << 10)	/* goregex_compile_mem's first try, bytes */
 
 #define GOREGEX_FULL 0x1u /* the whole subject must match (as ^(?:re)$) */
+#define GOREGEX_CAPTURE                                                                            \
+	0x2u /* keep capture groups (for goregex_find); else only match/no match                   \
+	      */
 
 struct goregex; /* opaque; owned by its creator, freed by goregex_free */
 
@@ -35,8 +39,43 @@ struct goregex; /* opaque; owned by its creator, freed by goregex_free */
 int goregex_compile(const char *pattern, unsigned flags, struct goregex **out, char *errbuf,
 		    size_t errlen);
 
+/*
+ * goregex_compile with the least RE2 memory budget that compiles pattern:
+ * GOREGEX_MIN_MEM, then 4 times more each try, at most GOREGEX_MAX_MEM. On
+ * success *mem is what the pattern may use: that budget (its programs and
+ * their DFA caches, which grow while matching; RE2 falls back to its NFA
+ * past it, never past the budget) plus its text. Same returns otherwise.
+ */
+int goregex_compile_mem(const char *pattern, unsigned flags, struct goregex **out, size_t *mem,
+			char *errbuf, size_t errlen);
+
+/*
+ * goregex_compile with RE2 memory budget max_mem (bytes) instead of
+ * GOREGEX_MAX_MEM: the compiled program and its lazy DFAs stay under it (RE2
+ * matches with its NFA when the DFA budget is spent, never grows past it); a
+ * pattern whose program does not fit is -EINVAL ("pattern too large"). For
+ * callers that hold many tenant-written patterns (nodeprobe-reload's lists).
+ */
+int goregex_compile_budget(const char *pattern, unsigned flags, size_t max_mem,
+			   struct goregex **out, char *errbuf, size_t errlen);
+
 /* 1 when s[0..len) matches re, 0 when not. Thread-safe on a shared re. */
 int goregex_match(const struct goregex *re, const char *s, size_t len);
+
+/*
+ * Go's FindStringSubmatchIndex from byte pos of s[0..len) (the bytes before
+ * pos still count for ^, \b and \B, as Go's FindAll* see them): 1 when re
+ * matches, filling m[0..2*nm) with the start and end offsets of the match
+ * and of groups 1..nm-1 (-1 for a group that did not take part), else 0.
+ * Groups need GOREGEX_CAPTURE at compile; nm is at most 1 + goregex_groups.
+ */
+int goregex_find(const struct goregex *re, const char *s, size_t len, size_t pos, long *m, int nm);
+
+/* Capture groups of re (0 unless compiled with GOREGEX_CAPTURE). */
+int goregex_groups(const struct goregex *re);
+
+/* The index of the group named name[0..n) ((?P<name>re)), or -1. */
+int goregex_group_index(const struct goregex *re, const char *name, size_t n);
 
 /* Free a pattern from goregex_compile; NULL is a no-op. */
 void goregex_free(struct goregex *re);

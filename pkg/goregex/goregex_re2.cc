@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <map>
 #include <new>
 #include <string>
 
@@ -84,8 +85,9 @@ static const char *go_to_re2(const char *p, std::string &dst)
 	return nullptr;
 }
 
-extern "C" int goregex_compile(const char *pattern, unsigned flags, struct goregex **out,
-			       char *errbuf, size_t errlen)
+// Compile pattern with RE2's budget max_mem; *large when it needs more.
+static int compile(const char *pattern, unsigned flags, size_t max_mem, struct goregex **out,
+		   bool *large, char *errbuf, size_t errlen)
 {
 	std::string *src = nullptr;
 	re2::RE2 *re = nullptr;
@@ -93,6 +95,7 @@ extern "C" int goregex_compile(const char *pattern, unsigned flags, struct goreg
 	const char *why;
 
 	*out = nullptr;
+	*large = false;
 	if (strlen(pattern) > GOREGEX_PATTERN_MAX)
 		return fail(errbuf, errlen, -E2BIG, "pattern too long");
 	src = new (std::nothrow) std::string();
@@ -113,8 +116,8 @@ extern "C" int goregex_compile(const char *pattern, unsigned flags, struct goreg
 	opt.set_longest_match(false); // leftmost-first, as Go
 	opt.set_posix_syntax(false);  // Perl classes and flags, as Go
 	opt.set_log_errors(false);
-	opt.set_max_mem(GOREGEX_MAX_MEM);
-	opt.set_never_capture(true); // only match/no-match is asked
+	opt.set_max_mem((int64_t)max_mem);
+	opt.set_never_capture(!(flags & GOREGEX_CAPTURE)); // groups only when asked
 	try {
 		re = new re2::RE2(*src, opt);
 	} catch (...) {
@@ -125,6 +128,7 @@ extern "C" int goregex_compile(const char *pattern, unsigned flags, struct goreg
 		return -ENOMEM;
 	if (!re->ok()) {
 		if (re->error_code() == re2::RE2::ErrorPatternTooLarge) {
+			*large = true;
 			fail(errbuf, errlen, -EINVAL,
 			     "pattern too large: it needs more memory than allowed");
 		} else if (errbuf && errlen) {
@@ -150,6 +154,42 @@ extern "C" int goregex_compile(const char *pattern, unsigned flags, struct goreg
 	return 0;
 }
 
+extern "C" int goregex_compile(const char *pattern, unsigned flags, struct goregex **out,
+			       char *errbuf, size_t errlen)
+{
+	bool large;
+
+	return compile(pattern, flags, GOREGEX_MAX_MEM, out, &large, errbuf, errlen);
+}
+
+extern "C" int goregex_compile_budget(const char *pattern, unsigned flags, size_t max_mem,
+				      struct goregex **out, char *errbuf, size_t errlen)
+{
+	bool large;
+
+	return compile(pattern, flags, max_mem, out, &large, errbuf, errlen);
+}
+
+// RE2's max_mem bounds a pattern's forward program and its DFAs (2/3) and its reverse program
+// and DFA (1/3, compiled on first use), so the least budget that compiles is what it may use.
+extern "C" int goregex_compile_mem(const char *pattern, unsigned flags, struct goregex **out,
+				   size_t *mem, char *errbuf, size_t errlen)
+{
+	size_t m = GOREGEX_MIN_MEM;
+	bool large;
+	int r;
+
+	for (;;) {
+		r = compile(pattern, flags, m, out, &large, errbuf, errlen);
+		if (r < 0 && large && m < GOREGEX_MAX_MEM) {
+			m = m * 4 < GOREGEX_MAX_MEM ? m * 4 : GOREGEX_MAX_MEM;
+			continue;
+		}
+		*mem = r < 0 ? 0 : m + strlen(pattern);
+		return r;
+	}
+}
+
 extern "C" int goregex_match(const struct goregex *g, const char *s, size_t len)
 {
 	re2::StringPiece text(s, len);
@@ -157,6 +197,44 @@ extern "C" int goregex_match(const struct goregex *g, const char *s, size_t len)
 	if (g->flags & GOREGEX_FULL)
 		return re2::RE2::FullMatch(text, *g->re) ? 1 : 0;
 	return re2::RE2::PartialMatch(text, *g->re) ? 1 : 0;
+}
+
+extern "C" int goregex_find(const struct goregex *g, const char *s, size_t len, size_t pos, long *m,
+			    int nm)
+{
+	re2::StringPiece text(s, len), sub[10];
+	int n = nm < 1 ? 1 : nm > 10 ? 10 : nm;
+
+	if (pos > len || n > 1 + g->re->NumberOfCapturingGroups())
+		return 0;
+	if (!g->re->Match(text, pos, len,
+			  (g->flags & GOREGEX_FULL) ? re2::RE2::ANCHOR_BOTH : re2::RE2::UNANCHORED,
+			  sub, n))
+		return 0;
+	for (int i = 0; i < nm; i++) {
+		bool set = i < n && sub[i].data() != nullptr;
+
+		m[2 * i] = set ? (long)(sub[i].data() - s) : -1;
+		m[2 * i + 1] = set ? (long)(sub[i].data() - s + sub[i].size()) : -1;
+	}
+	return 1;
+}
+
+extern "C" int goregex_groups(const struct goregex *g)
+{
+	return g->re->NumberOfCapturingGroups() < 0 ? 0 : g->re->NumberOfCapturingGroups();
+}
+
+extern "C" int goregex_group_index(const struct goregex *g, const char *name, size_t n)
+{
+	try {
+		const std::map<std::string, int> &groups = g->re->NamedCapturingGroups();
+		auto it = groups.find(std::string(name, n));
+
+		return it == groups.end() ? -1 : it->second;
+	} catch (...) {
+		return -1;
+	}
 }
 
 extern "C" void goregex_free(struct goregex *g)

@@ -144,7 +144,7 @@ static const char *cred_name(const struct kube_config *cfg)
 		return "token";
 	if (cfg->token_file)
 		return "tokenFile";
-	return "client-certificate";
+	return cfg->cert_pem ? "client-certificate-data" : "client-certificate";
 }
 
 /* What a file that is not a regular file is, for the message that refuses it. */

@@ -20,9 +20,16 @@ static int by_name(const void *a, const void *b)
 	return strcmp(((const struct sharer *)a)->name, ((const struct sharer *)b)->name);
 }
 
-/* Add ce to s[] when it is a live object we reloads on in container, not there yet. */
-static void add_sharer(struct ctl *c, const struct wl_ent *we, const struct cfg_ent *ce,
-		       const char *container, struct sharer *s, size_t *n)
+/* The sharers chosen: the COLLIDE_MAX lowest names of all, whichever object is asked about. */
+struct sharers {
+	struct sharer s[COLLIDE_MAX];
+	size_t n;     /* kept in s */
+	size_t total; /* all of them */
+};
+
+/* Add ce to k when it is a live object w reloads on in container, not there yet. */
+static void add_sharer(struct ctl *c, const struct reload_workload *w, const struct cfg_ent *ce,
+		       const char *container, struct sharers *k)
 {
 	struct reload_object o = {reload_cls_type(ce->e.cls),
 				  ce->e.ns,
@@ -32,64 +39,73 @@ static void add_sharer(struct ctl *c, const struct wl_ent *we, const struct cfg_
 				  ce->match,
 				  ce->ignore};
 	const char *cn;
-	size_t i;
+	size_t i, top = 0;
 
-	if (!ce->hash[0] || ce->deleted || *n == COLLIDE_MAX)
+	if (!ce->hash[0] || ce->deleted)
 		return;
-	for (i = 0; i < *n; i++)
-		if (strcmp(s[i].name, ce->e.name) == 0)
+	for (i = 0; i < k->n; i++) {
+		if (strcmp(k->s[i].name, ce->e.name) == 0)
 			return;
-	if (reload_should(&we->w, &o, c->o->auto_all, &cn) != RELOAD_YES || !cn ||
+		if (strcmp(k->s[i].name, k->s[top].name) > 0)
+			top = i;
+	}
+	if (reload_should(w, &o, c->o->auto_all, &cn) != RELOAD_YES || !cn ||
 	    strcmp(cn, container) != 0)
 		return;
-	s[*n].name = ce->e.name;
-	s[*n].hash = ce->hash;
-	(*n)++;
+	k->total++;
+	if (k->n < COLLIDE_MAX) {
+		top = k->n++;
+	} else if (strcmp(ce->e.name, k->s[top].name) > 0) {
+		return; /* past the COLLIDE_MAX lowest names: left out */
+	}
+	k->s[top].name = ce->e.name;
+	k->s[top].hash = ce->hash;
 }
 
-const char *reload_env_value(struct ctl *c, const struct wl_ent *we, const struct cfg_ent *ce,
-			     const char *container, char buf[RELOAD_HASH_HEX], size_t *shared)
+const char *reload_env_value(struct ctl *c, const struct reload_workload *w,
+			     const struct cfg_ent *ce, const char *container,
+			     char buf[RELOAD_HASH_HEX], size_t *shared)
 {
 	enum reload_type t = reload_cls_type(ce->e.cls);
-	struct sharer s[COLLIDE_MAX];
+	struct sharers k = {.n = 0, .total = 0};
 	struct reload_hasher h;
-	size_t n = 0, i;
+	size_t i;
 	struct ent *e;
 
 	*shared = 1;
 	if (c->o->strategy != RELOAD_ENV_VARS || !container || ce->deleted || !ce->hash[0])
 		return ce->hash;
-	add_sharer(c, we, ce, container, s, &n);
+	add_sharer(c, w, ce, container, &k);
 	/* the objects the pod uses; with a reload list, any object of the type in the namespace */
-	for (i = 0; i < we->w.nrefs; i++) {
-		if (we->w.refs[i].type != t || !reload_env_same(we->w.refs[i].name, ce->e.name))
+	for (i = 0; i < w->nrefs; i++) {
+		if (w->refs[i].type != t || !reload_env_same(w->refs[i].name, ce->e.name))
 			continue;
-		e = reload_tab_get(&c->cfg, ce->e.cls, we->e.ns, we->w.refs[i].name);
+		e = reload_tab_get(&c->cfg, ce->e.cls, w->ns, w->refs[i].name);
 		if (e)
-			add_sharer(c, we, (const struct cfg_ent *)e, container, s, &n);
+			add_sharer(c, w, (const struct cfg_ent *)e, container, &k);
 	}
-	if (we->w.relist[0][t] || we->w.relist[1][t])
+	if (w->relist[0][t] || w->relist[1][t])
 		for (i = 0; i < c->cfg.nb; i++)
 			for (e = c->cfg.b[i]; e; e = e->next)
-				if (e->cls == ce->e.cls && strcmp(e->ns, we->e.ns) == 0 &&
+				if (e->cls == ce->e.cls && strcmp(e->ns, w->ns) == 0 &&
 				    reload_env_same(e->name, ce->e.name))
-					add_sharer(c, we, (const struct cfg_ent *)e, container, s,
-						   &n);
-	*shared = n;
-	if (n < 2)
+					add_sharer(c, w, (const struct cfg_ent *)e, container, &k);
+	*shared = k.total;
+	if (k.total < 2)
 		return ce->hash;
 	/*
 	 * Reloader writes whichever object changed last (internal/pkg/handler/upgrade.go,
 	 * updateContainerEnvVars), so each start with --sync-after-restart flips the value: here
 	 * it is the hash of every sharer's "<name>=<hash>", sorted by name, joined by ";" (SHA-1,
 	 * as Reloader hashes an object's entries): stable across runs, new when any of them
-	 * changes.
+	 * changes. Past COLLIDE_MAX, the lowest names: the same set whichever object changed.
 	 */
-	qsort(s, n, sizeof(*s), by_name);
+	qsort(k.s, k.n, sizeof(*k.s), by_name);
 	if (reload_hasher_init(&h) < 0)
 		return ce->hash;
-	for (i = 0; i < n; i++)
-		reload_hasher_add(&h, s[i].name, strlen(s[i].name), s[i].hash, strlen(s[i].hash));
+	for (i = 0; i < k.n; i++)
+		reload_hasher_add(&h, k.s[i].name, strlen(k.s[i].name), k.s[i].hash,
+				  strlen(k.s[i].hash));
 	if (reload_hasher_final(&h, buf, NULL) < 0)
 		return ce->hash;
 	return buf;

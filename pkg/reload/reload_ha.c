@@ -258,7 +258,9 @@ static int trig_stale(struct ctl *c, const struct reload_workload *w, const stru
 	const struct cfg_ent *ce = (const struct cfg_ent *)reload_tab_get(
 	    &c->cfg, reload_type_cls(t->type), w->ns, t->name);
 	struct reload_object o;
-	const char *container, *rec;
+	const char *container, *rec, *want;
+	char buf[RELOAD_HASH_HEX];
+	size_t shared;
 
 	if (!ce || !ce->hash[0])
 		return 0;
@@ -273,7 +275,8 @@ static int trig_stale(struct ctl *c, const struct reload_workload *w, const stru
 	if (reload_should(w, &o, c->o->auto_all, &container) != RELOAD_YES)
 		return 0;
 	rec = reload_recorded(w, &o, container, c->o->strategy);
-	return !reload_hash_current(rec, ce->hash, ce->alt);
+	want = reload_env_value(c, w, ce, container, buf, &shared); /* objects sharing its var */
+	return !reload_hash_current(rec, want, want == ce->hash ? ce->alt : NULL);
 }
 
 static int same(const char *a, const char *b)

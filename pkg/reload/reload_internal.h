@@ -145,45 +145,52 @@ struct reload_envrec {
 };
 
 /*
- * A compiled "reload" list (reload_relist.c), shared by every workload whose
- * annotation has the same text: plain names compared as strings, the other
- * entries Go regexes matching whole names; invalid entries are left out.
+ * A compiled "reload" list (reload_relist.c), shared by every workload of one
+ * namespace whose annotation has the same text: plain names compared as
+ * strings, the other entries Go regexes matching whole names; invalid entries
+ * are left out. Opaque.
  */
-struct reload_relist {
-	struct reload_relist *next; /* the cache's chain */
-	char *text;		    /* the annotation value, the key it is shared by; owned */
-	unsigned h;		    /* hash of text */
-	size_t refs;		    /* workloads holding it */
-	size_t cost;		    /* bytes charged to the budget of all lists */
-	char **lit;		    /* plain names (no regexp syntax); owned */
-	size_t nlit;
-	struct goregex **re; /* owned */
-	size_t n;
-};
+struct reload_relist;
 
 #define RELOAD_LIST_TEXT_MAX (64u << 10) /* bytes of one reload annotation compiled */
-#define RELOAD_LIST_MEM_MAX  (16u << 20) /* bytes the compiled lists of all workloads may use */
+#define RELOAD_LIST_RE_MEM   (16u << 10) /* RE2 memory of a reload-list pattern, + 64 B/byte */
+#define RELOAD_LIST_NS_MAX   (2u << 20)	 /* bytes the lists of one namespace may be charged */
+#define RELOAD_LIST_MEM_MAX  (16u << 20) /* bytes the lists of all namespaces may be charged */
 
-/* Set the two budgets (tests lower them); 0 restores a default. Not thread-safe. */
-void reload_relist_limits(size_t text_max, size_t mem_max);
+/* Set the three budgets (tests lower them); 0 restores a default. Not thread-safe. */
+void reload_relist_limits(size_t text_max, size_t ns_max, size_t mem_max);
+
+/* What reload_relist_get is asked. */
+struct reload_relist_req {
+	const char *ns;	  /* the workload's namespace: lists are shared and charged in it */
+	const char *text; /* the annotation value */
+	const char *what; /* "<Kind> <ns>/<name>: annotation <key>" for warnings; NULL: quiet */
+	struct reload_relist *const *old; /* the lists of the workload's previous version, */
+	size_t nold;			  /* given back after: what only they hold is credited */
+};
 /*
- * The compiled list for annotation value val: the one already compiled from the
- * same text (one more reference), or a new one. Invalid entries are left out,
- * each warned about as "<what>: invalid regex ..." unless quiet. Returns 0 with
- * *out to give back with reload_relist_put; -E2BIG (val is longer than the
- * per-annotation budget) or -ENOSPC (it would pass the budget of all lists),
- * why then saying so with the limit and what to do; or -ENOMEM.
+ * The compiled list for q: the one already compiled from the same text in the
+ * same namespace (one more reference), or a new one. Invalid entries are left
+ * out, each warned about as "<what>: invalid regex ..." unless quiet. Returns 0
+ * with *out to give back with reload_relist_put; -E2BIG (the text is over the
+ * per-annotation budget) or -ENOSPC (it would pass the namespace's or the
+ * total budget), why then saying so with the limit and what to do; or -ENOMEM.
  */
-int reload_relist_get(const char *val, const char *what, int quiet, struct reload_relist **out,
-		      char *why, size_t whylen);
-/* Give a reference back (NULL allowed); the last one frees the list. */
+int reload_relist_get(const struct reload_relist_req *q, struct reload_relist **out, char *why,
+		      size_t whylen);
+/* Give a reference back (NULL allowed); the last one frees the list and its budget. */
 void reload_relist_put(struct reload_relist *rl);
 /* 1 when rl (NULL: an empty list) has an entry matching the whole name. */
 int reload_relist_match(const struct reload_relist *rl, const char *name);
 /* Entries kept in rl (0 for NULL). */
 size_t reload_relist_count(const struct reload_relist *rl);
-/* Bytes charged to the budget of all lists now. */
+/* Bytes charged to the budget of all lists now; to namespace ns's. */
 size_t reload_relist_used(void);
+size_t reload_relist_ns_used(const char *ns);
+/* -E2BIG with why when an annotation of len bytes is over the per-annotation budget, else 0. */
+int reload_relist_too_long(size_t len, char *why, size_t whylen);
+/* SHA-1 of s[0..len) in hex: what is kept of a list over the per-annotation budget. */
+int reload_relist_digest(const char *s, size_t len, char hex[RELOAD_HASH_HEX]);
 /* A copy of [s, e) without Go's TrimSpace ASCII spaces at both ends; NULL: out of memory. */
 char *reload_trimmed(const char *s, const char *e);
 
@@ -195,6 +202,8 @@ struct reload_workload {
 	char *uid;	    /* metadata.uid (Events name it), NULL if absent; owned */
 	char *ann[2][RA_N]; /* [0] metadata, [1] pod template; NULL = absent; owned */
 	struct reload_relist *relist[2][2]; /* [where][type] shared reload lists; NULL: none */
+	unsigned char digest[2]; /* [where] bit 1 << type: ann holds a long list's SHA-1 */
+	unsigned char retry[2];	 /* [where] bit 1 << type: refused for the budgets */
 	char *refused;		 /* why a reload list was refused (over a budget), or NULL; owned */
 	struct reload_ref *refs; /* owned array */
 	size_t nrefs;
@@ -220,6 +229,22 @@ json_t *reload_kind_template(enum reload_kind kind, json_t *obj);
  */
 int reload_workload_parse(struct reload_workload *w, enum reload_kind kind, json_t *obj, int quiet,
 			  struct log_err *err);
+/*
+ * reload_workload_parse of a new version of old (NULL: none): the reload lists
+ * only old holds are credited against the budgets, as they are given back when
+ * old is freed, so a workload's own edit is not refused for its old lists.
+ */
+int reload_workload_parse_over(struct reload_workload *w, enum reload_kind kind, json_t *obj,
+			       int quiet, const struct reload_workload *old, struct log_err *err);
+/*
+ * Compile again the lists of w that were refused for the namespace or total
+ * budget (quietly). Returns 1 when none is refused any longer (w->refused
+ * freed), 0 when some still is, -ENOMEM.
+ */
+int reload_workload_retry_lists(struct reload_workload *w);
+/* 1 when val (NULL: absent) is the reload list w keeps for annotation a at where, else 0. */
+int reload_workload_same_list(const struct reload_workload *w, int where, enum reload_ann a,
+			      const char *val);
 /* Free what w owns and zero it. */
 void reload_workload_free(struct reload_workload *w);
 
@@ -410,6 +435,9 @@ struct wl_ent {
 	long long resume_ms;	      /* pause-period: when to resume (monotonic ms), 0: no timer */
 	unsigned char spc_warned;     /* the unsupported SecretProviderClass use was reported */
 	unsigned char collide_warned; /* objects sharing an env var name were reported */
+	unsigned char refused_q;      /* on ctl.refused: a list to compile when budget frees */
+	struct wl_ent *rnext;	      /* ctl.refused list */
+	long long skipped_ms; /* the last budget ReloadSkipped Event (monotonic ms), 0: none */
 
 	json_t *recreate; /* a Job we deleted whose copy the API refused: created later; owned */
 	long long recreate_ms; /* when to try that create again (monotonic ms) */
@@ -470,6 +498,9 @@ struct ctl {
 	int ntomb;	 /* deleted ConfigMaps/Secrets kept for --reload-on-delete rollouts */
 	int nrecreate;	 /* Jobs deleted and not yet created again (wl_ent.recreate) */
 	struct evq *evq; /* ReloadSkipped Events to post from the run loop */
+	struct wl_ent *refused; /* workloads with a list refused for a budget (reload_sync.c) */
+	size_t nrefused;	/* on that list, at most REFUSED_MAX */
+	size_t refused_used;	/* reload_relist_used() at the last try */
 	const struct cfg_ent *ev_last; /* the object the Reloaded Event names (borrowed) */
 	struct reload_metrics m;
 	struct strbuf url, body, resp;
@@ -527,6 +558,8 @@ void reload_cfg_free(struct cfg_ent *ce);
 void reload_pend_remove(struct ctl *c, struct wl_ent *we);
 
 void reload_wl_free(struct ctl *c, struct wl_ent *we);
+/* Take we off the list of workloads whose refused reload lists are tried again. */
+void reload_refused_remove(struct ctl *c, struct wl_ent *we);
 
 void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *obj);
 
@@ -647,11 +680,13 @@ void reload_queue_event(struct ctl *c, const struct wl_ent *we, const char *reas
  * The value the env-vars strategy records for ce in container of we: ce's hash,
  * or, when other objects we reloads on in that container give the same
  * STAKATER_* name, SHA-1 over "<name>=<hash>" of all of them sorted by name and
- * joined by ";" (in buf). *shared: how many objects share the name (1: none
- * other). Borrowed: ce->hash or buf.
+ * joined by ";" (in buf); past 64 of them, the 64 lowest names, whichever ce is.
+ * *shared: how many objects share the name (1: none other). Borrowed: ce->hash
+ * or buf.
  */
-const char *reload_env_value(struct ctl *c, const struct wl_ent *we, const struct cfg_ent *ce,
-			     const char *container, char buf[RELOAD_HASH_HEX], size_t *shared);
+const char *reload_env_value(struct ctl *c, const struct reload_workload *w,
+			     const struct cfg_ent *ce, const char *container,
+			     char buf[RELOAD_HASH_HEX], size_t *shared);
 /* Warn once per workload (and queue an Event) that shared > 1 objects share ce's env var. */
 void reload_collide_warn(struct ctl *c, struct wl_ent *we, const struct cfg_ent *ce,
 			 const char *container, size_t shared);

@@ -116,7 +116,7 @@ static void consider(struct ctl *c, struct wl_ent *we, const struct cfg_ent *ce,
 		return; /* --reload-on-delete: no variable to remove */
 	if (!changed && !rec)
 		return; /* no record: nothing says it changed while we were away */
-	want = rec ? reload_env_value(c, we, ce, container, buf, &shared) : ce->hash;
+	want = rec ? reload_env_value(c, &we->w, ce, container, buf, &shared) : ce->hash;
 	if (reload_hash_current(rec, want, want == ce->hash ? ce->alt : NULL)) {
 		if (changed)
 			METRIC_INC(c->m.skipped[SKIP_CURRENT]);
@@ -289,7 +289,7 @@ static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger 
 				  : NULL;
 			if (ce->deleted && c->o->strategy == RELOAD_ENV_VARS && !rec)
 				continue; /* --reload-on-delete: no variable to remove */
-			want = reload_env_value(c, we, ce, container, vals[n], &shared);
+			want = reload_env_value(c, &we->w, ce, container, vals[n], &shared);
 			if (reload_hash_current(rec, want, want == ce->hash ? ce->alt : NULL)) {
 				METRIC_INC(c->m.skipped[SKIP_CURRENT]);
 				continue;

@@ -75,51 +75,117 @@ static void apply_config(struct ctl *c, int cls, const char *evtype, const char 
 		reload_config_changed(c, ce); /* --reload-on-create: not the initial LIST's */
 }
 
-static int same_str(const char *a, const char *b)
+/* Does obj carry the reload lists we already parsed (and warned about) for we? */
+static int same_lists(const struct wl_ent *we, int cls, json_t *obj)
 {
-	return (!a && !b) || (a && b && strcmp(a, b) == 0);
-}
-
-/* Does obj carry the reload lists we already parsed (and warned about) for it? */
-static int same_lists(const struct ctl *c, int cls, json_t *obj)
-{
-	json_t *meta = json_object_get(obj, "metadata");
 	json_t *anns[2];
-	const char *ns = json_string_value(json_object_get(meta, "namespace"));
-	const char *name = json_string_value(json_object_get(meta, "name"));
-	const struct wl_ent *we;
 	int a;
 
-	if (!name)
-		return 0;
-	we = (const struct wl_ent *)reload_tab_get(&c->wl, cls, ns ? ns : "", name);
 	if (!we)
 		return 0;
-	anns[0] = json_object_get(meta, "annotations");
+	anns[0] = json_object_get(json_object_get(obj, "metadata"), "annotations");
 	anns[1] = json_object_get(
 	    json_object_get(reload_kind_template((enum reload_kind)(cls - CLS_DEP), obj),
 			    "metadata"),
 	    "annotations");
-	for (a = 0; a < 2; a++) {
-		if (!same_str(we->w.ann[a][RA_CM_RELOAD],
-			      json_string_value(
-				  json_object_get(anns[a], reload_ann_key(RA_CM_RELOAD)))) ||
-		    !same_str(
-			we->w.ann[a][RA_SEC_RELOAD],
+	for (a = 0; a < 2; a++)
+		if (!reload_workload_same_list(&we->w, a, RA_CM_RELOAD,
+					       json_string_value(json_object_get(
+						   anns[a], reload_ann_key(RA_CM_RELOAD)))) ||
+		    !reload_workload_same_list(
+			&we->w, a, RA_SEC_RELOAD,
 			json_string_value(json_object_get(anns[a], reload_ann_key(RA_SEC_RELOAD)))))
 			return 0;
-	}
 	return 1;
+}
+
+/* The workload obj names, if we track it. */
+static struct wl_ent *wl_of(const struct ctl *c, int cls, json_t *obj)
+{
+	json_t *meta = json_object_get(obj, "metadata");
+	const char *ns = json_string_value(json_object_get(meta, "namespace"));
+	const char *name = json_string_value(json_object_get(meta, "name"));
+
+	return name ? (struct wl_ent *)reload_tab_get(&c->wl, cls, ns ? ns : "", name) : NULL;
+}
+
+/*
+ * Workloads whose reload list was refused for the namespace or total budget are
+ * kept on c->refused (REFUSED_MAX at most; the others are tried again when they
+ * change) and compiled again when lists were given back since the last try.
+ */
+#define REFUSED_MAX 256
+
+static void refused_add(struct ctl *c, struct wl_ent *we)
+{
+	if (we->refused_q || c->nrefused >= REFUSED_MAX || !(we->w.retry[0] | we->w.retry[1]))
+		return;
+	we->refused_q = 1;
+	we->rnext = c->refused;
+	c->refused = we;
+	c->nrefused++;
+	c->refused_used = reload_relist_used();
+}
+
+void reload_refused_remove(struct ctl *c, struct wl_ent *we)
+{
+	struct wl_ent **p;
+
+	if (!we->refused_q)
+		return;
+	for (p = &c->refused; *p && *p != we; p = &(*p)->rnext)
+		;
+	if (*p)
+		*p = we->rnext;
+	we->refused_q = 0;
+	c->nrefused--;
+}
+
+static void refused_retry(struct ctl *c)
+{
+	struct wl_ent *we, *nx;
+
+	if (!c->refused || reload_relist_used() >= c->refused_used)
+		return;
+	for (we = c->refused; we; we = nx) {
+		nx = we->rnext;
+		if (reload_workload_retry_lists(&we->w) != 0 ||
+		    !(we->w.retry[0] | we->w.retry[1])) {
+			log_info("%s %s/%s: its reload lists fit the budgets now",
+				 reload_kind_name(we->w.kind), we->e.ns, we->e.name);
+			reload_refused_remove(c, we);
+		}
+	}
+	c->refused_used = reload_relist_used();
+}
+
+/*
+ * The budget's ReloadSkipped Event (and warning): at most one per workload per
+ * SKIPPED_EVENT_MS, so a tenant flipping a refused list posts no stream of them.
+ */
+#define SKIPPED_EVENT_MS (10 * 60 * 1000)
+
+static void refused_event(struct ctl *c, struct wl_ent *we)
+{
+	long long now = reload_now_ms();
+
+	if (we->skipped_ms && now - we->skipped_ms < SKIPPED_EVENT_MS) {
+		log_debug("%s (Event and warning sent less than 10 minutes ago)", we->w.refused);
+		return;
+	}
+	we->skipped_ms = now;
+	reload_queue_event(c, we, "ReloadSkipped", we->w.refused);
 }
 
 void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *obj)
 {
 	struct reload_workload w;
 	struct log_err err = {0};
-	struct wl_ent *we;
-	int r, quiet = same_lists(c, cls, obj);
+	struct wl_ent *we = wl_of(c, cls, obj);
+	int r, quiet = same_lists(we, cls, obj);
 
-	r = reload_workload_parse(&w, (enum reload_kind)(cls - CLS_DEP), obj, quiet, &err);
+	r = reload_workload_parse_over(&w, (enum reload_kind)(cls - CLS_DEP), obj, quiet,
+				       we ? &we->w : NULL, &err);
 	if (r < 0) {
 		log_warn("skipping a %s: %s", reload_cls_res[cls]->kind,
 			 err.msg[0] ? err.msg : strerror(-r));
@@ -143,6 +209,7 @@ void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *o
 			METRIC_SET(c->m.objects[cls], c->m.objects[cls] - 1);
 		}
 		reload_workload_free(&w);
+		refused_retry(c);
 		return;
 	}
 	if (!we) {
@@ -168,8 +235,11 @@ void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *o
 	we->seen = 1;
 	reload_pause_seen(c, we);
 	reload_check_unsupported(c, we);
+	reload_refused_remove(c, we);
+	refused_retry(c);
+	refused_add(c, we);
 	if (we->w.refused && !quiet) /* once per new list text */
-		reload_queue_event(c, we, "ReloadSkipped", we->w.refused);
+		refused_event(c, we);
 }
 
 /* ---- stream callbacks ---- */

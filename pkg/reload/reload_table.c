@@ -169,6 +169,7 @@ void reload_wl_free(struct ctl *c, struct wl_ent *we)
 {
 	if (we->pending)
 		reload_pend_remove(c, we);
+	reload_refused_remove(c, we);
 	if (we->resume_ms)
 		c->npause--;
 	if (we->recreate) {

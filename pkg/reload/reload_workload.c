@@ -54,24 +54,86 @@ char *reload_trimmed(const char *s, const char *e)
  * The shared list for annotation a of w, where (metadata or template). Over a
  * budget, no list: w->refused says why (the first refusal), with w named.
  */
-static int compile_list(struct reload_workload *w, int where, enum reload_type t, int quiet)
+static int compile_list(struct reload_workload *w, int where, enum reload_type t, int quiet,
+			const struct reload_workload *old)
 {
 	enum reload_ann a = t == RELOAD_SECRET ? RA_SEC_RELOAD : RA_CM_RELOAD;
-	char what[600], why[400];
+	char what[600], why[400], hex[RELOAD_HASH_HEX];
+	struct reload_relist_req q = {w->ns, w->ann[where][a], quiet ? NULL : what, NULL, 0};
+	size_t len = strlen(w->ann[where][a]);
 	int r;
 
 	snprintf(what, sizeof(what), "%s %.200s/%.200s: annotation %s", reload_kind_name(w->kind),
 		 w->ns, w->name, reload_ann_key(a));
-	r = reload_relist_get(w->ann[where][a], what, quiet, &w->relist[where][t], why,
-			      sizeof(why));
-	if (r != -E2BIG && r != -ENOSPC)
-		return r;
+	if (old) {
+		q.old = &old->relist[0][0];
+		q.nold = 4;
+	}
+	r = reload_relist_too_long(len, why, sizeof(why));
+	if (r == -E2BIG) {
+		/* only its digest is kept, to tell the next version from it (same_list) */
+		if (reload_relist_digest(w->ann[where][a], len, hex) < 0)
+			return -ENOMEM;
+		free(w->ann[where][a]);
+		w->ann[where][a] = strdup(hex);
+		if (!w->ann[where][a])
+			return -ENOMEM;
+		w->digest[where] |= (unsigned char)(1u << t);
+	} else {
+		r = reload_relist_get(&q, &w->relist[where][t], why, sizeof(why));
+		if (r != -ENOSPC)
+			return r;
+		w->retry[where] |= (unsigned char)(1u << t);
+	}
 	if (!w->refused &&
 	    asprintf(&w->refused, "%s%s: %s", what, where ? " (pod template)" : "", why) < 0) {
 		w->refused = NULL;
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+int reload_workload_retry_lists(struct reload_workload *w)
+{
+	struct reload_relist_req q = {w->ns, NULL, NULL, NULL, 0};
+	char why[400];
+	int where, t, r, left = 0;
+
+	for (where = 0; where < 2; where++) {
+		for (t = 0; t < 2; t++) {
+			if (!(w->retry[where] & (1u << t)))
+				continue;
+			q.text = w->ann[where][t == RELOAD_SECRET ? RA_SEC_RELOAD : RA_CM_RELOAD];
+			r = reload_relist_get(&q, &w->relist[where][t], why, sizeof(why));
+			if (r == -ENOMEM)
+				return r;
+			if (r < 0)
+				left = 1;
+			else
+				w->retry[where] &= (unsigned char)~(1u << t);
+		}
+	}
+	if (left || w->digest[0] || w->digest[1])
+		return 0;
+	free(w->refused);
+	w->refused = NULL;
+	return 1;
+}
+
+int reload_workload_same_list(const struct reload_workload *w, int where, enum reload_ann a,
+			      const char *val)
+{
+	int t = a == RA_SEC_RELOAD ? RELOAD_SECRET : RELOAD_CONFIGMAP;
+	char hex[RELOAD_HASH_HEX];
+	size_t len;
+
+	if (!w->ann[where][a] || !val)
+		return !w->ann[where][a] && !val;
+	if (!(w->digest[where] & (1u << t)))
+		return strcmp(w->ann[where][a], val) == 0;
+	len = strlen(val);
+	return reload_relist_too_long(len, hex, sizeof(hex)) < 0 &&
+	       reload_relist_digest(val, len, hex) == 0 && strcmp(hex, w->ann[where][a]) == 0;
 }
 
 void reload_workload_free(struct reload_workload *w)
@@ -389,6 +451,12 @@ static int find_spc(struct reload_workload *w, json_t *anns[2], json_t *pod)
 int reload_workload_parse(struct reload_workload *w, enum reload_kind kind, json_t *obj, int quiet,
 			  struct log_err *err)
 {
+	return reload_workload_parse_over(w, kind, obj, quiet, NULL, err);
+}
+
+int reload_workload_parse_over(struct reload_workload *w, enum reload_kind kind, json_t *obj,
+			       int quiet, const struct reload_workload *old, struct log_err *err)
+{
 	json_t *meta = json_object_get(obj, "metadata");
 	json_t *tmpl = reload_kind_template(kind, obj);
 	json_t *pod = json_object_get(tmpl, "spec");
@@ -422,12 +490,12 @@ int reload_workload_parse(struct reload_workload *w, enum reload_kind kind, json
 				return -ENOMEM;
 		}
 		if (w->ann[a][RA_CM_RELOAD]) {
-			r = compile_list(w, a, RELOAD_CONFIGMAP, quiet);
+			r = compile_list(w, a, RELOAD_CONFIGMAP, quiet, old);
 			if (r < 0)
 				return r;
 		}
 		if (w->ann[a][RA_SEC_RELOAD]) {
-			r = compile_list(w, a, RELOAD_SECRET, quiet);
+			r = compile_list(w, a, RELOAD_SECRET, quiet, old);
 			if (r < 0)
 				return r;
 		}

@@ -17,7 +17,8 @@
 #define RULES_TEMPLATE_OUT   (1u << 20) /* bytes a template may expand to */
 #define RULES_TEMPLATE_DEPTH 16		/* nested ranges */
 #define RULES_RULE_LABELS    4096 /* labels one rule may produce (a features.d file holds 64 KiB) */
-#define RULES_REGEX_MAX	     10000 /* distinct regular expressions over all loaded rules */
+#define RULES_REGEX_MAX	     10000	 /* distinct regular expressions over all loaded rules */
+#define RULES_REGEX_MEM	     (64u << 20) /* memory they may use together (goregex_compile_mem) */
 #define NFD_PREFIX	     "feature.node.kubernetes.io/"
 
 enum op {
@@ -89,35 +90,42 @@ struct kv {
 };
 
 struct rule {
-	char *name;	     /* rule name */
-	char *where;	     /* "file:line:col" of the rule */
-	char *object;	     /* metadata.name of its object: nfd-master's order */
-	size_t seq;	     /* load order, for objects of the same name */
-	struct kv *labels;   /* static labels */
-	size_t nlabels;	     /* number of static labels */
-	struct kv *vars;     /* static vars */
-	size_t nvars;	     /* number of static vars */
-	struct tmpl *tmpl;   /* labelsTemplate, or NULL */
-	struct tmpl *vtmpl;  /* varsTemplate, or NULL */
-	struct tmpl *count;  /* countLabelsTemplate (nodeprobe's LabelCountRule), or NULL */
-	struct matcher mf;   /* matchFeatures */
-	struct matcher *any; /* matchAny elements */
-	size_t nany;	     /* number of matchAny elements */
-	char *skip;	     /* why the rule is skipped, or NULL */
-	bool counting;	     /* from a LabelCountRule object */
+	char *name;		  /* rule name */
+	char *where;		  /* "file:line:col" of the rule */
+	char *object;		  /* metadata.name of its object: nfd-master's order */
+	size_t seq;		  /* load order, for objects of the same name */
+	struct kv *labels;	  /* static labels */
+	size_t nlabels;		  /* number of static labels */
+	struct kv *vars;	  /* static vars */
+	size_t nvars;		  /* number of static vars */
+	const struct tmpl *tmpl;  /* labelsTemplate (borrowed from rules.cache), or NULL */
+	const struct tmpl *vtmpl; /* varsTemplate (the same), or NULL */
+	const struct tmpl *count; /* countLabelsTemplate (LabelCountRule; the same), or NULL */
+	struct matcher mf;	  /* matchFeatures */
+	struct matcher *any;	  /* matchAny elements */
+	size_t nany;		  /* number of matchAny elements */
+	char *skip;		  /* why the rule is skipped, or NULL */
+	bool counting;		  /* from a LabelCountRule object */
 };
 
-/* The distinct regular expressions of the loaded rules, each compiled once (rules_regex.c). */
-struct recache {
-	struct recache_ent *e; /* open-addressing slots */
-	size_t cap, n;	       /* slots, used */
+/* Distinct texts, each compiled once: open addressing, grown at half full (rules_cache.c). */
+struct rtable {
+	struct rcache_ent *e; /* slots */
+	size_t cap, n;	      /* slots, used */
+};
+
+/* The distinct patterns and templates of the loaded rules, each compiled once. */
+struct rcache {
+	struct rtable re, tmpl; /* patterns (struct goregex), templates (struct tmpl) */
+	size_t mem;		/* what the patterns may use, at most RULES_REGEX_MEM */
+	size_t compiled;	/* compiles and parses done (tests count them) */
 };
 
 struct rules {
-	struct rule *r;	   /* rules in load order */
-	size_t n, cap;	   /* used, allocated */
-	size_t seq;	   /* next load sequence number */
-	struct recache re; /* the patterns their expressions borrow */
+	struct rule *r;	     /* rules in load order */
+	size_t n, cap;	     /* used, allocated */
+	size_t seq;	     /* next load sequence number */
+	struct rcache cache; /* the patterns and templates they borrow */
 };
 
 /* One matched element: an instance, or a flag/attribute element. */
@@ -155,14 +163,18 @@ void *rules_grow(void *arr_p, size_t *n, size_t sz);
 
 /*
  * pat compiled as Go's regexp.MatchString (pkg/goregex), from c or into it: *re is borrowed
- * until rules_regex_free(c). 0; -EINVAL when Go refuses pat (why says why; *re NULL, and the
- * refusal is kept too); -ENOSPC when c already holds RULES_REGEX_MAX patterns; -ENOMEM.
+ * until rules_cache_free(c). 0; -EINVAL when Go refuses pat (why says why; *re NULL, and the
+ * refusal is kept too); -ENOSPC when c would hold more than RULES_REGEX_MAX patterns or
+ * RULES_REGEX_MEM bytes of them (why is the whole message); -ENOMEM.
  */
-int rules_regex(struct recache *c, const char *pat, const struct goregex **re, char *why,
+int rules_regex(struct rcache *c, const char *pat, const struct goregex **re, char *why,
 		size_t whylen);
 
-/* Free every pattern of c. */
-void rules_regex_free(struct recache *c);
+/* src parsed by rules_tmpl_parse, from c or into it: *t borrowed until rules_cache_free(c). */
+int rules_tmpl(struct rcache *c, const char *src, const struct tmpl **t, char *why, size_t whylen);
+
+/* Free every pattern and template of c. */
+void rules_cache_free(struct rcache *c);
 
 yaml_node_t *rules_node(struct ctx *c, int i);
 

@@ -44,7 +44,7 @@ static void expr_free(struct expr *e)
 
 	free(e->key);
 	for (i = 0; i < e->nval; i++)
-		free(e->val[i]); /* e->re[i] are the cache's (struct rules.re) */
+		free(e->val[i]); /* e->re[i] are the cache's (struct rules.cache) */
 	free(e->val);
 	free(e->re);
 	free(e->bad);
@@ -68,26 +68,6 @@ static void matcher_free(struct matcher *m)
 	free(m->t);
 }
 
-static void tnodes_free(struct tnode *n, size_t nn)
-{
-	size_t i;
-
-	for (i = 0; i < nn; i++) {
-		free(n[i].s);
-		free(n[i].feature);
-		tnodes_free(n[i].body, n[i].nbody);
-	}
-	free(n);
-}
-
-void rules_tmpl_free(struct tmpl *t)
-{
-	if (!t)
-		return;
-	tnodes_free(t->n, t->nn);
-	free(t);
-}
-
 static void kv_free(struct kv *kv, size_t n)
 {
 	size_t i;
@@ -105,9 +85,6 @@ static void rule_free(struct rule *r)
 
 	kv_free(r->labels, r->nlabels);
 	kv_free(r->vars, r->nvars);
-	rules_tmpl_free(r->tmpl);
-	rules_tmpl_free(r->vtmpl);
-	rules_tmpl_free(r->count);
 	matcher_free(&r->mf);
 	for (i = 0; i < r->nany; i++)
 		matcher_free(&r->any[i]);
@@ -132,7 +109,7 @@ void rules_free(struct rules *r)
 	for (i = 0; i < r->n; i++)
 		rule_free(&r->r[i]);
 	free(r->r);
-	rules_regex_free(&r->re);
+	rules_cache_free(&r->cache);
 	free(r);
 }
 
@@ -157,10 +134,10 @@ void *rules_grow(void *arr_p, size_t *n, size_t sz)
 /* ------------------------------------------------------------------ YAML */
 
 struct ctx {
-	struct ydoc *y;	     /* current document (pkg/ydoc: limits, lookups, messages) */
-	const char *file;    /* name for messages */
-	struct log_err *err; /* where errors go */
-	struct recache *re;  /* where patterns are compiled, once each (the rules') */
+	struct ydoc *y;	      /* current document (pkg/ydoc: limits, lookups, messages) */
+	const char *file;     /* name for messages */
+	struct log_err *err;  /* where errors go */
+	struct rcache *cache; /* where patterns and templates are compiled, once each */
 };
 
 static int at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
@@ -333,19 +310,17 @@ static int expr_check(struct ctx *c, const yaml_node_t *n, struct expr *e, const
 		if (!e->re)
 			return log_err_set(c->err, -ENOMEM, "out of memory");
 		for (i = 0; i < e->nval && !bad[0]; i++) {
-			char why[160];
-			int x = rules_regex(c->re, e->val[i], &e->re[i], why, sizeof(why));
+			char why[300];
+			int x = rules_regex(c->cache, e->val[i], &e->re[i], why, sizeof(why));
 
 			if (x == -ENOMEM)
 				return log_err_set(c->err, -ENOMEM, "out of memory");
-			if (x == -ENOSPC)
-				return at(c, n,
-					  "more than %d distinct regular expressions in the rules "
-					  "loaded (nodeprobe's limit): join patterns with '|'",
-					  RULES_REGEX_MAX);
+			if (x == -ENOSPC) /* a limit of all the rules: why says which */
+				return at(c, n, "%s", why);
 			if (x < 0)
 				snprintf(bad, sizeof(bad),
-					 "invalid regular expression '%.100s': %s", e->val[i], why);
+					 "invalid regular expression '%.100s': %.160s", e->val[i],
+					 why);
 		}
 	}
 	if (bad[0]) {
@@ -404,7 +379,7 @@ static int parse_expr(struct ctx *c, const yaml_node_t *n, struct expr *e)
 			char **nv;
 
 			if (!visit(c))
-				return at(c, vn, "document too complex");
+				return ydoc_too_complex(c->y, vn);
 			rc = want_string(c, rules_node(c, *it), "value item", &s);
 			if (rc < 0)
 				return rc;
@@ -437,7 +412,7 @@ static int parse_matcher(struct ctx *c, const yaml_node_t *n, struct matcher *m)
 		const char *f;
 
 		if (!visit(c))
-			return at(c, n, "document too complex");
+			return ydoc_too_complex(c->y, n);
 		rc = want_map(c, tn, "matchFeatures item");
 		if (rc == 0)
 			rc = only_fields(c, tn, fields, "matchFeatures item");
@@ -529,7 +504,7 @@ static int parse_strmap(struct ctx *c, const yaml_node_t *n, const char *what, s
 }
 
 static int parse_template(struct ctx *c, struct rule *r, const yaml_node_t *n, const char *what,
-			  struct tmpl **out)
+			  const struct tmpl **out)
 {
 	const char *s;
 	char why[300];
@@ -541,8 +516,8 @@ static int parse_template(struct ctx *c, struct rule *r, const yaml_node_t *n, c
 	if (rc < 0)
 		return rc;
 	if (!*s)
-		return 0; /* NFD: an empty template is none */
-	rc = rules_tmpl_parse(s, out, why, sizeof(why));
+		return 0;				     /* NFD: an empty template is none */
+	rc = rules_tmpl(c->cache, s, out, why, sizeof(why)); /* parsed once per distinct text */
 	if (rc == -ENOMEM)
 		return log_err_set(c->err, rc, "out of memory");
 	if (rc < 0)
@@ -594,7 +569,7 @@ static int parse_taints(struct ctx *c, const yaml_node_t *n, size_t *count)
 		size_t i;
 
 		if (!visit(c))
-			return at(c, n, "document too complex");
+			return ydoc_too_complex(c->y, n);
 		rc = want_map(c, tn, "taint");
 		if (rc == 0)
 			rc = only_fields(c, tn, fields, "taint");
@@ -687,7 +662,7 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r, bool 
 				struct matcher *m;
 
 				if (!visit(c))
-					return at(c, val, "document too complex");
+					return ydoc_too_complex(c->y, val);
 				rc = want_map(c, e, "matchAny item");
 				if (rc == 0)
 					rc = only_fields(c, e, fields, "matchAny item");
@@ -875,10 +850,8 @@ static int parse_doc(struct ctx *c, struct rules *tmp)
 {
 	int rc = parse_doc_body(c, tmp);
 
-	if (rc == 0 && c->y->budget < 0)
-		rc = at(c, ydoc_root(c->y),
-			"document too complex: more than %d steps to read it (nodeprobe's limit)",
-			YDOC_BUDGET);
+	if (rc != -ENOMEM && c->y->budget < 0) /* whatever failed past it, the budget says why */
+		rc = ydoc_too_complex(c->y, ydoc_root(c->y));
 	return rc;
 }
 
@@ -932,7 +905,7 @@ int rules_load_buffer(struct rules *rs, const char *name, const char *buf, size_
 	struct rules tmp = {0};
 	struct ydoc_stream st;
 	struct ydoc y;
-	struct ctx c = {.y = &y, .file = name, .err = err, .re = &rs->re};
+	struct ctx c = {.y = &y, .file = name, .err = err, .cache = &rs->cache};
 	int rc;
 
 	rc = ydoc_stream_open(&st, name, buf, len, err);
@@ -957,7 +930,7 @@ int rules_load_docs(struct rules *rs, const char *name, const struct yaml_docume
 {
 	struct rules tmp = {0};
 	struct ydoc y;
-	struct ctx c = {.y = &y, .file = name, .err = err, .re = &rs->re};
+	struct ctx c = {.y = &y, .file = name, .err = err, .cache = &rs->cache};
 	size_t i;
 	int rc;
 

@@ -19,6 +19,19 @@ static int parser_fail(const yaml_parser_t *p, const char *file, struct log_err 
 			   p->context ? " " : "", p->context ? p->context : "");
 }
 
+/* msg[0..len) = fmt...; -EINVAL. */
+static int fail(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int fail(char *msg, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
 /* An anchor of the document being scanned: what an alias to it repeats. */
 struct anchor {
 	char *name;	 /* owned; NULL for a free slot */
@@ -105,8 +118,8 @@ struct scan {
 	} open[YDOC_MAX_DEPTH + 1];    /* the open collections */
 };
 
-/* Count one event: NULL, or why the stream is refused (msg is the buffer for it). */
-static const char *scan_event(struct scan *s, const yaml_event_t *ev, char *msg, size_t len)
+/* Count one event: 0, or -EINVAL (a limit) or -ENOMEM with msg[0..len) saying why. */
+static int scan_event(struct scan *s, const yaml_event_t *ev, char *msg, size_t len)
 {
 	const unsigned char *anchor = NULL;
 	struct anchor *a;
@@ -114,11 +127,12 @@ static const char *scan_event(struct scan *s, const yaml_event_t *ev, char *msg,
 	switch (ev->type) {
 	case YAML_DOCUMENT_START_EVENT: /* anchors are per document */
 		anchors_clear(&s->anchors);
-		return NULL;
+		return 0;
 	case YAML_SEQUENCE_START_EVENT:
 	case YAML_MAPPING_START_EVENT:
 		if (s->depth == YDOC_MAX_DEPTH)
-			return "nested deeper than 64";
+			return fail(msg, len, "nested deeper than %d (the limit): flatten it",
+				    YDOC_MAX_DEPTH);
 		anchor = ev->type == YAML_SEQUENCE_START_EVENT ? ev->data.sequence_start.anchor
 							       : ev->data.mapping_start.anchor;
 		s->open[s->depth].nodes = s->nodes;
@@ -140,29 +154,38 @@ static const char *scan_event(struct scan *s, const yaml_event_t *ev, char *msg,
 			a->nodes = s->nodes - s->open[s->depth].nodes;
 			a->text = s->text - s->open[s->depth].text;
 		}
-		return NULL;
+		return 0;
 	case YAML_ALIAS_EVENT:
 		if (++s->aliases > YDOC_MAX_ALIASES)
-			return "more than 10000 aliases (nodeprobe's limit)";
+			return fail(msg, len,
+				    "more than %d aliases (the limit): write some of them out, or "
+				    "split the file",
+				    YDOC_MAX_ALIASES);
 		a = anchors_find(&s->anchors, (const char *)ev->data.alias.anchor);
-		if (a && a->nodes < 0) {
-			snprintf(msg, len, "alias '*%.100s' inside the node it names (a loop)",
-				 (const char *)ev->data.alias.anchor);
-			return msg;
-		}
+		if (a && a->nodes < 0)
+			return fail(
+			    msg, len,
+			    "alias '*%.100s' inside the node it names (a loop): move it out "
+			    "of that node",
+			    (const char *)ev->data.alias.anchor);
 		s->nodes += a ? a->nodes : 1; /* libyaml's loader refuses an unknown one */
 		s->text += a ? a->text : 0;
 		break;
 	default:
-		return NULL;
+		return 0;
 	}
 	if (anchor) {
 		if (s->anchors.n >= YDOC_MAX_ANCHORS &&
 		    !anchors_find(&s->anchors, (const char *)anchor))
-			return "more than 10000 anchors (nodeprobe's limit)";
+			return fail(msg, len,
+				    "more than %d anchors in a document (the limit): drop unused "
+				    "ones, or split it into documents",
+				    YDOC_MAX_ANCHORS);
 		a = anchors_put(&s->anchors, (const char *)anchor);
-		if (!a)
-			return "out of memory";
+		if (!a) {
+			snprintf(msg, len, "out of memory");
+			return -ENOMEM;
+		}
 		if (ev->type == YAML_SCALAR_EVENT) {
 			a->nodes = 1;
 			a->text = (long long)ev->data.scalar.length;
@@ -173,12 +196,16 @@ static const char *scan_event(struct scan *s, const yaml_event_t *ev, char *msg,
 	if (ev->type == YAML_SEQUENCE_START_EVENT || ev->type == YAML_MAPPING_START_EVENT)
 		s->depth++;
 	if (s->nodes > YDOC_MAX_NODES)
-		return "more than 1000000 nodes, each alias counted as the nodes it repeats "
-		       "(nodeprobe's limit): use fewer aliases";
+		return fail(msg, len,
+			    "more than %d nodes, each alias counted as the nodes it repeats (the "
+			    "limit): use fewer aliases",
+			    YDOC_MAX_NODES);
 	if (s->text > YDOC_MAX_TEXT)
-		return "more than 64 MiB of text, each alias counted as the text it repeats "
-		       "(nodeprobe's limit): use fewer aliases";
-	return NULL;
+		return fail(msg, len,
+			    "more than %d MiB of text, each alias counted as the text it repeats "
+			    "(the limit): use fewer aliases",
+			    YDOC_MAX_TEXT >> 20);
+	return 0;
 }
 
 /*
@@ -200,18 +227,15 @@ static int prescan(const char *file, const char *buf, size_t len, struct log_err
 	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
 	for (;;) {
-		const char *over;
-
 		if (!yaml_parser_parse(&p, &ev)) {
 			r = parser_fail(&p, file, err);
 			break;
 		}
-		over = scan_event(s, &ev, msg, sizeof(msg));
-		if (over)
-			r = log_err_set(err, strcmp(over, "out of memory") ? -EINVAL : -ENOMEM,
-					"%s:%zu:%zu: %s", file, ev.start_mark.line + 1,
-					ev.start_mark.column + 1, over);
-		if (over || ev.type == YAML_STREAM_END_EVENT) {
+		r = scan_event(s, &ev, msg, sizeof(msg));
+		if (r < 0)
+			r = log_err_set(err, r, "%s:%zu:%zu: %s", file, ev.start_mark.line + 1,
+					ev.start_mark.column + 1, msg);
+		if (r < 0 || ev.type == YAML_STREAM_END_EVENT) {
 			yaml_event_delete(&ev);
 			break;
 		}
@@ -467,7 +491,7 @@ int ydoc_check_map(struct ydoc *d, const yaml_node_t *m)
 		yaml_node_t *k = ydoc_node(d, p->key);
 
 		if (!ydoc_visit(d))
-			return ydoc_fail(d, m, "document too complex");
+			return ydoc_too_complex(d, m);
 		if (k->type != YAML_SCALAR_NODE)
 			return ydoc_fail(d, k, "mapping key must be a string, not %s",
 					 ydoc_kind(k));
@@ -476,9 +500,20 @@ int ydoc_check_map(struct ydoc *d, const yaml_node_t *m)
 			    !strcmp(ydoc_scalar(ydoc_node(d, q->key)), ydoc_scalar(k)))
 				return ydoc_fail(d, k, "duplicate key '%s'", ydoc_scalar(k));
 		if (d->budget < 0)
-			return ydoc_fail(d, m, "document too complex");
+			return ydoc_too_complex(d, m);
 	}
 	return 0;
+}
+
+int ydoc_too_complex(struct ydoc *d, const yaml_node_t *n)
+{
+	if (d->told)
+		return -EINVAL;
+	d->told = true;
+	return ydoc_fail(d, n,
+			 "document too complex: more than %d steps to read it (the limit): split "
+			 "it into smaller documents, or use fewer aliases",
+			 YDOC_BUDGET);
 }
 
 int ydoc_fail(struct ydoc *d, const yaml_node_t *n, const char *fmt, ...)

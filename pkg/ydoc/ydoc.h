@@ -41,6 +41,7 @@ struct ydoc {
 	struct log_err *err; /* where ydoc_fail writes; borrowed */
 	long budget;	     /* ydoc_visit calls left */
 	bool borrowed;	     /* doc is someone else's (ydoc_borrow): never freed */
+	bool told;	     /* ydoc_too_complex has set err */
 };
 
 /* A stream of documents ("---" separated) being read from a buffer. */
@@ -122,10 +123,16 @@ yaml_node_t *ydoc_get(struct ydoc *d, const yaml_node_t *map, const char *key);
 
 /*
  * Check that mapping m has scalar keys, each once: 0, or -EINVAL with
- * "file:line:col: duplicate key 'k'" (or a non-string key, or "document too
- * complex" when the budget runs out).
+ * "file:line:col: duplicate key 'k'" (or a non-string key, or ydoc_too_complex's
+ * message when the budget runs out).
  */
 int ydoc_check_map(struct ydoc *d, const yaml_node_t *m);
+
+/*
+ * The walking budget ran out: set d->err to "file:line:col: document too complex: ..." at
+ * node n, naming YDOC_BUDGET and what to do, unless already set so; returns -EINVAL.
+ */
+int ydoc_too_complex(struct ydoc *d, const yaml_node_t *n);
 
 /* Set d->err to "file:line:col: <fmt...>" at node n; returns -EINVAL. */
 int ydoc_fail(struct ydoc *d, const yaml_node_t *n, const char *fmt, ...)

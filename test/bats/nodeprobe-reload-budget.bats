@@ -101,3 +101,133 @@ events() { fake_ctl GET '/requests?method=POST&path=/events$' | jq -c --arg r "$
   [ "$status" -eq 0 ]
   [[ $output == *"users[fake].user: both exec and token are set: token is used and the exec plugin is not run (as client-go and kubectl decide)"* ]]
 }
+
+@test "budget: a refused list flipped A/B/A gives one ReloadSkipped Event (one per workload per 10 minutes)" {
+  cm cfg '{"k":"0"}'
+  a="cfg, $(seq -f 'cfg-%06g-.*' 1 5000 | paste -sd, -)"
+  b="cfg, $(seq -f 'cfg-%06g-b.*' 1 5000 | paste -sd, -)"
+  deployment big "{\"configmap.reloader.stakater.com/reload\":\"$a\"}" "$POD"
+  "$BIN" --kubeconfig "$KC" --listen '' --coalesce-window 0 --min-interval 0 \
+    --max-rollouts-per-second 0 >"$RL_LOG" 2>&1 3>&- &
+  RL_PID=$!
+  fake_ctl GET "/watchers?min=7&wait=10" >/dev/null
+  fake_ctl GET '/requests?method=POST&path=/events$&min=1&wait=10' >/dev/null
+  deployment big "{\"configmap.reloader.stakater.com/reload\":\"$b\"}" "$POD"
+  deployment big "{\"configmap.reloader.stakater.com/reload\":\"$a\"}" "$POD"
+  # after the flips on the same watch, in order: another refused list, whose Event marks them applied
+  deployment marker "{\"configmap.reloader.stakater.com/reload\":\"$a\"}" "$POD"
+  fake_ctl GET '/requests?method=POST&path=/events$&min=2&wait=10' >/dev/null
+  run events ReloadSkipped
+  [ "${#lines[@]}" -eq 2 ]
+  [ "$(jq -r .involvedObject.name <<<"${lines[0]}")" = big ]
+  [ "$(jq -r .involvedObject.name <<<"${lines[1]}")" = marker ]
+  [ "$(grep -c 'big: annotation configmap.reloader.stakater.com/reload: 70004 bytes of patterns, over the limit' "$RL_LOG")" -eq 1 ]
+}
+
+@test "collision: 70 ConfigMaps a-b, a--b, ... and reload list a-+b: once rolls once, then nothing (the 64 lowest names, whichever changed)" {
+  for i in $(seq 70); do cm "a$(printf -- '-%.0s' $(seq "$i"))b" "{\"k\":\"$i\"}"; done
+  deployment web '{"configmap.reloader.stakater.com/reload":"a-+b"}' '{"containers":[{"name":"app","image":"x","env":[{"name":"STAKATER_A_B_CONFIGMAP","value":"0000000000000000000000000000000000000000"}]}]}'
+  run "$BIN" --kubeconfig "$KC" --mode once --no-events
+  [ "$status" -eq 0 ]
+  [ "$(fake_ctl GET '/requests?method=PATCH&count=1' | jq .count)" -eq 1 ]
+  first=$output
+  run "$BIN" --kubeconfig "$KC" --mode once --no-events
+  [ "$status" -eq 0 ]
+  [ "$(fake_ctl GET '/requests?method=PATCH&count=1' | jq .count)" -eq 1 ]
+  [[ $first == *"70 ConfigMaps it reloads on map to env var STAKATER_A_B_CONFIGMAP"* ]]
+}
+
+@test "collision: deleting one of two sharers (no --reload-on-delete) rolls once at the next start, then nothing; so does creating it again" {
+  cm a-b '{"k":"1"}'
+  cm a.b '{"k":"2"}'
+  h1=$(printf 'k=1' | sha1sum | cut -c1-40)
+  deployment web '{"reloader.stakater.com/auto":"true"}' '{"containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"a-b"}},{"configMapRef":{"name":"a.b"}}]}]}'
+  run "$BIN" --kubeconfig "$KC" --mode once --no-events
+  [ "$(fake_ctl GET '/requests?method=PATCH&count=1' | jq .count)" -eq 0 ] # nothing recorded yet
+  fake_ctl DELETE '/objects?apiVersion=v1&kind=ConfigMap&namespace=default&name=a.b' >/dev/null
+  # as Reloader would have left it after a.b changed last: the combined value is ours, here a.b's
+  put "$(fake_ctl GET '/objects?apiVersion=apps/v1&kind=Deployment&name=web' | jq -c '.spec.template.spec.containers[0].env = [{"name":"STAKATER_A_B_CONFIGMAP","value":"x"}]')"
+  run "$BIN" --kubeconfig "$KC" --mode once --no-events
+  [ "$(fake_ctl GET '/requests?method=PATCH&count=1' | jq .count)" -eq 1 ]
+  [ "$(fake_ctl GET '/objects?apiVersion=apps/v1&kind=Deployment&name=web' | jq -r '.spec.template.spec.containers[0].env[0].value')" = "$h1" ]
+  run "$BIN" --kubeconfig "$KC" --mode once --no-events
+  [ "$(fake_ctl GET '/requests?method=PATCH&count=1' | jq .count)" -eq 1 ]
+  cm a.b '{"k":"2"}'
+  run "$BIN" --kubeconfig "$KC" --mode once --no-events
+  [ "$(fake_ctl GET '/requests?method=PATCH&count=1' | jq .count)" -eq 2 ]
+  run "$BIN" --kubeconfig "$KC" --mode once --no-events
+  [ "$(fake_ctl GET '/requests?method=PATCH&count=1' | jq .count)" -eq 2 ]
+}
+
+@test "collision, watch: a change of a.b rolls once to the combined value, a change of a-b once more, each warned about once" {
+  cm a-b '{"k":"1"}'
+  cm a.b '{"k":"2"}'
+  deployment web '{"reloader.stakater.com/auto":"true"}' '{"containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"a-b"}},{"configMapRef":{"name":"a.b"}}]}]}'
+  "$BIN" --kubeconfig "$KC" --listen '' --coalesce-window 0 --min-interval 0 \
+    --max-rollouts-per-second 0 >"$RL_LOG" 2>&1 3>&- &
+  RL_PID=$!
+  fake_ctl GET "/watchers?min=7&wait=10" >/dev/null
+  cm a.b '{"k":"3"}'
+  fake_ctl GET '/requests?method=PATCH&min=1&wait=10' >/dev/null
+  h1=$(printf 'k=1' | sha1sum | cut -c1-40)
+  h3=$(printf 'k=3' | sha1sum | cut -c1-40)
+  want=$(printf 'a-b=%s;a.b=%s' "$h1" "$h3" | sha1sum | cut -c1-40)
+  [ "$(fake_ctl GET '/objects?apiVersion=apps/v1&kind=Deployment&name=web' | jq -c '.spec.template.spec.containers[0].env')" = "[{\"name\":\"STAKATER_A_B_CONFIGMAP\",\"value\":\"$want\"}]" ]
+  cm a-b '{"k":"4"}'
+  fake_ctl GET '/requests?method=PATCH&min=2&wait=10' >/dev/null
+  h4=$(printf 'k=4' | sha1sum | cut -c1-40)
+  want=$(printf 'a-b=%s;a.b=%s' "$h4" "$h3" | sha1sum | cut -c1-40)
+  [ "$(fake_ctl GET '/objects?apiVersion=apps/v1&kind=Deployment&name=web' | jq -r '.spec.template.spec.containers[0].env[0].value')" = "$want" ]
+  fake_ctl GET '/requests?method=POST&path=/events$&min=3&wait=10' >/dev/null
+  [ "$(fake_ctl GET '/requests?method=PATCH&count=1' | jq .count)" -eq 2 ]
+  run events ReloadEnvCollision
+  [ "${#lines[@]}" -eq 1 ]
+  [ "$(grep -c 'map to env var STAKATER_A_B_CONFIGMAP' "$RL_LOG")" -eq 1 ]
+}
+
+@test "collision, HA: the standby sees the leader's combined value and keeps nothing pending; its takeover rolls nothing" {
+  cm a-b '{"k":"1"}'
+  cm a.b '{"k":"2"}'
+  deployment web '{"reloader.stakater.com/auto":"true"}' '{"containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"a-b"}},{"configMapRef":{"name":"a.b"}}]}]}'
+  ha=(--listen '' --no-events --enable-ha --leader-elect-lease-duration 3s
+    --leader-elect-renew-deadline 2s --leader-elect-retry-period 300ms --coalesce-window 0
+    --min-interval 0)
+  POD_NAME=a POD_NAMESPACE=reload "$BIN" --kubeconfig "$KC" "${ha[@]}" >"$BATS_TEST_TMPDIR/a.log" 2>&1 3>&- &
+  RL_PID=$!
+  for i in $(seq 200); do grep -q "acquired Lease" "$BATS_TEST_TMPDIR/a.log" && break; sleep 0.1; done
+  POD_NAME=b POD_NAMESPACE=reload "$BIN" --kubeconfig "$KC" -v "${ha[@]}" >"$RL_LOG" 2>&1 3>&- &
+  B_PID=$!
+  for i in $(seq 200); do grep -q "leader is a" "$RL_LOG" && break; sleep 0.1; done
+  cm a.b '{"k":"3"}'
+  fake_ctl GET '/requests?method=PATCH&min=1&wait=20' >/dev/null
+  for i in $(seq 100); do grep -q "web: rolled by the leader; not pending here" "$RL_LOG" && break; sleep 0.1; done
+  kill -9 "$RL_PID"
+  wait "$RL_PID" 2>/dev/null || true
+  RL_PID=$B_PID
+  for i in $(seq 200); do grep -q "leading: " "$RL_LOG" && break; sleep 0.1; done
+  grep -q "Deployment default/web: rolled by the leader; not pending here" "$RL_LOG"
+  grep -q "leading: 0 workloads had changes pending, 0 still to roll" "$RL_LOG"
+  [ "$(fake_ctl GET '/requests?method=PATCH&count=1' | jq .count)" -eq 1 ]
+}
+
+@test "budget: a list refused for the namespace's 2 MiB is compiled once another workload gives budget back" {
+  cm cfg '{"k":"0"}'
+  deployment a "{\"configmap.reloader.stakater.com/reload\":\"$(seq -f 'a%g-.*' 1 100 | paste -sd, -)\"}" "$POD"
+  deployment b "{\"configmap.reloader.stakater.com/reload\":\"cfg, $(seq -f 'b%g-.*' 1 30 | paste -sd, -)\"}" "$POD"
+  "$BIN" --kubeconfig "$KC" --listen '' --coalesce-window 0 --min-interval 0 \
+    --max-rollouts-per-second 0 >"$RL_LOG" 2>&1 3>&- &
+  RL_PID=$!
+  fake_ctl GET "/watchers?min=7&wait=10" >/dev/null
+  fake_ctl GET '/requests?method=POST&path=/events$&min=1&wait=10' >/dev/null
+  run events ReloadSkipped
+  [ "${#lines[@]}" -eq 1 ]
+  [[ $(jq -r .message <<<"${lines[0]}") == "Deployment default/"[ab]": annotation configmap.reloader.stakater.com/reload: its "*" entries would need about "*" KiB, and the reload lists of one namespace may use 2048 KiB (namespace 'default': "*" KiB in use); the list is ignored"* ]]
+  [ "$(jq -r .involvedObject.name <<<"${lines[0]}")" = b ] # listed after a
+  cm cfg '{"k":"1"}'
+  fake_ctl DELETE "/objects?apiVersion=apps/v1&kind=Deployment&namespace=default&name=a" >/dev/null
+  for i in $(seq 100); do grep -q "b: its reload lists fit the budgets now" "$RL_LOG" && break; sleep 0.1; done
+  grep -q "Deployment default/b: its reload lists fit the budgets now" "$RL_LOG"
+  cm cfg '{"k":"2"}'
+  fake_ctl GET '/requests?method=PATCH&path=/deployments/b$&min=1&wait=10' >/dev/null
+  [ "$(fake_ctl GET '/requests?method=PATCH&path=/deployments/b$&count=1' | jq .count)" -eq 1 ]
+}

@@ -149,7 +149,7 @@ shared_regexes() {
   run bounded "${NP[@]}" --rules "$T/r.yaml"
   echo "$output"
   [ "$status" -eq 3 ]
-  [ "$output" = "nodeprobe: error: $T/r.yaml:13:15: more than 10000 distinct regular expressions in the rules loaded (nodeprobe's limit): join patterns with '|'" ]
+  [ "$output" = "nodeprobe: error: $T/r.yaml:13:15: more than 10000 distinct regular expressions in the rules loaded (the limit): join patterns with '|'" ]
   [ ! -e "$T/fd/nodeprobe" ]
 }
 
@@ -168,7 +168,7 @@ shared_regexes() {
   run bounded "${NP[@]}" --rules "$T/r.yaml"
   echo "$output"
   [ "$status" -eq 3 ]
-  [[ "$output" == "nodeprobe: error: $T/r.yaml:"*": more than 1000000 nodes, each alias counted as the nodes it repeats (nodeprobe's limit): use fewer aliases" ]]
+  [[ "$output" == "nodeprobe: error: $T/r.yaml:"*": more than 1000000 nodes, each alias counted as the nodes it repeats (the limit): use fewer aliases" ]]
   [ "$(printf '%s\n' "$output" | wc -l)" -eq 1 ]
   [ ! -e "$T/fd/nodeprobe" ]
 }
@@ -178,4 +178,45 @@ shared_regexes() {
   run "${NP[@]}" --rules "$T/r.yaml"
   [ "$status" -eq 3 ]
   [ "$output" = "nodeprobe: error: $T/r.yaml: larger than the 1 MiB limit for a rules file (split it)" ]
+}
+
+# issue 17 review: the 10000-pattern cap let ~10 GB of compiled patterns in (each up to 1 MiB);
+# a total budget for what they may use refuses this 200-pattern file long before.
+@test "200 distinct costly regexes (\\pL{50}N): refused at the 64 MiB budget for patterns, within 512 MiB" {
+  local i
+  {
+    printf 'apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nmetadata:\n  name: costly\nspec:\n  rules:\n'
+    printf '    - name: r0\n      labels: {example.com/r0: "true"}\n      matchFeatures:\n        - feature: pci.device\n          matchExpressions:\n            vendor:\n              op: InRegexp\n              value:\n'
+    for ((i = 0; i < 200; i++)); do printf '                - "\\\\pL{50}%d"\n' $i; done
+  } > "$T/r.yaml"
+  SECONDS=0
+  run bounded "${NP[@]}" --rules "$T/r.yaml"
+  echo "$output"
+  echo "# took ${SECONDS}s" >&3
+  [ "$status" -eq 3 ]
+  [[ "$output" == "nodeprobe: error: $T/r.yaml:13:15: the regular expressions of the rules loaded need more than the 64 MiB limit (this one up to "*" KiB): use fewer or simpler patterns (a long repeat of a class such as \\pL{50} is costly)" ]]
+  [ ! -e "$T/fd/nodeprobe" ]
+}
+
+# issue 17 review: each rule aliasing a template parsed it again (~13 times its text each): 70
+# rules sharing an 840 KB template took 825 MB. A template text is parsed once.
+@test "70 rules sharing one aliased 840 KB labelsTemplate: loaded (parsed once) within 512 MiB" {
+  local i
+  {
+    printf 'apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nmetadata:\n  name: tmpl\nspec:\n  rules:\n'
+    printf '    - name: r0\n      labels: {example.com/r0: "true"}\n      labelsTemplate: &tp "{{range .nope.nope}}'
+    head -c 140000 /dev/zero | sed 's/\x0/{{.a}}/g'
+    printf '{{end}}"\n      matchFeatures: [{feature: pci.device, matchExpressions: {vendor: {op: In, value: ["8086"]}}}]\n'
+    for ((i = 1; i < 70; i++)); do
+      printf '    - name: r%d\n      labels: {example.com/r%d: "true"}\n      labelsTemplate: *tp\n      matchFeatures: [{feature: pci.device, matchExpressions: {vendor: {op: In, value: ["8086"]}}}]\n' $i $i
+    done
+    printf '    - name: plain\n      labels: {example.com/plain: "true"}\n'
+  } > "$T/r.yaml"
+  [ "$(stat -c %s "$T/r.yaml")" -gt 840000 ]
+  run bounded "${NP[@]}" --rules "$T/r.yaml"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  # loaded; each rule then fails as NFD's would (no such feature), the plain one applies
+  [ "$(printf '%s\n' "$output" | grep -c "not applied: labelsTemplate: map has no entry for key \"nope.nope\"")" -eq 70 ]
+  [ "$(cat "$T/fd/nodeprobe")" = "example.com/plain=true" ]
 }

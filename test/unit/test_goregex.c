@@ -154,3 +154,50 @@ TEST(long_subject_is_linear)
 	goregex_free(re);
 	free(s);
 }
+
+/* goregex_compile_mem: the least RE2 budget that compiles, and the pattern still matches. */
+TEST(compile_mem_least_budget)
+{
+	struct goregex *re;
+	size_t mem = 0;
+
+	REQUIRE_INT(goregex_compile_mem("^8086$", 0, &re, &mem, NULL, 0), 0);
+	CHECK(mem == GOREGEX_MIN_MEM + 6);
+	CHECK_INT(goregex_match(re, "8086", 4), 1); /* '$': RE2's reverse program, in budget */
+	CHECK_INT(goregex_match(re, "x8086", 5), 0);
+	goregex_free(re);
+	REQUIRE_INT(goregex_compile_mem("\\pL{50}7", 0, &re, &mem, NULL, 0), 0);
+	CHECK(mem > (GOREGEX_MAX_MEM >> 2) && mem <= GOREGEX_MAX_MEM + 8);
+	printf("  \\pL{50}7 may use %zu bytes\n", mem);
+	goregex_free(re);
+	CHECK_INT(goregex_compile_mem("\\pL{200}", 0, &re, &mem, NULL, 0), -EINVAL);
+}
+
+/*
+ * goregex_compile_budget: with the 16 KiB nodeprobe-reload gives a reload-list
+ * pattern, ordinary Reloader patterns compile and match as with the default;
+ * one whose program does not fit is refused as too large.
+ */
+TEST(compile_with_small_memory_budget)
+{
+	static const char *const ok[] = {"^cfg-.*$", "^app-(a|b)-config$", "^cfg-[0-9]+$",
+					 "^(?i)my-app-[a-z0-9-]+-secret$", "^[ab]*a[ab]{12}$"};
+	struct goregex *re;
+	char err[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		REQUIRE_INT(goregex_compile_budget(ok[i], 0, 16u << 10, &re, err, sizeof(err)), 0);
+		goregex_free(re);
+	}
+	REQUIRE_INT(goregex_compile_budget("^app-(a|b)-config$", 0, 16u << 10, &re, NULL, 0), 0);
+	CHECK_INT(goregex_match(re, "app-b-config", 12), 1);
+	CHECK_INT(goregex_match(re, "app-c-config", 12), 0);
+	goregex_free(re);
+	CHECK_INT(goregex_compile_budget("^\\pL+-\\d{1,5}$", 0, 16u << 10, &re, err, sizeof(err)),
+		  -EINVAL);
+	CHECK_STR(err, "pattern too large: it needs more memory than allowed");
+	REQUIRE_INT(goregex_compile_budget("^\\pL+-\\d{1,5}$", 0, GOREGEX_MAX_MEM, &re, NULL, 0),
+		    0);
+	goregex_free(re);
+}

@@ -498,6 +498,23 @@ TEST(kubeconfig_inputs_named_with_the_limit)
 		 p);
 	CHECK_STR(warned, want);
 	kube_config_free(&cfg);
+	/* a certificate given inline is named as written: client-certificate-data */
+	p = write_tmp(dir, "kc-exec-cert",
+		      KC_HEAD
+		      "clusters:\n- name: main\n  cluster:\n    server: https://a\n"
+		      "users:\n- name: admin\n  user:\n    client-certificate-data: Y2VydA==\n"
+		      "    client-key-data: a2V5\n    exec:\n"
+		      "      apiVersion: client.authentication.k8s.io/v1\n"
+		      "      command: aws\n");
+	warned[0] = '\0';
+	CHECK_INT(kube_config_load(&cfg, p, NULL, &err), 0);
+	snprintf(want, sizeof(want),
+		 "%s: users[admin].user: both exec and client-certificate-data are set: "
+		 "client-certificate-data is used and the exec plugin is not run (as client-go and "
+		 "kubectl decide); remove one to silence this\n",
+		 p);
+	CHECK_STR(warned, want);
+	kube_config_free(&cfg);
 	log_set_fn(NULL, NULL, LOG_LVL_ERROR);
 }
 

@@ -490,14 +490,16 @@ TEST(annotations_reload_lists_shared_and_budgeted)
 	reload_workload_free(&big);
 
 	/* all lists: what would pass the total is refused; plain names cost little */
-	reload_relist_limits(0, 6000);
+	reload_relist_limits(0, 0, 40000); /* two patterns (16 KiB each) and some names */
 	REQUIRE_INT(wl_list(&a, "a", "x.*, y.*"), 0);
 	CHECK(a.relist[0][RELOAD_CONFIGMAP] != NULL && a.refused == NULL);
 	REQUIRE_INT(wl_list(&more, "more", "z.*, w.*"), 0);
 	CHECK(more.relist[0][RELOAD_CONFIGMAP] == NULL);
 	REQUIRE(more.refused != NULL);
 	CHECK(strstr(more.refused, "Deployment ns/more: annotation") == more.refused);
-	CHECK(strstr(more.refused, "may use 5 KiB") != NULL);
+	CHECK(strstr(more.refused, ": its 2 entries would need about 32 KiB, and the reload lists "
+				   "of all namespaces may use 39 KiB (32 KiB in use, the most by "
+				   "namespace 'ns': 32 KiB)") != NULL);
 	REQUIRE_INT(wl_list(&b, "b", "plain-name, other-name"), 0);
 	CHECK(b.refused == NULL);
 	CHECK_INT(verdict(&b, RELOAD_CONFIGMAP, "other-name", 0, 0, &c), RELOAD_YES);
@@ -510,6 +512,7 @@ TEST(annotations_reload_lists_shared_and_budgeted)
 	reload_workload_free(&more);
 	reload_workload_free(&b);
 	sb_free(&text);
+	reload_relist_limits(0, 0, 0);
 }
 
 TEST(annotations_search_match)

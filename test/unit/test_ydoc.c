@@ -89,7 +89,7 @@ TEST(depth_limit_before_loading)
 	for (i = 0; i < 100000; i++)
 		sb_addch(&sb, '[');
 	CHECK_INT(load(&d, sb.buf, &err), -EINVAL);
-	CHECK_STR(err.msg, "t.yaml:1:65: nested deeper than 64");
+	CHECK_STR(err.msg, "t.yaml:1:65: nested deeper than 64 (the limit): flatten it");
 	sb_reset(&sb);
 	for (i = 0; i < 64; i++)
 		sb_addch(&sb, '[');
@@ -121,7 +121,7 @@ TEST(alias_bomb_refused)
 	CHECK_INT(load(&d, sb.buf, &err), -EINVAL);
 	/* a level-5 alias repeats 211111 nodes: the 4th on line 7 passes the limit */
 	CHECK_STR(err.msg, "t.yaml:7:25: more than 1000000 nodes, each alias counted as the nodes "
-			   "it repeats (nodeprobe's limit): use fewer aliases");
+			   "it repeats (the limit): use fewer aliases");
 	sb_reset(&sb);
 	sb_add(&sb, "a0: &a0 [x]\n"); /* 5 levels: 10^5 nodes once expanded, loaded */
 	for (i = 1; i < 6; i++) {
@@ -176,14 +176,16 @@ TEST(alias_loop_and_anchors_refused)
 	int i;
 
 	CHECK_INT(load(&d, "a: &a {b: [1, *a]}\n", &err), -EINVAL);
-	CHECK_STR(err.msg, "t.yaml:1:15: alias '*a' inside the node it names (a loop)");
+	CHECK_STR(err.msg, "t.yaml:1:15: alias '*a' inside the node it names (a loop): move it "
+			   "out of that node");
 	/* an anchor redefined after its node closed is not a loop (libyaml's loader refuses it) */
 	CHECK_INT(load(&d, "a: &a [1]\nb: *a\n", &err), 0);
 	ydoc_free(&d);
 	for (i = 0; i <= YDOC_MAX_ANCHORS; i++)
 		sb_addf(&sb, "- &n%d x\n", i);
 	CHECK_INT(load(&d, sb.buf, &err), -EINVAL);
-	CHECK_STR(err.msg, "t.yaml:10001:3: more than 10000 anchors (nodeprobe's limit)");
+	CHECK_STR(err.msg, "t.yaml:10001:3: more than 10000 anchors in a document (the limit): "
+			   "drop unused ones, or split it into documents");
 	sb_free(&sb);
 }
 

@@ -1,0 +1,779 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* gotmpl_exec: walking a parse tree over the data, as Go's text/template exec.go. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gotmpl/gotmpl_internal.h"
+
+struct var {
+	const char *name;
+	struct gotmpl_val *v;
+};
+
+struct exec {
+	const struct gotmpl *t;
+	const struct gotmpl_tmpl *tm; /* the template running (messages) */
+	struct gotmpl_arena a;
+	struct strbuf out;
+	struct var *vars; /* the variable stack; vars[base] is "$" of the running template */
+	size_t nvars, capvars, base;
+	unsigned long steps;
+	int depth;		      /* nested template calls */
+	int nest;		      /* nested walks, all templates together (the C stack) */
+	const struct gotmpl_node *at; /* the node being evaluated (messages) */
+	struct gotmpl_err *err;
+	int rc;
+};
+
+/* A value marking "no final argument" (Go's missingVal). */
+static const struct gotmpl_val missing_val = {.kind = GOTMPL_NIL, .arena = 1};
+#define MISSING ((struct gotmpl_val *)&missing_val)
+
+enum { WALK_BREAK = 1, WALK_CONTINUE = 2 };
+
+static void xerr(struct exec *e, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void xerr(struct exec *e, int rc, const char *fmt, ...)
+{
+	char m[300];
+	struct strbuf ctx = STRBUF_INIT(4096);
+	va_list ap;
+	size_t line = 1, col, i, lastnl = 0;
+	int seen_nl = 0;
+
+	if (e->rc)
+		return;
+	e->rc = rc;
+	if (!e->err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof(m), fmt, ap);
+	va_end(ap);
+	if (!e->at) {
+		snprintf(e->err->msg, sizeof(e->err->msg), "template: %s: %s", e->tm->name, m);
+		return;
+	}
+	for (i = 0; i < e->at->pos && i < e->t->srclen; i++)
+		if (e->t->src[i] == '\n') {
+			line++;
+			lastnl = i;
+			seen_nl = 1;
+		}
+	col = seen_nl ? e->at->pos - lastnl - 1 : e->at->pos;
+	gotmpl_node_string(&ctx, e->at);
+	if (ctx.len > 20)
+		snprintf(e->err->msg, sizeof(e->err->msg),
+			 "template: %s:%zu:%zu: executing \"%s\" at <%.20s...>: %s",
+			 e->t->tm[0].name, line, col, e->tm->name, ctx.buf, m);
+	else
+		snprintf(e->err->msg, sizeof(e->err->msg),
+			 "template: %s:%zu:%zu: executing \"%s\" at <%s>: %s", e->t->tm[0].name,
+			 line, col, e->tm->name, ctx.buf, m);
+	sb_free(&ctx);
+}
+
+static int step(struct exec *e)
+{
+	if (e->rc)
+		return -1;
+	if (++e->steps > GOTMPL_STEPS_MAX) {
+		xerr(e, -ELOOP, "execution stopped after %lu steps (the limit)", GOTMPL_STEPS_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+static struct gotmpl_val *oom(struct exec *e)
+{
+	if (e->a.over)
+		xerr(e, -ELOOP, "execution stopped: its values passed %u bytes (the limit)",
+		     GOTMPL_MEM_MAX);
+	else
+		xerr(e, -ENOMEM, "out of memory");
+	return NULL;
+}
+
+/* ---- variables ---- */
+
+static int push(struct exec *e, const char *name, struct gotmpl_val *v)
+{
+	if (e->nvars == e->capvars) {
+		size_t cap = e->capvars ? 2 * e->capvars : 32;
+		struct var *n = realloc(e->vars, cap * sizeof(*n));
+
+		if (!n) {
+			oom(e);
+			return -1;
+		}
+		e->vars = n;
+		e->capvars = cap;
+	}
+	e->vars[e->nvars].name = name;
+	e->vars[e->nvars++].v = v;
+	return 0;
+}
+
+static struct var *lookup(struct exec *e, const char *name)
+{
+	for (size_t i = e->nvars; i-- > e->base;)
+		if (strcmp(e->vars[i].name, name) == 0)
+			return &e->vars[i];
+	return NULL;
+}
+
+/* ---- evaluation ---- */
+
+static struct gotmpl_val *eval_pipeline(struct exec *e, struct gotmpl_val *dot,
+					const struct gotmpl_node *pipe);
+static struct gotmpl_val *eval_arg(struct exec *e, struct gotmpl_val *dot, char type,
+				   const struct gotmpl_node *n);
+
+static int has_args(size_t nargs, const struct gotmpl_val *final)
+{
+	return nargs > 1 || final != MISSING;
+}
+
+static int not_a_function(struct exec *e, const struct gotmpl_node *cmd, size_t nargs,
+			  const struct gotmpl_val *final)
+{
+	struct strbuf sb = STRBUF_INIT(4096);
+
+	if (!has_args(nargs, final))
+		return 0;
+	gotmpl_node_string(&sb, cmd->kids[0]);
+	xerr(e, -EINVAL, "can't give argument to non-function %s", sb.buf);
+	sb_free(&sb);
+	return -1;
+}
+
+static struct gotmpl_val *eval_field(struct exec *e, const char *name, size_t nargs,
+				     struct gotmpl_val *final, struct gotmpl_val *recv, int first)
+{
+	long i;
+
+	if (recv->kind == GOTMPL_NIL) {
+		if (first)
+			xerr(e, -EINVAL, "nil data; no entry for key \"%s\"", name);
+		else
+			xerr(e, -EINVAL, "nil pointer evaluating interface {}.%s", name);
+		return NULL;
+	}
+	if (recv->kind != GOTMPL_MAP) {
+		xerr(e, -EINVAL, "can't evaluate field %s in type %s", name, gotmpl_typename(recv));
+		return NULL;
+	}
+	if (has_args(nargs, final)) {
+		xerr(e, -EINVAL, "%s is not a method but has arguments", name);
+		return NULL;
+	}
+	i = gotmpl_map_find(recv, name, strlen(name));
+	if (i < 0) {
+		xerr(e, -EINVAL, "map has no entry for key \"%s\"", name);
+		return NULL;
+	}
+	return recv->u.m.e[i].v;
+}
+
+static struct gotmpl_val *eval_field_chain(struct exec *e, struct gotmpl_val *recv,
+					   const struct gotmpl_node *n, char **ids, size_t nids,
+					   size_t nargs, struct gotmpl_val *final, int first)
+{
+	for (size_t i = 0; recv && i < nids; i++) {
+		e->at = n;
+		recv = eval_field(e, ids[i], i + 1 == nids ? nargs : 0,
+				  i + 1 == nids ? final : MISSING, recv, first && i == 0);
+	}
+	return recv;
+}
+
+static const char *type_name(char t)
+{
+	switch (t) {
+	case 's':
+		return "string";
+	case 'i':
+		return "int";
+	case 'f':
+		return "float64";
+	case 'b':
+		return "bool";
+	case 'm':
+		return "map[string]interface {}";
+	case 'l':
+		return "[]interface {}";
+	}
+	return "interface {}";
+}
+
+/* Go's validateType: v as a parameter of type t. */
+static struct gotmpl_val *validate(struct exec *e, struct gotmpl_val *v, char t)
+{
+	int ok;
+
+	if (!v || t == 'a')
+		return v;
+	if (v->kind == GOTMPL_NIL) {
+		if (t == 'm' || t == 'l')
+			return v;
+		xerr(e, -EINVAL, "invalid value; expected %s", type_name(t));
+		return NULL;
+	}
+	switch (t) {
+	case 's':
+		ok = v->kind == GOTMPL_STRING;
+		break;
+	case 'i':
+		ok = v->kind == GOTMPL_INT && v->sub == GT_PLAIN;
+		break;
+	case 'f':
+		ok = v->kind == GOTMPL_FLOAT;
+		break;
+	case 'b':
+		ok = v->kind == GOTMPL_BOOL;
+		break;
+	case 'm':
+		ok = v->kind == GOTMPL_MAP && v->sub == GT_PLAIN;
+		break;
+	case 'l':
+		ok = v->kind == GOTMPL_LIST && v->sub == GT_PLAIN;
+		break;
+	default:
+		ok = 1;
+	}
+	if (ok)
+		return v;
+	xerr(e, -EINVAL, "wrong type for value; expected %s; got %s", type_name(t),
+	     gotmpl_typename(v));
+	return NULL;
+}
+
+/* The parameter type of argument i (0-based) of f, or 0 when i is past its parameters. */
+static char param_type(const struct gotmpl_func *f, size_t i, size_t *nfixed, int *variadic)
+{
+	const char *sig = f->sig, *star;
+
+	if (!sig) {
+		*nfixed = 0;
+		*variadic = 1;
+		return 'a';
+	}
+	star = strchr(sig, '*');
+	*variadic = star != NULL;
+	*nfixed = star ? (size_t)(star - sig) : strlen(sig);
+	if (i < *nfixed)
+		return sig[i];
+	return star ? star[1] : 0;
+}
+
+static struct gotmpl_val *eval_function(struct exec *e, struct gotmpl_val *dot,
+					const struct gotmpl_node *ident,
+					const struct gotmpl_node *cmd,
+					struct gotmpl_node *const *args, size_t nargs,
+					struct gotmpl_val *final)
+{
+	const struct gotmpl_func *f = ident->fn;
+	size_t n = nargs + (final != MISSING), nfixed, i;
+	struct gotmpl_val **argv, *v = NULL;
+	struct gotmpl_fctx c = {.a = &e->a};
+	int variadic, rc;
+
+	e->at = ident;
+	param_type(f, 0, &nfixed, &variadic);
+	if (f->flags & (GT_F_AND | GT_F_OR)) {
+		if (n < 1) {
+			xerr(e, -EINVAL, "wrong number of args for %s: want at least 1 got 0",
+			     f->name);
+			return NULL;
+		}
+		for (i = 0; i < nargs; i++) {
+			v = eval_arg(e, dot, 'a', args[i]);
+			if (!v || gotmpl_truth(v) == !!(f->flags & GT_F_OR))
+				return v;
+		}
+		return final != MISSING ? final : v;
+	}
+	if (variadic ? n < nfixed : n != nfixed) {
+		xerr(e, -EINVAL, "wrong number of args for %s: want %s%zu got %zu", f->name,
+		     variadic ? "at least " : "", nfixed, n);
+		return NULL;
+	}
+	argv = gotmpl_alloc(&e->a, (n + 1) * sizeof(*argv));
+	if (!argv)
+		return oom(e);
+	for (i = 0; i < nargs; i++) {
+		argv[i] = eval_arg(e, dot, param_type(f, i, &nfixed, &variadic), args[i]);
+		if (!argv[i])
+			return NULL;
+	}
+	if (final != MISSING) {
+		argv[i] = validate(e, final, param_type(f, i, &nfixed, &variadic));
+		if (!argv[i])
+			return NULL;
+	}
+	e->at = cmd;
+	rc = f->fn(&c, argv, (int)n, &v);
+	if (rc == -EINVAL) {
+		xerr(e, -EINVAL, "error calling %s: %s", f->name, c.msg);
+		return NULL;
+	}
+	if (e->a.work > e->a.work_max) {
+		xerr(e, -ELOOP,
+		     "error calling %s: execution stopped: its work passed the step budget (%lu)",
+		     f->name, GOTMPL_STEPS_MAX);
+		return NULL;
+	}
+	if (rc == -ELOOP || rc == -E2BIG || (rc == -ENOMEM && e->a.over)) {
+		xerr(
+		    e, -ELOOP,
+		    "error calling %s: its result passed the limits (%u bytes of values, %u bytes a string)",
+		    f->name, GOTMPL_MEM_MAX, GT_STR_MAX);
+		return NULL;
+	}
+	if (rc)
+		return oom(e);
+	return v ? v : GT_NIL;
+}
+
+static struct gotmpl_val *constant(struct exec *e, const struct gotmpl_node *n)
+{
+	switch (n->type) {
+	case N_BOOL:
+		return gotmpl_bool(&e->a, n->bval) ?: oom(e);
+	case N_STRING:
+		return gotmpl_str(&e->a, n->text, n->tlen) ?: oom(e);
+	case N_NUMBER: { /* Go's idealConstant: a float only if written as one */
+		const char *r = n->raw + (n->raw[0] == '+' || n->raw[0] == '-');
+		size_t rl = n->rawlen - (size_t)(r - n->raw);
+		int hex = rl > 1 && r[0] == '0' && (r[1] | 0x20) == 'x', floaty = 0;
+
+		for (size_t i = 0; i < rl && n->raw[0] != '\'' && n->is_float; i++)
+			if (strchr(hex ? "pP" : ".eEpP", r[i]))
+				floaty = 1;
+		if (floaty)
+			return gotmpl_float(&e->a, n->fval) ?: oom(e);
+		if (n->is_int)
+			return gotmpl_int(&e->a, n->ival, GT_PLAIN) ?: oom(e);
+		xerr(e, -EINVAL, "%.*s overflows int", (int)n->rawlen, n->raw);
+		return NULL;
+	}
+	default:
+		return NULL;
+	}
+}
+
+static struct gotmpl_val *eval_command(struct exec *e, struct gotmpl_val *dot,
+				       const struct gotmpl_node *cmd, struct gotmpl_val *final)
+{
+	const struct gotmpl_node *first = cmd->kids[0];
+	struct gotmpl_val *v;
+	struct var *var;
+
+	if (step(e))
+		return NULL;
+	e->at = first;
+	switch (first->type) {
+	case N_FIELD:
+		return eval_field_chain(e, dot, first, first->ids, first->nids, cmd->nkids, final,
+					dot == e->vars[e->base].v);
+	case N_CHAIN:
+		if (first->sub->type == N_NIL) {
+			xerr(e, -EINVAL, "indirection through explicit nil in %s", "chain");
+			return NULL;
+		}
+		v = eval_arg(e, dot, 'a', first->sub);
+		return v ? eval_field_chain(e, v, first, first->ids, first->nids, cmd->nkids, final,
+					    0)
+			 : NULL;
+	case N_IDENT:
+		return eval_function(e, dot, first, cmd, cmd->kids + 1, cmd->nkids - 1, final);
+	case N_PIPE:
+		if (not_a_function(e, cmd, cmd->nkids, final))
+			return NULL;
+		return eval_pipeline(e, dot, first);
+	case N_VAR:
+		var = lookup(e, first->ids[0]);
+		if (!var) {
+			xerr(e, -EINVAL, "undefined variable: %s", first->ids[0]);
+			return NULL;
+		}
+		if (first->nids == 1)
+			return not_a_function(e, cmd, cmd->nkids, final) ? NULL : var->v;
+		return eval_field_chain(e, var->v, first, first->ids + 1, first->nids - 1,
+					cmd->nkids, final, 1);
+	default:
+		break;
+	}
+	if (not_a_function(e, cmd, cmd->nkids, final))
+		return NULL;
+	switch (first->type) {
+	case N_DOT:
+		return dot;
+	case N_NIL:
+		xerr(e, -EINVAL, "nil is not a command");
+		return NULL;
+	default:
+		return constant(e, first);
+	}
+}
+
+/* Go's evalArg: the argument node n for a parameter of type t. */
+static struct gotmpl_val *eval_arg(struct exec *e, struct gotmpl_val *dot, char t,
+				   const struct gotmpl_node *n)
+{
+	struct gotmpl_node cmd = {.type = N_CMD, .pos = n->pos, .line = n->line, .nkids = 1};
+	struct gotmpl_node *kids[1] = {(struct gotmpl_node *)n};
+	struct strbuf sb = STRBUF_INIT(256);
+	struct var *var;
+	const char *want = NULL;
+
+	cmd.kids = kids;
+	e->at = n;
+	switch (n->type) {
+	case N_DOT:
+		return validate(e, dot, t);
+	case N_NIL:
+		if (t == 'a' || t == 'm' || t == 'l')
+			return GT_NIL;
+		xerr(e, -EINVAL, "cannot assign nil to %s", type_name(t));
+		return NULL;
+	case N_FIELD:
+		return validate(e,
+				eval_field_chain(e, dot, n, n->ids, n->nids, 1, MISSING,
+						 dot == e->vars[e->base].v),
+				t);
+	case N_VAR:
+		var = lookup(e, n->ids[0]);
+		if (!var) {
+			xerr(e, -EINVAL, "undefined variable: %s", n->ids[0]);
+			return NULL;
+		}
+		return validate(
+		    e, eval_field_chain(e, var->v, n, n->ids + 1, n->nids - 1, 1, MISSING, 1), t);
+	case N_PIPE:
+		return validate(e, eval_pipeline(e, dot, n), t);
+	case N_IDENT:
+		return validate(e, eval_function(e, dot, n, &cmd, NULL, 0, MISSING), t);
+	case N_CHAIN:
+		return validate(e, eval_command(e, dot, &cmd, MISSING), t);
+	default:
+		break;
+	}
+	switch (t) {
+	case 'b':
+		if (n->type != N_BOOL)
+			want = "bool";
+		break;
+	case 's':
+		if (n->type != N_STRING)
+			want = "string";
+		break;
+	case 'i':
+		if (n->type != N_NUMBER || !n->is_int)
+			want = "integer";
+		else
+			return gotmpl_int(&e->a, n->ival, GT_PLAIN) ?: oom(e);
+		break;
+	case 'f':
+		if (n->type != N_NUMBER || !n->is_float)
+			want = "float";
+		else
+			return gotmpl_float(&e->a, n->fval) ?: oom(e);
+		break;
+	case 'm':
+	case 'l':
+		gotmpl_node_string(&sb, n);
+		xerr(e, -EINVAL, "can't handle %s for arg of type %s", sb.buf, type_name(t));
+		sb_free(&sb);
+		return NULL;
+	}
+	if (want) {
+		gotmpl_node_string(&sb, n);
+		xerr(e, -EINVAL, "expected %s; found %s", want, sb.buf);
+		sb_free(&sb);
+		return NULL;
+	}
+	return constant(e, n);
+}
+
+static struct gotmpl_val *eval_pipeline(struct exec *e, struct gotmpl_val *dot,
+					const struct gotmpl_node *pipe)
+{
+	struct gotmpl_val *v = MISSING;
+	struct var *var;
+
+	if (!pipe)
+		return GT_NIL;
+	e->at = pipe;
+	for (size_t i = 0; i < pipe->nkids; i++) {
+		v = eval_command(e, dot, pipe->kids[i], v);
+		if (!v)
+			return NULL;
+	}
+	for (size_t i = 0; i < pipe->ndecl; i++) {
+		if (pipe->assign) {
+			var = lookup(e, pipe->decl[i]);
+			if (!var) {
+				xerr(e, -EINVAL, "undefined variable: %s", pipe->decl[i]);
+				return NULL;
+			}
+			var->v = v;
+		} else if (push(e, pipe->decl[i], v)) {
+			return NULL;
+		}
+	}
+	return v;
+}
+
+/* ---- walking ---- */
+
+static int walk(struct exec *e, struct gotmpl_val *dot, const struct gotmpl_node *n);
+
+static int print_value(struct exec *e, const struct gotmpl_val *v)
+{
+	int rc = v->kind == GOTMPL_NIL ? sb_add(&e->out, "<no value>") : gotmpl_fmt_v(&e->out, v);
+
+	if (rc == -E2BIG)
+		xerr(e, -E2BIG, "output longer than %u bytes (the limit)", GOTMPL_OUT_MAX);
+	else if (rc)
+		oom(e);
+	return rc ? -1 : 0;
+}
+
+static int walk_if_with(struct exec *e, struct gotmpl_val *dot, const struct gotmpl_node *n)
+{
+	size_t mark = e->nvars;
+	struct gotmpl_val *v = eval_pipeline(e, dot, n->pipe);
+	int rc = 0;
+
+	if (!v)
+		return -1;
+	if (gotmpl_truth(v))
+		rc = walk(e, n->type == N_WITH ? v : dot, n->list);
+	else if (n->elist)
+		rc = walk(e, dot, n->elist);
+	e->nvars = mark;
+	return rc;
+}
+
+/* One turn of a range: set the loop variables, walk the body. */
+static int range_turn(struct exec *e, const struct gotmpl_node *n, struct gotmpl_val *key,
+		      struct gotmpl_val *elem, size_t mark)
+{
+	const struct gotmpl_node *pipe = n->pipe;
+	int rc;
+
+	if (step(e))
+		return -1;
+	if (pipe->ndecl) {
+		if (pipe->assign) {
+			struct var *v0 = lookup(e, pipe->decl[0]);
+
+			if (v0)
+				v0->v = pipe->ndecl > 1 ? key : elem;
+			if (pipe->ndecl > 1) {
+				struct var *v1 = lookup(e, pipe->decl[1]);
+
+				if (v1)
+					v1->v = elem;
+			}
+		} else {
+			e->vars[mark - 1].v = elem;
+			if (pipe->ndecl > 1)
+				e->vars[mark - 2].v = key;
+		}
+	}
+	rc = walk(e, elem, n->list);
+	e->nvars = mark;
+	return rc == WALK_CONTINUE ? 0 : rc;
+}
+
+static int walk_range(struct exec *e, struct gotmpl_val *dot, const struct gotmpl_node *n)
+{
+	size_t mark0 = e->nvars, mark, i;
+	struct gotmpl_val *v = eval_pipeline(e, dot, n->pipe), *k;
+	int rc = 0, ran = 0;
+
+	if (!v)
+		return -1;
+	mark = e->nvars;
+	switch (v->kind) {
+	case GOTMPL_LIST:
+		for (i = 0; i < v->u.l.n && rc == 0; i++, ran = 1) {
+			k = gotmpl_int(&e->a, (int64_t)i, GT_PLAIN);
+			rc = k ? range_turn(e, n, k, v->u.l.v[i], mark) : (oom(e), -1);
+		}
+		break;
+	case GOTMPL_MAP:
+		for (i = 0; i < v->u.m.n && rc == 0; i++, ran = 1) {
+			k = gotmpl_str(&e->a, v->u.m.e[i].k, v->u.m.e[i].klen);
+			rc = k ? range_turn(e, n, k, v->u.m.e[i].v, mark) : (oom(e), -1);
+		}
+		break;
+	case GOTMPL_INT:
+		if (n->pipe->ndecl > 1) {
+			e->at = n;
+			xerr(e, -EINVAL, "can't use %lld to iterate over more than one variable",
+			     (long long)v->u.i);
+			return -1;
+		}
+		for (int64_t j = 0; j < v->u.i && rc == 0; j++, ran = 1) {
+			k = gotmpl_int(&e->a, j, v->sub);
+			rc = k ? range_turn(e, n, k, k, mark) : (oom(e), -1);
+		}
+		break;
+	case GOTMPL_NIL:
+		break;
+	default: {
+		struct strbuf sb = STRBUF_INIT(64);
+
+		gotmpl_fmt_v(&sb, v);
+		e->at = n;
+		xerr(e, -EINVAL, "range can't iterate over %s", sb.buf);
+		sb_free(&sb);
+		return -1;
+	}
+	}
+	if (rc < 0)
+		return rc;
+	rc = 0;
+	if (!ran && n->elist)
+		rc = walk(e, dot, n->elist);
+	e->nvars = mark0;
+	return rc;
+}
+
+static int walk_template(struct exec *e, struct gotmpl_val *dot, const struct gotmpl_node *n)
+{
+	const struct gotmpl_tmpl *tm = NULL, *saved = e->tm;
+	size_t base = e->base, mark;
+	int rc;
+
+	e->at = n;
+	for (size_t i = 0; i < e->t->ntm; i++)
+		if (strlen(e->t->tm[i].name) == n->tlen &&
+		    memcmp(e->t->tm[i].name, n->text, n->tlen) == 0 && e->t->tm[i].root)
+			tm = &e->t->tm[i];
+	if (!tm) {
+		xerr(e, -EINVAL, "template \"%.*s\" not defined", (int)n->tlen, n->text);
+		return -1;
+	}
+	if (e->depth >= GOTMPL_DEPTH_MAX) {
+		xerr(e, -ELOOP, "exceeded maximum template depth (%d)", GOTMPL_DEPTH_MAX);
+		return -1;
+	}
+	dot = eval_pipeline(e, dot, n->pipe);
+	if (!dot)
+		return -1;
+	mark = e->nvars;
+	if (push(e, "$", dot))
+		return -1;
+	e->base = mark;
+	e->tm = tm;
+	e->depth++;
+	rc = walk(e, dot, tm->root);
+	e->depth--;
+	e->tm = saved;
+	e->base = base;
+	e->nvars = mark;
+	return rc < 0 ? rc : 0;
+}
+
+static int walk_node(struct exec *e, struct gotmpl_val *dot, const struct gotmpl_node *n)
+{
+	struct gotmpl_val *v;
+	size_t i;
+	int rc;
+
+	if (step(e))
+		return -1;
+	e->at = n;
+	switch (n->type) {
+	case N_LIST:
+		for (i = 0; i < n->nkids; i++) {
+			rc = walk(e, dot, n->kids[i]);
+			if (rc)
+				return rc;
+		}
+		return 0;
+	case N_TEXT:
+		rc = sb_addn(&e->out, n->text, n->tlen);
+		if (rc == -E2BIG)
+			xerr(e, -E2BIG, "output longer than %u bytes (the limit)", GOTMPL_OUT_MAX);
+		else if (rc)
+			oom(e);
+		return rc ? -1 : 0;
+	case N_ACTION:
+		v = eval_pipeline(e, dot, n->pipe);
+		if (!v)
+			return -1;
+		return n->pipe->ndecl ? 0 : print_value(e, v);
+	case N_IF:
+	case N_WITH:
+		return walk_if_with(e, dot, n);
+	case N_RANGE:
+		return walk_range(e, dot, n);
+	case N_TEMPLATE:
+		return walk_template(e, dot, n);
+	case N_BREAK:
+		return WALK_BREAK;
+	case N_CONTINUE:
+		return WALK_CONTINUE;
+	default:
+		xerr(e, -EINVAL, "unknown node");
+		return -1;
+	}
+}
+
+/* Walk n, bounding the nesting of all templates together (it is the C stack's depth). */
+static int walk(struct exec *e, struct gotmpl_val *dot, const struct gotmpl_node *n)
+{
+	int rc;
+
+	if (++e->nest > GOTMPL_NEST_MAX) {
+		e->at = n;
+		xerr(e, -ELOOP, "actions and template calls nested deeper than %d (the limit)",
+		     GOTMPL_NEST_MAX);
+		return -1;
+	}
+	rc = walk_node(e, dot, n);
+	e->nest--;
+	return rc;
+}
+
+int gotmpl_exec(const struct gotmpl *t, const struct gotmpl_val *data, struct strbuf *out,
+		struct gotmpl_err *err)
+{
+	struct exec e = {.t = t, .tm = &t->tm[0], .err = err};
+	int rc;
+
+	if (err)
+		err->msg[0] = '\0';
+	gotmpl_arena_init(&e.a, GOTMPL_MEM_MAX);
+	e.a.work_max = GOTMPL_STEPS_MAX * GT_WORK_PER_STEP;
+	sb_init(&e.out, GOTMPL_OUT_MAX);
+	if (push(&e, "$", data ? (struct gotmpl_val *)data : GT_NIL) == 0) {
+		if (!t->tm[0].root) {
+			xerr(&e, -EINVAL, "\"%s\" is an incomplete or empty template",
+			     t->tm[0].name);
+		} else {
+			rc = walk(&e, e.vars[0].v, t->tm[0].root);
+			if (rc > 0 && !e.rc) /* break/continue escaped: the parser prevents it */
+				xerr(&e, -EINVAL, "break or continue outside range");
+		}
+	}
+	rc = e.rc;
+	if (!rc) {
+		rc = sb_addn(out, e.out.buf, e.out.len);
+		if (rc == -E2BIG && err)
+			snprintf(err->msg, sizeof(err->msg),
+				 "template: %s: output of %zu bytes does not fit the buffer",
+				 t->tm[0].name, e.out.len);
+	}
+	sb_free(&e.out);
+	free(e.vars);
+	gotmpl_arena_free(&e.a);
+	return rc;
+}
