@@ -149,26 +149,6 @@ int rules_tmpl(struct rcache *c, const char *src, const struct tmpl **t, char *w
 	return answer(e, (const void **)t, why, whylen);
 }
 
-static void tnodes_free(struct tnode *n, size_t nn)
-{
-	size_t i;
-
-	for (i = 0; i < nn; i++) {
-		free(n[i].s);
-		free(n[i].feature);
-		tnodes_free(n[i].body, n[i].nbody);
-	}
-	free(n);
-}
-
-void rules_tmpl_free(struct tmpl *t)
-{
-	if (!t)
-		return;
-	tnodes_free(t->n, t->nn);
-	free(t);
-}
-
 void rules_cache_free(struct rcache *c)
 {
 	size_t i;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* rules_internal: what rules_load.c, rules_template.c and rules_eval.c share (not a contract). */
+/* rules_internal: the data and calls the stages of pkg/rules share (not a public contract). */
 #ifndef NP_RULES_INTERNAL_H
 #define NP_RULES_INTERNAL_H
 
@@ -153,13 +153,57 @@ struct cand {
 	size_t n;      /* number */
 };
 
-struct ctx;    /* YAML loading state (rules_load.c) */
-struct tparse; /* template parser state (rules_template.c) */
+/*
+ * The stages, and who calls whom: calls run one way, down this list read from the bottom up
+ * (scripts/check-calls checks it on the object files). Each stage uses only those above it.
+ *
+ *   values     rules_value.c     pure helpers; calls nothing of the module
+ *   templates  rules_template.c  the labelsTemplate subset: parse, execute; uses values
+ *   cache      rules_cache.c     each distinct pattern and template compiled once; uses templates
+ *   load       rules_load.c      documents into struct rules; uses cache and values
+ *   evaluate   rules_eval.c      rules against features into labels; uses templates and values
+ *   builtin    rules_builtin.c   the embedded files, through load; rules_uses.c reads struct rules
+ */
 
-/* Shared between the sibling files of this module (each defined in one). */
+/* ------------------------------------------------------------ values (rules_value.c) */
+
+/* Grow *arr_p (an array of *n elements of sz bytes) by one zeroed element, counted in *n: the
+ * new element, or NULL on ENOMEM (*arr_p and *n unchanged). */
+void *rules_grow(void *arr_p, size_t *n, size_t sz);
+
+/* Go's strconv.Atoi: optional sign, decimal digits, no spaces, in range. True with *out set;
+ * false when Go refuses s (*out then unspecified). */
+bool rules_atoi_go(const char *s, long long *out);
+
+/* type: version as NFD reads it (Masterminds/semver, coerced): true with *out's
+ * major.minor.patch (missing parts 0); false when NFD refuses s. */
+bool rules_version_parse(const char *s, struct ver *out);
+
+/* ------------------------------------------------------ templates (rules_template.c) */
+
+/* src parsed into *out (owned, rules_tmpl_free): 0; -EINVAL with why (the construct outside
+ * the subset) and *out NULL; -ENOMEM. */
+int rules_tmpl_parse(const char *src, struct tmpl **out, char *why, size_t whylen);
+
+/* Free t and its nodes; NULL is fine. */
 void rules_tmpl_free(struct tmpl *t);
 
-void *rules_grow(void *arr_p, size_t *n, size_t sz);
+/*
+ * rl's templates (labelsTemplate, varsTemplate, countLabelsTemplate) run over m, their lines put
+ * into labels and vars. 0, also when a template fails: then *failed is set and a warning names
+ * the rule; -ENOMEM.
+ */
+int rules_templates(const struct rule *rl, const struct matched *m, struct cand *labels,
+		    struct cand *vars, bool *failed);
+
+/* k=v (klen and vlen bytes, copied) into c, replacing an earlier k: 0; -E2BIG when c already
+ * holds RULES_RULE_LABELS keys; -ENOMEM. */
+int rules_cand_put(struct cand *c, const char *k, size_t klen, const char *v, size_t vlen);
+
+/* Free c's pairs (c itself is the caller's). */
+void rules_cand_free(struct cand *c);
+
+/* ---------------------------------------------------------------- cache (rules_cache.c) */
 
 /*
  * pat compiled as Go's regexp.MatchString (pkg/goregex), from c or into it: *re is borrowed
@@ -176,25 +220,19 @@ int rules_tmpl(struct rcache *c, const char *src, const struct tmpl **t, char *w
 /* Free every pattern and template of c. */
 void rules_cache_free(struct rcache *c);
 
+/* ------------------------------------------------------------------ load (rules_load.c) */
+
+struct ctx; /* YAML loading state (rules_load.c) */
+
+/* Node i of c's current document (borrowed from it), as ydoc_node. */
 yaml_node_t *rules_node(struct ctx *c, int i);
-
-bool rules_atoi_go(const char *s, long long *out);
-
-int rules_tmpl_parse(const char *src, struct tmpl **out, char *why, size_t whylen);
-
-int rules_templates(const struct rule *rl, const struct matched *m, struct cand *labels,
-		    struct cand *vars, bool *failed);
-
-int rules_cand_put(struct cand *c, const char *k, size_t klen, const char *v, size_t vlen);
-
-void rules_cand_free(struct cand *c);
-
-void rules_matched_free(struct matched *m);
 
 /* rules_load_buffer for documents already loaded (the built-in files' embedded ones,
  * scripts/embed-yaml): no parsing, no bounds scan. Same returns. */
 int rules_load_docs(struct rules *rs, const char *name, const yaml_document_t *docs, size_t ndocs,
 		    struct log_err *err);
+
+/* -------------------------------------------------------------- evaluate (rules_eval.c) */
 
 /* The features a rule sees: the scan's, and rule.matched (earlier rules' labels and vars). */
 struct evalfs {
@@ -217,6 +255,7 @@ bool rules_parts(const struct evalfs *e, const char *feature, struct parts *p);
 int rules_eval_matcher(const struct matcher *m, const struct evalfs *e, struct matched *out,
 		       char *why, size_t whylen);
 
-bool rules_version_parse(const char *s, struct ver *out);
+/* Free m's groups; m is empty after, ready for reuse. */
+void rules_matched_free(struct matched *m);
 
 #endif

@@ -118,19 +118,6 @@ size_t rules_count(const struct rules *r)
 	return r->n;
 }
 
-/* Grow *arr (of *n elements of size sz) by one zeroed element; NULL on ENOMEM. */
-void *rules_grow(void *arr_p, size_t *n, size_t sz)
-{
-	void **arr = arr_p;
-	char *na = realloc(*arr, (*n + 1) * sz);
-
-	if (!na)
-		return NULL;
-	memset(na + *n * sz, 0, sz);
-	*arr = na;
-	return na + (*n)++ * sz;
-}
-
 /* ------------------------------------------------------------------ YAML */
 
 struct ctx {
@@ -256,18 +243,6 @@ static void skip_rule(struct rule *r, const char *fmt, ...)
 	r->skip = strdup(msg);
 	if (!r->skip)
 		r->skip = strdup("out of memory");
-}
-
-/* Go's strconv.Atoi: optional sign, decimal digits, no spaces. */
-bool rules_atoi_go(const char *s, long long *out)
-{
-	char *end;
-
-	if (!*s || (!isdigit((unsigned char)*s) && *s != '-' && *s != '+'))
-		return false;
-	errno = 0;
-	*out = strtoll(s, &end, 10);
-	return !errno && !*end && end != s && isdigit((unsigned char)end[-1]);
 }
 
 /* Set e->bad: what NFD reports when it evaluates this expression (expression.go). */

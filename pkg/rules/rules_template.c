@@ -224,6 +224,26 @@ static int tparse_nodes(struct tparse *tp, struct tnode **out, size_t *nout, int
 	return 0;
 }
 
+static void tnodes_free(struct tnode *n, size_t nn)
+{
+	size_t i;
+
+	for (i = 0; i < nn; i++) {
+		free(n[i].s);
+		free(n[i].feature);
+		tnodes_free(n[i].body, n[i].nbody);
+	}
+	free(n);
+}
+
+void rules_tmpl_free(struct tmpl *t)
+{
+	if (!t)
+		return;
+	tnodes_free(t->n, t->nn);
+	free(t);
+}
+
 /* Parse src; NULL with *why/what set if unsupported, NULL + ENOMEM flag otherwise. */
 int rules_tmpl_parse(const char *src, struct tmpl **out, char *why, size_t whylen)
 {
