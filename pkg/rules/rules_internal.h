@@ -11,6 +11,7 @@
 #include "label/label.h"
 #include "log/log.h"
 #include "strbuf/strbuf.h"
+#include "ydoc/ydoc.h"
 #include "rules/rules.h"
 
 #define RULES_FILE_MAX	     (1u << 20) /* bytes per rules file */
@@ -160,7 +161,8 @@ struct cand {
  *   values     rules_value.c     pure helpers; calls nothing of the module
  *   templates  rules_template.c  the labelsTemplate subset: parse, execute; uses values
  *   cache      rules_cache.c     each distinct pattern and template compiled once; uses templates
- *   load       rules_load.c      documents into struct rules; uses cache and values
+ *   load       rules_load_expr.c YAML values checked, matchFeatures terms; uses cache, values
+ *              rules_load.c      rules, documents and files into struct rules; uses the above
  *   evaluate   rules_eval.c      rules against features into labels; uses templates and values
  *   builtin    rules_builtin.c   the embedded files, through load; rules_uses.c reads struct rules
  */
@@ -220,12 +222,77 @@ int rules_tmpl(struct rcache *c, const char *src, const struct tmpl **t, char *w
 /* Free every pattern and template of c. */
 void rules_cache_free(struct rcache *c);
 
-/* ------------------------------------------------------------------ load (rules_load.c) */
+/* -------------------------------------- load, values (rules_load_expr.c; rules_load.c) */
 
-struct ctx; /* YAML loading state (rules_load.c) */
+/* YAML loading state of one file, while its documents are read. */
+struct ctx {
+	struct ydoc *y;	      /* current document (pkg/ydoc: limits, lookups, messages) */
+	const char *file;     /* name for messages */
+	struct log_err *err;  /* where errors go */
+	struct rcache *cache; /* where patterns and templates are compiled, once each */
+};
 
 /* Node i of c's current document (borrowed from it), as ydoc_node. */
-yaml_node_t *rules_node(struct ctx *c, int i);
+static inline yaml_node_t *rules_node(struct ctx *c, int i)
+{
+	return ydoc_node(c->y, i);
+}
+
+/* One more node walked: false once the document's walking budget is spent (ydoc_visit). */
+static inline bool rules_visit(struct ctx *c)
+{
+	return ydoc_visit(c->y);
+}
+
+/* True for a node Kubernetes reads as null (ydoc_is_null). */
+static inline bool rules_is_null(const yaml_node_t *n)
+{
+	return ydoc_is_null(n);
+}
+
+/* The key of a pair of a mapping checked by rules_want_map (borrowed). */
+static inline const char *rules_key_of(struct ctx *c, const yaml_node_pair_t *p)
+{
+	return (const char *)rules_node(c, p->key)->data.scalar.value;
+}
+
+/* The value of key in mapping m (checked by rules_want_map), or NULL. */
+static inline yaml_node_t *rules_map_get(struct ctx *c, const yaml_node_t *m, const char *key)
+{
+	return ydoc_get(c->y, m, key);
+}
+
+/* Fail the file at n: "file:line:col: <fmt>" into c->err (ydoc_fail). Returns -EINVAL. */
+int rules_at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* *out the string n holds as the CRD's "type: string" takes it (borrowed from the document):
+ * 0; -EINVAL (rules_at, naming what) for a non-scalar, a null, a boolean or a number. */
+int rules_want_string(struct ctx *c, const yaml_node_t *n, const char *what, const char **out);
+
+/* 0 when mapping n has only the keys of allowed (NULL-terminated); else -EINVAL naming the
+ * first other key and what. */
+int rules_only_fields(struct ctx *c, const yaml_node_t *n, const char *const *allowed,
+		      const char *what);
+
+/* 0 when n is of type t (a mapping or a sequence); else -EINVAL naming what. */
+int rules_want_type(struct ctx *c, const yaml_node_t *n, yaml_node_type_t t, const char *what);
+
+/* 0 when n is a mapping with string keys, each once (ydoc_check_map); else -EINVAL. */
+int rules_want_map(struct ctx *c, const yaml_node_t *n, const char *what);
+
+/*
+ * A matchFeatures list (n; null is none) appended to m: each term's feature, matchExpressions
+ * and matchName, patterns compiled through c->cache. An op NFD would fail when evaluated sets
+ * the expression's bad. 0; -EINVAL (rules_at) for what the CRD refuses; -ENOMEM. What was
+ * added stays in m for rules_matcher_free either way.
+ */
+int rules_parse_matcher(struct ctx *c, const yaml_node_t *n, struct matcher *m);
+
+/* Free m's terms and expressions (their patterns are the cache's); m itself is the caller's. */
+void rules_matcher_free(struct matcher *m);
+
+/* -------------------------------------------------------------- load, rules (rules_load.c) */
 
 /* rules_load_buffer for documents already loaded (the built-in files' embedded ones,
  * scripts/embed-yaml): no parsing, no bounds scan. Same returns. */
