@@ -262,9 +262,8 @@ static inline yaml_node_t *rules_map_get(struct ctx *c, const yaml_node_t *m, co
 	return ydoc_get(c->y, m, key);
 }
 
-/* Fail the file at n: "file:line:col: <fmt>" into c->err (ydoc_fail). Returns -EINVAL. */
-int rules_at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* Fail the file at n: "file:line:col: <fmt>" into c->err; -EINVAL (ydoc_fail on c's document). */
+#define rules_at(c, n, ...) ydoc_fail((c)->y, (n), __VA_ARGS__)
 
 /* *out the string n holds as the CRD's "type: string" takes it (borrowed from the document):
  * 0; -EINVAL (rules_at, naming what) for a non-scalar, a null, a boolean or a number. */

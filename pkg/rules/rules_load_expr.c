@@ -3,7 +3,6 @@
  * mappings, lists, fields), and matchFeatures terms with their matchExpressions and matchName. */
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,18 +65,6 @@ void rules_matcher_free(struct matcher *m)
 }
 
 /* ------------------------------------------------------------------ YAML */
-
-int rules_at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
-{
-	char msg[400];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	ydoc_fail(c->y, n, "%s", msg);
-	return -EINVAL;
-}
 
 static const char *kind_name(const yaml_node_t *n)
 {
