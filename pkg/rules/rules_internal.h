@@ -155,14 +155,14 @@ struct cand {
 };
 
 /*
- * The stages, and who calls whom: calls run one way, down this list read from the bottom up
- * (scripts/check-calls checks it on the object files). Each stage uses only those above it.
+ * The stages, and who calls whom: calls run one way, each stage calling only stages listed
+ * above it, never one below (scripts/check-calls checks it on the object files).
  *
  *   values     rules_value.c     pure helpers; calls nothing of the module
  *   templates  rules_template.c  the labelsTemplate subset: parse, execute; uses values
  *   cache      rules_cache.c     each distinct pattern and template compiled once; uses templates
  *   load       rules_load_expr.c YAML values checked, matchFeatures terms; uses cache, values
- *              rules_load.c      rules, documents and files into struct rules; uses the above
+ *              rules_load.c      rules, documents, files into struct rules; uses all of the above
  *   evaluate   rules_eval.c      rules against features into labels; uses templates and values
  *   builtin    rules_builtin.c   the embedded files, through load; rules_uses.c reads struct rules
  */
