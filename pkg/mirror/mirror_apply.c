@@ -337,8 +337,16 @@ static int stage(const char *base, struct want *w, size_t nw, struct log_err *er
 					       w[i].mode, err);
 			r = r < 0 ? r : 0;
 		}
-		if (r < 0 || !w[i].copy_backup || fs_list_dir(src, &names, &n, NULL) < 0)
+		if (r < 0 || !w[i].copy_backup)
 			continue;
+		r = fs_list_dir(src, &names, &n, err);
+		if (r == -ENOENT) {
+			log_err_clear(err);
+			r = 0; /* no _backup/<dir>: nothing to copy back */
+			continue;
+		}
+		if (r < 0)
+			break;
 		for (j = 0; r >= 0 && j < n; j++) {
 			struct strbuf data = STRBUF_INIT(MIRROR_MAX_FILE * 16);
 
@@ -355,6 +363,8 @@ static int stage(const char *base, struct want *w, size_t nw, struct log_err *er
 			r = sb_read_file(&data, a);
 			if (r < 0)
 				mirror_read_error(err, a, r, MIRROR_MAX_FILE * 16);
+			else
+				r = 0; /* sb_read_file returns the bytes read */
 			if (r == 0)
 				r = stage_dir(st_dir, dir, err);
 			if (r == 0)
