@@ -80,6 +80,15 @@ int mirror_cleanup(const struct mirror_opts *o, struct log_err *err);
 /* err = "<path> is a symbolic link (to <target>)<why>"; returns -ELOOP (mirror_restore.c). */
 int mirror_refuse_link(const char *path, const char *why, struct log_err *err);
 
+/* Most entries configure, cleanup and their merge read from one directory. */
+#define MIRROR_MAX_ENTRIES 4096
+
+/*
+ * fs_list_dir of dir, refused with -E2BIG and err naming dir and the bound
+ * when it holds more than MIRROR_MAX_ENTRIES entries (mirror_restore.c).
+ */
+int mirror_list_bounded(const char *dir, char ***names, size_t *n, struct log_err *err);
+
 /* Whether l holds name. */
 bool mirror_listed(const struct mirror_list *l, const char *name);
 

@@ -38,6 +38,22 @@ bool mirror_is_work_name(const char *name)
 	return false;
 }
 
+int mirror_list_bounded(const char *dir, char ***names, size_t *n, struct log_err *err)
+{
+	int r = fs_list_dir(dir, names, n, err);
+
+	if (r == 0 && *n > MIRROR_MAX_ENTRIES) {
+		fs_names_free(*names, *n);
+		*names = NULL;
+		*n = 0;
+		r = log_err_set(
+		    err, -E2BIG,
+		    "%s: more than %d entries: refused, nothing was changed; move what is not registry configuration out of it",
+		    dir, MIRROR_MAX_ENTRIES);
+	}
+	return r;
+}
+
 int mirror_refuse_link(const char *path, const char *why, struct log_err *err)
 {
 	char to[PATH_MAX];
@@ -116,7 +132,7 @@ static int merge(const char *from, const char *to, int depth, struct log_err *er
 		    err, -E2BIG,
 		    "%s: deeper than %d directories: not merged into %s; move it by hand and run again",
 		    from, MERGE_MAX_DEPTH, to);
-	r = fs_list_dir(from, &names, &n, err);
+	r = mirror_list_bounded(from, &names, &n, err);
 	for (i = 0; r == 0 && i < n; i++) {
 		r = fs_path_join(a, sizeof(a), from, names[i], err);
 		if (r == 0)
@@ -211,7 +227,7 @@ int mirror_recover(const char *base, const struct mirror_list *managed, struct l
 	if (r == 0)
 		r = fs_remove_tree(base, WATCH_BUILD, err);
 	if (r == 0)
-		r = fs_list_dir(base, &names, &n, err);
+		r = mirror_list_bounded(base, &names, &n, err);
 	for (i = 0; r == 0 && i < n; i++) {
 		if (names[i][0] == '.' || mirror_listed(managed, names[i]) ||
 		    fs_path_join(p, sizeof(p), base, names[i], NULL) < 0 || lstat(p, &st) < 0 ||
@@ -291,7 +307,7 @@ int mirror_cleanup(const struct mirror_opts *o, struct log_err *err)
 			log_info("%s: no %s, nothing to clean up", base, MIRROR_BACKUP_DIR);
 		goto out;
 	}
-	r = fs_list_dir(base, &names, &n, err);
+	r = mirror_list_bounded(base, &names, &n, err);
 	for (i = 0; r == 0 && i < n; i++)
 		if (strcmp(names[i], MIRROR_BACKUP_DIR) != 0 && !mirror_is_work_name(names[i]) &&
 		    !mirror_listed(&managed, names[i]))

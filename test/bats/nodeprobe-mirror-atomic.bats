@@ -42,3 +42,52 @@ quay_tree() {
   grep -q "ca = 'ca.crt'" "$C/quay.io/hosts.toml"
   [ "$(cat "$C/quay.io/ca.crt")" = CA ]
 }
+
+# The user's tree of the injection sweep: registry directories with files beside hosts.toml
+# (one 0700), another registry's directory and a loose file.
+inj_tree() {
+  rm -rf "$C"
+  mkdir -p "$C/docker.io" "$C/quay.io" "$C/reg.example"
+  printf "server = 'https://registry-1.docker.io'\n[host.'https://m.corp']\nca = 'ca.crt'\n" >"$C/docker.io/hosts.toml"
+  printf 'CA' >"$C/docker.io/ca.crt"
+  printf 'K' >"$C/docker.io/client.key"
+  chmod 600 "$C/docker.io/client.key"
+  printf "server = 'https://quay.io'\n" >"$C/quay.io/hosts.toml"
+  chmod 700 "$C/quay.io"
+  printf "server = 'https://reg.example'\n" >"$C/reg.example/hosts.toml"
+  printf 'x' >"$C/reg.example/ca.crt"
+  printf 'loose' >"$C/loose"
+}
+
+@test "ENOSPC at each call of configure that changes a file: the tree as it was, and the next run recovers" {
+  command -v cc >/dev/null || skip "no C compiler for the LD_PRELOAD shim"
+  cc -shared -fPIC -o "$T/inject.so" "$BATS_TEST_DIRNAME/mirror/inject.c" -ldl || skip "shim not built"
+  A=(--config-path "$C" -r docker.io -r ghcr.io -r quay.io "${M[@]}")
+  fails=0
+  for scen in first later; do
+    for ((n = 1; n <= 60; n++)); do
+      inj_tree
+      if [ "$scen" = later ]; then
+        # a later run: quay.io and ghcr.io new, ghcr.io with a user's hosts.toml to move
+        "$BIN" configure --config-path "$C" -r docker.io -r reg.example "${M[@]}" 2>/dev/null
+        mkdir "$C/ghcr.io"
+        printf "server = 'https://ghcr.io'\n" >"$C/ghcr.io/hosts.toml"
+      fi
+      before=$(manifest "$C")
+      st=0
+      out=$(INJ_AT=$n INJ_MODE=enospc INJ_STICKY=1 LD_PRELOAD="$T/inject.so" "$BIN" configure "${A[@]}" 2>&1) || st=$?
+      if [ "$st" -ne 0 ]; then
+        fails=$((fails + 1))
+        [ "$(manifest "$C")" = "$before" ] ||
+          { echo "$scen, call $n: $out"; diff <(echo "$before") <(manifest "$C"); false; }
+        grep -q "the file system is full (ENOSPC" <<<"$out" || { echo "$scen, call $n: $out"; false; }
+        grep -q "nothing was changed" <<<"$out" || { echo "$scen, call $n: $out"; false; }
+      fi
+      "$BIN" configure "${A[@]}" 2>/dev/null || { echo "$scen, call $n: rerun failed"; false; }
+      [ -f "$C/ghcr.io/hosts.toml" ] && [ -f "$C/_backup/docker.io/hosts.toml" ]
+      "$BIN" cleanup --config-path "$C" 2>/dev/null || { echo "$scen, call $n: cleanup failed"; false; }
+    done
+  done
+  echo "# $fails of 120 injected runs failed" >&3
+  ((fails > 0))
+}

@@ -132,4 +132,5 @@ user_tree() {
   [ "$status" -ne 77 ] || skip "mount -t tmpfs refused in the new namespace"
   [ "$status" -eq 0 ]
   grep -q '^levels that failed: [1-9]' <<<"$output"
+  grep -q "^inode levels that failed: [1-9]" <<<"$output"
 }
