@@ -2,6 +2,7 @@
 /* mirror_restore: cleanup, the merge that puts _backup back, and the recovery of what a killed
  * configure, cleanup or watch left. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -106,21 +107,51 @@ int mirror_own_dirs(const char *base, struct log_err *err)
 	return 0;
 }
 
-/* Whether a and b are regular files with the same mode and bytes. */
-static bool same_file(const char *a, const char *b, const struct stat *sa, const struct stat *sb)
+/* Whether files a and b (opened as they are) hold the same bytes, read in blocks. */
+static bool same_bytes(const char *a, const char *b, off_t size)
 {
-	struct strbuf x = STRBUF_INIT(MIRROR_MAX_FILE), y = STRBUF_INIT(MIRROR_MAX_FILE);
-	bool same;
+	char x[8192], y[8192];
+	int fa = open(a, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK),
+	    fb = open(b, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+	bool same = fa >= 0 && fb >= 0;
+	off_t done = 0;
 
-	same = S_ISREG(sa->st_mode) && S_ISREG(sb->st_mode) && sa->st_size == sb->st_size &&
-	       (sa->st_mode & 07777) == (sb->st_mode & 07777) && sb_read_file(&x, a) >= 0 &&
-	       sb_read_file(&y, b) >= 0 && x.len == y.len && !memcmp(x.buf, y.buf, x.len);
-	sb_free(&x);
-	sb_free(&y);
+	while (same && done < size) {
+		size_t want = size - done < (off_t)sizeof(x) ? (size_t)(size - done) : sizeof(x);
+
+		same = read(fa, x, want) == (ssize_t)want && read(fb, y, want) == (ssize_t)want &&
+		       !memcmp(x, y, want);
+		done += (off_t)want;
+	}
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
 	return same;
 }
 
-static int merge(const char *from, const char *to, int depth, struct log_err *err)
+/*
+ * Whether b may be replaced by a in a merge: regular files with the same mode
+ * and bytes; with copies (cleanup), also when b is the copy configure's
+ * --prepend-existing made of a (a regular file or a symlink to one: the same
+ * bytes, mode that of the source at most MODE_MAX). Compared in blocks, at
+ * most the 16 MiB a copy may hold.
+ */
+static bool same_file(const char *a, const char *b, const struct stat *sa, const struct stat *sb,
+		      bool copies)
+{
+	struct stat t;
+
+	if (!S_ISREG(sb->st_mode) || sb->st_size > (off_t)MIRROR_MAX_FILE * 16)
+		return false;
+	if (S_ISREG(sa->st_mode) && sa->st_size == sb->st_size &&
+	    (sa->st_mode & 07777) == (sb->st_mode & 07777))
+		return same_bytes(a, b, sb->st_size);
+	return copies && stat(a, &t) == 0 && S_ISREG(t.st_mode) && t.st_size == sb->st_size &&
+	       (t.st_mode & MODE_MAX) == (sb->st_mode & 07777) && same_bytes(a, b, sb->st_size);
+}
+
+static int merge(const char *from, const char *to, int depth, bool copies, struct log_err *err)
 {
 	char a[PATH_MAX], b[PATH_MAX], **names = NULL;
 	struct stat sa, sb;
@@ -148,10 +179,10 @@ static int merge(const char *from, const char *to, int depth, struct log_err *er
 			break;
 		}
 		if (S_ISDIR(sa.st_mode) && S_ISDIR(sb.st_mode)) {
-			r = merge(a, b, depth + 1, err);
+			r = merge(a, b, depth + 1, copies, err);
 			if (r == 0 && rmdir(a) < 0)
 				r = log_err_set(err, -errno, "%s: %s", a, strerror(errno));
-		} else if (same_file(a, b, &sa, &sb)) {
+		} else if (same_file(a, b, &sa, &sb, copies)) {
 			r = fs_move_entry(from, to, names[i], err);
 		} else {
 			r = log_err_set(
@@ -166,7 +197,7 @@ static int merge(const char *from, const char *to, int depth, struct log_err *er
 
 int mirror_merge(const char *from, const char *to, struct log_err *err)
 {
-	return merge(from, to, 0, err);
+	return merge(from, to, 0, false, err);
 }
 
 int mirror_finish_restore(const char *base, struct log_err *err)
@@ -178,7 +209,7 @@ int mirror_finish_restore(const char *base, struct log_err *err)
 		return err ? err->code : -ENAMETOOLONG;
 	if (!fs_is_dir(rest))
 		return 0;
-	r = mirror_merge(rest, base, err);
+	r = merge(rest, base, 0, true, err);
 	if (r == 0 && rmdir(rest) < 0)
 		r = log_err_set(err, -errno, "%s: %s", rest, strerror(errno));
 	return r;

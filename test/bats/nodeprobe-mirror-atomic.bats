@@ -91,3 +91,35 @@ inj_tree() {
   echo "# $fails of 120 injected runs failed" >&3
   ((fails > 0))
 }
+
+@test "cleanup takes back what --prepend-existing copied: a 0664 certificate, a symlinked one, a 2 MiB one" {
+  quay_tree
+  chmod 664 "$C/quay.io/ca.crt"
+  printf 'CLIENT' >"$C/quay.io/real.cert"
+  ln -s real.cert "$C/quay.io/client.cert"
+  head -c $((2 << 20)) /dev/urandom >"$C/quay.io/bundle.pem"
+  orig=$(manifest "$C")
+  "$BIN" configure --config-path "$C" -r docker.io "${M[@]}"
+  run "$BIN" configure --config-path "$C" -r docker.io -r quay.io "${M[@]}" --prepend-existing
+  [ "$status" -eq 0 ]
+  # the copies: modes at most 0644, the symlink as its target's bytes
+  [ "$(stat -c %a "$C/quay.io/ca.crt")" = 644 ] && [ ! -L "$C/quay.io/client.cert" ]
+  cmp "$C/quay.io/bundle.pem" "$C/_backup/quay.io/bundle.pem"
+  run "$BIN" cleanup --config-path "$C"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$(manifest "$C")" = "$orig" ]
+}
+
+@test "cleanup by this version after a configure --prepend-existing by an older one (\$OLD_BIN)" {
+  [ -n "${OLD_BIN:-}" ] && [ -x "$OLD_BIN" ] || skip "OLD_BIN (an older nodeprobe-mirror) not given"
+  quay_tree
+  chmod 664 "$C/quay.io/ca.crt"
+  ln -s ca.crt "$C/quay.io/ca-link.crt"
+  orig=$(manifest "$C")
+  "$OLD_BIN" configure --config-path "$C" -r docker.io -r quay.io "${M[@]}" --prepend-existing
+  run "$BIN" cleanup --config-path "$C"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$(manifest "$C")" = "$orig" ]
+}
