@@ -850,7 +850,7 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 		goto out;
 	}
 	/* what a killed run left: finished or removed, never taken for the user's */
-	r = mirror_recover(base, &managed, err);
+	r = mirror_recover(base, err);
 	if (r == 0)
 		r = mirror_finish_restore(base, err);
 	if (r == 0 && fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0)
@@ -860,6 +860,10 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 		r = classify(base, &w[i], first, ours_in_place, err);
 	if (r < 0)
 		goto out;
+	/* what an older version's killed write left in a directory we write (never _backup) */
+	for (i = 0; i < nw; i++)
+		if (!w[i].fresh && fs_path_join(bak, sizeof(bak), base, w[i].dir, NULL) == 0)
+			mirror_clean_temps(bak);
 	/*
 	 * every new file written and fsynced, every directory made, before the
 	 * first of the user's moves; a failure from there to the last install

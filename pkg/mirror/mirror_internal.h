@@ -43,10 +43,24 @@ bool mirror_hosts_generated(const char *file);
 /*
  * What a killed run left, under the lock (mirror_restore.c): a _backup repair
  * of watch finished (WATCH_TMP complete) or dropped (WATCH_BUILD), STAGING
- * removed, and fs_publish's ".hosts.toml.XXXXXX" temp files removed from every
- * directory of base but the managed ones. Returns 0 or -errno with err.
+ * removed. Returns 0 or -errno with err.
  */
-int mirror_recover(const char *base, const struct mirror_list *managed, struct log_err *err);
+int mirror_recover(const char *base, struct log_err *err);
+
+/*
+ * Age in seconds past which a ".hosts.toml.XXXXXX" temp file an older version
+ * wrote straight into a registry directory is taken for a killed run's: such
+ * a version's watch repaired without our lock, so a younger one may be
+ * written right now.
+ */
+#define MIRROR_TEMP_AGE 60
+
+/*
+ * Remove those temp files (fs_publish_clean: our exact pattern, our uid, older
+ * than MIRROR_TEMP_AGE) from dir, a registry directory configure writes or
+ * wrote; nothing else is touched.
+ */
+void mirror_clean_temps(const char *dir);
 
 /*
  * Move every entry of from into directory to: an entry absent there is

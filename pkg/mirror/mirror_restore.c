@@ -245,30 +245,23 @@ static int finish_watch_repair(const char *base, struct log_err *err)
 	return r;
 }
 
-int mirror_recover(const char *base, const struct mirror_list *managed, struct log_err *err)
+int mirror_recover(const char *base, struct log_err *err)
 {
-	char p[PATH_MAX], **names = NULL;
-	struct stat st;
-	size_t n = 0, i;
-	int r;
+	int r = finish_watch_repair(base, err);
 
-	r = finish_watch_repair(base, err);
 	if (r == 0)
 		r = fs_remove_tree(base, STAGING, err);
 	if (r == 0)
 		r = fs_remove_tree(base, WATCH_BUILD, err);
-	if (r == 0)
-		r = mirror_list_bounded(base, &names, &n, err);
-	for (i = 0; r == 0 && i < n; i++) {
-		if (names[i][0] == '.' || mirror_listed(managed, names[i]) ||
-		    fs_path_join(p, sizeof(p), base, names[i], NULL) < 0 || lstat(p, &st) < 0 ||
-		    !S_ISDIR(st.st_mode))
-			continue;
-		/* we hold the lock: a temp file is one a killed run left, whatever its age */
-		fs_publish_clean(p, HOSTS_TOML, -1);
-	}
-	fs_names_free(names, n);
 	return r;
+}
+
+void mirror_clean_temps(const char *dir)
+{
+	struct stat st;
+
+	if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		fs_publish_clean(dir, HOSTS_TOML, MIRROR_TEMP_AGE);
 }
 
 /* A directory of the user's that configure wrote into is in _backup too, and comes back from there.
@@ -294,6 +287,7 @@ int mirror_drop_ours(const char *base, const char *bak, const char *name, bool k
 			return log_err_set(err, -errno, "%s: cannot remove: %s", file,
 					   strerror(errno));
 		log_info("removed %s", file);
+		mirror_clean_temps(p); /* a directory configure wrote */
 	}
 	/* the user's own directory, kept in place by configure: the merge fills it again */
 	if (keep_dir && lstat(saved_dir, &st) == 0 && S_ISDIR(st.st_mode) &&
@@ -322,7 +316,7 @@ int mirror_cleanup(const struct mirror_opts *o, struct log_err *err)
 	if (r == 0)
 		r = mirror_distro_managed(o, &managed, err);
 	if (r == 0 && fs_is_dir(base))
-		r = mirror_recover(base, &managed, err);
+		r = mirror_recover(base, err);
 	if (r == 0 && !fs_is_dir(bak) && fs_is_dir(tmp)) {
 		/* a first configure stopped while backing up: nothing of ours was written yet */
 		r = mirror_merge(tmp, base, err);

@@ -123,3 +123,23 @@ inj_tree() {
   [ "$status" -eq 0 ]
   [ "$(manifest "$C")" = "$orig" ]
 }
+
+@test "a file named like our temp files is removed only in a directory we write: never in _backup, never by a cleanup with nothing to clean" {
+  mkdir -p "$C/reg.example" "$C/docker.io"
+  printf "server = 'https://reg.example'\n" >"$C/reg.example/hosts.toml"
+  printf "server = 'https://registry-1.docker.io'\n" >"$C/docker.io/hosts.toml"
+  printf 'mine' >"$C/reg.example/.hosts.toml.Ab12Cd"
+  printf 'mine' >"$C/docker.io/.hosts.toml.Ab12Cd"
+  touch -d '-1 hour' "$C/reg.example/.hosts.toml.Ab12Cd" "$C/docker.io/.hosts.toml.Ab12Cd"
+  orig=$(manifest "$C")
+  # never configured: cleanup does nothing
+  run "$BIN" cleanup --config-path "$C"
+  [ "$status" -eq 0 ]
+  [ "$(manifest "$C")" = "$orig" ]
+  # reg.example is not written: it moves into _backup whole, and stays so on the next run
+  "$BIN" configure --config-path "$C" -r ghcr.io "${M[@]}"
+  "$BIN" configure --config-path "$C" -r ghcr.io "${M[@]}"
+  [ -f "$C/_backup/reg.example/.hosts.toml.Ab12Cd" ] && [ -f "$C/_backup/docker.io/.hosts.toml.Ab12Cd" ]
+  "$BIN" cleanup --config-path "$C"
+  [ "$(manifest "$C")" = "$orig" ]
+}
