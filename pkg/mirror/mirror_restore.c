@@ -195,6 +195,61 @@ static int merge(const char *from, const char *to, int depth, bool copies, struc
 	return r;
 }
 
+/*
+ * cleanup's merge of _backup (from) into base (to) without changing anything:
+ * every entry that would stop it logged, counted in *bad. A regular
+ * hosts.toml in a registry directory (depth 1, not managed) is not one: the
+ * removal of ours before the merge takes it away. 0 or -errno with err.
+ */
+static int merge_check(const char *from, const char *to, int depth,
+		       const struct mirror_list *managed, size_t *bad, struct log_err *err)
+{
+	char a[PATH_MAX], b[PATH_MAX], **names = NULL;
+	struct stat sa, sb;
+	size_t n = 0, i;
+	int r;
+
+	if (depth > MERGE_MAX_DEPTH)
+		return log_err_set(
+		    err, -E2BIG,
+		    "%s: deeper than %d directories: not merged into %s; move it by hand and run again",
+		    from, MERGE_MAX_DEPTH, to);
+	r = mirror_list_bounded(from, &names, &n, err);
+	for (i = 0; r == 0 && i < n; i++) {
+		r = fs_path_join(a, sizeof(a), from, names[i], err);
+		if (r == 0)
+			r = fs_path_join(b, sizeof(b), to, names[i], err);
+		if (r < 0)
+			break;
+		if (lstat(b, &sb) < 0) {
+			if (errno != ENOENT)
+				r = log_err_set(err, -errno, "%s: %s", b, strerror(errno));
+			continue;
+		}
+		if (lstat(a, &sa) < 0) {
+			r = log_err_set(err, -errno, "%s: %s", a, strerror(errno));
+			break;
+		}
+		if (S_ISDIR(sa.st_mode) && S_ISDIR(sb.st_mode)) {
+			/* a managed directory keeps its hosts.toml */
+			bool keep = depth == 0 && mirror_listed(managed, names[i]);
+
+			r = merge_check(a, b, depth + 1, keep ? NULL : managed, bad, err);
+			continue;
+		}
+		if (depth == 1 && managed && !strcmp(names[i], HOSTS_TOML) && S_ISREG(sb.st_mode))
+			continue; /* ours, removed before the merge */
+		if (same_file(a, b, &sa, &sb, true))
+			continue;
+		log_error("cannot put %s back: %s is in its place and differs; keep the one you "
+			  "want at %s and remove the other",
+			  a, b, b);
+		(*bad)++;
+	}
+	fs_names_free(names, n);
+	return r;
+}
+
 int mirror_merge(const char *from, const char *to, struct log_err *err)
 {
 	return merge(from, to, 0, false, err);
@@ -305,7 +360,7 @@ int mirror_cleanup(const struct mirror_opts *o, struct log_err *err)
 	const char *base = o->config_path;
 	char bak[PATH_MAX], rest[PATH_MAX], tmp[PATH_MAX], **names = NULL;
 	struct mirror_list managed = {0};
-	size_t n = 0, i;
+	size_t n = 0, i, bad = 0;
 	int r;
 
 	if (fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0 ||
@@ -332,7 +387,15 @@ int mirror_cleanup(const struct mirror_opts *o, struct log_err *err)
 			log_info("%s: no %s, nothing to clean up", base, MIRROR_BACKUP_DIR);
 		goto out;
 	}
-	r = mirror_list_bounded(base, &names, &n, err);
+	/* every conflict of the merge found (and reported) before anything is removed */
+	r = merge_check(bak, base, 0, &managed, &bad, err);
+	if (r == 0 && bad)
+		r = log_err_set(
+		    err, -EEXIST,
+		    "%s: %zu %s of %s cannot be put back (listed above): nothing was changed; keep the one you want of each, remove the other, and run cleanup again",
+		    base, bad, bad == 1 ? "entry" : "entries", MIRROR_BACKUP_DIR);
+	if (r == 0)
+		r = mirror_list_bounded(base, &names, &n, err);
 	for (i = 0; r == 0 && i < n; i++)
 		if (strcmp(names[i], MIRROR_BACKUP_DIR) != 0 && !mirror_is_work_name(names[i]) &&
 		    !mirror_listed(&managed, names[i]))

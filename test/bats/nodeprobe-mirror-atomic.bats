@@ -143,3 +143,29 @@ inj_tree() {
   "$BIN" cleanup --config-path "$C"
   [ "$(manifest "$C")" = "$orig" ]
 }
+
+@test "cleanup with conflicts reports every one and changes nothing" {
+  mkdir -p "$C/docker.io" "$C/reg.example"
+  printf "server = 'https://registry-1.docker.io'\n" >"$C/docker.io/hosts.toml"
+  printf "server = 'https://reg.example'\n" >"$C/reg.example/hosts.toml"
+  printf 'CA' >"$C/reg.example/ca.crt"
+  printf 'loose' >"$C/loose"
+  orig=$(manifest "$C")
+  "$BIN" configure --config-path "$C" -r docker.io "${M[@]}"
+  # two entries of _backup whose places are taken by other files since
+  mkdir "$C/reg.example"
+  printf 'OTHER' >"$C/reg.example/ca.crt"
+  printf 'other' >"$C/loose"
+  before=$(manifest "$C")
+  run "$BIN" cleanup --config-path "$C"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  grep -q "cannot put $C/_backup/reg.example/ca.crt back" <<<"$output"
+  grep -q "cannot put $C/_backup/loose back" <<<"$output"
+  grep -q "2 entries of _backup cannot be put back (listed above): nothing was changed" <<<"$output"
+  [ "$(manifest "$C")" = "$before" ]
+  rm -r "$C/reg.example" "$C/loose"
+  run "$BIN" cleanup --config-path "$C"
+  [ "$status" -eq 0 ]
+  [ "$(manifest "$C")" = "$orig" ]
+}
