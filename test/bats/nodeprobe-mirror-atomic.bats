@@ -169,3 +169,17 @@ inj_tree() {
   [ "$status" -eq 0 ]
   [ "$(manifest "$C")" = "$orig" ]
 }
+
+@test "a first configure killed after making .nodeprobe-backup/<dir>, resumed with other registries: the user's directory keeps its mode" {
+  mkdir -p "$C/docker.io"
+  chmod 750 "$C/docker.io"
+  printf "server = 'https://registry-1.docker.io'\n" >"$C/docker.io/hosts.toml"
+  printf 'CA' >"$C/docker.io/ca.crt"
+  orig=$(manifest "$C")
+  # what a kill leaves once staging made the directories (here with another mode)
+  mkdir -m 700 -p "$C/.nodeprobe-backup/docker.io"
+  "$BIN" configure --config-path "$C" -r quay.io "${M[@]}"
+  [ "$(stat -c %a "$C/_backup/docker.io")" = 750 ]
+  "$BIN" cleanup --config-path "$C"
+  [ "$(manifest "$C")" = "$orig" ]
+}
