@@ -31,103 +31,6 @@ struct want {
 };
 
 /*
- * What configure changed after staging, undone in reverse when a later step
- * fails: renames (to back to from), and the directories staging made (made:
- * to is NULL, removed when empty).
- */
-struct jstep {
-	char *from, *to;
-};
-struct journal {
-	struct jstep *v;
-	size_t n;
-};
-
-static int journal_add(struct journal *j, const char *from, const char *to, struct log_err *err)
-{
-	struct jstep *v = realloc(j->v, (j->n + 1) * sizeof(*v));
-
-	if (!v)
-		return log_err_set(err, -ENOMEM, "out of memory");
-	j->v = v;
-	v[j->n].from = strdup(from);
-	v[j->n].to = to ? strdup(to) : NULL;
-	if (!v[j->n].from || (to && !v[j->n].to)) {
-		free(v[j->n].from);
-		free(v[j->n].to);
-		return log_err_set(err, -ENOMEM, "out of memory");
-	}
-	j->n++;
-	return 0;
-}
-
-static void journal_free(struct journal *j)
-{
-	size_t i;
-
-	for (i = 0; i < j->n; i++) {
-		free(j->v[i].from);
-		free(j->v[i].to);
-	}
-	free(j->v);
-	memset(j, 0, sizeof(*j));
-}
-
-/* rename a to b, noted in j (noted first: a kill in between leaves nothing to undo). */
-static int jrename(struct journal *j, const char *a, const char *b, struct log_err *err)
-{
-	int r = journal_add(j, a, b, err);
-
-	if (r == 0 && rename(a, b) < 0) {
-		r = log_err_set(err, -errno, "cannot move %s to %s: %s", a, b, strerror(errno));
-		j->n--;
-		free(j->v[j->n].from);
-		free(j->v[j->n].to);
-	}
-	return r;
-}
-
-/* rename from_dir/name to to_dir/name, noted in j. */
-static int jmove(struct journal *j, const char *from_dir, const char *to_dir, const char *name,
-		 struct log_err *err)
-{
-	char a[PATH_MAX], b[PATH_MAX];
-	int r;
-
-	if (fs_path_join(a, sizeof(a), from_dir, name, err) < 0 ||
-	    fs_path_join(b, sizeof(b), to_dir, name, err) < 0)
-		return -ENAMETOOLONG;
-	r = jrename(j, a, b, err);
-	if (r == 0)
-		log_info("moved %s to %s", a, b);
-	return r;
-}
-
-/*
- * Undo j in reverse: renames back, then the directories staging made removed
- * when empty. Returns 0, or the first -errno (logged; the next run's recovery
- * finishes what is left).
- */
-static int journal_undo(const struct journal *j)
-{
-	size_t i;
-	int r = 0;
-
-	for (i = j->n; i-- > 0;) {
-		const struct jstep *s = &j->v[i];
-
-		if (s->to && rename(s->to, s->from) < 0) {
-			log_error("cannot move %s back to %s: %s", s->to, s->from, strerror(errno));
-			r = r ? r : -errno;
-		} else if (!s->to && rmdir(s->from) < 0 && errno != ENOENT && errno != ENOTEMPTY) {
-			log_error("cannot remove %s: %s", s->from, strerror(errno));
-			r = r ? r : -errno;
-		}
-	}
-	return r;
-}
-
-/*
  * Where the user's <dir>/hosts.toml is before or after the backup: in _backup
  * once it exists; before the first backup (or while one or a restore was
  * interrupted) where it will be moved from.
@@ -344,7 +247,8 @@ static int fsync_dir(const char *path, struct log_err *err)
  * 0755, made with that mode at once (no window with another mode a kill could
  * leave); one already there is left as it is. Noted in j when made.
  */
-static int mkdir_like(const char *path, const char *like, struct journal *j, struct log_err *err)
+static int mkdir_like(const char *path, const char *like, struct mirror_journal *j,
+		      struct log_err *err)
 {
 	struct stat st;
 	mode_t mode = like && lstat(like, &st) == 0 ? st.st_mode & 07777 : 0755, mask;
@@ -360,7 +264,7 @@ static int mkdir_like(const char *path, const char *like, struct journal *j, str
 	umask(mask);
 	if (e)
 		return log_err_set(err, -e, "%s: cannot create directory: %s", path, strerror(e));
-	if (j && journal_add(j, path, NULL, err) < 0) {
+	if (j && mirror_journal_mkdir(j, path, err) < 0) {
 		rmdir(path);
 		return -ENOMEM;
 	}
@@ -432,7 +336,7 @@ static int stage_dir(const char *st_dir, const char *dir, struct log_err *err)
  * the mode of base/<dir>.
  */
 static int stage_backup_dirs(const char *base, const struct want *w, size_t nw, bool first,
-			     struct journal *jl, struct log_err *err)
+			     struct mirror_journal *jl, struct log_err *err)
 {
 	char to[PATH_MAX], p[PATH_MAX], like[PATH_MAX];
 	size_t i;
@@ -458,7 +362,7 @@ static int stage_backup_dirs(const char *base, const struct want *w, size_t nw, 
  * and with --prepend-existing the files of _backup/<dir>/ that are not in
  * <dir>/ (a _backup Spegel made holds them; Spegel copies them back).
  */
-static int stage(const char *base, struct want *w, size_t nw, bool first, struct journal *jl,
+static int stage(const char *base, struct want *w, size_t nw, bool first, struct mirror_journal *jl,
 		 struct log_err *err)
 {
 	char st_dir[PATH_MAX], dir[PATH_MAX], src[PATH_MAX], a[PATH_MAX], b[PATH_MAX], **names;
@@ -523,18 +427,30 @@ static int stage(const char *base, struct want *w, size_t nw, bool first, struct
 	return r < 0 ? r : 0;
 }
 
-/* Move base/<name>/hosts.toml into to/<name>/ (which staging made). */
-static int move_hosts(const char *base, const char *to, const char *name, struct journal *jl,
+/*
+ * Put base/<name>/hosts.toml into to/<name>/ (which staging made): a second
+ * name (link), so base/<name> is never without one until install renames ours
+ * over it; a directory of that name moves.
+ */
+static int move_hosts(const char *base, const char *to, const char *name, struct mirror_journal *jl,
 		      struct log_err *err)
 {
 	char from[PATH_MAX], dst[PATH_MAX], file[PATH_MAX];
-	struct stat st;
+	struct stat st, sd;
 
 	if (fs_path_join(from, sizeof(from), base, name, err) < 0 ||
 	    fs_path_join(dst, sizeof(dst), to, name, err) < 0 ||
 	    fs_path_join(file, sizeof(file), from, HOSTS_TOML, err) < 0)
 		return -ENAMETOOLONG;
-	return lstat(file, &st) == 0 ? jmove(jl, from, dst, HOSTS_TOML, err) : 0;
+	if (lstat(file, &st) < 0)
+		return 0;
+	if (S_ISDIR(st.st_mode))
+		return mirror_jmove(jl, from, dst, HOSTS_TOML, err);
+	if (fs_path_join(from, sizeof(from), dst, HOSTS_TOML, err) < 0)
+		return -ENAMETOOLONG;
+	if (lstat(from, &sd) == 0 && sd.st_ino == st.st_ino && sd.st_dev == st.st_dev)
+		return 0; /* linked by a run that was killed */
+	return mirror_jlink(jl, file, from, err);
 }
 
 static const struct want *wanted(const struct want *w, size_t nw, const char *name)
@@ -552,7 +468,7 @@ static const struct want *wanted(const struct want *w, size_t nw, const char *na
  * into the user's directory first, so the directory that moves is the user's
  * own (its mode and owner), never ours.
  */
-static int move_entry(const char *base, const char *to, const char *name, struct journal *jl,
+static int move_entry(const char *base, const char *to, const char *name, struct mirror_journal *jl,
 		      struct log_err *err)
 {
 	char a[PATH_MAX], b[PATH_MAX];
@@ -563,12 +479,12 @@ static int move_entry(const char *base, const char *to, const char *name, struct
 	    fs_path_join(b, sizeof(b), to, name, err) < 0)
 		return -ENAMETOOLONG;
 	if (lstat(b, &st) < 0)
-		return jmove(jl, base, to, name, err);
+		return mirror_jmove(jl, base, to, name, err);
 	if (S_ISDIR(st.st_mode) && lstat(a, &sa) == 0 && S_ISDIR(sa.st_mode)) {
 		r = mirror_merge(b, a, err);
 		if (r == 0 && rmdir(b) < 0)
 			r = log_err_set(err, -errno, "%s: %s", b, strerror(errno));
-		return r < 0 ? r : jmove(jl, base, to, name, err);
+		return r < 0 ? r : mirror_jmove(jl, base, to, name, err);
 	}
 	r = mirror_merge(a, b, err);
 	if (r == 0 && rmdir(a) < 0)
@@ -584,7 +500,7 @@ static int move_entry(const char *base, const char *to, const char *name, struct
  * moved is moved back.
  */
 static int backup(const char *base, const struct want *w, size_t nw,
-		  const struct mirror_list *managed, struct journal *jl, struct log_err *err)
+		  const struct mirror_list *managed, struct mirror_journal *jl, struct log_err *err)
 {
 	char bak[PATH_MAX], tmp[PATH_MAX], p[PATH_MAX], **names;
 	struct stat st;
@@ -614,7 +530,7 @@ static int backup(const char *base, const struct want *w, size_t nw,
 	}
 	fs_names_free(names, n);
 	if (r == 0)
-		r = jrename(jl, tmp, bak, err);
+		r = mirror_jrename(jl, tmp, bak, err);
 	if (r == 0) {
 		log_info("backed up %s into %s", base, bak);
 		return fsync_dir(base, err);
@@ -634,8 +550,8 @@ static int backup(const char *base, const struct want *w, size_t nw,
  * ones are left alone.
  */
 static int clear_config(const char *base, const struct want *w, size_t nw,
-			const struct mirror_list *managed, bool wanted_step, struct journal *jl,
-			struct log_err *err)
+			const struct mirror_list *managed, bool wanted_step,
+			struct mirror_journal *jl, struct log_err *err)
 {
 	char bak[PATH_MAX], **names = NULL, p[PATH_MAX];
 	const struct want *wi;
@@ -679,10 +595,12 @@ static int clear_config(const char *base, const struct want *w, size_t nw,
  * Rename what stage wrote into the registry directories: STAGING/<dir> as a
  * whole when base/<dir> did not exist, else its entries one by one.
  */
-static int install(const char *base, const struct want *w, size_t nw, struct journal *jl,
+static int install(const char *base, const struct want *w, size_t nw, struct mirror_journal *jl,
 		   struct log_err *err)
 {
-	char from[PATH_MAX], dst[PATH_MAX], st_dir[PATH_MAX], **names;
+	char from[PATH_MAX], dst[PATH_MAX], st_dir[PATH_MAX], old[PATH_MAX], keep[PATH_MAX + 48],
+	    **names;
+	struct stat st;
 	size_t i, j, n;
 	int r = 0;
 
@@ -695,7 +613,7 @@ static int install(const char *base, const struct want *w, size_t nw, struct jou
 		if (!fs_is_dir(from))
 			continue; /* nothing new for it */
 		if (w[i].fresh) {
-			r = jrename(jl, from, dst, err);
+			r = mirror_jrename(jl, from, dst, err);
 			if (r == 0)
 				log_info("wrote %s/%s", dst, HOSTS_TOML);
 			if (r == 0)
@@ -706,7 +624,15 @@ static int install(const char *base, const struct want *w, size_t nw, struct jou
 		if (r < 0)
 			break;
 		for (j = 0; r == 0 && j < n; j++) {
-			r = jmove(jl, from, dst, names[j], err);
+			/* what is replaced keeps a name in STAGING until the end, for an undo */
+			if (fs_path_join(old, sizeof(old), dst, names[j], err) < 0 ||
+			    (size_t)snprintf(keep, sizeof(keep), "%s/.old-%zu-%zu", st_dir, i, j) >=
+				sizeof(keep))
+				r = -ENAMETOOLONG;
+			else if (lstat(old, &st) == 0 && !S_ISDIR(st.st_mode))
+				r = mirror_jlink(jl, old, keep, err);
+			if (r == 0)
+				r = mirror_jmove(jl, from, dst, names[j], err);
 			if (r == 0)
 				log_info("%s %s/%s",
 					 strcmp(names[j], HOSTS_TOML) ? "copied" : "wrote", dst,
@@ -739,10 +665,10 @@ static int fail_msg(const char *base, int r, const char *tree, struct log_err *e
 }
 
 /* Undo a configure that failed after staging: the old tree back, STAGING removed. */
-static int roll_back(const char *base, const struct journal *jl, bool first)
+static int roll_back(const char *base, const struct mirror_journal *jl, bool first)
 {
 	char tmp[PATH_MAX];
-	int r = journal_undo(jl);
+	int r = mirror_journal_undo(jl);
 
 	/* what a killed first run had moved goes back too */
 	if (r == 0 && first && fs_path_join(tmp, sizeof(tmp), base, BACKING_UP, NULL) == 0 &&
@@ -761,7 +687,7 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 	const char *base = o->config_path;
 	struct mirror_list targets = {0}, managed = {0};
 	struct want *w = NULL;
-	struct journal jl = {0};
+	struct mirror_journal jl = {0};
 	size_t nw = 0, i, j;
 	char *auth = NULL, bak[PATH_MAX];
 	int wildcards = 0, r = 0;
@@ -852,7 +778,7 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 	/* what a killed run left: finished or removed, never taken for the user's */
 	r = mirror_recover(base, err);
 	if (r == 0)
-		r = mirror_finish_restore(base, err);
+		r = mirror_finish_restore(base, &managed, err);
 	if (r == 0 && fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0)
 		r = -ENAMETOOLONG;
 	first = !fs_is_dir(bak);
@@ -901,7 +827,7 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 			r = fsync_dir(base, err);
 	}
 out:
-	journal_free(&jl);
+	mirror_journal_free(&jl);
 	wants_free(w, nw);
 	mirror_list_free(&targets);
 	mirror_list_free(&managed);

@@ -74,8 +74,12 @@ int mirror_merge(const char *from, const char *to, struct log_err *err);
 /* _backup, .nodeprobe-backup, .nodeprobe-restore, .nodeprobe-stage: absent or our real dirs. */
 int mirror_own_dirs(const char *base, struct log_err *err);
 
-/* Finish an interrupted cleanup: RESTORING merged back into base. 0 or -errno with err. */
-int mirror_finish_restore(const char *base, struct log_err *err);
+/*
+ * Finish an interrupted cleanup: RESTORING merged back into base (cleanup's
+ * merge: our hosts.toml in a registry directory not in managed, and a copy
+ * --prepend-existing made, are replaced by the user's). 0 or -errno with err.
+ */
+int mirror_finish_restore(const char *base, const struct mirror_list *managed, struct log_err *err);
 
 /*
  * Remove what configure wrote in the directory base/name (bak is _backup): its
@@ -102,6 +106,36 @@ int mirror_refuse_link(const char *path, const char *why, struct log_err *err);
  * when it holds more than MIRROR_MAX_ENTRIES entries (mirror_restore.c).
  */
 int mirror_list_bounded(const char *dir, char ***names, size_t *n, struct log_err *err);
+
+/*
+ * What configure changed after staging (mirror_journal.c), undone in reverse
+ * when a later step fails, so the tree is the old one again.
+ */
+enum mirror_jkind {
+	MIRROR_J_RENAME, /* from renamed to to: undone by renaming it back */
+	MIRROR_J_LINK,	 /* to linked to from: to removed, or renamed back when from is gone */
+	MIRROR_J_MKDIR,	 /* directory from made: removed when empty */
+};
+struct mirror_jstep {
+	enum mirror_jkind kind;
+	char *from, *to;
+};
+struct mirror_journal {
+	struct mirror_jstep *v;
+	size_t n;
+};
+
+void mirror_journal_free(struct mirror_journal *j);
+/* Note directory path as made. 0 or -ENOMEM with err. */
+int mirror_journal_mkdir(struct mirror_journal *j, const char *path, struct log_err *err);
+/* rename a to b / link a to b, noted first (a kill in between leaves nothing to undo). */
+int mirror_jrename(struct mirror_journal *j, const char *a, const char *b, struct log_err *err);
+int mirror_jlink(struct mirror_journal *j, const char *a, const char *b, struct log_err *err);
+/* mirror_jrename of from_dir/name to to_dir/name, logged. */
+int mirror_jmove(struct mirror_journal *j, const char *from_dir, const char *to_dir,
+		 const char *name, struct log_err *err);
+/* Undo j in reverse. 0, or the first -errno (each logged). */
+int mirror_journal_undo(const struct mirror_journal *j);
 
 /* Whether l holds name. */
 bool mirror_listed(const struct mirror_list *l, const char *name);

@@ -151,7 +151,14 @@ static bool same_file(const char *a, const char *b, const struct stat *sa, const
 	       (t.st_mode & MODE_MAX) == (sb->st_mode & 07777) && same_bytes(a, b, sb->st_size);
 }
 
-static int merge(const char *from, const char *to, int depth, bool copies, struct log_err *err)
+/*
+ * restore (cleanup putting _backup back; the distro's managed names): a copy
+ * --prepend-existing made is replaced like an identical file, and at depth 1,
+ * in a directory not managed, a regular hosts.toml (ours: cleanup kept it so
+ * the directory is never without one) is replaced by the user's.
+ */
+static int merge(const char *from, const char *to, int depth, const struct mirror_list *restore,
+		 bool hosts_ours, struct log_err *err)
 {
 	char a[PATH_MAX], b[PATH_MAX], **names = NULL;
 	struct stat sa, sb;
@@ -178,11 +185,20 @@ static int merge(const char *from, const char *to, int depth, bool copies, struc
 			r = log_err_set(err, -errno, "%s: %s", a, strerror(errno));
 			break;
 		}
-		if (S_ISDIR(sa.st_mode) && S_ISDIR(sb.st_mode)) {
-			r = merge(a, b, depth + 1, copies, err);
+		if (!S_ISDIR(sa.st_mode) && sa.st_ino == sb.st_ino && sa.st_dev == sb.st_dev) {
+			/* two names of one file (configure links the user's hosts.toml into
+			 * its backup): rename would do nothing, the second name goes */
+			if (unlink(a) < 0)
+				r = log_err_set(err, -errno, "%s: cannot remove: %s", a,
+						strerror(errno));
+		} else if (S_ISDIR(sa.st_mode) && S_ISDIR(sb.st_mode)) {
+			r = merge(a, b, depth + 1, restore,
+				  restore && depth == 0 && !mirror_listed(restore, names[i]), err);
 			if (r == 0 && rmdir(a) < 0)
 				r = log_err_set(err, -errno, "%s: %s", a, strerror(errno));
-		} else if (same_file(a, b, &sa, &sb, copies)) {
+		} else if ((hosts_ours && depth == 1 && !strcmp(names[i], HOSTS_TOML) &&
+			    S_ISREG(sb.st_mode)) ||
+			   same_file(a, b, &sa, &sb, restore != NULL)) {
 			r = fs_move_entry(from, to, names[i], err);
 		} else {
 			r = log_err_set(
@@ -252,10 +268,10 @@ static int merge_check(const char *from, const char *to, int depth,
 
 int mirror_merge(const char *from, const char *to, struct log_err *err)
 {
-	return merge(from, to, 0, false, err);
+	return merge(from, to, 0, NULL, false, err);
 }
 
-int mirror_finish_restore(const char *base, struct log_err *err)
+int mirror_finish_restore(const char *base, const struct mirror_list *managed, struct log_err *err)
 {
 	char rest[PATH_MAX];
 	int r;
@@ -264,7 +280,7 @@ int mirror_finish_restore(const char *base, struct log_err *err)
 		return err ? err->code : -ENAMETOOLONG;
 	if (!fs_is_dir(rest))
 		return 0;
-	r = merge(rest, base, 0, true, err);
+	r = merge(rest, base, 0, managed, false, err);
 	if (r == 0 && rmdir(rest) < 0)
 		r = log_err_set(err, -errno, "%s: %s", rest, strerror(errno));
 	return r;
@@ -325,7 +341,7 @@ int mirror_drop_ours(const char *base, const char *bak, const char *name, bool k
 		     struct log_err *err)
 {
 	char p[PATH_MAX], file[PATH_MAX], saved_dir[PATH_MAX], saved[PATH_MAX];
-	struct stat st, dst;
+	struct stat st, dst, sv;
 
 	if (fs_path_join(p, sizeof(p), base, name, err) < 0 ||
 	    fs_path_join(file, sizeof(file), p, HOSTS_TOML, err) < 0 ||
@@ -336,8 +352,11 @@ int mirror_drop_ours(const char *base, const char *bak, const char *name, bool k
 		log_debug("%s: not a directory of ours, left alone", p);
 		return 0;
 	}
-	if (lstat(file, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (mirror_hosts_generated(file) || lstat(saved, &st) == 0)) {
+	if (lstat(file, &st) == 0 && S_ISREG(st.st_mode) && keep_dir && lstat(saved, &sv) == 0) {
+		/* cleanup: the merge renames the user's over it, never a moment without one */
+		mirror_clean_temps(p);
+	} else if (lstat(file, &st) == 0 && S_ISREG(st.st_mode) &&
+		   (mirror_hosts_generated(file) || lstat(saved, &sv) == 0)) {
 		if (unlink(file) < 0)
 			return log_err_set(err, -errno, "%s: cannot remove: %s", file,
 					   strerror(errno));
@@ -382,7 +401,7 @@ int mirror_cleanup(const struct mirror_opts *o, struct log_err *err)
 		goto out;
 	if (!fs_is_dir(bak)) {
 		if (fs_is_dir(rest))
-			r = mirror_finish_restore(base, err);
+			r = mirror_finish_restore(base, &managed, err);
 		else
 			log_info("%s: no %s, nothing to clean up", base, MIRROR_BACKUP_DIR);
 		goto out;
@@ -409,7 +428,7 @@ int mirror_cleanup(const struct mirror_opts *o, struct log_err *err)
 				strerror(errno));
 		goto out;
 	}
-	r = mirror_finish_restore(base, err);
+	r = mirror_finish_restore(base, &managed, err);
 out:
 	mirror_list_free(&managed);
 	return r;

@@ -183,3 +183,32 @@ inj_tree() {
   "$BIN" cleanup --config-path "$C"
   [ "$(manifest "$C")" = "$orig" ]
 }
+
+@test "killed at each call that changes a file, configure and cleanup never leave a registry directory without hosts.toml" {
+  command -v cc >/dev/null || skip "no C compiler for the LD_PRELOAD shim"
+  cc -shared -fPIC -o "$T/inject.so" "$BATS_TEST_DIRNAME/mirror/inject.c" -ldl || skip "shim not built"
+  A=(--config-path "$C" -r docker.io -r ghcr.io -r quay.io "${M[@]}")
+  inj_tree
+  orig=$(manifest "$C")
+  kills=0
+  for cmd in configure cleanup; do
+    for ((n = 1; n <= 60; n++)); do
+      inj_tree
+      [ "$cmd" = configure ] || "$BIN" configure "${A[@]}" 2>/dev/null
+      if [ "$cmd" = configure ]; then
+        INJ_AT=$n LD_PRELOAD="$T/inject.so" "$BIN" configure "${A[@]}" 2>/dev/null && st=0 || st=$?
+      else
+        INJ_AT=$n LD_PRELOAD="$T/inject.so" "$BIN" cleanup --config-path "$C" 2>/dev/null && st=0 || st=$?
+      fi
+      ((st == 137)) && kills=$((kills + 1))
+      for d in docker.io quay.io; do
+        [ -f "$C/$d/hosts.toml" ] || { echo "$cmd killed at call $n: no $d/hosts.toml"; ls -la "$C" "$C/$d"; false; }
+      done
+      "$BIN" configure "${A[@]}" 2>/dev/null || { echo "$cmd, call $n: configure after it failed"; false; }
+      "$BIN" cleanup --config-path "$C" 2>/dev/null || { echo "$cmd, call $n: cleanup after it failed"; false; }
+      [ "$(manifest "$C")" = "$orig" ] || { echo "$cmd, call $n:"; diff <(echo "$orig") <(manifest "$C"); false; }
+    done
+  done
+  echo "# $kills of 120 runs killed" >&3
+  ((kills > 0))
+}
