@@ -214,6 +214,15 @@ int mirror_expand_targets(const struct mirror_list *in, struct mirror_list *out,
  */
 int mirror_basic_auth(const char *dir, char **out, struct log_err *err);
 
+/*
+ * Spegel's existingHosts (mirror_inputs.c): the [host.'…'] tables of the
+ * user's <dir>/hosts.toml (in _backup, or where a first run moves it from),
+ * re-serialised into out; out NULL reads only the file's mode into *mode
+ * (left as it is when there is no such file). 0 or -errno with err.
+ */
+int mirror_existing_hosts(const char *base, const char *dir, struct strbuf *out, mode_t *mode,
+			  struct log_err *err);
+
 /* talos-config: RegistryMirrorConfig documents to o->output (mirror_talos.c). */
 int mirror_talos_config(const struct mirror_opts *o, struct log_err *err);
 
