@@ -317,20 +317,28 @@ static int move_hosts(const char *base, const char *to, const char *name, struct
 {
 	char from[PATH_MAX], dst[PATH_MAX], file[PATH_MAX];
 	struct stat st, sd;
+	int fd, dfd, r = 0;
 
 	if (fs_path_join(from, sizeof(from), base, name, err) < 0 ||
 	    fs_path_join(dst, sizeof(dst), to, name, err) < 0 ||
-	    fs_path_join(file, sizeof(file), from, HOSTS_TOML, err) < 0)
+	    fs_path_join(file, sizeof(file), dst, HOSTS_TOML, err) < 0)
 		return -ENAMETOOLONG;
-	if (lstat(file, &st) < 0)
-		return 0;
-	if (S_ISDIR(st.st_mode))
-		return mirror_jmove(jl, from, dst, HOSTS_TOML, err);
-	if (fs_path_join(from, sizeof(from), dst, HOSTS_TOML, err) < 0)
-		return -ENAMETOOLONG;
-	if (lstat(from, &sd) == 0 && sd.st_ino == st.st_ino && sd.st_dev == st.st_dev)
-		return 0; /* linked by a run that was killed */
-	return mirror_jlink(jl, file, from, err);
+	/* the directory as it is now, never through a link (it was checked before staging) */
+	fd = mirror_open_dir(from, err);
+	if (fd < 0)
+		return fd;
+	if (fstatat(fd, HOSTS_TOML, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		/* nothing to move */
+	} else if (S_ISDIR(st.st_mode)) {
+		dfd = mirror_open_dir(dst, err);
+		r = dfd < 0 ? dfd : mirror_jrenameat(jl, fd, from, dfd, dst, HOSTS_TOML, err);
+		if (dfd >= 0)
+			close(dfd);
+	} else if (lstat(file, &sd) < 0 || sd.st_ino != st.st_ino || sd.st_dev != st.st_dev) {
+		r = mirror_jlinkat(jl, fd, from, HOSTS_TOML, file, err);
+	} /* else linked by a run that was killed */
+	close(fd);
+	return r;
 }
 
 static const struct want *wanted(const struct want *w, size_t nw, const char *name)
@@ -478,11 +486,10 @@ static int clear_config(const char *base, const struct want *w, size_t nw,
 static int install(const char *base, const struct want *w, size_t nw, struct mirror_journal *jl,
 		   struct log_err *err)
 {
-	char from[PATH_MAX], dst[PATH_MAX], st_dir[PATH_MAX], old[PATH_MAX], keep[PATH_MAX + 48],
-	    **names;
+	char from[PATH_MAX], dst[PATH_MAX], st_dir[PATH_MAX], keep[PATH_MAX], **names = NULL;
 	struct stat st;
-	size_t i, j, n;
-	int r = 0;
+	size_t i, j, n = 0;
+	int r = 0, sfd, dfd;
 
 	if (fs_path_join(st_dir, sizeof(st_dir), base, STAGING, err) < 0)
 		return -ENAMETOOLONG;
@@ -490,7 +497,7 @@ static int install(const char *base, const struct want *w, size_t nw, struct mir
 		if (fs_path_join(from, sizeof(from), st_dir, w[i].dir, err) < 0 ||
 		    fs_path_join(dst, sizeof(dst), base, w[i].dir, err) < 0)
 			return -ENAMETOOLONG;
-		if (!fs_is_dir(from))
+		if (lstat(from, &st) < 0 || !S_ISDIR(st.st_mode))
 			continue; /* nothing new for it */
 		if (w[i].fresh) {
 			r = mirror_jrename(jl, from, dst, err);
@@ -500,27 +507,34 @@ static int install(const char *base, const struct want *w, size_t nw, struct mir
 				r = fsync_dir(base, err);
 			continue;
 		}
-		r = fs_list_dir(from, &names, &n, err);
-		if (r < 0)
-			break;
+		/* into the directory as it is now, never through a link */
+		sfd = mirror_open_dir(from, err);
+		dfd = sfd < 0 ? sfd : mirror_open_dir(dst, err);
+		r = dfd < 0 ? dfd : fs_list_dir(from, &names, &n, err);
 		for (j = 0; r == 0 && j < n; j++) {
 			/* what is replaced keeps a name in STAGING until the end, for an undo */
-			if (fs_path_join(old, sizeof(old), dst, names[j], err) < 0 ||
-			    (size_t)snprintf(keep, sizeof(keep), "%s/.old-%zu-%zu", st_dir, i, j) >=
-				sizeof(keep))
-				r = -ENAMETOOLONG;
-			else if (lstat(old, &st) == 0 && !S_ISDIR(st.st_mode))
-				r = mirror_jlink(jl, old, keep, err);
+			if ((size_t)snprintf(keep, sizeof(keep), "%s/.old-%zu-%zu", st_dir, i, j) >=
+			    sizeof(keep))
+				r = log_err_set(err, -ENAMETOOLONG, "%s: path too long", st_dir);
+			else if (fstatat(dfd, names[j], &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+				 !S_ISDIR(st.st_mode))
+				r = mirror_jlinkat(jl, dfd, dst, names[j], keep, err);
 			if (r == 0)
-				r = mirror_jmove(jl, from, dst, names[j], err);
+				r = mirror_jrenameat(jl, sfd, from, dfd, dst, names[j], err);
 			if (r == 0)
 				log_info("%s %s/%s",
 					 strcmp(names[j], HOSTS_TOML) ? "copied" : "wrote", dst,
 					 names[j]);
 		}
+		if (dfd >= 0 && r == 0 && fsync(dfd) < 0)
+			r = log_err_set(err, -errno, "%s: cannot sync: %s", dst, strerror(errno));
 		fs_names_free(names, n);
-		if (r == 0)
-			r = fsync_dir(dst, err);
+		names = NULL;
+		n = 0;
+		if (sfd >= 0)
+			close(sfd);
+		if (dfd >= 0)
+			close(dfd);
 	}
 	return r;
 }

@@ -128,9 +128,22 @@ struct mirror_journal {
 void mirror_journal_free(struct mirror_journal *j);
 /* Note directory path as made. 0 or -ENOMEM with err. */
 int mirror_journal_mkdir(struct mirror_journal *j, const char *path, struct log_err *err);
-/* rename a to b / link a to b, noted first (a kill in between leaves nothing to undo). */
+/* rename a to b, noted first (a kill in between leaves nothing to undo). */
 int mirror_jrename(struct mirror_journal *j, const char *a, const char *b, struct log_err *err);
-int mirror_jlink(struct mirror_journal *j, const char *a, const char *b, struct log_err *err);
+/*
+ * The same relative to directories opened with mirror_open_dir (dir1, dir2:
+ * their paths, for the journal and messages): renameat of name, linkat of
+ * name in fd to the path to.
+ */
+int mirror_jrenameat(struct mirror_journal *j, int fd1, const char *dir1, int fd2, const char *dir2,
+		     const char *name, struct log_err *err);
+int mirror_jlinkat(struct mirror_journal *j, int fd, const char *dir, const char *name,
+		   const char *to, struct log_err *err);
+/*
+ * Open directory path never through a symbolic link (O_NOFOLLOW): the
+ * descriptor, or -ELOOP / -ENOTDIR / -errno with err.
+ */
+int mirror_open_dir(const char *path, struct log_err *err);
 /* mirror_jrename of from_dir/name to to_dir/name, logged. */
 int mirror_jmove(struct mirror_journal *j, const char *from_dir, const char *to_dir,
 		 const char *name, struct log_err *err);

@@ -2,6 +2,7 @@
 /* mirror_journal: what configure changed after staging, undone in reverse when a later step fails.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,17 +70,6 @@ int mirror_jrename(struct mirror_journal *j, const char *a, const char *b, struc
 	return r;
 }
 
-int mirror_jlink(struct mirror_journal *j, const char *a, const char *b, struct log_err *err)
-{
-	int r = add(j, MIRROR_J_LINK, a, b, err);
-
-	if (r == 0 && link(a, b) < 0) {
-		r = log_err_set(err, -errno, "cannot link %s to %s: %s", a, b, strerror(errno));
-		drop_last(j);
-	}
-	return r;
-}
-
 int mirror_jmove(struct mirror_journal *j, const char *from_dir, const char *to_dir,
 		 const char *name, struct log_err *err)
 {
@@ -92,6 +82,56 @@ int mirror_jmove(struct mirror_journal *j, const char *from_dir, const char *to_
 	r = mirror_jrename(j, a, b, err);
 	if (r == 0)
 		log_info("moved %s to %s", a, b);
+	return r;
+}
+
+int mirror_open_dir(const char *path, struct log_err *err)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0)
+		return fd;
+	/* O_DIRECTORY with O_NOFOLLOW: a link to a directory is ENOTDIR */
+	if (errno == ELOOP || (errno == ENOTDIR && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)))
+		return mirror_refuse_link(path, ", not a directory: refused, never followed", err);
+	if (errno == ENOTDIR)
+		return log_err_set(err, -ENOTDIR, "%s is not a directory: refused", path);
+	return log_err_set(err, -errno, "%s: %s", path, strerror(errno));
+}
+
+int mirror_jrenameat(struct mirror_journal *j, int fd1, const char *dir1, int fd2, const char *dir2,
+		     const char *name, struct log_err *err)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	int r;
+
+	if (fs_path_join(a, sizeof(a), dir1, name, err) < 0 ||
+	    fs_path_join(b, sizeof(b), dir2, name, err) < 0)
+		return -ENAMETOOLONG;
+	r = add(j, MIRROR_J_RENAME, a, b, err);
+	if (r == 0 && renameat(fd1, name, fd2, name) < 0) {
+		r = log_err_set(err, -errno, "cannot move %s to %s: %s", a, b, strerror(errno));
+		drop_last(j);
+	}
+	if (r == 0)
+		log_info("moved %s to %s", a, b);
+	return r;
+}
+
+int mirror_jlinkat(struct mirror_journal *j, int fd, const char *dir, const char *name,
+		   const char *to, struct log_err *err)
+{
+	char a[PATH_MAX];
+	int r;
+
+	if (fs_path_join(a, sizeof(a), dir, name, err) < 0)
+		return -ENAMETOOLONG;
+	r = add(j, MIRROR_J_LINK, a, to, err);
+	if (r == 0 && linkat(fd, name, AT_FDCWD, to, 0) < 0) {
+		r = log_err_set(err, -errno, "cannot link %s to %s: %s", a, to, strerror(errno));
+		drop_last(j);
+	}
 	return r;
 }
 

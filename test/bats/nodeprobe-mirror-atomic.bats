@@ -212,3 +212,27 @@ inj_tree() {
   echo "# $kills of 120 runs killed" >&3
   ((kills > 0))
 }
+
+@test "a registry directory swapped for a symbolic link after the checks is never written through" {
+  command -v cc >/dev/null || skip "no C compiler for the LD_PRELOAD shim"
+  cc -shared -fPIC -o "$T/inject.so" "$BATS_TEST_DIRNAME/mirror/inject.c" -ldl || skip "shim not built"
+  mkdir -p "$C/docker.io" "$T/outside" "$T/other"
+  printf "server = 'https://registry-1.docker.io'\n" >"$C/docker.io/hosts.toml"
+  printf 'CA' >"$C/docker.io/ca.crt"
+  printf 'OUTSIDE' >"$T/other/hosts.toml"
+  "$BIN" configure --config-path "$C" -r docker.io "${M[@]}"
+  # a later run rewrites docker.io's hosts.toml and moves the user's new quay.io one; once it
+  # stages, both directories become symbolic links to directories outside the config path
+  mkdir "$C/quay.io"
+  printf "server = 'https://quay.io'\n" >"$C/quay.io/hosts.toml"
+  swap="mv '$C/docker.io' '$T/docker.io.real' && ln -s '$T/outside' '$C/docker.io' &&
+    mv '$C/quay.io' '$T/quay.io.real' && ln -s '$T/other' '$C/quay.io'"
+  run env INJ_MATCH="mkdir $C/.nodeprobe-stage" INJ_CMD="$swap" LD_PRELOAD="$T/inject.so" \
+    "$BIN" configure --config-path "$C" -r docker.io -r quay.io "${M[@]}" --dial-timeout 300ms
+  echo "$output"
+  [ -L "$C/docker.io" ] && [ -L "$C/quay.io" ]
+  [ "$status" -eq 1 ]
+  grep -q "symbolic link" <<<"$output"
+  [ -z "$(ls -A "$T/outside")" ]
+  [ ! -e "$C/_backup/quay.io/hosts.toml" ]
+}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Test shim (LD_PRELOAD) from the issue 17 review: counts the calls that change files; at
  * INJ_AT kills the process (INJ_MODE unset) or fails that call and, with INJ_STICKY=1, every
- * later space-using call with ENOSPC. */
+ * later space-using call with ENOSPC. INJ_MATCH/INJ_CMD: before the first call whose
+ * description ("mkdir PATH", "rename A -> B", ...) contains INJ_MATCH, run INJ_CMD (sh -c). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -39,10 +40,19 @@ static void report(const char *what)
 /* returns 1 when the call must fail with ENOSPC */
 static int step(const char *what, int uses_space)
 {
+	static int ran;
+	const char *match = getenv("INJ_MATCH"), *cmd = getenv("INJ_CMD");
+
 	init();
 	cnt++;
 	if (getenv("INJ_TRACE"))
 		report(what);
+	if (match && cmd && !ran && strstr(what, match)) {
+		ran = 1;
+		unsetenv("LD_PRELOAD");
+		if (system(cmd) != 0)
+			report("INJ_CMD failed");
+	}
 	if (at > 0 && cnt == at) {
 		if (!mode) {
 			report(what);
