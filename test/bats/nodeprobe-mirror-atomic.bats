@@ -24,6 +24,14 @@ manifest() {
     find . -type f -print0 | sort -z | xargs -0 -r sha256sum)
 }
 
+# The LD_PRELOAD shim (test/bats/mirror/inject.c) into $T/inject.so; a SAN=1 binary accepts it
+# after its own runtime.
+build_shim() {
+  command -v cc >/dev/null || skip "no C compiler for the LD_PRELOAD shim"
+  cc -shared -fPIC -o "$T/inject.so" "$BATS_TEST_DIRNAME/mirror/inject.c" -ldl || skip "shim not built"
+  export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+}
+
 # quay.io with a certificate its hosts.toml names
 quay_tree() {
   mkdir -p "$C/quay.io"
@@ -60,8 +68,7 @@ inj_tree() {
 }
 
 @test "ENOSPC at each call of configure that changes a file: the tree as it was, and the next run recovers" {
-  command -v cc >/dev/null || skip "no C compiler for the LD_PRELOAD shim"
-  cc -shared -fPIC -o "$T/inject.so" "$BATS_TEST_DIRNAME/mirror/inject.c" -ldl || skip "shim not built"
+  build_shim
   A=(--config-path "$C" -r docker.io -r ghcr.io -r quay.io "${M[@]}")
   fails=0
   for scen in first later; do
@@ -185,8 +192,7 @@ inj_tree() {
 }
 
 @test "killed at each call that changes a file, configure and cleanup never leave a registry directory without hosts.toml" {
-  command -v cc >/dev/null || skip "no C compiler for the LD_PRELOAD shim"
-  cc -shared -fPIC -o "$T/inject.so" "$BATS_TEST_DIRNAME/mirror/inject.c" -ldl || skip "shim not built"
+  build_shim
   A=(--config-path "$C" -r docker.io -r ghcr.io -r quay.io "${M[@]}")
   inj_tree
   orig=$(manifest "$C")
@@ -214,8 +220,7 @@ inj_tree() {
 }
 
 @test "a registry directory swapped for a symbolic link after the checks is never written through" {
-  command -v cc >/dev/null || skip "no C compiler for the LD_PRELOAD shim"
-  cc -shared -fPIC -o "$T/inject.so" "$BATS_TEST_DIRNAME/mirror/inject.c" -ldl || skip "shim not built"
+  build_shim
   mkdir -p "$C/docker.io" "$T/outside" "$T/other"
   printf "server = 'https://registry-1.docker.io'\n" >"$C/docker.io/hosts.toml"
   printf 'CA' >"$C/docker.io/ca.crt"
