@@ -152,75 +152,23 @@ static bool same_file(const char *a, const char *b, const struct stat *sa, const
 }
 
 /*
- * restore (cleanup putting _backup back; the distro's managed names): a copy
- * --prepend-existing made is replaced like an identical file, and at depth 1,
- * in a directory not managed, a regular hosts.toml (ours: cleanup kept it so
- * the directory is never without one) is replaced by the user's.
+ * How a merge goes. restore (cleanup putting _backup back; the distro's
+ * managed names): a copy --prepend-existing made is replaced like an
+ * identical file, and at depth 1, in a directory not managed, a regular
+ * hosts.toml (ours: cleanup kept it so the directory is never without one) is
+ * replaced by the user's. bad (a dry run, changing nothing): each conflict is
+ * logged and counted there instead of stopping the merge.
  */
-static int merge(const char *from, const char *to, int depth, const struct mirror_list *restore,
+struct merge_how {
+	const struct mirror_list *restore;
+	size_t *bad;
+};
+
+static int merge(const char *from, const char *to, int depth, const struct merge_how *how,
 		 bool hosts_ours, struct log_err *err)
 {
 	char a[PATH_MAX], b[PATH_MAX], **names = NULL;
-	struct stat sa, sb;
-	size_t n = 0, i;
-	int r;
-
-	if (depth > MERGE_MAX_DEPTH)
-		return log_err_set(
-		    err, -E2BIG,
-		    "%s: deeper than %d directories: not merged into %s; move it by hand and run again",
-		    from, MERGE_MAX_DEPTH, to);
-	r = mirror_list_bounded(from, &names, &n, err);
-	for (i = 0; r == 0 && i < n; i++) {
-		r = fs_path_join(a, sizeof(a), from, names[i], err);
-		if (r == 0)
-			r = fs_path_join(b, sizeof(b), to, names[i], err);
-		if (r < 0)
-			break;
-		if (lstat(b, &sb) < 0 && errno == ENOENT) {
-			r = fs_move_entry(from, to, names[i], err);
-			continue;
-		}
-		if (lstat(a, &sa) < 0) {
-			r = log_err_set(err, -errno, "%s: %s", a, strerror(errno));
-			break;
-		}
-		if (!S_ISDIR(sa.st_mode) && sa.st_ino == sb.st_ino && sa.st_dev == sb.st_dev) {
-			/* two names of one file (configure links the user's hosts.toml into
-			 * its backup): rename would do nothing, the second name goes */
-			if (unlink(a) < 0)
-				r = log_err_set(err, -errno, "%s: cannot remove: %s", a,
-						strerror(errno));
-		} else if (S_ISDIR(sa.st_mode) && S_ISDIR(sb.st_mode)) {
-			r = merge(a, b, depth + 1, restore,
-				  restore && depth == 0 && !mirror_listed(restore, names[i]), err);
-			if (r == 0 && rmdir(a) < 0)
-				r = log_err_set(err, -errno, "%s: %s", a, strerror(errno));
-		} else if ((hosts_ours && depth == 1 && !strcmp(names[i], HOSTS_TOML) &&
-			    S_ISREG(sb.st_mode)) ||
-			   same_file(a, b, &sa, &sb, restore != NULL)) {
-			r = fs_move_entry(from, to, names[i], err);
-		} else {
-			r = log_err_set(
-			    err, -EEXIST,
-			    "cannot put %s back: %s is in its place and differs; keep the one you want at %s, remove the other, and run cleanup again",
-			    a, b, b);
-		}
-	}
-	fs_names_free(names, n);
-	return r;
-}
-
-/*
- * cleanup's merge of _backup (from) into base (to) without changing anything:
- * every entry that would stop it logged, counted in *bad. A regular
- * hosts.toml in a registry directory (depth 1, not managed) is not one: the
- * removal of ours before the merge takes it away. 0 or -errno with err.
- */
-static int merge_check(const char *from, const char *to, int depth,
-		       const struct mirror_list *managed, size_t *bad, struct log_err *err)
-{
-	char a[PATH_MAX], b[PATH_MAX], **names = NULL;
+	const bool dry = how->bad != NULL;
 	struct stat sa, sb;
 	size_t n = 0, i;
 	int r;
@@ -240,27 +188,43 @@ static int merge_check(const char *from, const char *to, int depth,
 		if (lstat(b, &sb) < 0) {
 			if (errno != ENOENT)
 				r = log_err_set(err, -errno, "%s: %s", b, strerror(errno));
+			else if (!dry)
+				r = fs_move_entry(from, to, names[i], err);
 			continue;
 		}
 		if (lstat(a, &sa) < 0) {
 			r = log_err_set(err, -errno, "%s: %s", a, strerror(errno));
 			break;
 		}
-		if (S_ISDIR(sa.st_mode) && S_ISDIR(sb.st_mode)) {
-			/* a managed directory keeps its hosts.toml */
-			bool keep = depth == 0 && mirror_listed(managed, names[i]);
-
-			r = merge_check(a, b, depth + 1, keep ? NULL : managed, bad, err);
-			continue;
+		if (!S_ISDIR(sa.st_mode) && sa.st_ino == sb.st_ino && sa.st_dev == sb.st_dev) {
+			/* two names of one file (configure links the user's hosts.toml into
+			 * its backup): rename would do nothing, the second name goes */
+			if (!dry && unlink(a) < 0)
+				r = log_err_set(err, -errno, "%s: cannot remove: %s", a,
+						strerror(errno));
+		} else if (S_ISDIR(sa.st_mode) && S_ISDIR(sb.st_mode)) {
+			r = merge(a, b, depth + 1, how,
+				  how->restore && depth == 0 &&
+				      !mirror_listed(how->restore, names[i]),
+				  err);
+			if (r == 0 && !dry && rmdir(a) < 0)
+				r = log_err_set(err, -errno, "%s: %s", a, strerror(errno));
+		} else if ((hosts_ours && depth == 1 && !strcmp(names[i], HOSTS_TOML) &&
+			    S_ISREG(sb.st_mode)) ||
+			   same_file(a, b, &sa, &sb, how->restore != NULL)) {
+			r = dry ? 0 : fs_move_entry(from, to, names[i], err);
+		} else if (dry) {
+			log_error(
+			    "cannot put %s back: %s is in its place and differs; keep the one "
+			    "you want at %s and remove the other",
+			    a, b, b);
+			(*how->bad)++;
+		} else {
+			r = log_err_set(
+			    err, -EEXIST,
+			    "cannot put %s back: %s is in its place and differs; keep the one you want at %s, remove the other, and run cleanup again",
+			    a, b, b);
 		}
-		if (depth == 1 && managed && !strcmp(names[i], HOSTS_TOML) && S_ISREG(sb.st_mode))
-			continue; /* ours, removed before the merge */
-		if (same_file(a, b, &sa, &sb, true))
-			continue;
-		log_error("cannot put %s back: %s is in its place and differs; keep the one you "
-			  "want at %s and remove the other",
-			  a, b, b);
-		(*bad)++;
 	}
 	fs_names_free(names, n);
 	return r;
@@ -268,11 +232,14 @@ static int merge_check(const char *from, const char *to, int depth,
 
 int mirror_merge(const char *from, const char *to, struct log_err *err)
 {
-	return merge(from, to, 0, NULL, false, err);
+	const struct merge_how how = {NULL, NULL};
+
+	return merge(from, to, 0, &how, false, err);
 }
 
 int mirror_finish_restore(const char *base, const struct mirror_list *managed, struct log_err *err)
 {
+	const struct merge_how how = {managed, NULL};
 	char rest[PATH_MAX];
 	int r;
 
@@ -280,7 +247,7 @@ int mirror_finish_restore(const char *base, const struct mirror_list *managed, s
 		return err ? err->code : -ENAMETOOLONG;
 	if (!fs_is_dir(rest))
 		return 0;
-	r = merge(rest, base, 0, managed, false, err);
+	r = merge(rest, base, 0, &how, false, err);
 	if (r == 0 && rmdir(rest) < 0)
 		r = log_err_set(err, -errno, "%s: %s", rest, strerror(errno));
 	return r;
@@ -380,6 +347,7 @@ int mirror_cleanup(const struct mirror_opts *o, struct log_err *err)
 	char bak[PATH_MAX], rest[PATH_MAX], tmp[PATH_MAX], **names = NULL;
 	struct mirror_list managed = {0};
 	size_t n = 0, i, bad = 0;
+	struct merge_how how;
 	int r;
 
 	if (fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0 ||
@@ -407,7 +375,9 @@ int mirror_cleanup(const struct mirror_opts *o, struct log_err *err)
 		goto out;
 	}
 	/* every conflict of the merge found (and reported) before anything is removed */
-	r = merge_check(bak, base, 0, &managed, &bad, err);
+	how.restore = &managed;
+	how.bad = &bad;
+	r = merge(bak, base, 0, &how, false, err);
 	if (r == 0 && bad)
 		r = log_err_set(
 		    err, -EEXIST,
