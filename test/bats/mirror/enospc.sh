@@ -27,6 +27,13 @@ fill() {
     fallocate -l $((a - $1)) "$M/filler" 2>/dev/null || head -c $((a - $1)) /dev/zero >"$M/filler" 2>/dev/null
   fi
 }
+# refused_unchanged DIR: the run that failed ($st, $out) said ENOSPC and left DIR as $before.
+refused_unchanged() {
+  [ "$st" -eq 1 ] || fail "exit $st"
+  grep -q "the file system is full (ENOSPC" <<<"$out" || fail "no clear ENOSPC message"
+  grep -q "nothing was changed" <<<"$out" || fail "message does not say nothing was changed"
+  [ "$(manifest "$1")" = "$before" ] || { diff <(echo "$before") <(manifest "$1"); fail "tree changed"; }
+}
 user_tree() {
   rm -rf "$C"
   mkdir -p "$C/docker.io" "$C/quay.io"
@@ -53,10 +60,7 @@ for phase in first later; do
     echo "$phase, $free bytes asked, $(avail) free: exit $st: $out"
     if [ "$st" -ne 0 ]; then
       failed=$((failed + 1))
-      [ "$st" -eq 1 ] || fail "exit $st"
-      grep -q "the file system is full (ENOSPC" <<<"$out" || fail "no clear ENOSPC message"
-      grep -q "nothing was changed" <<<"$out" || fail "message does not say nothing was changed"
-      [ "$(manifest "$C")" = "$before" ] || { diff <(echo "$before") <(manifest "$C"); fail "tree changed"; }
+      refused_unchanged "$C"
     else
       rm -f "$M/filler"
       "$BIN" check --config-path "$C" >/dev/null || fail "configure succeeded but check fails"
@@ -97,10 +101,7 @@ for phase in first later; do
     echo "inodes, $phase, nr_inodes=$ni: exit $st: $out"
     if [ "$st" -ne 0 ]; then
       ifailed=$((ifailed + 1))
-      [ "$st" -eq 1 ] || fail "exit $st"
-      grep -q "the file system is full (ENOSPC" <<<"$out" || fail "no clear ENOSPC message"
-      grep -q "nothing was changed" <<<"$out" || fail "message does not say nothing was changed"
-      [ "$(manifest "$IC")" = "$before" ] || { diff <(echo "$before") <(manifest "$IC"); fail "tree changed"; }
+      refused_unchanged "$IC"
     else
       for d in ghcr.io docker.io quay.io; do [ -f "$IC/$d/hosts.toml" ] || fail "$d incomplete"; done
       [ -f "$IC/_backup/docker.io/hosts.toml" ] && [ -f "$IC/docker.io/ca.crt" ] || fail "backup incomplete"
