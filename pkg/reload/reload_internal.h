@@ -462,6 +462,10 @@ void reload_ha_free(struct ctl *c);
 void reload_ha_tick(struct ctl *c);
 /* 1 when c may roll: no HA, or we hold a lease renewed within the renew deadline. */
 int reload_ha_acting(const struct ctl *c);
+/* ms within which our API writes must end (the Lease held); -1: no HA (unbounded), 0: none. */
+long long reload_ha_write_left(const struct ctl *c);
+/* on: the writes that follow complete one already made: sent until the Lease runs out. */
+void reload_ha_completing(struct ctl *c, int on);
 /* When reload_ha_tick wants to run next (monotonic ms; INT64_MAX without HA). */
 long long reload_ha_next(const struct ctl *c);
 /* Give the lease up if we hold it (SIGTERM; client-go's ReleaseOnCancel). */

@@ -313,3 +313,28 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
   wait_patches 1 /d2$
   [ "$(fake_ctl GET "/requests?method=POST&path=/jobs\$&count=1" | jq .count)" -eq 1 ]
 }
+
+@test "HA: a Job's DELETE answered past the renew deadline: its POST still goes while the Lease is ours; the Job is never lost" {
+  cm cfg '{"v":"0"}'
+  put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","labels":{"app":"migrate"},"annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"backoffLimit":1,"template":{"metadata":{"labels":{"app":"migrate"}},"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
+  run_ha a --coalesce-window 0 --min-interval 0
+  wait_holder a
+  run_ha b --coalesce-window 0 --min-interval 0
+  wait_log b "leader is a"
+  # the DELETE takes effect at once, its answer comes 4 s later: past a's renew deadline (2 s)
+  fake_ctl POST /faults '{"method":"DELETE","path":"/jobs/migrate$","action":"delay-response","seconds":4}' >/dev/null
+  cm cfg '{"v":"1"}'
+  fake_ctl GET "/requests?method=DELETE&path=/jobs/migrate\$&min=1&wait=20" >/dev/null
+  # a Job named migrate exists again, within 20 s (whoever created it)
+  for i in $(seq 200); do
+    n=$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job&namespace=default' | jq '[.items[] | select(.metadata.name == "migrate")] | length')
+    [ "$n" -ge 1 ] && break
+    sleep 0.1
+  done
+  fake_ctl GET '/requests?method=(DELETE|POST)&path=/jobs' | jq -c '.items[] | {method, path, user, status}' >&3 || true
+  echo "# a: $(grep -c 'Job default/migrate' "$BATS_TEST_TMPDIR/a.log") Job lines; $(grep -h 'Job default/migrate' "$BATS_TEST_TMPDIR"/[ab].log | head -3)" >&3
+  [ "$n" -eq 1 ]
+  # one DELETE, one POST
+  [ "$(fake_ctl GET "/requests?method=DELETE&path=/jobs/migrate\$&count=1" | jq .count)" -eq 1 ]
+  [ "$(fake_ctl GET "/requests?method=POST&path=/jobs\$&count=1" | jq .count)" -eq 1 ]
+}
