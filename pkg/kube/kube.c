@@ -561,8 +561,7 @@ static int request_loop(struct kube_client *cl, const char *method, const char *
 
 			if (s > 30)
 				s = 30;
-			log_info("%s %s: 429 Too Many Requests, retrying after %lds", method, url,
-				 s);
+			log_info("%s %s: 429 Too Many Requests, Retry-After %lds", method, url, s);
 			if (retry_sleep(cl, method, url, s * 1000, rc->err) < 0)
 				return KUBE_EFENCED;
 			continue;

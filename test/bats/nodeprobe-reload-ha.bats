@@ -338,3 +338,26 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
   [ "$(fake_ctl GET "/requests?method=DELETE&path=/jobs/migrate\$&count=1" | jq .count)" -eq 1 ]
   [ "$(fake_ctl GET "/requests?method=POST&path=/jobs\$&count=1" | jq .count)" -eq 1 ]
 }
+
+@test "HA: a 429 asking the leader to wait past its renew deadline: the write gives up (pending), the Lease is not lost" {
+  cm c1 '{"v":"0"}'
+  deploy d1 c1
+  run_ha a --coalesce-window 0 --min-interval 0
+  wait_holder a
+  run_ha b --coalesce-window 0 --min-interval 0
+  wait_log b "leader is a"
+  fake_ctl POST /faults '{"method":"PATCH","path":"/deployments/d1$","action":"status","code":429,"retryAfter":10}' >/dev/null
+  cm c1 '{"v":"1"}'
+  # rolled later by a, which kept leading: the Lease was renewed meanwhile (30 s bound)
+  for i in $(seq 300); do
+    ok=$(fake_ctl GET '/requests?method=PATCH&path=/d1$' | jq -r '[.items[] | select(.status == 200)][0] | "\(.user // "") \(.body)"')
+    [ "$ok" != "null" ] && [ -n "$ok" ] && [ "$ok" != " null" ] && break
+    sleep 0.1
+  done
+  echo "# rolled: ${ok:0:40}..." >&3
+  [[ $ok == *"$(sha1 v=1)"* ]]
+  [ "$(holder)" = a ]
+  ! grep -q "acquired Lease" "$BATS_TEST_TMPDIR/b.log"
+  ! grep -q "lost Lease" "$BATS_TEST_TMPDIR/a.log"
+  grep -q "renewal is overdue by the end of the retry wait" "$BATS_TEST_TMPDIR/a.log"
+}
