@@ -450,7 +450,8 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 		 */
 		if (*arg && !reload_notify_url_ok(arg)) {
 			snprintf(msg, (size_t)msglen,
-				 "--webhook-url: the URL must start with http:// or https://");
+				 "--webhook-url: the URL must start with http:// or https:// "
+				 "and name a host");
 			return -1;
 		}
 		o->webhook_url = *arg ? arg : NULL;

@@ -251,7 +251,7 @@ static void *reaper(void *ud)
 				h->head_timeouts++;
 			}
 		}
-		clock_gettime(CLOCK_REALTIME, &ts);
+		clock_gettime(CLOCK_MONOTONIC, &ts); /* the condition waits on it (h->cv) */
 		ts.tv_nsec += 250 * 1000000L;
 		if (ts.tv_nsec >= 1000000000L) {
 			ts.tv_sec++;
@@ -431,11 +431,30 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 static struct MHD_Daemon *start(struct http *h, unsigned int flags, const struct sockaddr *sa,
 				unsigned int limit)
 {
-	return MHD_start_daemon(flags, 0, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, sa,
-				MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_CONNECTION_TIMEOUT,
-				(unsigned int)HTTP_IDLE_S, MHD_OPTION_NOTIFY_CONNECTION, on_conn, h,
-				MHD_OPTION_NOTIFY_COMPLETED, on_done, h, MHD_OPTION_EXTERNAL_LOGGER,
-				mhd_log, NULL, MHD_OPTION_END);
+	struct MHD_Daemon *d;
+	sigset_t old;
+
+	/* its polling thread inherits our mask: SIGTERM and SIGINT stay the main thread's */
+	reload_signals_block(&old);
+	/* the logger first: libmicrohttpd warns about options parsed before it */
+	d = MHD_start_daemon(flags, 0, NULL, NULL, handle, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
+			     NULL, MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_CONNECTION_LIMIT, limit,
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_IDLE_S,
+			     MHD_OPTION_NOTIFY_CONNECTION, on_conn, h, MHD_OPTION_NOTIFY_COMPLETED,
+			     on_done, h, MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return d;
+}
+
+/* The reaper's timed wait runs on the monotonic clock: immune to wall-clock steps. */
+static void cond_init_monotonic(pthread_cond_t *cv)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(cv, &ca);
+	pthread_condattr_destroy(&ca);
 }
 
 void *reload_http_start(const char *listen, struct reload_metrics *m, struct log_err *err)
@@ -458,7 +477,7 @@ void *reload_http_start(const char *listen, struct reload_metrics *m, struct log
 	h->wait.next = h->wait.prev = &h->wait;
 	h->cull_at = limit > 2 * HTTP_RESERVE ? limit - HTTP_RESERVE : limit / 2;
 	pthread_mutex_init(&h->mu, NULL);
-	pthread_cond_init(&h->cv, NULL);
+	cond_init_monotonic(&h->cv);
 	if (any) {
 		/* ":PORT" is every address, IPv6 too where the host has it (Go's ":9090") */
 		memset(&any6, 0, sizeof(any6));
@@ -480,7 +499,7 @@ void *reload_http_start(const char *listen, struct reload_metrics *m, struct log
 		reload_http_stop(h);
 		return NULL;
 	}
-	h->reaper_on = pthread_create(&h->reaper, NULL, reaper, h) == 0;
+	h->reaper_on = reload_thread_start(&h->reaper, reaper, h) == 0;
 	if (!h->reaper_on) {
 		log_err_set(err, -EAGAIN, "--listen '%s': cannot start a thread", listen);
 		reload_http_stop(h);

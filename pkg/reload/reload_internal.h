@@ -5,7 +5,9 @@
 #define NP_RELOAD_INTERNAL_H
 
 #include <jansson.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <time.h>
 
 #include "kube/kube.h"
@@ -324,8 +326,18 @@ void reload_http_stop(void *h);
 extern const struct kube_resource reload_res_cronjobs, reload_res_jobs, reload_res_rollouts;
 /* The API resource of each class (reload_table.c). */
 extern const struct kube_resource *const reload_cls_res[NCLS];
-/* Set by SIGTERM/SIGINT (reload_on_signal); the run loop stops. */
-extern volatile sig_atomic_t reload_stop_flag;
+/*
+ * Set by SIGTERM/SIGINT (reload_on_signal); the run loop stops. Atomic (lock-free, so safe in a
+ * signal handler): the notification thread reads it too.
+ */
+extern atomic_int reload_stop_flag;
+/*
+ * pthread_create with SIGTERM and SIGINT blocked in the new thread, so the signals land on the
+ * main thread (whose blocking calls they interrupt). Returns pthread_create's result.
+ */
+int reload_thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
+/* Block SIGTERM and SIGINT in this thread (old: the mask before), for a library's own threads. */
+void reload_signals_block(sigset_t *old);
 
 /* Common head of every table entry. */
 struct ent {
@@ -650,13 +662,17 @@ int reload_alert_body(struct strbuf *sb, const struct reload_alert *a, const cha
 		      const char **ctype);
 #define RELOAD_NOTIFY_QUEUE_MAX 256 /* alerts/webhooks waiting; a full queue drops its oldest */
 #define RELOAD_NOTIFY_BODY_MAX	(64 * 1024) /* bytes of a sink's answer read, the rest cut */
+#define RELOAD_NOTIFY_DRAIN_MS	30000	    /* once mode: the queue's drain at exit, at most */
 
 /*
  * Start the thread that sends alerts and webhooks (only when ALERT_ON_RELOAD or --webhook-url
  * is set; c->nq stays NULL otherwise). Returns 0 or a negative code with err set.
  */
 int reload_notify_start(struct ctl *c, struct log_err *err);
-/* Stop it: drain sends what is queued first (once mode), else the POST in flight is abandoned. */
+/*
+ * Stop it: drain sends what is queued first (once mode; RELOAD_NOTIFY_DRAIN_MS at most), else the
+ * POST in flight is abandoned. What was not sent is logged in one line.
+ */
 void reload_notify_stop(struct ctl *c, int drain);
 /* Queue the alert for a successful rollout when ALERT_ON_RELOAD=true (errors are logged). */
 void reload_notify_alert(struct ctl *c, const char *obj, const char *type, const char *ns,
