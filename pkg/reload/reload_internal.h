@@ -662,6 +662,7 @@ int reload_alert_body(struct strbuf *sb, const struct reload_alert *a, const cha
 		      const char **ctype);
 #define RELOAD_NOTIFY_QUEUE_MAX 256 /* alerts/webhooks waiting; a full queue drops its oldest */
 #define RELOAD_NOTIFY_BODY_MAX	(64 * 1024) /* bytes of a sink's answer read, the rest cut */
+#define RELOAD_ALERT_MSG_MAX	(16 * 1024) /* an alert's text, ALERT_ADDITIONAL_INFO included */
 #define RELOAD_NOTIFY_DRAIN_MS	30000	    /* once mode: the queue's drain at exit, at most */
 
 /*

@@ -170,7 +170,7 @@ int reload_alert_body(struct strbuf *sb, const struct reload_alert *a, const cha
 		      const char *type, const char *ns, const char *workload, const char *kind,
 		      const char **ctype)
 {
-	struct strbuf msg = STRBUF_INIT(16 * 1024);
+	struct strbuf msg = STRBUF_INIT(RELOAD_ALERT_MSG_MAX);
 	const char *sink = a->sink ? a->sink : "";
 	int r = 0;
 
@@ -460,6 +460,7 @@ void reload_notify_alert(struct ctl *c, const char *obj, const char *type, const
 	const struct reload_alert *a = &c->o->alert;
 	struct strbuf body = STRBUF_INIT(64 * 1024);
 	const char *ctype = NULL;
+	int r;
 	struct note *nt;
 
 	if (!a->on)
@@ -468,9 +469,15 @@ void reload_notify_alert(struct ctl *c, const char *obj, const char *type, const
 		log_error("ALERT_WEBHOOK_URL env variable not provided");
 		return;
 	}
-	if (reload_alert_body(&body, a, obj, type, ns, workload, kind, &ctype) < 0) {
+	r = reload_alert_body(&body, a, obj, type, ns, workload, kind, &ctype);
+	if (r < 0) {
 		sb_free(&body);
-		log_error("Error sending alert: out of memory");
+		if (r == -E2BIG)
+			log_error("Error sending alert: the message for %s %s/%s is longer than %d "
+				  "bytes (ALERT_ADDITIONAL_INFO and the names)",
+				  kind, ns, workload, RELOAD_ALERT_MSG_MAX);
+		else
+			log_error("Error sending alert: out of memory");
 		return;
 	}
 	nt = note_new(1, ctype, strdup(body.buf ? body.buf : ""), "%s %s/%s", kind, ns, workload);

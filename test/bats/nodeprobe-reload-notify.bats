@@ -102,6 +102,9 @@ now_ms() { date +%s%3N; }
   [[ $output == *"--webhook-url: the URL must start with http:// or https:// and name a host"* ]]
   [[ $output != *secret-token* ]]
   run_expect_fail 2 timeout 10 "$BIN" --kubeconfig "$KC" --webhook-url 'hooks.example/x'
+  # an ALERT_* value longer than its buffer is refused, not cut
+  ALERT_ADDITIONAL_INFO=$(head -c 3000 /dev/zero | tr '\0' x) run_expect_fail 2 timeout 10 "$BIN" --kubeconfig "$KC"
+  [[ $output == *"ALERT_ADDITIONAL_INFO: 3000 bytes; at most 2047"* ]]
   # a scheme and no host
   for u in 'http://' 'https:///x' 'http://:80/x' 'http://?q' 'http://#f'; do
     run_expect_fail 2 timeout 10 "$BIN" --kubeconfig "$KC" --webhook-url "$u"
