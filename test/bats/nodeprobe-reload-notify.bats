@@ -150,3 +150,32 @@ now_ms() { date +%s%3N; }
   # every trickling connection was closed by the server (deadline or room), none outlived it
   [ "$(jq .closedByServer "$BATS_TEST_TMPDIR/loris.out")" -eq 400 ]
 }
+
+@test "keep-alive: an idle kept-alive connection (a Prometheus scraper's) outlives the head deadline while the table has room" {
+  port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  start --listen "127.0.0.1:$port"
+  # one connection, two requests 7 s apart: past the 5 s head deadline, within the 10 s idle timeout
+  run timeout 30 /usr/bin/python3 - "$port" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+def ask(path):
+    s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(4096)
+        if not chunk:
+            return "closed"
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    n = int([l.split(b":")[1] for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")][0])
+    while len(body) < n:
+        body += s.recv(4096)
+    return head.split(b"\r\n")[0].decode()
+print("first:", ask("/healthz"))
+time.sleep(7)
+print("second:", ask("/healthz"))
+PY
+  echo "# $output" >&3
+  [ "$status" -eq 0 ]
+  [ "$output" = "$(printf 'first: HTTP/1.1 200 OK\nsecond: HTTP/1.1 200 OK')" ]
+}
