@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Soak: two nodeprobe-reload --enable-ha instances against test/fake-apiserver with an alert
 # sink that never answers, 120 changes in 6 rounds. Round 2: the answer to the leader's first
-# PATCH comes 4 s late, holding its loop past the renew deadline and the lease (the other
+# PATCH comes 7 s late, holding its loop past the renew deadline and the lease (the other
 # takes over): its next write must be fenced. Round 4: the leader is frozen (SIGSTOP). Round 6:
-# the leader's first PATCH is held 4 s before it is processed: sent in time, it must not land
+# the leader's first PATCH is held 7 s before it is processed: sent in time, it must not land
 # after the other took over (its timeout is cut to the Lease; the fake, as the API server,
 # drops a request whose client went). The fake logs each request's user (--token-auth-file: one token per
 # instance) and the Lease holder when a write arrived: every change is rolled exactly once, and
@@ -16,7 +16,9 @@ source "$NP_ROOT/test/fake-apiserver/fake.bash"
 
 BIN="$BUILD/nodeprobe-reload"
 PEER="$NP_ROOT/test/fake-apiserver/slow-peer"
-HA=(--enable-ha --leader-elect-lease-duration 3s --leader-elect-renew-deadline 2s
+# 6 s / 4 s: a loaded machine's scheduling delays stay well inside the renew deadline's margin;
+# the faults hold a request 7 s, past the renew deadline and the lease
+HA=(--enable-ha --leader-elect-lease-duration 6s --leader-elect-renew-deadline 4s
   --leader-elect-retry-period 300ms)
 N=20     # Deployments, each with its ConfigMap
 ROUNDS=6 # N x ROUNDS changes
@@ -87,12 +89,12 @@ wait_holder_any() {
     if [ "$r" -eq 2 ]; then
       # slow answers: the leader's loop is held in its PATCHes past the renew deadline while
       # the other takes over; the fence must stop its writes at the deadline
-      fake_ctl POST /faults '{"method":"PATCH","path":"/deployments/d20$","action":"delay-response","seconds":4}' >/dev/null
+      fake_ctl POST /faults '{"method":"PATCH","path":"/deployments/d20$","action":"delay-response","seconds":7}' >/dev/null
     elif [ "$r" -eq 4 ]; then
       kill -STOP "${!pid_var}" # frozen before the changes: it wakes with them overdue
     elif [ "$r" -eq 6 ]; then
       # held before processing: a PATCH sent in time would land after the takeover
-      fake_ctl POST /faults '{"method":"PATCH","path":"/deployments/d20$","action":"delay","seconds":4}' >/dev/null
+      fake_ctl POST /faults '{"method":"PATCH","path":"/deployments/d20$","action":"delay","seconds":7}' >/dev/null
     fi
     # the round's changes in one write, so the leader rolls them in one pass (d20 first)
     t=$(for i in $(seq $N); do
@@ -115,7 +117,7 @@ wait_holder_any() {
     echo "# round $r: $got PATCHes (want $want); leader before $lead, now $(holder)" >&3
     [ "$got" -ge "$want" ]
   done
-  sleep 4 # a frozen leader's late writes, if any, would land now
+  sleep 7 # a frozen or held leader's late writes, if any, would land now
   # a request dropped unprocessed (its client went: round 6) wrote nothing
   fake_ctl GET '/requests?method=(PATCH|POST|PUT|DELETE)' |
     jq '.items |= map(select(.abandoned | not))' >"$BATS_TEST_TMPDIR/writes.json"
