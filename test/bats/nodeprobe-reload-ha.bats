@@ -48,6 +48,14 @@ run_ha() {
   printf -v "PID_$name" %s $!
 }
 
+# leader_a_standby_b [ARGS]: a leads, then b (same ARGS) stands by.
+leader_a_standby_b() {
+  run_ha a "$@"
+  wait_holder a
+  run_ha b "$@"
+  wait_log b "leader is a"
+}
+
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 lease() { fake_ctl GET '/objects?apiVersion=coordination.k8s.io/v1&kind=Lease&namespace=reload&name=stakater-reloader-lock'; }
 holder() { lease | jq -r '.spec.holderIdentity // ""'; }
@@ -317,10 +325,7 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
 @test "HA: a Job's DELETE answered past the renew deadline: its POST still goes while the Lease is ours; the Job is never lost" {
   cm cfg '{"v":"0"}'
   put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","labels":{"app":"migrate"},"annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"backoffLimit":1,"template":{"metadata":{"labels":{"app":"migrate"}},"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
-  run_ha a --coalesce-window 0 --min-interval 0
-  wait_holder a
-  run_ha b --coalesce-window 0 --min-interval 0
-  wait_log b "leader is a"
+  leader_a_standby_b --coalesce-window 0 --min-interval 0
   # the DELETE takes effect at once, its answer comes 4 s later: past a's renew deadline (2 s)
   fake_ctl POST /faults '{"method":"DELETE","path":"/jobs/migrate$","action":"delay-response","seconds":4}' >/dev/null
   cm cfg '{"v":"1"}'
@@ -342,10 +347,7 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
 @test "HA: a 429 asking the leader to wait past its renew deadline: the write gives up (pending), the Lease is not lost" {
   cm c1 '{"v":"0"}'
   deploy d1 c1
-  run_ha a --coalesce-window 0 --min-interval 0
-  wait_holder a
-  run_ha b --coalesce-window 0 --min-interval 0
-  wait_log b "leader is a"
+  leader_a_standby_b --coalesce-window 0 --min-interval 0
   fake_ctl POST /faults '{"method":"PATCH","path":"/deployments/d1$","action":"status","code":429,"retryAfter":10}' >/dev/null
   cm c1 '{"v":"1"}'
   # rolled later by a, which kept leading: the Lease was renewed meanwhile (30 s bound)
