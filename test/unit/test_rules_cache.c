@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for pkg/rules' cache (rules_cache.c), which needs the module's internal header. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
@@ -38,4 +39,29 @@ TEST(rules_compile_once)
 	CHECK(r->r[0].tmpl == r->r[1].tmpl && r->r[1].tmpl == r->r[2].vtmpl);
 	CHECK(r->r[0].mf.t[0].ex[0].re[0] == r->r[1].mf.t[0].ex[0].re[0]);
 	rules_free(r);
+}
+
+/*
+ * rules_grow: every append keeps what was there and gives a zeroed element, across the
+ * powers of two where it reallocates (its room is implied by the count, issue 17 review).
+ */
+TEST(rules_grow_keeps_and_zeroes)
+{
+	long *a = NULL, *e;
+	size_t n = 0, i;
+	int bad = 0;
+
+	for (i = 0; i < 5000; i++) {
+		e = rules_grow(&a, &n, sizeof(*a));
+		REQUIRE(e != NULL);
+		if (*e != 0 || e != a + i)
+			bad++;
+		*e = (long)i * 7 + 1;
+	}
+	CHECK(n == 5000);
+	for (i = 0; i < n; i++)
+		if (a[i] != (long)i * 7 + 1)
+			bad++;
+	CHECK_INT(bad, 0);
+	free(a);
 }
