@@ -450,7 +450,8 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 		 */
 		if (*arg && !reload_notify_url_ok(arg)) {
 			snprintf(msg, (size_t)msglen,
-				 "--webhook-url: the URL must start with http:// or https://");
+				 "--webhook-url: the URL must start with http:// or https:// "
+				 "and name a host");
 			return -1;
 		}
 		o->webhook_url = *arg ? arg : NULL;
@@ -557,10 +558,24 @@ static const char *env_trim(const char *name, char *buf, size_t len, int lower)
  * Reloader's environment (reloader.md §9.7, §9.8): ALERT_*, METRICS_COUNT_BY_NAMESPACE and
  * KUBERNETES_NAMESPACE (one namespace when no --namespace/--namespaces is given).
  */
-static void read_env(struct args *a, char bufs[4][2048])
+static int read_env(struct args *a, char bufs[4][2048])
 {
+	static const char *const names[] = {"ALERT_WEBHOOK_URL", "ALERT_SINK",
+					    "ALERT_WEBHOOK_PROXY", "ALERT_ADDITIONAL_INFO"};
 	struct reload_opts *o = &a->o;
 	const char *v = getenv("ALERT_ON_RELOAD");
+	size_t i;
+
+	/* a longer value was cut at the buffer, silently: refused, naming the limit */
+	for (i = 0; i < 4; i++) {
+		v = getenv(names[i]);
+		if (v && strlen(v) >= sizeof(bufs[i])) {
+			cli_error("%s: %zu bytes; at most %zu", names[i], strlen(v),
+				  sizeof(bufs[i]) - 1);
+			return -CLI_EXIT_USAGE;
+		}
+	}
+	v = getenv("ALERT_ON_RELOAD");
 
 	o->alert.on = v && strcmp(v, "true") == 0;
 	o->alert.url = env_trim("ALERT_WEBHOOK_URL", bufs[0], sizeof(bufs[0]), 0);
@@ -572,6 +587,7 @@ static void read_env(struct args *a, char bufs[4][2048])
 	v = getenv("KUBERNETES_NAMESPACE");
 	if (!a->nns && v && *v)
 		a->ns[a->nns++] = v;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -594,7 +610,9 @@ int main(int argc, char **argv)
 		r = -CLI_EXIT_USAGE;
 		goto done_r;
 	}
-	read_env(&a, envbuf);
+	r = read_env(&a, envbuf);
+	if (r < 0)
+		goto done_r;
 	for (i = 0; i < 2; i++) {
 		if (!a.nsel[i])
 			continue;

@@ -197,12 +197,14 @@ out:
 /*
  * Write one message line to stderr. Messages quote input (YAML keys, devicetree
  * strings, file names): control characters are escaped so a message is always
- * exactly one line and cannot drive the terminal.
+ * exactly one line and cannot drive the terminal. stderr is locked for the line (as json_log
+ * does): a program logging from two threads never interleaves two lines.
  */
 static void put_line(const char *kind, const char *msg)
 {
 	const unsigned char *p;
 
+	flockfile(stderr);
 	fprintf(stderr, "%s: %s", cli_prog, kind);
 	for (p = (const unsigned char *)msg; *p; p++) {
 		if (*p == '\n')
@@ -217,6 +219,7 @@ static void put_line(const char *kind, const char *msg)
 			fputc(*p, stderr);
 	}
 	fputc('\n', stderr);
+	funlockfile(stderr);
 }
 
 static void vmsg(const char *kind, const char *fmt, va_list ap)

@@ -44,8 +44,8 @@ struct kube_client {
 	struct stat token_st; /* token file's stat when last read */
 	int retries;
 	int base_ms;
-	long timeout_ms; /* whole-request timeout of kube_request (default 120 s) */
-	int (*gate)(void *ctx, const char *method, const char *url); /* write gate, or NULL */
+	long timeout_ms;   /* whole-request timeout of kube_request (default 120 s) */
+	kube_gate_fn gate; /* write gate, or NULL */
 	void *gate_ctx;
 	unsigned long codes[KUBE_CODES];
 };
@@ -174,8 +174,7 @@ long kube_client_set_timeout(struct kube_client *cl, long ms)
 	return old;
 }
 
-void kube_client_set_gate(struct kube_client *cl,
-			  int (*gate)(void *ctx, const char *method, const char *url), void *ctx)
+void kube_client_set_gate(struct kube_client *cl, kube_gate_fn gate, void *ctx)
 {
 	cl->gate = gate;
 	cl->gate_ctx = ctx;
@@ -438,17 +437,26 @@ static int perform(struct kube_client *cl, const char *method, const char *url,
 	char errbuf[CURL_ERROR_SIZE];
 	struct curl_slist *hdrs;
 	CURLcode res;
+	long tmo = cl->timeout_ms, left = 0;
 
-	if (cl->gate && strcmp(method, "GET") != 0 && cl->gate(cl->gate_ctx, method, url))
+	/*
+	 * The gate is asked right before sending, and bounds the attempt too: a write sent in
+	 * time must not land after the gate's deadline (an API server drops a request still
+	 * queued when its client disconnects).
+	 */
+	if (cl->gate && strcmp(method, "GET") != 0 &&
+	    (left = cl->gate(cl->gate_ctx, method, url, 0)) < 0)
 		return log_err_set(rc->err, KUBE_EFENCED, "%s %s: not sent (not leading)", method,
 				   url);
+	if (left > 0 && left < tmo)
+		tmo = left;
 	refresh_token(cl, 0);
 	curl_easy_reset(cl->easy);
 	setup_handle(cl, cl->easy, errbuf);
 	hdrs = make_headers(cl, body ? content_type : NULL);
 	curl_easy_setopt(cl->easy, CURLOPT_URL, url);
 	curl_easy_setopt(cl->easy, CURLOPT_HTTPHEADER, hdrs);
-	curl_easy_setopt(cl->easy, CURLOPT_TIMEOUT_MS, cl->timeout_ms);
+	curl_easy_setopt(cl->easy, CURLOPT_TIMEOUT_MS, tmo);
 	curl_easy_setopt(cl->easy, CURLOPT_WRITEFUNCTION, req_write);
 	curl_easy_setopt(cl->easy, CURLOPT_WRITEDATA, rc);
 	curl_easy_setopt(cl->easy, CURLOPT_HEADERFUNCTION, req_header);
@@ -501,6 +509,22 @@ static int may_resend(const char *method, int r, const struct req_ctx *rc)
 	return r == 429 || rc->retry_after >= 0;
 }
 
+/*
+ * Sleep ms before the next attempt of a write, unless the gate would refuse that attempt then:
+ * the write gives up at once (KUBE_EFENCED, unsent), not holding its caller (the loop that renews
+ * a Lease) past the gate's deadline.
+ */
+static int retry_sleep(struct kube_client *cl, const char *method, const char *url, long ms,
+		       struct log_err *err)
+{
+	if (cl->gate && strcmp(method, "GET") != 0 && cl->gate(cl->gate_ctx, method, url, ms) < 0)
+		return log_err_set(err, KUBE_EFENCED,
+				   "%s %s: not sent again (a %ld ms wait would pass the fence)",
+				   method, url, ms);
+	sleep_ms(ms);
+	return 0;
+}
+
 /* The retry loop shared by kube_request and kube_get_stream. */
 static int request_loop(struct kube_client *cl, const char *method, const char *url,
 			const char *content_type, const char *body, struct req_ctx *rc)
@@ -520,7 +544,8 @@ static int request_loop(struct kube_client *cl, const char *method, const char *
 			return r;
 		if (r == KUBE_ECONN) {
 			log_debug("%s %s: %s; retrying", method, url, rc->err ? rc->err->msg : "");
-			sleep_ms(backoff_ms(cl, attempt));
+			if (retry_sleep(cl, method, url, backoff_ms(cl, attempt), rc->err) < 0)
+				return KUBE_EFENCED;
 			continue;
 		}
 		if (r < 0)
@@ -536,14 +561,15 @@ static int request_loop(struct kube_client *cl, const char *method, const char *
 
 			if (s > 30)
 				s = 30;
-			log_info("%s %s: 429 Too Many Requests, retrying after %lds", method, url,
-				 s);
-			sleep_ms(s * 1000);
+			log_info("%s %s: 429 Too Many Requests, Retry-After %lds", method, url, s);
+			if (retry_sleep(cl, method, url, s * 1000, rc->err) < 0)
+				return KUBE_EFENCED;
 			continue;
 		}
 		if (r >= 500) {
 			log_debug("%s %s: HTTP %d; retrying", method, url, r);
-			sleep_ms(backoff_ms(cl, attempt));
+			if (retry_sleep(cl, method, url, backoff_ms(cl, attempt), rc->err) < 0)
+				return KUBE_EFENCED;
 			continue;
 		}
 		return r;

@@ -130,13 +130,16 @@ void kube_client_set_retries(struct kube_client *cl, int attempts, int base_ms);
  */
 long kube_client_set_timeout(struct kube_client *cl, long ms);
 /*
- * A write gate: gate(ctx, method, url) is called right before each attempt of every request
- * whose method is not GET is sent (after any backoff); non-zero refuses it: the request is
- * not sent and kube_request returns KUBE_EFENCED with err set. NULL gate: none (default).
- * Leader election fences the controller's writes with it.
+ * A write gate: gate(ctx, method, url, after_ms) decides, for every request whose method is not
+ * GET, whether an attempt sent after_ms from now may go: < 0 refuses it, 0 lets it go unbounded,
+ * > 0 lets it go and bounds the attempt to that many ms (with the client's own timeout, the
+ * smaller). It is asked right before each attempt is sent (after_ms 0), and before each retry
+ * sleep with after_ms the sleep: a write whose sleep would end past the gate's deadline gives up
+ * at once, unsent. Refused: kube_request returns KUBE_EFENCED with err set. NULL gate: none
+ * (default). Leader election fences the controller's writes with it (reload_ha.c).
  */
-void kube_client_set_gate(struct kube_client *cl,
-			  int (*gate)(void *ctx, const char *method, const char *url), void *ctx);
+typedef long (*kube_gate_fn)(void *ctx, const char *method, const char *url, long after_ms);
+void kube_client_set_gate(struct kube_client *cl, kube_gate_fn gate, void *ctx);
 
 /*
  * One request. url is a full URL from kube_url. body may be NULL (no body).

@@ -27,127 +27,8 @@ struct want {
 	bool copy_backup;    /* prepend: copy _backup/<dir>/ files missing in <dir>/ */
 	bool user_hosts;     /* <dir>/hosts.toml is the user's: it moves into _backup */
 	bool write;	     /* hosts.toml must be written */
+	bool fresh;	     /* base/<dir> does not exist: STAGING/<dir> is renamed into place */
 };
-
-/*
- * Where the user's <dir>/hosts.toml is before or after the backup: in _backup
- * once it exists; before the first backup (or while one or a restore was
- * interrupted) where it will be moved from.
- */
-static int backup_source(const char *base, const char *dir, char *path, size_t size,
-			 struct log_err *err)
-{
-	static const char *const homes[] = {"/" MIRROR_BACKUP_DIR, "/" RESTORING, "/" BACKING_UP,
-					    ""};
-	struct stat st;
-	size_t i;
-
-	for (i = 0; i < sizeof(homes) / sizeof(homes[0]); i++) {
-		if ((size_t)snprintf(path, size, "%s%s", base, homes[i]) >= size)
-			return log_err_set(
-			    err, -ENAMETOOLONG,
-			    "%s: path too long (over %d bytes): use a shorter config path", base,
-			    PATH_MAX - 1);
-		if (i == 0 && fs_is_dir(path))
-			break; /* once _backup exists, it is the only source */
-		if ((size_t)snprintf(path, size, "%s%s/%s", base, homes[i], dir) >= size)
-			return log_err_set(
-			    err, -ENAMETOOLONG,
-			    "%s: path too long (over %d bytes): use a shorter config path", base,
-			    PATH_MAX - 1);
-		if (lstat(path, &st) == 0)
-			break;
-	}
-	if (i == sizeof(homes) / sizeof(homes[0]))
-		i = 0;
-	if ((size_t)snprintf(path, size, "%s%s/%s", base, homes[i], dir) >= size)
-		return log_err_set(err, -ENAMETOOLONG,
-				   "%s: path too long (over %d bytes): use a shorter config path",
-				   base, PATH_MAX - 1);
-	if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode))
-		return log_err_set(
-		    err, -ELOOP,
-		    "%s is not a real directory: refused, never followed, nothing was changed; replace it with a directory and run configure again",
-		    path);
-	if ((size_t)snprintf(path, size, "%s%s/%s/%s", base, homes[i], dir, HOSTS_TOML) >= size)
-		return log_err_set(err, -ENAMETOOLONG,
-				   "%s: path too long (over %d bytes): use a shorter config path",
-				   base, PATH_MAX - 1);
-	return 0;
-}
-
-/*
- * Spegel's existingHosts: the [host.'…'] tables of _backup/<dir>/hosts.toml,
- * re-serialised into out; out NULL reads only the file's mode (existingHostsMode).
- */
-static int existing_hosts(const char *base, const char *dir, struct strbuf *out, mode_t *mode,
-			  struct log_err *err)
-{
-	struct strbuf text = STRBUF_INIT(MIRROR_MAX_FILE);
-	struct toml_value *root = NULL;
-	const struct toml_value *host;
-	char path[PATH_MAX];
-	struct stat st;
-	size_t i, j, *order = NULL, n = 0;
-	int r;
-
-	r = backup_source(base, dir, path, sizeof(path), err);
-	if (r < 0)
-		return r;
-	if (stat(path, &st) < 0)
-		return errno == ENOENT ? 0
-				       : log_err_set(err, -errno, "%s: %s", path, strerror(errno));
-	*mode = st.st_mode & MODE_MAX;
-	if (!out)
-		return 0; /* only the mode is wanted */
-	r = sb_read_file(&text, path);
-	if (r < 0) {
-		mirror_read_error(err, path, r, MIRROR_MAX_FILE);
-		goto out;
-	}
-	r = toml_parse(text.buf, text.len, path, &root, err);
-	if (r < 0)
-		goto out;
-	host = toml_get(root, "host");
-	if (!host || host->type != TOML_TABLE || host->n == 0)
-		goto out;
-	/* Spegel lists the [host.X] headers in file order */
-	order = calloc(host->n, sizeof(*order));
-	if (!order) {
-		r = log_err_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < host->n; i++) {
-		const struct toml_value *h = host->items[i];
-
-		if (h->type != TOML_TABLE || h->origin != TOML_HEADER)
-			continue;
-		for (j = n; j > 0 && host->items[order[j - 1]]->line > h->line; j--)
-			order[j] = order[j - 1];
-		order[j] = i;
-		n++;
-	}
-	for (i = 0; r == 0 && i < n; i++) {
-		struct strbuf name = STRBUF_INIT(4096);
-
-		r = sb_add(&name, "host.");
-		if (r == 0)
-			r = toml_write_key(&name, host->keys[order[i]]);
-		if (r == 0 && out->len)
-			r = sb_addch(out, '\n');
-		if (r == 0)
-			r = toml_write_table(out, name.buf, host->items[order[i]]);
-		sb_free(&name);
-	}
-	sb_rtrim(out);
-	if (r < 0)
-		log_err_set(err, r, "%s: %s", path, strerror(-r));
-out:
-	free(order);
-	toml_free(root);
-	sb_free(&text);
-	return r < 0 ? r : 0;
-}
 
 /*
  * What --prepend-existing copies from path: a regular file or a symlink to one
@@ -241,19 +122,34 @@ static int fsync_dir(const char *path, struct log_err *err)
 	return r;
 }
 
-/* mkdir path with the permission bits of like (a directory the user made), or 0755. */
-static int mkdir_like(const char *path, const char *like, struct log_err *err)
+/*
+ * mkdir path with the permission bits of like (a directory the user made), or
+ * 0755, made with that mode at once (no window with another mode a kill could
+ * leave); one already there is left as it is. Noted in j when made.
+ */
+static int mkdir_like(const char *path, const char *like, struct mirror_journal *j,
+		      struct log_err *err)
 {
 	struct stat st;
-	mode_t mode = like && lstat(like, &st) == 0 ? st.st_mode & 07777 : 0755;
+	mode_t mode = like && lstat(like, &st) == 0 ? st.st_mode & 07777 : 0755, mask;
+	int e;
 
-	if (mkdir(path, 0700) < 0) {
-		if (errno == EEXIST && fs_is_dir(path))
+	if (lstat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
 			return 0;
-		return log_err_set(err, -errno, "%s: cannot create directory: %s", path,
-				   strerror(errno));
+		return log_err_set(err, -ENOTDIR, "%s: not a directory", path);
 	}
-	if (chmod(path, mode) < 0)
+	mask = umask(0);
+	e = mkdir(path, mode) < 0 ? errno : 0;
+	umask(mask);
+	if (e)
+		return log_err_set(err, -e, "%s: cannot create directory: %s", path, strerror(e));
+	if (j && mirror_journal_mkdir(j, path, err) < 0) {
+		rmdir(path);
+		return -ENOMEM;
+	}
+	/* mkdir leaves out the set-id and sticky bits */
+	if ((mode & 07000) && chmod(path, mode) < 0)
 		return log_err_set(err, -errno, "%s: %s", path, strerror(errno));
 	log_info("created %s", path);
 	return 0;
@@ -281,8 +177,11 @@ static int classify(const char *base, struct want *w, bool first, bool ours_in_p
 		    "%s/%s: path too long (over %d bytes): use a shorter config path", base, w->dir,
 		    PATH_MAX - 1);
 	w->write = true;
-	if (lstat(p, &st) < 0)
+	w->fresh = false;
+	if (lstat(p, &st) < 0) {
+		w->fresh = errno == ENOENT;
 		return errno == ENOENT ? 0 : log_err_set(err, -errno, "%s: %s", p, strerror(errno));
+	}
 	if (S_ISLNK(st.st_mode))
 		return mirror_refuse_link(
 		    p,
@@ -310,12 +209,41 @@ static int stage_dir(const char *st_dir, const char *dir, struct log_err *err)
 }
 
 /*
+ * Every directory the moves after staging need, made before anything moves (a
+ * full inode table then fails here, with nothing changed): on the first run
+ * BACKING_UP and BACKING_UP/<dir> for each registry directory we write that
+ * exists, later _backup/<dir> for each whose hosts.toml is the user's; each of
+ * the mode of base/<dir>.
+ */
+static int stage_backup_dirs(const char *base, const struct want *w, size_t nw, bool first,
+			     struct mirror_journal *jl, struct log_err *err)
+{
+	char to[PATH_MAX], p[PATH_MAX], like[PATH_MAX];
+	size_t i;
+	int r;
+
+	if (fs_path_join(to, sizeof(to), base, first ? BACKING_UP : MIRROR_BACKUP_DIR, err) < 0)
+		return -ENAMETOOLONG;
+	r = first ? mkdir_like(to, NULL, jl, err) : 0;
+	for (i = 0; r == 0 && i < nw; i++) {
+		if (w[i].fresh || (!first && !w[i].user_hosts))
+			continue;
+		if (fs_path_join(p, sizeof(p), to, w[i].dir, err) < 0 ||
+		    fs_path_join(like, sizeof(like), base, w[i].dir, err) < 0)
+			return -ENAMETOOLONG;
+		r = mkdir_like(p, like, jl, err);
+	}
+	return r;
+}
+
+/*
  * Write every new file into STAGING/<dir>/ (fs_publish: written, fsynced,
  * renamed) before anything of the user's moves: hosts.toml where w->write,
  * and with --prepend-existing the files of _backup/<dir>/ that are not in
  * <dir>/ (a _backup Spegel made holds them; Spegel copies them back).
  */
-static int stage(const char *base, struct want *w, size_t nw, struct log_err *err)
+static int stage(const char *base, struct want *w, size_t nw, bool first, struct mirror_journal *jl,
+		 struct log_err *err)
 {
 	char st_dir[PATH_MAX], dir[PATH_MAX], src[PATH_MAX], a[PATH_MAX], b[PATH_MAX], **names;
 	size_t i, j, n;
@@ -324,6 +252,7 @@ static int stage(const char *base, struct want *w, size_t nw, struct log_err *er
 
 	if (fs_path_join(st_dir, sizeof(st_dir), base, STAGING, err) < 0)
 		return -ENAMETOOLONG;
+	r = stage_backup_dirs(base, w, nw, first, jl, err);
 	for (i = 0; r == 0 && i < nw; i++) {
 		if (fs_path_join(dir, sizeof(dir), st_dir, w[i].dir, err) < 0 ||
 		    (size_t)snprintf(src, sizeof(src), "%s/%s/%s", base, MIRROR_BACKUP_DIR,
@@ -337,8 +266,16 @@ static int stage(const char *base, struct want *w, size_t nw, struct log_err *er
 					       w[i].mode, err);
 			r = r < 0 ? r : 0;
 		}
-		if (r < 0 || !w[i].copy_backup || fs_list_dir(src, &names, &n, NULL) < 0)
+		if (r < 0 || !w[i].copy_backup)
 			continue;
+		r = mirror_list_bounded(src, &names, &n, err);
+		if (r == -ENOENT) {
+			log_err_clear(err);
+			r = 0; /* no _backup/<dir>: nothing to copy back */
+			continue;
+		}
+		if (r < 0)
+			break;
 		for (j = 0; r >= 0 && j < n; j++) {
 			struct strbuf data = STRBUF_INIT(MIRROR_MAX_FILE * 16);
 
@@ -355,6 +292,8 @@ static int stage(const char *base, struct want *w, size_t nw, struct log_err *er
 			r = sb_read_file(&data, a);
 			if (r < 0)
 				mirror_read_error(err, a, r, MIRROR_MAX_FILE * 16);
+			else
+				r = 0; /* sb_read_file returns the bytes read */
 			if (r == 0)
 				r = stage_dir(st_dir, dir, err);
 			if (r == 0)
@@ -368,20 +307,37 @@ static int stage(const char *base, struct want *w, size_t nw, struct log_err *er
 	return r < 0 ? r : 0;
 }
 
-/* Move base/<name>/hosts.toml into to/<name>/ (made with base/<name>'s mode). */
-static int move_hosts(const char *base, const char *to, const char *name, struct log_err *err)
+/*
+ * Put base/<name>/hosts.toml into to/<name>/ (which staging made): a second
+ * name (link), so base/<name> is never without one until install renames ours
+ * over it; a directory of that name moves.
+ */
+static int move_hosts(const char *base, const char *to, const char *name, struct mirror_journal *jl,
+		      struct log_err *err)
 {
 	char from[PATH_MAX], dst[PATH_MAX], file[PATH_MAX];
-	struct stat st;
-	int r;
+	struct stat st, sd;
+	int fd, dfd, r = 0;
 
 	if (fs_path_join(from, sizeof(from), base, name, err) < 0 ||
 	    fs_path_join(dst, sizeof(dst), to, name, err) < 0 ||
-	    fs_path_join(file, sizeof(file), from, HOSTS_TOML, err) < 0)
+	    fs_path_join(file, sizeof(file), dst, HOSTS_TOML, err) < 0)
 		return -ENAMETOOLONG;
-	r = mkdir_like(dst, from, err);
-	if (r == 0 && lstat(file, &st) == 0)
-		r = fs_move_entry(from, dst, HOSTS_TOML, err);
+	/* the directory as it is now, never through a link (it was checked before staging) */
+	fd = mirror_open_dir(from, err);
+	if (fd < 0)
+		return fd;
+	if (fstatat(fd, HOSTS_TOML, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		/* nothing to move */
+	} else if (S_ISDIR(st.st_mode)) {
+		dfd = mirror_open_dir(dst, err);
+		r = dfd < 0 ? dfd : mirror_jrenameat(jl, fd, from, dfd, dst, HOSTS_TOML, err);
+		if (dfd >= 0)
+			close(dfd);
+	} else if (lstat(file, &sd) < 0 || sd.st_ino != st.st_ino || sd.st_dev != st.st_dev) {
+		r = mirror_jlinkat(jl, fd, from, HOSTS_TOML, file, err);
+	} /* else linked by a run that was killed */
+	close(fd);
 	return r;
 }
 
@@ -395,18 +351,29 @@ static const struct want *wanted(const struct want *w, size_t nw, const char *na
 	return NULL;
 }
 
-/* Move base/<name> into to/, merged with what a killed run already moved there. */
-static int move_entry(const char *base, const char *to, const char *name, struct log_err *err)
+/*
+ * Move base/<name> into to/. What a killed run left at to/<name> goes back
+ * into the user's directory first, so the directory that moves is the user's
+ * own (its mode and owner), never ours.
+ */
+static int move_entry(const char *base, const char *to, const char *name, struct mirror_journal *jl,
+		      struct log_err *err)
 {
 	char a[PATH_MAX], b[PATH_MAX];
-	struct stat st;
+	struct stat st, sa;
 	int r;
 
 	if (fs_path_join(a, sizeof(a), base, name, err) < 0 ||
 	    fs_path_join(b, sizeof(b), to, name, err) < 0)
 		return -ENAMETOOLONG;
 	if (lstat(b, &st) < 0)
-		return fs_move_entry(base, to, name, err);
+		return mirror_jmove(jl, base, to, name, err);
+	if (S_ISDIR(st.st_mode) && lstat(a, &sa) == 0 && S_ISDIR(sa.st_mode)) {
+		r = mirror_merge(b, a, err);
+		if (r == 0 && rmdir(b) < 0)
+			r = log_err_set(err, -errno, "%s: %s", b, strerror(errno));
+		return r < 0 ? r : mirror_jmove(jl, base, to, name, err);
+	}
 	r = mirror_merge(a, b, err);
 	if (r == 0 && rmdir(a) < 0)
 		r = log_err_set(err, -errno, "%s: %s", a, strerror(errno));
@@ -421,7 +388,7 @@ static int move_entry(const char *base, const char *to, const char *name, struct
  * moved is moved back.
  */
 static int backup(const char *base, const struct want *w, size_t nw,
-		  const struct mirror_list *managed, struct log_err *err)
+		  const struct mirror_list *managed, struct mirror_journal *jl, struct log_err *err)
 {
 	char bak[PATH_MAX], tmp[PATH_MAX], p[PATH_MAX], **names;
 	struct stat st;
@@ -436,7 +403,7 @@ static int backup(const char *base, const struct want *w, size_t nw,
 	r = fs_mkdir_if_missing(tmp, err);
 	if (r < 0)
 		return r;
-	r = fs_list_dir(base, &names, &n, err);
+	r = mirror_list_bounded(base, &names, &n, err);
 	for (i = 0; r == 0 && i < n; i++) {
 		if (mirror_is_work_name(names[i]) || mirror_listed(managed, names[i]))
 			continue;
@@ -445,35 +412,34 @@ static int backup(const char *base, const struct want *w, size_t nw,
 			break;
 		}
 		if (wanted(w, nw, names[i]) && lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-			r = move_hosts(base, tmp, names[i], err);
+			r = move_hosts(base, tmp, names[i], jl, err);
 		else
-			r = move_entry(base, tmp, names[i], err);
+			r = move_entry(base, tmp, names[i], jl, err);
 	}
 	fs_names_free(names, n);
-	if (r == 0 && rename(tmp, bak) < 0)
-		r = log_err_set(err, -errno, "cannot rename %s to %s: %s", tmp, bak,
-				strerror(errno));
+	if (r == 0)
+		r = mirror_jrename(jl, tmp, bak, err);
 	if (r == 0) {
 		log_info("backed up %s into %s", base, bak);
 		return fsync_dir(base, err);
 	}
-	/* the old tree as it was: what moved goes back (a failure here is left to cleanup) */
-	if (mirror_merge(tmp, base, NULL) == 0)
-		rmdir(tmp);
-	return r;
+	return r; /* the caller undoes what moved */
 }
 
 /*
  * Spegel's clearConfig, without ever losing a user file (later runs; the first
- * is backup): the user's hosts.toml of a registry we write moves into _backup;
- * another entry loses what configure wrote in it (mirror_drop_ours), and what
- * is left of it moves into _backup unless _backup holds that name already (an
- * empty or partial _backup, left by a stray mkdir or an interrupted older
- * Spegel, is completed instead of trusted). _backup, our work directories and
- * the distro's managed ones are left alone.
+ * is backup), in two steps. wanted (before install, undone on a failure): the
+ * user's hosts.toml of a registry we write moves into _backup. Not wanted
+ * (after install, finished by the next run when it fails): another entry loses
+ * what configure wrote in it (mirror_drop_ours), and what is left of it moves
+ * into _backup unless _backup holds that name already (an empty or partial
+ * _backup, left by a stray mkdir or an interrupted older Spegel, is completed
+ * instead of trusted). _backup, our work directories and the distro's managed
+ * ones are left alone.
  */
 static int clear_config(const char *base, const struct want *w, size_t nw,
-			const struct mirror_list *managed, struct log_err *err)
+			const struct mirror_list *managed, bool wanted_step,
+			struct mirror_journal *jl, struct log_err *err)
 {
 	char bak[PATH_MAX], **names = NULL, p[PATH_MAX];
 	const struct want *wi;
@@ -483,7 +449,7 @@ static int clear_config(const char *base, const struct want *w, size_t nw,
 
 	if (fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0)
 		return err ? err->code : -ENAMETOOLONG;
-	r = fs_list_dir(base, &names, &n, err);
+	r = mirror_list_bounded(base, &names, &n, err);
 	for (i = 0; r == 0 && i < n; i++) {
 		const char *name = names[i];
 
@@ -491,14 +457,13 @@ static int clear_config(const char *base, const struct want *w, size_t nw,
 		    mirror_listed(managed, name))
 			continue;
 		wi = wanted(w, nw, name);
-		if (wi) {
-			if (wi->user_hosts) {
-				log_warn("%s/%s/%s was not in %s: moved there, not deleted", base,
-					 name, HOSTS_TOML, MIRROR_BACKUP_DIR);
-				r = move_hosts(base, bak, name, err);
-			}
-			continue;
+		if (wi && wanted_step && wi->user_hosts) {
+			log_warn("%s/%s/%s was not in %s: moved there, not deleted", base, name,
+				 HOSTS_TOML, MIRROR_BACKUP_DIR);
+			r = move_hosts(base, bak, name, jl, err);
 		}
+		if (wi || wanted_step)
+			continue;
 		r = mirror_drop_ours(base, bak, name, false, err);
 		if (r < 0 || fs_path_join(p, sizeof(p), base, name, err) < 0 || lstat(p, &st) < 0)
 			continue;
@@ -514,35 +479,100 @@ static int clear_config(const char *base, const struct want *w, size_t nw,
 	return r;
 }
 
-/* Rename what stage wrote into the registry directories (made when missing). */
-static int install(const char *base, const struct want *w, size_t nw, struct log_err *err)
+/*
+ * Rename what stage wrote into the registry directories: STAGING/<dir> as a
+ * whole when base/<dir> did not exist, else its entries one by one.
+ */
+static int install(const char *base, const struct want *w, size_t nw, struct mirror_journal *jl,
+		   struct log_err *err)
 {
-	char from[PATH_MAX], dst[PATH_MAX], **names;
-	size_t i, j, n;
-	int r = 0;
+	char from[PATH_MAX], dst[PATH_MAX], st_dir[PATH_MAX], keep[PATH_MAX], **names = NULL;
+	struct stat st;
+	size_t i, j, n = 0;
+	int r = 0, sfd, dfd;
 
+	if (fs_path_join(st_dir, sizeof(st_dir), base, STAGING, err) < 0)
+		return -ENAMETOOLONG;
 	for (i = 0; r == 0 && i < nw; i++) {
-		if ((size_t)snprintf(from, sizeof(from), "%s/%s/%s", base, STAGING, w[i].dir) >=
-			sizeof(from) ||
+		if (fs_path_join(from, sizeof(from), st_dir, w[i].dir, err) < 0 ||
 		    fs_path_join(dst, sizeof(dst), base, w[i].dir, err) < 0)
-			return log_err_set(err, -ENAMETOOLONG, "%s/%s: path too long", base,
-					   w[i].dir);
-		if (!fs_is_dir(from))
+			return -ENAMETOOLONG;
+		if (lstat(from, &st) < 0 || !S_ISDIR(st.st_mode))
 			continue; /* nothing new for it */
-		r = fs_mkdir_if_missing(dst, err);
-		if (r < 0 || (r = fs_list_dir(from, &names, &n, err)) < 0)
-			break;
+		if (w[i].fresh) {
+			r = mirror_jrename(jl, from, dst, err);
+			if (r == 0)
+				log_info("wrote %s/%s", dst, HOSTS_TOML);
+			if (r == 0)
+				r = fsync_dir(base, err);
+			continue;
+		}
+		/* into the directory as it is now, never through a link */
+		sfd = mirror_open_dir(from, err);
+		dfd = sfd < 0 ? sfd : mirror_open_dir(dst, err);
+		r = dfd < 0 ? dfd : fs_list_dir(from, &names, &n, err);
 		for (j = 0; r == 0 && j < n; j++) {
-			r = fs_move_entry(from, dst, names[j], err);
+			/* what is replaced keeps a name in STAGING until the end, for an undo */
+			if ((size_t)snprintf(keep, sizeof(keep), "%s/.old-%zu-%zu", st_dir, i, j) >=
+			    sizeof(keep))
+				r = log_err_set(err, -ENAMETOOLONG, "%s: path too long", st_dir);
+			else if (fstatat(dfd, names[j], &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+				 !S_ISDIR(st.st_mode))
+				r = mirror_jlinkat(jl, dfd, dst, names[j], keep, err);
+			if (r == 0)
+				r = mirror_jrenameat(jl, sfd, from, dfd, dst, names[j], err);
 			if (r == 0)
 				log_info("%s %s/%s",
 					 strcmp(names[j], HOSTS_TOML) ? "copied" : "wrote", dst,
 					 names[j]);
 		}
+		if (dfd >= 0 && r == 0 && fsync(dfd) < 0)
+			r = log_err_set(err, -errno, "%s: cannot sync: %s", dst, strerror(errno));
 		fs_names_free(names, n);
-		if (r == 0)
-			r = fsync_dir(dst, err);
+		names = NULL;
+		n = 0;
+		if (sfd >= 0)
+			close(sfd);
+		if (dfd >= 0)
+			close(dfd);
 	}
+	return r;
+}
+
+/*
+ * err = why configure failed at r, with what became of the tree: undone (the
+ * old tree) or not; a full disk (ENOSPC, EDQUOT) worded as one on every path.
+ */
+static int fail_msg(const char *base, int r, const char *tree, struct log_err *err)
+{
+	char why[sizeof(err->msg)];
+
+	if (!err)
+		return r;
+	snprintf(why, sizeof(why), "%s", err->code ? err->msg : strerror(-r));
+	if (r == -ENOSPC || r == -EDQUOT)
+		return log_err_set(
+		    err, r,
+		    "%s: the file system is full (%s, %s): %s; free some space there and run configure again",
+		    base, r == -ENOSPC ? "ENOSPC" : "EDQUOT", why, tree);
+	return log_err_set(err, r, "%s: %s", why, tree);
+}
+
+/* Undo a configure that failed after staging: the old tree back, STAGING removed. */
+static int roll_back(const char *base, const struct mirror_journal *jl, bool first)
+{
+	char tmp[PATH_MAX];
+	int r = mirror_journal_undo(jl);
+
+	/* what a killed first run had moved goes back too */
+	if (r == 0 && first && fs_path_join(tmp, sizeof(tmp), base, BACKING_UP, NULL) == 0 &&
+	    fs_is_dir(tmp)) {
+		r = mirror_merge(tmp, base, NULL);
+		if (r == 0 && rmdir(tmp) < 0)
+			r = -errno;
+	}
+	if (fs_remove_tree(base, STAGING, NULL) < 0 && r == 0)
+		r = -EIO;
 	return r;
 }
 
@@ -551,6 +581,7 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 	const char *base = o->config_path;
 	struct mirror_list targets = {0}, managed = {0};
 	struct want *w = NULL;
+	struct mirror_journal jl = {0};
 	size_t nw = 0, i, j;
 	char *auth = NULL, bak[PATH_MAX];
 	int wildcards = 0, r = 0;
@@ -611,9 +642,9 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 			r = mirror_render(&wi->hosts, reg, &targets, o->resolve_tags != 0,
 					  o->dial_timeout, auth, err);
 		if (r == 0)
-			r = existing_hosts(base, wi->dir,
-					   o->prepend_existing == 1 ? &existing : NULL, &wi->mode,
-					   err);
+			r = mirror_existing_hosts(base, wi->dir,
+						  o->prepend_existing == 1 ? &existing : NULL,
+						  &wi->mode, err);
 		if (r == 0 && o->prepend_existing == 1 && existing.len) {
 			wi->copy_backup = true;
 			if (sb_add(&wi->hosts, "\n\n") < 0 ||
@@ -639,9 +670,9 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 		goto out;
 	}
 	/* what a killed run left: finished or removed, never taken for the user's */
-	r = mirror_recover(base, &managed, err);
+	r = mirror_recover(base, err);
 	if (r == 0)
-		r = mirror_finish_restore(base, err);
+		r = mirror_finish_restore(base, &managed, err);
 	if (r == 0 && fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0)
 		r = -ENAMETOOLONG;
 	first = !fs_is_dir(bak);
@@ -649,33 +680,48 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 		r = classify(base, &w[i], first, ours_in_place, err);
 	if (r < 0)
 		goto out;
-	/* every new file written and fsynced before the first of the user's moves */
-	r = stage(base, w, nw, err);
+	/* what an older version's killed write left in a directory we write (never _backup) */
+	for (i = 0; i < nw; i++)
+		if (!w[i].fresh && fs_path_join(bak, sizeof(bak), base, w[i].dir, NULL) == 0)
+			mirror_clean_temps(bak);
+	/*
+	 * every new file written and fsynced, every directory made, before the
+	 * first of the user's moves; a failure from there to the last install
+	 * is undone in reverse
+	 */
+	r = stage(base, w, nw, first, &jl, err);
+	if (r == 0)
+		r = backup(base, w, nw, &managed, &jl, err);
+	if (r == 0 && !first)
+		r = clear_config(base, w, nw, &managed, true, &jl, err);
+	if (r == 0)
+		r = install(base, w, nw, &jl, err);
 	if (r < 0) {
-		char why[sizeof(err->msg)];
-
-		snprintf(why, sizeof(why), "%s", err ? err->msg : strerror(-r));
-		fs_remove_tree(base, STAGING, NULL);
-		if (r == -ENOSPC || r == -EDQUOT)
-			log_err_set(
-			    err, r,
-			    "%s: the file system is full (%s, %s): nothing was changed; free some space there and run configure again",
-			    base, r == -ENOSPC ? "ENOSPC" : "EDQUOT", why);
-		else
-			log_err_set(err, r, "%s: nothing was changed", why);
+		fail_msg(
+		    base, r,
+		    roll_back(base, &jl, first) == 0
+			? "nothing was changed"
+			: "it could not all be undone (see above); the next configure or cleanup finishes it",
+		    err);
 		goto out;
 	}
-	r = backup(base, w, nw, &managed, err);
-	if (r == 0 && !first)
-		r = clear_config(base, w, nw, &managed, err);
-	if (r == 0)
-		r = install(base, w, nw, err);
-	if (r == 0 && fs_path_join(bak, sizeof(bak), base, STAGING, err) == 0 && fs_is_dir(bak)) {
+	if (!first)
+		r = clear_config(base, w, nw, &managed, false, NULL, err);
+	if (r < 0) {
+		fail_msg(
+		    base, r,
+		    "the new files are in place, the old entries not all moved into " MIRROR_BACKUP_DIR
+		    "; the next configure finishes it",
+		    err);
+		goto out;
+	}
+	if (fs_path_join(bak, sizeof(bak), base, STAGING, err) == 0 && fs_is_dir(bak)) {
 		r = fs_remove_tree(base, STAGING, err);
 		if (r == 0)
 			r = fsync_dir(base, err);
 	}
 out:
+	mirror_journal_free(&jl);
 	wants_free(w, nw);
 	mirror_list_free(&targets);
 	mirror_list_free(&managed);

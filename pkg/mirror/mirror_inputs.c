@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* mirror_inputs: what configure reads before it writes: basic-auth files, ${VAR} in targets. */
+/* mirror_inputs: what configure reads before it writes: basic-auth files, ${VAR} in targets, the
+ * user's backed-up hosts. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include <arpa/inet.h>
 
@@ -13,6 +15,7 @@
 #include "fsutil/fsutil.h"
 #include "log/log.h"
 #include "strbuf/strbuf.h"
+#include "toml/toml.h"
 #include "mirror/mirror_internal.h"
 
 /* Append the content of dir/name to sb; a missing file is empty. */
@@ -153,4 +156,124 @@ int mirror_expand_targets(const struct mirror_list *in, struct mirror_list *out,
 				    out->v[i]);
 	}
 	return r;
+}
+
+/*
+ * Where the user's <dir>/hosts.toml is before or after the backup: in _backup
+ * once it exists; before the first backup (or while one or a restore was
+ * interrupted) where it will be moved from.
+ */
+static int backup_source(const char *base, const char *dir, char *path, size_t size,
+			 struct log_err *err)
+{
+	static const char *const homes[] = {"/" MIRROR_BACKUP_DIR, "/" RESTORING, "/" BACKING_UP,
+					    ""};
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < sizeof(homes) / sizeof(homes[0]); i++) {
+		if ((size_t)snprintf(path, size, "%s%s", base, homes[i]) >= size)
+			return log_err_set(
+			    err, -ENAMETOOLONG,
+			    "%s: path too long (over %d bytes): use a shorter config path", base,
+			    PATH_MAX - 1);
+		if (i == 0 && fs_is_dir(path))
+			break; /* once _backup exists, it is the only source */
+		if ((size_t)snprintf(path, size, "%s%s/%s", base, homes[i], dir) >= size)
+			return log_err_set(
+			    err, -ENAMETOOLONG,
+			    "%s: path too long (over %d bytes): use a shorter config path", base,
+			    PATH_MAX - 1);
+		if (lstat(path, &st) == 0)
+			break;
+	}
+	if (i == sizeof(homes) / sizeof(homes[0]))
+		i = 0;
+	if ((size_t)snprintf(path, size, "%s%s/%s", base, homes[i], dir) >= size)
+		return log_err_set(err, -ENAMETOOLONG,
+				   "%s: path too long (over %d bytes): use a shorter config path",
+				   base, PATH_MAX - 1);
+	if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+		return log_err_set(
+		    err, -ELOOP,
+		    "%s is not a real directory: refused, never followed, nothing was changed; replace it with a directory and run configure again",
+		    path);
+	if ((size_t)snprintf(path, size, "%s%s/%s/%s", base, homes[i], dir, HOSTS_TOML) >= size)
+		return log_err_set(err, -ENAMETOOLONG,
+				   "%s: path too long (over %d bytes): use a shorter config path",
+				   base, PATH_MAX - 1);
+	return 0;
+}
+
+/*
+ * Spegel's existingHosts: the [host.'…'] tables of _backup/<dir>/hosts.toml,
+ * re-serialised into out; out NULL reads only the file's mode (existingHostsMode).
+ */
+int mirror_existing_hosts(const char *base, const char *dir, struct strbuf *out, mode_t *mode,
+			  struct log_err *err)
+{
+	struct strbuf text = STRBUF_INIT(MIRROR_MAX_FILE);
+	struct toml_value *root = NULL;
+	const struct toml_value *host;
+	char path[PATH_MAX];
+	struct stat st;
+	size_t i, j, *order = NULL, n = 0;
+	int r;
+
+	r = backup_source(base, dir, path, sizeof(path), err);
+	if (r < 0)
+		return r;
+	if (stat(path, &st) < 0)
+		return errno == ENOENT ? 0
+				       : log_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	*mode = st.st_mode & MODE_MAX;
+	if (!out)
+		return 0; /* only the mode is wanted */
+	r = sb_read_file(&text, path);
+	if (r < 0) {
+		mirror_read_error(err, path, r, MIRROR_MAX_FILE);
+		goto out;
+	}
+	r = toml_parse(text.buf, text.len, path, &root, err);
+	if (r < 0)
+		goto out;
+	host = toml_get(root, "host");
+	if (!host || host->type != TOML_TABLE || host->n == 0)
+		goto out;
+	/* Spegel lists the [host.X] headers in file order */
+	order = calloc(host->n, sizeof(*order));
+	if (!order) {
+		r = log_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < host->n; i++) {
+		const struct toml_value *h = host->items[i];
+
+		if (h->type != TOML_TABLE || h->origin != TOML_HEADER)
+			continue;
+		for (j = n; j > 0 && host->items[order[j - 1]]->line > h->line; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+		n++;
+	}
+	for (i = 0; r == 0 && i < n; i++) {
+		struct strbuf name = STRBUF_INIT(4096);
+
+		r = sb_add(&name, "host.");
+		if (r == 0)
+			r = toml_write_key(&name, host->keys[order[i]]);
+		if (r == 0 && out->len)
+			r = sb_addch(out, '\n');
+		if (r == 0)
+			r = toml_write_table(out, name.buf, host->items[order[i]]);
+		sb_free(&name);
+	}
+	sb_rtrim(out);
+	if (r < 0)
+		log_err_set(err, r, "%s: %s", path, strerror(-r));
+out:
+	free(order);
+	toml_free(root);
+	sb_free(&text);
+	return r < 0 ? r : 0;
 }

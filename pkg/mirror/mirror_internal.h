@@ -43,10 +43,24 @@ bool mirror_hosts_generated(const char *file);
 /*
  * What a killed run left, under the lock (mirror_restore.c): a _backup repair
  * of watch finished (WATCH_TMP complete) or dropped (WATCH_BUILD), STAGING
- * removed, and fs_publish's ".hosts.toml.XXXXXX" temp files removed from every
- * directory of base but the managed ones. Returns 0 or -errno with err.
+ * removed. Returns 0 or -errno with err.
  */
-int mirror_recover(const char *base, const struct mirror_list *managed, struct log_err *err);
+int mirror_recover(const char *base, struct log_err *err);
+
+/*
+ * Age in seconds past which a ".hosts.toml.XXXXXX" temp file an older version
+ * wrote straight into a registry directory is taken for a killed run's: such
+ * a version's watch repaired without our lock, so a younger one may be
+ * written right now.
+ */
+#define MIRROR_TEMP_AGE 60
+
+/*
+ * Remove those temp files (fs_publish_clean: our exact pattern, our uid, older
+ * than MIRROR_TEMP_AGE) from dir, a registry directory configure writes or
+ * wrote; nothing else is touched.
+ */
+void mirror_clean_temps(const char *dir);
 
 /*
  * Move every entry of from into directory to: an entry absent there is
@@ -60,8 +74,12 @@ int mirror_merge(const char *from, const char *to, struct log_err *err);
 /* _backup, .nodeprobe-backup, .nodeprobe-restore, .nodeprobe-stage: absent or our real dirs. */
 int mirror_own_dirs(const char *base, struct log_err *err);
 
-/* Finish an interrupted cleanup: RESTORING merged back into base. 0 or -errno with err. */
-int mirror_finish_restore(const char *base, struct log_err *err);
+/*
+ * Finish an interrupted cleanup: RESTORING merged back into base (cleanup's
+ * merge: our hosts.toml in a registry directory not in managed, and a copy
+ * --prepend-existing made, are replaced by the user's). 0 or -errno with err.
+ */
+int mirror_finish_restore(const char *base, const struct mirror_list *managed, struct log_err *err);
 
 /*
  * Remove what configure wrote in the directory base/name (bak is _backup): its
@@ -79,6 +97,58 @@ int mirror_cleanup(const struct mirror_opts *o, struct log_err *err);
 
 /* err = "<path> is a symbolic link (to <target>)<why>"; returns -ELOOP (mirror_restore.c). */
 int mirror_refuse_link(const char *path, const char *why, struct log_err *err);
+
+/* Most entries configure, cleanup and their merge read from one directory. */
+#define MIRROR_MAX_ENTRIES 4096
+
+/*
+ * fs_list_dir of dir, refused with -E2BIG and err naming dir and the bound
+ * when it holds more than MIRROR_MAX_ENTRIES entries (mirror_restore.c).
+ */
+int mirror_list_bounded(const char *dir, char ***names, size_t *n, struct log_err *err);
+
+/*
+ * What configure changed after staging (mirror_journal.c), undone in reverse
+ * when a later step fails, so the tree is the old one again.
+ */
+enum mirror_jkind {
+	MIRROR_J_RENAME, /* from renamed to to: undone by renaming it back */
+	MIRROR_J_LINK,	 /* to linked to from: to removed, or renamed back when from is gone */
+	MIRROR_J_MKDIR,	 /* directory from made: removed when empty */
+};
+struct mirror_jstep {
+	enum mirror_jkind kind;
+	char *from, *to;
+};
+struct mirror_journal {
+	struct mirror_jstep *v;
+	size_t n;
+};
+
+void mirror_journal_free(struct mirror_journal *j);
+/* Note directory path as made. 0 or -ENOMEM with err. */
+int mirror_journal_mkdir(struct mirror_journal *j, const char *path, struct log_err *err);
+/* rename a to b, noted first (a kill in between leaves nothing to undo). */
+int mirror_jrename(struct mirror_journal *j, const char *a, const char *b, struct log_err *err);
+/*
+ * The same relative to directories opened with mirror_open_dir (dir1, dir2:
+ * their paths, for the journal and messages): renameat of name, linkat of
+ * name in fd to the path to.
+ */
+int mirror_jrenameat(struct mirror_journal *j, int fd1, const char *dir1, int fd2, const char *dir2,
+		     const char *name, struct log_err *err);
+int mirror_jlinkat(struct mirror_journal *j, int fd, const char *dir, const char *name,
+		   const char *to, struct log_err *err);
+/*
+ * Open directory path never through a symbolic link (O_NOFOLLOW): the
+ * descriptor, or -ELOOP / -ENOTDIR / -errno with err.
+ */
+int mirror_open_dir(const char *path, struct log_err *err);
+/* mirror_jrename of from_dir/name to to_dir/name, logged. */
+int mirror_jmove(struct mirror_journal *j, const char *from_dir, const char *to_dir,
+		 const char *name, struct log_err *err);
+/* Undo j in reverse. 0, or the first -errno (each logged). */
+int mirror_journal_undo(const struct mirror_journal *j);
 
 /* Whether l holds name. */
 bool mirror_listed(const struct mirror_list *l, const char *name);
@@ -157,6 +227,15 @@ int mirror_expand_targets(const struct mirror_list *in, struct mirror_list *out,
  * with err (mirror_inputs.c).
  */
 int mirror_basic_auth(const char *dir, char **out, struct log_err *err);
+
+/*
+ * Spegel's existingHosts (mirror_inputs.c): the [host.'…'] tables of the
+ * user's <dir>/hosts.toml (in _backup, or where a first run moves it from),
+ * re-serialised into out; out NULL reads only the file's mode into *mode
+ * (left as it is when there is no such file). 0 or -errno with err.
+ */
+int mirror_existing_hosts(const char *base, const char *dir, struct strbuf *out, mode_t *mode,
+			  struct log_err *err);
 
 /* talos-config: RegistryMirrorConfig documents to o->output (mirror_talos.c). */
 int mirror_talos_config(const struct mirror_opts *o, struct log_err *err);

@@ -40,9 +40,11 @@ struct watcher {
 	struct snap backup;	     /* _backup as configure left it */
 	int ifd;		     /* inotify descriptor, -1 when none */
 	size_t nwatches;	     /* watches added to ifd */
-	bool dormant;		     /* cleanup ran: repair nothing any more */
-	bool new_backup;	     /* a re-sync made a new _backup: keep that one */
-	struct mirror_backoff bo;    /* repairs done and the delay before the next */
+	bool limit_warned;	     /* the inotify watch limit was logged since the last rearm */
+	bool inotify_failed; /* the last failure came from inotify (its limits, not the disk) */
+	bool dormant;	     /* cleanup ran: repair nothing any more */
+	bool new_backup;     /* a re-sync made a new _backup: keep that one */
+	struct mirror_backoff bo; /* repairs done and the delay before the next */
 };
 
 static long long now_ms(void)
@@ -69,6 +71,12 @@ static void watch_snap(struct watcher *w, const struct snap *s)
 			continue;
 		if (inotify_add_watch(w->ifd, path, DIR_EVENTS) >= 0)
 			w->nwatches++;
+		else if (errno == ENOSPC && !w->limit_warned) {
+			w->limit_warned = true;
+			log_warn(
+			    "%s: the inotify watch limit (fs.inotify.max_user_watches) is reached: watching only %zu directories, the others compared every 60 s; raise it with sysctl",
+			    w->base, w->nwatches);
+		}
 	}
 }
 
@@ -88,13 +96,23 @@ static int watch_rearm(struct watcher *w, struct log_err *err)
 		close(w->ifd);
 	}
 	w->nwatches = 0;
+	w->limit_warned = false;
 	w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (w->ifd < 0)
+	if (w->ifd < 0) {
+		w->inotify_failed = true;
 		return log_err_set(err, -errno, "inotify: %s", strerror(errno));
-	if (inotify_add_watch(w->ifd, w->base, DIR_EVENTS) >= 0)
+	}
+	if (inotify_add_watch(w->ifd, w->base, DIR_EVENTS) >= 0) {
 		w->nwatches++;
-	else if (errno != ENOENT) /* removed as a whole: the repair makes it again */
+	} else if (errno != ENOENT) { /* removed as a whole: the repair makes it again */
+		w->inotify_failed = true;
+		if (errno == ENOSPC)
+			return log_err_set(
+			    err, -ENOSPC,
+			    "%s: cannot watch: the inotify watch limit (fs.inotify.max_user_watches) is reached; raise it with sysctl",
+			    w->base);
 		return log_err_set(err, -errno, "%s: cannot watch: %s", w->base, strerror(errno));
+	}
 	for (i = 0; i < w->ndirs; i++)
 		watch_snap(w, &w->ours[i]);
 	watch_snap(w, &w->backup);
@@ -357,9 +375,17 @@ static void watch_note_repair(struct watcher *w, long long t)
 	    w->base, STORM_REPAIRS, span / 1000 + 1, w->bo.delay_ms / 1000);
 }
 
-/* The name of a failure and what it means, for the log ("ENOSPC: the file system is full"). */
-static const char *err_name(int r)
+/*
+ * The name of a failure and what it means, for the log ("ENOSPC: the file
+ * system is full"); inotify: it came from inotify, whose ENOSPC and EMFILE
+ * are its own limits, not the disk's.
+ */
+static const char *err_name(int r, bool inotify)
 {
+	if (inotify && r == -ENOSPC)
+		return "ENOSPC: the inotify watch limit is reached (fs.inotify.max_user_watches)";
+	if (inotify && r == -EMFILE)
+		return "EMFILE: the inotify instance limit is reached (fs.inotify.max_user_instances)";
 	switch (-r) {
 	case ENOSPC:
 		return "ENOSPC: the file system is full";
@@ -522,6 +548,7 @@ int mirror_watch_run(const struct mirror_opts *o, struct log_err *err)
 		 * comparison, which finds everything in place.
 		 */
 		changed = false;
+		w.inotify_failed = false;
 		lock = mirror_lock(w.base, err);
 		r = lock < 0 ? lock : watch_rearm(&w, err);
 		if (r == 0 && !w.dormant)
@@ -535,7 +562,7 @@ int mirror_watch_run(const struct mirror_opts *o, struct log_err *err)
 			if (fail_ms > BACKOFF_MAX_MS)
 				fail_ms = BACKOFF_MAX_MS;
 			log_error("%s: repair failed (%s): %s; trying again in %lld s", w.base,
-				  err_name(r), err->msg, fail_ms / 1000);
+				  err_name(r, w.inotify_failed), err->msg, fail_ms / 1000);
 			log_err_clear(err);
 			due = retry_at = now_ms() + fail_ms;
 			continue;

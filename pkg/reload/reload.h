@@ -94,7 +94,10 @@ struct reload_opts {
  */
 int reload_selector(char **out, const char *const *entries, size_t n, struct log_err *err);
 
-/* Whether url is one --webhook-url accepts: http:// or https:// (scheme in any case). 1 or 0. */
+/*
+ * Whether url is one --webhook-url accepts: http:// or https:// (scheme in any case) and a host
+ * (user info aside). 1 or 0.
+ */
 int reload_notify_url_ok(const char *url);
 
 /* Fill opts with the defaults. */

@@ -46,6 +46,7 @@ struct reload_ha {
 	long long renewed_ms;	  /* start of the last successful try */
 	long long renew_start_ms; /* first failed renew of this round, 0: none */
 	int lease_write;	  /* a request on the Lease itself: not fenced */
+	int completing;		  /* a write completing one made (a Job's POST after its DELETE) */
 	char reported[256];	  /* the leader last logged */
 };
 
@@ -129,8 +130,12 @@ static void drop_handled(struct ctl *c, long long now)
 	}
 }
 
-/* Note the record of lease (a Lease object, owned by ha from now on). */
-static void observe(struct reload_ha *ha, json_t *lease, long long now)
+/*
+ * Note the record of lease (a Lease object, owned by ha from now on), read or written just now:
+ * a changed record is dated now, after its request returned (client-go's setObservedRecord), not
+ * from before it: a slow GET must not age what it saw. Returns 1 when the record changed.
+ */
+static int observe(struct reload_ha *ha, json_t *lease)
 {
 	json_t *spec = json_object_get(lease, "spec");
 	const char *holder = json_string_value(json_object_get(spec, "holderIdentity"));
@@ -140,15 +145,16 @@ static void observe(struct reload_ha *ha, json_t *lease, long long now)
 	ha->lease = lease;
 	if (raw && ha->observed && strcmp(raw, ha->observed) == 0) {
 		free(raw);
-		return;
+		return 0;
 	}
 	free(ha->observed);
 	ha->observed = raw;
-	ha->observed_ms = now;
+	ha->observed_ms = reload_now_ms();
 	free(ha->holder);
 	ha->holder = strdup(holder ? holder : "");
 	ha->duration_s = json_integer_value(json_object_get(spec, "leaseDurationSeconds"));
 	ha->transitions = json_integer_value(json_object_get(spec, "leaseTransitions"));
+	return 1;
 }
 
 static int is_holder(const struct reload_ha *ha)
@@ -165,7 +171,7 @@ static int try_acquire_or_renew(struct ctl *c)
 	json_t *obj = NULL, *spec;
 	char ts[40], *body;
 	const char *acquire;
-	int r;
+	int r, changed;
 
 	micro_now(ts);
 	if (lease_s < 1)
@@ -196,7 +202,7 @@ static int try_acquire_or_renew(struct ctl *c)
 		obj = json_loadb(c->resp.buf, c->resp.len, 0, NULL);
 		if (!obj)
 			return 0;
-		observe(ha, obj, reload_now_ms());
+		observe(ha, obj);
 		return 1;
 	}
 	if (r != 200) {
@@ -210,8 +216,8 @@ static int try_acquire_or_renew(struct ctl *c)
 		log_warn("reading Lease %s/%s: not a JSON object", ha->ns, ha->name);
 		return 0;
 	}
-	observe(ha, obj, now);
-	if (*ha->holder && !is_holder(ha) && ha->observed_ms == now)
+	changed = observe(ha, obj);
+	if (changed && *ha->holder && !is_holder(ha))
 		drop_handled(c, now); /* the leader renewed: alive */
 	if (*ha->holder && !is_holder(ha) && ha->observed_ms + ha->duration_s * 1000 > now)
 		return 0; /* held by another and not expired by our clock */
@@ -236,7 +242,7 @@ static int try_acquire_or_renew(struct ctl *c)
 	obj = json_loadb(c->resp.buf, c->resp.len, 0, NULL);
 	if (!obj)
 		return 0;
-	observe(ha, obj, reload_now_ms());
+	observe(ha, obj);
 	return 1;
 }
 
@@ -432,24 +438,51 @@ static void tick(struct ctl *c)
 }
 
 /*
- * The write fence (kube_client_set_gate): every API write but the Lease's own is refused unless
- * we hold the Lease and the renew deadline, counted on the monotonic clock from the start of
- * the last successful renewal, has not passed at the moment the request is about to be sent.
- * A standby takes over only a lease duration after it saw our last renewal, and the renew
- * deadline is shorter than that: our writes end before another instance's can begin.
+ * The write fence (kube_client_set_gate). A standby takes over a lease duration after it saw our
+ * last renewal, which it saw after that renewal's request started (renewed_ms): the Lease is
+ * ours until renewed_ms + the lease duration, less FENCE_MARGIN_MS for clock rates and the
+ * network (end_ms). A write may be sent while we lead and the renew deadline from renewed_ms has
+ * not passed (a write completing one already made, until end_ms); and every write, its retries
+ * and their waits, must end by end_ms: the gate bounds the attempt to what is left.
  */
-static int fence(void *ctx, const char *method, const char *url)
+#define FENCE_MARGIN_MS 500
+
+static long long end_ms(const struct ctl *c)
+{
+	return c->ha->renewed_ms + c->o->lease_duration_ms - FENCE_MARGIN_MS;
+}
+
+static long fence(void *ctx, const char *method, const char *url, long after_ms)
 {
 	struct ctl *c = ctx;
 	const struct reload_ha *ha = c->ha;
+	long long at, send_by;
 
 	if (!ha || ha->lease_write)
 		return 0;
-	if (ha->leader && reload_now_ms() - ha->renewed_ms < c->o->renew_deadline_ms)
-		return 0;
+	at = reload_now_ms() + after_ms;
+	send_by = ha->completing ? end_ms(c) : ha->renewed_ms + c->o->renew_deadline_ms;
+	if (send_by > end_ms(c))
+		send_by = end_ms(c);
+	if (ha->leader && at < send_by)
+		return (long)(end_ms(c) - at);
 	METRIC_INC(c->m.fenced);
-	log_warn("%s %s: not sent: the Lease is not held or its renewal is overdue", method, url);
-	return 1;
+	log_warn("%s %s: not sent: the Lease is not held or its renewal is overdue%s", method, url,
+		 after_ms ? " by the end of the retry wait" : "");
+	return -1;
+}
+
+long long reload_ha_write_left(const struct ctl *c)
+{
+	if (!c->ha)
+		return -1;
+	return c->ha->leader ? end_ms(c) - reload_now_ms() : 0;
+}
+
+void reload_ha_completing(struct ctl *c, int on)
+{
+	if (c->ha)
+		c->ha->completing = on;
 }
 
 int reload_ha_acting(const struct ctl *c)

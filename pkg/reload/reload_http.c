@@ -92,13 +92,17 @@ static int render(struct strbuf *sb, struct reload_metrics *m)
  * Slow clients (slowloris): libmicrohttpd's idle timeout (HTTP_IDLE_S) starts again with every
  * byte, so a client trickling a header line a second held its connection for ever, and a few
  * thousand of them filled the table: no /healthz answer, and the kubelet restarts the pod.
- * So every request head has a deadline of its own, HTTP_HEAD_S from the accept (or from the end
- * of the previous request on a kept-alive connection), and the table keeps HTTP_RESERVE slots:
+ * So every request head has a deadline of its own, HTTP_HEAD_S from the accept, and the table
+ * keeps HTTP_RESERVE slots:
  * when more connections than the limit less the reserve wait for their head, the oldest of them
  * is closed. Connections are tracked from libmicrohttpd's connection notifications (its own
  * thread); a reaper thread shuts their sockets down (shutdown(2): libmicrohttpd then sees the
  * end of the stream and closes the connection itself, in its thread; the descriptor stays ours
  * to name until the CLOSED notification, which comes before libmicrohttpd closes it).
+ * Between two requests of a kept-alive connection (Prometheus reuses its connection from one
+ * scrape to the next) only the idle timeout applies while the table has room; once more than
+ * the limit less twice the reserve wait for a head, the head deadline applies to them too (from
+ * the end of the previous request), and the reserve's culling takes them as any other.
  */
 #define HTTP_HEAD_S  5
 #define HTTP_RESERVE 64
@@ -108,6 +112,7 @@ struct hconn {
 	int fd;
 	long long since_ms; /* accepted, or the previous request ended (monotonic) */
 	int linked, culled;
+	int kept; /* waiting for its next request, kept alive: deadline only under pressure */
 };
 
 struct http {
@@ -118,7 +123,7 @@ struct http {
 	pthread_t reaper;
 	int reaper_on, stop;
 	struct hconn wait; /* list head: oldest first */
-	unsigned int nwait, nculled, cull_at;
+	unsigned int nwait, nculled, cull_at, press_at;
 	unsigned long head_timeouts, culls; /* for tests and messages */
 };
 
@@ -137,6 +142,7 @@ static void unlink_hc(struct http *h, struct hconn *hc)
 static void link_hc(struct http *h, struct hconn *hc)
 {
 	hc->since_ms = reload_now_ms();
+	hc->kept = 0;
 	hc->culled = 0;
 	hc->prev = h->wait.prev;
 	hc->next = &h->wait;
@@ -228,8 +234,10 @@ static void on_done(void *cls, struct MHD_Connection *conn, void **con_cls,
 	if (!hc)
 		return;
 	pthread_mutex_lock(&h->mu);
-	if (!hc->linked)
+	if (!hc->linked) {
 		link_hc(h, hc);
+		hc->kept = 1;
+	}
 	pthread_mutex_unlock(&h->mu);
 }
 
@@ -243,15 +251,17 @@ static void *reaper(void *ud)
 		long long now = reload_now_ms();
 		struct hconn *hc;
 
+		int pressed = h->nwait - h->nculled > h->press_at;
+
 		for (hc = h->wait.next; hc != &h->wait; hc = hc->next) {
 			if (now - hc->since_ms < HTTP_HEAD_S * 1000LL)
 				break; /* oldest first: the rest are younger */
-			if (!hc->culled) {
+			if (!hc->culled && (!hc->kept || pressed)) {
 				cull(h, hc);
 				h->head_timeouts++;
 			}
 		}
-		clock_gettime(CLOCK_REALTIME, &ts);
+		clock_gettime(CLOCK_MONOTONIC, &ts); /* the condition waits on it (h->cv) */
 		ts.tv_nsec += 250 * 1000000L;
 		if (ts.tv_nsec >= 1000000000L) {
 			ts.tv_sec++;
@@ -287,9 +297,23 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 
 	(void)version;
 	(void)upload;
-	(void)upload_size;
-	(void)con_cls;
-	head_done(cls, conn);
+	if (!*con_cls) {
+		/*
+		 * The head has arrived: answer at the next call, once the request is read whole.
+		 * libmicrohttpd 0.9.75 closes a connection whose answer was queued at the first
+		 * call (keepalive_possible: the request not read whole), so no connection was kept
+		 * alive; a request body is discarded.
+		 */
+		static int seen;
+
+		head_done(cls, conn);
+		*con_cls = &seen;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		*upload_size = 0; /* no body is read: GET and HEAD only */
+		return MHD_YES;
+	}
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 		return reply(conn, 405, "text/plain", "method not allowed\n", 19);
 	if (strcmp(url, "/healthz") == 0)
@@ -431,11 +455,30 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 static struct MHD_Daemon *start(struct http *h, unsigned int flags, const struct sockaddr *sa,
 				unsigned int limit)
 {
-	return MHD_start_daemon(flags, 0, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, sa,
-				MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_CONNECTION_TIMEOUT,
-				(unsigned int)HTTP_IDLE_S, MHD_OPTION_NOTIFY_CONNECTION, on_conn, h,
-				MHD_OPTION_NOTIFY_COMPLETED, on_done, h, MHD_OPTION_EXTERNAL_LOGGER,
-				mhd_log, NULL, MHD_OPTION_END);
+	struct MHD_Daemon *d;
+	sigset_t old;
+
+	/* its polling thread inherits our mask: SIGTERM and SIGINT stay the main thread's */
+	reload_signals_block(&old);
+	/* the logger first: libmicrohttpd warns about options parsed before it */
+	d = MHD_start_daemon(flags, 0, NULL, NULL, handle, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
+			     NULL, MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_CONNECTION_LIMIT, limit,
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_IDLE_S,
+			     MHD_OPTION_NOTIFY_CONNECTION, on_conn, h, MHD_OPTION_NOTIFY_COMPLETED,
+			     on_done, h, MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return d;
+}
+
+/* The reaper's timed wait runs on the monotonic clock: immune to wall-clock steps. */
+static void cond_init_monotonic(pthread_cond_t *cv)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(cv, &ca);
+	pthread_condattr_destroy(&ca);
 }
 
 void *reload_http_start(const char *listen, struct reload_metrics *m, struct log_err *err)
@@ -457,8 +500,9 @@ void *reload_http_start(const char *listen, struct reload_metrics *m, struct log
 	h->m = m;
 	h->wait.next = h->wait.prev = &h->wait;
 	h->cull_at = limit > 2 * HTTP_RESERVE ? limit - HTTP_RESERVE : limit / 2;
+	h->press_at = limit > 4 * HTTP_RESERVE ? limit - 2 * HTTP_RESERVE : limit / 4;
 	pthread_mutex_init(&h->mu, NULL);
-	pthread_cond_init(&h->cv, NULL);
+	cond_init_monotonic(&h->cv);
 	if (any) {
 		/* ":PORT" is every address, IPv6 too where the host has it (Go's ":9090") */
 		memset(&any6, 0, sizeof(any6));
@@ -480,7 +524,7 @@ void *reload_http_start(const char *listen, struct reload_metrics *m, struct log
 		reload_http_stop(h);
 		return NULL;
 	}
-	h->reaper_on = pthread_create(&h->reaper, NULL, reaper, h) == 0;
+	h->reaper_on = reload_thread_start(&h->reaper, reaper, h) == 0;
 	if (!h->reaper_on) {
 		log_err_set(err, -EAGAIN, "--listen '%s': cannot start a thread", listen);
 		reload_http_stop(h);

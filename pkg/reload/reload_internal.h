@@ -5,7 +5,9 @@
 #define NP_RELOAD_INTERNAL_H
 
 #include <jansson.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <time.h>
 
 #include "kube/kube.h"
@@ -389,8 +391,18 @@ void reload_http_stop(void *h);
 extern const struct kube_resource reload_res_cronjobs, reload_res_jobs, reload_res_rollouts;
 /* The API resource of each class (reload_table.c). */
 extern const struct kube_resource *const reload_cls_res[NCLS];
-/* Set by SIGTERM/SIGINT (reload_on_signal); the run loop stops. */
-extern volatile sig_atomic_t reload_stop_flag;
+/*
+ * Set by SIGTERM/SIGINT (reload_on_signal); the run loop stops. Atomic (lock-free, so safe in a
+ * signal handler): the notification thread reads it too.
+ */
+extern atomic_int reload_stop_flag;
+/*
+ * pthread_create with SIGTERM and SIGINT blocked in the new thread, so the signals land on the
+ * main thread (whose blocking calls they interrupt). Returns pthread_create's result.
+ */
+int reload_thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
+/* Block SIGTERM and SIGINT in this thread (old: the mask before), for a library's own threads. */
+void reload_signals_block(sigset_t *old);
 
 /* Common head of every table entry. */
 struct ent {
@@ -534,6 +546,10 @@ void reload_ha_free(struct ctl *c);
 void reload_ha_tick(struct ctl *c);
 /* 1 when c may roll: no HA, or we hold a lease renewed within the renew deadline. */
 int reload_ha_acting(const struct ctl *c);
+/* ms within which our API writes must end (the Lease held); -1: no HA (unbounded), 0: none. */
+long long reload_ha_write_left(const struct ctl *c);
+/* on: the writes that follow complete one already made: sent until the Lease runs out. */
+void reload_ha_completing(struct ctl *c, int on);
 /* When reload_ha_tick wants to run next (monotonic ms; INT64_MAX without HA). */
 long long reload_ha_next(const struct ctl *c);
 /* Give the lease up if we hold it (SIGTERM; client-go's ReleaseOnCancel). */
@@ -740,13 +756,18 @@ int reload_alert_body(struct strbuf *sb, const struct reload_alert *a, const cha
 		      const char **ctype);
 #define RELOAD_NOTIFY_QUEUE_MAX 256 /* alerts/webhooks waiting; a full queue drops its oldest */
 #define RELOAD_NOTIFY_BODY_MAX	(64 * 1024) /* bytes of a sink's answer read, the rest cut */
+#define RELOAD_ALERT_MSG_MAX	(16 * 1024) /* an alert's text, ALERT_ADDITIONAL_INFO included */
+#define RELOAD_NOTIFY_DRAIN_MS	30000	    /* once mode: the queue's drain at exit, at most */
 
 /*
  * Start the thread that sends alerts and webhooks (only when ALERT_ON_RELOAD or --webhook-url
  * is set; c->nq stays NULL otherwise). Returns 0 or a negative code with err set.
  */
 int reload_notify_start(struct ctl *c, struct log_err *err);
-/* Stop it: drain sends what is queued first (once mode), else the POST in flight is abandoned. */
+/*
+ * Stop it: drain sends what is queued first (once mode; RELOAD_NOTIFY_DRAIN_MS at most), else the
+ * POST in flight is abandoned. What was not sent is logged in one line.
+ */
 void reload_notify_stop(struct ctl *c, int drain);
 /* Queue the alert for a successful rollout when ALERT_ON_RELOAD=true (errors are logged). */
 void reload_notify_alert(struct ctl *c, const char *obj, const char *type, const char *ns,

@@ -571,6 +571,8 @@ static int job_deleted(struct ctl *c, struct wl_ent *we, const char *uid)
  * the old Job goes, a quota, an admission webhook, server errors) is kept and created again
  * later (reload_jobs_due) instead of losing the Job.
  */
+#define JOB_FENCE_MIN_MS 1000 /* of the Lease left for a Job's DELETE and POST (--enable-ha) */
+
 static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_trigger *t, size_t n,
 		       long long now, const struct kube_query *q, struct log_err *err)
 {
@@ -582,7 +584,9 @@ static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_tri
 	const char *uid;
 	char *olduid = NULL;
 	size_t i;
-	int r, again = we->recreate != NULL;
+	long long left;
+	long old;
+	int r, again = we->recreate != NULL, deleting = 0;
 
 	if (again) { /* deleted already: create the kept copy, with the latest triggers */
 		job = we->recreate;
@@ -641,8 +645,27 @@ static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_tri
 	r = dump_to(&c->body, job);
 	if (r < 0)
 		goto out;
+	/*
+	 * The DELETE and its POST both end while the Lease is ours (--enable-ha): with less than
+	 * JOB_FENCE_MIN_MS left the Job is not touched (it stays pending, for whoever leads); the
+	 * DELETE gets half of what is left, the POST completing it the rest, sent even past the
+	 * renew deadline (reload_ha_completing). Else a DELETE answered late left its copy in our
+	 * memory only, and the next leader found no Job to roll.
+	 */
+	left = reload_ha_write_left(c);
+	if (left >= 0 && left < JOB_FENCE_MIN_MS) {
+		r = log_err_set(err, KUBE_EFENCED,
+				"Job %s/%s: not deleted: %lld ms of the Lease left for its DELETE "
+				"and POST, %d needed",
+				we->e.ns, we->e.name, left, JOB_FENCE_MIN_MS);
+		goto out;
+	}
+	old = left >= 0 ? kube_client_set_timeout(c->cl, (long)(left / 2)) : 0;
 	r = send_json(c, "DELETE", &reload_res_jobs, we->e.ns, we->e.name, "application/json",
 		      del.buf, NULL, err);
+	if (left >= 0)
+		kube_client_set_timeout(c->cl, old);
+	deleting = 1;
 	if (r == 404) {
 		r = -ENOENT;
 		goto out;
@@ -652,7 +675,9 @@ static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_tri
 	if (r != 200 && r != 202)
 		goto out; /* 409: another Job of that name now; the caller re-reads */
 create:
+	reload_ha_completing(c, deleting);
 	r = job_post(c, we, q, err);
+	reload_ha_completing(c, 0);
 	if (r == 201 || r == 200) {
 		if (again)
 			log_info("Job %s/%s: created again", we->e.ns, we->e.name);
@@ -685,8 +710,8 @@ void reload_jobs_due(struct ctl *c)
 	size_t i;
 	struct ent *e;
 
-	if (!c->nrecreate)
-		return;
+	if (!c->nrecreate || !reload_ha_acting(c))
+		return; /* a standby creates nothing: the copies wait for us to lead again */
 	for (i = 0; i < c->wl.nb; i++) {
 		for (e = c->wl.b[i]; e; e = e->next) {
 			struct wl_ent *we = (struct wl_ent *)e;

@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "reload/reload_internal.h"
 
@@ -66,7 +67,10 @@ static int on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, cu
 	(void)dn;
 	(void)ut;
 	(void)un;
-	return reload_stop_flag || (ud && __atomic_load_n((int *)ud, __ATOMIC_RELAXED)) ? 1 : 0;
+	return atomic_load(&reload_stop_flag) ||
+		       (ud && __atomic_load_n((int *)ud, __ATOMIC_RELAXED))
+		   ? 1
+		   : 0;
 }
 
 static int post(const char *url, const char *proxy, const char *ctype, const char *body,
@@ -90,7 +94,7 @@ static int post(const char *url, const char *proxy, const char *ctype, const cha
 
 	if (!e)
 		return log_err_set(err, -ENOMEM, "out of memory");
-	if (reload_stop_flag) {
+	if (atomic_load(&reload_stop_flag)) {
 		curl_easy_cleanup(e);
 		return log_err_set(err, -EIO, "POST %s: stopping",
 				   url_for_log(url, shown, sizeof(shown)));
@@ -166,7 +170,7 @@ int reload_alert_body(struct strbuf *sb, const struct reload_alert *a, const cha
 		      const char *type, const char *ns, const char *workload, const char *kind,
 		      const char **ctype)
 {
-	struct strbuf msg = STRBUF_INIT(16 * 1024);
+	struct strbuf msg = STRBUF_INIT(RELOAD_ALERT_MSG_MAX);
 	const char *sink = a->sink ? a->sink : "";
 	int r = 0;
 
@@ -217,11 +221,14 @@ struct note {
 struct reload_notifyq {
 	pthread_t th;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	pthread_cond_t cv;   /* to the worker: a note queued, or stop */
+	pthread_cond_t room; /* from the worker: a note taken (room in the queue), or it ended */
 	struct note *head, *tail;
 	size_t n;
-	int stop;  /* 1: drop what is queued and end; 2: send what is queued, then end */
-	int abort; /* read by the POST's progress callback: abandon the POST in flight */
+	int stop;      /* 1: drop what is queued and end; 2: send what is queued, then end */
+	int abort;     /* read by the POST's progress callback: abandon the POST in flight */
+	int ended;     /* the worker has returned */
+	size_t unsent; /* taken but not sent: abandoned at a stop */
 	const struct reload_opts *o;
 	struct reload_metrics *m;
 };
@@ -235,6 +242,13 @@ static void note_free(struct note *nt)
 	free(nt);
 }
 
+/* Are we stopping (SIGTERM, or the drain's time is up)? Then a failed POST is counted, not logged.
+ */
+static int stopping(struct reload_notifyq *q)
+{
+	return atomic_load(&reload_stop_flag) || __atomic_load_n(&q->abort, __ATOMIC_RELAXED);
+}
+
 static void send_note(struct reload_notifyq *q, const struct note *nt)
 {
 	const struct reload_alert *a = &q->o->alert;
@@ -246,7 +260,9 @@ static void send_note(struct reload_notifyq *q, const struct note *nt)
 	if (nt->alert) {
 		r = post(a->url, a->proxy, nt->ctype, nt->body, &resp, &q->abort, &err);
 		/* Reloader's success codes: Teams and Google Chat exactly 200, others below 400 */
-		if (r < 0)
+		if (r < 0 && stopping(q))
+			q->unsent++; /* in the summary at the stop */
+		else if (r < 0)
 			log_error("Error sending alert: %s", err.msg);
 		else if ((strcmp(sink, "teams") == 0 || strcmp(sink, "gchat") == 0) ? r != 200
 										    : r >= 400)
@@ -254,7 +270,9 @@ static void send_note(struct reload_notifyq *q, const struct note *nt)
 	} else {
 		/* Reloader v1.4.21 (reloader.md §9.7): the body is fixed, the status ignored */
 		r = post(q->o->webhook_url, NULL, nt->ctype, nt->body, &resp, &q->abort, &err);
-		if (r < 0)
+		if (r < 0 && stopping(q))
+			q->unsent++;
+		else if (r < 0)
 			log_error("webhook for %s failed: %s", nt->about, err.msg);
 		else
 			log_info("webhook sent for %s: HTTP %d %s", nt->about, r,
@@ -272,7 +290,8 @@ static void *worker(void *ud)
 	for (;;) {
 		while (!q->head && !q->stop)
 			pthread_cond_wait(&q->cv, &q->mu);
-		if (q->stop == 1 || !q->head)
+		/* SIGTERM: nothing more is taken; what is queued is counted at the stop */
+		if (q->stop == 1 || !q->head || atomic_load(&reload_stop_flag))
 			break;
 		nt = q->head;
 		q->head = nt->next;
@@ -280,11 +299,14 @@ static void *worker(void *ud)
 			q->tail = NULL;
 		q->n--;
 		METRIC_SET(q->m->notify_queued, q->n);
+		pthread_cond_broadcast(&q->room);
 		pthread_mutex_unlock(&q->mu);
 		send_note(q, nt);
 		note_free(nt);
 		pthread_mutex_lock(&q->mu);
 	}
+	q->ended = 1;
+	pthread_cond_broadcast(&q->room);
 	pthread_mutex_unlock(&q->mu);
 	return NULL;
 }
@@ -292,6 +314,7 @@ static void *worker(void *ud)
 int reload_notify_start(struct ctl *c, struct log_err *err)
 {
 	struct reload_notifyq *q;
+	pthread_condattr_t ca;
 
 	if (!c->o->alert.on && !c->o->webhook_url)
 		return 0;
@@ -302,14 +325,32 @@ int reload_notify_start(struct ctl *c, struct log_err *err)
 	q->m = &c->m;
 	pthread_mutex_init(&q->mu, NULL);
 	pthread_cond_init(&q->cv, NULL);
-	if (pthread_create(&q->th, NULL, worker, q) != 0) {
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* the drain's deadline */
+	pthread_cond_init(&q->room, &ca);
+	pthread_condattr_destroy(&ca);
+	if (reload_thread_start(&q->th, worker, q) != 0) {
 		pthread_mutex_destroy(&q->mu);
 		pthread_cond_destroy(&q->cv);
+		pthread_cond_destroy(&q->room);
 		free(q);
 		return log_err_set(err, -EAGAIN, "cannot start the notification thread");
 	}
 	c->nq = q;
 	return 0;
+}
+
+/* Wait (q->mu held) until the worker ends or RELOAD_NOTIFY_DRAIN_MS pass. 1: it ended. */
+static int wait_drained(struct reload_notifyq *q)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += RELOAD_NOTIFY_DRAIN_MS / 1000;
+	while (!q->ended)
+		if (pthread_cond_timedwait(&q->room, &q->mu, &ts) == ETIMEDOUT)
+			break;
+	return q->ended;
 }
 
 void reload_notify_stop(struct ctl *c, int drain)
@@ -322,12 +363,18 @@ void reload_notify_stop(struct ctl *c, int drain)
 		return;
 	pthread_mutex_lock(&q->mu);
 	q->stop = drain ? 2 : 1;
-	if (!drain)
-		__atomic_store_n(&q->abort, 1, __ATOMIC_RELAXED);
 	pthread_cond_signal(&q->cv);
+	if (drain && !wait_drained(q)) {
+		log_warn("the alerts and webhooks still queued after %d s are dropped",
+			 RELOAD_NOTIFY_DRAIN_MS / 1000);
+		drain = 0;
+		q->stop = 1;
+	}
+	if (!drain)
+		__atomic_store_n(&q->abort, 1, __ATOMIC_RELAXED); /* the POST in flight ends */
 	pthread_mutex_unlock(&q->mu);
 	pthread_join(q->th, NULL);
-	for (left = 0; (nt = q->head); left++) {
+	for (left = q->unsent; (nt = q->head); left++) {
 		q->head = nt->next;
 		note_free(nt);
 	}
@@ -335,11 +382,15 @@ void reload_notify_stop(struct ctl *c, int drain)
 		log_warn("stopping: %zu alerts or webhooks not sent", left);
 	pthread_mutex_destroy(&q->mu);
 	pthread_cond_destroy(&q->cv);
+	pthread_cond_destroy(&q->room);
 	free(q);
 	c->nq = NULL;
 }
 
-/* Queue a note (owned by the queue from now on); a full queue drops its oldest note. */
+/*
+ * Queue a note (owned by the queue from now on). A full queue drops its oldest note; in once
+ * mode (nothing else waits on us) it waits for room instead: every alert of the run is sent.
+ */
 static void enqueue(struct ctl *c, struct note *nt)
 {
 	struct reload_notifyq *q = c->nq;
@@ -350,6 +401,8 @@ static void enqueue(struct ctl *c, struct note *nt)
 		return;
 	}
 	pthread_mutex_lock(&q->mu);
+	while (c->o->once && q->n >= RELOAD_NOTIFY_QUEUE_MAX && !q->ended)
+		pthread_cond_wait(&q->room, &q->mu);
 	if (q->n >= RELOAD_NOTIFY_QUEUE_MAX) {
 		old = q->head;
 		q->head = old->next;
@@ -407,6 +460,7 @@ void reload_notify_alert(struct ctl *c, const char *obj, const char *type, const
 	const struct reload_alert *a = &c->o->alert;
 	struct strbuf body = STRBUF_INIT(64 * 1024);
 	const char *ctype = NULL;
+	int r;
 	struct note *nt;
 
 	if (!a->on)
@@ -415,9 +469,15 @@ void reload_notify_alert(struct ctl *c, const char *obj, const char *type, const
 		log_error("ALERT_WEBHOOK_URL env variable not provided");
 		return;
 	}
-	if (reload_alert_body(&body, a, obj, type, ns, workload, kind, &ctype) < 0) {
+	r = reload_alert_body(&body, a, obj, type, ns, workload, kind, &ctype);
+	if (r < 0) {
 		sb_free(&body);
-		log_error("Error sending alert: out of memory");
+		if (r == -E2BIG)
+			log_error("Error sending alert: the message for %s %s/%s is longer than %d "
+				  "bytes (ALERT_ADDITIONAL_INFO and the names)",
+				  kind, ns, workload, RELOAD_ALERT_MSG_MAX);
+		else
+			log_error("Error sending alert: out of memory");
 		return;
 	}
 	nt = note_new(1, ctype, strdup(body.buf ? body.buf : ""), "%s %s/%s", kind, ns, workload);
@@ -442,5 +502,20 @@ void reload_notify_webhook(struct ctl *c, const struct cfg_ent *ce)
 
 int reload_notify_url_ok(const char *url)
 {
-	return strncasecmp(url, "http://", 7) == 0 || strncasecmp(url, "https://", 8) == 0;
+	const char *h, *at;
+	size_t auth;
+
+	if (strncasecmp(url, "http://", 7) == 0)
+		h = url + 7;
+	else if (strncasecmp(url, "https://", 8) == 0)
+		h = url + 8;
+	else
+		return 0;
+	auth = strcspn(h, "/?#"); /* the authority: [user@]host[:port] */
+	at = memchr(h, '@', auth);
+	if (at) {
+		auth -= (size_t)(at + 1 - h);
+		h = at + 1;
+	}
+	return auth > 0 && *h != ':'; /* a host, not nothing or a bare port ("http://:80/") */
 }

@@ -215,7 +215,7 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 	if (r < 0)
 		goto out;
 	METRIC_SET(c.m.ready, 1);
-	while (!reload_stop_flag) {
+	while (!atomic_load(&reload_stop_flag)) {
 		long long wait = reload_next_wakeup(&c) - reload_now_ms();
 
 		if (wait < 0)

@@ -90,12 +90,33 @@ void reload_tab_del(struct tab *t, struct ent *e)
 
 struct ctl;
 
-volatile sig_atomic_t reload_stop_flag;
+atomic_int reload_stop_flag;
 
 void reload_on_signal(int sig)
 {
 	(void)sig;
-	reload_stop_flag = 1;
+	atomic_store(&reload_stop_flag, 1);
+}
+
+void reload_signals_block(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+int reload_thread_start(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	sigset_t old;
+	int r;
+
+	reload_signals_block(&old); /* the new thread inherits the mask */
+	r = pthread_create(th, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return r;
 }
 
 long long reload_now_ms(void)

@@ -2,21 +2,35 @@
 /* rules_value: the pure helpers every stage of the module uses (arrays, Go's numbers, versions). */
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rules/rules_internal.h"
 
-/* Grow *arr (of *n elements of size sz) by one zeroed element; NULL on ENOMEM. */
+/*
+ * Grow *arr (of *n elements of size sz) by one zeroed element; NULL on ENOMEM.
+ * The room is the next power of two of *n, so it is reallocated only when *n
+ * is 0 or a power of two: appending n elements copies O(n) bytes, not O(n^2)
+ * (a 150,000-node template took minutes under ASan, whose realloc always
+ * copies). Arrays passed here are grown by this function only.
+ */
 void *rules_grow(void *arr_p, size_t *n, size_t sz)
 {
 	void **arr = arr_p;
-	char *na = realloc(*arr, (*n + 1) * sz);
+	char *na = *arr;
+	size_t room;
 
-	if (!na)
-		return NULL;
+	if ((*n & (*n - 1)) == 0) {
+		room = *n ? *n * 2 : 1;
+		if (room > SIZE_MAX / sz)
+			return NULL;
+		na = realloc(*arr, room * sz);
+		if (!na)
+			return NULL;
+		*arr = na;
+	}
 	memset(na + *n * sz, 0, sz);
-	*arr = na;
 	return na + (*n)++ * sz;
 }
 

@@ -61,21 +61,28 @@ user_tree() {
   printf 'loose' >"$C/loose-file"
 }
 
-@test "a temp file or empty directory a killed configure left is ours: removed, never backed up" {
+@test "a temp file of ours in a directory we write, or an empty directory a killed configure left: removed, never backed up" {
   user_tree 3
+  # a file with our temp name in a directory we do not write is the user's: it is kept
+  printf 'mine' >"$C/reg1.example:5000/.hosts.toml.Zz99Yy"
+  touch -d '-1 hour' "$C/reg1.example:5000/.hosts.toml.Zz99Yy"
   orig=$(manifest "$C")
-  # what a configure of an older version killed in fs_publish leaves (before the first backup,
-  # and in a directory of ours after it), and a killed staging
-  printf 'half' >"$C/reg1.example:5000/.hosts.toml.Zz99Yy"
   "$BIN" configure "${ARGS[@]}"
+  [ -f "$C/_backup/reg1.example:5000/.hosts.toml.Zz99Yy" ]
+  # what a configure of an older version killed in fs_publish leaves in a directory of ours
+  # (older than a minute: that version's watch wrote without our lock), one being written now
+  # (kept), and a killed staging
   printf 'half' >"$C/docker.io/.hosts.toml.Ab12Cd"
+  touch -d '-2 minutes' "$C/docker.io/.hosts.toml.Ab12Cd"
+  printf 'half' >"$C/ghcr.io/.hosts.toml.Ef34Gh"
   mkdir -p "$C/.nodeprobe-stage/ghcr.io"
   printf 'half' >"$C/.nodeprobe-stage/ghcr.io/hosts.toml"
   run "$BIN" configure "${ARGS[@]}"
   [ "$status" -eq 0 ]
   [ ! -e "$C/docker.io/.hosts.toml.Ab12Cd" ] && [ ! -e "$C/.nodeprobe-stage" ]
-  [ ! -e "$C/_backup/reg1.example:5000/.hosts.toml.Zz99Yy" ]
-  ! find "$C/_backup" -name '.hosts.toml.*' -o -name '.nodeprobe-*' | grep . || false
+  [ -f "$C/ghcr.io/.hosts.toml.Ef34Gh" ] && rm "$C/ghcr.io/.hosts.toml.Ef34Gh"
+  [ -f "$C/_backup/reg1.example:5000/.hosts.toml.Zz99Yy" ]
+  ! find "$C/_backup" -name '.nodeprobe-*' | grep . || false
   run "$BIN" cleanup --config-path "$C"
   [ "$status" -eq 0 ]
   [ "$(manifest "$C")" = "$orig" ]
@@ -132,4 +139,5 @@ user_tree() {
   [ "$status" -ne 77 ] || skip "mount -t tmpfs refused in the new namespace"
   [ "$status" -eq 0 ]
   grep -q '^levels that failed: [1-9]' <<<"$output"
+  grep -q "^inode levels that failed: [1-9]" <<<"$output"
 }

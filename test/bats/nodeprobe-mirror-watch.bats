@@ -272,3 +272,23 @@ mode_is() { [ "$(stat -c %a "$1")" = "$2" ]; }
   run "$BIN" watch --no-such-option
   [ "$status" -eq 2 ]
 }
+
+@test "the inotify watch limit is named as such, not taken for a full disk" {
+  unshare -U -r sh -c 'echo 0 >/proc/sys/user/max_inotify_watches' 2>/dev/null ||
+    skip "no user namespace with its own inotify limit here"
+  # no watch at all: watch stops and says which limit
+  run unshare -U -r sh -c 'echo 0 >/proc/sys/user/max_inotify_watches && exec "$@"' sh \
+    "$BIN" watch "${ARGS[@]}"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  grep -q "inotify watch limit (fs.inotify.max_user_watches) is reached" <<<"$output"
+  ! grep -q "file system is full" <<<"$output"
+  # room for the config path only: watch runs and warns about the directories it cannot watch
+  rm -rf "$C"
+  unshare -U -r sh -c 'echo 1 >/proc/sys/user/max_inotify_watches && exec "$@"' sh \
+    "$BIN" watch -v "${ARGS[@]}" >"$T/log" 2>&1 &
+  WPID=$!
+  wait_for grep -q "watching $C" "$T/log"
+  grep -q "inotify watch limit (fs.inotify.max_user_watches) is reached: watching only 1 directories" "$T/log"
+  ! grep -q "file system is full" "$T/log"
+}

@@ -1,9 +1,12 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Soak: two nodeprobe-reload --enable-ha instances against test/fake-apiserver with an alert
-# sink that never answers, 100 changes in 5 rounds. Round 2: the answer to the leader's first
-# PATCH comes 4 s late, holding its loop past the renew deadline and the lease (the other
-# takes over): its next write must be fenced. Round 4: the leader is frozen (SIGSTOP). The fake logs each request's user (--token-auth-file: one token per
+# sink that never answers, 120 changes in 6 rounds. Round 2: the answer to the leader's first
+# PATCH comes 7 s late, holding its loop past the renew deadline and the lease (the other
+# takes over): its next write must be fenced. Round 4: the leader is frozen (SIGSTOP). Round 6:
+# the leader's first PATCH is held 7 s before it is processed: sent in time, it must not land
+# after the other took over (its timeout is cut to the Lease; the fake, as the API server,
+# drops a request whose client went). The fake logs each request's user (--token-auth-file: one token per
 # instance) and the Lease holder when a write arrived: every change is rolled exactly once, and
 # no write comes from an instance that does not hold the Lease. The change-to-rollout latency
 # is printed, not asserted; the only time bound is the one that keeps a broken build from hanging.
@@ -13,10 +16,12 @@ source "$NP_ROOT/test/fake-apiserver/fake.bash"
 
 BIN="$BUILD/nodeprobe-reload"
 PEER="$NP_ROOT/test/fake-apiserver/slow-peer"
-HA=(--enable-ha --leader-elect-lease-duration 3s --leader-elect-renew-deadline 2s
+# 6 s / 4 s: a loaded machine's scheduling delays stay well inside the renew deadline's margin;
+# the faults hold a request 7 s, past the renew deadline and the lease
+HA=(--enable-ha --leader-elect-lease-duration 6s --leader-elect-renew-deadline 4s
   --leader-elect-retry-period 300ms)
 N=20     # Deployments, each with its ConfigMap
-ROUNDS=5 # N x ROUNDS changes
+ROUNDS=6 # N x ROUNDS changes
 
 setup() {
   PIDS=()
@@ -66,7 +71,7 @@ wait_holder_any() {
   return 1
 }
 
-@test "soak: 2 HA instances, a hanging alert sink, 100 changes, leader held and frozen: each change rolled once, no write out of lease" {
+@test "soak: 2 HA instances, a hanging alert sink, 120 changes, leader held, frozen, its write queued: each change rolled once, no write out of lease" {
   SINK_LOG="$BATS_TEST_TMPDIR/sink.log"
   "$PEER" hang --ready-file "$BATS_TEST_TMPDIR/sink.ready" --log "$SINK_LOG" 3>&- &
   PIDS+=($!)
@@ -84,9 +89,12 @@ wait_holder_any() {
     if [ "$r" -eq 2 ]; then
       # slow answers: the leader's loop is held in its PATCHes past the renew deadline while
       # the other takes over; the fence must stop its writes at the deadline
-      fake_ctl POST /faults '{"method":"PATCH","path":"/deployments/d20$","action":"delay-response","seconds":4}' >/dev/null
+      fake_ctl POST /faults '{"method":"PATCH","path":"/deployments/d20$","action":"delay-response","seconds":7}' >/dev/null
     elif [ "$r" -eq 4 ]; then
       kill -STOP "${!pid_var}" # frozen before the changes: it wakes with them overdue
+    elif [ "$r" -eq 6 ]; then
+      # held before processing: a PATCH sent in time would land after the takeover
+      fake_ctl POST /faults '{"method":"PATCH","path":"/deployments/d20$","action":"delay","seconds":7}' >/dev/null
     fi
     # the round's changes in one write, so the leader rolls them in one pass (d20 first)
     t=$(for i in $(seq $N); do
@@ -102,15 +110,18 @@ wait_holder_any() {
     # all of this round's rollouts (120 s: only so a broken build cannot hang the suite)
     want=$((N * r))
     for i in $(seq 1200); do
-      got=$(fake_ctl GET "/requests?method=PATCH&path=/deployments/&count=1" | jq .count)
+      got=$(fake_ctl GET "/requests?method=PATCH&path=/deployments/" | jq '[.items[] | select(.abandoned | not)] | length')
       [ "$got" -ge "$want" ] && break
       sleep 0.1
     done
     echo "# round $r: $got PATCHes (want $want); leader before $lead, now $(holder)" >&3
     [ "$got" -ge "$want" ]
   done
-  sleep 4 # a frozen leader's late writes, if any, would land now
-  fake_ctl GET '/requests?method=(PATCH|POST|PUT|DELETE)' >"$BATS_TEST_TMPDIR/writes.json"
+  sleep 7 # a frozen or held leader's late writes, if any, would land now
+  # a request dropped unprocessed (its client went: round 6) wrote nothing
+  fake_ctl GET '/requests?method=(PATCH|POST|PUT|DELETE)' |
+    jq '.items |= map(select(.abandoned | not))' >"$BATS_TEST_TMPDIR/writes.json"
+  echo "# abandoned by their client before processing: $(fake_ctl GET '/requests?method=PATCH' | jq '[.items[] | select(.abandoned)] | length')" >&3
   # every change rolled exactly once: one PATCH per (Deployment, hash)
   while read -r r d h t; do
     n=$(jq --arg p "/deployments/$d" --arg h "$h" \
@@ -136,7 +147,7 @@ wait_holder_any() {
     done <"$BATS_TEST_TMPDIR/changes" | sort -n | awk '{a[NR]=$1} END {printf "n %d p50 %.3f p90 %.3f max %.3f", NR, a[int((NR+1)/2)], a[int((NR*9+9)/10)], a[NR]}'
   }
   echo "# change->rollout latency (s), steady rounds 1 3 5: $(lat '^[135]$')" >&3
-  echo "# change->rollout latency (s), rounds 2 4 (leader held, frozen): $(lat '^[24]$')" >&3
+  echo "# change->rollout latency (s), rounds 2 4 6 (leader held, frozen, held): $(lat '^[246]$')" >&3
   fenced=$(cat "$BATS_TEST_TMPDIR"/[ab].log | grep -c 'not sent: the Lease')
   echo "# fenced writes (a and b): $fenced" >&3
   # round 2's held leader had writes left when its deadline passed: they were refused

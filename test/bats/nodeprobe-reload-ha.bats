@@ -48,6 +48,14 @@ run_ha() {
   printf -v "PID_$name" %s $!
 }
 
+# leader_a_standby_b [ARGS]: a leads, then b (same ARGS) stands by.
+leader_a_standby_b() {
+  run_ha a "$@"
+  wait_holder a
+  run_ha b "$@"
+  wait_log b "leader is a"
+}
+
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 lease() { fake_ctl GET '/objects?apiVersion=coordination.k8s.io/v1&kind=Lease&namespace=reload&name=stakater-reloader-lock'; }
 holder() { lease | jq -r '.spec.holderIdentity // ""'; }
@@ -312,4 +320,46 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
   cm c2 '{"v":"1"}'
   wait_patches 1 /d2$
   [ "$(fake_ctl GET "/requests?method=POST&path=/jobs\$&count=1" | jq .count)" -eq 1 ]
+}
+
+@test "HA: a Job's DELETE answered past the renew deadline: its POST still goes while the Lease is ours; the Job is never lost" {
+  cm cfg '{"v":"0"}'
+  put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","labels":{"app":"migrate"},"annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"backoffLimit":1,"template":{"metadata":{"labels":{"app":"migrate"}},"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
+  leader_a_standby_b --coalesce-window 0 --min-interval 0
+  # the DELETE takes effect at once, its answer comes 4 s later: past a's renew deadline (2 s)
+  fake_ctl POST /faults '{"method":"DELETE","path":"/jobs/migrate$","action":"delay-response","seconds":4}' >/dev/null
+  cm cfg '{"v":"1"}'
+  fake_ctl GET "/requests?method=DELETE&path=/jobs/migrate\$&min=1&wait=20" >/dev/null
+  # a Job named migrate exists again, within 20 s (whoever created it)
+  for i in $(seq 200); do
+    n=$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job&namespace=default' | jq '[.items[] | select(.metadata.name == "migrate")] | length')
+    [ "$n" -ge 1 ] && break
+    sleep 0.1
+  done
+  fake_ctl GET '/requests?method=(DELETE|POST)&path=/jobs' | jq -c '.items[] | {method, path, user, status}' >&3 || true
+  echo "# a: $(grep -c 'Job default/migrate' "$BATS_TEST_TMPDIR/a.log") Job lines; $(grep -h 'Job default/migrate' "$BATS_TEST_TMPDIR"/[ab].log | head -3)" >&3
+  [ "$n" -eq 1 ]
+  # one DELETE, one POST
+  [ "$(fake_ctl GET "/requests?method=DELETE&path=/jobs/migrate\$&count=1" | jq .count)" -eq 1 ]
+  [ "$(fake_ctl GET "/requests?method=POST&path=/jobs\$&count=1" | jq .count)" -eq 1 ]
+}
+
+@test "HA: a 429 asking the leader to wait past its renew deadline: the write gives up (pending), the Lease is not lost" {
+  cm c1 '{"v":"0"}'
+  deploy d1 c1
+  leader_a_standby_b --coalesce-window 0 --min-interval 0
+  fake_ctl POST /faults '{"method":"PATCH","path":"/deployments/d1$","action":"status","code":429,"retryAfter":10}' >/dev/null
+  cm c1 '{"v":"1"}'
+  # rolled later by a, which kept leading: the Lease was renewed meanwhile (30 s bound)
+  for i in $(seq 300); do
+    ok=$(fake_ctl GET '/requests?method=PATCH&path=/d1$' | jq -r '[.items[] | select(.status == 200)][0] | "\(.user // "") \(.body)"')
+    [ "$ok" != "null" ] && [ -n "$ok" ] && [ "$ok" != " null" ] && break
+    sleep 0.1
+  done
+  echo "# rolled: ${ok:0:40}..." >&3
+  [[ $ok == *"$(sha1 v=1)"* ]]
+  [ "$(holder)" = a ]
+  ! grep -q "acquired Lease" "$BATS_TEST_TMPDIR/b.log"
+  ! grep -q "lost Lease" "$BATS_TEST_TMPDIR/a.log"
+  grep -q "renewal is overdue by the end of the retry wait" "$BATS_TEST_TMPDIR/a.log"
 }

@@ -129,3 +129,27 @@ TEST(rules_template_parse)
 	CHECK_STR(why, "unsupported template action '{{ printf \"%d\" 1 }}'");
 	rules_tmpl_free(NULL);
 }
+/*
+ * rules_grow: every append keeps what was there and gives a zeroed element, across the
+ * powers of two where it reallocates (its room is implied by the count, issue 17 review).
+ */
+TEST(rules_grow_keeps_and_zeroes)
+{
+	long *a = NULL, *e;
+	size_t n = 0, i;
+	int bad = 0;
+
+	for (i = 0; i < 5000; i++) {
+		e = rules_grow(&a, &n, sizeof(*a));
+		REQUIRE(e != NULL);
+		if (*e != 0 || e != a + i)
+			bad++;
+		*e = (long)i * 7 + 1;
+	}
+	CHECK(n == 5000);
+	for (i = 0; i < n; i++)
+		if (a[i] != (long)i * 7 + 1)
+			bad++;
+	CHECK_INT(bad, 0);
+	free(a);
+}

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Run by nodeprobe-mirror-crash.bats inside `unshare -m`: a 512 KiB tmpfs, filled to 0..20 KiB
 # free. configure must fail with a clear ENOSPC message and leave the tree byte for byte as it
-# was, or succeed completely; watch must name ENOSPC (not a fight) and repair once space is back.
+# was, or succeed completely (also with the inode table full: an nr_inodes sweep); watch must name ENOSPC (not a fight) and repair once space is back.
 # Usage: enospc.sh BIN TMPDIR. Exit 0 ok, 1 failed, 77 mount refused.
 set -u
 BIN=$1
@@ -26,6 +26,13 @@ fill() {
   if ((a > $1)); then
     fallocate -l $((a - $1)) "$M/filler" 2>/dev/null || head -c $((a - $1)) /dev/zero >"$M/filler" 2>/dev/null
   fi
+}
+# refused_unchanged DIR: the run that failed ($st, $out) said ENOSPC and left DIR as $before.
+refused_unchanged() {
+  [ "$st" -eq 1 ] || fail "exit $st"
+  grep -q "the file system is full (ENOSPC" <<<"$out" || fail "no clear ENOSPC message"
+  grep -q "nothing was changed" <<<"$out" || fail "message does not say nothing was changed"
+  [ "$(manifest "$1")" = "$before" ] || { diff <(echo "$before") <(manifest "$1"); fail "tree changed"; }
 }
 user_tree() {
   rm -rf "$C"
@@ -53,10 +60,7 @@ for phase in first later; do
     echo "$phase, $free bytes asked, $(avail) free: exit $st: $out"
     if [ "$st" -ne 0 ]; then
       failed=$((failed + 1))
-      [ "$st" -eq 1 ] || fail "exit $st"
-      grep -q "the file system is full (ENOSPC" <<<"$out" || fail "no clear ENOSPC message"
-      grep -q "nothing was changed" <<<"$out" || fail "message does not say nothing was changed"
-      [ "$(manifest "$C")" = "$before" ] || { diff <(echo "$before") <(manifest "$C"); fail "tree changed"; }
+      refused_unchanged "$C"
     else
       rm -f "$M/filler"
       "$BIN" check --config-path "$C" >/dev/null || fail "configure succeeded but check fails"
@@ -65,6 +69,53 @@ for phase in first later; do
   done
 done
 echo "levels that failed: $failed"
+
+# An inode table that runs out at every step of configure (a tmpfs with nr_inodes from too
+# few for staging to enough): a first configure, and a later one that moves a new user's
+# hosts.toml into _backup and makes a new registry directory. Each fails with the ENOSPC
+# message and the tree exactly as it was, or succeeds completely.
+I="$2/ino"
+mkdir -p "$I"
+ifailed=0
+for phase in first later; do
+  for ni in $(seq 8 40); do
+    mount -t tmpfs -o size=4m,nr_inodes=$ni,mode=0755 tmpfs "$I" || exit 77
+    IC="$I/certs.d"
+    IARGS=(--config-path "$IC" -r ghcr.io -r docker.io -r quay.io -m http://10.0.0.5:30020)
+    if ! (C=$IC && user_tree) 2>/dev/null; then
+      umount "$I"
+      continue # too few inodes for the user's tree itself
+    fi
+    if [ "$phase" = later ]; then
+      if ! "$BIN" configure "${IARGS[@]}" >/dev/null 2>&1 ||
+        ! mkdir "$IC/registry.k8s.io" 2>/dev/null ||
+        ! printf "server = 'https://registry.k8s.io'\n" >"$IC/registry.k8s.io/hosts.toml" 2>/dev/null; then
+        umount "$I"
+        continue
+      fi
+      IARGS+=(-r registry.k8s.io -r mcr.microsoft.com)
+    fi
+    before=$(manifest "$IC")
+    out=$("$BIN" configure "${IARGS[@]}" 2>&1)
+    st=$?
+    echo "inodes, $phase, nr_inodes=$ni: exit $st: $out"
+    if [ "$st" -ne 0 ]; then
+      ifailed=$((ifailed + 1))
+      refused_unchanged "$IC"
+    else
+      for d in ghcr.io docker.io quay.io; do [ -f "$IC/$d/hosts.toml" ] || fail "$d incomplete"; done
+      [ -f "$IC/_backup/docker.io/hosts.toml" ] && [ -f "$IC/docker.io/ca.crt" ] || fail "backup incomplete"
+      if [ "$phase" = later ]; then
+        [ -f "$IC/_backup/registry.k8s.io/hosts.toml" ] && [ -f "$IC/mcr.microsoft.com/hosts.toml" ] ||
+          fail "later: incomplete"
+      fi
+      "$BIN" check --config-path "$IC" >/dev/null || fail "configure succeeded but check fails"
+      [ ! -e "$IC/.nodeprobe-stage" ] || fail "stage left"
+    fi
+    umount "$I"
+  done
+done
+echo "inode levels that failed: $ifailed"
 
 # watch: started with room, then the disk fills and our directory is removed
 rm -f "$M/filler"
