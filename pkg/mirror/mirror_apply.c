@@ -680,10 +680,11 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 		r = classify(base, &w[i], first, ours_in_place, err);
 	if (r < 0)
 		goto out;
-	/* what an older version's killed write left in a directory we write (never _backup) */
-	for (i = 0; i < nw; i++)
-		if (!w[i].fresh && fs_path_join(bak, sizeof(bak), base, w[i].dir, NULL) == 0)
-			mirror_clean_temps(bak);
+	/*
+	 * no temp file is ever removed from a registry directory: ours are all in
+	 * STAGING (mirror_recover removes it whole); a ".hosts.toml.XXXXXX" there
+	 * may be the user's, and an older version's stray one is left alone
+	 */
 	/*
 	 * every new file written and fsynced, every directory made, before the
 	 * first of the user's moves; a failure from there to the last install

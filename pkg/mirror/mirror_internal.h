@@ -48,21 +48,6 @@ bool mirror_hosts_generated(const char *file);
 int mirror_recover(const char *base, struct log_err *err);
 
 /*
- * Age in seconds past which a ".hosts.toml.XXXXXX" temp file an older version
- * wrote straight into a registry directory is taken for a killed run's: such
- * a version's watch repaired without our lock, so a younger one may be
- * written right now.
- */
-#define MIRROR_TEMP_AGE 60
-
-/*
- * Remove those temp files (fs_publish_clean: our exact pattern, our uid, older
- * than MIRROR_TEMP_AGE) from dir, a registry directory configure writes or
- * wrote; nothing else is touched.
- */
-void mirror_clean_temps(const char *dir);
-
-/*
  * Move every entry of from into directory to: an entry absent there is
  * renamed; two directories are merged the same way (from's then removed); a
  * regular file with the same bytes and mode replaces the one there. Anything

@@ -294,14 +294,6 @@ int mirror_recover(const char *base, struct log_err *err)
 	return r;
 }
 
-void mirror_clean_temps(const char *dir)
-{
-	struct stat st;
-
-	if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode))
-		fs_publish_clean(dir, HOSTS_TOML, MIRROR_TEMP_AGE);
-}
-
 /* A directory of the user's that configure wrote into is in _backup too, and comes back from there.
  */
 int mirror_drop_ours(const char *base, const char *bak, const char *name, bool keep_dir,
@@ -321,14 +313,12 @@ int mirror_drop_ours(const char *base, const char *bak, const char *name, bool k
 	}
 	if (lstat(file, &st) == 0 && S_ISREG(st.st_mode) && keep_dir && lstat(saved, &sv) == 0) {
 		/* cleanup: the merge renames the user's over it, never a moment without one */
-		mirror_clean_temps(p);
 	} else if (lstat(file, &st) == 0 && S_ISREG(st.st_mode) &&
 		   (mirror_hosts_generated(file) || lstat(saved, &sv) == 0)) {
 		if (unlink(file) < 0)
 			return log_err_set(err, -errno, "%s: cannot remove: %s", file,
 					   strerror(errno));
 		log_info("removed %s", file);
-		mirror_clean_temps(p); /* a directory configure wrote */
 	}
 	/* the user's own directory, kept in place by configure: the merge fills it again */
 	if (keep_dir && lstat(saved_dir, &st) == 0 && S_ISDIR(st.st_mode) &&

@@ -131,7 +131,22 @@ inj_tree() {
   [ "$(manifest "$C")" = "$orig" ]
 }
 
-@test "a file named like our temp files is removed only in a directory we write: never in _backup, never by a cleanup with nothing to clean" {
+@test "a file named like our temp files is never removed: not in a directory configure writes, not by cleanup" {
+  # the review's repro: a root-owned, 2 hours old .hosts.toml.backup of the user's in docker.io
+  mkdir -p "$C/docker.io"
+  echo "server = 'https://registry-1.docker.io'" >"$C/docker.io/hosts.toml"
+  echo notes >"$C/docker.io/.hosts.toml.backup"
+  touch -d '-2 hours' "$C/docker.io/.hosts.toml.backup"
+  orig=$(manifest "$C")
+  "$BIN" configure --config-path "$C" -r docker.io "${M[@]}"
+  [ "$(cat "$C/docker.io/.hosts.toml.backup")" = notes ]
+  "$BIN" configure --config-path "$C" -r docker.io "${M[@]}" --dial-timeout 300ms
+  [ "$(cat "$C/docker.io/.hosts.toml.backup")" = notes ]
+  "$BIN" cleanup --config-path "$C"
+  [ "$(manifest "$C")" = "$orig" ]
+}
+
+@test "a file named like our temp files in a directory we do not write moves into _backup, never removed; never by a cleanup with nothing to clean" {
   mkdir -p "$C/reg.example" "$C/docker.io"
   printf "server = 'https://reg.example'\n" >"$C/reg.example/hosts.toml"
   printf "server = 'https://registry-1.docker.io'\n" >"$C/docker.io/hosts.toml"
