@@ -315,28 +315,28 @@ static int stage(const char *base, struct want *w, size_t nw, bool first, struct
 static int move_hosts(const char *base, const char *to, const char *name, struct mirror_journal *jl,
 		      struct log_err *err)
 {
-	char from[PATH_MAX], dst[PATH_MAX], file[PATH_MAX];
+	char from[PATH_MAX], dst[PATH_MAX];
 	struct stat st, sd;
 	int fd, dfd, r = 0;
 
 	if (fs_path_join(from, sizeof(from), base, name, err) < 0 ||
-	    fs_path_join(dst, sizeof(dst), to, name, err) < 0 ||
-	    fs_path_join(file, sizeof(file), dst, HOSTS_TOML, err) < 0)
+	    fs_path_join(dst, sizeof(dst), to, name, err) < 0)
 		return -ENAMETOOLONG;
-	/* the directory as it is now, never through a link (it was checked before staging) */
+	/* the directories as they are now, never through a link (checked before staging) */
 	fd = mirror_open_dir(from, err);
 	if (fd < 0)
 		return fd;
-	if (fstatat(fd, HOSTS_TOML, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		/* nothing to move */
+	dfd = mirror_open_dir(dst, err);
+	if (dfd < 0 || fstatat(fd, HOSTS_TOML, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		r = dfd < 0 ? dfd : 0; /* else nothing to move */
 	} else if (S_ISDIR(st.st_mode)) {
-		dfd = mirror_open_dir(dst, err);
-		r = dfd < 0 ? dfd : mirror_jrenameat(jl, fd, from, dfd, dst, HOSTS_TOML, err);
-		if (dfd >= 0)
-			close(dfd);
-	} else if (lstat(file, &sd) < 0 || sd.st_ino != st.st_ino || sd.st_dev != st.st_dev) {
-		r = mirror_jlinkat(jl, fd, from, HOSTS_TOML, file, err);
+		r = mirror_jrenameat(jl, fd, from, dfd, dst, HOSTS_TOML, err);
+	} else if (fstatat(dfd, HOSTS_TOML, &sd, AT_SYMLINK_NOFOLLOW) < 0 ||
+		   sd.st_ino != st.st_ino || sd.st_dev != st.st_dev) {
+		r = mirror_jlinkat(jl, fd, from, dfd, dst, HOSTS_TOML, HOSTS_TOML, err);
 	} /* else linked by a run that was killed */
+	if (dfd >= 0)
+		close(dfd);
 	close(fd);
 	return r;
 }
@@ -486,17 +486,26 @@ static int clear_config(const char *base, const struct want *w, size_t nw,
 static int install(const char *base, const struct want *w, size_t nw, struct mirror_journal *jl,
 		   struct log_err *err)
 {
-	char from[PATH_MAX], dst[PATH_MAX], st_dir[PATH_MAX], keep[PATH_MAX], **names = NULL;
+	char from[PATH_MAX], dst[PATH_MAX], st_dir[PATH_MAX], keep[64], **names = NULL;
 	struct stat st;
 	size_t i, j, n = 0;
-	int r = 0, sfd, dfd;
+	int r = 0, sfd, dfd, kfd;
 
 	if (fs_path_join(st_dir, sizeof(st_dir), base, STAGING, err) < 0)
 		return -ENAMETOOLONG;
+	kfd = mirror_open_dir(st_dir, err);
+	if (kfd == -ENOENT) {
+		log_err_clear(err);
+		return 0; /* nothing staged */
+	}
+	if (kfd < 0)
+		return kfd;
 	for (i = 0; r == 0 && i < nw; i++) {
 		if (fs_path_join(from, sizeof(from), st_dir, w[i].dir, err) < 0 ||
-		    fs_path_join(dst, sizeof(dst), base, w[i].dir, err) < 0)
-			return -ENAMETOOLONG;
+		    fs_path_join(dst, sizeof(dst), base, w[i].dir, err) < 0) {
+			r = -ENAMETOOLONG;
+			break;
+		}
 		if (lstat(from, &st) < 0 || !S_ISDIR(st.st_mode))
 			continue; /* nothing new for it */
 		if (w[i].fresh) {
@@ -513,14 +522,9 @@ static int install(const char *base, const struct want *w, size_t nw, struct mir
 		r = dfd < 0 ? dfd : fs_list_dir(from, &names, &n, err);
 		for (j = 0; r == 0 && j < n; j++) {
 			/* what is replaced keeps a name in STAGING until the end, for an undo */
-			if ((size_t)snprintf(keep, sizeof(keep), "%s/.old-%zu-%zu", st_dir, i, j) >=
-			    sizeof(keep))
-				r = log_err_set(err, -ENAMETOOLONG, "%s: path too long", st_dir);
-			else if (fstatat(dfd, names[j], &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-				 !S_ISDIR(st.st_mode))
-				r = mirror_jlinkat(jl, dfd, dst, names[j], keep, err);
-			if (r == 0)
-				r = mirror_jrenameat(jl, sfd, from, dfd, dst, names[j], err);
+			snprintf(keep, sizeof(keep), ".old-%zu-%zu", i, j);
+			r = mirror_jreplaceat(jl, sfd, from, dfd, dst, names[j], kfd, st_dir, keep,
+					      err);
 			if (r == 0)
 				log_info("%s %s/%s",
 					 strcmp(names[j], HOSTS_TOML) ? "copied" : "wrote", dst,
@@ -536,6 +540,7 @@ static int install(const char *base, const struct want *w, size_t nw, struct mir
 		if (dfd >= 0)
 			close(dfd);
 	}
+	close(kfd);
 	return r;
 }
 
@@ -720,6 +725,10 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 		r = fs_remove_tree(base, STAGING, err);
 		if (r == 0)
 			r = fsync_dir(base, err);
+		if (r < 0)
+			fail_msg(base, r,
+				 "the new files are in place; the next configure removes " STAGING,
+				 err);
 	}
 out:
 	mirror_journal_free(&jl);

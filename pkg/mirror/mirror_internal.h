@@ -97,33 +97,56 @@ int mirror_list_bounded(const char *dir, char ***names, size_t *n, struct log_er
  * when a later step fails, so the tree is the old one again.
  */
 enum mirror_jkind {
-	MIRROR_J_RENAME, /* from renamed to to: undone by renaming it back */
-	MIRROR_J_LINK,	 /* to linked to from: to removed, or renamed back when from is gone */
-	MIRROR_J_MKDIR,	 /* directory from made: removed when empty */
+	MIRROR_J_RENAME,  /* from renamed to to: undone by renaming it back */
+	MIRROR_J_LINK,	  /* to linked to from: to removed, or renamed back when from is gone */
+	MIRROR_J_REPLACE, /* from replaced by a rename, its old file linked to to: to renamed over
+			     it */
+	MIRROR_J_MKDIR,	  /* directory from made: removed when empty */
 };
 struct mirror_jstep {
 	enum mirror_jkind kind;
-	char *from, *to;
+	int d1, d2;	 /* the directories of from and to (indexes into dirs) */
+	char *from, *to; /* paths, for messages; the last component is the name in d1, d2 */
+};
+/* A directory a step acts in, held open so an undo never follows a path swapped meanwhile. */
+struct mirror_jdir {
+	int fd;	   /* O_NOFOLLOW descriptor of our own */
+	dev_t dev; /* which directory */
+	ino_t ino;
 };
 struct mirror_journal {
 	struct mirror_jstep *v;
 	size_t n;
+	struct mirror_jdir *dirs;
+	size_t ndirs;
 };
 
 void mirror_journal_free(struct mirror_journal *j);
-/* Note directory path as made. 0 or -ENOMEM with err. */
+/*
+ * Every step acts in, and is undone in, the directories it is given, never by
+ * path again: a path's parent is opened with mirror_open_dir (a symbolic link
+ * refused). Each returns 0 or -errno with err.
+ */
+/* Note directory path as made. */
 int mirror_journal_mkdir(struct mirror_journal *j, const char *path, struct log_err *err);
 /* rename a to b, noted first (a kill in between leaves nothing to undo). */
 int mirror_jrename(struct mirror_journal *j, const char *a, const char *b, struct log_err *err);
 /*
  * The same relative to directories opened with mirror_open_dir (dir1, dir2:
- * their paths, for the journal and messages): renameat of name, linkat of
- * name in fd to the path to.
+ * their paths, for messages): renameat of name; linkat of name in fd1 as to in
+ * fd2.
  */
 int mirror_jrenameat(struct mirror_journal *j, int fd1, const char *dir1, int fd2, const char *dir2,
 		     const char *name, struct log_err *err);
-int mirror_jlinkat(struct mirror_journal *j, int fd, const char *dir, const char *name,
-		   const char *to, struct log_err *err);
+int mirror_jlinkat(struct mirror_journal *j, int fd1, const char *dir1, int fd2, const char *dir2,
+		   const char *name, const char *to, struct log_err *err);
+/*
+ * renameat of name from sfd into dfd, the file it replaces (not a directory)
+ * first linked as keep in kfd: one step, undone by renaming keep back over it.
+ */
+int mirror_jreplaceat(struct mirror_journal *j, int sfd, const char *sdir, int dfd,
+		      const char *ddir, const char *name, int kfd, const char *kdir,
+		      const char *keep, struct log_err *err);
 /*
  * Open directory path never through a symbolic link (O_NOFOLLOW): the
  * descriptor, or -ELOOP / -ENOTDIR / -errno with err.

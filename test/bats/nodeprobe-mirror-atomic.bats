@@ -83,7 +83,11 @@ inj_tree() {
       before=$(manifest "$C")
       st=0
       out=$(INJ_AT=$n INJ_MODE=enospc INJ_STICKY=1 LD_PRELOAD="$T/inject.so" "$BIN" configure "${A[@]}" 2>&1) || st=$?
-      if [ "$st" -ne 0 ]; then
+      if [ "$st" -ne 0 ] && grep -q "the new files are in place" <<<"$out"; then
+        # the last sync, after the new tree was in place: said so
+        fails=$((fails + 1))
+        grep -q "the file system is full (ENOSPC" <<<"$out" || { echo "$scen, call $n: $out"; false; }
+      elif [ "$st" -ne 0 ]; then
         fails=$((fails + 1))
         [ "$(manifest "$C")" = "$before" ] ||
           { echo "$scen, call $n: $out"; diff <(echo "$before") <(manifest "$C"); false; }
@@ -255,4 +259,61 @@ inj_tree() {
   grep -q "symbolic link" <<<"$output"
   [ -z "$(ls -A "$T/outside")" ]
   [ ! -e "$C/_backup/quay.io/hosts.toml" ]
+}
+
+# The number of the first call in $T/trace (INJ_TRACE) whose description holds the string $1.
+call_of() {
+  grep -m1 -F -- "$1" "$T/trace" | cut -d' ' -f1
+}
+
+@test "an undo never follows a registry directory swapped for a symbolic link meanwhile" {
+  build_shim
+  mkdir -p "$C/docker.io" "$C/quay.io" "$T/outside"
+  printf "server = 'https://registry-1.docker.io'\n" >"$C/docker.io/hosts.toml"
+  printf "server = 'https://quay.io'\n" >"$C/quay.io/hosts.toml"
+  printf 'OUTSIDE' >"$T/outside/hosts.toml"
+  "$BIN" configure --config-path "$C" -r docker.io -r quay.io "${M[@]}"
+  cp -a "$C" "$T/base"
+  A=(--config-path "$C" -r docker.io -r quay.io "${M[@]}" --dial-timeout 300ms)
+  INJ_TRACE=1 INJ_LOG="$T/trace" LD_PRELOAD="$T/inject.so" "$BIN" configure "${A[@]}"
+  n=$(call_of .old-1-0)
+  [ -n "$n" ]
+  rm -rf "$C" && cp -a "$T/base" "$C"
+  # once docker.io holds our new file, it becomes a link to outside; quay.io's install then fails
+  run env INJ_MATCH=.old-1-0 INJ_CMD="mv '$C/docker.io' '$T/real' && ln -s '$T/outside' '$C/docker.io'" \
+    INJ_AT="$n" INJ_MODE=enospc INJ_STICKY=1 LD_PRELOAD="$T/inject.so" "$BIN" configure "${A[@]}"
+  echo "$output"
+  [ "$status" -ne 0 ] && [ -L "$C/docker.io" ]
+  [ "$(ls -A "$T/outside")" = hosts.toml ] && [ "$(cat "$T/outside/hosts.toml")" = OUTSIDE ]
+  # the undo acted in the directory itself: it holds its old hosts.toml again
+  cmp "$T/real/hosts.toml" "$T/base/docker.io/hosts.toml"
+  cmp "$C/quay.io/hosts.toml" "$T/base/quay.io/hosts.toml"
+}
+
+@test "killed while undoing an install, a registry directory still holds a hosts.toml" {
+  build_shim
+  mkdir -p "$C/docker.io" "$C/quay.io"
+  printf "server = 'https://registry-1.docker.io'\n" >"$C/docker.io/hosts.toml"
+  printf "server = 'https://quay.io'\n" >"$C/quay.io/hosts.toml"
+  orig=$(manifest "$C")
+  "$BIN" configure --config-path "$C" -r docker.io -r quay.io "${M[@]}"
+  cp -a "$C" "$T/base"
+  A=(--config-path "$C" -r docker.io -r quay.io "${M[@]}" --dial-timeout 300ms)
+  INJ_TRACE=1 INJ_LOG="$T/trace" LD_PRELOAD="$T/inject.so" "$BIN" configure "${A[@]}"
+  # install's fsync of docker.io, right after our hosts.toml replaced the old one there
+  n=$(awk '/^[0-9]+ renameat hosts.toml -> hosts.toml/ { r = 1; next } r && / fsync$/ { print $1; exit }' "$T/trace")
+  [ -n "$n" ]
+  for k in 1 2 3 4; do
+    rm -rf "$C" && cp -a "$T/base" "$C"
+    st=0
+    INJ_AT="$n" INJ_MODE=enospc INJ_STICKY=1 INJ_KILL2=$((n + k)) LD_PRELOAD="$T/inject.so" \
+      "$BIN" configure "${A[@]}" 2>/dev/null || st=$?
+    echo "# ENOSPC at call $n, killed at $((n + k)): status $st" >&3
+    for d in docker.io quay.io; do
+      [ -f "$C/$d/hosts.toml" ] || { echo "killed at $((n + k)): no $d/hosts.toml"; ls -la "$C/$d" "$C/.nodeprobe-stage"; false; }
+    done
+    "$BIN" configure "${A[@]}"
+    "$BIN" cleanup --config-path "$C"
+    [ "$(manifest "$C")" = "$orig" ]
+  done
 }
