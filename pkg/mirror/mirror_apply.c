@@ -201,11 +201,29 @@ static int classify(const char *base, struct want *w, bool first, bool ours_in_p
 	return 0;
 }
 
-static int stage_dir(const char *st_dir, const char *dir, struct log_err *err)
+/*
+ * STAGING and its directory dir; like (not NULL: the user's directory in
+ * _backup, which the cleanup merge brings back into this one) gives dir's
+ * mode and owner, so the directory put in place is the user's again.
+ */
+static int stage_dir(const char *st_dir, const char *dir, const char *like, struct log_err *err)
 {
+	struct stat st;
 	int r = fs_mkdir_if_missing(st_dir, err);
 
-	return r < 0 ? r : fs_mkdir_if_missing(dir, err);
+	if (r < 0)
+		return r;
+	if (!like || lstat(like, &st) < 0 || !S_ISDIR(st.st_mode))
+		return fs_mkdir_if_missing(dir, err);
+	r = mkdir_like(dir, like, NULL, err);
+	if (r < 0 || lchown(dir, st.st_uid, st.st_gid) == 0)
+		return r;
+	if (errno != EPERM)
+		return log_err_set(err, -errno, "%s: cannot give it the owner of %s: %s", dir, like,
+				   strerror(errno));
+	log_warn("%s: not allowed to give it the owner of %s (uid %u): kept ours", dir, like,
+		 (unsigned)st.st_uid);
+	return 0;
 }
 
 /*
@@ -260,7 +278,7 @@ static int stage(const char *base, struct want *w, size_t nw, bool first, struct
 			return log_err_set(err, -ENAMETOOLONG, "%s/%s: path too long", base,
 					   w[i].dir);
 		if (w[i].write) {
-			r = stage_dir(st_dir, dir, err);
+			r = stage_dir(st_dir, dir, w[i].fresh ? src : NULL, err);
 			if (r == 0)
 				r = fs_publish(dir, HOSTS_TOML, w[i].hosts.buf, w[i].hosts.len,
 					       w[i].mode, err);
@@ -295,7 +313,7 @@ static int stage(const char *base, struct want *w, size_t nw, bool first, struct
 			else
 				r = 0; /* sb_read_file returns the bytes read */
 			if (r == 0)
-				r = stage_dir(st_dir, dir, err);
+				r = stage_dir(st_dir, dir, w[i].fresh ? src : NULL, err);
 			if (r == 0)
 				r = fs_publish(dir, names[j], data.buf, data.len,
 					       sst.st_mode & MODE_MAX, err);

@@ -317,3 +317,26 @@ call_of() {
     [ "$(manifest "$C")" = "$orig" ]
   done
 }
+
+# manifest with each entry's owner and group
+manifest_owners() {
+  (cd "$1" && find . -printf '%p %y %m %U %G %l\n' | sort &&
+    find . -type f -print0 | sort -z | xargs -0 -r sha256sum)
+}
+
+@test "a registry directory that went whole into _backup and was configured later comes back with its mode and owner" {
+  [ "$(id -u)" -eq 0 ] || skip "needs root to give quay.io another owner"
+  mkdir -p "$C/docker.io" "$C/quay.io"
+  printf "server = 'https://registry-1.docker.io'\n" >"$C/docker.io/hosts.toml"
+  printf "server = 'https://quay.io'\n" >"$C/quay.io/hosts.toml"
+  printf 'CA' >"$C/quay.io/ca.crt"
+  chmod 700 "$C/quay.io"
+  chown -R 1000:1000 "$C/quay.io"
+  orig=$(manifest_owners "$C")
+  "$BIN" configure --config-path "$C" -r docker.io "${M[@]}"
+  [ ! -e "$C/quay.io" ]
+  "$BIN" configure --config-path "$C" -r docker.io -r quay.io "${M[@]}"
+  [ "$(stat -c '%a %u %g' "$C/quay.io")" = "700 1000 1000" ]
+  "$BIN" cleanup --config-path "$C"
+  diff <(echo "$orig") <(manifest_owners "$C")
+}
