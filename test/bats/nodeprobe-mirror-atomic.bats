@@ -340,3 +340,25 @@ manifest_owners() {
   "$BIN" cleanup --config-path "$C"
   diff <(echo "$orig") <(manifest_owners "$C")
 }
+
+@test "a registry dropped on a later run moves into _backup whole, as on a first run without it" {
+  mkdir -p "$C/docker.io" "$C/reg.example"
+  printf "server = 'https://registry-1.docker.io'\n" >"$C/docker.io/hosts.toml"
+  printf "server = 'https://reg.example'\n" >"$C/reg.example/hosts.toml"
+  printf 'x' >"$C/reg.example/ca.crt"
+  chmod 750 "$C/reg.example"
+  orig=$(manifest "$C")
+  # what a first run without reg.example gives
+  "$BIN" configure --config-path "$C" -r docker.io "${M[@]}"
+  once=$(manifest "$C")
+  "$BIN" cleanup --config-path "$C"
+  [ "$(manifest "$C")" = "$orig" ]
+  "$BIN" configure --config-path "$C" -r docker.io -r reg.example "${M[@]}"
+  run "$BIN" configure --config-path "$C" -r docker.io "${M[@]}"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ ! -e "$C/reg.example" ]
+  diff <(echo "$once") <(manifest "$C")
+  "$BIN" cleanup --config-path "$C"
+  [ "$(manifest "$C")" = "$orig" ]
+}
