@@ -362,3 +362,62 @@ manifest_owners() {
   "$BIN" cleanup --config-path "$C"
   [ "$(manifest "$C")" = "$orig" ]
 }
+
+# sweep2 scenarios: the tree before the run ($1: later, prepend, cleanup), and the run itself
+sweep_prep() {
+  inj_tree
+  case $1 in
+  later)
+    "$BIN" configure --config-path "$C" -r docker.io -r reg.example "${M[@]}" 2>/dev/null
+    mkdir "$C/ghcr.io"
+    printf "server = 'https://ghcr.io'\n" >"$C/ghcr.io/hosts.toml"
+    ;;
+  prepend) "$BIN" configure --config-path "$C" -r docker.io "${M[@]}" 2>/dev/null ;;
+  cleanup) "$BIN" configure --config-path "$C" -r docker.io -r ghcr.io -r quay.io "${M[@]}" 2>/dev/null ;;
+  esac
+}
+sweep_run() {
+  local scen=$1
+  shift
+  case $scen in
+  later) "$@" "$BIN" configure --config-path "$C" -r docker.io -r ghcr.io -r quay.io "${M[@]}" ;;
+  prepend) "$@" "$BIN" configure --config-path "$C" -r docker.io -r quay.io "${M[@]}" --prepend-existing ;;
+  cleanup) "$@" "$BIN" cleanup --config-path "$C" ;;
+  esac
+}
+
+@test "sweep: killed at each call of a later run and a --prepend-existing run, killed while undoing, ENOSPC in cleanup: never a registry directory without hosts.toml, and configure + cleanup give back the tree" {
+  build_shim
+  runs=0
+  for what in later:kill prepend:kill later:undo cleanup:enospc; do
+    scen=${what%%:*} how=${what#*:}
+    inj_tree
+    [ "$scen" != later ] || { mkdir "$C/ghcr.io"; printf "server = 'https://ghcr.io'\n" >"$C/ghcr.io/hosts.toml"; }
+    orig=$(manifest "$C")
+    sweep_prep "$scen"
+    rm -f "$T/trace"
+    sweep_run "$scen" env INJ_TRACE=1 INJ_LOG="$T/trace" LD_PRELOAD="$T/inject.so" >/dev/null 2>&1
+    N=$(wc -l <"$T/trace")
+    for ((n = 1; n <= N; n++)); do
+      sweep_prep "$scen"
+      case $how in
+      kill) inj=(INJ_AT=$n) ;;
+      undo) inj=(INJ_AT=$n INJ_MODE=enospc INJ_STICKY=1 INJ_KILL2=$((n + 2))) ;;
+      enospc) inj=(INJ_AT=$n INJ_MODE=enospc INJ_STICKY=1) ;;
+      esac
+      st=0
+      sweep_run "$scen" env "${inj[@]}" LD_PRELOAD="$T/inject.so" >/dev/null 2>&1 || st=$?
+      runs=$((runs + 1))
+      for d in docker.io quay.io ghcr.io; do
+        [ ! -d "$C/$d" ] || [ -f "$C/$d/hosts.toml" ] ||
+          { echo "$what, call $n (status $st): no $d/hosts.toml"; ls -la "$C" "$C/$d"; false; }
+      done
+      if [ "$scen" != cleanup ]; then
+        sweep_run "$scen" env >/dev/null 2>&1 || { echo "$what, call $n: the rerun failed"; false; }
+      fi
+      "$BIN" cleanup --config-path "$C" 2>/dev/null || { echo "$what, call $n: cleanup failed"; false; }
+      [ "$(manifest "$C")" = "$orig" ] || { echo "$what, call $n:"; diff <(echo "$orig") <(manifest "$C"); false; }
+    done
+  done
+  echo "# $runs injected runs" >&3
+}
