@@ -445,40 +445,12 @@ static int backup(const char *base, const struct want *w, size_t nw,
 }
 
 /*
- * A registry directory no longer written, holding the user's files beside the
- * hosts.toml in bak/name (mirror_drop_ours removed ours): what a first run
- * does, so the result does not depend on history. bak/name goes back into it,
- * then the user's directory (its mode and owner) moves into bak whole; renames
- * only, so a killed run is finished by the next one.
- */
-static int back_up_rest(const char *base, const char *bak, const char *name, struct log_err *err)
-{
-	char a[PATH_MAX], b[PATH_MAX];
-	struct stat st;
-	int r;
-
-	if (fs_path_join(a, sizeof(a), base, name, err) < 0 ||
-	    fs_path_join(b, sizeof(b), bak, name, err) < 0)
-		return -ENAMETOOLONG;
-	if (lstat(a, &st) < 0 || !S_ISDIR(st.st_mode))
-		return 0; /* not a directory: left as it is */
-	r = mirror_merge(b, a, err);
-	if (r == 0 && rmdir(b) < 0)
-		r = log_err_set(err, -errno, "%s: %s", b, strerror(errno));
-	if (r == 0)
-		r = fs_move_entry(base, bak, name, err);
-	if (r == 0)
-		log_info("moved what is left of %s into %s", a, bak);
-	return r;
-}
-
-/*
  * Spegel's clearConfig, without ever losing a user file (later runs; the first
  * is backup), in two steps. wanted (before install, undone on a failure): the
  * user's hosts.toml of a registry we write moves into _backup. Not wanted
  * (after install, finished by the next run when it fails): another entry loses
  * what configure wrote in it (mirror_drop_ours), and what is left of it moves
- * into _backup, a directory there of that name merged in (back_up_rest; an
+ * into _backup, a directory there of that name merged in (mirror_back_up_rest; an
  * empty or partial _backup, left by a stray mkdir or an interrupted older
  * Spegel, is completed instead of trusted); a non-directory of that name there
  * leaves it in place. _backup, our work directories and the distro's managed
@@ -511,6 +483,16 @@ static int clear_config(const char *base, const struct want *w, size_t nw,
 		}
 		if (wi || wanted_step)
 			continue;
+		if ((size_t)snprintf(p, sizeof(p), "%s/%s/%s", bak, name, HOSTS_TOML) >=
+		    sizeof(p)) {
+			r = log_err_set(err, -ENAMETOOLONG, "%s/%s: path too long", bak, name);
+			continue;
+		}
+		r = lstat(p, &st) == 0 ? mirror_back_up_rest(base, bak, name, err) : 0;
+		if (r != 0) {
+			r = r < 0 ? r : 0;
+			continue;
+		}
 		r = mirror_drop_ours(base, bak, name, false, err);
 		if (r < 0 || fs_path_join(p, sizeof(p), base, name, err) < 0 || lstat(p, &st) < 0)
 			continue;
@@ -521,7 +503,8 @@ static int clear_config(const char *base, const struct want *w, size_t nw,
 				 MIRROR_BACKUP_DIR);
 			r = fs_move_entry(base, bak, name, err);
 		} else if (S_ISDIR(st.st_mode)) {
-			r = back_up_rest(base, bak, name, err);
+			r = mirror_back_up_rest(base, bak, name, err);
+			r = r < 0 ? r : 0;
 		}
 	}
 	fs_names_free(names, n);

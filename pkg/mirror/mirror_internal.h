@@ -56,6 +56,16 @@ int mirror_recover(const char *base, struct log_err *err);
  */
 int mirror_merge(const char *from, const char *to, struct log_err *err);
 
+/*
+ * configure, a registry directory base/name no longer written whose user's
+ * hosts.toml is in bak/name (mirror_restore.c): as a first run does, bak/name
+ * goes back into it (the user's hosts.toml renamed over ours, never a moment
+ * without one), then it moves into bak whole (its mode and owner). 1 when
+ * moved, 0 when not a directory or holding only our hosts.toml (for
+ * mirror_drop_ours), -errno with err.
+ */
+int mirror_back_up_rest(const char *base, const char *bak, const char *name, struct log_err *err);
+
 /* _backup, .nodeprobe-backup, .nodeprobe-restore, .nodeprobe-stage: absent or our real dirs. */
 int mirror_own_dirs(const char *base, struct log_err *err);
 

@@ -408,7 +408,7 @@ sweep_run() {
       st=0
       sweep_run "$scen" env "${inj[@]}" LD_PRELOAD="$T/inject.so" >/dev/null 2>&1 || st=$?
       runs=$((runs + 1))
-      for d in docker.io quay.io ghcr.io; do
+      for d in docker.io quay.io ghcr.io reg.example; do
         [ ! -d "$C/$d" ] || [ -f "$C/$d/hosts.toml" ] ||
           { echo "$what, call $n (status $st): no $d/hosts.toml"; ls -la "$C" "$C/$d"; false; }
       done
