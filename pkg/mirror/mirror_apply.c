@@ -201,11 +201,29 @@ static int classify(const char *base, struct want *w, bool first, bool ours_in_p
 	return 0;
 }
 
-static int stage_dir(const char *st_dir, const char *dir, struct log_err *err)
+/*
+ * STAGING and its directory dir; like (not NULL: the user's directory in
+ * _backup, which the cleanup merge brings back into this one) gives dir's
+ * mode and owner, so the directory put in place is the user's again.
+ */
+static int stage_dir(const char *st_dir, const char *dir, const char *like, struct log_err *err)
 {
+	struct stat st;
 	int r = fs_mkdir_if_missing(st_dir, err);
 
-	return r < 0 ? r : fs_mkdir_if_missing(dir, err);
+	if (r < 0)
+		return r;
+	if (!like || lstat(like, &st) < 0 || !S_ISDIR(st.st_mode))
+		return fs_mkdir_if_missing(dir, err);
+	r = mkdir_like(dir, like, NULL, err);
+	if (r < 0 || lchown(dir, st.st_uid, st.st_gid) == 0)
+		return r;
+	if (errno != EPERM)
+		return log_err_set(err, -errno, "%s: cannot give it the owner of %s: %s", dir, like,
+				   strerror(errno));
+	log_warn("%s: not allowed to give it the owner of %s (uid %u): kept ours", dir, like,
+		 (unsigned)st.st_uid);
+	return 0;
 }
 
 /*
@@ -260,7 +278,7 @@ static int stage(const char *base, struct want *w, size_t nw, bool first, struct
 			return log_err_set(err, -ENAMETOOLONG, "%s/%s: path too long", base,
 					   w[i].dir);
 		if (w[i].write) {
-			r = stage_dir(st_dir, dir, err);
+			r = stage_dir(st_dir, dir, w[i].fresh ? src : NULL, err);
 			if (r == 0)
 				r = fs_publish(dir, HOSTS_TOML, w[i].hosts.buf, w[i].hosts.len,
 					       w[i].mode, err);
@@ -295,7 +313,7 @@ static int stage(const char *base, struct want *w, size_t nw, bool first, struct
 			else
 				r = 0; /* sb_read_file returns the bytes read */
 			if (r == 0)
-				r = stage_dir(st_dir, dir, err);
+				r = stage_dir(st_dir, dir, w[i].fresh ? src : NULL, err);
 			if (r == 0)
 				r = fs_publish(dir, names[j], data.buf, data.len,
 					       sst.st_mode & MODE_MAX, err);
@@ -315,28 +333,28 @@ static int stage(const char *base, struct want *w, size_t nw, bool first, struct
 static int move_hosts(const char *base, const char *to, const char *name, struct mirror_journal *jl,
 		      struct log_err *err)
 {
-	char from[PATH_MAX], dst[PATH_MAX], file[PATH_MAX];
+	char from[PATH_MAX], dst[PATH_MAX];
 	struct stat st, sd;
 	int fd, dfd, r = 0;
 
 	if (fs_path_join(from, sizeof(from), base, name, err) < 0 ||
-	    fs_path_join(dst, sizeof(dst), to, name, err) < 0 ||
-	    fs_path_join(file, sizeof(file), dst, HOSTS_TOML, err) < 0)
+	    fs_path_join(dst, sizeof(dst), to, name, err) < 0)
 		return -ENAMETOOLONG;
-	/* the directory as it is now, never through a link (it was checked before staging) */
+	/* the directories as they are now, never through a link (checked before staging) */
 	fd = mirror_open_dir(from, err);
 	if (fd < 0)
 		return fd;
-	if (fstatat(fd, HOSTS_TOML, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		/* nothing to move */
+	dfd = mirror_open_dir(dst, err);
+	if (dfd < 0 || fstatat(fd, HOSTS_TOML, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		r = dfd < 0 ? dfd : 0; /* else nothing to move */
 	} else if (S_ISDIR(st.st_mode)) {
-		dfd = mirror_open_dir(dst, err);
-		r = dfd < 0 ? dfd : mirror_jrenameat(jl, fd, from, dfd, dst, HOSTS_TOML, err);
-		if (dfd >= 0)
-			close(dfd);
-	} else if (lstat(file, &sd) < 0 || sd.st_ino != st.st_ino || sd.st_dev != st.st_dev) {
-		r = mirror_jlinkat(jl, fd, from, HOSTS_TOML, file, err);
+		r = mirror_jrenameat(jl, fd, from, dfd, dst, HOSTS_TOML, err);
+	} else if (fstatat(dfd, HOSTS_TOML, &sd, AT_SYMLINK_NOFOLLOW) < 0 ||
+		   sd.st_ino != st.st_ino || sd.st_dev != st.st_dev) {
+		r = mirror_jlinkat(jl, fd, from, dfd, dst, HOSTS_TOML, HOSTS_TOML, err);
 	} /* else linked by a run that was killed */
+	if (dfd >= 0)
+		close(dfd);
 	close(fd);
 	return r;
 }
@@ -432,9 +450,10 @@ static int backup(const char *base, const struct want *w, size_t nw,
  * user's hosts.toml of a registry we write moves into _backup. Not wanted
  * (after install, finished by the next run when it fails): another entry loses
  * what configure wrote in it (mirror_drop_ours), and what is left of it moves
- * into _backup unless _backup holds that name already (an empty or partial
- * _backup, left by a stray mkdir or an interrupted older Spegel, is completed
- * instead of trusted). _backup, our work directories and the distro's managed
+ * into _backup, a directory there of that name merged in (mirror_back_up_rest; an
+ * empty or partial _backup, left by a stray mkdir or an interrupted older
+ * Spegel, is completed instead of trusted); a non-directory of that name there
+ * leaves it in place. _backup, our work directories and the distro's managed
  * ones are left alone.
  */
 static int clear_config(const char *base, const struct want *w, size_t nw,
@@ -464,15 +483,28 @@ static int clear_config(const char *base, const struct want *w, size_t nw,
 		}
 		if (wi || wanted_step)
 			continue;
+		if ((size_t)snprintf(p, sizeof(p), "%s/%s/%s", bak, name, HOSTS_TOML) >=
+		    sizeof(p)) {
+			r = log_err_set(err, -ENAMETOOLONG, "%s/%s: path too long", bak, name);
+			continue;
+		}
+		r = lstat(p, &st) == 0 ? mirror_back_up_rest(base, bak, name, err) : 0;
+		if (r != 0) {
+			r = r < 0 ? r : 0;
+			continue;
+		}
 		r = mirror_drop_ours(base, bak, name, false, err);
 		if (r < 0 || fs_path_join(p, sizeof(p), base, name, err) < 0 || lstat(p, &st) < 0)
 			continue;
-		if (fs_path_join(p, sizeof(p), bak, name, err) < 0)
+		if (fs_path_join(p, sizeof(p), bak, name, err) < 0) {
 			r = -ENAMETOOLONG;
-		else if (lstat(p, &st) < 0) {
+		} else if (lstat(p, &st) < 0) {
 			log_warn("%s/%s was not in %s: moved there, not deleted", base, name,
 				 MIRROR_BACKUP_DIR);
 			r = fs_move_entry(base, bak, name, err);
+		} else if (S_ISDIR(st.st_mode)) {
+			r = mirror_back_up_rest(base, bak, name, err);
+			r = r < 0 ? r : 0;
 		}
 	}
 	fs_names_free(names, n);
@@ -486,17 +518,26 @@ static int clear_config(const char *base, const struct want *w, size_t nw,
 static int install(const char *base, const struct want *w, size_t nw, struct mirror_journal *jl,
 		   struct log_err *err)
 {
-	char from[PATH_MAX], dst[PATH_MAX], st_dir[PATH_MAX], keep[PATH_MAX], **names = NULL;
+	char from[PATH_MAX], dst[PATH_MAX], st_dir[PATH_MAX], keep[64], **names = NULL;
 	struct stat st;
 	size_t i, j, n = 0;
-	int r = 0, sfd, dfd;
+	int r = 0, sfd, dfd, kfd;
 
 	if (fs_path_join(st_dir, sizeof(st_dir), base, STAGING, err) < 0)
 		return -ENAMETOOLONG;
+	kfd = mirror_open_dir(st_dir, err);
+	if (kfd == -ENOENT) {
+		log_err_clear(err);
+		return 0; /* nothing staged */
+	}
+	if (kfd < 0)
+		return kfd;
 	for (i = 0; r == 0 && i < nw; i++) {
 		if (fs_path_join(from, sizeof(from), st_dir, w[i].dir, err) < 0 ||
-		    fs_path_join(dst, sizeof(dst), base, w[i].dir, err) < 0)
-			return -ENAMETOOLONG;
+		    fs_path_join(dst, sizeof(dst), base, w[i].dir, err) < 0) {
+			r = -ENAMETOOLONG;
+			break;
+		}
 		if (lstat(from, &st) < 0 || !S_ISDIR(st.st_mode))
 			continue; /* nothing new for it */
 		if (w[i].fresh) {
@@ -513,14 +554,9 @@ static int install(const char *base, const struct want *w, size_t nw, struct mir
 		r = dfd < 0 ? dfd : fs_list_dir(from, &names, &n, err);
 		for (j = 0; r == 0 && j < n; j++) {
 			/* what is replaced keeps a name in STAGING until the end, for an undo */
-			if ((size_t)snprintf(keep, sizeof(keep), "%s/.old-%zu-%zu", st_dir, i, j) >=
-			    sizeof(keep))
-				r = log_err_set(err, -ENAMETOOLONG, "%s: path too long", st_dir);
-			else if (fstatat(dfd, names[j], &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-				 !S_ISDIR(st.st_mode))
-				r = mirror_jlinkat(jl, dfd, dst, names[j], keep, err);
-			if (r == 0)
-				r = mirror_jrenameat(jl, sfd, from, dfd, dst, names[j], err);
+			snprintf(keep, sizeof(keep), ".old-%zu-%zu", i, j);
+			r = mirror_jreplaceat(jl, sfd, from, dfd, dst, names[j], kfd, st_dir, keep,
+					      err);
 			if (r == 0)
 				log_info("%s %s/%s",
 					 strcmp(names[j], HOSTS_TOML) ? "copied" : "wrote", dst,
@@ -536,6 +572,7 @@ static int install(const char *base, const struct want *w, size_t nw, struct mir
 		if (dfd >= 0)
 			close(dfd);
 	}
+	close(kfd);
 	return r;
 }
 
@@ -680,10 +717,11 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 		r = classify(base, &w[i], first, ours_in_place, err);
 	if (r < 0)
 		goto out;
-	/* what an older version's killed write left in a directory we write (never _backup) */
-	for (i = 0; i < nw; i++)
-		if (!w[i].fresh && fs_path_join(bak, sizeof(bak), base, w[i].dir, NULL) == 0)
-			mirror_clean_temps(bak);
+	/*
+	 * no temp file is ever removed from a registry directory: ours are all in
+	 * STAGING (mirror_recover removes it whole); a ".hosts.toml.XXXXXX" there
+	 * may be the user's, and an older version's stray one is left alone
+	 */
 	/*
 	 * every new file written and fsynced, every directory made, before the
 	 * first of the user's moves; a failure from there to the last install
@@ -719,6 +757,10 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 		r = fs_remove_tree(base, STAGING, err);
 		if (r == 0)
 			r = fsync_dir(base, err);
+		if (r < 0)
+			fail_msg(base, r,
+				 "the new files are in place; the next configure removes " STAGING,
+				 err);
 	}
 out:
 	mirror_journal_free(&jl);

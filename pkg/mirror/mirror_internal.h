@@ -48,21 +48,6 @@ bool mirror_hosts_generated(const char *file);
 int mirror_recover(const char *base, struct log_err *err);
 
 /*
- * Age in seconds past which a ".hosts.toml.XXXXXX" temp file an older version
- * wrote straight into a registry directory is taken for a killed run's: such
- * a version's watch repaired without our lock, so a younger one may be
- * written right now.
- */
-#define MIRROR_TEMP_AGE 60
-
-/*
- * Remove those temp files (fs_publish_clean: our exact pattern, our uid, older
- * than MIRROR_TEMP_AGE) from dir, a registry directory configure writes or
- * wrote; nothing else is touched.
- */
-void mirror_clean_temps(const char *dir);
-
-/*
  * Move every entry of from into directory to: an entry absent there is
  * renamed; two directories are merged the same way (from's then removed); a
  * regular file with the same bytes and mode replaces the one there. Anything
@@ -70,6 +55,16 @@ void mirror_clean_temps(const char *dir);
  * Renames only, so an interrupted merge is finished by the next one.
  */
 int mirror_merge(const char *from, const char *to, struct log_err *err);
+
+/*
+ * configure, a registry directory base/name no longer written whose user's
+ * hosts.toml is in bak/name (mirror_restore.c): as a first run does, bak/name
+ * goes back into it (the user's hosts.toml renamed over ours, never a moment
+ * without one), then it moves into bak whole (its mode and owner). 1 when
+ * moved, 0 when not a directory or holding only our hosts.toml (for
+ * mirror_drop_ours), -errno with err.
+ */
+int mirror_back_up_rest(const char *base, const char *bak, const char *name, struct log_err *err);
 
 /* _backup, .nodeprobe-backup, .nodeprobe-restore, .nodeprobe-stage: absent or our real dirs. */
 int mirror_own_dirs(const char *base, struct log_err *err);
@@ -112,33 +107,56 @@ int mirror_list_bounded(const char *dir, char ***names, size_t *n, struct log_er
  * when a later step fails, so the tree is the old one again.
  */
 enum mirror_jkind {
-	MIRROR_J_RENAME, /* from renamed to to: undone by renaming it back */
-	MIRROR_J_LINK,	 /* to linked to from: to removed, or renamed back when from is gone */
-	MIRROR_J_MKDIR,	 /* directory from made: removed when empty */
+	MIRROR_J_RENAME,  /* from renamed to to: undone by renaming it back */
+	MIRROR_J_LINK,	  /* to linked to from: to removed, or renamed back when from is gone */
+	MIRROR_J_REPLACE, /* from replaced by a rename, its old file linked to to: to renamed over
+			     it */
+	MIRROR_J_MKDIR,	  /* directory from made: removed when empty */
 };
 struct mirror_jstep {
 	enum mirror_jkind kind;
-	char *from, *to;
+	int d1, d2;	 /* the directories of from and to (indexes into dirs) */
+	char *from, *to; /* paths, for messages; the last component is the name in d1, d2 */
+};
+/* A directory a step acts in, held open so an undo never follows a path swapped meanwhile. */
+struct mirror_jdir {
+	int fd;	   /* O_NOFOLLOW descriptor of our own */
+	dev_t dev; /* which directory */
+	ino_t ino;
 };
 struct mirror_journal {
 	struct mirror_jstep *v;
 	size_t n;
+	struct mirror_jdir *dirs;
+	size_t ndirs;
 };
 
 void mirror_journal_free(struct mirror_journal *j);
-/* Note directory path as made. 0 or -ENOMEM with err. */
+/*
+ * Every step acts in, and is undone in, the directories it is given, never by
+ * path again: a path's parent is opened with mirror_open_dir (a symbolic link
+ * refused). Each returns 0 or -errno with err.
+ */
+/* Note directory path as made. */
 int mirror_journal_mkdir(struct mirror_journal *j, const char *path, struct log_err *err);
 /* rename a to b, noted first (a kill in between leaves nothing to undo). */
 int mirror_jrename(struct mirror_journal *j, const char *a, const char *b, struct log_err *err);
 /*
  * The same relative to directories opened with mirror_open_dir (dir1, dir2:
- * their paths, for the journal and messages): renameat of name, linkat of
- * name in fd to the path to.
+ * their paths, for messages): renameat of name; linkat of name in fd1 as to in
+ * fd2.
  */
 int mirror_jrenameat(struct mirror_journal *j, int fd1, const char *dir1, int fd2, const char *dir2,
 		     const char *name, struct log_err *err);
-int mirror_jlinkat(struct mirror_journal *j, int fd, const char *dir, const char *name,
-		   const char *to, struct log_err *err);
+int mirror_jlinkat(struct mirror_journal *j, int fd1, const char *dir1, int fd2, const char *dir2,
+		   const char *name, const char *to, struct log_err *err);
+/*
+ * renameat of name from sfd into dfd, the file it replaces (not a directory)
+ * first linked as keep in kfd: one step, undone by renaming keep back over it.
+ */
+int mirror_jreplaceat(struct mirror_journal *j, int sfd, const char *sdir, int dfd,
+		      const char *ddir, const char *name, int kfd, const char *kdir,
+		      const char *keep, struct log_err *err);
 /*
  * Open directory path never through a symbolic link (O_NOFOLLOW): the
  * descriptor, or -ELOOP / -ENOTDIR / -errno with err.

@@ -237,6 +237,56 @@ int mirror_merge(const char *from, const char *to, struct log_err *err)
 	return merge(from, to, 0, &how, false, err);
 }
 
+/* mirror_merge of a registry directory's backup into it, a regular hosts.toml there renamed over.
+ */
+static int merge_over_ours(const char *from, const char *to, struct log_err *err)
+{
+	const struct merge_how how = {NULL, NULL};
+
+	return merge(from, to, 1, &how, true, err);
+}
+
+/* Whether base/name is a directory holding nothing but a hosts.toml (ours: it is removed). */
+static bool holds_only_hosts(const char *base, const char *name)
+{
+	char p[PATH_MAX], **names = NULL;
+	size_t n = 0;
+	bool only;
+
+	only = fs_path_join(p, sizeof(p), base, name, NULL) == 0 &&
+	       fs_list_dir(p, &names, &n, NULL) == 0 && n <= 1 &&
+	       (n == 0 || !strcmp(names[0], HOSTS_TOML));
+	fs_names_free(names, n);
+	return only;
+}
+
+/*
+ * A registry directory no longer written, its user's hosts.toml in bak/name: as on a first run,
+ * bak/name goes back into it (the user's hosts.toml renamed over ours), then it moves into bak
+ * whole (its mode and owner); renames only, so a killed run is finished by the next one.
+ */
+int mirror_back_up_rest(const char *base, const char *bak, const char *name, struct log_err *err)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	struct stat st;
+	int r;
+
+	if (fs_path_join(a, sizeof(a), base, name, err) < 0 ||
+	    fs_path_join(b, sizeof(b), bak, name, err) < 0)
+		return -ENAMETOOLONG;
+	if (lstat(a, &st) < 0 || !S_ISDIR(st.st_mode) || holds_only_hosts(base, name))
+		return 0; /* not a directory, or ours alone: mirror_drop_ours removes it */
+	r = merge_over_ours(b, a, err);
+	if (r == 0 && rmdir(b) < 0)
+		r = log_err_set(err, -errno, "%s: %s", b, strerror(errno));
+	if (r == 0)
+		r = fs_move_entry(base, bak, name, err);
+	if (r < 0)
+		return r;
+	log_info("moved what is left of %s into %s", a, bak);
+	return 1;
+}
+
 int mirror_finish_restore(const char *base, const struct mirror_list *managed, struct log_err *err)
 {
 	const struct merge_how how = {managed, NULL};
@@ -294,14 +344,6 @@ int mirror_recover(const char *base, struct log_err *err)
 	return r;
 }
 
-void mirror_clean_temps(const char *dir)
-{
-	struct stat st;
-
-	if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode))
-		fs_publish_clean(dir, HOSTS_TOML, MIRROR_TEMP_AGE);
-}
-
 /* A directory of the user's that configure wrote into is in _backup too, and comes back from there.
  */
 int mirror_drop_ours(const char *base, const char *bak, const char *name, bool keep_dir,
@@ -321,14 +363,12 @@ int mirror_drop_ours(const char *base, const char *bak, const char *name, bool k
 	}
 	if (lstat(file, &st) == 0 && S_ISREG(st.st_mode) && keep_dir && lstat(saved, &sv) == 0) {
 		/* cleanup: the merge renames the user's over it, never a moment without one */
-		mirror_clean_temps(p);
 	} else if (lstat(file, &st) == 0 && S_ISREG(st.st_mode) &&
 		   (mirror_hosts_generated(file) || lstat(saved, &sv) == 0)) {
 		if (unlink(file) < 0)
 			return log_err_set(err, -errno, "%s: cannot remove: %s", file,
 					   strerror(errno));
 		log_info("removed %s", file);
-		mirror_clean_temps(p); /* a directory configure wrote */
 	}
 	/* the user's own directory, kept in place by configure: the merge fills it again */
 	if (keep_dir && lstat(saved_dir, &st) == 0 && S_ISDIR(st.st_mode) &&

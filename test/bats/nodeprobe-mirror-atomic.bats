@@ -83,7 +83,11 @@ inj_tree() {
       before=$(manifest "$C")
       st=0
       out=$(INJ_AT=$n INJ_MODE=enospc INJ_STICKY=1 LD_PRELOAD="$T/inject.so" "$BIN" configure "${A[@]}" 2>&1) || st=$?
-      if [ "$st" -ne 0 ]; then
+      if [ "$st" -ne 0 ] && grep -q "the new files are in place" <<<"$out"; then
+        # the last sync, after the new tree was in place: said so
+        fails=$((fails + 1))
+        grep -q "the file system is full (ENOSPC" <<<"$out" || { echo "$scen, call $n: $out"; false; }
+      elif [ "$st" -ne 0 ]; then
         fails=$((fails + 1))
         [ "$(manifest "$C")" = "$before" ] ||
           { echo "$scen, call $n: $out"; diff <(echo "$before") <(manifest "$C"); false; }
@@ -131,7 +135,22 @@ inj_tree() {
   [ "$(manifest "$C")" = "$orig" ]
 }
 
-@test "a file named like our temp files is removed only in a directory we write: never in _backup, never by a cleanup with nothing to clean" {
+@test "a file named like our temp files is never removed: not in a directory configure writes, not by cleanup" {
+  # the review's repro: a root-owned, 2 hours old .hosts.toml.backup of the user's in docker.io
+  mkdir -p "$C/docker.io"
+  echo "server = 'https://registry-1.docker.io'" >"$C/docker.io/hosts.toml"
+  echo notes >"$C/docker.io/.hosts.toml.backup"
+  touch -d '-2 hours' "$C/docker.io/.hosts.toml.backup"
+  orig=$(manifest "$C")
+  "$BIN" configure --config-path "$C" -r docker.io "${M[@]}"
+  [ "$(cat "$C/docker.io/.hosts.toml.backup")" = notes ]
+  "$BIN" configure --config-path "$C" -r docker.io "${M[@]}" --dial-timeout 300ms
+  [ "$(cat "$C/docker.io/.hosts.toml.backup")" = notes ]
+  "$BIN" cleanup --config-path "$C"
+  [ "$(manifest "$C")" = "$orig" ]
+}
+
+@test "a file named like our temp files in a directory we do not write moves into _backup, never removed; never by a cleanup with nothing to clean" {
   mkdir -p "$C/reg.example" "$C/docker.io"
   printf "server = 'https://reg.example'\n" >"$C/reg.example/hosts.toml"
   printf "server = 'https://registry-1.docker.io'\n" >"$C/docker.io/hosts.toml"
@@ -240,4 +259,165 @@ inj_tree() {
   grep -q "symbolic link" <<<"$output"
   [ -z "$(ls -A "$T/outside")" ]
   [ ! -e "$C/_backup/quay.io/hosts.toml" ]
+}
+
+# The number of the first call in $T/trace (INJ_TRACE) whose description holds the string $1.
+call_of() {
+  grep -m1 -F -- "$1" "$T/trace" | cut -d' ' -f1
+}
+
+@test "an undo never follows a registry directory swapped for a symbolic link meanwhile" {
+  build_shim
+  mkdir -p "$C/docker.io" "$C/quay.io" "$T/outside"
+  printf "server = 'https://registry-1.docker.io'\n" >"$C/docker.io/hosts.toml"
+  printf "server = 'https://quay.io'\n" >"$C/quay.io/hosts.toml"
+  printf 'OUTSIDE' >"$T/outside/hosts.toml"
+  "$BIN" configure --config-path "$C" -r docker.io -r quay.io "${M[@]}"
+  cp -a "$C" "$T/base"
+  A=(--config-path "$C" -r docker.io -r quay.io "${M[@]}" --dial-timeout 300ms)
+  INJ_TRACE=1 INJ_LOG="$T/trace" LD_PRELOAD="$T/inject.so" "$BIN" configure "${A[@]}"
+  n=$(call_of .old-1-0)
+  [ -n "$n" ]
+  rm -rf "$C" && cp -a "$T/base" "$C"
+  # once docker.io holds our new file, it becomes a link to outside; quay.io's install then fails
+  run env INJ_MATCH=.old-1-0 INJ_CMD="mv '$C/docker.io' '$T/real' && ln -s '$T/outside' '$C/docker.io'" \
+    INJ_AT="$n" INJ_MODE=enospc INJ_STICKY=1 LD_PRELOAD="$T/inject.so" "$BIN" configure "${A[@]}"
+  echo "$output"
+  [ "$status" -ne 0 ] && [ -L "$C/docker.io" ]
+  [ "$(ls -A "$T/outside")" = hosts.toml ] && [ "$(cat "$T/outside/hosts.toml")" = OUTSIDE ]
+  # the undo acted in the directory itself: it holds its old hosts.toml again
+  cmp "$T/real/hosts.toml" "$T/base/docker.io/hosts.toml"
+  cmp "$C/quay.io/hosts.toml" "$T/base/quay.io/hosts.toml"
+}
+
+@test "killed while undoing an install, a registry directory still holds a hosts.toml" {
+  build_shim
+  mkdir -p "$C/docker.io" "$C/quay.io"
+  printf "server = 'https://registry-1.docker.io'\n" >"$C/docker.io/hosts.toml"
+  printf "server = 'https://quay.io'\n" >"$C/quay.io/hosts.toml"
+  orig=$(manifest "$C")
+  "$BIN" configure --config-path "$C" -r docker.io -r quay.io "${M[@]}"
+  cp -a "$C" "$T/base"
+  A=(--config-path "$C" -r docker.io -r quay.io "${M[@]}" --dial-timeout 300ms)
+  INJ_TRACE=1 INJ_LOG="$T/trace" LD_PRELOAD="$T/inject.so" "$BIN" configure "${A[@]}"
+  # install's fsync of docker.io, right after our hosts.toml replaced the old one there
+  n=$(awk '/^[0-9]+ renameat hosts.toml -> hosts.toml/ { r = 1; next } r && / fsync$/ { print $1; exit }' "$T/trace")
+  [ -n "$n" ]
+  for k in 1 2 3 4; do
+    rm -rf "$C" && cp -a "$T/base" "$C"
+    st=0
+    INJ_AT="$n" INJ_MODE=enospc INJ_STICKY=1 INJ_KILL2=$((n + k)) LD_PRELOAD="$T/inject.so" \
+      "$BIN" configure "${A[@]}" 2>/dev/null || st=$?
+    echo "# ENOSPC at call $n, killed at $((n + k)): status $st" >&3
+    for d in docker.io quay.io; do
+      [ -f "$C/$d/hosts.toml" ] || { echo "killed at $((n + k)): no $d/hosts.toml"; ls -la "$C/$d" "$C/.nodeprobe-stage"; false; }
+    done
+    "$BIN" configure "${A[@]}"
+    "$BIN" cleanup --config-path "$C"
+    [ "$(manifest "$C")" = "$orig" ]
+  done
+}
+
+# manifest with each entry's owner and group
+manifest_owners() {
+  (cd "$1" && find . -printf '%p %y %m %U %G %l\n' | sort &&
+    find . -type f -print0 | sort -z | xargs -0 -r sha256sum)
+}
+
+@test "a registry directory that went whole into _backup and was configured later comes back with its mode and owner" {
+  [ "$(id -u)" -eq 0 ] || skip "needs root to give quay.io another owner"
+  mkdir -p "$C/docker.io" "$C/quay.io"
+  printf "server = 'https://registry-1.docker.io'\n" >"$C/docker.io/hosts.toml"
+  printf "server = 'https://quay.io'\n" >"$C/quay.io/hosts.toml"
+  printf 'CA' >"$C/quay.io/ca.crt"
+  chmod 700 "$C/quay.io"
+  chown -R 1000:1000 "$C/quay.io"
+  orig=$(manifest_owners "$C")
+  "$BIN" configure --config-path "$C" -r docker.io "${M[@]}"
+  [ ! -e "$C/quay.io" ]
+  "$BIN" configure --config-path "$C" -r docker.io -r quay.io "${M[@]}"
+  [ "$(stat -c '%a %u %g' "$C/quay.io")" = "700 1000 1000" ]
+  "$BIN" cleanup --config-path "$C"
+  diff <(echo "$orig") <(manifest_owners "$C")
+}
+
+@test "a registry dropped on a later run moves into _backup whole, as on a first run without it" {
+  mkdir -p "$C/docker.io" "$C/reg.example"
+  printf "server = 'https://registry-1.docker.io'\n" >"$C/docker.io/hosts.toml"
+  printf "server = 'https://reg.example'\n" >"$C/reg.example/hosts.toml"
+  printf 'x' >"$C/reg.example/ca.crt"
+  chmod 750 "$C/reg.example"
+  orig=$(manifest "$C")
+  # what a first run without reg.example gives
+  "$BIN" configure --config-path "$C" -r docker.io "${M[@]}"
+  once=$(manifest "$C")
+  "$BIN" cleanup --config-path "$C"
+  [ "$(manifest "$C")" = "$orig" ]
+  "$BIN" configure --config-path "$C" -r docker.io -r reg.example "${M[@]}"
+  run "$BIN" configure --config-path "$C" -r docker.io "${M[@]}"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ ! -e "$C/reg.example" ]
+  diff <(echo "$once") <(manifest "$C")
+  "$BIN" cleanup --config-path "$C"
+  [ "$(manifest "$C")" = "$orig" ]
+}
+
+# sweep2 scenarios: the tree before the run ($1: later, prepend, cleanup), and the run itself
+sweep_prep() {
+  inj_tree
+  case $1 in
+  later)
+    "$BIN" configure --config-path "$C" -r docker.io -r reg.example "${M[@]}" 2>/dev/null
+    mkdir "$C/ghcr.io"
+    printf "server = 'https://ghcr.io'\n" >"$C/ghcr.io/hosts.toml"
+    ;;
+  prepend) "$BIN" configure --config-path "$C" -r docker.io "${M[@]}" 2>/dev/null ;;
+  cleanup) "$BIN" configure --config-path "$C" -r docker.io -r ghcr.io -r quay.io "${M[@]}" 2>/dev/null ;;
+  esac
+}
+sweep_run() {
+  local scen=$1
+  shift
+  case $scen in
+  later) "$@" "$BIN" configure --config-path "$C" -r docker.io -r ghcr.io -r quay.io "${M[@]}" ;;
+  prepend) "$@" "$BIN" configure --config-path "$C" -r docker.io -r quay.io "${M[@]}" --prepend-existing ;;
+  cleanup) "$@" "$BIN" cleanup --config-path "$C" ;;
+  esac
+}
+
+@test "sweep: killed at each call of a later run and a --prepend-existing run, killed while undoing, ENOSPC in cleanup: never a registry directory without hosts.toml, and configure + cleanup give back the tree" {
+  build_shim
+  runs=0
+  for what in later:kill prepend:kill later:undo cleanup:enospc; do
+    scen=${what%%:*} how=${what#*:}
+    inj_tree
+    [ "$scen" != later ] || { mkdir "$C/ghcr.io"; printf "server = 'https://ghcr.io'\n" >"$C/ghcr.io/hosts.toml"; }
+    orig=$(manifest "$C")
+    sweep_prep "$scen"
+    rm -f "$T/trace"
+    sweep_run "$scen" env INJ_TRACE=1 INJ_LOG="$T/trace" LD_PRELOAD="$T/inject.so" >/dev/null 2>&1
+    N=$(wc -l <"$T/trace")
+    for ((n = 1; n <= N; n++)); do
+      sweep_prep "$scen"
+      case $how in
+      kill) inj=(INJ_AT=$n) ;;
+      undo) inj=(INJ_AT=$n INJ_MODE=enospc INJ_STICKY=1 INJ_KILL2=$((n + 2))) ;;
+      enospc) inj=(INJ_AT=$n INJ_MODE=enospc INJ_STICKY=1) ;;
+      esac
+      st=0
+      sweep_run "$scen" env "${inj[@]}" LD_PRELOAD="$T/inject.so" >/dev/null 2>&1 || st=$?
+      runs=$((runs + 1))
+      for d in docker.io quay.io ghcr.io reg.example; do
+        [ ! -d "$C/$d" ] || [ -f "$C/$d/hosts.toml" ] ||
+          { echo "$what, call $n (status $st): no $d/hosts.toml"; ls -la "$C" "$C/$d"; false; }
+      done
+      if [ "$scen" != cleanup ]; then
+        sweep_run "$scen" env >/dev/null 2>&1 || { echo "$what, call $n: the rerun failed"; false; }
+      fi
+      "$BIN" cleanup --config-path "$C" 2>/dev/null || { echo "$what, call $n: cleanup failed"; false; }
+      [ "$(manifest "$C")" = "$orig" ] || { echo "$what, call $n:"; diff <(echo "$orig") <(manifest "$C"); false; }
+    done
+  done
+  echo "# $runs injected runs" >&3
 }

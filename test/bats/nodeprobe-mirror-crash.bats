@@ -61,7 +61,7 @@ user_tree() {
   printf 'loose' >"$C/loose-file"
 }
 
-@test "a temp file of ours in a directory we write, or an empty directory a killed configure left: removed, never backed up" {
+@test "a temp file named like an older version's in a directory we write is kept; an empty directory a killed configure left: removed, never backed up" {
   user_tree 3
   # a file with our temp name in a directory we do not write is the user's: it is kept
   printf 'mine' >"$C/reg1.example:5000/.hosts.toml.Zz99Yy"
@@ -69,9 +69,8 @@ user_tree() {
   orig=$(manifest "$C")
   "$BIN" configure "${ARGS[@]}"
   [ -f "$C/_backup/reg1.example:5000/.hosts.toml.Zz99Yy" ]
-  # what a configure of an older version killed in fs_publish leaves in a directory of ours
-  # (older than a minute: that version's watch wrote without our lock), one being written now
-  # (kept), and a killed staging
+  # what a configure of an older version killed in fs_publish left in a directory of ours (or a
+  # user's file of that name: kept, never removed), and a killed staging
   printf 'half' >"$C/docker.io/.hosts.toml.Ab12Cd"
   touch -d '-2 minutes' "$C/docker.io/.hosts.toml.Ab12Cd"
   printf 'half' >"$C/ghcr.io/.hosts.toml.Ef34Gh"
@@ -79,7 +78,8 @@ user_tree() {
   printf 'half' >"$C/.nodeprobe-stage/ghcr.io/hosts.toml"
   run "$BIN" configure "${ARGS[@]}"
   [ "$status" -eq 0 ]
-  [ ! -e "$C/docker.io/.hosts.toml.Ab12Cd" ] && [ ! -e "$C/.nodeprobe-stage" ]
+  [ -f "$C/docker.io/.hosts.toml.Ab12Cd" ] && [ ! -e "$C/.nodeprobe-stage" ]
+  rm "$C/docker.io/.hosts.toml.Ab12Cd"
   [ -f "$C/ghcr.io/.hosts.toml.Ef34Gh" ] && rm "$C/ghcr.io/.hosts.toml.Ef34Gh"
   [ -f "$C/_backup/reg1.example:5000/.hosts.toml.Zz99Yy" ]
   ! find "$C/_backup" -name '.nodeprobe-*' | grep . || false

@@ -2,7 +2,9 @@
 /* Test shim (LD_PRELOAD) from the issue 17 review: counts the calls that change files; at
  * INJ_AT kills the process (INJ_MODE unset) or fails that call and, with INJ_STICKY=1, every
  * later space-using call with ENOSPC. INJ_MATCH/INJ_CMD: before the first call whose
- * description ("mkdir PATH", "rename A -> B", ...) contains INJ_MATCH, run INJ_CMD (sh -c). */
+ * description ("mkdir PATH", "rename A -> B", ...) contains INJ_MATCH, run INJ_CMD (sh -c).
+ * INJ_KILL2=K: kill at call K too (after an ENOSPC at INJ_AT: during the undo). Counted: renames,
+ * links, mkdir/rmdir, unlinks, symlink, mkostemp, chmod/fchmod, fsync, writes to regular files. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -13,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-static long cnt, at = -1;
+static long cnt, at = -1, kill2 = -1;
 static int mode, sticky, tripped, inited;
 static void init(void)
 {
@@ -21,8 +23,11 @@ static void init(void)
 		return;
 	inited = 1;
 	const char *a = getenv("INJ_AT"), *m = getenv("INJ_MODE"), *s = getenv("INJ_STICKY");
+	const char *k = getenv("INJ_KILL2");
 	if (a)
 		at = atol(a);
+	if (k)
+		kill2 = atol(k);
 	mode = m && !strcmp(m, "enospc");
 	sticky = s && *s == '1';
 }
@@ -52,6 +57,11 @@ static int step(const char *what, int uses_space)
 		unsetenv("LD_PRELOAD");
 		if (system(cmd) != 0)
 			report("INJ_CMD failed");
+	}
+	/* INJ_KILL2: a second run of the shim's count, kill at that call (during an undo) */
+	if (kill2 > 0 && cnt == kill2) {
+		report(what);
+		kill(getpid(), SIGKILL);
 	}
 	if (at > 0 && cnt == at) {
 		if (!mode) {
@@ -171,4 +181,56 @@ int chmod(const char *p, mode_t m)
 		return -1;
 	}
 	return real_chmod(p, m);
+}
+int linkat(int d1, const char *a, int d2, const char *b, int f)
+{
+	REAL(int, linkat, int, const char *, int, const char *, int);
+	char w[8192];
+	snprintf(w, sizeof w, "linkat %s -> %s", a, b);
+	if (step(w, 1)) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return real_linkat(d1, a, d2, b, f);
+}
+int link(const char *a, const char *b)
+{
+	REAL(int, link, const char *, const char *);
+	char w[8192];
+	snprintf(w, sizeof w, "link %s -> %s", a, b);
+	if (step(w, 1)) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return real_link(a, b);
+}
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	REAL(ssize_t, write, int, const void *, size_t);
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fd > 2) {
+		if (step("write", 1)) {
+			errno = ENOSPC;
+			return -1;
+		}
+	}
+	return real_write(fd, buf, n);
+}
+int fsync(int fd)
+{
+	REAL(int, fsync, int);
+	if (step("fsync", 1)) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return real_fsync(fd);
+}
+int fchmod(int fd, mode_t m)
+{
+	REAL(int, fchmod, int, mode_t);
+	if (step("fchmod", 0)) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return real_fchmod(fd, m);
 }
