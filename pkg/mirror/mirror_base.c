@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* mirror_base: string lists and the read-error message, the bottom of pkg/mirror (calls no one). */
+/* mirror_base: string lists and the read-error and symbolic-link messages, the bottom of
+ * pkg/mirror (calls no one). */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log/log.h"
 #include "mirror/mirror_internal.h"
@@ -47,6 +50,16 @@ int mirror_list_add_split(struct mirror_list *l, const char *s)
 	return 0;
 }
 
+bool mirror_listed(const struct mirror_list *l, const char *name)
+{
+	size_t i;
+
+	for (i = 0; l && i < l->n; i++)
+		if (!strcmp(l->v[i], name))
+			return true;
+	return false;
+}
+
 void mirror_list_free(struct mirror_list *l)
 {
 	size_t i;
@@ -63,4 +76,13 @@ int mirror_read_error(struct log_err *err, const char *path, int r, size_t cap)
 	if (r == -E2BIG)
 		return log_err_set(err, r, "%s: file too large (over %zu KiB)", path, cap / 1024);
 	return log_err_set(err, r, "%s: %s", path, strerror(-r));
+}
+
+int mirror_refuse_link(const char *path, const char *why, struct log_err *err)
+{
+	char to[PATH_MAX];
+	ssize_t n = readlink(path, to, sizeof(to) - 1);
+
+	to[n < 0 ? 0 : n] = '\0';
+	return log_err_set(err, -ELOOP, "%s is a symbolic link (to %s)%s", path, to, why);
 }

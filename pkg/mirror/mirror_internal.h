@@ -90,7 +90,7 @@ int mirror_drop_ours(const char *base, const char *bak, const char *name, bool k
 /* cleanup (mirror_restore.c): what mirror_run does for MIRROR_CLEANUP, unlocked. */
 int mirror_cleanup(const struct mirror_opts *o, struct log_err *err);
 
-/* err = "<path> is a symbolic link (to <target>)<why>"; returns -ELOOP (mirror_restore.c). */
+/* err = "<path> is a symbolic link (to <target>)<why>"; returns -ELOOP (mirror_base.c). */
 int mirror_refuse_link(const char *path, const char *why, struct log_err *err);
 
 /* Most entries configure, cleanup and their merge read from one directory. */
@@ -168,7 +168,7 @@ int mirror_jmove(struct mirror_journal *j, const char *from_dir, const char *to_
 /* Undo j in reverse. 0, or the first -errno (each logged). */
 int mirror_journal_undo(const struct mirror_journal *j);
 
-/* Whether l holds name. */
+/* Whether l holds name (mirror_base.c). */
 bool mirror_listed(const struct mirror_list *l, const char *name);
 
 /* Whether registry r is Spegel's wildcard ("_default"); mirror_render.c. */

@@ -17,16 +17,6 @@
 /* Deepest directory mirror_merge walks into (a registry directory holds a few files). */
 #define MERGE_MAX_DEPTH 16
 
-bool mirror_listed(const struct mirror_list *l, const char *name)
-{
-	size_t i;
-
-	for (i = 0; l && i < l->n; i++)
-		if (!strcmp(l->v[i], name))
-			return true;
-	return false;
-}
-
 bool mirror_is_work_name(const char *name)
 {
 	static const char *const ours[] = {BACKING_UP,	RESTORING, STAGING,
@@ -53,15 +43,6 @@ int mirror_list_bounded(const char *dir, char ***names, size_t *n, struct log_er
 		    dir, MIRROR_MAX_ENTRIES);
 	}
 	return r;
-}
-
-int mirror_refuse_link(const char *path, const char *why, struct log_err *err)
-{
-	char to[PATH_MAX];
-	ssize_t n = readlink(path, to, sizeof(to) - 1);
-
-	to[n < 0 ? 0 : n] = '\0';
-	return log_err_set(err, -ELOOP, "%s is a symbolic link (to %s)%s", path, to, why);
 }
 
 /*
