@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* mirror_apply: configure and cleanup of a containerd config path: _backup/, atomic writes,
- * restore. */
+/* mirror_apply: configure executes a plan (mirror_plan.c): stage, back up, clear, install, with
+ * the journal undoing a failure. Calls plan, restore, journal, base. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -18,18 +18,6 @@
 #include "toml/toml.h"
 #include "mirror/mirror_internal.h"
 
-/* ---- configure ---- */
-
-struct want {
-	char dir[256];	     /* directory name under config_path */
-	struct strbuf hosts; /* hosts.toml content */
-	mode_t mode;	     /* hosts.toml mode */
-	bool copy_backup;    /* prepend: copy _backup/<dir>/ files missing in <dir>/ */
-	bool user_hosts;     /* <dir>/hosts.toml is the user's: it moves into _backup */
-	bool write;	     /* hosts.toml must be written */
-	bool fresh;	     /* base/<dir> does not exist: STAGING/<dir> is renamed into place */
-};
-
 /*
  * What --prepend-existing copies from path: a regular file or a symlink to one
  * as a file (Spegel copies the content too); a directory (not through a
@@ -45,70 +33,6 @@ static mode_t copy_kind(const char *path, struct stat *st)
 	if (S_ISDIR(lst.st_mode))
 		return S_IFDIR;
 	return S_ISREG(st->st_mode) ? S_IFREG : 0;
-}
-
-/*
- * Make directory dst hold exactly: hosts (if not NULL) as hosts.toml, plus (if
- * src is not NULL) copies of src's files other than hosts.toml, recursively.
- * Everything else in dst is removed. Nothing is written when it already matches.
- */
-static void wants_free(struct want *w, size_t n)
-{
-	size_t i;
-
-	for (i = 0; w && i < n; i++)
-		sb_free(&w[i].hosts);
-	free(w);
-}
-
-bool mirror_hosts_generated(const char *file)
-{
-	static const char *const heads[] = {
-	    "server = '",	"[host.'",	     "capabilities = ['pull'",
-	    "dial_timeout = '", "Authorization = '", ""};
-	struct strbuf text = STRBUF_INIT(1 << 16);
-	bool yes = false, host = false;
-	const char *line, *nl;
-	struct stat st;
-	size_t i;
-
-	if (lstat(file, &st) < 0 || !S_ISREG(st.st_mode) || sb_read_file(&text, file) < 0 ||
-	    text.len == 0 || text.buf[text.len - 1] == '\n')
-		goto out;
-	yes = true;
-	for (line = text.buf; yes && line < text.buf + text.len; line = nl + 1) {
-		size_t len;
-
-		nl = memchr(line, '\n', (size_t)(text.buf + text.len - line));
-		if (!nl)
-			nl = text.buf + text.len;
-		len = (size_t)(nl - line);
-		for (i = 0; i < sizeof(heads) / sizeof(heads[0]); i++)
-			if (len >= strlen(heads[i]) && !strncmp(line, heads[i], strlen(heads[i])))
-				break;
-		if (i == sizeof(heads) / sizeof(heads[0]) || (i == 0 && line != text.buf) ||
-		    (i == 5 && len != 0) || (len && line[len - 1] != '\'' && line[len - 1] != ']'))
-			yes = false;
-		host |= i == 1;
-	}
-	yes = yes && host;
-out:
-	sb_free(&text);
-	return yes;
-}
-
-/* Whether file is a regular file holding exactly data with mode. */
-static bool same_as(const char *file, const struct strbuf *data, mode_t mode)
-{
-	struct strbuf have = STRBUF_INIT(MIRROR_MAX_FILE);
-	struct stat st;
-	bool same;
-
-	same = lstat(file, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 07777) == mode &&
-	       (size_t)st.st_size == data->len && sb_read_file(&have, file) >= 0 &&
-	       have.len == data->len && !memcmp(have.buf, data->buf, data->len);
-	sb_free(&have);
-	return same;
 }
 
 static int fsync_dir(const char *path, struct log_err *err)
@@ -156,52 +80,6 @@ static int mkdir_like(const char *path, const char *like, struct mirror_journal 
 }
 
 /*
- * What is at base/<w->dir> before anything changes: refused when it is not a
- * real directory; w->user_hosts when its hosts.toml is the user's (first: no
- * _backup yet, or neither _backup holds the user's nor is it in the generated shape,
- * nor does the caller know it is ours); w->write when hosts.toml must be
- * written.
- */
-static int classify(const char *base, struct want *w, bool first, bool ours_in_place,
-		    struct log_err *err)
-{
-	char p[PATH_MAX], file[PATH_MAX], saved[PATH_MAX];
-	struct stat st;
-
-	if ((size_t)snprintf(p, sizeof(p), "%s/%s", base, w->dir) >= sizeof(p) ||
-	    (size_t)snprintf(file, sizeof(file), "%s/%s", p, HOSTS_TOML) >= sizeof(file) ||
-	    (size_t)snprintf(saved, sizeof(saved), "%s/%s/%s/%s", base, MIRROR_BACKUP_DIR, w->dir,
-			     HOSTS_TOML) >= sizeof(saved))
-		return log_err_set(
-		    err, -ENAMETOOLONG,
-		    "%s/%s: path too long (over %d bytes): use a shorter config path", base, w->dir,
-		    PATH_MAX - 1);
-	w->write = true;
-	w->fresh = false;
-	if (lstat(p, &st) < 0) {
-		w->fresh = errno == ENOENT;
-		return errno == ENOENT ? 0 : log_err_set(err, -errno, "%s: %s", p, strerror(errno));
-	}
-	if (S_ISLNK(st.st_mode))
-		return mirror_refuse_link(
-		    p,
-		    ", not a directory: refused, never followed, nothing was changed; replace it with a real directory and run configure again",
-		    err);
-	if (!S_ISDIR(st.st_mode))
-		return log_err_set(
-		    err, -ENOTDIR,
-		    "%s is not a directory: refused, nothing was changed; move it away and run configure again",
-		    p);
-	if (lstat(file, &st) < 0)
-		return errno == ENOENT ? 0
-				       : log_err_set(err, -errno, "%s: %s", file, strerror(errno));
-	w->user_hosts =
-	    first || !(ours_in_place || lstat(saved, &st) == 0 || mirror_hosts_generated(file));
-	w->write = w->user_hosts || !same_as(file, &w->hosts, w->mode);
-	return 0;
-}
-
-/*
  * STAGING and its directory dir; like (not NULL: the user's directory in
  * _backup, which the cleanup merge brings back into this one) gives dir's
  * mode and owner, so the directory put in place is the user's again.
@@ -233,7 +111,7 @@ static int stage_dir(const char *st_dir, const char *dir, const char *like, stru
  * exists, later _backup/<dir> for each whose hosts.toml is the user's; each of
  * the mode of base/<dir>.
  */
-static int stage_backup_dirs(const char *base, const struct want *w, size_t nw, bool first,
+static int stage_backup_dirs(const char *base, const struct mirror_want *w, size_t nw, bool first,
 			     struct mirror_journal *jl, struct log_err *err)
 {
 	char to[PATH_MAX], p[PATH_MAX], like[PATH_MAX];
@@ -260,8 +138,8 @@ static int stage_backup_dirs(const char *base, const struct want *w, size_t nw, 
  * and with --prepend-existing the files of _backup/<dir>/ that are not in
  * <dir>/ (a _backup Spegel made holds them; Spegel copies them back).
  */
-static int stage(const char *base, struct want *w, size_t nw, bool first, struct mirror_journal *jl,
-		 struct log_err *err)
+static int stage(const char *base, const struct mirror_want *w, size_t nw, bool first,
+		 struct mirror_journal *jl, struct log_err *err)
 {
 	char st_dir[PATH_MAX], dir[PATH_MAX], src[PATH_MAX], a[PATH_MAX], b[PATH_MAX], **names;
 	size_t i, j, n;
@@ -359,7 +237,7 @@ static int move_hosts(const char *base, const char *to, const char *name, struct
 	return r;
 }
 
-static const struct want *wanted(const struct want *w, size_t nw, const char *name)
+static const struct mirror_want *wanted(const struct mirror_want *w, size_t nw, const char *name)
 {
 	size_t i;
 
@@ -405,7 +283,7 @@ static int move_entry(const char *base, const char *to, const char *name, struct
  * same mode); the user's other files there stay in place. On failure what
  * moved is moved back.
  */
-static int backup(const char *base, const struct want *w, size_t nw,
+static int backup(const char *base, const struct mirror_want *w, size_t nw,
 		  const struct mirror_list *managed, struct mirror_journal *jl, struct log_err *err)
 {
 	char bak[PATH_MAX], tmp[PATH_MAX], p[PATH_MAX], **names;
@@ -456,12 +334,12 @@ static int backup(const char *base, const struct want *w, size_t nw,
  * leaves it in place. _backup, our work directories and the distro's managed
  * ones are left alone.
  */
-static int clear_config(const char *base, const struct want *w, size_t nw,
+static int clear_config(const char *base, const struct mirror_want *w, size_t nw,
 			const struct mirror_list *managed, bool wanted_step,
 			struct mirror_journal *jl, struct log_err *err)
 {
 	char bak[PATH_MAX], **names = NULL, p[PATH_MAX];
-	const struct want *wi;
+	const struct mirror_want *wi;
 	size_t n = 0, i;
 	struct stat st;
 	int r;
@@ -515,8 +393,8 @@ static int clear_config(const char *base, const struct want *w, size_t nw,
  * Rename what stage wrote into the registry directories: STAGING/<dir> as a
  * whole when base/<dir> did not exist, else its entries one by one.
  */
-static int install(const char *base, const struct want *w, size_t nw, struct mirror_journal *jl,
-		   struct log_err *err)
+static int install(const char *base, const struct mirror_want *w, size_t nw,
+		   struct mirror_journal *jl, struct log_err *err)
 {
 	char from[PATH_MAX], dst[PATH_MAX], st_dir[PATH_MAX], keep[64], **names = NULL;
 	struct stat st;
@@ -613,93 +491,15 @@ static int roll_back(const char *base, const struct mirror_journal *jl, bool fir
 	return r;
 }
 
-int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct log_err *err)
+int mirror_apply_plan(struct mirror_plan *p, struct log_err *err)
 {
-	const char *base = o->config_path;
-	struct mirror_list targets = {0}, managed = {0};
-	struct want *w = NULL;
+	const char *base = p->base;
 	struct mirror_journal jl = {0};
-	size_t nw = 0, i, j;
-	char *auth = NULL, bak[PATH_MAX];
-	int wildcards = 0, r = 0;
+	const struct mirror_want *w;
+	char bak[PATH_MAX];
+	size_t nw;
 	bool first;
-
-	/* everything is validated before the first change on disk */
-	if (access(base, F_OK) == 0 && !fs_is_dir(base))
-		return log_err_set(err, -ENOTDIR, "config path %s: not a directory", base);
-	r = mirror_own_dirs(base, err);
-	if (r == 0)
-		r = mirror_expand_targets(&o->targets, &targets, err);
-	for (i = 0; r == 0 && i < targets.n; i++)
-		if (strchr(targets.v[i], ']'))
-			log_warn(
-			    "mirror target '%s': containerd 1.x cannot read a [host] key with ']' (IPv6) and will ignore the whole file",
-			    targets.v[i]);
-	if (r == 0 && o->basic_auth_dir)
-		r = mirror_basic_auth(o->basic_auth_dir, &auth, err);
-	if (r == 0)
-		r = mirror_distro_managed(o, &managed, err);
-	if (r < 0)
-		goto out;
-	nw = o->registries.n ? o->registries.n : 1;
-	w = calloc(nw, sizeof(*w));
-	if (!w) {
-		r = log_err_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
-	for (i = j = 0; i < nw; i++) {
-		const char *reg = o->registries.n ? o->registries.v[i] : "_default";
-		struct strbuf existing = STRBUF_INIT(MIRROR_MAX_FILE);
-		struct want *wi = &w[j];
-		size_t k;
-
-		sb_init(&wi->hosts, MIRROR_MAX_FILE);
-		wi->mode = 0644;
-		wildcards += mirror_is_wildcard(reg);
-		if (wildcards > 1) {
-			r = log_err_set(
-			    err, -EINVAL,
-			    "registries contain two wildcards (_default or *): give one");
-			goto out;
-		}
-		r = mirror_registry_dir(reg, wi->dir, sizeof(wi->dir), err);
-		for (k = 0; r == 0 && k < j; k++)
-			if (!strcmp(w[k].dir, wi->dir))
-				r = log_err_set(err, -EINVAL,
-						"registry '%s' given twice: give it once", reg);
-		if (r == 0 && mirror_listed(&managed, wi->dir)) {
-			/* k3s/RKE2 rewrite it from registries.yaml at their next start */
-			log_warn(
-			    "%s: managed by %s's registries.yaml: not written (add the mirror there)",
-			    wi->dir, o->distro == MIRROR_DISTRO_RKE2 ? "rke2" : "k3s");
-			sb_free(&wi->hosts);
-			continue;
-		}
-		if (r == 0)
-			r = mirror_render(&wi->hosts, reg, &targets, o->resolve_tags != 0,
-					  o->dial_timeout, auth, err);
-		if (r == 0)
-			r = mirror_existing_hosts(base, wi->dir,
-						  o->prepend_existing == 1 ? &existing : NULL,
-						  &wi->mode, err);
-		if (r == 0 && o->prepend_existing == 1 && existing.len) {
-			wi->copy_backup = true;
-			if (sb_add(&wi->hosts, "\n\n") < 0 ||
-			    sb_addn(&wi->hosts, existing.buf, existing.len) < 0)
-				r = log_err_set(
-				    err, -E2BIG,
-				    "%s: hosts.toml with the existing hosts would be over %u KiB: shorten the user's hosts.toml in %s",
-				    wi->dir, MIRROR_MAX_FILE / 1024, MIRROR_BACKUP_DIR);
-			else
-				log_info("%s: keeping the existing hosts after the mirrors",
-					 wi->dir);
-		}
-		sb_free(&existing);
-		j++;
-		if (r < 0)
-			goto out;
-	}
-	nw = j;
+	int r;
 
 	r = fs_mkdir_p(base, 0755);
 	if (r < 0) {
@@ -709,14 +509,14 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 	/* what a killed run left: finished or removed, never taken for the user's */
 	r = mirror_recover(base, err);
 	if (r == 0)
-		r = mirror_finish_restore(base, &managed, err);
-	if (r == 0 && fs_path_join(bak, sizeof(bak), base, MIRROR_BACKUP_DIR, err) < 0)
-		r = -ENAMETOOLONG;
-	first = !fs_is_dir(bak);
-	for (i = 0; r == 0 && i < nw; i++)
-		r = classify(base, &w[i], first, ours_in_place, err);
+		r = mirror_finish_restore(base, &p->managed, err);
+	if (r == 0)
+		r = mirror_plan_classify(p, err);
 	if (r < 0)
 		goto out;
+	w = p->w;
+	nw = p->nw;
+	first = p->first;
 	/*
 	 * no temp file is ever removed from a registry directory: ours are all in
 	 * STAGING (mirror_recover removes it whole); a ".hosts.toml.XXXXXX" there
@@ -729,9 +529,9 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 	 */
 	r = stage(base, w, nw, first, &jl, err);
 	if (r == 0)
-		r = backup(base, w, nw, &managed, &jl, err);
+		r = backup(base, w, nw, &p->managed, &jl, err);
 	if (r == 0 && !first)
-		r = clear_config(base, w, nw, &managed, true, &jl, err);
+		r = clear_config(base, w, nw, &p->managed, true, &jl, err);
 	if (r == 0)
 		r = install(base, w, nw, &jl, err);
 	if (r < 0) {
@@ -744,7 +544,7 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 		goto out;
 	}
 	if (!first)
-		r = clear_config(base, w, nw, &managed, false, NULL, err);
+		r = clear_config(base, w, nw, &p->managed, false, NULL, err);
 	if (r < 0) {
 		fail_msg(
 		    base, r,
@@ -764,14 +564,16 @@ int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct 
 	}
 out:
 	mirror_journal_free(&jl);
-	wants_free(w, nw);
-	mirror_list_free(&targets);
-	mirror_list_free(&managed);
-	free(auth);
 	return r;
 }
 
-int mirror_configure(const struct mirror_opts *o, struct log_err *err)
+int mirror_configure(const struct mirror_opts *o, bool ours_in_place, struct log_err *err)
 {
-	return mirror_configure_ex(o, false, err);
+	struct mirror_plan plan;
+	int r = mirror_plan_build(o, ours_in_place, &plan, err);
+
+	if (r == 0)
+		r = mirror_apply_plan(&plan, err);
+	mirror_plan_free(&plan);
+	return r;
 }

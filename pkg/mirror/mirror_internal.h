@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "mirror/mirror.h"
+#include "strbuf/strbuf.h"
 
 #define HOSTS_TOML "hosts.toml"
 /*
@@ -30,7 +31,8 @@
 /* configure writes and fsyncs every new file here before it moves anything (mirror_apply.c). */
 #define STAGING ".nodeprobe-stage"
 
-/* Whether name (an entry of the config path) is one of our dot work directories above. */
+/* Whether name (an entry of the config path) is one of our dot work directories above;
+ * mirror_plan.c, as are mirror_hosts_generated and mirror_own_dirs. */
 bool mirror_is_work_name(const char *name);
 
 /*
@@ -291,14 +293,59 @@ struct mirror_backoff {
  */
 long long mirror_backoff_note(struct mirror_backoff *b, long long t);
 
-/* configure (mirror_apply.c): what mirror_run does for MIRROR_CONFIGURE, unlocked. */
-int mirror_configure(const struct mirror_opts *o, struct log_err *err);
+/* ---- plan (mirror_plan.c): what configure writes and moves; reads, never writes ---- */
+
+/* One registry directory configure writes. */
+struct mirror_want {
+	char dir[256];	     /* directory name under config_path */
+	struct strbuf hosts; /* hosts.toml content */
+	mode_t mode;	     /* hosts.toml mode */
+	bool copy_backup;    /* prepend: copy _backup/<dir>/ files missing in <dir>/ */
+	bool user_hosts;     /* <dir>/hosts.toml is the user's: it moves into _backup */
+	bool write;	     /* hosts.toml must be written */
+	bool fresh;	     /* base/<dir> does not exist: STAGING/<dir> is renamed into place */
+};
+
+/* What one configure does, decided before its first change on disk. */
+struct mirror_plan {
+	const char *base;	    /* o->config_path, borrowed */
+	struct mirror_want *w;	    /* registry directories to write, in order; owned */
+	size_t nw;		    /* count */
+	struct mirror_list managed; /* names a distro manages: never moved or written; owned */
+	bool ours_in_place;	    /* watch's repair: a wanted dir not in _backup is ours */
+	bool first;		    /* no _backup yet: the user's entries move into it (classify) */
+};
+
 /*
- * configure; ours_in_place: the caller knows the registry directories it is
- * about to write are its own (watch repairing them), so one that is not in
- * _backup is rewritten in place rather than moved into _backup as a user's.
+ * Build p from o (p's own strings; free with mirror_plan_free, also on
+ * failure): the config path's work directories checked, the targets expanded,
+ * each registry's hosts.toml rendered (with the user's existing hosts when
+ * prepending) and its mode taken from the user's. ours_in_place: the caller
+ * knows the registry directories it is about to write are its own (watch
+ * repairing them), so one that is not in _backup is rewritten in place rather
+ * than moved into _backup as a user's. Reads only. 0, or -EINVAL (bad
+ * registry, target, duration), -ENOTDIR, -E2BIG or -errno, with err.
  */
-int mirror_configure_ex(const struct mirror_opts *o, bool ours_in_place, struct log_err *err);
+int mirror_plan_build(const struct mirror_opts *o, bool ours_in_place, struct mirror_plan *p,
+		      struct log_err *err);
+/*
+ * Fill p->first and each want's fresh, user_hosts and write from the tree as
+ * it is now (after mirror_recover). Reads only. 0, or -ELOOP / -ENOTDIR for a
+ * registry path that is not a real directory, -errno, with err.
+ */
+int mirror_plan_classify(struct mirror_plan *p, struct log_err *err);
+void mirror_plan_free(struct mirror_plan *p);
+
+/* ---- apply (mirror_apply.c): execute a plan ---- */
+
+/*
+ * Make the tree what p says: work left by a killed run finished, p classified,
+ * every new file staged, then the user's entries moved into _backup and ours
+ * installed, undone in reverse on failure. 0 or -errno with err.
+ */
+int mirror_apply_plan(struct mirror_plan *p, struct log_err *err);
+/* configure, unlocked: mirror_plan_build, mirror_apply_plan, mirror_plan_free. */
+int mirror_configure(const struct mirror_opts *o, bool ours_in_place, struct log_err *err);
 
 /* ---- snapshots (mirror_snap.c) ---- */
 

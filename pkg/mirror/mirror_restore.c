@@ -17,18 +17,6 @@
 /* Deepest directory mirror_merge walks into (a registry directory holds a few files). */
 #define MERGE_MAX_DEPTH 16
 
-bool mirror_is_work_name(const char *name)
-{
-	static const char *const ours[] = {BACKING_UP,	RESTORING, STAGING,
-					   WATCH_BUILD, WATCH_TMP, WATCH_OLD};
-	size_t i;
-
-	for (i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
-		if (!strcmp(name, ours[i]))
-			return true;
-	return false;
-}
-
 int mirror_list_bounded(const char *dir, char ***names, size_t *n, struct log_err *err)
 {
 	int r = fs_list_dir(dir, names, n, err);
@@ -43,49 +31,6 @@ int mirror_list_bounded(const char *dir, char ***names, size_t *n, struct log_er
 		    dir, MIRROR_MAX_ENTRIES);
 	}
 	return r;
-}
-
-/*
- * name in base, if present, must be a real directory (never a symbolic link,
- * which could lead out of the config path) owned by us. Returns 1 when it is,
- * 0 when absent, -errno with err when it may not be used: nothing is moved.
- */
-static int own_dir(const char *base, const char *name, struct log_err *err)
-{
-	char p[PATH_MAX];
-	struct stat st;
-
-	if (fs_path_join(p, sizeof(p), base, name, err) < 0)
-		return err ? err->code : -ENAMETOOLONG;
-	if (lstat(p, &st) < 0)
-		return errno == ENOENT ? 0 : log_err_set(err, -errno, "%s: %s", p, strerror(errno));
-	if (S_ISLNK(st.st_mode))
-		return mirror_refuse_link(
-		    p, ": refused, it could lead out of the config path; nothing was moved", err);
-	if (!S_ISDIR(st.st_mode))
-		return log_err_set(err, -ENOTDIR,
-				   "%s is not a directory: refused, nothing was moved", p);
-	if (st.st_uid != geteuid())
-		return log_err_set(
-		    err, -EPERM,
-		    "%s is owned by uid %u, not by us (uid %u): refused, nothing was moved", p,
-		    (unsigned)st.st_uid, (unsigned)geteuid());
-	return 1;
-}
-
-int mirror_own_dirs(const char *base, struct log_err *err)
-{
-	static const char *const names[] = {MIRROR_BACKUP_DIR, RESTORING, BACKING_UP, STAGING,
-					    WATCH_BUILD,       WATCH_TMP, WATCH_OLD};
-	size_t i;
-	int r;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		r = own_dir(base, names[i], err);
-		if (r < 0)
-			return r;
-	}
-	return 0;
 }
 
 /* Whether files a and b (opened as they are) hold the same bytes, read in blocks. */
@@ -458,7 +403,8 @@ int mirror_run(struct mirror_opts *o, struct log_err *err)
 		lock = mirror_lock(o->config_path, err);
 		if (lock < 0)
 			return lock;
-		r = o->cmd == MIRROR_CONFIGURE ? mirror_configure(o, err) : mirror_cleanup(o, err);
+		r = o->cmd == MIRROR_CONFIGURE ? mirror_configure(o, false, err)
+					       : mirror_cleanup(o, err);
 		mirror_unlock(lock);
 		return r;
 	case MIRROR_CHECK:

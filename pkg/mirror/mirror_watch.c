@@ -154,11 +154,11 @@ static int watch_settle(struct watcher *w, bool repair, struct log_err *err)
 
 	for (tries = 0; r == 0 && !same && tries < SETTLE_TRIES; tries++) {
 		/* in a repair the changed directories are ours: rewritten in place, not kept */
-		r = mirror_configure_ex(w->o, repair, err);
+		r = mirror_configure(w->o, repair, err);
 		if (r == 0)
 			r = snap_all(w, a, &abak, err);
 		if (r == 0)
-			r = mirror_configure_ex(w->o, repair, err);
+			r = mirror_configure(w->o, repair, err);
 		if (r == 0)
 			r = snap_all(w, b, &bbak, err);
 		same = r == 0 && !*mirror_snap_diff(&abak, &bbak);

@@ -563,6 +563,59 @@ TEST(configure_cleanup_roundtrip)
 	harness_rm_tree(dir);
 }
 
+/*
+ * plan: what configure would write, decided by reading only. The config path
+ * does not exist and nothing creates it: every registry directory is fresh,
+ * its bytes are mirror_render's, and a bad set of registries is refused.
+ */
+TEST(plan_reads_only)
+{
+	const char *base = "/nonexistent/nodeprobe-plan/certs.d";
+	struct strbuf want = STRBUF_INIT(4096);
+	struct mirror_plan plan;
+	struct mirror_opts o;
+	struct log_err err = {0};
+	size_t i;
+
+	mirror_opts_init(&o);
+	o.config_path = strdup(base);
+	o.resolve_tags = 1;
+	o.prepend_existing = 0;
+	o.dial_timeout = strdup("200ms");
+	mirror_list_add(&o.registries, "docker.io");
+	mirror_list_add(&o.registries, "https://ghcr.io");
+	mirror_list_add(&o.targets, "http://10.0.0.5:30020");
+	REQUIRE_INT(mirror_plan_build(&o, false, &plan, &err), 0);
+	REQUIRE_INT(plan.nw, 2);
+	CHECK_STR(plan.w[0].dir, "docker.io");
+	CHECK_STR(plan.w[1].dir, "ghcr.io");
+	REQUIRE_INT(mirror_render(&want, "docker.io", &o.targets, true, "200ms", NULL, &err), 0);
+	CHECK_STR(plan.w[0].hosts.buf, want.buf);
+	CHECK_INT(plan.w[0].mode, 0644);
+	CHECK(!plan.w[0].copy_backup);
+	CHECK_INT(plan.managed.n, 0);
+	REQUIRE_INT(mirror_plan_classify(&plan, &err), 0);
+	CHECK(plan.first);
+	for (i = 0; i < plan.nw; i++)
+		CHECK(plan.w[i].fresh && plan.w[i].write && !plan.w[i].user_hosts);
+	mirror_plan_free(&plan);
+	CHECK(access(base, F_OK) != 0 && errno == ENOENT); /* nothing was made */
+
+	mirror_list_add(&o.registries, "docker.io");
+	CHECK_INT(mirror_plan_build(&o, false, &plan, &err), -EINVAL);
+	CHECK_STR(err.msg, "registry 'docker.io' given twice: give it once");
+	mirror_plan_free(&plan);
+	mirror_list_free(&o.registries);
+	mirror_list_add(&o.registries, "_default");
+	mirror_list_add(&o.registries, "*");
+	CHECK_INT(mirror_plan_build(&o, false, &plan, &err), -EINVAL);
+	CHECK_STR(err.msg, "registries contain two wildcards (_default or *): give one");
+	mirror_plan_free(&plan);
+	CHECK(access(base, F_OK) != 0);
+	sb_free(&want);
+	mirror_opts_free(&o);
+}
+
 /* Spegel's go-arg command line, as its chart renders it, becomes ours. */
 TEST(spegel_args)
 {
