@@ -144,6 +144,15 @@ enum {
 	MIRROR_ERRORS = 2,   /* at least one error */
 };
 
+/* The command named name ("configure", "talos-config"), or -EINVAL (mirror_cmd.c). */
+int mirror_cmd_parse(const char *name);
+
+/*
+ * What a main calls: mirror_opts_resolve, then mirror_run. Returns what
+ * either returns.
+ */
+int mirror_exec(struct mirror_opts *o, struct log_err *err);
+
 /*
  * Run o->cmd after mirror_opts_resolve.
  * configure: writes the files as Spegel's "configuration" command does (same

@@ -455,6 +455,29 @@ static int install(const char *base, const struct mirror_want *w, size_t nw,
 }
 
 /*
+ * configure and cleanup of one config path, and each repair of a watch on it,
+ * take turns: a cleanup (an uninstall) beside a running watch must not meet a
+ * repair half way.
+ */
+int mirror_lock(const char *config_path, struct log_err *err)
+{
+	int fd = fs_lock_dir(config_path, MIRROR_LOCK_MS, err);
+
+	if (fd == -ENOENT || fd == -ENOTDIR) {
+		/* nothing there yet to serialise; a file is reported by what runs next */
+		log_err_clear(err);
+		return INT_MAX;
+	}
+	return fd;
+}
+
+void mirror_unlock(int fd)
+{
+	if (fd >= 0 && fd != INT_MAX)
+		close(fd);
+}
+
+/*
  * err = why configure failed at r, with what became of the tree: undone (the
  * old tree) or not; a full disk (ENOSPC, EDQUOT) worded as one on every path.
  */
