@@ -166,13 +166,10 @@ static void print_text(void *data, const char *text)
 
 static int run(int argc, char **argv)
 {
-	static const char *const cmds[] = {"configure", "cleanup", "check", "watch",
-					   "talos-config"};
 	struct mirror_opts o;
 	struct log_err err = {0};
 	const char *cmd = NULL;
 	int verbose = 0, first, shift = 0, r;
-	size_t i;
 
 	mirror_opts_init(&o);
 	/* "configure --flags" as well as "--flags configure" */
@@ -206,21 +203,17 @@ static int run(int argc, char **argv)
 		mirror_opts_free(&o);
 		return CLI_EXIT_USAGE;
 	}
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(cmd, cmds[i]))
-			break;
-	if (i == sizeof(cmds) / sizeof(cmds[0])) {
+	r = mirror_cmd_parse(cmd);
+	if (r < 0) {
 		cli_error("unknown command '%s' (configure, cleanup, check, watch or talos-config)",
 			  cmd);
 		mirror_opts_free(&o);
 		return CLI_EXIT_USAGE;
 	}
-	o.cmd = (enum mirror_cmd)i;
+	o.cmd = (enum mirror_cmd)r;
 	o.report = print_finding;
 	o.output = print_text;
-	r = mirror_opts_resolve(&o, &err);
-	if (r == 0)
-		r = mirror_run(&o, &err);
+	r = mirror_exec(&o, &err);
 	mirror_opts_free(&o);
 	if (r < 0) {
 		cli_error("%s", err.msg[0] ? err.msg : strerror(-r));
