@@ -616,6 +616,26 @@ TEST(plan_reads_only)
 	mirror_opts_free(&o);
 }
 
+/* cmd: the verb table round-trips every name; an unknown one or number is refused. */
+TEST(cmd_table)
+{
+	static const char *const names[] = {"configure", "cleanup", "check", "watch",
+					    "talos-config"};
+	struct mirror_opts o;
+	struct log_err err = {0};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		CHECK_INT(mirror_cmd_parse(names[i]), (int)i);
+	CHECK_INT(mirror_cmd_parse("configuration"), -EINVAL);
+	CHECK_INT(mirror_cmd_parse(NULL), -EINVAL);
+	mirror_opts_init(&o);
+	o.cmd = (enum mirror_cmd)99;
+	CHECK_INT(mirror_run(&o, &err), -EINVAL);
+	CHECK_STR(err.msg, "unknown command");
+	mirror_opts_free(&o);
+}
+
 /* Spegel's go-arg command line, as its chart renders it, becomes ours. */
 TEST(spegel_args)
 {
