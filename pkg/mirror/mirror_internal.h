@@ -11,6 +11,8 @@
 #include "mirror/mirror.h"
 #include "strbuf/strbuf.h"
 
+/* Names and limits every file shares; then a section per file, bottom first. */
+
 #define HOSTS_TOML "hosts.toml"
 /*
  * Widest mode of a file we write: a stricter mode of the user's file is kept
@@ -31,9 +33,193 @@
 /* configure writes and fsyncs every new file here before it moves anything (mirror_apply.c). */
 #define STAGING ".nodeprobe-stage"
 
-/* Whether name (an entry of the config path) is one of our dot work directories above;
- * mirror_plan.c, as are mirror_hosts_generated and mirror_own_dirs. */
+/* Most entries configure, cleanup and their merge read from one directory. */
+#define MIRROR_MAX_ENTRIES 4096
+
+/* Largest hosts.toml or certificate file read. */
+#define MIRROR_MAX_FILE (1u << 20)
+
+/*
+ * Each section below is used only by the files of the sections after it; mirror_cmd.c, the
+ * top (mirror_cmd_parse, mirror_run and mirror_exec of mirror.h), calls down into them.
+ */
+
+/* ---- base (mirror_base.c, with the mirror_list functions of mirror.h): calls no one ---- */
+
+/* Whether l holds name. */
+bool mirror_listed(const struct mirror_list *l, const char *name);
+
+/*
+ * err = "<path>: <why>" for a read that failed with r (a negative errno);
+ * -E2BIG (over cap bytes) reads "file too large (over N KiB)". Returns r.
+ */
+int mirror_read_error(struct log_err *err, const char *path, int r, size_t cap);
+
+/* err = "<path> is a symbolic link (to <target>)<why>"; returns -ELOOP. */
+int mirror_refuse_link(const char *path, const char *why, struct log_err *err);
+
+/* ---- render (mirror_render.c, with mirror_render of mirror.h): no I/O ---- */
+
+/* Whether registry r is Spegel's wildcard ("_default"); mirror_render.c. */
+bool mirror_is_wildcard(const char *r);
+
+/*
+ * in's mirror targets with ${VAR} expanded (an IPv6 address as the host
+ * bracketed) appended to out; a target given twice is refused. 0 or -errno
+ * with err. mirror_render.c.
+ */
+int mirror_expand_targets(const struct mirror_list *in, struct mirror_list *out,
+			  struct log_err *err);
+
+/* ---- distro (mirror_distro.c): the table of distributions ---- */
+
+/* One --distro row (mirror_distro.c); paths as the host sees them. */
+struct mirror_distro_info {
+	enum mirror_distro id;	       /* which */
+	const char *name;	       /* --distro name */
+	const char *config_path;       /* registry config_path (hosts dirs) */
+	const char *containerd_config; /* the main containerd config file check reads */
+	const char *registries_yaml;   /* k3s/RKE2 registries.yaml, or NULL */
+};
+
+/* The row of d, or NULL (UNSET, AUTO). */
+const struct mirror_distro_info *mirror_distro_info(enum mirror_distro d);
+
+/* out = root + path ("/" or NULL root: path). Returns 0 or -ENAMETOOLONG. */
+int mirror_host_path(char *out, size_t size, const char *root, const char *path);
+
+/*
+ * The distro whose files <root> shows (see the man page's --distro auto);
+ * fills version (Talos's VERSION_ID) when it is empty. Returns the distro or
+ * -ENOENT with err.
+ */
+int mirror_distro_detect(const char *root, char *version, size_t vsize, struct log_err *err);
+
+/* What check needs fixed in containerd's config, and what it knows. */
+struct mirror_fix_req {
+	enum mirror_distro distro;  /* not UNSET or AUTO */
+	const char *distro_version; /* "1.13", or NULL */
+	int containerd_major;	    /* 1, 2, or 0 when unknown */
+	int config_version;	    /* 2 or 3: the version of the file to edit */
+	bool discard;		    /* discard_unpacked_layers must become false */
+	bool config_path;	    /* config_path must be set */
+};
+
+/* Append the exact fix for q, lines without a trailing newline. 0 or -E2BIG/-ENOMEM. */
+int mirror_distro_fix(struct strbuf *out, const struct mirror_fix_req *q);
+
+/*
+ * Append to names the directories of o->config_path holding a hosts.toml k3s
+ * generated (its header line; any distro), and for k3s/RKE2 (o->distro) those
+ * registries.yaml manages (its mirrors' keys, "*" as _default). Returns 0 or
+ * -errno with err.
+ */
+int mirror_distro_managed(const struct mirror_opts *o, struct mirror_list *names,
+			  struct log_err *err);
+
+/* ---- inputs (mirror_inputs.c): what configure reads besides its options ---- */
+
+/*
+ * Spegel's basic-auth header value, "Basic base64(user:pass)", from the raw
+ * bytes of <dir>/username and <dir>/password (4 KiB each); *out (malloc'ed,
+ * the caller frees) stays NULL when both are missing or empty. 0 or -errno
+ * with err (mirror_inputs.c).
+ */
+int mirror_basic_auth(const char *dir, char **out, struct log_err *err);
+
+/*
+ * Spegel's existingHosts (mirror_inputs.c): the [host.'…'] tables of the
+ * user's <dir>/hosts.toml (in _backup, or where a first run moves it from),
+ * re-serialised into out; out NULL reads only the file's mode into *mode
+ * (left as it is when there is no such file). 0 or -errno with err.
+ */
+int mirror_existing_hosts(const char *base, const char *dir, struct strbuf *out, mode_t *mode,
+			  struct log_err *err);
+
+/* ---- finding (mirror_finding.c): one finding of check or probe ---- */
+
+struct toml_value;
+
+/* containerd version as check understands it. */
+struct mirror_ctrd_ver {
+	bool known; /* false: unknown, report what any version would reject */
+	int major, minor, patch;
+};
+
+/* One check run's state: where it is, what it knows, how bad it got. */
+struct mirror_checker {
+	const char *file;	    /* file being checked, for findings */
+	const char *dir;	    /* its directory, for relative ca/client paths */
+	struct mirror_ctrd_ver ver; /* containerd version (known or not) */
+	mirror_report_fn report;
+	void *data;
+	int worst;		     /* MIRROR_CLEAN, MIRROR_WARNINGS or MIRROR_ERRORS */
+	const char *fix;	     /* the next finding's fix, or NULL */
+	const struct mirror_opts *o; /* distro, host root (containerd config only) */
+};
+
+/*
+ * One finding: f->msg formatted from fmt (at most 511 bytes), f given to
+ * report (NULL: nobody listens), and its severity folded into *worst
+ * (MIRROR_CLEAN, MIRROR_WARNINGS, MIRROR_ERRORS; MIRROR_OK leaves it).
+ */
+void mirror_vfind(mirror_report_fn report, void *data, struct mirror_finding *f, int *worst,
+		  const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+/*
+ * A finding of c at line:col in c->file, carrying c->fix (which is then
+ * cleared): mirror_vfind into c->report and c->worst.
+ */
+void mirror_found(struct mirror_checker *c, enum mirror_severity sev, int line, int col,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* A toml_parse error "<file>:<line>:<col>: what" in err as an error finding at that position. */
+void mirror_found_parse_error(struct mirror_checker *c, const struct log_err *err);
+
+/* "a string", "an array of tables", ...: v's type as check's messages name it. */
+const char *mirror_toml_type(const struct toml_value *v);
+
+/* ---- check (mirror_check_ctrd.c, mirror_probe.c, mirror_check.c): read, never write ---- */
+
+/*
+ * Check containerd's config file c->file and its imports (mirror_check_ctrd.c):
+ * discard_unpacked_layers, legacy mirrors and configs.tls beside config_path,
+ * and whether its config_path includes config_path, the directory check read
+ * (or that directory as the host sees it, --host-root taken off). Findings go
+ * through c; c->o (may be NULL) gives the distro for the fixes and the host
+ * root for absolute imports. On return c->file is the main file again and
+ * c->fix is NULL.
+ */
+void mirror_check_ctrd(struct mirror_checker *c, const char *config_path);
+
+/* check --probe: GET /v2/ of each mirror, and --image (mirror_probe.c). */
+int mirror_probe_run(const struct mirror_opts *o, const struct mirror_list *hosts,
+		     struct log_err *err);
+
+/* Check run over the whole config path (check.c). */
+int mirror_check_run(const struct mirror_opts *o, struct log_err *err);
+
+/*
+ * Check one hosts.toml text as containerd version version (NULL = unknown:
+ * report what any containerd would reject). dir is the file's directory (for
+ * relative ca/client paths); file is used in findings. Returns MIRROR_CLEAN,
+ * MIRROR_WARNINGS or MIRROR_ERRORS.
+ */
+int mirror_check_hosts(const char *data, size_t len, const char *file, const char *dir,
+		       const char *version, mirror_report_fn report, void *report_data);
+
+/* ---- talos (mirror_talos.c) ---- */
+
+/* talos-config: RegistryMirrorConfig documents to o->output (mirror_talos.c). */
+int mirror_talos_config(const struct mirror_opts *o, struct log_err *err);
+
+/* ---- plan (mirror_plan.c): what configure writes and moves; reads, never writes ---- */
+
+/* Whether name (an entry of the config path) is one of our dot work directories above. */
 bool mirror_is_work_name(const char *name);
+
+/* _backup, .nodeprobe-backup, .nodeprobe-restore, .nodeprobe-stage: absent or our real dirs. */
+int mirror_own_dirs(const char *base, struct log_err *err);
 
 /*
  * Whether file is a hosts.toml in the shape Spegel's template (and configure)
@@ -42,67 +228,48 @@ bool mirror_is_work_name(const char *name);
  */
 bool mirror_hosts_generated(const char *file);
 
-/*
- * What a killed run left, under the lock (mirror_restore.c): a _backup repair
- * of watch finished (WATCH_TMP complete) or dropped (WATCH_BUILD), STAGING
- * removed. Returns 0 or -errno with err.
- */
-int mirror_recover(const char *base, struct log_err *err);
+/* One registry directory configure writes. */
+struct mirror_want {
+	char dir[256];	     /* directory name under config_path */
+	struct strbuf hosts; /* hosts.toml content */
+	mode_t mode;	     /* hosts.toml mode */
+	bool copy_backup;    /* prepend: copy _backup/<dir>/ files missing in <dir>/ */
+	bool user_hosts;     /* <dir>/hosts.toml is the user's: it moves into _backup */
+	bool write;	     /* hosts.toml must be written */
+	bool fresh;	     /* base/<dir> does not exist: STAGING/<dir> is renamed into place */
+};
+
+/* What one configure does, decided before its first change on disk. */
+struct mirror_plan {
+	const char *base;	    /* o->config_path, borrowed */
+	struct mirror_want *w;	    /* registry directories to write, in order; owned */
+	size_t nw;		    /* count */
+	struct mirror_list managed; /* names a distro manages: never moved or written; owned */
+	bool ours_in_place;	    /* watch's repair: a wanted dir not in _backup is ours */
+	bool first;		    /* no _backup yet: the user's entries move into it (classify) */
+};
 
 /*
- * Move every entry of from into directory to: an entry absent there is
- * renamed; two directories are merged the same way (from's then removed); a
- * regular file with the same bytes and mode replaces the one there. Anything
- * else is a conflict: -EEXIST with err naming both paths and what to do.
- * Renames only, so an interrupted merge is finished by the next one.
+ * Build p from o (p's own strings; free with mirror_plan_free, also on
+ * failure): the config path's work directories checked, the targets expanded,
+ * each registry's hosts.toml rendered (with the user's existing hosts when
+ * prepending) and its mode taken from the user's. ours_in_place: the caller
+ * knows the registry directories it is about to write are its own (watch
+ * repairing them), so one that is not in _backup is rewritten in place rather
+ * than moved into _backup as a user's. Reads only. 0, or -EINVAL (bad
+ * registry, target, duration), -ENOTDIR, -E2BIG or -errno, with err.
  */
-int mirror_merge(const char *from, const char *to, struct log_err *err);
-
+int mirror_plan_build(const struct mirror_opts *o, bool ours_in_place, struct mirror_plan *p,
+		      struct log_err *err);
 /*
- * configure, a registry directory base/name no longer written whose user's
- * hosts.toml is in bak/name (mirror_restore.c): as a first run does, bak/name
- * goes back into it (the user's hosts.toml renamed over ours, never a moment
- * without one), then it moves into bak whole (its mode and owner). 1 when
- * moved, 0 when not a directory or holding only our hosts.toml (for
- * mirror_drop_ours), -errno with err.
+ * Fill p->first and each want's fresh, user_hosts and write from the tree as
+ * it is now (after mirror_recover). Reads only. 0, or -ELOOP / -ENOTDIR for a
+ * registry path that is not a real directory, -errno, with err.
  */
-int mirror_back_up_rest(const char *base, const char *bak, const char *name, struct log_err *err);
+int mirror_plan_classify(struct mirror_plan *p, struct log_err *err);
+void mirror_plan_free(struct mirror_plan *p);
 
-/* _backup, .nodeprobe-backup, .nodeprobe-restore, .nodeprobe-stage: absent or our real dirs. */
-int mirror_own_dirs(const char *base, struct log_err *err);
-
-/*
- * Finish an interrupted cleanup: RESTORING merged back into base (cleanup's
- * merge: our hosts.toml in a registry directory not in managed, and a copy
- * --prepend-existing made, are replaced by the user's). 0 or -errno with err.
- */
-int mirror_finish_restore(const char *base, const struct mirror_list *managed, struct log_err *err);
-
-/*
- * Remove what configure wrote in the directory base/name (bak is _backup): its
- * hosts.toml when in the generated shape or when bak/name holds the user's
- * one, then the directory when that leaves it empty (keep_dir: unless bak/name
- * is a directory of the same mode, whose entries a merge brings back into it,
- * keeping the user's directory itself). Anything else, or a name that is not a
- * real directory, stays. Returns 0 or -errno with err.
- */
-int mirror_drop_ours(const char *base, const char *bak, const char *name, bool keep_dir,
-		     struct log_err *err);
-
-/* cleanup (mirror_restore.c): what mirror_run does for MIRROR_CLEANUP, unlocked. */
-int mirror_cleanup(const struct mirror_opts *o, struct log_err *err);
-
-/* err = "<path> is a symbolic link (to <target>)<why>"; returns -ELOOP (mirror_base.c). */
-int mirror_refuse_link(const char *path, const char *why, struct log_err *err);
-
-/* Most entries configure, cleanup and their merge read from one directory. */
-#define MIRROR_MAX_ENTRIES 4096
-
-/*
- * fs_list_dir of dir, refused with -E2BIG and err naming dir and the bound
- * when it holds more than MIRROR_MAX_ENTRIES entries (mirror_restore.c).
- */
-int mirror_list_bounded(const char *dir, char ***names, size_t *n, struct log_err *err);
+/* ---- journal (mirror_journal.c): the undo of configure ---- */
 
 /*
  * What configure changed after staging (mirror_journal.c), undone in reverse
@@ -170,99 +337,62 @@ int mirror_jmove(struct mirror_journal *j, const char *from_dir, const char *to_
 /* Undo j in reverse. 0, or the first -errno (each logged). */
 int mirror_journal_undo(const struct mirror_journal *j);
 
-/* Whether l holds name (mirror_base.c). */
-bool mirror_listed(const struct mirror_list *l, const char *name);
-
-/* Whether registry r is Spegel's wildcard ("_default"); mirror_render.c. */
-bool mirror_is_wildcard(const char *r);
-
-/* Largest hosts.toml or certificate file read. */
-#define MIRROR_MAX_FILE (1u << 20)
-
-struct strbuf;
+/* ---- restore (mirror_restore.c): cleanup, the merge back, recovery after a kill ---- */
 
 /*
- * err = "<path>: <why>" for a read that failed with r (a negative errno);
- * -E2BIG (over cap bytes) reads "file too large (over N KiB)". Returns r.
- * mirror_base.c, with the mirror_list functions of mirror.h.
+ * fs_list_dir of dir, refused with -E2BIG and err naming dir and the bound
+ * when it holds more than MIRROR_MAX_ENTRIES entries (mirror_restore.c).
  */
-int mirror_read_error(struct log_err *err, const char *path, int r, size_t cap);
-
-/* One --distro row (mirror_distro.c); paths as the host sees them. */
-struct mirror_distro_info {
-	enum mirror_distro id;	       /* which */
-	const char *name;	       /* --distro name */
-	const char *config_path;       /* registry config_path (hosts dirs) */
-	const char *containerd_config; /* the main containerd config file check reads */
-	const char *registries_yaml;   /* k3s/RKE2 registries.yaml, or NULL */
-};
-
-/* The row of d, or NULL (UNSET, AUTO). */
-const struct mirror_distro_info *mirror_distro_info(enum mirror_distro d);
-
-/* out = root + path ("/" or NULL root: path). Returns 0 or -ENAMETOOLONG. */
-int mirror_host_path(char *out, size_t size, const char *root, const char *path);
+int mirror_list_bounded(const char *dir, char ***names, size_t *n, struct log_err *err);
 
 /*
- * The distro whose files <root> shows (see the man page's --distro auto);
- * fills version (Talos's VERSION_ID) when it is empty. Returns the distro or
- * -ENOENT with err.
+ * What a killed run left, under the lock (mirror_restore.c): a _backup repair
+ * of watch finished (WATCH_TMP complete) or dropped (WATCH_BUILD), STAGING
+ * removed. Returns 0 or -errno with err.
  */
-int mirror_distro_detect(const char *root, char *version, size_t vsize, struct log_err *err);
-
-/* What check needs fixed in containerd's config, and what it knows. */
-struct mirror_fix_req {
-	enum mirror_distro distro;  /* not UNSET or AUTO */
-	const char *distro_version; /* "1.13", or NULL */
-	int containerd_major;	    /* 1, 2, or 0 when unknown */
-	int config_version;	    /* 2 or 3: the version of the file to edit */
-	bool discard;		    /* discard_unpacked_layers must become false */
-	bool config_path;	    /* config_path must be set */
-};
-
-/* Append the exact fix for q, lines without a trailing newline. 0 or -E2BIG/-ENOMEM. */
-int mirror_distro_fix(struct strbuf *out, const struct mirror_fix_req *q);
+int mirror_recover(const char *base, struct log_err *err);
 
 /*
- * Append to names the directories of o->config_path holding a hosts.toml k3s
- * generated (its header line; any distro), and for k3s/RKE2 (o->distro) those
- * registries.yaml manages (its mirrors' keys, "*" as _default). Returns 0 or
- * -errno with err.
+ * Move every entry of from into directory to: an entry absent there is
+ * renamed; two directories are merged the same way (from's then removed); a
+ * regular file with the same bytes and mode replaces the one there. Anything
+ * else is a conflict: -EEXIST with err naming both paths and what to do.
+ * Renames only, so an interrupted merge is finished by the next one.
  */
-int mirror_distro_managed(const struct mirror_opts *o, struct mirror_list *names,
-			  struct log_err *err);
+int mirror_merge(const char *from, const char *to, struct log_err *err);
 
 /*
- * in's mirror targets with ${VAR} expanded (an IPv6 address as the host
- * bracketed) appended to out; a target given twice is refused. 0 or -errno
- * with err. mirror_render.c.
+ * configure, a registry directory base/name no longer written whose user's
+ * hosts.toml is in bak/name (mirror_restore.c): as a first run does, bak/name
+ * goes back into it (the user's hosts.toml renamed over ours, never a moment
+ * without one), then it moves into bak whole (its mode and owner). 1 when
+ * moved, 0 when not a directory or holding only our hosts.toml (for
+ * mirror_drop_ours), -errno with err.
  */
-int mirror_expand_targets(const struct mirror_list *in, struct mirror_list *out,
-			  struct log_err *err);
+int mirror_back_up_rest(const char *base, const char *bak, const char *name, struct log_err *err);
 
 /*
- * Spegel's basic-auth header value, "Basic base64(user:pass)", from the raw
- * bytes of <dir>/username and <dir>/password (4 KiB each); *out (malloc'ed,
- * the caller frees) stays NULL when both are missing or empty. 0 or -errno
- * with err (mirror_inputs.c).
+ * Finish an interrupted cleanup: RESTORING merged back into base (cleanup's
+ * merge: our hosts.toml in a registry directory not in managed, and a copy
+ * --prepend-existing made, are replaced by the user's). 0 or -errno with err.
  */
-int mirror_basic_auth(const char *dir, char **out, struct log_err *err);
+int mirror_finish_restore(const char *base, const struct mirror_list *managed, struct log_err *err);
 
 /*
- * Spegel's existingHosts (mirror_inputs.c): the [host.'…'] tables of the
- * user's <dir>/hosts.toml (in _backup, or where a first run moves it from),
- * re-serialised into out; out NULL reads only the file's mode into *mode
- * (left as it is when there is no such file). 0 or -errno with err.
+ * Remove what configure wrote in the directory base/name (bak is _backup): its
+ * hosts.toml when in the generated shape or when bak/name holds the user's
+ * one, then the directory when that leaves it empty (keep_dir: unless bak/name
+ * is a directory of the same mode, whose entries a merge brings back into it,
+ * keeping the user's directory itself). Anything else, or a name that is not a
+ * real directory, stays. Returns 0 or -errno with err.
  */
-int mirror_existing_hosts(const char *base, const char *dir, struct strbuf *out, mode_t *mode,
-			  struct log_err *err);
-
-/* talos-config: RegistryMirrorConfig documents to o->output (mirror_talos.c). */
-int mirror_talos_config(const struct mirror_opts *o, struct log_err *err);
-
-/* check --probe: GET /v2/ of each mirror, and --image (mirror_probe.c). */
-int mirror_probe_run(const struct mirror_opts *o, const struct mirror_list *hosts,
+int mirror_drop_ours(const char *base, const char *bak, const char *name, bool keep_dir,
 		     struct log_err *err);
+
+/* cleanup (mirror_restore.c): what mirror_run does for MIRROR_CLEANUP, unlocked. */
+int mirror_cleanup(const struct mirror_opts *o, struct log_err *err);
+
+/* ---- apply (mirror_apply.c): execute a plan ---- */
 
 /* How long configure, cleanup or a repair waits for another one on the same path. */
 #define MIRROR_LOCK_MS 30000
@@ -274,69 +404,6 @@ int mirror_probe_run(const struct mirror_opts *o, const struct mirror_list *host
  */
 int mirror_lock(const char *config_path, struct log_err *err);
 void mirror_unlock(int lock);
-
-/*
- * watch's back-off against something that rewrites the config path in a loop
- * (mirror_watch.c): the latest repairs and the delay before the next one.
- */
-#define MIRROR_STORM_REPAIRS 5
-struct mirror_backoff {
-	long long at[MIRROR_STORM_REPAIRS]; /* ms of the latest repairs, a ring */
-	unsigned n;			    /* repairs noted */
-	long long delay_ms;		    /* delay before the next repair, 0 = none */
-};
-
-/*
- * Note a repair at t (ms, monotonic) in b and set b->delay_ms. Returns the span
- * in ms of the last MIRROR_STORM_REPAIRS repairs when they make a fight (the
- * caller warns), else -1.
- */
-long long mirror_backoff_note(struct mirror_backoff *b, long long t);
-
-/* ---- plan (mirror_plan.c): what configure writes and moves; reads, never writes ---- */
-
-/* One registry directory configure writes. */
-struct mirror_want {
-	char dir[256];	     /* directory name under config_path */
-	struct strbuf hosts; /* hosts.toml content */
-	mode_t mode;	     /* hosts.toml mode */
-	bool copy_backup;    /* prepend: copy _backup/<dir>/ files missing in <dir>/ */
-	bool user_hosts;     /* <dir>/hosts.toml is the user's: it moves into _backup */
-	bool write;	     /* hosts.toml must be written */
-	bool fresh;	     /* base/<dir> does not exist: STAGING/<dir> is renamed into place */
-};
-
-/* What one configure does, decided before its first change on disk. */
-struct mirror_plan {
-	const char *base;	    /* o->config_path, borrowed */
-	struct mirror_want *w;	    /* registry directories to write, in order; owned */
-	size_t nw;		    /* count */
-	struct mirror_list managed; /* names a distro manages: never moved or written; owned */
-	bool ours_in_place;	    /* watch's repair: a wanted dir not in _backup is ours */
-	bool first;		    /* no _backup yet: the user's entries move into it (classify) */
-};
-
-/*
- * Build p from o (p's own strings; free with mirror_plan_free, also on
- * failure): the config path's work directories checked, the targets expanded,
- * each registry's hosts.toml rendered (with the user's existing hosts when
- * prepending) and its mode taken from the user's. ours_in_place: the caller
- * knows the registry directories it is about to write are its own (watch
- * repairing them), so one that is not in _backup is rewritten in place rather
- * than moved into _backup as a user's. Reads only. 0, or -EINVAL (bad
- * registry, target, duration), -ENOTDIR, -E2BIG or -errno, with err.
- */
-int mirror_plan_build(const struct mirror_opts *o, bool ours_in_place, struct mirror_plan *p,
-		      struct log_err *err);
-/*
- * Fill p->first and each want's fresh, user_hosts and write from the tree as
- * it is now (after mirror_recover). Reads only. 0, or -ELOOP / -ENOTDIR for a
- * registry path that is not a real directory, -errno, with err.
- */
-int mirror_plan_classify(struct mirror_plan *p, struct log_err *err);
-void mirror_plan_free(struct mirror_plan *p);
-
-/* ---- apply (mirror_apply.c): execute a plan ---- */
 
 /*
  * Make the tree what p says: work left by a killed run finished, p classified,
@@ -382,73 +449,27 @@ int mirror_snap_restore(const struct snap *s, const char *base, struct log_err *
 int mirror_snap_fill(const struct snap *s, const struct snap *now, const char *base,
 		     struct log_err *err);
 
+/* ---- watch (mirror_watch.c): configure, then keep it in place ---- */
+
+/*
+ * watch's back-off against something that rewrites the config path in a loop
+ * (mirror_watch.c): the latest repairs and the delay before the next one.
+ */
+#define MIRROR_STORM_REPAIRS 5
+struct mirror_backoff {
+	long long at[MIRROR_STORM_REPAIRS]; /* ms of the latest repairs, a ring */
+	unsigned n;			    /* repairs noted */
+	long long delay_ms;		    /* delay before the next repair, 0 = none */
+};
+
+/*
+ * Note a repair at t (ms, monotonic) in b and set b->delay_ms. Returns the span
+ * in ms of the last MIRROR_STORM_REPAIRS repairs when they make a fight (the
+ * caller warns), else -1.
+ */
+long long mirror_backoff_note(struct mirror_backoff *b, long long t);
+
 /* watch (mirror_watch.c): what mirror_run does for MIRROR_WATCH. */
 int mirror_watch_run(const struct mirror_opts *o, struct log_err *err);
-
-/* ---- mirror_finding.c: one finding of check or probe (used by check and probe) ---- */
-
-struct toml_value;
-
-/* containerd version as check understands it. */
-struct mirror_ctrd_ver {
-	bool known; /* false: unknown, report what any version would reject */
-	int major, minor, patch;
-};
-
-/* One check run's state: where it is, what it knows, how bad it got. */
-struct mirror_checker {
-	const char *file;	    /* file being checked, for findings */
-	const char *dir;	    /* its directory, for relative ca/client paths */
-	struct mirror_ctrd_ver ver; /* containerd version (known or not) */
-	mirror_report_fn report;
-	void *data;
-	int worst;		     /* MIRROR_CLEAN, MIRROR_WARNINGS or MIRROR_ERRORS */
-	const char *fix;	     /* the next finding's fix, or NULL */
-	const struct mirror_opts *o; /* distro, host root (containerd config only) */
-};
-
-/*
- * One finding: f->msg formatted from fmt (at most 511 bytes), f given to
- * report (NULL: nobody listens), and its severity folded into *worst
- * (MIRROR_CLEAN, MIRROR_WARNINGS, MIRROR_ERRORS; MIRROR_OK leaves it).
- */
-void mirror_vfind(mirror_report_fn report, void *data, struct mirror_finding *f, int *worst,
-		  const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
-
-/*
- * A finding of c at line:col in c->file, carrying c->fix (which is then
- * cleared): mirror_vfind into c->report and c->worst.
- */
-void mirror_found(struct mirror_checker *c, enum mirror_severity sev, int line, int col,
-		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-/* A toml_parse error "<file>:<line>:<col>: what" in err as an error finding at that position. */
-void mirror_found_parse_error(struct mirror_checker *c, const struct log_err *err);
-
-/* "a string", "an array of tables", ...: v's type as check's messages name it. */
-const char *mirror_toml_type(const struct toml_value *v);
-
-/*
- * Check containerd's config file c->file and its imports (mirror_check_ctrd.c):
- * discard_unpacked_layers, legacy mirrors and configs.tls beside config_path,
- * and whether its config_path includes config_path, the directory check read
- * (or that directory as the host sees it, --host-root taken off). Findings go
- * through c; c->o (may be NULL) gives the distro for the fixes and the host
- * root for absolute imports. On return c->file is the main file again and
- * c->fix is NULL.
- */
-void mirror_check_ctrd(struct mirror_checker *c, const char *config_path);
-
-/* Check run over the whole config path (check.c). */
-int mirror_check_run(const struct mirror_opts *o, struct log_err *err);
-
-/*
- * Check one hosts.toml text as containerd version version (NULL = unknown:
- * report what any containerd would reject). dir is the file's directory (for
- * relative ca/client paths); file is used in findings. Returns MIRROR_CLEAN,
- * MIRROR_WARNINGS or MIRROR_ERRORS.
- */
-int mirror_check_hosts(const char *data, size_t len, const char *file, const char *dir,
-		       const char *version, mirror_report_fn report, void *report_data);
 
 #endif

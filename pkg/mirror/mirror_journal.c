@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* mirror_journal: what configure changed after staging, undone in reverse when a later step fails.
- */
+/* mirror_journal: what configure changed after staging, undone in reverse when a later step fails
+ * (below apply). Calls base. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mirror_restore: cleanup, the merge that puts _backup back, and the recovery of what a killed
- * configure, cleanup or watch left. */
+ * configure, cleanup or watch left. Calls plan, distro, base. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

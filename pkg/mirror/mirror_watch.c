@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* mirror_watch: keep what configure wrote (our hosts.toml dirs and _backup) in place. */
+/* mirror_watch: keep what configure wrote (our hosts.toml dirs and _backup) in place. Calls
+ * apply (configure: plan + apply), snap, render. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
