@@ -63,14 +63,6 @@ int mirror_refuse_link(const char *path, const char *why, struct log_err *err);
 /* Whether registry r is Spegel's wildcard ("_default"); mirror_render.c. */
 bool mirror_is_wildcard(const char *r);
 
-/*
- * in's mirror targets with ${VAR} expanded (an IPv6 address as the host
- * bracketed) appended to out; a target given twice is refused. 0 or -errno
- * with err. mirror_render.c.
- */
-int mirror_expand_targets(const struct mirror_list *in, struct mirror_list *out,
-			  struct log_err *err);
-
 /* ---- distro (mirror_distro.c): the table of distributions ---- */
 
 /* One --distro row (mirror_distro.c); paths as the host sees them. */
@@ -118,6 +110,14 @@ int mirror_distro_managed(const struct mirror_opts *o, struct mirror_list *names
 			  struct log_err *err);
 
 /* ---- inputs (mirror_inputs.c): what configure reads besides its options ---- */
+
+/*
+ * in's mirror targets with ${VAR} expanded (an IPv6 address as the host
+ * bracketed) appended to out; a target given twice is refused. 0 or -errno
+ * with err. mirror_inputs.c (reads the environment).
+ */
+int mirror_expand_targets(const struct mirror_list *in, struct mirror_list *out,
+			  struct log_err *err);
 
 /*
  * Spegel's basic-auth header value, "Basic base64(user:pass)", from the raw
