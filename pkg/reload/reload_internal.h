@@ -389,7 +389,7 @@ void reload_http_stop(void *h);
 
 /* batch/v1 cronjobs and jobs, argoproj.io/v1alpha1 rollouts (reload_kinds.c). */
 extern const struct kube_resource reload_res_cronjobs, reload_res_jobs, reload_res_rollouts;
-/* The API resource of each class (reload_table.c). */
+/* The API resource of each class (reload_kinds.c). */
 extern const struct kube_resource *const reload_cls_res[NCLS];
 /*
  * Set by SIGTERM/SIGINT (reload_on_signal); the run loop stops. Atomic (lock-free, so safe in a

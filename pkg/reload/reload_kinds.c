@@ -898,3 +898,18 @@ void reload_tombs_sweep(struct ctl *c)
 	}
 	c->ntomb = 0;
 }
+
+const struct kube_resource *const reload_cls_res[NCLS] = {
+    &kube_configmaps, &kube_secrets,	    &kube_deployments, &kube_statefulsets,
+    &kube_daemonsets, &reload_res_cronjobs, &reload_res_jobs,  &reload_res_rollouts,
+};
+
+enum reload_type reload_cls_type(int cls)
+{
+	return cls == CLS_SEC ? RELOAD_SECRET : RELOAD_CONFIGMAP;
+}
+
+int reload_type_cls(enum reload_type t)
+{
+	return t == RELOAD_SECRET ? CLS_SEC : CLS_CM;
+}

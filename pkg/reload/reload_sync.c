@@ -127,20 +127,6 @@ static void refused_add(struct ctl *c, struct wl_ent *we)
 	c->refused_used = reload_relist_used();
 }
 
-void reload_refused_remove(struct ctl *c, struct wl_ent *we)
-{
-	struct wl_ent **p;
-
-	if (!we->refused_q)
-		return;
-	for (p = &c->refused; *p && *p != we; p = &(*p)->rnext)
-		;
-	if (*p)
-		*p = we->rnext;
-	we->refused_q = 0;
-	c->nrefused--;
-}
-
 static void refused_retry(struct ctl *c)
 {
 	struct wl_ent *we, *nx;
