@@ -639,6 +639,8 @@ int reload_records(const struct wl_ent *we);
  */
 int reload_write(struct ctl *c, struct wl_ent *we, const struct reload_trigger *t, size_t n,
 		 int attempt, long long now, const struct kube_query *q, struct log_err *err);
+/* The container named name in a pod spec's containers array, or NULL. */
+json_t *reload_template_container(json_t *containers, const char *name);
 /*
  * Apply triggers to a pod template (jansson, modified in place): env-vars sets
  * or appends the STAKATER_* var in each trigger's container (a deleted
