@@ -110,26 +110,3 @@ const char *reload_env_value(struct ctl *c, const struct reload_workload *w,
 		return ce->hash;
 	return buf;
 }
-
-void reload_collide_warn(struct ctl *c, struct wl_ent *we, const struct cfg_ent *ce,
-			 const char *container, size_t shared)
-{
-	struct strbuf var = STRBUF_INIT(1024);
-	char msg[1024];
-
-	if (shared < 2 || we->collide_warned)
-		return;
-	we->collide_warned = 1;
-	if (reload_env_name(&var, ce->e.name, reload_cls_type(ce->e.cls)) < 0) {
-		sb_free(&var);
-		return;
-	}
-	snprintf(msg, sizeof(msg),
-		 "%s %.200s/%.200s: %zu %ss it reloads on map to env var %s in container "
-		 "'%.200s' ('%.200s' among them): it holds one hash of all of them (SHA-1 of "
-		 "name=hash, sorted by name); rename them to tell them apart",
-		 reload_kind_name(we->w.kind), we->e.ns, we->e.name, shared,
-		 reload_type_name(reload_cls_type(ce->e.cls)), var.buf, container, ce->e.name);
-	reload_queue_event(c, we, "ReloadEnvCollision", msg);
-	sb_free(&var);
-}

@@ -9,20 +9,10 @@
 
 #include "kube/kube.h"
 #include "reload/reload.h"
+#include "reload/reload_act.h"
+#include "reload/reload_gate.h"
+#include "reload/reload_in.h"
 #include "reload/reload_internal.h"
-
-static const char *kind_api_version(enum reload_kind k)
-{
-	switch (k) {
-	case RELOAD_CRONJOB:
-	case RELOAD_JOB:
-		return "batch/v1";
-	case RELOAD_ROLLOUT:
-		return "argoproj.io/v1alpha1";
-	default:
-		return "apps/v1";
-	}
-}
 
 void reload_post_event(struct ctl *c, const struct wl_ent *we, const char *type, const char *reason,
 		       const char *message)
@@ -49,7 +39,7 @@ void reload_post_event(struct ctl *c, const struct wl_ent *we, const char *type,
 	r = r ? r : sb_add_json_str(&b, we->e.ns);
 	r = r ? r
 	      : sb_addf(&b, "},\"involvedObject\":{\"apiVersion\":\"%s\",\"kind\":\"%s\",\"name\":",
-			kind_api_version(we->w.kind), reload_kind_name(we->w.kind));
+			reload_kinds[we->w.kind].api_version, reload_kind_name(we->w.kind));
 	r = r ? r : sb_add_json_str(&b, we->e.name);
 	r = r ? r : sb_add(&b, ",\"namespace\":");
 	r = r ? r : sb_add_json_str(&b, we->e.ns);
@@ -189,4 +179,27 @@ void reload_events_free(struct ctl *c)
 		free(q->message);
 		free(q);
 	}
+}
+
+void reload_collide_warn(struct ctl *c, struct wl_ent *we, const struct cfg_ent *ce,
+			 const char *container, size_t shared)
+{
+	struct strbuf var = STRBUF_INIT(1024);
+	char msg[1024];
+
+	if (shared < 2 || we->collide_warned)
+		return;
+	we->collide_warned = 1;
+	if (reload_env_name(&var, ce->e.name, reload_cls_type(ce->e.cls)) < 0) {
+		sb_free(&var);
+		return;
+	}
+	snprintf(msg, sizeof(msg),
+		 "%s %.200s/%.200s: %zu %ss it reloads on map to env var %s in container "
+		 "'%.200s' ('%.200s' among them): it holds one hash of all of them (SHA-1 of "
+		 "name=hash, sorted by name); rename them to tell them apart",
+		 reload_kind_name(we->w.kind), we->e.ns, we->e.name, shared,
+		 reload_type_name(reload_cls_type(ce->e.cls)), var.buf, container, ce->e.name);
+	reload_queue_event(c, we, "ReloadEnvCollision", msg);
+	sb_free(&var);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kube/kube.h"
+#include "reload/reload_in.h"
 #include "reload/reload_internal.h"
 
 int reload_list_pages(struct ctl *c, const struct reload_list *l, struct log_err *err)

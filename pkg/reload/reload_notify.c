@@ -11,6 +11,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "reload/reload_act.h"
+#include "reload/reload_gate.h"
+#include "reload/reload_in.h"
 #include "reload/reload_internal.h"
 
 #define NOTIFY_TIMEOUT_MS 10000L /* Reloader sets none: a hanging endpoint stalled its queue */

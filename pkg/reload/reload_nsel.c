@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reload/reload_act.h" /* until input tells through hooks */
+#include "reload/reload_gate.h"
+#include "reload/reload_in.h"
 #include "reload/reload_internal.h"
 
 static const struct kube_resource namespaces = {"/api/v1", "namespaces", "Namespace"};

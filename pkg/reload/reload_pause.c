@@ -11,6 +11,8 @@
 #include "goconv/goconv.h"
 #include "kube/kube.h"
 #include "reload/reload.h"
+#include "reload/reload_gate.h"
+#include "reload/reload_in.h"
 #include "reload/reload_internal.h"
 
 /*

@@ -10,6 +10,9 @@
 
 #include "kube/kube.h"
 #include "reload/reload.h"
+#include "reload/reload_act.h"
+#include "reload/reload_gate.h"
+#include "reload/reload_in.h"
 #include "reload/reload_internal.h"
 
 /* ---- scheduling ---- */

@@ -9,6 +9,9 @@
 
 #include "kube/kube.h"
 #include "reload/reload.h"
+#include "reload/reload_act.h" /* until input tells through hooks */
+#include "reload/reload_gate.h"
+#include "reload/reload_in.h"
 #include "reload/reload_internal.h"
 
 /* ---- applying list and watch items ---- */
@@ -678,4 +681,39 @@ void reload_restart_watches(struct ctl *c)
 			log_warn("%s: %s", reload_cls_res[s->cls]->plural, err.msg);
 		}
 	}
+}
+/* ---- --reload-on-delete ---- */
+
+void reload_tombstone(struct ctl *c, struct cfg_ent *ce)
+{
+	/*
+	 * Reloader's delete handler (internal/pkg/handler/delete.go) runs the reload with the hash
+	 * of "__RELOADER_EMPTY_DELETE_MARKER__": annotations records it in last-reloaded-from,
+	 * env-vars removes the STAKATER_* variable instead.
+	 */
+	ce->deleted = 1;
+	c->ntomb++;
+	memcpy(ce->hash, RELOAD_DELETE_HASH, RELOAD_HASH_HEX);
+	memset(ce->alt, 0, sizeof(ce->alt));
+	METRIC_SET(c->m.objects[ce->e.cls], c->m.objects[ce->e.cls] - 1);
+	reload_config_changed(c, ce);
+}
+
+void reload_tombs_sweep(struct ctl *c)
+{
+	size_t i;
+	struct ent *e, *nx;
+
+	if (!c->ntomb || c->pend)
+		return;
+	for (i = 0; i < c->cfg.nb; i++) {
+		for (e = c->cfg.b[i]; e; e = nx) {
+			nx = e->next;
+			if (!((struct cfg_ent *)e)->deleted)
+				continue;
+			reload_tab_del(&c->cfg, e);
+			reload_cfg_free((struct cfg_ent *)e);
+		}
+	}
+	c->ntomb = 0;
 }

@@ -14,6 +14,7 @@
 
 #include "harness.h"
 #include "reload/reload.h"
+#include "reload/reload_act.h"
 #include "reload/reload_internal.h"
 
 static json_t *J(const char *s)

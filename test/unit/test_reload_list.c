@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "reload/reload.h"
+#include "reload/reload_in.h"
 #include "reload/reload_internal.h"
 
 /* What the server answers: LIST pages of one Namespace each, "p<k>" continuing at page k. */
