@@ -6,6 +6,31 @@
 
 #include "reload/reload_internal.h"
 
+/*
+ * What input tells the stages above it. The run loop (reload_run.c) sets c->on; input calls no
+ * file above it, and a NULL c->on (or hook) is not called (tests that drive input alone).
+ */
+struct reload_in_hooks {
+	/* A ConfigMap or Secret changed, was created (--reload-on-create) or deleted (tombstone).
+	 */
+	void (*changed)(struct ctl *c, const struct cfg_ent *ce);
+	/* Workloads (re-listed) or a namespace (newly selected, re-listed) to reconcile again. */
+	void (*relisted)(struct ctl *c);
+	/* Workload we, read again from the API, is about to be replaced by nw. */
+	void (*replacing)(struct ctl *c, struct wl_ent *we, const struct reload_workload *nw);
+	/* Workload we was (re)read and replaced. */
+	void (*read)(struct ctl *c, struct wl_ent *we);
+	/* Queue a Warning Event with reason (a static string) and msg on we (refused lists). */
+	void (*event)(struct ctl *c, const struct wl_ent *we, const char *reason, const char *msg);
+};
+
+/* Call hook h of c->on with the arguments that follow, when set. */
+#define RELOAD_IN_TELL(c, h, ...)                                                                  \
+	do {                                                                                       \
+		if ((c)->on && (c)->on->h)                                                         \
+			(c)->on->h(__VA_ARGS__);                                                   \
+	} while (0)
+
 void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *obj);
 
 void reload_process_deferred(struct ctl *c);

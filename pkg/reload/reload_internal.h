@@ -510,6 +510,8 @@ struct deferred {
 	char evtype[16];
 };
 
+struct reload_in_hooks;
+
 struct ctl {
 	const struct reload_opts *o;
 	struct kube_client *cl;
@@ -536,6 +538,7 @@ struct ctl {
 	struct reload_nsel *nsel;  /* --namespace-selector, NULL: none */
 	int list_max_pages;	   /* a LIST's page cap; 0: LIST_MAX_PAGES (tests set fewer) */
 	struct reload_notifyq *nq; /* alerts and webhooks waiting for their thread, or NULL */
+	const struct reload_in_hooks *on; /* what input tells the stages above (reload_in.h) */
 };
 
 /* Shared between the sibling files of this module (each defined in one). */

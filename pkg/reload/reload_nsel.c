@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reload/reload_act.h" /* until input tells through hooks */
-#include "reload/reload_gate.h"
 #include "reload/reload_in.h"
 #include "reload/reload_internal.h"
 
@@ -88,7 +86,7 @@ static int on_item(void *ctx, const char *type, json_t *obj)
 	if (s->live) {
 		/* changes there were ignored until now: roll what records a stale hash */
 		log_info("namespace %s now matches --namespace-selector", name);
-		reload_reconcile_all(c);
+		RELOAD_IN_TELL(c, relisted, c);
 	}
 	return 0;
 }
@@ -217,7 +215,7 @@ void reload_nsel_tick(struct ctl *c)
 		r = list(c, &err);
 		if (r == 0) {
 			s->gone = 0;
-			reload_reconcile_all(c);
+			RELOAD_IN_TELL(c, relisted, c);
 		}
 	}
 	if (r == 0)

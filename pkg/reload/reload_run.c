@@ -38,6 +38,28 @@ void reload_opts_init(struct reload_opts *o)
 	o->retry_period_ms = 2000;
 }
 
+/* ---- what input tells the stages above it ---- */
+
+static void on_replacing(struct ctl *c, struct wl_ent *we, const struct reload_workload *nw)
+{
+	if (c->ha)
+		reload_ha_workload_seen(c, we, nw);
+}
+
+static void on_read(struct ctl *c, struct wl_ent *we)
+{
+	reload_pause_seen(c, we);
+	reload_check_unsupported(c, we);
+}
+
+static const struct reload_in_hooks in_hooks = {
+    .changed = reload_config_changed,
+    .relisted = reload_reconcile_all,
+    .replacing = on_replacing,
+    .read = on_read,
+    .event = reload_queue_event,
+};
+
 static int make_streams(struct ctl *c)
 {
 	static const char *const all[] = {"", NULL};
@@ -133,6 +155,7 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 
 	memset(&c, 0, sizeof(c));
 	c.o = o;
+	c.on = &in_hooks;
 	reload_ann_names(o->ann_names);
 	sb_init(&c.url, 64 * 1024);
 	sb_init(&c.body, 1024 * 1024);

@@ -9,8 +9,6 @@
 
 #include "kube/kube.h"
 #include "reload/reload.h"
-#include "reload/reload_act.h" /* until input tells through hooks */
-#include "reload/reload_gate.h"
 #include "reload/reload_in.h"
 #include "reload/reload_internal.h"
 
@@ -72,10 +70,10 @@ static void apply_config(struct ctl *c, int cls, const char *evtype, const char 
 	ce->seen = 1;
 	/* A first sight (initial LIST, or created while we watch) is not a change. */
 	if (changed && (from_relist || strcmp(evtype, "LIST") != 0))
-		reload_config_changed(c, ce);
+		RELOAD_IN_TELL(c, changed, c, ce);
 	else if (!existed && c->o->reload_on_create &&
 		 (from_relist || strcmp(evtype, "ADDED") == 0))
-		reload_config_changed(c, ce); /* --reload-on-create: not the initial LIST's */
+		RELOAD_IN_TELL(c, changed, c, ce); /* --reload-on-create: not the initial LIST's */
 }
 
 /* Does obj carry the reload lists we already parsed (and warned about) for we? */
@@ -163,7 +161,7 @@ static void refused_event(struct ctl *c, struct wl_ent *we)
 		return;
 	}
 	we->skipped_ms = now;
-	reload_queue_event(c, we, "ReloadSkipped", we->w.refused);
+	RELOAD_IN_TELL(c, event, c, we, "ReloadSkipped", we->w.refused);
 }
 
 void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *obj)
@@ -217,13 +215,11 @@ void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *o
 		}
 		METRIC_SET(c->m.objects[cls], c->m.objects[cls] + 1);
 	}
-	if (c->ha)
-		reload_ha_workload_seen(c, we, &w);
+	RELOAD_IN_TELL(c, replacing, c, we, &w);
 	reload_workload_free(&we->w);
 	we->w = w;
 	we->seen = 1;
-	reload_pause_seen(c, we);
-	reload_check_unsupported(c, we);
+	RELOAD_IN_TELL(c, read, c, we);
 	reload_refused_remove(c, we);
 	refused_retry(c);
 	refused_add(c, we);
@@ -668,7 +664,7 @@ void reload_restart_watches(struct ctl *c)
 			if (r == 0) {
 				s->gone = 0;
 				if (s->cls >= CLS_DEP)
-					reload_reconcile_all(c);
+					RELOAD_IN_TELL(c, relisted, c);
 			}
 		}
 		if (r == 0)
@@ -696,7 +692,7 @@ void reload_tombstone(struct ctl *c, struct cfg_ent *ce)
 	memcpy(ce->hash, RELOAD_DELETE_HASH, RELOAD_HASH_HEX);
 	memset(ce->alt, 0, sizeof(ce->alt));
 	METRIC_SET(c->m.objects[ce->e.cls], c->m.objects[ce->e.cls] - 1);
-	reload_config_changed(c, ce);
+	RELOAD_IN_TELL(c, changed, c, ce);
 }
 
 void reload_tombs_sweep(struct ctl *c)
