@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reload/reload_decide.h"
 #include "reload/reload_internal.h"
 
 #define COLLIDE_MAX 64 /* objects sharing one variable that are combined; more are left out */
@@ -28,8 +29,8 @@ struct sharers {
 };
 
 /* Add ce to k when it is a live object w reloads on in container, not there yet. */
-static void add_sharer(struct ctl *c, const struct reload_workload *w, const struct cfg_ent *ce,
-		       const char *container, struct sharers *k)
+static void add_sharer(const struct ctl *c, const struct reload_workload *w,
+		       const struct cfg_ent *ce, const char *container, struct sharers *k)
 {
 	struct reload_object o = {reload_cls_type(ce->e.cls),
 				  ce->e.ns,
@@ -62,7 +63,7 @@ static void add_sharer(struct ctl *c, const struct reload_workload *w, const str
 	k->s[top].hash = ce->hash;
 }
 
-const char *reload_env_value(struct ctl *c, const struct reload_workload *w,
+const char *reload_env_value(const struct ctl *c, const struct reload_workload *w,
 			     const struct cfg_ent *ce, const char *container,
 			     char buf[RELOAD_HASH_HEX], size_t *shared)
 {

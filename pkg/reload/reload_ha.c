@@ -11,6 +11,7 @@
 
 #include "kube/kube.h"
 #include "reload/reload.h"
+#include "reload/reload_decide.h"
 #include "reload/reload_gate.h"
 #include "reload/reload_in.h"
 #include "reload/reload_internal.h"
@@ -260,60 +261,13 @@ static void report_leader(struct reload_ha *ha)
 		log_info("leader is %s (Lease %s/%s); standing by", h, ha->ns, ha->name);
 }
 
-/* The rollout of we waits for nothing more: every pending trigger is current or gone. */
-static int trig_stale(struct ctl *c, const struct reload_workload *w, const struct trig *t)
-{
-	const struct cfg_ent *ce = (const struct cfg_ent *)reload_tab_get(
-	    &c->cfg, reload_type_cls(t->type), w->ns, t->name);
-	struct reload_object o;
-	const char *container, *rec, *want;
-	char buf[RELOAD_HASH_HEX];
-	size_t shared;
-
-	if (!ce || !ce->hash[0])
-		return 0;
-	memset(&o, 0, sizeof(o));
-	o.type = t->type;
-	o.ns = ce->e.ns;
-	o.name = ce->e.name;
-	o.hash = ce->hash;
-	o.alt = ce->alt;
-	o.match = ce->match;
-	o.ignore = ce->ignore;
-	if (reload_should(w, &o, c->o->auto_all, &container) != RELOAD_YES)
-		return 0;
-	rec = reload_recorded(w, &o, container, c->o->strategy);
-	want = reload_env_value(c, w, ce, container, buf, &shared); /* objects sharing its var */
-	return !reload_hash_current(rec, want, want == ce->hash ? ce->alt : NULL);
-}
-
-static int same(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && strcmp(a, b) == 0);
-}
-
-/* Do two parses of a workload carry different reload records (env vars, last-reloaded-from)? */
-static int records_differ(const struct reload_workload *a, const struct reload_workload *b)
-{
-	size_t i;
-
-	if (a->nenv != b->nenv || !same(a->lr_hash, b->lr_hash) || !same(a->lr_name, b->lr_name) ||
-	    !same(a->lr_type, b->lr_type))
-		return 1;
-	for (i = 0; i < a->nenv; i++)
-		if (!same(a->env[i].container, b->env[i].container) ||
-		    !same(a->env[i].name, b->env[i].name) ||
-		    !same(a->env[i].value, b->env[i].value))
-			return 1;
-	return 0;
-}
-
 void reload_ha_workload_seen(struct ctl *c, struct wl_ent *we, const struct reload_workload *nw)
 {
 	struct reload_ha *ha = c->ha;
 	size_t i, n = 0;
 
-	if (!ha || !we->pending || (ha->leader && !ha->verifying) || !records_differ(&we->w, nw))
+	if (!ha || !we->pending || (ha->leader && !ha->verifying) ||
+	    !reload_records_differ(&we->w, nw))
 		return;
 	/*
 	 * The leader rolled this workload. env-vars records each object: what it carries now
@@ -322,7 +276,7 @@ void reload_ha_workload_seen(struct ctl *c, struct wl_ent *we, const struct relo
 	 */
 	if (c->o->strategy == RELOAD_ENV_VARS) {
 		for (i = 0; i < we->ntrig; i++) {
-			if (trig_stale(c, nw, &we->trig[i]))
+			if (reload_decide_still_stale(c, nw, &we->trig[i]))
 				we->trig[n++] = we->trig[i];
 			else
 				free(we->trig[i].name);

@@ -595,17 +595,6 @@ int reload_template_apply(json_t *tmpl, enum reload_strategy s, const char *ns,
 int reload_delete_patch(struct strbuf *sb, const struct reload_workload *w,
 			const struct reload_trigger *t, size_t n);
 
-/*
- * The value the env-vars strategy records for ce in container of we: ce's hash,
- * or, when other objects we reloads on in that container give the same
- * STAKATER_* name, SHA-1 over "<name>=<hash>" of all of them sorted by name and
- * joined by ";" (in buf); past 64 of them, the 64 lowest names, whichever ce is.
- * *shared: how many objects share the name (1: none other). Borrowed: ce->hash
- * or buf.
- */
-const char *reload_env_value(struct ctl *c, const struct reload_workload *w,
-			     const struct cfg_ent *ce, const char *container,
-			     char buf[RELOAD_HASH_HEX], size_t *shared);
 /* ---- Reloader's deployment contract (reload-surface) ---- */
 
 /* Record a rollout attempt of kind in ns: latency histograms (change_us < 0: unknown), counts. */

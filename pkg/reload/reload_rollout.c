@@ -11,6 +11,7 @@
 #include "kube/kube.h"
 #include "reload/reload.h"
 #include "reload/reload_act.h"
+#include "reload/reload_decide.h"
 #include "reload/reload_gate.h"
 #include "reload/reload_in.h"
 #include "reload/reload_internal.h"
@@ -76,56 +77,37 @@ static void count_skip(struct ctl *c, enum reload_verdict v)
 	}
 }
 
-static void obj_of(const struct cfg_ent *ce, struct reload_object *o)
-{
-	o->type = reload_cls_type(ce->e.cls);
-	o->ns = ce->e.ns;
-	o->name = ce->e.name;
-	o->hash = ce->hash;
-	o->alt = ce->alt;
-	o->match = ce->match;
-	o->ignore = ce->ignore;
-}
-
 /*
- * Decide for one workload and one object. changed: the object's data changed
- * (roll unless already current); otherwise (start, re-list) roll only when the
- * workload records a different hash.
+ * Act on reload_decide for one workload and one object: schedule the rollout, or count why not
+ * (for a change only: a start or re-list counts nothing).
  */
 static void consider(struct ctl *c, struct wl_ent *we, const struct cfg_ent *ce, int changed)
 {
-	struct reload_object o;
-	const char *container, *rec, *want;
-	char buf[RELOAD_HASH_HEX];
-	size_t shared;
-	enum reload_verdict v;
+	enum reload_decision d;
+	enum reload_verdict why = RELOAD_YES;
 
 	if (c->o->webhook_url)
 		return; /* --webhook-url: notify instead of rolling (reload_config_changed) */
-	if (!reload_nsel_selected(c, we->e.ns)) {
-		if (changed)
-			METRIC_INC(c->m.not_selected);
+	d = reload_decide(c, we, ce, changed, &why);
+	if (d == RELOAD_DECIDE_ROLL) {
+		reload_schedule(c, we, reload_cls_type(ce->e.cls), ce->e.name);
 		return;
 	}
-	obj_of(ce, &o);
-	v = reload_should(&we->w, &o, c->o->auto_all, &container);
-	if (v != RELOAD_YES) {
-		if (changed)
-			count_skip(c, v);
+	if (!changed)
 		return;
+	switch (d) {
+	case RELOAD_DECIDE_NOT_SELECTED:
+		METRIC_INC(c->m.not_selected);
+		break;
+	case RELOAD_DECIDE_SKIP:
+		count_skip(c, why);
+		break;
+	case RELOAD_DECIDE_CURRENT:
+		METRIC_INC(c->m.skipped[SKIP_CURRENT]);
+		break;
+	default:
+		break;
 	}
-	rec = reload_records(we) ? reload_recorded(&we->w, &o, container, c->o->strategy) : NULL;
-	if (ce->deleted && c->o->strategy == RELOAD_ENV_VARS && !rec)
-		return; /* --reload-on-delete: no variable to remove */
-	if (!changed && !rec)
-		return; /* no record: nothing says it changed while we were away */
-	want = rec ? reload_env_value(c, &we->w, ce, container, buf, &shared) : ce->hash;
-	if (reload_hash_current(rec, want, want == ce->hash ? ce->alt : NULL)) {
-		if (changed)
-			METRIC_INC(c->m.skipped[SKIP_CURRENT]);
-		return;
-	}
-	reload_schedule(c, we, o.type, o.name);
 }
 
 /* An object's data changed: every workload it selects is considered. */
@@ -284,7 +266,7 @@ static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger 
 
 			if (!ce || !ce->hash[0])
 				continue;
-			obj_of(ce, &o);
+			reload_decide_object(ce, &o);
 			if (reload_should(&we->w, &o, c->o->auto_all, &container) != RELOAD_YES)
 				continue;
 			rec = reload_records(we)
