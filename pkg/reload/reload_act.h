@@ -75,7 +75,7 @@ long long reload_next_wakeup(const struct ctl *c);
 
 /*
  * Start the thread that sends alerts and webhooks (only when ALERT_ON_RELOAD or --webhook-url
- * is set; c->nq stays NULL otherwise). Returns 0 or a negative code with err set.
+ * is set; c->act.nq stays NULL otherwise). Returns 0 or a negative code with err set.
  */
 int reload_notify_start(struct ctl *c, struct log_err *err);
 /*

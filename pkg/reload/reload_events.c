@@ -126,7 +126,7 @@ void reload_queue_event(struct ctl *c, const struct wl_ent *we, const char *reas
 		free(q);
 		return;
 	}
-	for (tail = &c->evq; *tail; tail = &(*tail)->next)
+	for (tail = &c->act.evq; *tail; tail = &(*tail)->next)
 		;
 	*tail = q;
 }
@@ -153,12 +153,12 @@ void reload_check_unsupported(struct ctl *c, struct wl_ent *we)
 
 void reload_events_flush(struct ctl *c)
 {
-	while (c->evq) {
-		struct evq *q = c->evq;
+	while (c->act.evq) {
+		struct evq *q = c->act.evq;
 		const struct wl_ent *we =
 		    (const struct wl_ent *)reload_tab_get(&c->wl, q->cls, q->ns, q->name);
 
-		c->evq = q->next;
+		c->act.evq = q->next;
 		if (we)
 			reload_post_event(c, we, "Warning", q->reason, q->message);
 		free(q->ns);
@@ -170,10 +170,10 @@ void reload_events_flush(struct ctl *c)
 
 void reload_events_free(struct ctl *c)
 {
-	while (c->evq) {
-		struct evq *q = c->evq;
+	while (c->act.evq) {
+		struct evq *q = c->act.evq;
 
-		c->evq = q->next;
+		c->act.evq = q->next;
 		free(q->ns);
 		free(q->name);
 		free(q->message);

@@ -7,7 +7,7 @@
 #include "reload/reload_internal.h"
 
 /*
- * What input tells the stages above it. The run loop (reload_run.c) sets c->on; input calls no
+ * What input tells the stages above it. The run loop (reload_run.c) sets c->in.on; input calls no
  * file above it, and a NULL c->on (or hook) is not called (tests that drive input alone).
  */
 struct reload_in_hooks {
@@ -24,11 +24,11 @@ struct reload_in_hooks {
 	void (*event)(struct ctl *c, const struct wl_ent *we, const char *reason, const char *msg);
 };
 
-/* Call hook h of c->on with the arguments that follow, when set. */
+/* Call hook h of c->in.on with the arguments that follow, when set. */
 #define RELOAD_IN_TELL(c, h, ...)                                                                  \
 	do {                                                                                       \
-		if ((c)->on && (c)->on->h)                                                         \
-			(c)->on->h(__VA_ARGS__);                                                   \
+		if ((c)->in.on && (c)->in.on->h)                                                   \
+			(c)->in.on->h(__VA_ARGS__);                                                \
 	} while (0)
 
 void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *obj);
@@ -58,7 +58,7 @@ struct reload_list {
  * page, at most LIST_RESTARTS times, after l->restart. Returns the number of
  * restarts (0 or more), or with err set: KUBE_EAUTH (401/403), KUBE_EHTTP (any
  * other status; a continue token that repeats; a token still there after
- * LIST_MAX_PAGES pages, or c->list_max_pages when set), or the client's or
+ * LIST_MAX_PAGES pages, or c->in.list_max_pages when set), or the client's or
  * ops' negative code.
  */
 int reload_list_pages(struct ctl *c, const struct reload_list *l, struct log_err *err);

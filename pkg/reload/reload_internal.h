@@ -512,33 +512,51 @@ struct deferred {
 
 struct reload_in_hooks;
 
+/* What input owns (reload_list.c, reload_sync.c, reload_nsel.c). */
+struct reload_in_state {
+	struct rs *rs;
+	size_t nrs;
+	struct deferred *defer;
+	struct wl_ent *refused;	  /* workloads with a list refused for a budget (reload_sync.c) */
+	size_t nrefused;	  /* on that list, at most REFUSED_MAX */
+	size_t refused_used;	  /* reload_relist_used() at the last try */
+	struct reload_nsel *nsel; /* --namespace-selector, NULL: none */
+	int list_max_pages;	  /* a LIST's page cap; 0: LIST_MAX_PAGES (tests set fewer) */
+	const struct reload_in_hooks *on; /* what input tells the stages above (reload_in.h) */
+};
+
+/* What the gates own (reload_ha.c, reload_pause.c). */
+struct reload_gate_state {
+	struct reload_ha *ha; /* --enable-ha: the election (reload_ha.c), else NULL */
+	int npause;	      /* workloads with a pause-period resume timer armed */
+};
+
+/* What act owns (reload_rollout.c, reload_write.c, reload_events.c, reload_notify.c). */
+struct reload_act_state {
+	struct wl_ent *pend; /* rollouts waiting for their time */
+	double tokens;	     /* the rate limit's bucket */
+	long long tok_ms;
+	int failures;	 /* rollouts that failed (once mode exit status) */
+	int nrecreate;	 /* Jobs deleted and not yet created again (wl_ent.recreate) */
+	struct evq *evq; /* ReloadSkipped Events to post from the run loop */
+	const struct cfg_ent *ev_last; /* the object the Reloaded Event names (borrowed) */
+	struct reload_notifyq *nq;     /* alerts and webhooks waiting for their thread, or NULL */
+};
+
+/*
+ * The controller: what every stage shares (options, client and its buffers, the tables,
+ * metrics) and the state each stage owns.
+ */
 struct ctl {
 	const struct reload_opts *o;
 	struct kube_client *cl;
-	struct tab cfg, wl;
-	struct rs *rs;
-	size_t nrs;
-	struct wl_ent *pend;
-	struct reload_ha *ha; /* --enable-ha: the election (reload_ha.c), else NULL */
-	struct deferred *defer;
-	double tokens;
-	long long tok_ms;
-	int failures; /* rollouts that failed (once mode exit status) */
-
-	int npause;	 /* workloads with a pause-period resume timer armed */
-	int ntomb;	 /* deleted ConfigMaps/Secrets kept for --reload-on-delete rollouts */
-	int nrecreate;	 /* Jobs deleted and not yet created again (wl_ent.recreate) */
-	struct evq *evq; /* ReloadSkipped Events to post from the run loop */
-	struct wl_ent *refused; /* workloads with a list refused for a budget (reload_sync.c) */
-	size_t nrefused;	/* on that list, at most REFUSED_MAX */
-	size_t refused_used;	/* reload_relist_used() at the last try */
-	const struct cfg_ent *ev_last; /* the object the Reloaded Event names (borrowed) */
-	struct reload_metrics m;
 	struct strbuf url, body, resp;
-	struct reload_nsel *nsel;  /* --namespace-selector, NULL: none */
-	int list_max_pages;	   /* a LIST's page cap; 0: LIST_MAX_PAGES (tests set fewer) */
-	struct reload_notifyq *nq; /* alerts and webhooks waiting for their thread, or NULL */
-	const struct reload_in_hooks *on; /* what input tells the stages above (reload_in.h) */
+	struct tab cfg, wl;
+	int ntomb; /* deleted ConfigMaps/Secrets kept for --reload-on-delete rollouts */
+	struct reload_metrics m;
+	struct reload_in_state in;
+	struct reload_gate_state gate;
+	struct reload_act_state act;
 };
 
 /* Shared between the sibling files of this module (each defined in one). */

@@ -119,22 +119,22 @@ static struct wl_ent *wl_of(const struct ctl *c, int cls, json_t *obj)
 
 static void refused_add(struct ctl *c, struct wl_ent *we)
 {
-	if (we->refused_q || c->nrefused >= REFUSED_MAX || !(we->w.retry[0] | we->w.retry[1]))
+	if (we->refused_q || c->in.nrefused >= REFUSED_MAX || !(we->w.retry[0] | we->w.retry[1]))
 		return;
 	we->refused_q = 1;
-	we->rnext = c->refused;
-	c->refused = we;
-	c->nrefused++;
-	c->refused_used = reload_relist_used();
+	we->rnext = c->in.refused;
+	c->in.refused = we;
+	c->in.nrefused++;
+	c->in.refused_used = reload_relist_used();
 }
 
 static void refused_retry(struct ctl *c)
 {
 	struct wl_ent *we, *nx;
 
-	if (!c->refused || reload_relist_used() >= c->refused_used)
+	if (!c->in.refused || reload_relist_used() >= c->in.refused_used)
 		return;
-	for (we = c->refused; we; we = nx) {
+	for (we = c->in.refused; we; we = nx) {
 		nx = we->rnext;
 		if (reload_workload_retry_lists(&we->w) != 0 ||
 		    !(we->w.retry[0] | we->w.retry[1])) {
@@ -143,7 +143,7 @@ static void refused_retry(struct ctl *c)
 			reload_refused_remove(c, we);
 		}
 	}
-	c->refused_used = reload_relist_used();
+	c->in.refused_used = reload_relist_used();
 }
 
 /*
@@ -291,8 +291,8 @@ static void defer_item(struct ctl *c, int cls, const char *ns, const char *name,
 		free(d);
 		return;
 	}
-	d->next = c->defer;
-	c->defer = d;
+	d->next = c->in.defer;
+	c->in.defer = d;
 }
 
 static int cfg_item(void *p, const char *type, json_t *obj)
@@ -404,15 +404,15 @@ static void fill_query(const struct ctl *c, const struct rs *s, struct kube_quer
 /* Fetch one object whose keys arrived out of order and hash it whole. */
 void reload_process_deferred(struct ctl *c)
 {
-	while (c->defer) {
-		struct deferred *d = c->defer;
+	while (c->in.defer) {
+		struct deferred *d = c->in.defer;
 		struct log_err err = {0};
 		char hex[RELOAD_HASH_HEX];
 		unsigned char alt[RELOAD_HASH_ALT];
 		json_t *obj = NULL, *ann;
 		int r;
 
-		c->defer = d->next;
+		c->in.defer = d->next;
 		sb_reset(&c->url);
 		kube_url(&c->url, kube_client_server(c->cl), reload_cls_res[d->cls], d->ns, d->name,
 			 NULL);
@@ -651,8 +651,8 @@ void reload_restart_watches(struct ctl *c)
 	long long now = reload_now_ms();
 	size_t i;
 
-	for (i = 0; i < c->nrs; i++) {
-		struct rs *s = &c->rs[i];
+	for (i = 0; i < c->in.nrs; i++) {
+		struct rs *s = &c->in.rs[i];
 		struct log_err err = {0};
 		int r = 0;
 
@@ -700,7 +700,7 @@ void reload_tombs_sweep(struct ctl *c)
 	size_t i;
 	struct ent *e, *nx;
 
-	if (!c->ntomb || c->pend)
+	if (!c->ntomb || c->act.pend)
 		return;
 	for (i = 0; i < c->cfg.nb; i++) {
 		for (e = c->cfg.b[i]; e; e = nx) {

@@ -50,7 +50,7 @@ void reload_pend_remove(struct ctl *c, struct wl_ent *we)
 {
 	struct wl_ent **pp;
 
-	for (pp = &c->pend; *pp; pp = &(*pp)->pnext) {
+	for (pp = &c->act.pend; *pp; pp = &(*pp)->pnext) {
 		if (*pp == we) {
 			*pp = we->pnext;
 			break;
@@ -67,10 +67,10 @@ void reload_wl_free(struct ctl *c, struct wl_ent *we)
 		reload_pend_remove(c, we);
 	reload_refused_remove(c, we);
 	if (we->resume_ms)
-		c->npause--;
+		c->gate.npause--;
 	if (we->recreate) {
 		json_decref(we->recreate);
-		c->nrecreate--;
+		c->act.nrecreate--;
 	}
 	trig_clear(we);
 	reload_workload_free(&we->w);
@@ -84,10 +84,10 @@ void reload_refused_remove(struct ctl *c, struct wl_ent *we)
 
 	if (!we->refused_q)
 		return;
-	for (p = &c->refused; *p && *p != we; p = &(*p)->rnext)
+	for (p = &c->in.refused; *p && *p != we; p = &(*p)->rnext)
 		;
 	if (*p)
 		*p = we->rnext;
 	we->refused_q = 0;
-	c->nrefused--;
+	c->in.nrefused--;
 }

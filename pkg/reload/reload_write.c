@@ -318,7 +318,7 @@ static void job_keep(struct ctl *c, struct wl_ent *we, json_t *job)
 	if (we->recreate)
 		json_decref(we->recreate);
 	else
-		c->nrecreate++;
+		c->act.nrecreate++;
 	we->recreate = job;
 	we->recreate_ms = reload_now_ms() + JOB_RECREATE_MS;
 }
@@ -385,7 +385,7 @@ static int job_rollout(struct ctl *c, struct wl_ent *we, const struct reload_tri
 	if (again) { /* deleted already: create the kept copy, with the latest triggers */
 		job = we->recreate;
 		we->recreate = NULL;
-		c->nrecreate--;
+		c->act.nrecreate--;
 		r = reload_template_apply(json_object_get(json_object_get(job, "spec"), "template"),
 					  c->o->strategy, we->e.ns, t, n, now);
 		r = r < 0 ? r : dump_to(&c->body, job);
@@ -504,7 +504,7 @@ void reload_jobs_due(struct ctl *c)
 	size_t i;
 	struct ent *e;
 
-	if (!c->nrecreate || !reload_ha_acting(c))
+	if (!c->act.nrecreate || !reload_ha_acting(c))
 		return; /* a standby creates nothing: the copies wait for us to lead again */
 	for (i = 0; i < c->wl.nb; i++) {
 		for (e = c->wl.b[i]; e; e = e->next) {
