@@ -121,4 +121,61 @@ const char *reload_strerror(int code);
  */
 int reload_run(const struct reload_opts *opts, struct log_err *err);
 
+/* ---- Reloader's command line (reload_flags.c) ---- */
+
+/* One flag, as struct cli_opt (pkg/cli) has it; the table ends with a NULL lng. */
+struct reload_flag {
+	const char *lng;  /* long name without "--" */
+	int shrt;	  /* short letter, or 0 */
+	const char *arg;  /* argument name for --help, NULL for a flag, "[=BOOL]": optional */
+	const char *help; /* one line for --help */
+	int id;		  /* what reload_args_set receives */
+};
+/* A Reloader flag refused by name (exit 2); the table ends with a NULL lng. */
+struct reload_refused_flag {
+	const char *lng, *why;
+};
+extern const struct reload_flag reload_flags[];
+extern const struct reload_refused_flag reload_refused_flags[];
+
+#define RELOAD_ENV_MAX 2048 /* bytes of an ALERT_* variable, its NUL included */
+
+/* The command line as it is parsed: the options and the storage they point into. */
+struct reload_args {
+	struct reload_opts o;
+	const char *ns[64];
+	size_t nns;
+	const char *ign[64];
+	size_t nign;
+	const char *sel[2][64]; /* [0] --resource-label-selector, [1] --namespace-selector */
+	size_t nsel[2];
+	char *owned[128]; /* copies split from comma lists */
+	size_t nowned;
+	int log_json;			/* --log-format json */
+	int log_level;			/* --log-level, -1: unset */
+	char *selector[2];		/* the selectors translated (owned) */
+	char envbuf[4][RELOAD_ENV_MAX]; /* ALERT_* values, trimmed */
+};
+
+/* Defaults: reload_opts_init, --listen :9090 (Reloader's metrics port), log level unset. */
+void reload_args_init(struct reload_args *a);
+/*
+ * One flag (id from reload_flags, arg NULL for a flag without value), in cli_opt_fn's shape:
+ * returns 0, or -1 with msg set ("--flag: why").
+ */
+int reload_args_set(void *ctx, int id, const char *arg, char *msg, int msglen);
+/*
+ * Reloader's environment: ALERT_*, METRICS_COUNT_BY_NAMESPACE, KUBERNETES_NAMESPACE (one
+ * namespace when no --namespace/--namespaces was given). Returns 0, or -EINVAL with err set (a
+ * value longer than RELOAD_ENV_MAX - 1 bytes).
+ */
+int reload_args_env(struct reload_args *a, struct log_err *err);
+/*
+ * After the flags and the environment: the selectors translated, the lists set in a->o. Returns
+ * 0, or -EINVAL with err set ("--namespace-selector: why").
+ */
+int reload_args_finish(struct reload_args *a, struct log_err *err);
+/* Free what a owns (a->o's lists and selectors point into it). */
+void reload_args_free(struct reload_args *a);
+
 #endif

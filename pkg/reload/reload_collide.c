@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reload/reload_decide.h"
 #include "reload/reload_internal.h"
 
 #define COLLIDE_MAX 64 /* objects sharing one variable that are combined; more are left out */
@@ -28,8 +29,8 @@ struct sharers {
 };
 
 /* Add ce to k when it is a live object w reloads on in container, not there yet. */
-static void add_sharer(struct ctl *c, const struct reload_workload *w, const struct cfg_ent *ce,
-		       const char *container, struct sharers *k)
+static void add_sharer(const struct ctl *c, const struct reload_workload *w,
+		       const struct cfg_ent *ce, const char *container, struct sharers *k)
 {
 	struct reload_object o = {reload_cls_type(ce->e.cls),
 				  ce->e.ns,
@@ -62,7 +63,7 @@ static void add_sharer(struct ctl *c, const struct reload_workload *w, const str
 	k->s[top].hash = ce->hash;
 }
 
-const char *reload_env_value(struct ctl *c, const struct reload_workload *w,
+const char *reload_env_value(const struct ctl *c, const struct reload_workload *w,
 			     const struct cfg_ent *ce, const char *container,
 			     char buf[RELOAD_HASH_HEX], size_t *shared)
 {
@@ -109,27 +110,4 @@ const char *reload_env_value(struct ctl *c, const struct reload_workload *w,
 	if (reload_hasher_final(&h, buf, NULL) < 0)
 		return ce->hash;
 	return buf;
-}
-
-void reload_collide_warn(struct ctl *c, struct wl_ent *we, const struct cfg_ent *ce,
-			 const char *container, size_t shared)
-{
-	struct strbuf var = STRBUF_INIT(1024);
-	char msg[1024];
-
-	if (shared < 2 || we->collide_warned)
-		return;
-	we->collide_warned = 1;
-	if (reload_env_name(&var, ce->e.name, reload_cls_type(ce->e.cls)) < 0) {
-		sb_free(&var);
-		return;
-	}
-	snprintf(msg, sizeof(msg),
-		 "%s %.200s/%.200s: %zu %ss it reloads on map to env var %s in container "
-		 "'%.200s' ('%.200s' among them): it holds one hash of all of them (SHA-1 of "
-		 "name=hash, sorted by name); rename them to tell them apart",
-		 reload_kind_name(we->w.kind), we->e.ns, we->e.name, shared,
-		 reload_type_name(reload_cls_type(ce->e.cls)), var.buf, container, ce->e.name);
-	reload_queue_event(c, we, "ReloadEnvCollision", msg);
-	sb_free(&var);
 }

@@ -9,20 +9,10 @@
 
 #include "kube/kube.h"
 #include "reload/reload.h"
+#include "reload/reload_act.h"
+#include "reload/reload_gate.h"
+#include "reload/reload_in.h"
 #include "reload/reload_internal.h"
-
-static const char *kind_api_version(enum reload_kind k)
-{
-	switch (k) {
-	case RELOAD_CRONJOB:
-	case RELOAD_JOB:
-		return "batch/v1";
-	case RELOAD_ROLLOUT:
-		return "argoproj.io/v1alpha1";
-	default:
-		return "apps/v1";
-	}
-}
 
 void reload_post_event(struct ctl *c, const struct wl_ent *we, const char *type, const char *reason,
 		       const char *message)
@@ -49,7 +39,7 @@ void reload_post_event(struct ctl *c, const struct wl_ent *we, const char *type,
 	r = r ? r : sb_add_json_str(&b, we->e.ns);
 	r = r ? r
 	      : sb_addf(&b, "},\"involvedObject\":{\"apiVersion\":\"%s\",\"kind\":\"%s\",\"name\":",
-			kind_api_version(we->w.kind), reload_kind_name(we->w.kind));
+			reload_kinds[we->w.kind].api_version, reload_kind_name(we->w.kind));
 	r = r ? r : sb_add_json_str(&b, we->e.name);
 	r = r ? r : sb_add(&b, ",\"namespace\":");
 	r = r ? r : sb_add_json_str(&b, we->e.ns);
@@ -136,7 +126,7 @@ void reload_queue_event(struct ctl *c, const struct wl_ent *we, const char *reas
 		free(q);
 		return;
 	}
-	for (tail = &c->evq; *tail; tail = &(*tail)->next)
+	for (tail = &c->act.evq; *tail; tail = &(*tail)->next)
 		;
 	*tail = q;
 }
@@ -163,12 +153,12 @@ void reload_check_unsupported(struct ctl *c, struct wl_ent *we)
 
 void reload_events_flush(struct ctl *c)
 {
-	while (c->evq) {
-		struct evq *q = c->evq;
+	while (c->act.evq) {
+		struct evq *q = c->act.evq;
 		const struct wl_ent *we =
 		    (const struct wl_ent *)reload_tab_get(&c->wl, q->cls, q->ns, q->name);
 
-		c->evq = q->next;
+		c->act.evq = q->next;
 		if (we)
 			reload_post_event(c, we, "Warning", q->reason, q->message);
 		free(q->ns);
@@ -180,13 +170,36 @@ void reload_events_flush(struct ctl *c)
 
 void reload_events_free(struct ctl *c)
 {
-	while (c->evq) {
-		struct evq *q = c->evq;
+	while (c->act.evq) {
+		struct evq *q = c->act.evq;
 
-		c->evq = q->next;
+		c->act.evq = q->next;
 		free(q->ns);
 		free(q->name);
 		free(q->message);
 		free(q);
 	}
+}
+
+void reload_collide_warn(struct ctl *c, struct wl_ent *we, const struct cfg_ent *ce,
+			 const char *container, size_t shared)
+{
+	struct strbuf var = STRBUF_INIT(1024);
+	char msg[1024];
+
+	if (shared < 2 || we->collide_warned)
+		return;
+	we->collide_warned = 1;
+	if (reload_env_name(&var, ce->e.name, reload_cls_type(ce->e.cls)) < 0) {
+		sb_free(&var);
+		return;
+	}
+	snprintf(msg, sizeof(msg),
+		 "%s %.200s/%.200s: %zu %ss it reloads on map to env var %s in container "
+		 "'%.200s' ('%.200s' among them): it holds one hash of all of them (SHA-1 of "
+		 "name=hash, sorted by name); rename them to tell them apart",
+		 reload_kind_name(we->w.kind), we->e.ns, we->e.name, shared,
+		 reload_type_name(reload_cls_type(ce->e.cls)), var.buf, container, ce->e.name);
+	reload_queue_event(c, we, "ReloadEnvCollision", msg);
+	sb_free(&var);
 }

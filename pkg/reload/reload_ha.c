@@ -11,6 +11,9 @@
 
 #include "kube/kube.h"
 #include "reload/reload.h"
+#include "reload/reload_decide.h"
+#include "reload/reload_gate.h"
+#include "reload/reload_in.h"
 #include "reload/reload_internal.h"
 
 /*
@@ -90,16 +93,17 @@ static int lease_request(struct ctl *c, const char *method, const char *name, co
 	int r;
 
 	sb_reset(&c->url);
-	if (kube_url(&c->url, kube_client_server(c->cl), &lease_res, c->ha->ns, name, NULL) < 0)
+	if (kube_url(&c->url, kube_client_server(c->cl), &lease_res, c->gate.ha->ns, name, NULL) <
+	    0)
 		return -ENOMEM;
 	c->resp.max = SMALL_MAX;
 	/* bounded by the renew deadline, as client-go's renew context bounds each try */
 	kube_client_set_retries(c->cl, 1, c->o->retry_base_ms);
 	old = kube_client_set_timeout(c->cl, c->o->renew_deadline_ms);
-	c->ha->lease_write = 1;
+	c->gate.ha->lease_write = 1;
 	r = kube_request(c->cl, method, c->url.buf, body ? "application/json" : NULL, body,
 			 &c->resp, err);
-	c->ha->lease_write = 0;
+	c->gate.ha->lease_write = 0;
 	kube_client_set_timeout(c->cl, old);
 	kube_client_set_retries(c->cl, c->o->retries, c->o->retry_base_ms);
 	return r;
@@ -119,7 +123,7 @@ static void drop_handled(struct ctl *c, long long now)
 	    c->o->window_ms > c->o->min_interval_ms ? c->o->window_ms : c->o->min_interval_ms;
 	struct wl_ent *we, *nx;
 
-	for (we = c->pend; we; we = nx) {
+	for (we = c->act.pend; we; we = nx) {
 		nx = we->pnext;
 		if (reload_records(we) ||
 		    now - we->trig_ms <= hold + c->o->settle_ms + c->o->lease_duration_ms)
@@ -165,7 +169,7 @@ static int is_holder(const struct reload_ha *ha)
 /* client-go's tryAcquireOrRenew. Returns 1 when we hold the lease afterwards, else 0. */
 static int try_acquire_or_renew(struct ctl *c)
 {
-	struct reload_ha *ha = c->ha;
+	struct reload_ha *ha = c->gate.ha;
 	struct log_err err = {0};
 	long long now = reload_now_ms(), lease_s = c->o->lease_duration_ms / 1000;
 	json_t *obj = NULL, *spec;
@@ -258,60 +262,13 @@ static void report_leader(struct reload_ha *ha)
 		log_info("leader is %s (Lease %s/%s); standing by", h, ha->ns, ha->name);
 }
 
-/* The rollout of we waits for nothing more: every pending trigger is current or gone. */
-static int trig_stale(struct ctl *c, const struct reload_workload *w, const struct trig *t)
-{
-	const struct cfg_ent *ce = (const struct cfg_ent *)reload_tab_get(
-	    &c->cfg, reload_type_cls(t->type), w->ns, t->name);
-	struct reload_object o;
-	const char *container, *rec, *want;
-	char buf[RELOAD_HASH_HEX];
-	size_t shared;
-
-	if (!ce || !ce->hash[0])
-		return 0;
-	memset(&o, 0, sizeof(o));
-	o.type = t->type;
-	o.ns = ce->e.ns;
-	o.name = ce->e.name;
-	o.hash = ce->hash;
-	o.alt = ce->alt;
-	o.match = ce->match;
-	o.ignore = ce->ignore;
-	if (reload_should(w, &o, c->o->auto_all, &container) != RELOAD_YES)
-		return 0;
-	rec = reload_recorded(w, &o, container, c->o->strategy);
-	want = reload_env_value(c, w, ce, container, buf, &shared); /* objects sharing its var */
-	return !reload_hash_current(rec, want, want == ce->hash ? ce->alt : NULL);
-}
-
-static int same(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && strcmp(a, b) == 0);
-}
-
-/* Do two parses of a workload carry different reload records (env vars, last-reloaded-from)? */
-static int records_differ(const struct reload_workload *a, const struct reload_workload *b)
-{
-	size_t i;
-
-	if (a->nenv != b->nenv || !same(a->lr_hash, b->lr_hash) || !same(a->lr_name, b->lr_name) ||
-	    !same(a->lr_type, b->lr_type))
-		return 1;
-	for (i = 0; i < a->nenv; i++)
-		if (!same(a->env[i].container, b->env[i].container) ||
-		    !same(a->env[i].name, b->env[i].name) ||
-		    !same(a->env[i].value, b->env[i].value))
-			return 1;
-	return 0;
-}
-
 void reload_ha_workload_seen(struct ctl *c, struct wl_ent *we, const struct reload_workload *nw)
 {
-	struct reload_ha *ha = c->ha;
+	struct reload_ha *ha = c->gate.ha;
 	size_t i, n = 0;
 
-	if (!ha || !we->pending || (ha->leader && !ha->verifying) || !records_differ(&we->w, nw))
+	if (!ha || !we->pending || (ha->leader && !ha->verifying) ||
+	    !reload_records_differ(&we->w, nw))
 		return;
 	/*
 	 * The leader rolled this workload. env-vars records each object: what it carries now
@@ -320,7 +277,7 @@ void reload_ha_workload_seen(struct ctl *c, struct wl_ent *we, const struct relo
 	 */
 	if (c->o->strategy == RELOAD_ENV_VARS) {
 		for (i = 0; i < we->ntrig; i++) {
-			if (trig_stale(c, nw, &we->trig[i]))
+			if (reload_decide_still_stale(c, nw, &we->trig[i]))
 				we->trig[n++] = we->trig[i];
 			else
 				free(we->trig[i].name);
@@ -341,12 +298,12 @@ void reload_ha_workload_seen(struct ctl *c, struct wl_ent *we, const struct relo
  */
 static void takeover(struct ctl *c)
 {
-	struct reload_ha *ha = c->ha;
+	struct reload_ha *ha = c->gate.ha;
 	struct wl_ent *we, *nx;
 	size_t n = 0, left = 0;
 
 	ha->verifying = 1;
-	for (we = c->pend; we; we = nx) {
+	for (we = c->act.pend; we; we = nx) {
 		struct log_err err = {0};
 		json_t *obj;
 		int r;
@@ -370,7 +327,7 @@ static void takeover(struct ctl *c)
 		json_decref(obj);
 	}
 	ha->verifying = 0;
-	for (we = c->pend; we; we = we->pnext) {
+	for (we = c->act.pend; we; we = we->pnext) {
 		we->due_ms = reload_now_ms();
 		left++;
 	}
@@ -389,13 +346,13 @@ static void tick(struct ctl *c);
 void reload_ha_tick(struct ctl *c)
 {
 	tick(c);
-	if (c->ha)
-		METRIC_SET(c->m.leader, c->ha->leader ? 2 : 1);
+	if (c->gate.ha)
+		METRIC_SET(c->m.leader, c->gate.ha->leader ? 2 : 1);
 }
 
 static void tick(struct ctl *c)
 {
-	struct reload_ha *ha = c->ha;
+	struct reload_ha *ha = c->gate.ha;
 	long long now = reload_now_ms();
 
 	if (!ha || now < ha->next_ms)
@@ -449,13 +406,13 @@ static void tick(struct ctl *c)
 
 static long long end_ms(const struct ctl *c)
 {
-	return c->ha->renewed_ms + c->o->lease_duration_ms - FENCE_MARGIN_MS;
+	return c->gate.ha->renewed_ms + c->o->lease_duration_ms - FENCE_MARGIN_MS;
 }
 
 static long fence(void *ctx, const char *method, const char *url, long after_ms)
 {
 	struct ctl *c = ctx;
-	const struct reload_ha *ha = c->ha;
+	const struct reload_ha *ha = c->gate.ha;
 	long long at, send_by;
 
 	if (!ha || ha->lease_write)
@@ -474,20 +431,20 @@ static long fence(void *ctx, const char *method, const char *url, long after_ms)
 
 long long reload_ha_write_left(const struct ctl *c)
 {
-	if (!c->ha)
+	if (!c->gate.ha)
 		return -1;
-	return c->ha->leader ? end_ms(c) - reload_now_ms() : 0;
+	return c->gate.ha->leader ? end_ms(c) - reload_now_ms() : 0;
 }
 
 void reload_ha_completing(struct ctl *c, int on)
 {
-	if (c->ha)
-		c->ha->completing = on;
+	if (c->gate.ha)
+		c->gate.ha->completing = on;
 }
 
 int reload_ha_acting(const struct ctl *c)
 {
-	const struct reload_ha *ha = c->ha;
+	const struct reload_ha *ha = c->gate.ha;
 
 	if (!ha)
 		return 1;
@@ -497,12 +454,12 @@ int reload_ha_acting(const struct ctl *c)
 
 long long reload_ha_next(const struct ctl *c)
 {
-	return c->ha ? c->ha->next_ms : INT64_MAX;
+	return c->gate.ha ? c->gate.ha->next_ms : INT64_MAX;
 }
 
 void reload_ha_release(struct ctl *c)
 {
-	struct reload_ha *ha = c->ha;
+	struct reload_ha *ha = c->gate.ha;
 	struct log_err err = {0};
 	json_t *spec;
 	char ts[40], *body;
@@ -535,7 +492,7 @@ int reload_ha_new(struct ctl *c, struct log_err *err)
 
 	if (!ha)
 		return log_err_set(err, -ENOMEM, "out of memory");
-	c->ha = ha;
+	c->gate.ha = ha;
 	if (c->o->once)
 		return log_err_set(err, -EINVAL, "--enable-ha needs --mode watch");
 	/* The Lease stores whole seconds: a follower judges expiry by them (Reloader PR #1206). */
@@ -593,7 +550,7 @@ int reload_ha_new(struct ctl *c, struct log_err *err)
 
 void reload_ha_free(struct ctl *c)
 {
-	struct reload_ha *ha = c->ha;
+	struct reload_ha *ha = c->gate.ha;
 
 	if (!ha)
 		return;
@@ -606,5 +563,5 @@ void reload_ha_free(struct ctl *c)
 	free(ha->name);
 	free(ha->id);
 	free(ha);
-	c->ha = NULL;
+	c->gate.ha = NULL;
 }

@@ -389,7 +389,24 @@ void reload_http_stop(void *h);
 
 /* batch/v1 cronjobs and jobs, argoproj.io/v1alpha1 rollouts (reload_kinds.c). */
 extern const struct kube_resource reload_res_cronjobs, reload_res_jobs, reload_res_rollouts;
-/* The API resource of each class (reload_table.c). */
+/* How act writes a rollout of a kind (reload_write.c). */
+enum reload_shape {
+	RELOAD_SHAPE_SMP, /* strategic merge PATCH (env vars of deleted objects: JSON patch) */
+	RELOAD_SHAPE_JOB_FROM_TEMPLATE, /* POST a Job made from the jobTemplate */
+	RELOAD_SHAPE_RECREATE,		/* DELETE the Job and POST it again */
+	RELOAD_SHAPE_MERGE,		/* merge PATCH: restartAt, or the pod template */
+};
+/* One row of the kinds table: what act needs to know of a kind. */
+struct reload_kind_info {
+	const struct kube_resource *res;
+	const char *api_version; /* an Event's involvedObject.apiVersion */
+	enum reload_shape shape;
+	unsigned char records; /* keeps a record of what it was rolled for (but restart Rollouts) */
+	unsigned char pausable; /* pause-period applies (Deployments) */
+};
+/* The kinds table, indexed by enum reload_kind (reload_kinds.c). */
+extern const struct reload_kind_info reload_kinds[RELOAD_NKINDS];
+/* The API resource of each class (reload_kinds.c). */
 extern const struct kube_resource *const reload_cls_res[NCLS];
 /*
  * Set by SIGTERM/SIGINT (reload_on_signal); the run loop stops. Atomic (lock-free, so safe in a
@@ -493,32 +510,53 @@ struct deferred {
 	char evtype[16];
 };
 
+struct reload_in_hooks;
+
+/* What input owns (reload_list.c, reload_sync.c, reload_nsel.c). */
+struct reload_in_state {
+	struct rs *rs;
+	size_t nrs;
+	struct deferred *defer;
+	struct wl_ent *refused;	  /* workloads with a list refused for a budget (reload_sync.c) */
+	size_t nrefused;	  /* on that list, at most REFUSED_MAX */
+	size_t refused_used;	  /* reload_relist_used() at the last try */
+	struct reload_nsel *nsel; /* --namespace-selector, NULL: none */
+	int list_max_pages;	  /* a LIST's page cap; 0: LIST_MAX_PAGES (tests set fewer) */
+	const struct reload_in_hooks *on; /* what input tells the stages above (reload_in.h) */
+};
+
+/* What the gates own (reload_ha.c, reload_pause.c). */
+struct reload_gate_state {
+	struct reload_ha *ha; /* --enable-ha: the election (reload_ha.c), else NULL */
+	int npause;	      /* workloads with a pause-period resume timer armed */
+};
+
+/* What act owns (reload_rollout.c, reload_write.c, reload_events.c, reload_notify.c). */
+struct reload_act_state {
+	struct wl_ent *pend; /* rollouts waiting for their time */
+	double tokens;	     /* the rate limit's bucket */
+	long long tok_ms;
+	int failures;	 /* rollouts that failed (once mode exit status) */
+	int nrecreate;	 /* Jobs deleted and not yet created again (wl_ent.recreate) */
+	struct evq *evq; /* ReloadSkipped Events to post from the run loop */
+	const struct cfg_ent *ev_last; /* the object the Reloaded Event names (borrowed) */
+	struct reload_notifyq *nq;     /* alerts and webhooks waiting for their thread, or NULL */
+};
+
+/*
+ * The controller: what every stage shares (options, client and its buffers, the tables,
+ * metrics) and the state each stage owns.
+ */
 struct ctl {
 	const struct reload_opts *o;
 	struct kube_client *cl;
-	struct tab cfg, wl;
-	struct rs *rs;
-	size_t nrs;
-	struct wl_ent *pend;
-	struct reload_ha *ha; /* --enable-ha: the election (reload_ha.c), else NULL */
-	struct deferred *defer;
-	double tokens;
-	long long tok_ms;
-	int failures; /* rollouts that failed (once mode exit status) */
-
-	int npause;	 /* workloads with a pause-period resume timer armed */
-	int ntomb;	 /* deleted ConfigMaps/Secrets kept for --reload-on-delete rollouts */
-	int nrecreate;	 /* Jobs deleted and not yet created again (wl_ent.recreate) */
-	struct evq *evq; /* ReloadSkipped Events to post from the run loop */
-	struct wl_ent *refused; /* workloads with a list refused for a budget (reload_sync.c) */
-	size_t nrefused;	/* on that list, at most REFUSED_MAX */
-	size_t refused_used;	/* reload_relist_used() at the last try */
-	const struct cfg_ent *ev_last; /* the object the Reloaded Event names (borrowed) */
-	struct reload_metrics m;
 	struct strbuf url, body, resp;
-	struct reload_nsel *nsel;  /* --namespace-selector, NULL: none */
-	int list_max_pages;	   /* a LIST's page cap; 0: LIST_MAX_PAGES (tests set fewer) */
-	struct reload_notifyq *nq; /* alerts and webhooks waiting for their thread, or NULL */
+	struct tab cfg, wl;
+	int ntomb; /* deleted ConfigMaps/Secrets kept for --reload-on-delete rollouts */
+	struct reload_metrics m;
+	struct reload_in_state in;
+	struct reload_gate_state gate;
+	struct reload_act_state act;
 };
 
 /* Shared between the sibling files of this module (each defined in one). */
@@ -529,37 +567,6 @@ int reload_tab_put(struct tab *t, struct ent *e);
 void reload_tab_del(struct tab *t, struct ent *e);
 
 void reload_on_signal(int sig);
-
-/* ---- HA (reload_ha.c): leader election on a coordination.k8s.io/v1 Lease ---- */
-
-struct reload_ha;
-
-/*
- * Set up the election for c (Lease name, namespace: opts, $POD_NAMESPACE or the
- * service-account file; identity: $POD_NAME or hostname_<random>). Returns 0, or
- * KUBE_ECONFIG / -ENOMEM with err set. Free with reload_ha_free (also on error).
- */
-int reload_ha_new(struct ctl *c, struct log_err *err);
-/* Free the election (NULL ha allowed). */
-void reload_ha_free(struct ctl *c);
-/* Try to acquire or renew when due; on becoming leader, re-read the pending workloads. */
-void reload_ha_tick(struct ctl *c);
-/* 1 when c may roll: no HA, or we hold a lease renewed within the renew deadline. */
-int reload_ha_acting(const struct ctl *c);
-/* ms within which our API writes must end (the Lease held); -1: no HA (unbounded), 0: none. */
-long long reload_ha_write_left(const struct ctl *c);
-/* on: the writes that follow complete one already made: sent until the Lease runs out. */
-void reload_ha_completing(struct ctl *c, int on);
-/* When reload_ha_tick wants to run next (monotonic ms; INT64_MAX without HA). */
-long long reload_ha_next(const struct ctl *c);
-/* Give the lease up if we hold it (SIGTERM; client-go's ReleaseOnCancel). */
-void reload_ha_release(struct ctl *c);
-/*
- * A standby (or a takeover's re-read) sees workload we parsed anew as nw: if its
- * reload records changed, the leader rolled it, and what nw records as current is
- * no longer pending here.
- */
-void reload_ha_workload_seen(struct ctl *c, struct wl_ent *we, const struct reload_workload *nw);
 
 long long reload_now_ms(void);
 
@@ -577,51 +584,8 @@ void reload_wl_free(struct ctl *c, struct wl_ent *we);
 /* Take we off the list of workloads whose refused reload lists are tried again. */
 void reload_refused_remove(struct ctl *c, struct wl_ent *we);
 
-void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *obj);
-
-void reload_process_deferred(struct ctl *c);
-
-int reload_list_stream(struct ctl *c, struct rs *s, struct log_err *err);
-
-/* One paged LIST (reload_list.c): what is listed, where its items go, the caller's hooks. */
-struct reload_list {
-	const struct kube_resource *res;      /* the resource listed */
-	const char *ns;			      /* its namespace; NULL or "": all */
-	struct kube_query q;		      /* selectors; limit and continue are set per page */
-	enum kube_item_mode mode;	      /* how items reach ops */
-	const struct kube_stream_ops *ops;    /* item callbacks, given ctx (borrowed) */
-	void *ctx;			      /* for ops, status and restart */
-	int (*status)(void *ctx, int status); /* sees each status first; 1 ends the LIST; or NULL */
-	void (*restart)(void *ctx); /* the LIST starts over (410): forget what it saw; or NULL */
-	char *rv;		    /* RV_MAX bytes: set to each page's resourceVersion */
-};
-
-/*
- * LIST l->res page by page (c->o->page_size items a page; c->url holds the
- * page's URL), items streamed to l->ops. l->status (NULL: none) sees every
- * page's HTTP status first and ends the LIST with success by returning 1. A 410
- * after the first page (the continue token expired) starts over from the first
- * page, at most LIST_RESTARTS times, after l->restart. Returns the number of
- * restarts (0 or more), or with err set: KUBE_EAUTH (401/403), KUBE_EHTTP (any
- * other status; a continue token that repeats; a token still there after
- * LIST_MAX_PAGES pages, or c->list_max_pages when set), or the client's or
- * ops' negative code.
+/* ---- kinds (reload_kinds.c), writes (reload_write.c), pause-period (reload_pause.c), Events ----
  */
-int reload_list_pages(struct ctl *c, const struct reload_list *l, struct log_err *err);
-
-int reload_start_watch(struct ctl *c, struct rs *s, struct log_err *err);
-
-void reload_restart_watches(struct ctl *c);
-
-void reload_schedule(struct ctl *c, struct wl_ent *we, enum reload_type type, const char *name);
-
-void reload_config_changed(struct ctl *c, const struct cfg_ent *ce);
-
-void reload_reconcile_all(struct ctl *c);
-
-int reload_rollout(struct ctl *c, struct wl_ent *we);
-
-/* ---- kinds beyond apps/v1 (reload_kinds.c), pause-period (reload_pause.c), Events ---- */
 
 #define ABSENT_RECHECK_S 30 /* a workload resource not served (CRD absent) is listed again */
 
@@ -629,16 +593,10 @@ int reload_rollout(struct ctl *c, struct wl_ent *we);
 int reload_cls_enabled(const struct reload_opts *o, int cls);
 /* Whether a workload keeps a record of what it was rolled for (not CronJobs, restart Rollouts). */
 int reload_records(const struct wl_ent *we);
-/*
- * Write a rollout of we for triggers t[0..n-1] (attempt: 0 first, then after
- * each re-read): apps/v1 kinds by PATCH (a Deployment with pause-period is
- * paused first), CronJobs by POSTing a Job, Jobs by DELETE and POST, Rollouts
- * by merge PATCH. Returns 200 when written (c->resp then holds the updated
- * workload, or is empty), 0 when nothing had to change, another HTTP status
- * (409: re-read and retry), or a negative code with err set (-ENOENT: gone).
- */
-int reload_write(struct ctl *c, struct wl_ent *we, const struct reload_trigger *t, size_t n,
-		 int attempt, long long now, const struct kube_query *q, struct log_err *err);
+/* Whether w is an Argo Rollout with rollout-strategy "restart" (rolled by spec.restartAt). */
+int reload_rollout_restart(const struct reload_workload *w);
+/* The container named name in a pod spec's containers array, or NULL. */
+json_t *reload_template_container(json_t *containers, const char *name);
 /*
  * Apply triggers to a pod template (jansson, modified in place): env-vars sets
  * or appends the STAKATER_* var in each trigger's container (a deleted
@@ -654,77 +612,6 @@ int reload_template_apply(json_t *tmpl, enum reload_strategy s, const char *ns,
  */
 int reload_delete_patch(struct strbuf *sb, const struct reload_workload *w,
 			const struct reload_trigger *t, size_t n);
-
-/*
- * pause-period (Deployments): pause we before its reload PATCH as Reloader
- * does, and arm the resume timer. Returns 0 (nothing to do or paused),
- * negative when the period does not parse or the PATCH failed (err set).
- */
-int reload_pause_before(struct ctl *c, struct wl_ent *we, struct log_err *err);
-/* A workload was (re)read: arm or drop its resume timer from paused/paused-at. */
-void reload_pause_seen(struct ctl *c, struct wl_ent *we);
-/* Resume every paused Deployment whose period ended. */
-void reload_pause_due(struct ctl *c);
-/* The earliest resume time (monotonic ms), or t when none is earlier. */
-long long reload_pause_next(const struct ctl *c, long long t);
-
-/*
- * POST a core/v1 Event on workload we: type "Normal"/"Warning", reason
- * ("Reloaded", "ReloadFail", "ReloadSkipped") and message. Logs a warning when
- * the API refuses it.
- */
-void reload_post_event(struct ctl *c, const struct wl_ent *we, const char *type, const char *reason,
-		       const char *message);
-/*
- * Post Reloader's ReloadFail Event for a write that ended with r (an HTTP
- * status, the answer's Status in c->resp; or a negative code, err).
- */
-void reload_fail_event(struct ctl *c, const struct wl_ent *we, int r, const struct log_err *err);
-/*
- * Warn once when we uses what nodeprobe-reload does not support, and queue a
- * ReloadSkipped Event (posted by reload_events_flush: no request from inside a
- * LIST or watch callback).
- */
-void reload_check_unsupported(struct ctl *c, struct wl_ent *we);
-/*
- * Warn msg and queue it as a Warning Event with reason (a static string) on we,
- * posted by reload_events_flush.
- */
-void reload_queue_event(struct ctl *c, const struct wl_ent *we, const char *reason,
-			const char *msg);
-/*
- * The value the env-vars strategy records for ce in container of we: ce's hash,
- * or, when other objects we reloads on in that container give the same
- * STAKATER_* name, SHA-1 over "<name>=<hash>" of all of them sorted by name and
- * joined by ";" (in buf); past 64 of them, the 64 lowest names, whichever ce is.
- * *shared: how many objects share the name (1: none other). Borrowed: ce->hash
- * or buf.
- */
-const char *reload_env_value(struct ctl *c, const struct reload_workload *w,
-			     const struct cfg_ent *ce, const char *container,
-			     char buf[RELOAD_HASH_HEX], size_t *shared);
-/* Warn once per workload (and queue an Event) that shared > 1 objects share ce's env var. */
-void reload_collide_warn(struct ctl *c, struct wl_ent *we, const struct cfg_ent *ce,
-			 const char *container, size_t shared);
-/* Post the queued Events (their workloads looked up again; gone ones dropped). */
-void reload_events_flush(struct ctl *c);
-/* Free the queue without posting. */
-void reload_events_free(struct ctl *c);
-
-/* --reload-on-delete: keep ce as a tombstone with Reloader's delete hash and roll what it selects.
- */
-void reload_tombstone(struct ctl *c, struct cfg_ent *ce);
-/* Free the tombstones once no rollout is pending. */
-void reload_tombs_sweep(struct ctl *c);
-/*
- * Create again every Job that was deleted for a rollout but whose create the API refused
- * (quota, admission, errors), once its retry time has come; a Job is never given up while we run.
- */
-void reload_jobs_due(struct ctl *c);
-
-void reload_process_due(struct ctl *c, int force);
-
-long long reload_next_wakeup(const struct ctl *c);
 
 /* ---- Reloader's deployment contract (reload-surface) ---- */
 
@@ -754,41 +641,11 @@ int reload_notify_post(const char *url, const char *proxy, const char *ctype, co
 int reload_alert_body(struct strbuf *sb, const struct reload_alert *a, const char *obj,
 		      const char *type, const char *ns, const char *workload, const char *kind,
 		      const char **ctype);
-#define RELOAD_NOTIFY_QUEUE_MAX 256 /* alerts/webhooks waiting; a full queue drops its oldest */
-#define RELOAD_NOTIFY_BODY_MAX	(64 * 1024) /* bytes of a sink's answer read, the rest cut */
-#define RELOAD_ALERT_MSG_MAX	(16 * 1024) /* an alert's text, ALERT_ADDITIONAL_INFO included */
-#define RELOAD_NOTIFY_DRAIN_MS	30000	    /* once mode: the queue's drain at exit, at most */
-
-/*
- * Start the thread that sends alerts and webhooks (only when ALERT_ON_RELOAD or --webhook-url
- * is set; c->nq stays NULL otherwise). Returns 0 or a negative code with err set.
- */
-int reload_notify_start(struct ctl *c, struct log_err *err);
-/*
- * Stop it: drain sends what is queued first (once mode; RELOAD_NOTIFY_DRAIN_MS at most), else the
- * POST in flight is abandoned. What was not sent is logged in one line.
- */
-void reload_notify_stop(struct ctl *c, int drain);
-/* Queue the alert for a successful rollout when ALERT_ON_RELOAD=true (errors are logged). */
-void reload_notify_alert(struct ctl *c, const char *obj, const char *type, const char *ns,
-			 const char *workload, const char *kind);
-/* --webhook-url: queue POST {"webhook":"update successful"} for a changed object. */
-void reload_notify_webhook(struct ctl *c, const struct cfg_ent *ce);
-
 /*
  * The client configuration, found as client-go controllers find it: --kubeconfig,
  * $KUBECONFIG (':' list, merged), in-cluster, ~/.kube/config. Returns as
  * kube_config_load, or KUBE_ECONFIG when none is there.
  */
 int reload_kubeconfig(struct kube_config *cfg, const struct reload_opts *o, struct log_err *err);
-
-/* --namespace-selector: LIST the selected Namespaces (0 when none set), then watch them. */
-int reload_nsel_start(struct ctl *c, struct log_err *err);
-int reload_nsel_watch(struct ctl *c, struct log_err *err);
-/* Restart the Namespace watch when due. */
-void reload_nsel_tick(struct ctl *c);
-/* Whether ns is selected (always 1 without --namespace-selector). */
-int reload_nsel_selected(const struct ctl *c, const char *ns);
-void reload_nsel_free(struct ctl *c);
 
 #endif

@@ -5,12 +5,13 @@
 #include <string.h>
 
 #include "kube/kube.h"
+#include "reload/reload_in.h"
 #include "reload/reload_internal.h"
 
 int reload_list_pages(struct ctl *c, const struct reload_list *l, struct log_err *err)
 {
 	struct strbuf cont = STRBUF_INIT(64 * 1024), errbody = STRBUF_INIT(64 * 1024);
-	int max = c->list_max_pages > 0 ? c->list_max_pages : LIST_MAX_PAGES;
+	int max = c->in.list_max_pages > 0 ? c->in.list_max_pages : LIST_MAX_PAGES;
 	int r = 0, page = 0, restarts = 0;
 
 	for (;;) {

@@ -11,6 +11,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "reload/reload_act.h"
+#include "reload/reload_gate.h"
+#include "reload/reload_in.h"
 #include "reload/reload_internal.h"
 
 #define NOTIFY_TIMEOUT_MS 10000L /* Reloader sets none: a hanging endpoint stalled its queue */
@@ -336,7 +339,7 @@ int reload_notify_start(struct ctl *c, struct log_err *err)
 		free(q);
 		return log_err_set(err, -EAGAIN, "cannot start the notification thread");
 	}
-	c->nq = q;
+	c->act.nq = q;
 	return 0;
 }
 
@@ -355,7 +358,7 @@ static int wait_drained(struct reload_notifyq *q)
 
 void reload_notify_stop(struct ctl *c, int drain)
 {
-	struct reload_notifyq *q = c->nq;
+	struct reload_notifyq *q = c->act.nq;
 	struct note *nt;
 	size_t left;
 
@@ -384,7 +387,7 @@ void reload_notify_stop(struct ctl *c, int drain)
 	pthread_cond_destroy(&q->cv);
 	pthread_cond_destroy(&q->room);
 	free(q);
-	c->nq = NULL;
+	c->act.nq = NULL;
 }
 
 /*
@@ -393,7 +396,7 @@ void reload_notify_stop(struct ctl *c, int drain)
  */
 static void enqueue(struct ctl *c, struct note *nt)
 {
-	struct reload_notifyq *q = c->nq;
+	struct reload_notifyq *q = c->act.nq;
 	struct note *old = NULL;
 
 	if (!q) { /* not started (a test's ctl): nothing sends it */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reload/reload_in.h"
 #include "reload/reload_internal.h"
 
 static const struct kube_resource namespaces = {"/api/v1", "namespaces", "Namespace"};
@@ -42,7 +43,7 @@ static ssize_t find(const struct reload_nsel *s, const char *name)
 static int on_item(void *ctx, const char *type, json_t *obj)
 {
 	struct ctl *c = ctx;
-	struct reload_nsel *s = c->nsel;
+	struct reload_nsel *s = c->in.nsel;
 	const char *name =
 	    json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
 	ssize_t i;
@@ -85,7 +86,7 @@ static int on_item(void *ctx, const char *type, json_t *obj)
 	if (s->live) {
 		/* changes there were ignored until now: roll what records a stale hash */
 		log_info("namespace %s now matches --namespace-selector", name);
-		reload_reconcile_all(c);
+		RELOAD_IN_TELL(c, relisted, c);
 	}
 	return 0;
 }
@@ -94,13 +95,13 @@ static const struct kube_stream_ops ops = {.item = on_item};
 
 int reload_nsel_selected(const struct ctl *c, const char *ns)
 {
-	return !c->nsel || find(c->nsel, ns) >= 0;
+	return !c->in.nsel || find(c->in.nsel, ns) >= 0;
 }
 
 /* Forget the set (a LIST starts, or starts over after its continue token expired). */
 static void forget(void *ctx)
 {
-	struct reload_nsel *s = ((struct ctl *)ctx)->nsel;
+	struct reload_nsel *s = ((struct ctl *)ctx)->in.nsel;
 
 	while (s->n)
 		free(s->names[--s->n]);
@@ -115,22 +116,22 @@ static int list(struct ctl *c, struct log_err *err)
 	    .ops = &ops,
 	    .ctx = c,
 	    .restart = forget,
-	    .rv = c->nsel->rv,
+	    .rv = c->in.nsel->rv,
 	};
 	int r;
 
 	l.q.label_selector = c->o->namespace_selector;
-	c->nsel->live = 0;
+	c->in.nsel->live = 0;
 	forget(c);
 	r = reload_list_pages(c, &l, err);
-	c->nsel->live = r >= 0;
+	c->in.nsel->live = r >= 0;
 	return r < 0 ? r : 0;
 }
 
 static void done(void *ctx, struct kube_watch *w, int status, int res, const char *msg)
 {
 	struct ctl *c = ctx;
-	struct reload_nsel *s = c->nsel;
+	struct reload_nsel *s = c->in.nsel;
 	long long base;
 
 	(void)w;
@@ -156,7 +157,7 @@ static void done(void *ctx, struct kube_watch *w, int status, int res, const cha
 
 static int watch(struct ctl *c, struct log_err *err)
 {
-	struct reload_nsel *s = c->nsel;
+	struct reload_nsel *s = c->in.nsel;
 	struct kube_query q;
 
 	memset(&q, 0, sizeof(q));
@@ -187,24 +188,24 @@ int reload_nsel_start(struct ctl *c, struct log_err *err)
 
 	if (!c->o->namespace_selector)
 		return 0;
-	c->nsel = calloc(1, sizeof(*c->nsel));
-	if (!c->nsel)
+	c->in.nsel = calloc(1, sizeof(*c->in.nsel));
+	if (!c->in.nsel)
 		return log_err_set(err, -ENOMEM, "out of memory");
 	r = list(c, err);
 	if (r == 0)
 		log_info("--namespace-selector '%s': %zu namespaces", c->o->namespace_selector,
-			 c->nsel->n);
+			 c->in.nsel->n);
 	return r;
 }
 
 int reload_nsel_watch(struct ctl *c, struct log_err *err)
 {
-	return c->nsel ? watch(c, err) : 0;
+	return c->in.nsel ? watch(c, err) : 0;
 }
 
 void reload_nsel_tick(struct ctl *c)
 {
-	struct reload_nsel *s = c->nsel;
+	struct reload_nsel *s = c->in.nsel;
 	struct log_err err = {0};
 	int r = 0;
 
@@ -214,7 +215,7 @@ void reload_nsel_tick(struct ctl *c)
 		r = list(c, &err);
 		if (r == 0) {
 			s->gone = 0;
-			reload_reconcile_all(c);
+			RELOAD_IN_TELL(c, relisted, c);
 		}
 	}
 	if (r == 0)
@@ -230,7 +231,7 @@ void reload_nsel_tick(struct ctl *c)
 
 void reload_nsel_free(struct ctl *c)
 {
-	struct reload_nsel *s = c->nsel;
+	struct reload_nsel *s = c->in.nsel;
 
 	if (!s)
 		return;
@@ -241,5 +242,5 @@ void reload_nsel_free(struct ctl *c)
 		free(s->names[--s->n]);
 	free(s->names);
 	free(s);
-	c->nsel = NULL;
+	c->in.nsel = NULL;
 }

@@ -11,6 +11,8 @@
 #include "goconv/goconv.h"
 #include "kube/kube.h"
 #include "reload/reload.h"
+#include "reload/reload_gate.h"
+#include "reload/reload_in.h"
 #include "reload/reload_internal.h"
 
 /*
@@ -35,14 +37,14 @@ static long long mono_ms(void)
 static void arm(struct ctl *c, struct wl_ent *we, long long at)
 {
 	if (!we->resume_ms)
-		c->npause++;
+		c->gate.npause++;
 	we->resume_ms = at > 0 ? at : 1;
 }
 
 static void disarm(struct ctl *c, struct wl_ent *we)
 {
 	if (we->resume_ms)
-		c->npause--;
+		c->gate.npause--;
 	we->resume_ms = 0;
 }
 
@@ -233,7 +235,7 @@ void reload_pause_due(struct ctl *c)
 	size_t i, n = 0, cap = 0;
 	struct ent *e;
 
-	if (!c->npause || !reload_ha_acting(c))
+	if (!c->gate.npause || !reload_ha_acting(c))
 		return; /* --enable-ha: only the leader resumes */
 	for (i = 0; i < c->wl.nb; i++) {
 		for (e = c->wl.b[i]; e; e = e->next) {
@@ -264,7 +266,7 @@ long long reload_pause_next(const struct ctl *c, long long t)
 	size_t i;
 	struct ent *e;
 
-	if (!c->npause)
+	if (!c->gate.npause)
 		return t;
 	for (i = 0; i < c->wl.nb; i++)
 		for (e = c->wl.b[i]; e; e = e->next) {

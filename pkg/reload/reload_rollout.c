@@ -10,6 +10,10 @@
 
 #include "kube/kube.h"
 #include "reload/reload.h"
+#include "reload/reload_act.h"
+#include "reload/reload_decide.h"
+#include "reload/reload_gate.h"
+#include "reload/reload_in.h"
 #include "reload/reload_internal.h"
 
 /* ---- scheduling ---- */
@@ -49,8 +53,8 @@ void reload_schedule(struct ctl *c, struct wl_ent *we, enum reload_type type, co
 	if (we->last_roll_ms && we->last_roll_ms + hold > due)
 		due = we->last_roll_ms + hold;
 	we->due_ms = due;
-	we->pnext = c->pend;
-	c->pend = we;
+	we->pnext = c->act.pend;
+	c->act.pend = we;
 	if (!reload_ha_acting(c))
 		log_debug("%s %s/%s: change queued; not leading", reload_kind_name(we->w.kind),
 			  we->e.ns, we->e.name);
@@ -73,56 +77,37 @@ static void count_skip(struct ctl *c, enum reload_verdict v)
 	}
 }
 
-static void obj_of(const struct cfg_ent *ce, struct reload_object *o)
-{
-	o->type = reload_cls_type(ce->e.cls);
-	o->ns = ce->e.ns;
-	o->name = ce->e.name;
-	o->hash = ce->hash;
-	o->alt = ce->alt;
-	o->match = ce->match;
-	o->ignore = ce->ignore;
-}
-
 /*
- * Decide for one workload and one object. changed: the object's data changed
- * (roll unless already current); otherwise (start, re-list) roll only when the
- * workload records a different hash.
+ * Act on reload_decide for one workload and one object: schedule the rollout, or count why not
+ * (for a change only: a start or re-list counts nothing).
  */
 static void consider(struct ctl *c, struct wl_ent *we, const struct cfg_ent *ce, int changed)
 {
-	struct reload_object o;
-	const char *container, *rec, *want;
-	char buf[RELOAD_HASH_HEX];
-	size_t shared;
-	enum reload_verdict v;
+	enum reload_decision d;
+	enum reload_verdict why = RELOAD_YES;
 
 	if (c->o->webhook_url)
 		return; /* --webhook-url: notify instead of rolling (reload_config_changed) */
-	if (!reload_nsel_selected(c, we->e.ns)) {
-		if (changed)
-			METRIC_INC(c->m.not_selected);
+	d = reload_decide(c, we, ce, changed, &why);
+	if (d == RELOAD_DECIDE_ROLL) {
+		reload_schedule(c, we, reload_cls_type(ce->e.cls), ce->e.name);
 		return;
 	}
-	obj_of(ce, &o);
-	v = reload_should(&we->w, &o, c->o->auto_all, &container);
-	if (v != RELOAD_YES) {
-		if (changed)
-			count_skip(c, v);
+	if (!changed)
 		return;
+	switch (d) {
+	case RELOAD_DECIDE_NOT_SELECTED:
+		METRIC_INC(c->m.not_selected);
+		break;
+	case RELOAD_DECIDE_SKIP:
+		count_skip(c, why);
+		break;
+	case RELOAD_DECIDE_CURRENT:
+		METRIC_INC(c->m.skipped[SKIP_CURRENT]);
+		break;
+	default:
+		break;
 	}
-	rec = reload_records(we) ? reload_recorded(&we->w, &o, container, c->o->strategy) : NULL;
-	if (ce->deleted && c->o->strategy == RELOAD_ENV_VARS && !rec)
-		return; /* --reload-on-delete: no variable to remove */
-	if (!changed && !rec)
-		return; /* no record: nothing says it changed while we were away */
-	want = rec ? reload_env_value(c, &we->w, ce, container, buf, &shared) : ce->hash;
-	if (reload_hash_current(rec, want, want == ce->hash ? ce->alt : NULL)) {
-		if (changed)
-			METRIC_INC(c->m.skipped[SKIP_CURRENT]);
-		return;
-	}
-	reload_schedule(c, we, o.type, o.name);
 }
 
 /* An object's data changed: every workload it selects is considered. */
@@ -201,11 +186,11 @@ static long long wall_now(void)
 
 /*
  * The Reloaded Event, in Reloader's wording (internal/pkg/handler/upgrade.go) naming the last
- * object the rollout was written for (c->ev_last); message (our log line) if there is none.
+ * object the rollout was written for (c->act.ev_last); message (our log line) if there is none.
  */
 static void post_event(struct ctl *c, const struct wl_ent *we, const char *message)
 {
-	const struct cfg_ent *last = c->ev_last;
+	const struct cfg_ent *last = c->act.ev_last;
 	char msg[1024];
 
 	if (last)
@@ -215,7 +200,7 @@ static void post_event(struct ctl *c, const struct wl_ent *we, const char *messa
 			 last->e.name, reload_type_upper(reload_cls_type(last->e.cls)), last->e.ns,
 			 we->e.name, reload_kind_name(we->w.kind), we->e.ns);
 	reload_post_event(c, we, "Normal", "Reloaded", last ? msg : message);
-	c->ev_last = NULL;
+	c->act.ev_last = NULL;
 }
 
 /* Re-read a workload after a 409. Returns 0, or -ENOENT when it is gone. */
@@ -281,7 +266,7 @@ static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger 
 
 			if (!ce || !ce->hash[0])
 				continue;
-			obj_of(ce, &o);
+			reload_decide_object(ce, &o);
 			if (reload_should(&we->w, &o, c->o->auto_all, &container) != RELOAD_YES)
 				continue;
 			rec = reload_records(we)
@@ -312,7 +297,7 @@ static int rollout_with(struct ctl *c, struct wl_ent *we, struct reload_trigger 
 		}
 		if (n == 0)
 			return 0;
-		c->ev_last = src[n - 1]; /* named by the Reloaded Event */
+		c->act.ev_last = src[n - 1]; /* named by the Reloaded Event */
 		/* the write of each kind: reload_kinds.c (pause-period: reload_pause.c) */
 		r = reload_write(c, we, t, n, attempt, wall_now(), &q, &err);
 		if (r == 0 || r == -ENOENT || r == KUBE_EFENCED)
@@ -392,13 +377,13 @@ static int take_token(struct ctl *c, long long now)
 {
 	if (c->o->max_rate <= 0)
 		return 1;
-	c->tokens += (double)(now - c->tok_ms) * c->o->max_rate / 1000.0;
-	if (c->tokens > c->o->burst)
-		c->tokens = c->o->burst;
-	c->tok_ms = now;
-	if (c->tokens < 1.0)
+	c->act.tokens += (double)(now - c->act.tok_ms) * c->o->max_rate / 1000.0;
+	if (c->act.tokens > c->o->burst)
+		c->act.tokens = c->o->burst;
+	c->act.tok_ms = now;
+	if (c->act.tokens < 1.0)
 		return 0;
-	c->tokens -= 1.0;
+	c->act.tokens -= 1.0;
 	return 1;
 }
 
@@ -410,7 +395,7 @@ void reload_process_due(struct ctl *c, int force)
 
 	if (!reload_ha_acting(c))
 		return; /* a standby keeps its pending changes for a takeover */
-	for (we = c->pend; we; we = nx) {
+	for (we = c->act.pend; we; we = nx) {
 		int cls, r;
 
 		nx = we->pnext;
@@ -442,7 +427,7 @@ void reload_process_due(struct ctl *c, int force)
 			reload_tab_del(&c->wl, &we->e);
 			reload_wl_free(c, we);
 			METRIC_SET(c->m.objects[cls], c->m.objects[cls] - 1);
-			nx = c->pend;
+			nx = c->act.pend;
 			continue;
 		}
 		if (r != 0)
@@ -458,11 +443,11 @@ void reload_process_due(struct ctl *c, int force)
 			continue;
 		}
 		if (r < 0)
-			c->failures++;
+			c->act.failures++;
 		we->fails = 0;
 		we->last_roll_ms = r > 0 ? reload_now_ms() : we->last_roll_ms;
 		reload_pend_remove(c, we);
-		nx = c->pend; /* the list changed: start over (each entry is done once) */
+		nx = c->act.pend; /* the list changed: start over (each entry is done once) */
 	}
 }
 
@@ -472,13 +457,13 @@ long long reload_next_wakeup(const struct ctl *c)
 	const struct wl_ent *we;
 	size_t i;
 
-	for (we = reload_ha_acting(c) ? c->pend : NULL; we; we = we->pnext)
+	for (we = reload_ha_acting(c) ? c->act.pend : NULL; we; we = we->pnext)
 		if (we->due_ms < t)
 			t = we->due_ms;
 	if (reload_ha_next(c) < t)
 		t = reload_ha_next(c);
-	for (i = 0; i < c->nrs; i++)
-		if (!c->rs[i].w && c->rs[i].restart_ms && c->rs[i].restart_ms < t)
-			t = c->rs[i].restart_ms;
+	for (i = 0; i < c->in.nrs; i++)
+		if (!c->in.rs[i].w && c->in.rs[i].restart_ms && c->in.rs[i].restart_ms < t)
+			t = c->in.rs[i].restart_ms;
 	return reload_ha_acting(c) ? reload_pause_next(c, t) : t; /* a standby resumes nothing */
 }

@@ -9,6 +9,9 @@
 
 #include "kube/kube.h"
 #include "reload/reload.h"
+#include "reload/reload_act.h"
+#include "reload/reload_gate.h"
+#include "reload/reload_in.h"
 #include "reload/reload_internal.h"
 
 /* ---- setup ---- */
@@ -35,6 +38,28 @@ void reload_opts_init(struct reload_opts *o)
 	o->retry_period_ms = 2000;
 }
 
+/* ---- what input tells the stages above it ---- */
+
+static void on_replacing(struct ctl *c, struct wl_ent *we, const struct reload_workload *nw)
+{
+	if (c->gate.ha)
+		reload_ha_workload_seen(c, we, nw);
+}
+
+static void on_read(struct ctl *c, struct wl_ent *we)
+{
+	reload_pause_seen(c, we);
+	reload_check_unsupported(c, we);
+}
+
+static const struct reload_in_hooks in_hooks = {
+    .changed = reload_config_changed,
+    .relisted = reload_reconcile_all,
+    .replacing = on_replacing,
+    .read = on_read,
+    .event = reload_queue_event,
+};
+
 static int make_streams(struct ctl *c)
 {
 	static const char *const all[] = {"", NULL};
@@ -45,8 +70,8 @@ static int make_streams(struct ctl *c)
 
 	while (nss[nns])
 		nns++;
-	c->rs = calloc(nns * NCLS, sizeof(*c->rs));
-	if (!c->rs)
+	c->in.rs = calloc(nns * NCLS, sizeof(*c->in.rs));
+	if (!c->in.rs)
 		return -ENOMEM;
 	/* Workloads first, so the first ConfigMap/Secret pass already sees them. */
 	for (cls = NCLS - 1; cls >= 0; cls--) {
@@ -54,7 +79,8 @@ static int make_streams(struct ctl *c)
 		    (cls == CLS_SEC && c->o->ignore_cls[1]))
 			continue; /* --resources-to-ignore: not watched at all */
 		for (i = 0; i < nns; i++) {
-			struct rs *s = reload_cls_enabled(c->o, cls) ? &c->rs[c->nrs++] : NULL;
+			struct rs *s =
+			    reload_cls_enabled(c->o, cls) ? &c->in.rs[c->in.nrs++] : NULL;
 
 			if (!s)
 				break; /* a kind left out: --ignored-workload-types, Argo Rollouts
@@ -75,8 +101,8 @@ static void ctl_free(struct ctl *c)
 	size_t i;
 	struct ent *e, *nx;
 
-	for (i = 0; i < c->nrs; i++) {
-		struct rs *s = &c->rs[i];
+	for (i = 0; i < c->in.nrs; i++) {
+		struct rs *s = &c->in.rs[i];
 
 		if (s->w)
 			kube_watch_cancel(c->cl, s->w);
@@ -87,7 +113,7 @@ static void ctl_free(struct ctl *c)
 		sb_free(&s->ns_);
 		sb_free(&s->irv);
 	}
-	free(c->rs);
+	free(c->in.rs);
 	reload_events_free(c);
 	for (i = 0; i < c->cfg.nb; i++)
 		for (e = c->cfg.b[i]; e; e = nx) {
@@ -102,10 +128,10 @@ static void ctl_free(struct ctl *c)
 			reload_wl_free(c, (struct wl_ent *)e);
 		}
 	free(c->wl.b);
-	while (c->defer) {
-		struct deferred *d = c->defer;
+	while (c->in.defer) {
+		struct deferred *d = c->in.defer;
 
-		c->defer = d->next;
+		c->in.defer = d->next;
 		free(d->ns);
 		free(d->name);
 		free(d);
@@ -130,6 +156,7 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 
 	memset(&c, 0, sizeof(c));
 	c.o = o;
+	c.in.on = &in_hooks;
 	reload_ann_names(o->ann_names);
 	sb_init(&c.url, 64 * 1024);
 	sb_init(&c.body, 1024 * 1024);
@@ -147,8 +174,8 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 	kube_client_set_retries(c.cl, o->retries, o->retry_base_ms);
 	c.m.cl = c.cl;
 	c.m.by_namespace = o->metrics_by_namespace;
-	c.tok_ms = reload_now_ms();
-	c.tokens = o->burst;
+	c.act.tok_ms = reload_now_ms();
+	c.act.tokens = o->burst;
 	r = make_streams(&c);
 	if (r < 0) {
 		log_err_set(err, r, "out of memory");
@@ -181,8 +208,8 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 	r = reload_nsel_start(&c, err);
 	if (r < 0)
 		goto out;
-	for (i = 0; i < c.nrs; i++) {
-		r = reload_list_stream(&c, &c.rs[i], err);
+	for (i = 0; i < c.in.nrs; i++) {
+		r = reload_list_stream(&c, &c.in.rs[i], err);
 		if (r < 0)
 			goto out;
 	}
@@ -202,12 +229,13 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 		reload_process_due(&c, 1);
 		reload_pause_due(&c);
 		reload_events_flush(&c); /* what the rollouts queued */
-		r = c.failures ? log_err_set(err, RELOAD_EPARTIAL, "%d rollouts failed", c.failures)
-			       : 0;
+		r = c.act.failures
+			? log_err_set(err, RELOAD_EPARTIAL, "%d rollouts failed", c.act.failures)
+			: 0;
 		goto out;
 	}
-	for (i = 0; i < c.nrs; i++) {
-		r = reload_start_watch(&c, &c.rs[i], err);
+	for (i = 0; i < c.in.nrs; i++) {
+		r = reload_start_watch(&c, &c.in.rs[i], err);
 		if (r < 0)
 			goto out;
 	}

@@ -9,6 +9,7 @@
 
 #include "kube/kube.h"
 #include "reload/reload.h"
+#include "reload/reload_in.h"
 #include "reload/reload_internal.h"
 
 /* ---- applying list and watch items ---- */
@@ -69,10 +70,10 @@ static void apply_config(struct ctl *c, int cls, const char *evtype, const char 
 	ce->seen = 1;
 	/* A first sight (initial LIST, or created while we watch) is not a change. */
 	if (changed && (from_relist || strcmp(evtype, "LIST") != 0))
-		reload_config_changed(c, ce);
+		RELOAD_IN_TELL(c, changed, c, ce);
 	else if (!existed && c->o->reload_on_create &&
 		 (from_relist || strcmp(evtype, "ADDED") == 0))
-		reload_config_changed(c, ce); /* --reload-on-create: not the initial LIST's */
+		RELOAD_IN_TELL(c, changed, c, ce); /* --reload-on-create: not the initial LIST's */
 }
 
 /* Does obj carry the reload lists we already parsed (and warned about) for we? */
@@ -118,36 +119,22 @@ static struct wl_ent *wl_of(const struct ctl *c, int cls, json_t *obj)
 
 static void refused_add(struct ctl *c, struct wl_ent *we)
 {
-	if (we->refused_q || c->nrefused >= REFUSED_MAX || !(we->w.retry[0] | we->w.retry[1]))
+	if (we->refused_q || c->in.nrefused >= REFUSED_MAX || !(we->w.retry[0] | we->w.retry[1]))
 		return;
 	we->refused_q = 1;
-	we->rnext = c->refused;
-	c->refused = we;
-	c->nrefused++;
-	c->refused_used = reload_relist_used();
-}
-
-void reload_refused_remove(struct ctl *c, struct wl_ent *we)
-{
-	struct wl_ent **p;
-
-	if (!we->refused_q)
-		return;
-	for (p = &c->refused; *p && *p != we; p = &(*p)->rnext)
-		;
-	if (*p)
-		*p = we->rnext;
-	we->refused_q = 0;
-	c->nrefused--;
+	we->rnext = c->in.refused;
+	c->in.refused = we;
+	c->in.nrefused++;
+	c->in.refused_used = reload_relist_used();
 }
 
 static void refused_retry(struct ctl *c)
 {
 	struct wl_ent *we, *nx;
 
-	if (!c->refused || reload_relist_used() >= c->refused_used)
+	if (!c->in.refused || reload_relist_used() >= c->in.refused_used)
 		return;
-	for (we = c->refused; we; we = nx) {
+	for (we = c->in.refused; we; we = nx) {
 		nx = we->rnext;
 		if (reload_workload_retry_lists(&we->w) != 0 ||
 		    !(we->w.retry[0] | we->w.retry[1])) {
@@ -156,7 +143,7 @@ static void refused_retry(struct ctl *c)
 			reload_refused_remove(c, we);
 		}
 	}
-	c->refused_used = reload_relist_used();
+	c->in.refused_used = reload_relist_used();
 }
 
 /*
@@ -174,7 +161,7 @@ static void refused_event(struct ctl *c, struct wl_ent *we)
 		return;
 	}
 	we->skipped_ms = now;
-	reload_queue_event(c, we, "ReloadSkipped", we->w.refused);
+	RELOAD_IN_TELL(c, event, c, we, "ReloadSkipped", we->w.refused);
 }
 
 void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *obj)
@@ -228,13 +215,11 @@ void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *o
 		}
 		METRIC_SET(c->m.objects[cls], c->m.objects[cls] + 1);
 	}
-	if (c->ha)
-		reload_ha_workload_seen(c, we, &w);
+	RELOAD_IN_TELL(c, replacing, c, we, &w);
 	reload_workload_free(&we->w);
 	we->w = w;
 	we->seen = 1;
-	reload_pause_seen(c, we);
-	reload_check_unsupported(c, we);
+	RELOAD_IN_TELL(c, read, c, we);
 	reload_refused_remove(c, we);
 	refused_retry(c);
 	refused_add(c, we);
@@ -306,8 +291,8 @@ static void defer_item(struct ctl *c, int cls, const char *ns, const char *name,
 		free(d);
 		return;
 	}
-	d->next = c->defer;
-	c->defer = d;
+	d->next = c->in.defer;
+	c->in.defer = d;
 }
 
 static int cfg_item(void *p, const char *type, json_t *obj)
@@ -419,15 +404,15 @@ static void fill_query(const struct ctl *c, const struct rs *s, struct kube_quer
 /* Fetch one object whose keys arrived out of order and hash it whole. */
 void reload_process_deferred(struct ctl *c)
 {
-	while (c->defer) {
-		struct deferred *d = c->defer;
+	while (c->in.defer) {
+		struct deferred *d = c->in.defer;
 		struct log_err err = {0};
 		char hex[RELOAD_HASH_HEX];
 		unsigned char alt[RELOAD_HASH_ALT];
 		json_t *obj = NULL, *ann;
 		int r;
 
-		c->defer = d->next;
+		c->in.defer = d->next;
 		sb_reset(&c->url);
 		kube_url(&c->url, kube_client_server(c->cl), reload_cls_res[d->cls], d->ns, d->name,
 			 NULL);
@@ -666,8 +651,8 @@ void reload_restart_watches(struct ctl *c)
 	long long now = reload_now_ms();
 	size_t i;
 
-	for (i = 0; i < c->nrs; i++) {
-		struct rs *s = &c->rs[i];
+	for (i = 0; i < c->in.nrs; i++) {
+		struct rs *s = &c->in.rs[i];
 		struct log_err err = {0};
 		int r = 0;
 
@@ -679,7 +664,7 @@ void reload_restart_watches(struct ctl *c)
 			if (r == 0) {
 				s->gone = 0;
 				if (s->cls >= CLS_DEP)
-					reload_reconcile_all(c);
+					RELOAD_IN_TELL(c, relisted, c);
 			}
 		}
 		if (r == 0)
@@ -692,4 +677,39 @@ void reload_restart_watches(struct ctl *c)
 			log_warn("%s: %s", reload_cls_res[s->cls]->plural, err.msg);
 		}
 	}
+}
+/* ---- --reload-on-delete ---- */
+
+void reload_tombstone(struct ctl *c, struct cfg_ent *ce)
+{
+	/*
+	 * Reloader's delete handler (internal/pkg/handler/delete.go) runs the reload with the hash
+	 * of "__RELOADER_EMPTY_DELETE_MARKER__": annotations records it in last-reloaded-from,
+	 * env-vars removes the STAKATER_* variable instead.
+	 */
+	ce->deleted = 1;
+	c->ntomb++;
+	memcpy(ce->hash, RELOAD_DELETE_HASH, RELOAD_HASH_HEX);
+	memset(ce->alt, 0, sizeof(ce->alt));
+	METRIC_SET(c->m.objects[ce->e.cls], c->m.objects[ce->e.cls] - 1);
+	RELOAD_IN_TELL(c, changed, c, ce);
+}
+
+void reload_tombs_sweep(struct ctl *c)
+{
+	size_t i;
+	struct ent *e, *nx;
+
+	if (!c->ntomb || c->act.pend)
+		return;
+	for (i = 0; i < c->cfg.nb; i++) {
+		for (e = c->cfg.b[i]; e; e = nx) {
+			nx = e->next;
+			if (!((struct cfg_ent *)e)->deleted)
+				continue;
+			reload_tab_del(&c->cfg, e);
+			reload_cfg_free((struct cfg_ent *)e);
+		}
+	}
+	c->ntomb = 0;
 }

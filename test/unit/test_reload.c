@@ -14,6 +14,7 @@
 
 #include "harness.h"
 #include "reload/reload.h"
+#include "reload/reload_act.h"
 #include "reload/reload_internal.h"
 
 static json_t *J(const char *s)
@@ -678,11 +679,11 @@ TEST(schedule_leading_edge_then_hold)
 	we.e.name = name;
 	now = reload_now_ms();
 	reload_schedule(&c, &we, RELOAD_CONFIGMAP, "cfg");
-	REQUIRE(we.pending && c.pend == &we && we.ntrig == 1);
+	REQUIRE(we.pending && c.act.pend == &we && we.ntrig == 1);
 	CHECK(we.due_ms >= now + o.settle_ms && we.due_ms <= reload_now_ms() + o.settle_ms);
 	CHECK(o.settle_ms == 10 && o.window_ms == 1000 && o.min_interval_ms == 10000);
 	reload_pend_remove(&c, &we);
-	CHECK(!we.pending && !c.pend && we.ntrig == 0);
+	CHECK(!we.pending && !c.act.pend && we.ntrig == 0);
 
 	/* rolled just now: held until the minimum interval (the longer) ends, one rollout */
 	we.last_roll_ms = reload_now_ms();
@@ -863,7 +864,7 @@ TEST(alert_queue_drops_its_oldest_when_full)
 	memset(&c, 0, sizeof(c));
 	c.o = &o;
 	CHECK_INT(reload_notify_start(&c, &err), 0);
-	CHECK(c.nq != NULL);
+	CHECK(c.act.nq != NULL);
 	/* the first one is taken and held by the sink (accepted, never answered) ... */
 	reload_notify_alert(&c, "cfg", "CONFIGMAP", "ns", "web", "Deployment");
 	held = sink_accept(fd);
@@ -876,7 +877,7 @@ TEST(alert_queue_drops_its_oldest_when_full)
 	CHECK_INT((int)queued, RELOAD_NOTIFY_QUEUE_MAX);
 	CHECK_INT((int)dropped, 299 - RELOAD_NOTIFY_QUEUE_MAX);
 	reload_notify_stop(&c, 0);
-	CHECK(c.nq == NULL);
+	CHECK(c.act.nq == NULL);
 	close(held);
 	close(fd);
 }

@@ -225,3 +225,29 @@ TEST(classes_enabled_by_options)
 	CHECK(reload_cls_enabled(&o, CLS_CJ) && !reload_cls_enabled(&o, CLS_JOB));
 	CHECK(reload_cls_enabled(&o, CLS_RO) && reload_cls_enabled(&o, CLS_DEP));
 }
+
+/* The kinds table: each kind's resource, Event apiVersion, write shape, record and pause rules. */
+TEST(kinds_table_rows)
+{
+	struct reload_workload ro = {0};
+
+	CHECK(reload_kinds[RELOAD_DEPLOYMENT].res == &kube_deployments);
+	CHECK_STR(reload_kinds[RELOAD_DAEMONSET].api_version, "apps/v1");
+	CHECK_INT(reload_kinds[RELOAD_STATEFULSET].shape, RELOAD_SHAPE_SMP);
+	CHECK_INT(reload_kinds[RELOAD_DEPLOYMENT].pausable, 1);
+	CHECK_INT(reload_kinds[RELOAD_STATEFULSET].pausable, 0);
+	CHECK(reload_kinds[RELOAD_CRONJOB].res == &reload_res_cronjobs);
+	CHECK_STR(reload_kinds[RELOAD_JOB].api_version, "batch/v1");
+	CHECK_INT(reload_kinds[RELOAD_CRONJOB].shape, RELOAD_SHAPE_JOB_FROM_TEMPLATE);
+	CHECK_INT(reload_kinds[RELOAD_JOB].shape, RELOAD_SHAPE_RECREATE);
+	CHECK_INT(reload_kinds[RELOAD_ROLLOUT].shape, RELOAD_SHAPE_MERGE);
+	CHECK_STR(reload_kinds[RELOAD_ROLLOUT].api_version, "argoproj.io/v1alpha1");
+	CHECK_INT(reload_kinds[RELOAD_CRONJOB].records, 0);
+	CHECK_INT(reload_kinds[RELOAD_JOB].records, 1);
+	/* a restart Rollout records nothing either */
+	ro.kind = RELOAD_ROLLOUT;
+	ro.rollout_strategy = (char *)"restart";
+	CHECK_INT(reload_rollout_restart(&ro), 1);
+	ro.rollout_strategy = NULL;
+	CHECK_INT(reload_rollout_restart(&ro), 0);
+}

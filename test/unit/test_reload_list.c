@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "reload/reload.h"
+#include "reload/reload_in.h"
 #include "reload/reload_internal.h"
 
 /* What the server answers: LIST pages of one Namespace each, "p<k>" continuing at page k. */
@@ -179,7 +180,7 @@ TEST(nsel_list_at_page_cap_is_an_error)
 
 	srv_start(&s);
 	ctl_setup(&c, &o, &s);
-	c.list_max_pages = 3;
+	c.in.list_max_pages = 3;
 	CHECK_INT(reload_nsel_start(&c, &err), KUBE_EHTTP);
 	snprintf(want, sizeof(want), "LIST %s" Q "&continue=p2: more than 3 pages", s.url);
 	CHECK_STR(err.msg, want);
@@ -198,7 +199,7 @@ TEST(nsel_list_of_cap_pages_is_whole)
 
 	srv_start(&s);
 	ctl_setup(&c, &o, &s);
-	c.list_max_pages = 3;
+	c.in.list_max_pages = 3;
 	CHECK_INT(reload_nsel_start(&c, &err), 0);
 	CHECK_STR(srv_requests(&s), Q " " Q "&continue=p1 " Q "&continue=p2");
 	CHECK(reload_nsel_selected(&c, "ns0"));
