@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 		goto done_r;
 	}
 	if (reload_args_finish(&a, &err) < 0) {
-		cli_error("%s", err.msg);
+		cli_error("--%s: %s", a.bad_flag, err.msg);
 		fprintf(stderr, "Try '%s --help' for more information.\n", spec.prog);
 		r = -CLI_EXIT_USAGE;
 		goto done_r;

@@ -151,9 +151,11 @@ struct reload_args {
 	size_t nsel[2];
 	char *owned[128]; /* copies split from comma lists */
 	size_t nowned;
-	int log_json;			/* --log-format json */
-	int log_level;			/* --log-level, -1: unset */
-	char *selector[2];		/* the selectors translated (owned) */
+	int log_json;	   /* --log-format json */
+	int log_level;	   /* --log-level, -1: unset */
+	char *selector[2]; /* the selectors translated (owned) */
+	const char
+	    *bad_flag; /* after reload_args_finish fails: the flag whose selector it refused */
 	char envbuf[4][RELOAD_ENV_MAX]; /* ALERT_* values, trimmed */
 };
 
@@ -172,7 +174,8 @@ int reload_args_set(void *ctx, int id, const char *arg, char *msg, int msglen);
 int reload_args_env(struct reload_args *a, struct log_err *err);
 /*
  * After the flags and the environment: the selectors translated, the lists set in a->o. Returns
- * 0, or -EINVAL with err set ("--namespace-selector: why").
+ * 0, or -EINVAL with err set to the selector parser's message and a->bad_flag naming the flag
+ * ("namespace-selector"); the binary prints "--<flag>: <message>".
  */
 int reload_args_finish(struct reload_args *a, struct log_err *err);
 /* Free what a owns (a->o's lists and selectors point into it). */

@@ -581,9 +581,9 @@ int reload_args_finish(struct reload_args *a, struct log_err *err)
 		if (!a->nsel[i])
 			continue;
 		if (reload_selector(&a->selector[i], a->sel[i], a->nsel[i], &e) < 0) {
-			snprintf(err->msg, sizeof(err->msg), "--%s: %.*s",
-				 i ? "namespace-selector" : "resource-label-selector",
-				 (int)sizeof(err->msg) - 32, e.msg);
+			/* the parser's whole message; the binary prefixes a->bad_flag */
+			a->bad_flag = i ? "namespace-selector" : "resource-label-selector";
+			*err = e;
 			return -EINVAL;
 		}
 	}

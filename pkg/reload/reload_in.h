@@ -8,7 +8,7 @@
 
 /*
  * What input tells the stages above it. The run loop (reload_run.c) sets c->in.on; input calls no
- * file above it, and a NULL c->on (or hook) is not called (tests that drive input alone).
+ * file above it, and a NULL c->in.on (or hook) is not called (tests that drive input alone).
  */
 struct reload_in_hooks {
 	/* A ConfigMap or Secret changed, was created (--reload-on-create) or deleted (tombstone).

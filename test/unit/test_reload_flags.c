@@ -138,7 +138,8 @@ TEST(selectors_translated_or_refused)
 	reload_args_init(&a);
 	CHECK_INT(set(&a, "namespace-selector", "env in (a", msg), 0);
 	CHECK_INT(reload_args_finish(&a, &err), -EINVAL);
-	CHECK_STR(err.msg, "--namespace-selector: 'env in (a': expected ')' at ''");
+	CHECK_STR(a.bad_flag, "namespace-selector");
+	CHECK_STR(err.msg, "'env in (a': expected ')' at ''");
 	reload_args_free(&a);
 }
 
