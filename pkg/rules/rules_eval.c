@@ -428,7 +428,7 @@ static int emit(const struct out *o, const struct evalfs *e, struct label_set *o
 		const struct rule *rl = o->p[i].rl;
 		struct log_err err = {0};
 		const char *v = o->p[i].val;
-		char why[300];
+		char why[300], msg[sizeof(err.msg) * 4];
 		int r;
 
 		if (v[0] == '@') {
@@ -447,8 +447,9 @@ static int emit(const struct out *o, const struct evalfs *e, struct label_set *o
 		r = label_set_put(out, o->p[i].key, v, &err);
 		if (r == -ENOMEM)
 			return r;
-		if (r < 0) {
-			log_warn("%s: rule '%s': label skipped: %s", rl->where, rl->name, err.msg);
+		if (r < 0) { /* the value may come from the host: its control bytes escaped */
+			rules_escape(msg, sizeof(msg), err.msg);
+			log_warn("%s: rule '%s': label skipped: %s", rl->where, rl->name, msg);
 			continue;
 		}
 		count++;
@@ -527,7 +528,7 @@ static int eval_rule(const struct rule *rl, struct evalfs *e, struct out *o)
 	struct cand labels = {0}, vars = {0};
 	struct matched m = {0};
 	bool failed = false, any = false, matched = false;
-	bool tmpl = rl->tmpl || rl->vtmpl || rl->count;
+	bool tmpl = rl->tmpl.set || rl->vtmpl.set || rl->count.set;
 	const char *f = unsupported(rl, e);
 	char why[300] = "";
 	size_t i;
@@ -621,8 +622,7 @@ int rules_eval(const struct rules *rs, const struct feat_set *fs, struct label_s
 			return log_err_set(err, -ENOMEM, "out of memory");
 	}
 	for (i = 0; i < rs->n; i++)
-		if (!rs->r[i].skip)
-			order[n++] = &rs->r[i];
+		order[n++] = &rs->r[i];
 	if (n > 1)
 		qsort(order, n, sizeof(*order), rule_order);
 	for (i = 0; i < n && r >= 0; i++)

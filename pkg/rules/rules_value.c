@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,4 +124,20 @@ bool rules_version_parse(const char *s, struct ver *out)
 	if (plus && !ver_idents(plus + 1, strlen(plus + 1), false))
 		return false;
 	return true;
+}
+
+void rules_escape(char *dst, size_t cap, const char *s)
+{
+	size_t o = 0;
+
+	for (; *s && o + 5 < cap; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch < 0x20 || ch == 0x7f)
+			o += (size_t)snprintf(dst + o, cap - o, "\\x%02x", ch);
+		else
+			dst[o++] = (char)ch;
+	}
+	if (cap)
+		dst[o] = '\0';
 }

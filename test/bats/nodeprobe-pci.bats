@@ -214,7 +214,8 @@ Y
   [ "$output" = 0 ]
   run "$BUILD/nodeprobe" --dry-run --no-builtin-rules --sysfs "$T/sys" --proc "$T/proc" \
     --modules-dir "$T/modules" --rules "$T/r.yaml"
-  [[ $output == *"rule 'drv': labelsTemplate line 'example.com/drv-46a6=i915"*"skipped: a value holds a newline"* ]]
+  [[ $output == *"rule 'drv': labelsTemplate line \"example.com/drv-46a6=i915\\x1fevil=1\" skipped: a value holds a newline"* ]]
+  [[ $output != *$'\x1f'* ]] # escaped, never the raw byte (issue 20, 7)
 }
 
 @test "a FIFO as a PCI attribute or as --fdt is bad input at once (never a blocked read)" {

@@ -417,7 +417,8 @@ TEST(rules_template_missing_key_voids_rule)
 	    "");
 	CHECK(strstr(
 	    warnings,
-	    "t.yaml:6:5: rule 't' not applied: labelsTemplate: map has no entry for key \"driver\""));
+	    "t.yaml:6:5: rule 't' not applied: labelsTemplate: failed to expand template: template: "
+	    ":1:31: executing \"\" at <.driver>: map has no entry for key \"driver\""));
 	warnings[0] = '\0';
 	CHECK_STR(
 	    run("  - name: f\n"
@@ -429,7 +430,8 @@ TEST(rules_template_missing_key_voids_rule)
 		NULL),
 	    "");
 	CHECK(strstr(warnings,
-		     "rule 'f' not applied: labelsTemplate: map has no entry for key \"Value\""));
+		     "rule 'f' not applied: labelsTemplate: failed to expand template: template: "
+		     ":1:52: executing \"\" at <.Value>: map has no entry for key \"Value\""));
 	warnings[0] = '\0';
 	/* matchAny's matcher has no pci.device: NFD's template fails on it */
 	CHECK_STR(run("  - name: a\n"
@@ -441,7 +443,8 @@ TEST(rules_template_missing_key_voids_rule)
 		  "");
 	CHECK(strstr(
 	    warnings,
-	    "rule 'a' not applied: labelsTemplate: map has no entry for key \"pci.device\""));
+	    "rule 'a' not applied: labelsTemplate: failed to expand template: template: :1:14: "
+	    "executing \"\" at <.pci.device>: map has no entry for key \"pci\""));
 	/* with the instances where it is there, the same template works */
 	CHECK_STR(
 	    run("  - name: t\n    labels: {a.io/static: \"1\"}\n"
@@ -503,18 +506,21 @@ TEST(rules_template_runtime_errors)
 		      "    matchFeatures:\n      - feature: pci.device\n",
 		      NULL),
 		  "");
-	CHECK(strstr(warnings,
-		     "rule 't' not applied: labelsTemplate: index 9 out of range for .pci.device"));
+	CHECK(strstr(warnings, "rule 't' not applied: labelsTemplate: failed to expand template: "
+			       "template: :1:11: executing \"\" at <index .pci.device 9>: error "
+			       "calling index: index out of range: 9"));
 	warnings[0] = '\0';
 	CHECK_STR(run("  - name: t\n    labelsTemplate: \"no equals sign\"\n"
 		      "    matchFeatures:\n      - feature: pci.device\n",
 		      NULL),
 		  "");
-	CHECK(strstr(warnings, "labelsTemplate line 'no equals sign' is not key=value"));
+	CHECK(strstr(warnings, "rule 't' not applied: labelsTemplate: failed to expand template: "
+			       "missing value in expanded template line \"no equals sign\", "
+			       "(format must be '<key>=<value>')"));
 	log_set_fn(NULL, NULL, LOG_LVL_WARN);
 }
 
-/* Unsupported features, ops and template constructs skip the rule with a warning. */
+/* Unsupported features and ops skip the rule with a warning. */
 TEST(rules_unsupported_skipped)
 {
 	int n = -1;
@@ -529,8 +535,6 @@ TEST(rules_unsupported_skipped)
 		      "  - name: ver\n    labels: {a.io/v: \"true\"}\n    matchFeatures:\n"
 		      "      - feature: dt.root\n        matchExpressions:\n"
 		      "          cores: {op: Gt, value: [\"5.15.0\"], type: version}\n"
-		      "  - name: tpl\n    labelsTemplate: \"{{ if .pci }}a=b{{ end }}\"\n"
-		      "    matchFeatures:\n      - feature: pci.device\n"
 		      "  - name: ok\n    labels: {a.io/ok: \"true\"}\n    extendedResources: "
 		      "{a.io/r: \"1\"}\n"
 		      "    matchFeatures:\n      - feature: pci.device\n",
@@ -541,9 +545,6 @@ TEST(rules_unsupported_skipped)
 		     "t.yaml:6:5: rule 'sgx' skipped: feature 'cpu.security' is not supported"));
 	CHECK(!strstr(warnings, "rule 'ge' skipped"));
 	CHECK(!strstr(warnings, "rule 'ver'")); /* 4.0.0 > 5.15.0 is false: no label, no warning */
-	CHECK(strstr(
-	    warnings,
-	    "rule 'tpl' skipped: labelsTemplate: unsupported template action '{{ if .pci }}'"));
 	CHECK(strstr(warnings, "rule 'ok': 'extendedResources' ignored"));
 	log_set_fn(NULL, NULL, LOG_LVL_WARN);
 }
@@ -799,7 +800,7 @@ TEST(rules_regex_distinct_bounded)
 	sb_free(&sb);
 }
 
-/* Nested ranges are bounded; a rule's output is bounded. */
+/* Nesting, execution steps and a rule's output are bounded; each fails that rule only. */
 TEST(rules_template_limits)
 {
 	struct strbuf sb = STRBUF_INIT(1 << 16);
@@ -808,12 +809,29 @@ TEST(rules_template_limits)
 	capture_on();
 	sb_add(&sb, "  - name: deep\n    labelsTemplate: \"");
 	for (i = 0; i < 40; i++)
-		sb_add(&sb, "{{ range .pci.device }}");
+		sb_add(&sb, "{{ range $.pci.device }}");
 	for (i = 0; i < 40; i++)
 		sb_add(&sb, "{{ end }}");
-	sb_add(&sb, "\"\n    matchFeatures:\n      - feature: pci.device\n");
+	sb_add(&sb, "\"\n    matchFeatures:\n      - feature: pci.device\n"
+		    "        matchExpressions: {vendor: {op: Exists}}\n");
 	CHECK_STR(run(sb.buf, NULL), "");
-	CHECK(strstr(warnings, "rule 'deep' skipped: labelsTemplate: ranges nested too deep"));
+	/* 3^40 turns: the step budget (pkg/gotmpl's GOTMPL_STEPS_MAX) ends it */
+	CHECK(strstr(warnings,
+		     "rule 'deep' not applied: labelsTemplate: failed to expand template: "));
+	CHECK(strstr(warnings, "steps"));
+	sb_reset(&sb);
+	warnings[0] = '\0';
+	sb_add(&sb, "  - name: deeper\n    labelsTemplate: \"");
+	for (i = 0; i < 120; i++)
+		sb_add(&sb, "{{ range .pci.device }}");
+	for (i = 0; i < 120; i++)
+		sb_add(&sb, "{{ end }}");
+	sb_add(&sb, "\"\n    matchFeatures:\n      - feature: pci.device\n"
+		    "  - name: ok\n    labels: {a.io/ok: \"1\"}\n");
+	CHECK_STR(run(sb.buf, NULL), "a.io/ok=1\n");
+	CHECK(strstr(warnings,
+		     "rule 'deeper' not applied: labelsTemplate: failed to parse template: "
+		     "invalid template: "));
 	sb_reset(&sb);
 	warnings[0] = '\0';
 	/* 4200 devices: 4200 distinct keys, more than a rule may give */
@@ -1024,7 +1042,7 @@ TEST(rules_nfd_doc_examples)
 	capture_on();
 	REQUIRE(sb_read_file(&want, "test/data/rules/nfd-doc-examples.labels") > 0);
 	REQUIRE(rules_load_path(r, "test/data/rules/nfd-doc-examples.yaml", &err) > 30);
-	CHECK_INT(rules_eval(r, fs, ls, &err), 28);
+	CHECK_INT(rules_eval(r, fs, ls, &err), 30);
 	label_set_format(ls, &got);
 	for (p = want.buf; *p == '#';) /* drop the comment lines */
 		p = strchr(p, '\n') + 1;
@@ -1340,10 +1358,13 @@ TEST(rules_template_pipe_len)
 		      "          vendor: {op: In, value: [\"8086\"]}\n",
 		      NULL),
 		  "n.io/intel=3\n");
-	CHECK(strstr(warned("  - name: n\n    labelsTemplate: \"n={{ .pci.device | first }}\"\n"
-			    "    matchFeatures:\n      - feature: pci.device\n"),
-		     "rule 'n' skipped: labelsTemplate: unsupported template action '{{ "
-		     ".pci.device | first }}'"));
+	/* Sprig's functions too (NFD's FuncMap) */
+	CHECK_STR(
+	    run("  - name: n\n    labelsTemplate: \"n.io/first={{ (.pci.device | first).class "
+		"| upper | trunc 2 }}\"\n    matchFeatures:\n      - feature: pci.device\n"
+		"        matchExpressions: {vendor: {op: In, value: [\"8086\"]}}\n",
+		NULL),
+	    "n.io/first=03\n");
 }
 
 /*
