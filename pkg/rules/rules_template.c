@@ -43,7 +43,7 @@ int rules_tmpl_parse(const char *src, struct gotmpl **out, char *why, size_t why
  */
 #define VALUE_BREAK '\x1f'
 
-static struct gotmpl_val *value_val(const char *v)
+static struct gotmpl_val *value_val(const char *v, bool *broke)
 {
 	struct gotmpl_val *g;
 	char *c, *p;
@@ -53,6 +53,7 @@ static struct gotmpl_val *value_val(const char *v)
 	c = strdup(v);
 	if (!c)
 		return NULL;
+	*broke = true;
 	for (p = c; (p = strchr(p, '\n')) != NULL;)
 		*p = VALUE_BREAK;
 	g = gotmpl_val_str(c);
@@ -61,7 +62,7 @@ static struct gotmpl_val *value_val(const char *v)
 }
 
 /* One matched element as NFD's MatchedElement (a map[string]string): it, or NULL (ENOMEM). */
-static struct gotmpl_val *elem_val(const struct elem *e)
+static struct gotmpl_val *elem_val(const struct elem *e, bool *broke)
 {
 	struct gotmpl_val *m = gotmpl_val_map(1);
 	size_t i, n;
@@ -75,12 +76,12 @@ static struct gotmpl_val *elem_val(const struct elem *e)
 			const char *k, *v;
 
 			feat_elem_at(e->inst, i, &k, &v);
-			r = gotmpl_map_set(m, k, value_val(v));
+			r = gotmpl_map_set(m, k, value_val(v, broke));
 		}
 	} else {
-		r = gotmpl_map_set(m, "Name", value_val(e->name));
+		r = gotmpl_map_set(m, "Name", value_val(e->name, broke));
 		if (r == 0 && e->value)
-			r = gotmpl_map_set(m, "Value", value_val(e->value));
+			r = gotmpl_map_set(m, "Value", value_val(e->value, broke));
 	}
 	if (r < 0) {
 		gotmpl_val_free(m);
@@ -98,7 +99,7 @@ static size_t dom_len(const char *feature)
 }
 
 /* g's elements as a list into dom under its feature name (the part after the first dot). */
-static int put_group(struct gotmpl_val *dom, const struct mgroup *g)
+static int put_group(struct gotmpl_val *dom, const struct mgroup *g, bool *broke)
 {
 	struct gotmpl_val *list = gotmpl_val_list(0);
 	const char *dot = strchr(g->feature, '.');
@@ -106,7 +107,7 @@ static int put_group(struct gotmpl_val *dom, const struct mgroup *g)
 	int r = list ? 0 : -ENOMEM;
 
 	for (i = 0; i < g->n && r == 0; i++) {
-		struct gotmpl_val *e = elem_val(&g->e[i]);
+		struct gotmpl_val *e = elem_val(&g->e[i], broke);
 
 		r = e ? gotmpl_list_push(list, e) : -ENOMEM;
 	}
@@ -118,11 +119,12 @@ static int put_group(struct gotmpl_val *dom, const struct mgroup *g)
 }
 
 /*
- * NFD's matchedFeatures for m: *out owned (gotmpl_val_free). A feature name without a dot is,
+ * NFD's matchedFeatures for m: *out owned (gotmpl_val_free); *broke set when a value's line
+ * feed became VALUE_BREAK. A feature name without a dot is,
  * as in NFD, its lower-cased name as domain with an empty feature name; rules_load lower-cases
  * nothing, so the name is taken as written (NFD's CRD validation refuses such names anyway).
  */
-static int build_data(const struct matched *m, struct gotmpl_val **out)
+static int build_data(const struct matched *m, struct gotmpl_val **out, bool *broke)
 {
 	struct gotmpl_val *top = gotmpl_val_map(0);
 	size_t i, j;
@@ -143,7 +145,7 @@ static int build_data(const struct matched *m, struct gotmpl_val **out)
 		for (j = i; j < m->n && dom && r == 0; j++)
 			if (dom_len(m->g[j].feature) == dl &&
 			    !memcmp(m->g[j].feature, m->g[i].feature, dl))
-				r = put_group(dom, &m->g[j]);
+				r = put_group(dom, &m->g[j], broke);
 		name = strndup(m->g[i].feature, dl);
 		if (!dom || !name || r < 0) {
 			gotmpl_val_free(dom);
@@ -276,14 +278,14 @@ static void quote(char *dst, size_t cap, const char *s, size_t n)
 }
 
 /* One output line (trimmed, not blank) into c: 0, -EINVAL (warned), -E2BIG, -ENOMEM. */
-static int put_line(const struct rule *rl, const char *what, bool count, const char *line, size_t n,
-		    struct cand *c)
+static int put_line(const struct rule *rl, const char *what, bool count, bool broke,
+		    const char *line, size_t n, struct cand *c)
 {
 	const char *eq = memchr(line, '=', n);
 	char q[420];
 	size_t i, have = 0;
 
-	if (memchr(line, VALUE_BREAK, n)) {
+	if (broke && memchr(line, VALUE_BREAK, n)) {
 		quote(q, sizeof(q), line, n);
 		log_warn("%s: rule '%s': %s line %s skipped: a value holds a newline", rl->where,
 			 rl->name, what, q);
@@ -318,7 +320,7 @@ static int put_line(const struct rule *rl, const char *what, bool count, const c
 /* One template over m into c (count: LabelCountRule's counting). 0; -EINVAL/-E2BIG (warned:
  * the rule fails); -ENOMEM. */
 static int run_template(const struct rule *rl, const struct rtmpl *t, const char *what, bool count,
-			const struct gotmpl_val *data, struct cand *c)
+			const struct gotmpl_val *data, bool broke, struct cand *c)
 {
 	struct strbuf out = STRBUF_INIT(RULES_TEMPLATE_OUT);
 	struct gotmpl_err err = {{0}};
@@ -351,7 +353,7 @@ static int run_template(const struct rule *rl, const struct rtmpl *t, const char
 		p += n + (nl ? 1 : 0);
 		trim_space(&line, &n);
 		if (n)
-			r = put_line(rl, what, count, line, n, c);
+			r = put_line(rl, what, count, broke, line, n, c);
 	}
 	if (r == -E2BIG)
 		log_warn(
@@ -366,14 +368,15 @@ int rules_templates(const struct rule *rl, const struct matched *m, struct cand 
 		    struct cand *vars, bool *failed)
 {
 	struct gotmpl_val *data = NULL;
-	int r = build_data(m, &data);
+	bool broke = false;
+	int r = build_data(m, &data, &broke);
 
 	if (r == 0 && rl->tmpl.set)
-		r = run_template(rl, &rl->tmpl, "labelsTemplate", false, data, labels);
+		r = run_template(rl, &rl->tmpl, "labelsTemplate", false, data, broke, labels);
 	if (r == 0 && rl->vtmpl.set)
-		r = run_template(rl, &rl->vtmpl, "varsTemplate", false, data, vars);
+		r = run_template(rl, &rl->vtmpl, "varsTemplate", false, data, broke, vars);
 	if (r == 0 && rl->count.set)
-		r = run_template(rl, &rl->count, "countLabelsTemplate", true, data, labels);
+		r = run_template(rl, &rl->count, "countLabelsTemplate", true, data, broke, labels);
 	gotmpl_val_free(data);
 	if (r == -ENOMEM)
 		return r;

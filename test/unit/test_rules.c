@@ -1459,3 +1459,102 @@ TEST(rules_template_index_dot_key)
 	rules_free(r);
 	feat_set_free(fs);
 }
+
+/* rules_yaml (a list of rules after HDR) on fs (freed here): its labels ("k=v\n" lines). */
+static char *run_on(struct feat_set *fs, const char *rules_yaml)
+{
+	static char out[4096];
+	struct rules *r = rules_new();
+	struct label_set *ls = label_set_new();
+	struct strbuf sb = STRBUF_INIT(4096), doc = STRBUF_INIT(65536);
+	struct log_err err = {0};
+
+	sb_add(&doc, HDR);
+	sb_add(&doc, rules_yaml);
+	out[0] = '\0';
+	if (rules_load_buffer(r, "t.yaml", doc.buf, doc.len, &err) >= 0 &&
+	    rules_eval(r, fs, ls, &err) >= 0) {
+		label_set_format(ls, &sb);
+		snprintf(out, sizeof(out), "%s", sb.buf);
+	}
+	sb_free(&sb);
+	sb_free(&doc);
+	label_set_free(ls);
+	rules_free(r);
+	feat_set_free(fs);
+	return out;
+}
+
+/*
+ * Issue 20, 2: Go's `index` on a missing key gives the element type's zero value even with
+ * missingkey=error, so NFD renders {{ index . "sriov_totalvfs" }} on a device without the
+ * attribute as "" and emits the label; the same for {{ index . "Value" }} on a flag. (The
+ * subset before pkg/gotmpl failed the rule: "map has no entry for key".)
+ */
+TEST(rules_template_index_missing_key_zero)
+{
+	struct feat_set *fs = feat_set_new();
+	struct feat *d = feat_instance_add(fs, "pci.device");
+
+	feat_instance_set(d, "device", "46a6");
+	feat_instance_set(d, "class", "0300");
+	feat_flag_add(fs, "kernel.loadedmodule", "i915");
+	capture_on();
+	CHECK_STR(
+	    run_on(fs,
+		   "  - name: vf\n    labelsTemplate: |\n"
+		   "      {{ range .pci.device }}vf-{{ .device }}={{ index . \"sriov_totalvfs\" "
+		   "}}\n      {{ end }}\n"
+		   "    matchFeatures:\n      - feature: pci.device\n"
+		   "        matchExpressions: {class: {op: In, value: [\"0300\"]}}\n"
+		   "  - name: flag\n    labelsTemplate: |\n"
+		   "      {{ range .kernel.loadedmodule }}mod-{{ .Name }}={{ index . \"Value\" "
+		   "}}\n      {{ end }}\n"
+		   "    matchFeatures:\n      - feature: kernel.loadedmodule\n"
+		   "        matchExpressions: {i915: {op: Exists}}\n"),
+	    "feature.node.kubernetes.io/mod-i915=\nfeature.node.kubernetes.io/vf-46a6=\n");
+	CHECK_STR(warnings, "");
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+}
+
+/*
+ * Issue 20, 7: a value ending in "\r" (a CRLF kernel config) is trimmed with the line and kept,
+ * as NFD's strings.TrimSpace does; a control byte inside a line is never printed raw in a
+ * warning (the line without '=', the invalid label value), always as \xNN or Go's %q escape.
+ */
+TEST(rules_template_crlf_and_control_bytes)
+{
+	struct feat_set *fs = feat_set_new();
+
+	feat_attr_set(fs, "kernel.config", "CONFIG_NUMA", "y\r");
+	capture_on();
+	CHECK_STR(run_on(fs, "  - name: crlf\n    labelsTemplate: |\n"
+			     "      {{ range .kernel.config }}k.io/{{ .Name }}={{ .Value }}\n"
+			     "      {{ end }}\n"
+			     "    matchFeatures:\n      - feature: kernel.config\n"
+			     "        matchExpressions: {CONFIG_NUMA: {op: Exists}}\n"),
+		  "k.io/CONFIG_NUMA=y\n");
+	CHECK_STR(warnings, "");
+	fs = feat_set_new();
+	feat_attr_set(fs, "kernel.config", "CONFIG_A", "y\x1fz\x01");
+	feat_attr_set(fs, "kernel.config", "CONFIG_B", "m\rx");
+	warnings[0] = '\0';
+	CHECK_STR(
+	    run_on(fs,
+		   "  - name: noeq\n    labelsTemplate: \"{{ range .kernel.config }}{{ "
+		   ".Value }}{{ end }}\"\n"
+		   "    matchFeatures:\n      - feature: kernel.config\n"
+		   "        matchExpressions: {CONFIG_A: {op: Exists}}\n"
+		   "  - name: badval\n    labelsTemplate: \"{{ range .kernel.config }}k.io/b={{ "
+		   ".Value }}{{ end }}\"\n"
+		   "    matchFeatures:\n      - feature: kernel.config\n"
+		   "        matchExpressions: {CONFIG_B: {op: Exists}}\n"),
+	    "");
+	CHECK(strstr(warnings,
+		     "rule 'noeq' not applied: labelsTemplate: failed to expand template: "
+		     "missing value in expanded template line \"y\\x1fz\\x01\""));
+	CHECK(strstr(warnings, "rule 'badval': label skipped: "));
+	CHECK(strstr(warnings, "m\\x0dx"));
+	CHECK(!strchr(warnings, '\x1f') && !strchr(warnings, '\x01') && !strchr(warnings, '\r'));
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+}
