@@ -718,8 +718,6 @@ const struct gotmpl_func gotmpl_sprig_misc_funcs[] = {
     REFUSED("shuffle"),
     REFUSED("toDate"),
     REFUSED("unixEpoch"),
-    MISSING("urlJoin"),
-    MISSING("urlParse"),
     REFUSED("uuidv4"),
     MISSING("semver"),
     MISSING("semverCompare"),
