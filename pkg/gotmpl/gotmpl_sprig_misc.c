@@ -8,7 +8,6 @@
 
 #include <jansson.h>
 #include <libdeflate.h>
-#include <openssl/evp.h>
 
 #include "base64/base64.h"
 #include "gotmpl/gotmpl_internal.h"
@@ -108,33 +107,6 @@ GT_FN(f_b32dec)
 		}
 	}
 	return gotmpl_done(c, &sb, rc, res);
-}
-
-static int digest(struct gotmpl_fctx *c, const char *alg, const char *s, size_t n,
-		  struct gotmpl_val **res)
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int len = 0;
-	struct strbuf sb = STRBUF_INIT(256);
-	int rc = 0;
-
-	if (!EVP_Digest(s, n, md, &len, EVP_get_digestbyname(alg), NULL))
-		return gotmpl_fail(c, "%s: digest failed", alg);
-	for (unsigned int i = 0; i < len && !rc; i++)
-		rc = sb_addf(&sb, "%02x", md[i]);
-	return gotmpl_done(c, &sb, rc, res);
-}
-
-GT_FN(f_sha1sum)
-{
-	(void)ac;
-	return digest(c, "SHA1", GT_S(0), GT_SN(0), res);
-}
-
-GT_FN(f_sha256sum)
-{
-	(void)ac;
-	return digest(c, "SHA256", GT_S(0), GT_SN(0), res);
 }
 
 GT_FN(f_adler32sum)
@@ -674,8 +646,6 @@ const struct gotmpl_func gotmpl_sprig_misc_funcs[] = {
     {"osDir", f_dir, "s", 0},
     {"osExt", f_ext, "s", 0},
     {"osIsAbs", f_isabs, "s", 0},
-    {"sha1sum", f_sha1sum, "s", 0},
-    {"sha256sum", f_sha256sum, "s", 0},
     {"toJson", f_tojson, "a", 0},
     {"toPrettyJson", f_toprettyjson, "a", 0},
     {"toRawJson", f_torawjson, "a", 0},
