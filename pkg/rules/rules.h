@@ -44,9 +44,11 @@ struct yaml_document_s; /* libyaml's yaml_document_t */
  * adds. Labels that are invalid, or in a kubernetes.io namespace NFD denies,
  * are skipped with a warning naming the rule and label.
  *
- * Skipped with a warning naming file and rule: a rule on a feature that no
- * source makes (rules_feature_supported()) and the scan does not hold, a
- * template construct outside the subset. annotations, extendedResources and
+ * A term on a feature the scan does not hold is "no match", as NFD's "feature
+ * not available" (a matchAny branch on it fails alone); when the rule then
+ * gives nothing and no source makes that feature (rules_feature_supported()),
+ * a warning names it. Skipped with a warning naming file and rule: a template
+ * construct outside the subset. annotations, extendedResources and
  * taints are checked, then ignored with a warning (a features.d file holds
  * labels only). Documents of another apiVersion/kind are skipped with a
  * warning. A malformed file (YAML syntax, or anything the CRD schema
