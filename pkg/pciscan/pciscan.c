@@ -280,6 +280,7 @@ int pciscan_scan(const char *bus_pci, struct pciscan_list *out, struct log_err *
 
 	out->dev = NULL;
 	out->n = 0;
+	out->bus = false;
 	snprintf(devdir, sizeof(devdir), "%s/devices", bus_pci);
 	if (access(devdir, F_OK) < 0 && errno == ENOENT) {
 		log_info("%s: no PCI bus", devdir);
@@ -330,6 +331,7 @@ int pciscan_scan(const char *bus_pci, struct pciscan_list *out, struct log_err *
 	}
 	if (l.n)
 		qsort(l.dev, l.n, sizeof(*l.dev), dev_cmp);
+	l.bus = true;
 	*out = l;
 	l.dev = NULL;
 	r = (int)out->n;
@@ -352,6 +354,8 @@ int pciscan_add_features(const struct pciscan_list *l, struct feat_set *fs)
 {
 	size_t i;
 
+	if (l->bus && feat_declare(fs, "pci.device", FEAT_INSTANCES) < 0)
+		return -ENOMEM;
 	for (i = 0; i < l->n; i++) {
 		const struct pciscan_dev *d = &l->dev[i];
 		struct feat *f = feat_instance_add(fs, "pci.device");

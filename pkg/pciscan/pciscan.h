@@ -10,6 +10,7 @@
  * would otherwise shadow.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct feat_set;
@@ -34,6 +35,7 @@ struct pciscan_dev {
 struct pciscan_list {
 	struct pciscan_dev *dev; /* owned array */
 	size_t n;		 /* number of devices */
+	bool bus;		 /* devices/ was read (NFD then has pci.device, maybe empty) */
 };
 
 /*
@@ -57,7 +59,8 @@ int pciscan_scan(const char *bus_pci, struct pciscan_list *out, struct log_err *
 void pciscan_list_free(struct pciscan_list *l);
 
 /*
- * Add one instance of feature "pci.device" per device to fs, with attributes
+ * Add one instance of feature "pci.device" per device to fs (the feature exists,
+ * maybe empty, whenever the scan read devices/, as NFD's), with attributes
  * vendor, device, class, subsystem_vendor, subsystem_device, and driver and
  * sriov_totalvfs when known. Returns 0 or -ENOMEM.
  */
