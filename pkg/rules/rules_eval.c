@@ -462,10 +462,30 @@ bool rules_feature_supported(const char *feature)
 {
 	/* the features of nodeprobe's sources (pkg/probe), with NFD's names */
 	static const char *const known[] = {
-	    "pci.device",     "kernel.loadedmodule", "kernel.enabledmodule",
-	    "kernel.version", "kernel.config",	     "cpu.cpuid",
-	    "cpu.model",      "system.osrelease",    "usb.device",
+	    "pci.device",
+	    "kernel.loadedmodule",
+	    "kernel.enabledmodule",
+	    "kernel.version",
+	    "kernel.config",
+	    "cpu.cpuid",
+	    "cpu.model",
+	    "system.osrelease",
+	    "usb.device",
 	    "rule.matched",
+	    /* pkg/hostfeat (issue 20) */
+	    "cpu.security",
+	    "cpu.topology",
+	    "system.name",
+	    "system.dmiid",
+	    "kernel.selinux",
+	    "kernel.kvm",
+	    "memory.numa",
+	    "memory.swap",
+	    "memory.nv",
+	    "memory.hugepages",
+	    "network.device",
+	    "network.virtual",
+	    "storage.block",
 	};
 	size_t i;
 

@@ -40,3 +40,155 @@ rule() {
   [ "$status" -eq 0 ]
   [ "$output" = $'example.com/pci=true\nexample.com/usb=true' ]
 }
+
+# dump FEATURE...: a rule file whose labelsTemplate prints every element of each attribute
+# FEATURE as "<short>.<name>=<value>" (short: the feature's name after its domain)
+dump() {
+  {
+    printf '%s\n' 'apiVersion: nfd.k8s-sigs.io/v1alpha1' 'kind: NodeFeatureRule' \
+      'metadata: {name: dump}' 'spec:' '  rules:'
+    for f in "$@"; do
+      printf '%s\n' "    - name: $f" '      labelsTemplate: |' \
+        "        {{ range .$f }}example.com/${f#*.}.{{ .Name }}={{ .Value }}" \
+        '        {{ end }}' '      matchFeatures:' "        - feature: $f" \
+        '          matchName: {op: Exists}'
+    done
+  } > "$T/dump.yaml"
+}
+
+@test "cpu.topology, memory.*, kernel.selinux/kvm from the x86 machine's capture (NFD's formats)" {
+  dump cpu.topology memory.numa memory.swap memory.hugepages kernel.selinux kernel.kvm
+  run np --sysfs "$FIX/host/firecracker-x86/sys" --proc "$FIX/host/firecracker-x86/proc" -r "$T/dump.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "example.com/hugepages.enabled=false
+example.com/hugepages.hugepages-1Gi=0
+example.com/hugepages.hugepages-2Mi=0
+example.com/kvm.enabled=true
+example.com/numa.is_numa=false
+example.com/numa.node_count=1
+example.com/selinux.enabled=false
+example.com/swap.enabled=false
+example.com/topology.hardware_multithreading=false
+example.com/topology.socket_count=1" ]
+}
+
+@test "network.device/virtual and storage.block instances from the x86 machine's capture" {
+  cat > "$T/r.yaml" <<'Y'
+apiVersion: nfd.k8s-sigs.io/v1alpha1
+kind: NodeFeatureRule
+metadata: {name: dev}
+spec:
+  rules:
+    - name: net
+      labelsTemplate: |
+        {{ range .network.device }}example.com/dev.{{ .name }}={{ .operstate }}.{{ .speed }}
+        {{ end }}{{ range .network.virtual }}example.com/virt.{{ .name }}={{ .operstate }}
+        {{ end }}
+      matchFeatures:
+        - feature: network.device
+          matchExpressions: {name: {op: Exists}}
+        - feature: network.virtual
+          matchExpressions: {speed: {op: DoesNotExist}}
+    - name: disk
+      labelsTemplate: |
+        {{ range .storage.block }}example.com/disk.{{ .name }}={{ .zoned }}
+        {{ end }}
+      matchFeatures:
+        - feature: storage.block
+          matchExpressions: {rotational: {op: In, value: ["1"]}}
+Y
+  run np --sysfs "$FIX/host/firecracker-x86/sys" -r "$T/r.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "example.com/dev.eth0=up.-1
+example.com/disk.vda=none
+example.com/virt.ifb0=down
+example.com/virt.ifb1=down
+example.com/virt.lo=unknown" ]
+}
+
+@test "cpu.security: SGX from cpuid, TDX and SEV from sysfs, as NFD; Intel's SGX rule labels" {
+  # the x86 machine's cpuid dump with SGX set (leaf 7 EBX bit 2) and two EPC sections in leaf
+  # 0x12 (subleaves 2 and 3: 94 MiB + 8 MiB), a test input made from the real dump
+  sed -e '/^   0x00000007 0x00:/s/ebx=0xf1bf2ffb/ebx=0xf1bf2fff/' -e '/^   0x00000012 0x0[23]:/d' \
+    "$FIX/host/firecracker-x86/cpuid.txt" > "$T/cpuid.txt"
+  printf '   0x00000012 0x%02x: eax=0x00000001 ebx=0x00000000 ecx=0x%08x edx=0x00000000\n' \
+    2 0x05e00000 3 0x00800000 >> "$T/cpuid.txt"
+  grep -q 'ebx=0xf1bf2fff' "$T/cpuid.txt"
+  mkdir -p "$T/sys/module/kvm_intel/parameters" "$T/sys/module/kvm_amd/parameters" "$T/sys/fs/cgroup"
+  printf 'Y\n' > "$T/sys/module/kvm_intel/parameters/tdx"
+  printf 'Y\n' > "$T/sys/module/kvm_amd/parameters/sev"
+  printf '1\n' > "$T/sys/module/kvm_amd/parameters/sev_es"
+  printf 'N\n' > "$T/sys/module/kvm_amd/parameters/sev_snp"
+  printf 'sev 509\nsev_es 10\ntdx 63\n' > "$T/sys/fs/cgroup/misc.capacity"
+  dump cpu.security
+  run np --cpuid "$T/cpuid.txt" -r "$T/dump.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "example.com/security.sev.asids=509
+example.com/security.sev.enabled=true
+example.com/security.sev.encrypted_state_ids=10
+example.com/security.sev.es.enabled=true
+example.com/security.sgx.enabled=true
+example.com/security.sgx.epc=106954752
+example.com/security.tdx.enabled=true
+example.com/security.tdx.total_keys=63" ]
+  # Intel's device plugin rule (intel-device-plugins-for-kubernetes, deployments/nfd/overlays/
+  # node-feature-rules: intel.sgx), less its kernel.config term and extendedResources
+  cat > "$T/sgx.yaml" <<'Y'
+apiVersion: nfd.k8s-sigs.io/v1alpha1
+kind: NodeFeatureRule
+metadata: {name: intel-dp-devices}
+spec:
+  rules:
+    - name: intel.sgx
+      labels:
+        intel.feature.node.kubernetes.io/sgx: "true"
+        example.com/epc: "@cpu.security.sgx.epc"
+      matchFeatures:
+        - feature: cpu.cpuid
+          matchExpressions:
+            SGX: {op: Exists}
+        - feature: cpu.security
+          matchExpressions:
+            sgx.enabled: {op: IsTrue}
+Y
+  run np --cpuid "$T/cpuid.txt" -r "$T/sgx.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = $'example.com/epc=106954752\nintel.feature.node.kubernetes.io/sgx=true' ]
+  # the real dump (no SGX) and no kvm parameters: cpu.security exists, empty
+  rm -rf "$T/sys/module" "$T/sys/fs"
+  run np --cpuid "$FIX/host/firecracker-x86/cpuid.txt" -r "$T/dump.yaml" -r "$T/sgx.yaml"
+  [ "$status" -eq 0 ]
+  [ -z "$output" ]
+}
+
+@test "system.name is NODE_NAME, system.dmiid the trimmed DMI files; both absent-safe" {
+  mkdir -p "$T/sys/devices/virtual/dmi/id"
+  printf 'QEMU\n' > "$T/sys/devices/virtual/dmi/id/sys_vendor"
+  printf 'Standard_PC_Q35\n' > "$T/sys/devices/virtual/dmi/id/product_name"
+  printf '  1\n' > "$T/sys/devices/virtual/dmi/id/chassis_type"
+  dump system.name system.dmiid
+  NODE_NAME=worker-1 run np -r "$T/dump.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "example.com/dmiid.chassis_type=1
+example.com/dmiid.product_name=Standard_PC_Q35
+example.com/dmiid.sys_vendor=QEMU
+example.com/name.nodename=worker-1" ]
+  rm -rf "$T/sys/devices"
+  rule dmi system.dmiid
+  NODE_NAME=worker-1 run np -r "$T/dmi.yaml"
+  [ "$status" -eq 0 ]
+  [ -z "$output" ]
+}
+
+@test "the new sources run only when a rule reads them" {
+  rule pci pci.device
+  run np -vv -r "$T/pci.yaml"
+  [ "$status" -eq 0 ]
+  for s in cpusecurity cputopology system memory storage network ksys; do
+    grep -q "source $s: skipped" <<<"$output" || { echo "$s ran" >&2; return 1; }
+  done
+  rule mem memory.numa
+  run np -vv -r "$T/mem.yaml"
+  ! grep -q "source memory: skipped" <<<"$output"
+  grep -q "source network: skipped" <<<"$output"
+}
