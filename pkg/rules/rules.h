@@ -96,7 +96,11 @@ int rules_eval(const struct rules *r, const struct feat_set *fs, struct label_se
  * "pci.device", "kernel.loadedmodule", "kernel.enabledmodule",
  * "kernel.version", "kernel.config", "cpu.cpuid", "cpu.model",
  * "system.osrelease", "usb.device", any "dt.*" feature (the devicetree
- * source), and "rule.matched". A feature the scan holds is evaluated
+ * source), "rule.matched", and pkg/hostfeat's "cpu.security", "cpu.topology",
+ * "system.name", "system.dmiid", "kernel.selinux", "kernel.kvm", "memory.numa",
+ * "memory.swap", "memory.nv", "memory.hugepages", "network.device",
+ * "network.virtual", "storage.block". It only decides whether a rule that
+ * does not match is warned about: a feature the scan lacks is "no match"
  * whatever its name.
  */
 bool rules_feature_supported(const char *feature);

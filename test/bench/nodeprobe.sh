@@ -4,7 +4,8 @@
 # time ratio (hyperfine medians: on a shared machine the means follow the scheduler) and peak RSS of each (/usr/bin/time). Twice per machine: the
 # default run (built-in rules), and with every source enabled: a rule reading each feature
 # (kernel.version/config from a real config.gz, cpu.* from this CPU's cpuid, os-release, a
-# USB bus beside the PCI bus). Also against the previous build: the tree of NP_BENCH_PREV
+# USB bus beside the PCI bus, the x86 machine's sysfs capture for cpu.security/topology,
+# system, memory, network, storage and kernel.selinux). Also against the previous build: the tree of NP_BENCH_PREV
 # (default HEAD~1; "none" to leave it out), built in a scratch directory (git archive, so the
 # repository is not touched), timed in the same hyperfine run on the same command.
 set -euo pipefail
@@ -32,6 +33,22 @@ spec:
         - feature: cpu.model
         - feature: system.osrelease
         - feature: usb.device
+    # NFD's other node-local sources (issue 20), on the x86 machine's sysfs capture
+    - name: hostfeat
+      labels: {bench.example.com/hostfeat: "true"}
+      matchFeatures:
+        - feature: cpu.security
+        - feature: cpu.topology
+          matchName: {op: Exists}
+        - feature: system.name
+        - feature: system.dmiid
+        - feature: kernel.selinux
+        - feature: memory.numa
+          matchName: {op: Exists}
+        - feature: network.device
+          matchExpressions: {name: {op: Exists}}
+        - feature: storage.block
+          matchExpressions: {name: {op: Exists}}
 Y
 
 # The previous build: same flags, its own tree; a revision without some flag the command uses
@@ -57,6 +74,9 @@ for m in "${machines[@]}"; do
   # every source: the same PCI bus, a USB bus beside it, the real procfs capture
   all="$tmp/all-$m"; mkdir -p "$all/bus"; ln -s "$tree/bus/pci" "$all/bus/pci"
   cp -r test/fixtures/usb/homelab/bus/usb "$all/bus/usb"
+  for d in block class devices fs kernel bus/cpu bus/node; do
+    ln -s "$PWD/test/fixtures/host/firecracker-x86/sys/$d" "$all/$d"
+  done
   ls="lspci -n -A linux-sysfs -O sysfs.path=$tree/bus/pci"
   ndev=$(ls "$tree/bus/pci/devices" | wc -l)
   for mode in default all; do
