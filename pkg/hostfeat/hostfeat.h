@@ -4,6 +4,7 @@
 #ifndef NP_HOSTFEAT_H
 #define NP_HOSTFEAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct cpu_x86;
@@ -46,6 +47,52 @@ int hostfeat_cpu_topology(const char *sysfs, struct feat_set *fs, struct log_err
  */
 int hostfeat_cpu_security(const char *sysfs, const struct cpu_x86 *src, struct feat_set *fs,
 			  struct log_err *err);
+
+/*
+ * cpu.cstate (source/cpu/cstate_amd64.go): enabled = whether the trimmed
+ * <sysfs>/module/intel_idle/parameters/max_cstate (Go's Atoi) is > 0, when
+ * <sysfs>/devices/system/cpu/cpuidle/current_driver is "intel_idle". Empty
+ * without cpuidle/ or with another driver; absent without devices/system/cpu,
+ * or when current_driver or max_cstate cannot be read or parsed. Off amd64
+ * (amd64 false) always made and empty, as NFD's stub.
+ */
+int hostfeat_cpu_cstate(const char *sysfs, bool amd64, struct feat_set *fs, struct log_err *err);
+
+/*
+ * cpu.pstate (source/cpu/pstate_amd64.go): with <sysfs>/devices/system/cpu/
+ * intel_pstate/status readable and not "off": status (trimmed), turbo ("true"
+ * when no_turbo starts with '0', else "false"; left out when unreadable), and
+ * for status "active" scaling_governor: the trimmed scaling_governor all
+ * devices/system/cpu/cpufreq/<policy> with a non-blank affected_cpus share
+ * (left out when two differ). Always made; empty off amd64.
+ */
+int hostfeat_cpu_pstate(const char *sysfs, bool amd64, struct feat_set *fs, struct log_err *err);
+
+/*
+ * cpu.rdt (source/cpu/rdt_linux_amd64.go): "true" elements from cpuid leaves
+ * 7, 0xf and 0x10: RDTMON (+ RDTCMT, RDTMBM), RDTL3CA (+ RDTL3CA_NUM_CLOSID:
+ * <sysfs>/fs/resctrl/info/L3/num_closids minus one, decimal, when readable and
+ * > 0), RDTL2CA, RDTMBA. Always made; empty when src is NULL (not x86).
+ */
+int hostfeat_cpu_rdt(const char *sysfs, const struct cpu_x86 *src, struct feat_set *fs,
+		     struct log_err *err);
+
+/*
+ * cpu.sst (source/cpu/power_amd64.go): bf.enabled = "true" when some
+ * <sysfs>/bus/cpu/devices/<cpu>/cpufreq/base_frequency / 1000 exceeds cpuid
+ * leaf 0x16's nominal base frequency (EAX, MHz); nothing else. Always made;
+ * empty when src is NULL.
+ */
+int hostfeat_cpu_sst(const char *sysfs, const struct cpu_x86 *src, struct feat_set *fs,
+		     struct log_err *err);
+
+/*
+ * cpu.coprocessor (source/cpu/coprocessor_ppc64le.go): nx_gzip = "true" when
+ * <sysfs>/devices/vio/ibm,compression-v1/nx_gzip_caps exists, on ppc64le only.
+ * Always made (empty elsewhere, as NFD's stub).
+ */
+int hostfeat_cpu_coprocessor(const char *sysfs, bool ppc64le, struct feat_set *fs,
+			     struct log_err *err);
 
 /*
  * system.name (source/system/system.go): nodename = nodename ("" when NULL),

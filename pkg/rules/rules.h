@@ -97,6 +97,7 @@ int rules_eval(const struct rules *r, const struct feat_set *fs, struct label_se
  * "kernel.version", "kernel.config", "cpu.cpuid", "cpu.model",
  * "system.osrelease", "usb.device", any "dt.*" feature (the devicetree
  * source), "rule.matched", and pkg/hostfeat's "cpu.security", "cpu.topology",
+ * "cpu.cstate", "cpu.pstate", "cpu.rdt", "cpu.sst", "cpu.coprocessor",
  * "system.name", "system.dmiid", "kernel.selinux", "kernel.kvm", "memory.numa",
  * "memory.swap", "memory.nv", "memory.hugepages", "network.device",
  * "network.virtual", "storage.block". It only decides whether a rule that

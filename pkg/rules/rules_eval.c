@@ -475,6 +475,11 @@ bool rules_feature_supported(const char *feature)
 	    /* pkg/hostfeat (issue 20) */
 	    "cpu.security",
 	    "cpu.topology",
+	    "cpu.cstate",
+	    "cpu.pstate",
+	    "cpu.rdt",
+	    "cpu.sst",
+	    "cpu.coprocessor",
 	    "system.name",
 	    "system.dmiid",
 	    "kernel.selinux",

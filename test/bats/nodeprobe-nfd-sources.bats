@@ -184,11 +184,119 @@ example.com/name.nodename=worker-1" ]
   rule pci pci.device
   run np -vv -r "$T/pci.yaml"
   [ "$status" -eq 0 ]
-  for s in cpusecurity cputopology system memory storage network ksys; do
+  for s in cpusecurity cputopology system memory storage network ksys cpucstate cpupstate cpurdt \
+    cpusst cpucoprocessor; do
     grep -q "source $s: skipped" <<<"$output" || { echo "$s ran" >&2; return 1; }
   done
   rule mem memory.numa
   run np -vv -r "$T/mem.yaml"
   ! grep -q "source memory: skipped" <<<"$output"
   grep -q "source network: skipped" <<<"$output"
+}
+
+@test "cpu.cstate/pstate/rdt/sst/coprocessor exist on the x86 machine's capture, empty as in NFD" {
+  # that machine: cpuidle driver "none", no intel_pstate, an empty cpufreq/, no RDT bits in
+  # cpuid leaf 7, no cpufreq/base_frequency: NFD makes each feature with no element
+  for f in cstate pstate rdt sst coprocessor; do rule $f cpu.$f; done
+  run np --sysfs "$FIX/host/firecracker-x86/sys" --cpuid "$FIX/host/firecracker-x86/cpuid.txt" \
+    -r "$T/cstate.yaml" -r "$T/pstate.yaml" -r "$T/rdt.yaml" -r "$T/sst.yaml" -r "$T/coprocessor.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "example.com/coprocessor=true
+example.com/cstate=true
+example.com/pstate=true
+example.com/rdt=true
+example.com/sst=true" ]
+  dump cpu.cstate cpu.pstate cpu.rdt cpu.sst cpu.coprocessor
+  run np --sysfs "$FIX/host/firecracker-x86/sys" --cpuid "$FIX/host/firecracker-x86/cpuid.txt" \
+    -r "$T/dump.yaml"
+  [ "$status" -eq 0 ]
+  [ -z "$output" ]
+  # no <sysfs>/devices/system/cpu: cstate_amd64.go's error, so no cpu.cstate; the rest stay
+  run np --cpuid "$FIX/host/firecracker-x86/cpuid.txt" -r "$T/cstate.yaml" -r "$T/pstate.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "example.com/pstate=true" ]
+}
+
+@test "cpu.cstate and cpu.pstate: intel_idle and intel_pstate as NFD's cstate/pstate_amd64.go" {
+  c="$T/sys/devices/system/cpu"
+  mkdir -p "$c/cpuidle" "$c/intel_pstate" "$c/cpufreq/policy0" "$c/cpufreq/policy1" \
+    "$c/cpufreq/policy2" "$T/sys/module/intel_idle/parameters"
+  printf 'intel_idle\n' > "$c/cpuidle/current_driver"
+  printf '9\n' > "$T/sys/module/intel_idle/parameters/max_cstate"
+  printf 'active\n' > "$c/intel_pstate/status"
+  printf '0\n' > "$c/intel_pstate/no_turbo"
+  printf '1\n' > "$c/cpufreq/boost"
+  printf '0\n' > "$c/cpufreq/policy0/affected_cpus"
+  printf 'performance\n' > "$c/cpufreq/policy0/scaling_governor"
+  printf '1\n' > "$c/cpufreq/policy1/affected_cpus"
+  printf 'performance\n' > "$c/cpufreq/policy1/scaling_governor"
+  printf '\n' > "$c/cpufreq/policy2/affected_cpus" # no cpus: its governor is not compared
+  printf 'powersave\n' > "$c/cpufreq/policy2/scaling_governor"
+  dump cpu.cstate cpu.pstate
+  run np -r "$T/dump.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "example.com/cstate.enabled=true
+example.com/pstate.scaling_governor=performance
+example.com/pstate.status=active
+example.com/pstate.turbo=true" ]
+  printf '0\n' > "$T/sys/module/intel_idle/parameters/max_cstate"
+  printf '2\n' > "$c/cpufreq/policy2/affected_cpus" # now two governors differ: none reported
+  printf '1\n' > "$c/intel_pstate/no_turbo"
+  run np -r "$T/dump.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "example.com/cstate.enabled=false
+example.com/pstate.status=active
+example.com/pstate.turbo=false" ]
+  # passive: no governor looked at; a max_cstate Go's Atoi refuses: no cpu.cstate at all
+  printf 'passive\n' > "$c/intel_pstate/status"
+  printf '0\n' > "$c/cpufreq/policy2/affected_cpus"
+  printf ' 1x\n' > "$T/sys/module/intel_idle/parameters/max_cstate"
+  rule cstate cpu.cstate
+  run np -r "$T/dump.yaml" -r "$T/cstate.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "example.com/pstate.status=passive
+example.com/pstate.turbo=false" ]
+  # status "off", another idle driver: both features exist and are empty
+  printf 'off\n' > "$c/intel_pstate/status"
+  printf 'acpi_idle\n' > "$c/cpuidle/current_driver"
+  run np -r "$T/dump.yaml" -r "$T/cstate.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "example.com/cstate=true" ]
+}
+
+@test "cpu.rdt and cpu.sst from cpuid leaves 7, 0xf, 0x10, 0x16 and sysfs, as NFD" {
+  # the x86 machine's dump with RDT-M and RDT-A (leaf 7 EBX bits 12, 15), L3 monitoring with
+  # occupancy and both bandwidths (0xf), L3 CAT and MBA (0x10 EBX bits 1, 3), and a 2300 MHz
+  # nominal base frequency (0x16 EAX): a test input made from the real dump
+  sed -e '/^   0x00000007 0x00:/s/ebx=0xf1bf2ffb/ebx=0xf1bfbffb/' \
+    -e '/^   0x0000000f /d' -e '/^   0x00000010 /d' -e '/^   0x00000016 /d' \
+    "$FIX/host/firecracker-x86/cpuid.txt" > "$T/cpuid.txt"
+  grep -q 'ebx=0xf1bfbffb' "$T/cpuid.txt"
+  printf '   0x%08x 0x%02x: eax=0x%08x ebx=0x%08x ecx=0x00000000 edx=0x%08x\n' \
+    0xf 0 0 0 2 0xf 1 0 0 7 0x10 0 0 0xa 0 0x16 0 0x8fc 0 0 >> "$T/cpuid.txt"
+  mkdir -p "$T/sys/fs/resctrl/info/L3" "$T/sys/bus/cpu/devices/cpu0/cpufreq" \
+    "$T/sys/bus/cpu/devices/cpu1/cpufreq" "$T/sys/bus/cpu/devices/cpu2"
+  printf '16\n' > "$T/sys/fs/resctrl/info/L3/num_closids"
+  printf '2300000\n' > "$T/sys/bus/cpu/devices/cpu0/cpufreq/base_frequency"
+  printf '2700000\n' > "$T/sys/bus/cpu/devices/cpu1/cpufreq/base_frequency"
+  dump cpu.rdt cpu.sst
+  run np --cpuid "$T/cpuid.txt" -r "$T/dump.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "example.com/rdt.RDTCMT=true
+example.com/rdt.RDTL3CA=true
+example.com/rdt.RDTL3CA_NUM_CLOSID=15
+example.com/rdt.RDTMBA=true
+example.com/rdt.RDTMBM=true
+example.com/rdt.RDTMON=true
+example.com/sst.bf.enabled=true" ]
+  # 2300999 kHz / 1000 is not above 2300 MHz; no resctrl: no RDTL3CA_NUM_CLOSID
+  printf '2300999\n' > "$T/sys/bus/cpu/devices/cpu1/cpufreq/base_frequency"
+  rm -rf "$T/sys/fs"
+  run np --cpuid "$T/cpuid.txt" -r "$T/dump.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "example.com/rdt.RDTCMT=true
+example.com/rdt.RDTL3CA=true
+example.com/rdt.RDTMBA=true
+example.com/rdt.RDTMBM=true
+example.com/rdt.RDTMON=true" ]
 }
