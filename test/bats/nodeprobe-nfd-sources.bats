@@ -7,18 +7,11 @@
 load helpers
 
 setup() {
-  T=$(mktemp -d)
-  mkdir -p "$T/proc" "$T/modules" "$T/fd" "$T/sys/bus"
+  np_scratch
 }
 
 teardown() {
   rm -rf "$T"
-}
-
-# np ARGS...: dry run, no built-in rules, an empty sysfs and proc unless ARGS say otherwise.
-np() {
-  "$BUILD/nodeprobe" --sysfs "$T/sys" --proc "$T/proc" --modules-dir "$T/modules" \
-    --features-dir "$T/fd" --no-builtin-rules --dry-run "$@"
 }
 
 # rule NAME FEATURE: a rule file labelling example.com/NAME=true when FEATURE exists (a bare term)
@@ -32,11 +25,11 @@ rule() {
 @test "usb.device exists without USB, pci.device with an empty bus/pci/devices (NFD)" {
   rule usb usb.device
   rule pci pci.device
-  run np -r "$T/usb.yaml" -r "$T/pci.yaml"
+  run np_dry -r "$T/usb.yaml" -r "$T/pci.yaml"
   [ "$status" -eq 0 ]
   [ "$output" = "example.com/usb=true" ]
   mkdir -p "$T/sys/bus/pci/devices" "$T/sys/bus/usb/devices"
-  run np -r "$T/usb.yaml" -r "$T/pci.yaml"
+  run np_dry -r "$T/usb.yaml" -r "$T/pci.yaml"
   [ "$status" -eq 0 ]
   [ "$output" = $'example.com/pci=true\nexample.com/usb=true' ]
 }
@@ -58,7 +51,7 @@ dump() {
 
 @test "cpu.topology, memory.*, kernel.selinux/kvm from the x86 machine's capture (NFD's formats)" {
   dump cpu.topology memory.numa memory.swap memory.hugepages kernel.selinux kernel.kvm
-  run np --sysfs "$FIX/host/firecracker-x86/sys" --proc "$FIX/host/firecracker-x86/proc" -r "$T/dump.yaml"
+  run np_dry --sysfs "$FIX/host/firecracker-x86/sys" --proc "$FIX/host/firecracker-x86/proc" -r "$T/dump.yaml"
   [ "$status" -eq 0 ]
   [ "$output" = "example.com/hugepages.enabled=false
 example.com/hugepages.hugepages-1Gi=0
@@ -97,7 +90,7 @@ spec:
         - feature: storage.block
           matchExpressions: {rotational: {op: In, value: ["1"]}}
 Y
-  run np --sysfs "$FIX/host/firecracker-x86/sys" -r "$T/r.yaml"
+  run np_dry --sysfs "$FIX/host/firecracker-x86/sys" -r "$T/r.yaml"
   [ "$status" -eq 0 ]
   [ "$output" = "example.com/dev.eth0=up.-1
 example.com/disk.vda=none
@@ -121,7 +114,7 @@ example.com/virt.lo=unknown" ]
   printf 'N\n' > "$T/sys/module/kvm_amd/parameters/sev_snp"
   printf 'sev 509\nsev_es 10\ntdx 63\n' > "$T/sys/fs/cgroup/misc.capacity"
   dump cpu.security
-  run np --cpuid "$T/cpuid.txt" -r "$T/dump.yaml"
+  run np_dry --cpuid "$T/cpuid.txt" -r "$T/dump.yaml"
   [ "$status" -eq 0 ]
   [ "$output" = "example.com/security.sev.asids=509
 example.com/security.sev.enabled=true
@@ -151,12 +144,12 @@ spec:
           matchExpressions:
             sgx.enabled: {op: IsTrue}
 Y
-  run np --cpuid "$T/cpuid.txt" -r "$T/sgx.yaml"
+  run np_dry --cpuid "$T/cpuid.txt" -r "$T/sgx.yaml"
   [ "$status" -eq 0 ]
   [ "$output" = $'example.com/epc=106954752\nintel.feature.node.kubernetes.io/sgx=true' ]
   # the real dump (no SGX) and no kvm parameters: cpu.security exists, empty
   rm -rf "$T/sys/module" "$T/sys/fs"
-  run np --cpuid "$FIX/host/firecracker-x86/cpuid.txt" -r "$T/dump.yaml" -r "$T/sgx.yaml"
+  run np_dry --cpuid "$FIX/host/firecracker-x86/cpuid.txt" -r "$T/dump.yaml" -r "$T/sgx.yaml"
   [ "$status" -eq 0 ]
   [ -z "$output" ]
 }
@@ -167,7 +160,7 @@ Y
   printf 'Standard_PC_Q35\n' > "$T/sys/devices/virtual/dmi/id/product_name"
   printf '  1\n' > "$T/sys/devices/virtual/dmi/id/chassis_type"
   dump system.name system.dmiid
-  NODE_NAME=worker-1 run np -r "$T/dump.yaml"
+  NODE_NAME=worker-1 run np_dry -r "$T/dump.yaml"
   [ "$status" -eq 0 ]
   [ "$output" = "example.com/dmiid.chassis_type=1
 example.com/dmiid.product_name=Standard_PC_Q35
@@ -175,21 +168,21 @@ example.com/dmiid.sys_vendor=QEMU
 example.com/name.nodename=worker-1" ]
   rm -rf "$T/sys/devices"
   rule dmi system.dmiid
-  NODE_NAME=worker-1 run np -r "$T/dmi.yaml"
+  NODE_NAME=worker-1 run np_dry -r "$T/dmi.yaml"
   [ "$status" -eq 0 ]
   [ -z "$output" ]
 }
 
 @test "the new sources run only when a rule reads them" {
   rule pci pci.device
-  run np -vv -r "$T/pci.yaml"
+  run np_dry -vv -r "$T/pci.yaml"
   [ "$status" -eq 0 ]
   for s in cpusecurity cputopology system memory storage network ksys cpucstate cpupstate cpurdt \
     cpusst cpucoprocessor; do
     grep -q "source $s: skipped" <<<"$output" || { echo "$s ran" >&2; return 1; }
   done
   rule mem memory.numa
-  run np -vv -r "$T/mem.yaml"
+  run np_dry -vv -r "$T/mem.yaml"
   ! grep -q "source memory: skipped" <<<"$output"
   grep -q "source network: skipped" <<<"$output"
 }
@@ -198,7 +191,7 @@ example.com/name.nodename=worker-1" ]
   # that machine: cpuidle driver "none", no intel_pstate, an empty cpufreq/, no RDT bits in
   # cpuid leaf 7, no cpufreq/base_frequency: NFD makes each feature with no element
   for f in cstate pstate rdt sst coprocessor; do rule $f cpu.$f; done
-  run np --sysfs "$FIX/host/firecracker-x86/sys" --cpuid "$FIX/host/firecracker-x86/cpuid.txt" \
+  run np_dry --sysfs "$FIX/host/firecracker-x86/sys" --cpuid "$FIX/host/firecracker-x86/cpuid.txt" \
     -r "$T/cstate.yaml" -r "$T/pstate.yaml" -r "$T/rdt.yaml" -r "$T/sst.yaml" -r "$T/coprocessor.yaml"
   [ "$status" -eq 0 ]
   [ "$output" = "example.com/coprocessor=true
@@ -207,12 +200,12 @@ example.com/pstate=true
 example.com/rdt=true
 example.com/sst=true" ]
   dump cpu.cstate cpu.pstate cpu.rdt cpu.sst cpu.coprocessor
-  run np --sysfs "$FIX/host/firecracker-x86/sys" --cpuid "$FIX/host/firecracker-x86/cpuid.txt" \
+  run np_dry --sysfs "$FIX/host/firecracker-x86/sys" --cpuid "$FIX/host/firecracker-x86/cpuid.txt" \
     -r "$T/dump.yaml"
   [ "$status" -eq 0 ]
   [ -z "$output" ]
   # no <sysfs>/devices/system/cpu: cstate_amd64.go's error, so no cpu.cstate; the rest stay
-  run np --cpuid "$FIX/host/firecracker-x86/cpuid.txt" -r "$T/cstate.yaml" -r "$T/pstate.yaml"
+  run np_dry --cpuid "$FIX/host/firecracker-x86/cpuid.txt" -r "$T/cstate.yaml" -r "$T/pstate.yaml"
   [ "$status" -eq 0 ]
   [ "$output" = "example.com/pstate=true" ]
 }
@@ -233,7 +226,7 @@ example.com/sst=true" ]
   printf '\n' > "$c/cpufreq/policy2/affected_cpus" # no cpus: its governor is not compared
   printf 'powersave\n' > "$c/cpufreq/policy2/scaling_governor"
   dump cpu.cstate cpu.pstate
-  run np -r "$T/dump.yaml"
+  run np_dry -r "$T/dump.yaml"
   [ "$status" -eq 0 ]
   [ "$output" = "example.com/cstate.enabled=true
 example.com/pstate.scaling_governor=performance
@@ -242,7 +235,7 @@ example.com/pstate.turbo=true" ]
   printf '0\n' > "$T/sys/module/intel_idle/parameters/max_cstate"
   printf '2\n' > "$c/cpufreq/policy2/affected_cpus" # now two governors differ: none reported
   printf '1\n' > "$c/intel_pstate/no_turbo"
-  run np -r "$T/dump.yaml"
+  run np_dry -r "$T/dump.yaml"
   [ "$status" -eq 0 ]
   [ "$output" = "example.com/cstate.enabled=false
 example.com/pstate.status=active
@@ -252,14 +245,14 @@ example.com/pstate.turbo=false" ]
   printf '0\n' > "$c/cpufreq/policy2/affected_cpus"
   printf ' 1x\n' > "$T/sys/module/intel_idle/parameters/max_cstate"
   rule cstate cpu.cstate
-  run np -r "$T/dump.yaml" -r "$T/cstate.yaml"
+  run np_dry -r "$T/dump.yaml" -r "$T/cstate.yaml"
   [ "$status" -eq 0 ]
   [ "$output" = "example.com/pstate.status=passive
 example.com/pstate.turbo=false" ]
   # status "off", another idle driver: both features exist and are empty
   printf 'off\n' > "$c/intel_pstate/status"
   printf 'acpi_idle\n' > "$c/cpuidle/current_driver"
-  run np -r "$T/dump.yaml" -r "$T/cstate.yaml"
+  run np_dry -r "$T/dump.yaml" -r "$T/cstate.yaml"
   [ "$status" -eq 0 ]
   [ "$output" = "example.com/cstate=true" ]
 }
@@ -280,7 +273,7 @@ example.com/pstate.turbo=false" ]
   printf '2300000\n' > "$T/sys/bus/cpu/devices/cpu0/cpufreq/base_frequency"
   printf '2700000\n' > "$T/sys/bus/cpu/devices/cpu1/cpufreq/base_frequency"
   dump cpu.rdt cpu.sst
-  run np --cpuid "$T/cpuid.txt" -r "$T/dump.yaml"
+  run np_dry --cpuid "$T/cpuid.txt" -r "$T/dump.yaml"
   [ "$status" -eq 0 ]
   [ "$output" = "example.com/rdt.RDTCMT=true
 example.com/rdt.RDTL3CA=true
@@ -292,7 +285,7 @@ example.com/sst.bf.enabled=true" ]
   # 2300999 kHz / 1000 is not above 2300 MHz; no resctrl: no RDTL3CA_NUM_CLOSID
   printf '2300999\n' > "$T/sys/bus/cpu/devices/cpu1/cpufreq/base_frequency"
   rm -rf "$T/sys/fs"
-  run np --cpuid "$T/cpuid.txt" -r "$T/dump.yaml"
+  run np_dry --cpuid "$T/cpuid.txt" -r "$T/dump.yaml"
   [ "$status" -eq 0 ]
   [ "$output" = "example.com/rdt.RDTCMT=true
 example.com/rdt.RDTL3CA=true

@@ -5,6 +5,7 @@
 # default run (built-in rules), and with every source enabled: a rule reading each feature
 # (kernel.version/config from a real config.gz, cpu.* from this CPU's cpuid, os-release, a
 # USB bus beside the PCI bus, the x86 machine's sysfs capture for cpu.security/topology,
+# cpu.cstate/pstate/rdt/sst/coprocessor,
 # system, memory, network, storage and kernel.selinux). Also against the previous build: the tree of NP_BENCH_PREV
 # (default HEAD~1; "none" to leave it out), built in a scratch directory (git archive, so the
 # repository is not touched), timed in the same hyperfine run on the same command.
@@ -40,6 +41,11 @@ spec:
         - feature: cpu.security
         - feature: cpu.topology
           matchName: {op: Exists}
+        - feature: cpu.cstate
+        - feature: cpu.pstate
+        - feature: cpu.rdt
+        - feature: cpu.sst
+        - feature: cpu.coprocessor
         - feature: system.name
         - feature: system.dmiid
         - feature: kernel.selinux
@@ -85,6 +91,7 @@ for m in "${machines[@]}"; do
     else
       np="$BUILD/nodeprobe --sysfs $all --proc $tmp/allproc --boot $tmp/allproc --modules-dir $tmp/modules --features-dir $tmp/fd --os-release test/fixtures/os-release/talos-v1.9.5 -r $tmp/all.yaml"
       $np --dry-run | grep -q '^bench.example.com/all=true$' || { echo "bench: every-source rule did not match"; exit 1; }
+      $np --dry-run | grep -q '^bench.example.com/hostfeat=true$' || { echo "bench: hostfeat rule did not match"; exit 1; }
     fi
     cmds=("$ls" "$np")
     npp=${np/#"$BUILD"\/nodeprobe/$prev}
