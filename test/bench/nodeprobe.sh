@@ -47,7 +47,6 @@ spec:
         - feature: cpu.sst
         - feature: cpu.coprocessor
         - feature: system.name
-        - feature: system.dmiid
         - feature: kernel.selinux
         - feature: memory.numa
           matchName: {op: Exists}
@@ -55,6 +54,11 @@ spec:
           matchExpressions: {name: {op: Exists}}
         - feature: storage.block
           matchExpressions: {name: {op: Exists}}
+    # read (so scanned) but absent on that machine: a Firecracker VM has no DMI tables
+    - name: dmiid
+      labels: {bench.example.com/dmiid: "true"}
+      matchFeatures:
+        - feature: system.dmiid
 Y
 
 # The previous build: same flags, its own tree; a revision without some flag the command uses
