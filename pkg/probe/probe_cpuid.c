@@ -5,11 +5,19 @@
 #include <errno.h>
 #include <string.h>
 
+#include "cpu/cpu.h"
 #include "log/log.h"
 #include "probe/probe.h"
 #include "strbuf/strbuf.h"
 
-int probe_cpuid_get(const struct probe_ctx *ctx, struct probe_cpuid *pc, struct log_err *err)
+/* One source's view of cpuid: use is &src, or NULL off x86 (no instruction, no dump). */
+struct probe_cpuid {
+	struct cpu_x86 src;
+	const struct cpu_x86 *use;
+	bool dump; /* src holds a dump: free it */
+};
+
+static int probe_cpuid_get(const struct probe_ctx *ctx, struct probe_cpuid *pc, struct log_err *err)
 {
 	struct strbuf sb = STRBUF_INIT(CPU_DUMP_MAX);
 	int r = 0;
@@ -35,10 +43,21 @@ int probe_cpuid_get(const struct probe_ctx *ctx, struct probe_cpuid *pc, struct 
 	return r;
 }
 
-void probe_cpuid_free(struct probe_cpuid *pc)
+static void probe_cpuid_free(struct probe_cpuid *pc)
 {
 	if (pc->dump)
 		cpu_x86_dump_free(&pc->src);
 	pc->dump = false;
 	pc->use = NULL;
+}
+
+int probe_cpuid_scan(struct probe_ctx *ctx, probe_cpuid_fn fn, struct log_err *err)
+{
+	struct probe_cpuid pc;
+	int r = probe_cpuid_get(ctx, &pc, err);
+
+	if (r == 0)
+		r = fn(ctx->opts->sysfs, pc.use, ctx->features, err);
+	probe_cpuid_free(&pc);
+	return r;
 }

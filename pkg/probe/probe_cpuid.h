@@ -5,25 +5,21 @@
 
 #include <stdbool.h>
 
-#include "cpu/cpu.h"
-
+struct cpu_x86;
+struct feat_set;
 struct log_err;
 struct probe_ctx;
 
-/* One source's view of cpuid: use is &src, or NULL off x86 (no instruction, no dump). */
-struct probe_cpuid {
-	struct cpu_x86 src;
-	const struct cpu_x86 *use;
-	bool dump; /* src holds a dump: free it */
-};
+/* A pkg/hostfeat reader of sysfs and cpuid (src NULL off x86). */
+typedef int (*probe_cpuid_fn)(const char *sysfs, const struct cpu_x86 *src, struct feat_set *fs,
+			      struct log_err *err);
 
 /*
- * Fill pc from --cpuid (the dump, checked again: -EINVAL with err naming the
- * file when it is not a dump, -ENOMEM) or the instruction. Returns 0 or <0;
- * release with probe_cpuid_free in both cases.
+ * A cpuid source's scan: fn on ctx's sysfs and features, with cpuid from --cpuid
+ * (the dump, checked again: -EINVAL with err naming the file when it is not
+ * one, -ENOMEM) or the instruction (src NULL off x86). Returns 0 or <0.
  */
-int probe_cpuid_get(const struct probe_ctx *ctx, struct probe_cpuid *pc, struct log_err *err);
-void probe_cpuid_free(struct probe_cpuid *pc);
+int probe_cpuid_scan(struct probe_ctx *ctx, probe_cpuid_fn fn, struct log_err *err);
 
 /* Whether this build is for NFD's amd64 / ppc64le (the arch-only parts of its cpu source). */
 #if defined(__x86_64__)

@@ -6,13 +6,7 @@
 
 static int cpusecurity_scan(struct probe_ctx *ctx, struct log_err *err)
 {
-	struct probe_cpuid pc;
-	int r = probe_cpuid_get(ctx, &pc, err);
-
-	if (r == 0)
-		r = hostfeat_cpu_security(ctx->opts->sysfs, pc.use, ctx->features, err);
-	probe_cpuid_free(&pc);
-	return r;
+	return probe_cpuid_scan(ctx, hostfeat_cpu_security, err);
 }
 
 const struct probe_source probe_source_cpusecurity = {
