@@ -183,6 +183,43 @@ static int read_driver(const char *path, char *out, size_t size, struct log_err 
 	return 0;
 }
 
+/*
+ * An optional attribute read as NFD's readSinglePciAttribute (source/pci/utils.go): one leading
+ * "0x" removed, then surrounding white space (Go's strings.TrimSpace). A file that is not there
+ * (or a parent that is no directory: a copied tree's link stored as a file) is 0, one that
+ * was read 1, else -errno with err naming the path.
+ */
+static int read_optional(const char *dir, const char *name, char *out, size_t size,
+			 struct log_err *err)
+{
+	char path[4096 + 64], buf[64];
+	const char *s = buf;
+	size_t n;
+	int r;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	r = read_attr(path, buf, sizeof(buf));
+	if (r == -ENOENT || r == -ENOTDIR)
+		return 0;
+	if (r == -EFBIG)
+		return log_err_set(err, r, "%s: longer than %zu bytes", path, sizeof(buf) - 2);
+	if (r < 0)
+		return log_err_set(err, r, "%s: %s", path, read_error(r));
+	if (s[0] == '0' && s[1] == 'x')
+		s += 2;
+	while (isspace((unsigned char)*s))
+		s++;
+	n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	if (n >= size)
+		n = size - 1;
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return 1;
+}
+
 /* Fill d from dir (the device's sysfs directory). 1 ok, 0 skip, <0 error. */
 static int read_device(const char *dir, struct pciscan_dev *d, struct log_err *err)
 {
@@ -211,6 +248,16 @@ static int read_device(const char *dir, struct pciscan_dev *d, struct log_err *e
 		return log_err_set(err, -EINVAL, "%s: not a decimal number", path);
 	if (r < 0 && r != -ENOENT)
 		return log_err_set(err, r, "%s: %s", path, read_error(r));
+	r = read_optional(dir, "iommu_group/type", d->iommu_group_type, sizeof(d->iommu_group_type),
+			  err);
+	if (r < 0)
+		return r;
+	d->has_iommu_group_type = r > 0;
+	r = read_optional(dir, "iommu/intel-iommu/version", d->intel_iommu_version,
+			  sizeof(d->intel_iommu_version), err);
+	if (r < 0)
+		return r;
+	d->has_intel_iommu_version = r > 0;
 	snprintf(path, sizeof(path), "%s/driver", dir);
 	return read_driver(path, d->driver, sizeof(d->driver), err) < 0 ? -EINVAL : 1;
 }
@@ -280,6 +327,7 @@ int pciscan_scan(const char *bus_pci, struct pciscan_list *out, struct log_err *
 
 	out->dev = NULL;
 	out->n = 0;
+	out->bus = false;
 	snprintf(devdir, sizeof(devdir), "%s/devices", bus_pci);
 	if (access(devdir, F_OK) < 0 && errno == ENOENT) {
 		log_info("%s: no PCI bus", devdir);
@@ -330,6 +378,7 @@ int pciscan_scan(const char *bus_pci, struct pciscan_list *out, struct log_err *
 	}
 	if (l.n)
 		qsort(l.dev, l.n, sizeof(*l.dev), dev_cmp);
+	l.bus = true;
 	*out = l;
 	l.dev = NULL;
 	r = (int)out->n;
@@ -352,6 +401,8 @@ int pciscan_add_features(const struct pciscan_list *l, struct feat_set *fs)
 {
 	size_t i;
 
+	if (l->bus && feat_declare(fs, "pci.device", FEAT_INSTANCES) < 0)
+		return -ENOMEM;
 	for (i = 0; i < l->n; i++) {
 		const struct pciscan_dev *d = &l->dev[i];
 		struct feat *f = feat_instance_add(fs, "pci.device");
@@ -368,6 +419,13 @@ int pciscan_add_features(const struct pciscan_list *l, struct feat_set *fs)
 			return -ENOMEM;
 		if (d->sriov_totalvfs[0] &&
 		    feat_instance_set(f, "sriov_totalvfs", d->sriov_totalvfs) < 0)
+			return -ENOMEM;
+		/* kept when the file was there, even empty (as NFD) */
+		if (d->has_iommu_group_type &&
+		    feat_instance_set(f, "iommu_group/type", d->iommu_group_type) < 0)
+			return -ENOMEM;
+		if (d->has_intel_iommu_version &&
+		    feat_instance_set(f, "iommu/intel-iommu/version", d->intel_iommu_version) < 0)
 			return -ENOMEM;
 	}
 	return 0;

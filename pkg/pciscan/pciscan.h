@@ -10,6 +10,7 @@
  * would otherwise shadow.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct feat_set;
@@ -28,12 +29,19 @@ struct pciscan_dev {
 	char subsystem_device[5]; /* "3024" */
 	char driver[64];	  /* bound driver ("i915"), "" when unbound */
 	char sriov_totalvfs[11];  /* decimal, "" when the device has no SR-IOV */
+	/* NFD's optional "iommu_group/type" and "iommu/intel-iommu/version" (v0.12-v0.19): the
+	 * file's text less one leading "0x", trimmed; "" when absent */
+	char iommu_group_type[64];    /* "identity", "DMA-FQ", ... */
+	char intel_iommu_version[64]; /* "1:0" */
+	bool has_iommu_group_type;    /* the file was there (its value may be "") */
+	bool has_intel_iommu_version; /* likewise */
 };
 
 /* The devices of one scan, sorted by address. Free with pciscan_list_free(). */
 struct pciscan_list {
 	struct pciscan_dev *dev; /* owned array */
 	size_t n;		 /* number of devices */
+	bool bus;		 /* devices/ was read (NFD then has pci.device, maybe empty) */
 };
 
 /*
@@ -57,9 +65,11 @@ int pciscan_scan(const char *bus_pci, struct pciscan_list *out, struct log_err *
 void pciscan_list_free(struct pciscan_list *l);
 
 /*
- * Add one instance of feature "pci.device" per device to fs, with attributes
- * vendor, device, class, subsystem_vendor, subsystem_device, and driver and
- * sriov_totalvfs when known. Returns 0 or -ENOMEM.
+ * Add one instance of feature "pci.device" per device to fs (the feature exists,
+ * maybe empty, whenever the scan read devices/, as NFD's), with attributes
+ * vendor, device, class, subsystem_vendor, subsystem_device, and driver,
+ * sriov_totalvfs, iommu_group/type and iommu/intel-iommu/version when known.
+ * Returns 0 or -ENOMEM.
  */
 int pciscan_add_features(const struct pciscan_list *l, struct feat_set *fs);
 

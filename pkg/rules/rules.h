@@ -46,9 +46,11 @@ struct yaml_document_s; /* libyaml's yaml_document_t */
  * adds. Labels that are invalid, or in a kubernetes.io namespace NFD denies,
  * are skipped with a warning naming the rule and label.
  *
- * Skipped with a warning naming file and rule: a rule on a feature that no
- * source makes (rules_feature_supported()) and the scan does not hold. annotations,
- * extendedResources and taints are checked, then ignored with a warning (a features.d file holds
+ * A term on a feature the scan does not hold is "no match", as NFD's "feature
+ * not available" (a matchAny branch on it fails alone); when the rule then
+ * gives nothing and no source makes that feature (rules_feature_supported()),
+ * a warning names it. annotations, extendedResources and
+ * taints are checked, then ignored with a warning (a features.d file holds
  * labels only). Documents of another apiVersion/kind are skipped with a
  * warning. A malformed file (YAML syntax, or anything the CRD schema
  * refuses) is an error "file:line:column: what".
@@ -95,7 +97,12 @@ int rules_eval(const struct rules *r, const struct feat_set *fs, struct label_se
  * "pci.device", "kernel.loadedmodule", "kernel.enabledmodule",
  * "kernel.version", "kernel.config", "cpu.cpuid", "cpu.model",
  * "system.osrelease", "usb.device", any "dt.*" feature (the devicetree
- * source), and "rule.matched". A feature the scan holds is evaluated
+ * source), "rule.matched", and pkg/hostfeat's "cpu.security", "cpu.topology",
+ * "cpu.cstate", "cpu.pstate", "cpu.rdt", "cpu.sst", "cpu.coprocessor",
+ * "system.name", "system.dmiid", "kernel.selinux", "kernel.kvm", "memory.numa",
+ * "memory.swap", "memory.nv", "memory.hugepages", "network.device",
+ * "network.virtual", "storage.block". It only decides whether a rule that
+ * does not match is warned about: a feature the scan lacks is "no match"
  * whatever its name.
  */
 bool rules_feature_supported(const char *feature);

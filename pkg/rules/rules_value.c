@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "goconv/goconv.h"
 #include "rules/rules_internal.h"
 
 /*
@@ -38,13 +39,7 @@ void *rules_grow(void *arr_p, size_t *n, size_t sz)
 /* Go's strconv.Atoi: optional sign, decimal digits, no spaces. */
 bool rules_atoi_go(const char *s, long long *out)
 {
-	char *end;
-
-	if (!*s || (!isdigit((unsigned char)*s) && *s != '-' && *s != '+'))
-		return false;
-	errno = 0;
-	*out = strtoll(s, &end, 10);
-	return !errno && !*end && end != s && isdigit((unsigned char)end[-1]);
+	return goconv_atoi(s, out);
 }
 
 /* One dot-separated identifier of a pre-release or build part: [0-9A-Za-z-]+. */

@@ -348,3 +348,50 @@ TEST(pciscan_bad_entry_name_no_leak)
 		pciscan_list_free(&l);
 	}
 }
+
+/*
+ * NFD's optional iommu_group/type and iommu/intel-iommu/version (source/pci/utils.go, v0.12-v0.19)
+ * through the kernel's links: the text less "0x", trimmed; absent without the file (issue 20).
+ */
+TEST(pciscan_iommu_attributes)
+{
+	char root[64], p[600], link[600];
+	struct pciscan_list l;
+	struct log_err err = {0};
+	struct feat_set *fs = feat_set_new();
+	const struct feat *f, *in;
+	const char *dir;
+
+	snprintf(root, sizeof(root), "%s", harness_tmpdir());
+	snprintf(p, sizeof(p), "%s/kernel/iommu_groups/7", root);
+	REQUIRE(mkdir_p(p) == 0);
+	harness_put_str(p, "type", "DMA-FQ\n");
+	snprintf(p, sizeof(p), "%s/devices/virtual/iommu/dmar0/intel-iommu", root);
+	REQUIRE(mkdir_p(p) == 0);
+	harness_put_str(p, "version", "1:0\n");
+	dir = mkdev(root, "0000:00:02.0");
+	good_dev(dir);
+	snprintf(link, sizeof(link), "%s/iommu_group", dir);
+	REQUIRE(symlink("../../../../kernel/iommu_groups/7", link) == 0);
+	snprintf(link, sizeof(link), "%s/iommu", dir);
+	REQUIRE(symlink("../../../../devices/virtual/iommu/dmar0", link) == 0);
+	dir = mkdev(root, "0000:00:03.0"); /* no IOMMU */
+	good_dev(dir);
+	dir = mkdev(root, "0000:00:04.0"); /* a copied tree: the link stored as a file */
+	good_dev(dir);
+	harness_put_str(dir, "iommu_group", "../../../../kernel/iommu_groups/7");
+	REQUIRE_INT(scan_root(root, &l, &err), 3);
+	REQUIRE_INT(pciscan_add_features(&l, fs), 0);
+	f = feat_get(fs, "pci.device");
+	REQUIRE(f != NULL && feat_ninstances(f) == 3);
+	in = feat_instance_at(f, 0);
+	CHECK_STR(feat_lookup(in, "iommu_group/type"), "DMA-FQ");
+	CHECK_STR(feat_lookup(in, "iommu/intel-iommu/version"), "1:0");
+	for (size_t i = 1; i < 3; i++) {
+		in = feat_instance_at(f, i);
+		CHECK(feat_lookup(in, "iommu_group/type") == NULL);
+		CHECK(feat_lookup(in, "iommu/intel-iommu/version") == NULL);
+	}
+	pciscan_list_free(&l);
+	feat_set_free(fs);
+}

@@ -520,14 +520,52 @@ TEST(rules_template_runtime_errors)
 	log_set_fn(NULL, NULL, LOG_LVL_WARN);
 }
 
-/* Unsupported features and ops skip the rule with a warning. */
+/*
+ * A feature nodeprobe does not make is "no match", as NFD's "feature not available": a matchAny
+ * branch on it fails alone, another branch labels (issue 20 item 6; main skipped the rule).
+ */
+TEST(rules_unmade_feature_is_no_match)
+{
+	int n = -1;
+
+	capture_on();
+	CHECK_STR(run("  - name: any\n    labels: {a.io/any: \"true\"}\n    matchAny:\n"
+		      "      - matchFeatures:\n          - feature: local.label\n"
+		      "            matchExpressions: {x: {op: Exists}}\n"
+		      "      - matchFeatures:\n          - feature: kernel.loadedmodule\n"
+		      "            matchExpressions: {i915: {op: Exists}}\n"
+		      "  - name: after\n    labels: {a.io/after: \"@rule.matched.a.io/any\"}\n",
+		      &n),
+		  "a.io/after=true\na.io/any=true\n");
+	CHECK_INT(n, 2);
+	CHECK_STR(warnings, "");
+	CHECK_STR(run("  - name: none\n    labels: {a.io/n: \"true\"}\n    matchAny:\n"
+		      "      - matchFeatures:\n          - feature: local.label\n"
+		      "      - matchFeatures:\n          - feature: kernel.loadedmodule\n"
+		      "            matchExpressions: {nope: {op: Exists}}\n",
+		      NULL),
+		  "");
+	CHECK(strstr(warnings, "t.yaml:6:5: rule 'none' did not match: nodeprobe makes no feature "
+			       "'local.label' (its terms never match, as in NFD on a node without "
+			       "it)"));
+	/* DoesNotExist on an element of a feature the node lacks: no match either (NFD) */
+	warnings[0] = '\0';
+	CHECK_STR(run("  - name: dne\n    labels: {a.io/d: \"true\"}\n    matchFeatures:\n"
+		      "      - feature: local.label\n        matchExpressions: {x: {op: "
+		      "DoesNotExist}}\n",
+		      NULL),
+		  "");
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+}
+
+/* Unsupported ops skip the rule with a warning. */
 TEST(rules_unsupported_skipped)
 {
 	int n = -1;
 
 	capture_on();
 	CHECK_STR(run("  - name: sgx\n    labels: {a.io/sgx: \"true\"}\n    matchFeatures:\n"
-		      "      - feature: cpu.security\n        matchExpressions:\n"
+		      "      - feature: local.label\n        matchExpressions:\n"
 		      "          sgx.enabled: {op: IsTrue}\n"
 		      "  - name: ge\n    labels: {a.io/ge: \"true\"}\n    matchFeatures:\n"
 		      "      - feature: dt.root\n        matchExpressions:\n"
@@ -541,8 +579,8 @@ TEST(rules_unsupported_skipped)
 		      &n),
 		  "a.io/ge=true\na.io/ok=true\n");
 	CHECK_INT(n, 2);
-	CHECK(strstr(warnings,
-		     "t.yaml:6:5: rule 'sgx' skipped: feature 'cpu.security' is not supported"));
+	CHECK(strstr(warnings, "t.yaml:6:5: rule 'sgx' did not match: nodeprobe makes no feature "
+			       "'local.label'"));
 	CHECK(!strstr(warnings, "rule 'ge' skipped"));
 	CHECK(!strstr(warnings, "rule 'ver'")); /* 4.0.0 > 5.15.0 is false: no label, no warning */
 	CHECK(strstr(warnings, "rule 'ok': 'extendedResources' ignored"));
@@ -735,8 +773,8 @@ TEST(rules_intel_upstream_file)
 		     "intel.yaml:7:5: rule 'intel.gpu.fractionalresources': "
 		     "'extendedResources' ignored: a features.d file carries labels only"));
 	CHECK_INT(rules_eval(r, fs, ls, &err), 2);
-	CHECK(strstr(warnings, "intel.yaml:7:5: rule 'intel.gpu.fractionalresources' skipped: "
-			       "feature 'local.label' is not supported"));
+	CHECK(strstr(warnings, "intel.yaml:7:5: rule 'intel.gpu.fractionalresources' did not "
+			       "match: nodeprobe makes no feature 'local.label'"));
 	CHECK_STR(label_set_get(ls, "gpu.intel.com/device-id.0300-46a6.present"), "true");
 	CHECK_STR(label_set_get(ls, "gpu.intel.com/device-id.0300-4680.present"), "true");
 	log_set_fn(NULL, NULL, LOG_LVL_WARN);
@@ -1340,9 +1378,10 @@ TEST(rules_any_feature_name)
 	CHECK_INT(rules_eval(r, fs, ls, &err), 3);
 	label_set_format(ls, &sb);
 	CHECK_STR(sb.buf, "c.io/sgx=true\no.io/os=talos\nu.io/1a6e-089a=ff\n");
-	/* a feature no source makes and the scan lacks: skipped by name */
-	CHECK_STR(warnings,
-		  "f.yaml:25:5: rule 'vendor' skipped: feature 'vendor.flags' is not supported\n");
+	/* a feature no source makes and the scan lacks: no match, named */
+	CHECK_STR(warnings, "f.yaml:25:5: rule 'vendor' did not match: nodeprobe makes no feature "
+			    "'vendor.flags' (its terms never match, as in NFD on a node without "
+			    "it)\n");
 	log_set_fn(NULL, NULL, LOG_LVL_WARN);
 	sb_free(&sb);
 	rules_free(r);
