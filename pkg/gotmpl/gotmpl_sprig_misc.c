@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
 #include <libdeflate.h>
 
 #include "base64/base64.h"
@@ -278,66 +277,18 @@ GT_FN(f_musttorawjson)
 	return to_json(c, av[0], 0, 0, 1, res);
 }
 
-/* A jansson value as the template value Go's json.Unmarshal into interface{} gives. */
-static struct gotmpl_val *from_jansson(struct gotmpl_fctx *c, json_t *j)
-{
-	struct gotmpl_val *v;
-	const char *k;
-	json_t *x;
-	size_t i;
-
-	switch (json_typeof(j)) {
-	case JSON_OBJECT:
-		v = gotmpl_map(c->a, GT_PLAIN);
-		json_object_foreach(j, k, x)
-		{
-			struct gotmpl_val *e = from_jansson(c, x);
-
-			if (!v || !e || gotmpl_map_put(c->a, v, k, strlen(k), e))
-				return NULL;
-		}
-		return v;
-	case JSON_ARRAY:
-		v = gotmpl_list(c->a, json_array_size(j), GT_PLAIN);
-		json_array_foreach(j, i, x)
-		{
-			struct gotmpl_val *e = from_jansson(c, x);
-
-			if (!v || !e)
-				return NULL;
-			v->u.l.v[v->u.l.n++] = e;
-		}
-		return v;
-	case JSON_STRING:
-		return gotmpl_str(c->a, json_string_value(j), json_string_length(j));
-	case JSON_INTEGER:
-		return gotmpl_float(c->a, (double)json_integer_value(j));
-	case JSON_REAL:
-		return gotmpl_float(c->a, json_real_value(j));
-	case JSON_TRUE:
-		return gotmpl_bool(c->a, 1);
-	case JSON_FALSE:
-		return gotmpl_bool(c->a, 0);
-	default:
-		return GT_NIL;
-	}
-}
-
+/* Sprig's fromJson / mustFromJson: json.Unmarshal into interface{} (gotmpl_json.c). */
 static int from_json(struct gotmpl_fctx *c, struct gotmpl_val **av, int must,
 		     struct gotmpl_val **res)
 {
-	json_error_t e;
-	json_t *j = json_loadb(GT_S(0), GT_SN(0), JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
+	int r = gotmpl_json_decode(c, GT_S(0), GT_SN(0), res);
 
-	if (!j) {
-		if (must)
-			return gotmpl_fail(c, "%s", e.text);
+	if (r == -EINVAL && !must) {
+		c->msg[0] = '\0';
 		*res = GT_NIL;
 		return 0;
 	}
-	*res = from_jansson(c, j);
-	json_decref(j);
-	return *res ? 0 : -ENOMEM;
+	return r;
 }
 
 GT_FN(f_fromjson)
