@@ -53,16 +53,25 @@ static void lib_debug(char *msg, ...)
 	(void)msg;
 }
 
-/* Read a small sysfs attribute into buf (NUL-terminated). 0, -ENOENT or -errno. */
-static int read_attr(const char *path, char *buf, size_t size)
+/*
+ * Read a small sysfs attribute (path relative to dfd, or AT_FDCWD) into buf (NUL-terminated).
+ * 0, -ENOENT or -errno.
+ */
+static int read_attr_at(int dfd, const char *path, char *buf, size_t size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	ssize_t n;
 
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) { /* a FIFO would block */
+	if (fstat(fd, &st) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	if (!S_ISREG(st.st_mode)) { /* a FIFO would block */
 		close(fd);
 		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
 	}
@@ -148,29 +157,29 @@ static const struct attr_spec required[] = {
 };
 
 /*
- * The bound driver: the basename of the "driver" symlink. Copies of sysfs made
- * by tools that store a symlink as a small file holding its target (as the
- * shared test fixtures do) are read the same way.
+ * The bound driver: the basename of dir's "driver" symlink (read relative to dfd, dir's
+ * descriptor). Copies of sysfs made by tools that store a symlink as a small file holding its
+ * target (as the shared test fixtures do) are read the same way.
  */
-static int read_driver(const char *path, char *out, size_t size, struct log_err *err)
+static int read_driver(int dfd, const char *dir, char *out, size_t size, struct log_err *err)
 {
 	char target[256];
-	ssize_t n = readlink(path, target, sizeof(target) - 1);
+	ssize_t n = readlinkat(dfd, "driver", target, sizeof(target) - 1);
 	const char *base;
 
 	out[0] = '\0';
 	if (n < 0 && errno == ENOENT)
 		return 0;
 	if (n < 0 && errno == EINVAL) {
-		int r = read_attr(path, target, sizeof(target));
+		int r = read_attr_at(dfd, "driver", target, sizeof(target));
 
 		if (r < 0)
-			return log_err_set(err, r, "%s: %s", path, read_error(r));
+			return log_err_set(err, r, "%s/driver: %s", dir, read_error(r));
 		n = (ssize_t)strlen(target);
 		if (!strstr(target, "drivers/"))
-			return log_err_set(err, -EINVAL, "%s: not a link to a driver", path);
+			return log_err_set(err, -EINVAL, "%s/driver: not a link to a driver", dir);
 	} else if (n < 0) {
-		return log_err_set(err, -errno, "%s: %s", path, strerror(errno));
+		return log_err_set(err, -errno, "%s/driver: %s", dir, strerror(errno));
 	}
 	target[n] = '\0';
 	while (n > 0 && (target[n - 1] == '/' || isspace((unsigned char)target[n - 1])))
@@ -178,7 +187,7 @@ static int read_driver(const char *path, char *out, size_t size, struct log_err 
 	base = strrchr(target, '/');
 	base = base ? base + 1 : target;
 	if (!*base || strlen(base) >= size)
-		return log_err_set(err, -EINVAL, "%s: bad driver link '%s'", path, target);
+		return log_err_set(err, -EINVAL, "%s/driver: bad driver link '%s'", dir, target);
 	memcpy(out, base, strlen(base) + 1);
 	return 0;
 }
@@ -187,25 +196,26 @@ static int read_driver(const char *path, char *out, size_t size, struct log_err 
  * An optional attribute read as NFD's readSinglePciAttribute (source/pci/utils.go): one leading
  * "0x" removed, then surrounding white space (Go's strings.TrimSpace). A file that is not there
  * (or a parent that is no directory: a copied tree's link stored as a file) is 0, one that
- * was read 1, else -errno with err naming the path.
+ * was read 1, else -errno with err naming the path (dir/name). name is opened relative to dfd,
+ * dir's descriptor.
  */
-static int read_optional(const char *dir, const char *name, char *out, size_t size,
+static int read_optional(int dfd, const char *dir, const char *name, char *out, size_t size,
 			 struct log_err *err)
 {
-	char path[4096 + 64], buf[64];
+	char buf[64];
 	const char *s = buf;
 	size_t n;
 	int r;
 
 	out[0] = '\0';
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	r = read_attr(path, buf, sizeof(buf));
+	r = read_attr_at(dfd, name, buf, sizeof(buf));
 	if (r == -ENOENT || r == -ENOTDIR)
 		return 0;
 	if (r == -EFBIG)
-		return log_err_set(err, r, "%s: longer than %zu bytes", path, sizeof(buf) - 2);
+		return log_err_set(err, r, "%s/%s: longer than %zu bytes", dir, name,
+				   sizeof(buf) - 2);
 	if (r < 0)
-		return log_err_set(err, r, "%s: %s", path, read_error(r));
+		return log_err_set(err, r, "%s/%s: %s", dir, name, read_error(r));
 	if (s[0] == '0' && s[1] == 'x')
 		s += 2;
 	while (isspace((unsigned char)*s))
@@ -220,46 +230,62 @@ static int read_optional(const char *dir, const char *name, char *out, size_t si
 	return 1;
 }
 
-/* Fill d from dir (the device's sysfs directory). 1 ok, 0 skip, <0 error. */
-static int read_device(const char *dir, struct pciscan_dev *d, struct log_err *err)
+/*
+ * Fill d from dir (the device's sysfs directory), its attributes opened relative to dfd, dir's
+ * descriptor: one path walk (through the devices/<addr> link) per device instead of one per
+ * attribute. 1 ok, 0 skip, <0 error.
+ */
+static int read_device_at(int dfd, const char *dir, struct pciscan_dev *d, struct log_err *err)
 {
-	char path[4096 + 32], buf[64];
+	char buf[64];
 	size_t i;
 	int r;
 
 	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
 		const struct attr_spec *a = &required[i];
 
-		snprintf(path, sizeof(path), "%s/%s", dir, a->name);
-		r = read_attr(path, buf, sizeof(buf));
+		r = read_attr_at(dfd, a->name, buf, sizeof(buf));
 		if (r == -ENOENT) {
-			log_warn("%s: missing, device %s skipped", path, d->addr);
+			log_warn("%s/%s: missing, device %s skipped", dir, a->name, d->addr);
 			return 0;
 		}
 		if (r < 0)
-			return log_err_set(err, r, "%s: %s", path, read_error(r));
+			return log_err_set(err, r, "%s/%s: %s", dir, a->name, read_error(r));
 		if (parse_hex(buf, a->ndigits, a->keep, (char *)d + a->off) < 0)
-			return log_err_set(err, -EINVAL, "%s: not a %zu-digit hex value", path,
-					   a->ndigits);
+			return log_err_set(err, -EINVAL, "%s/%s: not a %zu-digit hex value", dir,
+					   a->name, a->ndigits);
 	}
-	snprintf(path, sizeof(path), "%s/sriov_totalvfs", dir);
-	r = read_attr(path, buf, sizeof(buf));
+	r = read_attr_at(dfd, "sriov_totalvfs", buf, sizeof(buf));
 	if (r == 0 && parse_dec(buf, d->sriov_totalvfs, sizeof(d->sriov_totalvfs)) < 0)
-		return log_err_set(err, -EINVAL, "%s: not a decimal number", path);
+		return log_err_set(err, -EINVAL, "%s/sriov_totalvfs: not a decimal number", dir);
 	if (r < 0 && r != -ENOENT)
-		return log_err_set(err, r, "%s: %s", path, read_error(r));
-	r = read_optional(dir, "iommu_group/type", d->iommu_group_type, sizeof(d->iommu_group_type),
-			  err);
+		return log_err_set(err, r, "%s/sriov_totalvfs: %s", dir, read_error(r));
+	r = read_optional(dfd, dir, "iommu_group/type", d->iommu_group_type,
+			  sizeof(d->iommu_group_type), err);
 	if (r < 0)
 		return r;
 	d->has_iommu_group_type = r > 0;
-	r = read_optional(dir, "iommu/intel-iommu/version", d->intel_iommu_version,
+	r = read_optional(dfd, dir, "iommu/intel-iommu/version", d->intel_iommu_version,
 			  sizeof(d->intel_iommu_version), err);
 	if (r < 0)
 		return r;
 	d->has_intel_iommu_version = r > 0;
-	snprintf(path, sizeof(path), "%s/driver", dir);
-	return read_driver(path, d->driver, sizeof(d->driver), err) < 0 ? -EINVAL : 1;
+	return read_driver(dfd, dir, d->driver, sizeof(d->driver), err) < 0 ? -EINVAL : 1;
+}
+
+static int read_device(const char *dir, struct pciscan_dev *d, struct log_err *err)
+{
+	int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC), r;
+
+	if (dfd < 0 && errno == ENOENT) {
+		log_warn("%s: missing, device %s skipped", dir, d->addr);
+		return 0;
+	}
+	if (dfd < 0)
+		return log_err_set(err, -errno, "%s: %s", dir, strerror(errno));
+	r = read_device_at(dfd, dir, d, err);
+	close(dfd);
+	return r;
 }
 
 static int dev_cmp(const void *a, const void *b)
