@@ -129,8 +129,9 @@ typedef int (*gotmpl_fn)(struct gotmpl_fctx *c, struct gotmpl_val **argv, int ar
 #define GT_F_AND     0x2u /* the builtin `and` (arguments evaluated lazily by exec) */
 #define GT_F_OR	     0x4u /* the builtin `or` */
 #define GT_F_MISSING                                                                               \
-	0x8u /* a Sprig function nodeprobe does not implement: refused at parse time               \
-	      */
+	0x8u		   /* a Sprig function nodeprobe does not implement: refused at parse time \
+			    */
+#define GT_F_NOT_NFD 0x10u /* a name people expect NFD to have: "not defined", with why */
 
 struct gotmpl_func {
 	const char *name; /* as templates call it */
@@ -144,6 +145,8 @@ struct gotmpl_func {
 	unsigned flags; /* GT_F_* */
 };
 
+/* Why a GT_F_MISSING or GT_F_NOT_NFD function is refused, or NULL (gotmpl_sprig_misc.c). */
+const char *gotmpl_func_why(const struct gotmpl_func *f);
 /* The function named name[0..n), or NULL. */
 const struct gotmpl_func *gotmpl_func_find(const char *name, size_t n);
 /* fmt.Sprintf over argv into sb: 0, -EINVAL (c->msg) or a strbuf error. */

@@ -568,6 +568,24 @@ GT_FN(f_duration)
 		n, NULL, NULL, GT_F_MISSING                                                        \
 	}
 
+/* The reasons the parse error gives for the refused names that have one. */
+static const struct {
+	const char *name, *why;
+} whys[] = {
+    /* Sprig's, but they need libcrypto (scrypt, AES-CBC), which nodeprobe does not load */
+    {"decryptAES", "it needs libcrypto (AES-CBC), which nodeprobe does not load"},
+    {"derivePassword", "it needs libcrypto (scrypt), which nodeprobe does not load"},
+    {"asLabelValue", "not in NFD v0.19's template function map (only proposed, NFD PR #2038)"},
+};
+
+const char *gotmpl_func_why(const struct gotmpl_func *f)
+{
+	for (size_t i = 0; i < sizeof(whys) / sizeof(whys[0]); i++)
+		if (strcmp(f->name, whys[i].name) == 0)
+			return whys[i].why;
+	return NULL;
+}
+
 const struct gotmpl_func gotmpl_sprig_misc_funcs[] = {
     {"adler32sum", f_adler32sum, "s", 0},
     {"b32dec", f_b32dec, "s", 0},
@@ -642,5 +660,8 @@ const struct gotmpl_func gotmpl_sprig_misc_funcs[] = {
     REFUSED("uuidv4"),
     MISSING("semver"),
     MISSING("semverCompare"),
+    /* proposed for NFD's templates (kubernetes-sigs/node-feature-discovery PR #2038), not in
+       v0.19: NFD would say "not defined", so does nodeprobe, saying why */
+    {"asLabelValue", NULL, NULL, GT_F_NOT_NFD},
     {NULL, NULL, NULL, 0},
 };

@@ -273,11 +273,19 @@ shared_regexes() {
         - feature: pci.device
           matchExpressions:
             class: {op: In, value: ["0300"]}
+    - name: proposed
+      labelsTemplate: "v={{ asLabelValue \"a b\" }}"
+      matchFeatures:
+        - feature: pci.device
+          matchExpressions:
+            class: {op: In, value: ["0300"]}
     - name: plain
       labels: {example.com/plain: "true"}'
   run "${NP[@]}" --rules "$T/r.yaml"
   echo "$output"
   [ "$status" -eq 0 ]
   [[ "$output" == *"rule 'clock' not applied: labelsTemplate: failed to parse template: invalid template: template: :1: function \"now\" refused"* ]]
+  # only proposed for NFD (PR #2038): not defined, as NFD v0.19 says, and why
+  [[ "$output" == *"rule 'proposed' not applied: labelsTemplate: failed to parse template: invalid template: template: :1: function \"asLabelValue\" not defined: not in NFD v0.19's template function map"* ]]
   [ "$(cat "$T/fd/nodeprobe")" = "$(printf '%s\n' example.com/plain=true feature.node.kubernetes.io/gpu-8086=03.46)" ]
 }

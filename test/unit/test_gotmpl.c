@@ -301,6 +301,14 @@ TEST(refused_and_unimplemented_are_named)
 	check_err("{{ genPrivateKey \"rsa\" }}", NULL, -EINVAL, "\"genPrivateKey\" refused");
 	check_err("{{ semver \"1.2.3\" }}", NULL, -EINVAL,
 		  "function \"semver\" is not implemented by nodeprobe");
+	check_err(
+	    "{{ derivePassword 1 \"long\" \"pw\" \"u\" \"example.com\" }}", NULL, -EINVAL,
+	    "function \"derivePassword\" is not implemented by nodeprobe: it needs libcrypto");
+	check_err("{{ decryptAES \"k\" \"x\" }}", NULL, -EINVAL,
+		  "function \"decryptAES\" is not implemented by nodeprobe: it needs libcrypto");
+	check_err(
+	    "{{ \"a\" | asLabelValue }}", NULL, -EINVAL,
+	    "function \"asLabelValue\" not defined: not in NFD v0.19's template function map");
 }
 
 TEST(input_data_is_never_changed)
