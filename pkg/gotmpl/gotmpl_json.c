@@ -176,6 +176,21 @@ static int num(struct jdec *d, struct gotmpl_val **res)
 
 static int value(struct jdec *d, int depth, struct gotmpl_val **res);
 
+/*
+ * After an element of the object or array v: 1 on a ',' (another follows), 0 on its closing
+ * byte (*res = v), else Go's error naming what came after.
+ */
+static int next(struct jdec *d, char close, struct gotmpl_val *v, struct gotmpl_val **res,
+		const char *what)
+{
+	skip_ws(d);
+	if (d->s < d->end && (*d->s == ',' || *d->s == close)) {
+		*res = v;
+		return *d->s++ == ',';
+	}
+	return bad(d, what);
+}
+
 static int object(struct jdec *d, int depth, struct gotmpl_val **res)
 {
 	struct gotmpl_val *m = gotmpl_map(d->c->a, GT_PLAIN), *v;
@@ -207,19 +222,10 @@ static int object(struct jdec *d, int depth, struct gotmpl_val **res)
 		if (!r)
 			r = gotmpl_map_put(d->c->a, m, key.buf ? key.buf : "", key.len, v);
 		sb_free(&key);
-		if (r)
+		if (!r)
+			r = next(d, '}', m, res, "after object key:value pair");
+		if (r <= 0)
 			return r;
-		skip_ws(d);
-		if (d->s < d->end && *d->s == ',') {
-			d->s++;
-			continue;
-		}
-		if (d->s < d->end && *d->s == '}') {
-			d->s++;
-			*res = m;
-			return 0;
-		}
-		return bad(d, "after object key:value pair");
 	}
 }
 
@@ -241,19 +247,10 @@ static int array(struct jdec *d, int depth, struct gotmpl_val **res)
 		r = value(d, depth + 1, &v);
 		if (!r)
 			r = gotmpl_alist_push(d->c->a, l, v);
-		if (r)
+		if (!r)
+			r = next(d, ']', l, res, "after array element");
+		if (r <= 0)
 			return r;
-		skip_ws(d);
-		if (d->s < d->end && *d->s == ',') {
-			d->s++;
-			continue;
-		}
-		if (d->s < d->end && *d->s == ']') {
-			d->s++;
-			*res = l;
-			return 0;
-		}
-		return bad(d, "after array element");
 	}
 }
 
