@@ -122,25 +122,6 @@ static int parse_hex(const char *s, size_t ndigits, size_t keep, char *out)
 	return 0;
 }
 
-/* Decimal with surrounding white space, as sriov_totalvfs prints. */
-static int parse_dec(const char *s, char *out, size_t size)
-{
-	size_t n = 0;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	while (isdigit((unsigned char)s[n]))
-		n++;
-	if (n == 0 || n >= size)
-		return -EINVAL;
-	memcpy(out, s, n);
-	out[n] = '\0';
-	for (s += n; *s; s++)
-		if (!isspace((unsigned char)*s))
-			return -EINVAL;
-	return 0;
-}
-
 struct attr_spec {
 	const char *name; /* sysfs file */
 	size_t ndigits;	  /* hex digits the kernel prints */
@@ -194,13 +175,13 @@ static int read_driver(int dfd, const char *dir, char *out, size_t size, struct 
 
 /*
  * An optional attribute read as NFD's readSinglePciAttribute (source/pci/utils.go): one leading
- * "0x" removed, then surrounding white space (Go's strings.TrimSpace). A file that is not there
- * (or a parent that is no directory: a copied tree's link stored as a file) is 0, one that
- * was read 1, else -errno with err naming the path (dir/name). name is opened relative to dfd,
- * dir's descriptor.
+ * "0x" removed, then surrounding white space (Go's strings.TrimSpace). As NFD's readPciDevInfo,
+ * which keeps an optional attribute only when its read succeeds, any error (not there, a parent
+ * that is no directory, a directory, FIFO or socket where the file belongs, longer than 62 bytes,
+ * a read error) leaves it out with a debug line: 0; 1 when read into out (size bytes, at least
+ * 64). name is opened relative to dfd, dir's descriptor.
  */
-static int read_optional(int dfd, const char *dir, const char *name, char *out, size_t size,
-			 struct log_err *err)
+static int read_optional(int dfd, const char *dir, const char *name, char *out, size_t size)
 {
 	char buf[64];
 	const char *s = buf;
@@ -209,13 +190,14 @@ static int read_optional(int dfd, const char *dir, const char *name, char *out, 
 
 	out[0] = '\0';
 	r = read_attr_at(dfd, name, buf, sizeof(buf));
-	if (r == -ENOENT || r == -ENOTDIR)
+	if (r == -EFBIG) {
+		log_debug("%s/%s: longer than %zu bytes, left out", dir, name, sizeof(buf) - 2);
 		return 0;
-	if (r == -EFBIG)
-		return log_err_set(err, r, "%s/%s: longer than %zu bytes", dir, name,
-				   sizeof(buf) - 2);
-	if (r < 0)
-		return log_err_set(err, r, "%s/%s: %s", dir, name, read_error(r));
+	}
+	if (r < 0) {
+		log_debug("%s/%s: %s, left out", dir, name, read_error(r));
+		return 0;
+	}
 	if (s[0] == '0' && s[1] == 'x')
 		s += 2;
 	while (isspace((unsigned char)*s))
@@ -255,21 +237,13 @@ static int read_device_at(int dfd, const char *dir, struct pciscan_dev *d, struc
 			return log_err_set(err, -EINVAL, "%s/%s: not a %zu-digit hex value", dir,
 					   a->name, a->ndigits);
 	}
-	r = read_attr_at(dfd, "sriov_totalvfs", buf, sizeof(buf));
-	if (r == 0 && parse_dec(buf, d->sriov_totalvfs, sizeof(d->sriov_totalvfs)) < 0)
-		return log_err_set(err, -EINVAL, "%s/sriov_totalvfs: not a decimal number", dir);
-	if (r < 0 && r != -ENOENT)
-		return log_err_set(err, r, "%s/sriov_totalvfs: %s", dir, read_error(r));
-	r = read_optional(dfd, dir, "iommu_group/type", d->iommu_group_type,
-			  sizeof(d->iommu_group_type), err);
-	if (r < 0)
-		return r;
-	d->has_iommu_group_type = r > 0;
-	r = read_optional(dfd, dir, "iommu/intel-iommu/version", d->intel_iommu_version,
-			  sizeof(d->intel_iommu_version), err);
-	if (r < 0)
-		return r;
-	d->has_intel_iommu_version = r > 0;
+	d->has_sriov_totalvfs =
+	    read_optional(dfd, dir, "sriov_totalvfs", d->sriov_totalvfs, sizeof(d->sriov_totalvfs));
+	d->has_iommu_group_type = read_optional(dfd, dir, "iommu_group/type", d->iommu_group_type,
+						sizeof(d->iommu_group_type));
+	d->has_intel_iommu_version =
+	    read_optional(dfd, dir, "iommu/intel-iommu/version", d->intel_iommu_version,
+			  sizeof(d->intel_iommu_version));
 	return read_driver(dfd, dir, d->driver, sizeof(d->driver), err) < 0 ? -EINVAL : 1;
 }
 
@@ -443,10 +417,10 @@ int pciscan_add_features(const struct pciscan_list *l, struct feat_set *fs)
 			return -ENOMEM;
 		if (d->driver[0] && feat_instance_set(f, "driver", d->driver) < 0)
 			return -ENOMEM;
-		if (d->sriov_totalvfs[0] &&
+		if (d->has_sriov_totalvfs &&
 		    feat_instance_set(f, "sriov_totalvfs", d->sriov_totalvfs) < 0)
 			return -ENOMEM;
-		/* kept when the file was there, even empty (as NFD) */
+		/* kept when the file was read, even empty (as NFD) */
 		if (d->has_iommu_group_type &&
 		    feat_instance_set(f, "iommu_group/type", d->iommu_group_type) < 0)
 			return -ENOMEM;
