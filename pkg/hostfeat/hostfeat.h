@@ -129,8 +129,8 @@ int hostfeat_memory(const char *sysfs, const char *proc, struct feat_set *fs, st
 /*
  * network.device and network.virtual (source/network/network.go): one
  * instance per entry of <sysfs>/class/net but bonding_masters: those with a
- * "device" entry are devices (name, operstate, speed, sriov_numvfs,
- * sriov_totalvfs from device/), the others virtual (name, operstate, speed),
+ * "device" entry are devices (name, operstate, speed, mtu, sriov_numvfs,
+ * sriov_totalvfs from device/), the others virtual (name, operstate, speed, mtu),
  * each trimmed and left out when unreadable. Both absent when class/net
  * cannot be listed.
  */

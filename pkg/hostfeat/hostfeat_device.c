@@ -32,7 +32,10 @@ static int add_instance(struct feat_set *fs, const char *feature, const char *di
 
 int hostfeat_network(const char *sysfs, struct feat_set *fs, struct log_err *err)
 {
-	static const char *const dev_attrs[] = {"operstate", "speed", "device/sriov_numvfs",
+	/* NFD's devIfaceAttrs and virtualIfaceAttrs (the first three), with "mtu" (NFD PR #2044,
+	 * "Discover MTU of physical and virtual network devices", merged 2025-03-27: v0.18, v0.19)
+	 */
+	static const char *const dev_attrs[] = {"operstate", "speed", "mtu", "device/sriov_numvfs",
 						"device/sriov_totalvfs"};
 	char base[4096], dir[4096 + 256];
 	char **names = NULL;
@@ -53,10 +56,10 @@ int hostfeat_network(const char *sysfs, struct feat_set *fs, struct log_err *err
 		snprintf(dir, sizeof(dir), "%s/%s/device", base, names[i]);
 		if (stat(dir, &st) == 0) {
 			snprintf(dir, sizeof(dir), "%s/%s", base, names[i]);
-			r = add_instance(fs, "network.device", dir, names[i], dev_attrs, 4);
+			r = add_instance(fs, "network.device", dir, names[i], dev_attrs, 5);
 		} else {
 			snprintf(dir, sizeof(dir), "%s/%s", base, names[i]);
-			r = add_instance(fs, "network.virtual", dir, names[i], dev_attrs, 2);
+			r = add_instance(fs, "network.virtual", dir, names[i], dev_attrs, 3);
 		}
 	}
 	fs_names_free(names, n);

@@ -74,8 +74,8 @@ spec:
   rules:
     - name: net
       labelsTemplate: |
-        {{ range .network.device }}example.com/dev.{{ .name }}={{ .operstate }}.{{ .speed }}
-        {{ end }}{{ range .network.virtual }}example.com/virt.{{ .name }}={{ .operstate }}
+        {{ range .network.device }}example.com/dev.{{ .name }}={{ .operstate }}.{{ .speed }}.{{ .mtu }}
+        {{ end }}{{ range .network.virtual }}example.com/virt.{{ .name }}={{ .operstate }}.{{ .mtu }}
         {{ end }}
       matchFeatures:
         - feature: network.device
@@ -92,11 +92,55 @@ spec:
 Y
   run np_dry --sysfs "$FIX/host/firecracker-x86/sys" -r "$T/r.yaml"
   [ "$status" -eq 0 ]
-  [ "$output" = "example.com/dev.eth0=up.-1
+  [ "$output" = "example.com/dev.eth0=up.-1.1400
 example.com/disk.vda=none
-example.com/virt.ifb0=down
-example.com/virt.ifb1=down
-example.com/virt.lo=unknown" ]
+example.com/virt.ifb0=down.1500
+example.com/virt.ifb1=down.1500
+example.com/virt.lo=unknown.65536" ]
+}
+
+# NFD v0.19's network source (source/network/network.go): a device's sriov_numvfs and
+# sriov_totalvfs come from <iface>/device/, mtu from <iface> (devices and virtual ones alike);
+# NFD's built-in network-sriov.capable/configured rules (Gt 0) label from them.
+@test "network.device: mtu, device/sriov_numvfs and sriov_totalvfs of an SR-IOV interface (written here)" {
+  mkdir -p "$T/sys/class/net/ens1f0/device" "$T/sys/class/net/ens1f1/device" "$T/sys/class/net/br0"
+  printf 'up\n' > "$T/sys/class/net/ens1f0/operstate"
+  printf '25000\n' > "$T/sys/class/net/ens1f0/speed"
+  printf '9000\n' > "$T/sys/class/net/ens1f0/mtu"
+  printf '4\n' > "$T/sys/class/net/ens1f0/device/sriov_numvfs"
+  printf '64\n' > "$T/sys/class/net/ens1f0/device/sriov_totalvfs"
+  printf '0\n' > "$T/sys/class/net/ens1f1/device/sriov_numvfs"
+  printf '8\n' > "$T/sys/class/net/ens1f1/device/sriov_totalvfs"
+  printf '1500\n' > "$T/sys/class/net/br0/mtu"
+  printf '7\n' > "$T/sys/class/net/br0/sriov_numvfs" # not under device/: not read
+  cat > "$T/r.yaml" <<'Y'
+apiVersion: nfd.k8s-sigs.io/v1alpha1
+kind: NodeFeatureRule
+metadata: {name: sriov}
+spec:
+  rules:
+    - name: dev
+      labelsTemplate: |
+        {{ range .network.device }}example.com/dev.{{ .name }}=m{{ index . "mtu" }}n{{ index . "sriov_numvfs" }}t{{ index . "sriov_totalvfs" }}
+        {{ end }}{{ range .network.virtual }}example.com/virt.{{ .name }}=m{{ .mtu }}n{{ index . "sriov_numvfs" }}x
+        {{ end }}
+      matchFeatures:
+        - feature: network.device
+          matchExpressions: {sriov_totalvfs: {op: Gt, value: ["0"]}}
+        - feature: network.virtual
+          matchExpressions: {name: {op: In, value: [br0]}}
+    - name: configured
+      labels: {example.com/sriov-configured: "true"}
+      matchFeatures:
+        - feature: network.device
+          matchExpressions: {sriov_numvfs: {op: Gt, value: ["0"]}, mtu: {op: In, value: ["9000"]}}
+Y
+  run np_dry -r "$T/r.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "example.com/dev.ens1f0=m9000n4t64
+example.com/dev.ens1f1=mn0t8
+example.com/sriov-configured=true
+example.com/virt.br0=m1500nx" ]
 }
 
 @test "cpu.security: SGX from cpuid, TDX and SEV from sysfs, as NFD; Intel's SGX rule labels" {
