@@ -19,8 +19,9 @@ struct log_err;
  * read leaves its attribute out (every read is bounded: at most
  * HOSTFEAT_FILE_MAX bytes, a FIFO or device is "cannot be read", never a
  * blocked read); a feature NFD makes only when a directory is readable is
- * absent without it. A directory with more than HOSTFEAT_DIR_MAX entries is
- * -E2BIG with err naming it. Returns 0, -E2BIG or -ENOMEM (err filled).
+ * absent without it. A directory with more than HOSTFEAT_DIR_MAX entries
+ * (reading stops at one more) leaves the feature it makes out, with a warning
+ * naming it: NFD lists everything, we bound it. Returns 0 or -ENOMEM (err filled).
  */
 #define HOSTFEAT_FILE_MAX 4096	/* bytes of one attribute (a sysfs page) */
 #define HOSTFEAT_DIR_MAX  65536 /* entries of one listed directory */

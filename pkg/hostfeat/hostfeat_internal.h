@@ -28,10 +28,16 @@ char *hf_trim(struct hf_buf *b);
 /* hf_read then hf_trim: the value, or NULL. */
 const char *hf_value(const char *dir, const char *rel, struct hf_buf *b);
 
+#define HF_ABSENT     1 /* hf_list: dir is not there (ENOENT: Go's os.IsNotExist) */
+#define HF_UNREADABLE 2 /* hf_list: any other error, or more than HOSTFEAT_DIR_MAX entries */
+
 /*
- * The entries of dir (sorted, as Go's os.ReadDir): 0 with *names, *n; 1 when dir
- * cannot be listed (nothing allocated); -E2BIG over HOSTFEAT_DIR_MAX or -ENOMEM
- * with err filled.
+ * The entries of dir (sorted by name, as Go's os.ReadDir): 0 with *names, *n (free with
+ * fs_names_free). Reads at most HOSTFEAT_DIR_MAX + 1 names: more is HF_UNREADABLE with a
+ * warning (NFD lists everything; we bound it and leave the feature out). HF_ABSENT when dir
+ * is not there (ENOENT only: a path through a regular file, ENOTDIR, is HF_UNREADABLE, as
+ * Go's os.IsNotExist), HF_UNREADABLE (debug line) on any other error; nothing allocated then.
+ * -ENOMEM with err filled.
  */
 int hf_list(const char *dir, char ***names, size_t *n, struct log_err *err);
 

@@ -8,6 +8,7 @@
 
 #include "feature/feature.h"
 #include "fsutil/fsutil.h"
+#include "goconv/goconv.h"
 #include "hostfeat/hostfeat.h"
 #include "hostfeat/hostfeat_internal.h"
 #include "log/log.h"
@@ -57,10 +58,10 @@ static int nv(const char *sysfs, struct feat_set *fs, struct log_err *err)
 
 	snprintf(dir, sizeof(dir), "%s/bus/nd/devices", sysfs);
 	r = hf_list(dir, &names, &n, err);
-	if (r == 1 && !fs_is_dir(dir))
-		r = 0; /* NFD: not there is no NVDIMM, an empty list */
-	else if (r == 1)
-		return 0; /* unreadable: no feature, as NFD */
+	if (r == HF_ABSENT)
+		r = 0; /* NFD (os.IsNotExist): not there is no NVDIMM, an empty list */
+	else if (r == HF_UNREADABLE)
+		return 0; /* any other error (ENOTDIR too): no feature, as NFD */
 	if (r < 0)
 		return r;
 	r = feat_declare(fs, "memory.nv", FEAT_INSTANCES);
@@ -131,9 +132,9 @@ static int hugepages(const char *sysfs, struct feat_set *fs, struct log_err *err
 	r = hf_list(dir, &names, &n, err);
 	if (r < 0)
 		return r;
-	if (r == 1 && fs_is_dir(dir))
-		return 0; /* unreadable: NFD's error, no feature */
-	r = 0;
+	if (r == HF_UNREADABLE)
+		return 0; /* NFD's error (ENOTDIR too, not os.ErrNotExist): no feature */
+	r = 0;		  /* HF_ABSENT: enabled=false, as NFD */
 	for (i = 0; i < n && r >= 0; i++) {
 		struct hf_buf b;
 		const char *v;
@@ -145,8 +146,7 @@ static int hugepages(const char *sysfs, struct feat_set *fs, struct log_err *err
 		v = hf_value(sub, "nr_hugepages", &b);
 		if (!v)
 			v = "";
-		pages = strtoll(v, NULL, 10);
-		if (pages > 0 && v[strspn(v, "+-0123456789")] == '\0')
+		if (goconv_atoi(v, &pages) && pages > 0) /* NFD: strconv.Atoi(totalPages) */
 			on = true;
 		r = feat_attr_set(fs, "memory.hugepages", key, v);
 	}

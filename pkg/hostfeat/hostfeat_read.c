@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hostfeat_read: bounded, non-blocking reads of sysfs/procfs attributes, as NFD's os.ReadFile. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -71,22 +73,67 @@ const char *hf_value(const char *dir, const char *rel, struct hf_buf *b)
 	return hf_read(dir, rel, b) ? hf_trim(b) : NULL;
 }
 
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names of d, at most max + 1 of them (the one more tells "over"): 0 or -ENOMEM / -errno. */
+static int list_bounded(DIR *d, size_t max, char ***names, size_t *n)
+{
+	size_t cap = 0;
+	struct dirent *e;
+
+	for (errno = 0; *n <= max && (e = readdir(d)); errno = 0) {
+		char **grown;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			grown = realloc(*names, cap * sizeof(char *));
+			if (!grown)
+				return -ENOMEM;
+			*names = grown;
+		}
+		if (!((*names)[*n] = strdup(e->d_name)))
+			return -ENOMEM;
+		(*n)++;
+	}
+	return errno ? -errno : 0;
+}
+
 int hf_list(const char *dir, char ***names, size_t *n, struct log_err *err)
 {
-	struct log_err e = {0};
+	DIR *d = opendir(dir);
+	int r;
 
-	if (fs_list_dir(dir, names, n, &e) < 0) {
-		if (e.code == -ENOMEM)
-			return log_err_set(err, -ENOMEM, "out of memory");
-		log_debug("%s", e.msg);
-		return 1;
+	*names = NULL;
+	*n = 0;
+	if (!d) {
+		if (errno == ENOENT)
+			return HF_ABSENT;
+		log_debug("%s: %s", dir, strerror(errno));
+		return HF_UNREADABLE;
 	}
-	if (*n > HOSTFEAT_DIR_MAX) {
+	r = list_bounded(d, HOSTFEAT_DIR_MAX, names, n);
+	closedir(d);
+	if (r == 0 && *n > HOSTFEAT_DIR_MAX) {
+		log_warn("%s: more than %d entries, its feature left out", dir, HOSTFEAT_DIR_MAX);
+		r = HF_UNREADABLE;
+	} else if (r == -ENOMEM) {
+		r = log_err_set(err, -ENOMEM, "out of memory");
+	} else if (r < 0) {
+		log_debug("%s: %s", dir, strerror(-r));
+		r = HF_UNREADABLE;
+	}
+	if (r != 0) {
 		fs_names_free(*names, *n);
 		*names = NULL;
 		*n = 0;
-		return log_err_set(err, -E2BIG, "%s: more than %d entries", dir, HOSTFEAT_DIR_MAX);
+		return r;
 	}
+	qsort(*names, *n, sizeof(char *), name_cmp); /* Go's os.ReadDir sorts by name */
 	return 0;
 }
 

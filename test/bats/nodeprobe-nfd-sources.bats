@@ -337,3 +337,59 @@ example.com/rdt.RDTMBA=true
 example.com/rdt.RDTMBM=true
 example.com/rdt.RDTMON=true" ]
 }
+
+# NFD's detectHugePages: enabled is "true" when strconv.Atoi(nr_hugepages) > 0 for some size:
+# "1-2" is no integer (C's strtoll read 1), "+3" is one (Go's Atoi takes a sign).
+@test "memory.hugepages: enabled by Go's strconv.Atoi of nr_hugepages ('1-2' no, '+3' yes)" {
+  H="$T/sys/kernel/mm/hugepages"
+  mkdir -p "$H/hugepages-2048kB" "$H/hugepages-1048576kB"
+  printf '1-2\n' > "$H/hugepages-2048kB/nr_hugepages"
+  printf '0\n' > "$H/hugepages-1048576kB/nr_hugepages"
+  dump memory.hugepages
+  run np_dry -r "$T/dump.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "example.com/hugepages.enabled=false
+example.com/hugepages.hugepages-1Gi=0
+example.com/hugepages.hugepages-2Mi=1-2" ]
+  printf '+3\n' > "$H/hugepages-1048576kB/nr_hugepages"
+  run np_dry -r "$T/dump.yaml"
+  [ "$status" -eq 0 ]
+  grep -qx 'example.com/hugepages.enabled=true' <<<"$output"
+}
+
+# NFD's detectNv (os.IsNotExist) and detectHugePages (errors.Is(err, os.ErrNotExist)): only a
+# missing directory (ENOENT) means none; a regular file in its place (ENOTDIR) is an error and
+# the feature is not made.
+@test "memory.nv, memory.hugepages: missing is empty/disabled, a regular file in place is absent" {
+  rule nv memory.nv
+  rule hp memory.hugepages
+  dump memory.hugepages
+  mkdir -p "$T/sys/bus/nd" "$T/sys/kernel/mm"
+  run np_dry -r "$T/nv.yaml" -r "$T/hp.yaml" -r "$T/dump.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "example.com/hp=true
+example.com/hugepages.enabled=false
+example.com/nv=true" ]
+  printf 'x\n' > "$T/sys/bus/nd/devices"
+  printf 'x\n' > "$T/sys/kernel/mm/hugepages"
+  run np_dry -r "$T/nv.yaml" -r "$T/hp.yaml" -r "$T/dump.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "" ]
+}
+
+# A listed directory is read up to 65536 entries and one more: over that, the feature it makes is
+# left out with a warning (NFD lists everything; nodeprobe bounds it), the run goes on.
+@test "a directory over 65536 entries: its feature left out with a warning, exit 0" {
+  rule numa memory.numa
+  rule net network.virtual
+  mkdir -p "$T/sys/bus/node/devices" "$T/sys/class/net/lo"
+  (cd "$T/sys/bus/node/devices" && seq 1 65536 | xargs touch)
+  run np_dry -r "$T/numa.yaml" -r "$T/net.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = $'example.com/net=true\nexample.com/numa=true' ]
+  touch "$T/sys/bus/node/devices/0"
+  run np_dry -r "$T/numa.yaml" -r "$T/net.yaml"
+  [ "$status" -eq 0 ]
+  grep -q "bus/node/devices: more than 65536 entries, its feature left out" <<<"$output"
+  [ "$(grep -v warning <<<"$output")" = "example.com/net=true" ]
+}
