@@ -268,6 +268,14 @@ static inline yaml_node_t *rules_map_get(struct ctx *c, const yaml_node_t *m, co
  * 0; -EINVAL (rules_at, naming what) for a non-scalar, a null, a boolean or a number. */
 int rules_want_string(struct ctx *c, const yaml_node_t *n, const char *what, const char **out);
 
+/* Whether n holds a string as rules_want_string takes it (so a caller formats its message
+ * only when it does not). */
+bool rules_is_string(const yaml_node_t *n);
+
+/* Whether mapping n has only the keys of allowed (NULL-terminated): rules_only_fields without
+ * the message (so a caller formats what only when it does not). */
+bool rules_fields_known(struct ctx *c, const yaml_node_t *n, const char *const *allowed);
+
 /* 0 when mapping n has only the keys of allowed (NULL-terminated); else -EINVAL naming the
  * first other key and what. */
 int rules_only_fields(struct ctx *c, const yaml_node_t *n, const char *const *allowed,

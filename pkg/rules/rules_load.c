@@ -81,7 +81,6 @@ static int parse_strmap(struct ctx *c, const yaml_node_t *n, const char *what, s
 	rc = rules_want_map(c, n, what);
 	if (rc < 0)
 		return rc;
-	snprintf(w, sizeof(w), "%s value", what);
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		yaml_node_t *v = rules_node(c, p->value);
 		const char *s;
@@ -89,9 +88,11 @@ static int parse_strmap(struct ctx *c, const yaml_node_t *n, const char *what, s
 
 		if (rules_is_null(v))
 			continue;
-		rc = rules_want_string(c, v, w, &s);
-		if (rc < 0)
-			return rc;
+		if (!rules_is_string(v)) { /* the message formatted only for a bad value */
+			snprintf(w, sizeof(w), "%s value", what);
+			return rules_want_string(c, v, w, &s);
+		}
+		s = (const char *)v->data.scalar.value;
 		kv = rules_grow(out, nout, sizeof(*kv));
 		if (!kv)
 			return log_err_set(c->err, -ENOMEM, "out of memory");
@@ -227,10 +228,10 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r, bool 
 	r->name = strdup(name);
 	if (!r->where || !r->name)
 		return log_err_set(c->err, -ENOMEM, "out of memory");
-	snprintf(what, sizeof(what), "rule '%.200s'", name);
-	rc = rules_only_fields(c, n, counting ? lcr : nfr, what);
-	if (rc < 0)
-		return rc;
+	if (!rules_fields_known(c, n, counting ? lcr : nfr)) { /* what formatted only then */
+		snprintf(what, sizeof(what), "rule '%.200s'", name);
+		return rules_only_fields(c, n, counting ? lcr : nfr, what);
+	}
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top && rc == 0; p++) {
 		const char *k = rules_key_of(c, p);
 		yaml_node_t *val = rules_node(c, p->value);

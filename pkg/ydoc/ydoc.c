@@ -447,9 +447,10 @@ const char *ydoc_scalar_type(const yaml_node_t *n)
 	if (ydoc_is_null(n))
 		return "null";
 	v = (const char *)n->data.scalar.value;
-	for (i = 0; i < sizeof(ydoc_bools) / sizeof(ydoc_bools[0]); i++)
-		if (!strcmp(v, ydoc_bools[i]))
-			return "a boolean";
+	if (strchr("yYnNtTfFoO", v[0]) && v[0]) /* each boolean's first letter: skip the rest */
+		for (i = 0; i < sizeof(ydoc_bools) / sizeof(ydoc_bools[0]); i++)
+			if (!strcmp(v, ydoc_bools[i]))
+				return "a boolean";
 	if (ydoc_is_int(v))
 		return "an integer";
 	if (ydoc_is_float(v))
