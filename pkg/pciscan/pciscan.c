@@ -62,27 +62,23 @@ static int read_attr_at(int dfd, const char *path, char *buf, size_t size)
 	int fd = openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	ssize_t n;
+	int e = 0;
 
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
-	if (!S_ISREG(st.st_mode)) { /* a FIFO would block */
-		close(fd);
-		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-	}
+	/* O_NONBLOCK: a FIFO reads as empty (EAGAIN with a writer), never blocks; a directory
+	 * fails with EISDIR. Only an empty read is fstat'ed, to tell a FIFO or device (-EINVAL)
+	 * from an empty file: one system call less per attribute (issue 20 perf) */
 	n = read(fd, buf, size - 1);
-	if (n < 0) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
+	if (n < 0)
+		e = errno == EAGAIN ? -EINVAL : -errno;
+	else if (n == 0 && fstat(fd, &st) < 0)
+		e = -errno;
+	else if (n == 0 && !S_ISREG(st.st_mode))
+		e = -EINVAL;
 	close(fd);
+	if (e)
+		return e;
 	if ((size_t)n == size - 1)
 		return -EFBIG;
 	buf[n] = '\0';
