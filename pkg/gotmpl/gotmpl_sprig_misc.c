@@ -277,7 +277,7 @@ GT_FN(f_musttorawjson)
 	return to_json(c, av[0], 0, 0, 1, res);
 }
 
-/* Sprig's fromJson / mustFromJson: json.Unmarshal into interface{} (gotmpl_json.c). */
+/* Sprig's fromJson / mustFromJson: json.Unmarshal into interface{} (gotmpl_fromjson.c). */
 static int from_json(struct gotmpl_fctx *c, struct gotmpl_val **av, int must,
 		     struct gotmpl_val **res)
 {
