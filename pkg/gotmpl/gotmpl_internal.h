@@ -163,6 +163,7 @@ extern const struct gotmpl_func gotmpl_sprig_regex_funcs[];
 extern const struct gotmpl_func gotmpl_sprig_case_funcs[];
 extern const struct gotmpl_func gotmpl_sprig_url_funcs[];
 extern const struct gotmpl_func gotmpl_sprig_hash_funcs[];
+extern const struct gotmpl_func gotmpl_sprig_semver_funcs[];
 
 /* Shorthands of the function files: a function's definition, its result, its string arguments. */
 #define GT_FN(name)                                                                                \

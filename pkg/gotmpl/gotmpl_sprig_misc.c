@@ -658,8 +658,6 @@ const struct gotmpl_func gotmpl_sprig_misc_funcs[] = {
     REFUSED("toDate"),
     REFUSED("unixEpoch"),
     REFUSED("uuidv4"),
-    MISSING("semver"),
-    MISSING("semverCompare"),
     /* proposed for NFD's templates (kubernetes-sigs/node-feature-discovery PR #2038), not in
        v0.19: NFD would say "not defined", so does nodeprobe, saying why */
     {"asLabelValue", NULL, NULL, GT_F_NOT_NFD},
