@@ -473,6 +473,8 @@ const struct gotmpl_func *gotmpl_func_find(const char *name, size_t n)
 	if (!f)
 		f = find_in(gotmpl_sprig_hash_funcs, name, n);
 	if (!f)
+		f = find_in(gotmpl_sprig_semver_funcs, name, n);
+	if (!f)
 		f = find_in(builtins, name, n);
 	return f;
 }

@@ -163,6 +163,7 @@ extern const struct gotmpl_func gotmpl_sprig_regex_funcs[];
 extern const struct gotmpl_func gotmpl_sprig_case_funcs[];
 extern const struct gotmpl_func gotmpl_sprig_url_funcs[];
 extern const struct gotmpl_func gotmpl_sprig_hash_funcs[];
+extern const struct gotmpl_func gotmpl_sprig_semver_funcs[];
 
 /* Shorthands of the function files: a function's definition, its result, its string arguments. */
 #define GT_FN(name)                                                                                \
@@ -187,8 +188,8 @@ uint32_t gotmpl_tolower(uint32_t r);
 /* Finish a function that built sb: its contents as *res (sb freed), or rc when it failed. */
 int gotmpl_done(struct gotmpl_fctx *c, struct strbuf *sb, int rc, struct gotmpl_val **res);
 int gotmpl_fail(struct gotmpl_fctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* JSON text as Go's json.Unmarshal into interface{}: 0, -EINVAL (c->msg: Go's words), -ENOMEM
- * or -ELOOP. */
+/* JSON text as Go's json.Unmarshal into interface{} (gotmpl_fromjson.c, over yajl): 0, -EINVAL
+ * (c->msg), -ENOMEM or -ELOOP. */
 int gotmpl_json_decode(struct gotmpl_fctx *c, const char *s, size_t n, struct gotmpl_val **res);
 /* Sprig's strval / cast.ToString: a string as is, else fmt's %v. NULL on budget. */
 struct gotmpl_val *gotmpl_tostring(struct gotmpl_fctx *c, const struct gotmpl_val *v);

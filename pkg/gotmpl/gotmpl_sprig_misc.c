@@ -277,7 +277,7 @@ GT_FN(f_musttorawjson)
 	return to_json(c, av[0], 0, 0, 1, res);
 }
 
-/* Sprig's fromJson / mustFromJson: json.Unmarshal into interface{} (gotmpl_json.c). */
+/* Sprig's fromJson / mustFromJson: json.Unmarshal into interface{} (gotmpl_fromjson.c). */
 static int from_json(struct gotmpl_fctx *c, struct gotmpl_val **av, int must,
 		     struct gotmpl_val **res)
 {
@@ -658,8 +658,6 @@ const struct gotmpl_func gotmpl_sprig_misc_funcs[] = {
     REFUSED("toDate"),
     REFUSED("unixEpoch"),
     REFUSED("uuidv4"),
-    MISSING("semver"),
-    MISSING("semverCompare"),
     /* proposed for NFD's templates (kubernetes-sigs/node-feature-discovery PR #2038), not in
        v0.19: NFD would say "not defined", so does nodeprobe, saying why */
     {"asLabelValue", NULL, NULL, GT_F_NOT_NFD},
