@@ -10,7 +10,7 @@ FROM ${DEBIAN} AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends build-essential pkg-config ca-certificates git \
       libfdt-dev libpci-dev libyaml-dev libcurl4-openssl-dev libjansson-dev libyajl-dev \
-      libmicrohttpd-dev libssl-dev libre2-dev libdeflate-dev \
+      libmicrohttpd-dev libssl-dev nettle-dev libre2-dev libdeflate-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .

@@ -647,6 +647,7 @@ static void dump_cpuid(const struct cpu_x86 *src, uint32_t leaf, uint32_t sub, s
 	const struct leaf *l = src->dump;
 	size_t i;
 
+	memset(r, 0, sizeof(*r)); /* a leaf the dump lacks reads as zeros (cpu.h) */
 	for (i = 0; i < src->n; i++)
 		if (l[i].leaf == leaf && l[i].sub == sub) {
 			*r = l[i].r;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* goconv: strconv.ParseBool and time.ParseDuration with Go's exact grammar and limits. */
+/* goconv: strconv.ParseBool, Atoi and time.ParseDuration with Go's exact grammar and limits. */
 #include "goconv/goconv.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 int goconv_parse_bool(const char *s)
@@ -18,6 +20,17 @@ int goconv_parse_bool(const char *s)
 			return 0;
 	}
 	return -EINVAL;
+}
+
+bool goconv_atoi(const char *s, long long *out)
+{
+	char *end;
+
+	if (!*s || (!isdigit((unsigned char)*s) && *s != '-' && *s != '+'))
+		return false;
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	return !errno && !*end && end != s && isdigit((unsigned char)end[-1]);
 }
 
 #define NEG_LIMIT (UINT64_C(1) << 63) /* magnitude of the most negative int64 */

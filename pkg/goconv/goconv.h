@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* goconv: Go's strconv.ParseBool and time.ParseDuration, as the flags and env of our upstreams read
- * them. */
+/* goconv: Go's strconv.ParseBool, strconv.Atoi and time.ParseDuration, as the flags and env of our
+ * upstreams read them. */
 #ifndef NP_GOCONV_H
 #define NP_GOCONV_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -11,6 +12,13 @@
  * "0", "f", "F", "FALSE", "false", "False"; -EINVAL for anything else.
  */
 int goconv_parse_bool(const char *s);
+
+/*
+ * Go's strconv.Atoi (ParseInt base 10, 64-bit): an optional sign, then one or
+ * more decimal digits, nothing else (no spaces), in int64 range. True with
+ * *out set; false when Go refuses s (*out then unspecified).
+ */
+bool goconv_atoi(const char *s, long long *out);
 
 /*
  * Go's time.ParseDuration, exactly: an optional sign, then one or more decimal

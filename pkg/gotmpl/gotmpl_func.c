@@ -469,6 +469,12 @@ const struct gotmpl_func *gotmpl_func_find(const char *name, size_t n)
 	if (!f)
 		f = find_in(gotmpl_sprig_case_funcs, name, n);
 	if (!f)
+		f = find_in(gotmpl_sprig_url_funcs, name, n);
+	if (!f)
+		f = find_in(gotmpl_sprig_hash_funcs, name, n);
+	if (!f)
+		f = find_in(gotmpl_sprig_semver_funcs, name, n);
+	if (!f)
 		f = find_in(builtins, name, n);
 	return f;
 }

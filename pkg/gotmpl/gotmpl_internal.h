@@ -129,8 +129,9 @@ typedef int (*gotmpl_fn)(struct gotmpl_fctx *c, struct gotmpl_val **argv, int ar
 #define GT_F_AND     0x2u /* the builtin `and` (arguments evaluated lazily by exec) */
 #define GT_F_OR	     0x4u /* the builtin `or` */
 #define GT_F_MISSING                                                                               \
-	0x8u /* a Sprig function nodeprobe does not implement: refused at parse time               \
-	      */
+	0x8u		   /* a Sprig function nodeprobe does not implement: refused at parse time \
+			    */
+#define GT_F_NOT_NFD 0x10u /* a name people expect NFD to have: "not defined", with why */
 
 struct gotmpl_func {
 	const char *name; /* as templates call it */
@@ -144,6 +145,8 @@ struct gotmpl_func {
 	unsigned flags; /* GT_F_* */
 };
 
+/* Why a GT_F_MISSING or GT_F_NOT_NFD function is refused, or NULL (gotmpl_sprig_misc.c). */
+const char *gotmpl_func_why(const struct gotmpl_func *f);
 /* The function named name[0..n), or NULL. */
 const struct gotmpl_func *gotmpl_func_find(const char *name, size_t n);
 /* fmt.Sprintf over argv into sb: 0, -EINVAL (c->msg) or a strbuf error. */
@@ -158,6 +161,9 @@ extern const struct gotmpl_func gotmpl_sprig_misc_funcs[];
 extern const struct gotmpl_func gotmpl_sprig_num_funcs[];
 extern const struct gotmpl_func gotmpl_sprig_regex_funcs[];
 extern const struct gotmpl_func gotmpl_sprig_case_funcs[];
+extern const struct gotmpl_func gotmpl_sprig_url_funcs[];
+extern const struct gotmpl_func gotmpl_sprig_hash_funcs[];
+extern const struct gotmpl_func gotmpl_sprig_semver_funcs[];
 
 /* Shorthands of the function files: a function's definition, its result, its string arguments. */
 #define GT_FN(name)                                                                                \
@@ -182,6 +188,9 @@ uint32_t gotmpl_tolower(uint32_t r);
 /* Finish a function that built sb: its contents as *res (sb freed), or rc when it failed. */
 int gotmpl_done(struct gotmpl_fctx *c, struct strbuf *sb, int rc, struct gotmpl_val **res);
 int gotmpl_fail(struct gotmpl_fctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* JSON text as Go's json.Unmarshal into interface{} (gotmpl_fromjson.c, over yajl): 0, -EINVAL
+ * (c->msg), -ENOMEM or -ELOOP. */
+int gotmpl_json_decode(struct gotmpl_fctx *c, const char *s, size_t n, struct gotmpl_val **res);
 /* Sprig's strval / cast.ToString: a string as is, else fmt's %v. NULL on budget. */
 struct gotmpl_val *gotmpl_tostring(struct gotmpl_fctx *c, const struct gotmpl_val *v);
 /* Take sb's contents as an arena string (sb freed). NULL when out of budget. */

@@ -255,9 +255,15 @@ static struct gotmpl_node *term(struct gotmpl_parser *p)
 			gotmpl_p_perr(p, "function \"%.*s\" not defined", (int)t->n, t->s);
 			return NULL;
 		}
+		if (n->fn->flags & GT_F_NOT_NFD) {
+			gotmpl_p_perr(p, "function \"%.*s\" not defined: %s", (int)t->n, t->s,
+				      gotmpl_func_why(n->fn));
+			return NULL;
+		}
 		if (n->fn->flags & GT_F_MISSING) {
-			gotmpl_p_perr(p, "function \"%.*s\" is not implemented by nodeprobe",
-				      (int)t->n, t->s);
+			gotmpl_p_perr(p, "function \"%.*s\" is not implemented by nodeprobe%s%s",
+				      (int)t->n, t->s, gotmpl_func_why(n->fn) ? ": " : "",
+				      gotmpl_func_why(n->fn) ?: "");
 			return NULL;
 		}
 		if (n->fn->flags & GT_F_REFUSED) {

@@ -6,9 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
 #include <libdeflate.h>
-#include <openssl/evp.h>
 
 #include "base64/base64.h"
 #include "gotmpl/gotmpl_internal.h"
@@ -108,33 +106,6 @@ GT_FN(f_b32dec)
 		}
 	}
 	return gotmpl_done(c, &sb, rc, res);
-}
-
-static int digest(struct gotmpl_fctx *c, const char *alg, const char *s, size_t n,
-		  struct gotmpl_val **res)
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int len = 0;
-	struct strbuf sb = STRBUF_INIT(256);
-	int rc = 0;
-
-	if (!EVP_Digest(s, n, md, &len, EVP_get_digestbyname(alg), NULL))
-		return gotmpl_fail(c, "%s: digest failed", alg);
-	for (unsigned int i = 0; i < len && !rc; i++)
-		rc = sb_addf(&sb, "%02x", md[i]);
-	return gotmpl_done(c, &sb, rc, res);
-}
-
-GT_FN(f_sha1sum)
-{
-	(void)ac;
-	return digest(c, "SHA1", GT_S(0), GT_SN(0), res);
-}
-
-GT_FN(f_sha256sum)
-{
-	(void)ac;
-	return digest(c, "SHA256", GT_S(0), GT_SN(0), res);
 }
 
 GT_FN(f_adler32sum)
@@ -306,66 +277,18 @@ GT_FN(f_musttorawjson)
 	return to_json(c, av[0], 0, 0, 1, res);
 }
 
-/* A jansson value as the template value Go's json.Unmarshal into interface{} gives. */
-static struct gotmpl_val *from_jansson(struct gotmpl_fctx *c, json_t *j)
-{
-	struct gotmpl_val *v;
-	const char *k;
-	json_t *x;
-	size_t i;
-
-	switch (json_typeof(j)) {
-	case JSON_OBJECT:
-		v = gotmpl_map(c->a, GT_PLAIN);
-		json_object_foreach(j, k, x)
-		{
-			struct gotmpl_val *e = from_jansson(c, x);
-
-			if (!v || !e || gotmpl_map_put(c->a, v, k, strlen(k), e))
-				return NULL;
-		}
-		return v;
-	case JSON_ARRAY:
-		v = gotmpl_list(c->a, json_array_size(j), GT_PLAIN);
-		json_array_foreach(j, i, x)
-		{
-			struct gotmpl_val *e = from_jansson(c, x);
-
-			if (!v || !e)
-				return NULL;
-			v->u.l.v[v->u.l.n++] = e;
-		}
-		return v;
-	case JSON_STRING:
-		return gotmpl_str(c->a, json_string_value(j), json_string_length(j));
-	case JSON_INTEGER:
-		return gotmpl_float(c->a, (double)json_integer_value(j));
-	case JSON_REAL:
-		return gotmpl_float(c->a, json_real_value(j));
-	case JSON_TRUE:
-		return gotmpl_bool(c->a, 1);
-	case JSON_FALSE:
-		return gotmpl_bool(c->a, 0);
-	default:
-		return GT_NIL;
-	}
-}
-
+/* Sprig's fromJson / mustFromJson: json.Unmarshal into interface{} (gotmpl_fromjson.c). */
 static int from_json(struct gotmpl_fctx *c, struct gotmpl_val **av, int must,
 		     struct gotmpl_val **res)
 {
-	json_error_t e;
-	json_t *j = json_loadb(GT_S(0), GT_SN(0), JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
+	int r = gotmpl_json_decode(c, GT_S(0), GT_SN(0), res);
 
-	if (!j) {
-		if (must)
-			return gotmpl_fail(c, "%s", e.text);
+	if (r == -EINVAL && !must) {
+		c->msg[0] = '\0';
 		*res = GT_NIL;
 		return 0;
 	}
-	*res = from_jansson(c, j);
-	json_decref(j);
-	return *res ? 0 : -ENOMEM;
+	return r;
 }
 
 GT_FN(f_fromjson)
@@ -645,6 +568,24 @@ GT_FN(f_duration)
 		n, NULL, NULL, GT_F_MISSING                                                        \
 	}
 
+/* The reasons the parse error gives for the refused names that have one. */
+static const struct {
+	const char *name, *why;
+} whys[] = {
+    /* Sprig's, but they need libcrypto (scrypt, AES-CBC), which nodeprobe does not load */
+    {"decryptAES", "it needs libcrypto (AES-CBC), which nodeprobe does not load"},
+    {"derivePassword", "it needs libcrypto (scrypt), which nodeprobe does not load"},
+    {"asLabelValue", "not in NFD v0.19's template function map (only proposed, NFD PR #2038)"},
+};
+
+const char *gotmpl_func_why(const struct gotmpl_func *f)
+{
+	for (size_t i = 0; i < sizeof(whys) / sizeof(whys[0]); i++)
+		if (strcmp(f->name, whys[i].name) == 0)
+			return whys[i].why;
+	return NULL;
+}
+
 const struct gotmpl_func gotmpl_sprig_misc_funcs[] = {
     {"adler32sum", f_adler32sum, "s", 0},
     {"b32dec", f_b32dec, "s", 0},
@@ -674,8 +615,6 @@ const struct gotmpl_func gotmpl_sprig_misc_funcs[] = {
     {"osDir", f_dir, "s", 0},
     {"osExt", f_ext, "s", 0},
     {"osIsAbs", f_isabs, "s", 0},
-    {"sha1sum", f_sha1sum, "s", 0},
-    {"sha256sum", f_sha256sum, "s", 0},
     {"toJson", f_tojson, "a", 0},
     {"toPrettyJson", f_toprettyjson, "a", 0},
     {"toRawJson", f_torawjson, "a", 0},
@@ -718,10 +657,9 @@ const struct gotmpl_func gotmpl_sprig_misc_funcs[] = {
     REFUSED("shuffle"),
     REFUSED("toDate"),
     REFUSED("unixEpoch"),
-    MISSING("urlJoin"),
-    MISSING("urlParse"),
     REFUSED("uuidv4"),
-    MISSING("semver"),
-    MISSING("semverCompare"),
+    /* proposed for NFD's templates (kubernetes-sigs/node-feature-discovery PR #2038), not in
+       v0.19: NFD would say "not defined", so does nodeprobe, saying why */
+    {"asLabelValue", NULL, NULL, GT_F_NOT_NFD},
     {NULL, NULL, NULL, 0},
 };

@@ -430,12 +430,58 @@ GT_FN(f_min)
 	GT_RES(gotmpl_int(c->a, m, GT_INT64));
 }
 
+/*
+ * Go's math.Max and math.Min (special cases: an infinity of the winning sign wins, then NaN, then
+ * +0 over -0 for Max, -0 over +0 for Min), written here as libm's fmax/fmin ignore a NaN and
+ * nodeprobe then loads no libm.
+ */
+static double go_max(double x, double y)
+{
+	if (isinf(x) && x > 0)
+		return x;
+	if (isinf(y) && y > 0)
+		return y;
+	if (isnan(x) || isnan(y))
+		return NAN;
+	if (x == 0 && x == y)
+		return signbit(x) ? y : x;
+	return x > y ? x : y;
+}
+
+static double go_min(double x, double y)
+{
+	if (isinf(x) && x < 0)
+		return x;
+	if (isinf(y) && y < 0)
+		return y;
+	if (isnan(x) || isnan(y))
+		return NAN;
+	if (x == 0 && x == y)
+		return signbit(x) ? x : y;
+	return x < y ? x : y;
+}
+
+/* 10^p correctly rounded (as glibc's pow gives it): exact products up to 1e22, else strtod. */
+static double pow10i(int64_t p)
+{
+	char buf[32];
+	double r = 1;
+
+	if (p >= 0 && p <= 22) {
+		while (p--)
+			r *= 10;
+		return r;
+	}
+	snprintf(buf, sizeof(buf), "1e%lld", (long long)(p < -400 ? -400 : p > 400 ? 400 : p));
+	return strtod(buf, NULL);
+}
+
 GT_FN(f_maxf)
 {
 	double m = gotmpl_tofloat64(av[0]);
 
 	for (int i = 1; i < ac; i++)
-		m = fmax(m, gotmpl_tofloat64(av[i]));
+		m = go_max(m, gotmpl_tofloat64(av[i]));
 	GT_RES(gotmpl_float(c->a, m));
 }
 
@@ -444,7 +490,7 @@ GT_FN(f_minf)
 	double m = gotmpl_tofloat64(av[0]);
 
 	for (int i = 1; i < ac; i++)
-		m = fmin(m, gotmpl_tofloat64(av[i]));
+		m = go_min(m, gotmpl_tofloat64(av[i]));
 	GT_RES(gotmpl_float(c->a, m));
 }
 
@@ -462,10 +508,11 @@ GT_FN(f_floor)
 
 GT_FN(f_round)
 {
-	double on = ac > 2 ? av[2]->u.f : 0.5, pow10 = pow(10, (double)av[1]->u.i);
-	double d = pow10 * gotmpl_tofloat64(av[0]), ip, r;
+	double on = ac > 2 ? av[2]->u.f : 0.5, pow10 = pow10i(av[1]->u.i);
+	double d = pow10 * gotmpl_tofloat64(av[0]), r;
 
-	r = modf(d, &ip) >= on ? ceil(d) : floor(d);
+	/* math.Modf's fractional part; an infinity's is 0 (floor and ceil agree on it anyway) */
+	r = (isinf(d) ? 0 : d - trunc(d)) >= on ? ceil(d) : floor(d);
 	GT_RES(gotmpl_float(c->a, r / pow10));
 }
 

@@ -33,25 +33,42 @@ static int read_whole(const char *path, struct strbuf *sb, struct log_err *err)
 	return 1;
 }
 
-static int add_both(struct feat_set *fs, const char *name, int loaded)
-{
-	if (loaded && feat_flag_add(fs, KERNEL_LOADED, name) < 0)
-		return -ENOMEM;
-	return feat_flag_add(fs, KERNEL_ENABLED, name) < 0 ? -ENOMEM : 0;
-}
-
-/* /proc/modules: "name size refs deps state addr" per line. */
+/*
+ * /proc/modules: "name size refs deps state addr" per line; the name is the first field as Go's
+ * strings.Fields splits it (NFD's getLoadedModules): leading blanks skipped, ended by any white
+ * space (a CR too). A line of blanks only, on which NFD's index panics, gives nothing.
+ */
 static int parse_loaded(char *buf, struct feat_set *fs)
 {
 	char *line, *save = NULL;
 
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		size_t n = strcspn(line, " \t");
+		size_t n;
 
+		while (isspace((unsigned char)*line))
+			line++;
+		for (n = 0; line[n] && !isspace((unsigned char)line[n]); n++)
+			;
 		if (n == 0)
 			continue;
 		line[n] = '\0';
-		if (add_both(fs, line, 1) < 0)
+		if (feat_flag_add(fs, KERNEL_LOADED, line) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* kernel.enabledmodule gets every loaded module (NFD: loaded + built-in, made together). */
+static int enable_loaded(struct feat_set *fs)
+{
+	const struct feat *l = feat_get_kind(fs, KERNEL_LOADED, FEAT_FLAGS);
+	size_t i;
+
+	for (i = 0; l && i < feat_nelems(l); i++) {
+		const char *name, *value;
+
+		feat_elem_at(l, i, &name, &value);
+		if (feat_flag_add(fs, KERNEL_ENABLED, name) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -77,7 +94,7 @@ static int parse_builtin(char *buf, struct feat_set *fs)
 		*end = '\0';
 		base = strrchr(line, '/');
 		base = base ? base + 1 : line;
-		if (*base && add_both(fs, base, 0) < 0)
+		if (*base && feat_flag_add(fs, KERNEL_ENABLED, base) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -93,8 +110,7 @@ int kernel_scan_modules(const char *proc, const char *modules_dir, struct feat_s
 	if (proc) {
 		snprintf(path, sizeof(path), "%s/modules", proc);
 		r = read_whole(path, &sb, err);
-		if (r > 0 && (feat_declare(fs, KERNEL_LOADED, FEAT_FLAGS) < 0 ||
-			      feat_declare(fs, KERNEL_ENABLED, FEAT_FLAGS) < 0))
+		if (r > 0 && feat_declare(fs, KERNEL_LOADED, FEAT_FLAGS) < 0)
 			r = -ENOMEM;
 		if (r > 0)
 			r = parse_loaded(sb.buf, fs);
@@ -105,7 +121,9 @@ int kernel_scan_modules(const char *proc, const char *modules_dir, struct feat_s
 	if (modules_dir) {
 		snprintf(path, sizeof(path), "%s/modules.builtin", modules_dir);
 		r = read_whole(path, &sb, err);
-		if (r > 0 && feat_declare(fs, KERNEL_ENABLED, FEAT_FLAGS) < 0)
+		/* NFD v0.16+: enabledmodule only when modules.builtin was read (source/kernel) */
+		if (r > 0 &&
+		    (feat_declare(fs, KERNEL_ENABLED, FEAT_FLAGS) < 0 || enable_loaded(fs) < 0))
 			r = -ENOMEM;
 		if (r > 0)
 			r = parse_builtin(sb.buf, fs);
@@ -135,5 +153,11 @@ int kernel_add_bound_driver(struct feat_set *fs, const char *driver)
 		name[i] = c;
 	}
 	name[n] = '\0';
-	return add_both(fs, name, 1) < 0 ? -ENOMEM : 1;
+	if (feat_flag_add(fs, KERNEL_LOADED, name) < 0)
+		return -ENOMEM;
+	/* enabled only where modules.builtin made the feature (else kernel_scan_modules copies) */
+	if (feat_get_kind(fs, KERNEL_ENABLED, FEAT_FLAGS) &&
+	    feat_flag_add(fs, KERNEL_ENABLED, name) < 0)
+		return -ENOMEM;
+	return 1;
 }

@@ -21,12 +21,15 @@ struct strbuf;
 /*
  * Add NFD's module features to fs, with NFD's names exactly
  * (source/kernel/modules.go):
- *   kernel.loadedmodule:  the first field of each non-empty line of
- *                         <proc>/modules (the kernel writes '_', e.g. vfio_pci);
- *   kernel.enabledmodule: those, plus the base name without ".ko" of each
- *                         "*.ko" line of <modules_dir>/modules.builtin, kept as
- *                         written there (e.g. "vfio-pci": NFD does not turn '-'
- *                         into '_', which is why Intel's rules test both forms).
+ *   kernel.loadedmodule:  the first field (Go's strings.Fields: leading blanks
+ *                         skipped) of each line of <proc>/modules (the kernel
+ *                         writes '_', e.g. vfio_pci);
+ *   kernel.enabledmodule: only when modules.builtin was read (NFD v0.16+): every
+ *                         kernel.loadedmodule element so far (bound drivers too),
+ *                         plus the base name without ".ko" of each "*.ko" line
+ *                         of <modules_dir>/modules.builtin, kept as written there
+ *                         (e.g. "vfio-pci": NFD does not turn '-' into '_', which
+ *                         is why Intel's rules test both forms).
  * proc or modules_dir may be NULL (skipped). A missing file is logged at info
  * and gives no elements, not an error; each feature is created when its file
  * was read, even if it is empty (as NFD: DoesNotExist then matches). Any other
@@ -39,8 +42,9 @@ int kernel_scan_modules(const char *proc, const char *modules_dir, struct feat_s
 /*
  * Record that driver is bound to a device: its code is running, from a loaded
  * module or built in. The name, with '-' turned into '_' as the kernel names
- * modules ("virtio-pci" -> "virtio_pci"), is added to both kernel.loadedmodule
- * and kernel.enabledmodule, so a rule's "module loaded" also holds for the
+ * modules ("virtio-pci" -> "virtio_pci"), is added to kernel.loadedmodule, and
+ * to kernel.enabledmodule when that exists already (kernel_scan_modules copies
+ * the loaded ones into it later), so a rule's "module loaded" also holds for the
  * device's bound driver. Names that are not module names after that (empty,
  * longer than 55 bytes, characters other than [A-Za-z0-9_]) are ignored and
  * return 0. Returns 1 if added, 0 if ignored, -ENOMEM.

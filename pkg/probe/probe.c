@@ -29,11 +29,31 @@ extern const struct probe_source probe_source_kconfig;
 extern const struct probe_source probe_source_osrelease;
 extern const struct probe_source probe_source_usb;
 extern const struct probe_source probe_source_cpu;
+extern const struct probe_source probe_source_cpusecurity;
+extern const struct probe_source probe_source_cputopology;
+extern const struct probe_source probe_source_system;
+extern const struct probe_source probe_source_memory;
+extern const struct probe_source probe_source_storage;
+extern const struct probe_source probe_source_network;
+extern const struct probe_source probe_source_ksys;
+extern const struct probe_source probe_source_cpucstate;
+extern const struct probe_source probe_source_cpupstate;
+extern const struct probe_source probe_source_cpurdt;
+extern const struct probe_source probe_source_cpusst;
+extern const struct probe_source probe_source_cpucoprocessor;
 
 /* The sources, in the order they run. A new source is one file and one line here. */
 static const struct probe_source *const probe_sources[] = {
-    &probe_source_dt,	   &probe_source_pci,	    &probe_source_kernel, &probe_source_kversion,
-    &probe_source_kconfig, &probe_source_osrelease, &probe_source_usb,	  &probe_source_cpu,
+    &probe_source_dt,	       &probe_source_pci,
+    &probe_source_kernel,      &probe_source_kversion,
+    &probe_source_kconfig,     &probe_source_osrelease,
+    &probe_source_usb,	       &probe_source_cpu,
+    &probe_source_cpusecurity, &probe_source_cputopology,
+    &probe_source_system,      &probe_source_memory,
+    &probe_source_storage,     &probe_source_network,
+    &probe_source_ksys,	       &probe_source_cpucstate,
+    &probe_source_cpupstate,   &probe_source_cpurdt,
+    &probe_source_cpusst,      &probe_source_cpucoprocessor,
 };
 
 void probe_opts_defaults(struct probe_opts *opts)

@@ -130,6 +130,6 @@ static int cpu_source_scan(struct probe_ctx *ctx, struct log_err *err)
 const struct probe_source probe_source_cpu = {
     .name = "cpu",
     .help = "cpu.cpuid and cpu.model: x86 cpuid (or --cpuid FILE), ARM <proc>/cpuinfo",
-    .features = "cpu.",
+    .features = "cpu.cpuid cpu.model",
     .scan = cpu_source_scan,
 };

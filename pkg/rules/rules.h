@@ -25,15 +25,17 @@ struct yaml_document_s; /* libyaml's yaml_document_t */
  * fails its rule (with a warning) exactly when NFD's would: when evaluated on
  * an element that is there.
  *
- * labelsTemplate/varsTemplate subset: "{{ range .<dom>.<feat> }} ... {{ end }}"
- * over the elements the rule matched (flags and attributes sorted by name, as
- * NFD), "{{ .<attr> }}" inside it (instances: their attributes; flags: .Name;
- * attributes: .Name, .Value; 'index . "key"' for any key),
- * "{{ len .<dom>.<feat> }}" (or "{{ .<dom>.<feat> | len }}"),
- * "{{ (index .<dom>.<feat> N).<attr> }}", and the "{{-"/"-}}" trim markers.
- * The output is "key=value" lines, as in NFD; labels/vars win over it. As
- * NFD's missingkey=error, a key that is not there fails the template, and
- * the rule gives nothing.
+ * labelsTemplate and varsTemplate run as nfd-master v0.19 runs them
+ * (pkg/apis/nfd/nodefeaturerule/rule.go, pkg/apis/nfd/template/template.go):
+ * Go's text/template with Sprig's functions and missingkey=error (pkg/gotmpl,
+ * which also bounds source, steps and output), over the matched features of
+ * the matcher that matched ({{ .<domain>.<feature> }}: a list of elements,
+ * flags {Name}, attributes {Name, Value}, instances their attributes). Each
+ * distinct template text is parsed once, at load; one that does not parse
+ * fails its rule when the rule matches, as in NFD. The output is "key=value"
+ * lines (each TrimSpace'd, blank ones skipped; a line without '=' fails the
+ * rule); labels/vars win over it. A template error fails that rule only,
+ * with a warning naming it and NFD's message.
  *
  * nodeprobe's own kind, apiVersion nodeprobe.io/v1alpha1, kind
  * LabelCountRule: rules of name, countLabelsTemplate, matchFeatures and
@@ -44,9 +46,10 @@ struct yaml_document_s; /* libyaml's yaml_document_t */
  * adds. Labels that are invalid, or in a kubernetes.io namespace NFD denies,
  * are skipped with a warning naming the rule and label.
  *
- * Skipped with a warning naming file and rule: a rule on a feature that no
- * source makes (rules_feature_supported()) and the scan does not hold, a
- * template construct outside the subset. annotations, extendedResources and
+ * A term on a feature the scan does not hold is "no match", as NFD's "feature
+ * not available" (a matchAny branch on it fails alone); when the rule then
+ * gives nothing and no source makes that feature (rules_feature_supported()),
+ * a warning names it. annotations, extendedResources and
  * taints are checked, then ignored with a warning (a features.d file holds
  * labels only). Documents of another apiVersion/kind are skipped with a
  * warning. A malformed file (YAML syntax, or anything the CRD schema
@@ -63,7 +66,7 @@ void rules_free(struct rules *r);
  * Load the NodeFeatureRule documents of buf (len bytes, need not be
  * NUL-terminated); name is used in messages. On error returns -EINVAL (or
  * -ENOMEM) with err "name:line:col: what" and r unchanged. Returns the number
- * of rules added (skipped ones included).
+ * of rules added.
  */
 int rules_load_buffer(struct rules *r, const char *name, const char *buf, size_t len,
 		      struct log_err *err);
@@ -75,11 +78,11 @@ int rules_load_buffer(struct rules *r, const char *name, const char *buf, size_t
  */
 int rules_load_path(struct rules *r, const char *path, struct log_err *err);
 
-/* Number of loaded rules (skipped ones included). */
+/* Number of loaded rules. */
 size_t rules_count(const struct rules *r);
 
 /*
- * Evaluate every rule that is not skipped against fs, in nfd-master's order
+ * Evaluate every rule against fs, in nfd-master's order
  * (objects by metadata.name, then load order; rules in order), and put the
  * final labels into out (a later rule replaces an earlier value). Evaluation
  * problems (a non-number for Gt, a template error) make that rule produce
@@ -94,13 +97,18 @@ int rules_eval(const struct rules *r, const struct feat_set *fs, struct label_se
  * "pci.device", "kernel.loadedmodule", "kernel.enabledmodule",
  * "kernel.version", "kernel.config", "cpu.cpuid", "cpu.model",
  * "system.osrelease", "usb.device", any "dt.*" feature (the devicetree
- * source), and "rule.matched". A feature the scan holds is evaluated
+ * source), "rule.matched", and pkg/hostfeat's "cpu.security", "cpu.topology",
+ * "cpu.cstate", "cpu.pstate", "cpu.rdt", "cpu.sst", "cpu.coprocessor",
+ * "system.name", "system.dmiid", "kernel.selinux", "kernel.kvm", "memory.numa",
+ * "memory.swap", "memory.nv", "memory.hugepages", "network.device",
+ * "network.virtual", "storage.block". It only decides whether a rule that
+ * does not match is warned about: a feature the scan lacks is "no match"
  * whatever its name.
  */
 bool rules_feature_supported(const char *feature);
 
 /*
- * True if a rule of r that is not skipped reads a feature whose name starts
+ * True if a rule of r reads a feature whose name starts
  * with prefix ("cpu.", "kernel.config"): in a matchFeatures or matchAny term
  * (compared case-insensitively, as NFD lower-cases term features) or in an
  * "@domain.feature.element" label value. Sources whose features no rule reads

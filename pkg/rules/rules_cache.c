@@ -6,12 +6,13 @@
 #include <string.h>
 
 #include "goregex/goregex.h"
+#include "gotmpl/gotmpl.h"
 #include "rules/rules_internal.h"
 
 /* One distinct text: what it compiled to, or why it is refused. */
 struct rcache_ent {
 	char *key; /* owned: the pattern or template text; NULL for a free slot */
-	void *val; /* owned: struct goregex or struct tmpl; NULL when refused */
+	void *val; /* owned: struct goregex or struct gotmpl; NULL when refused */
 	char *why; /* owned: why it is refused, or NULL */
 };
 
@@ -128,25 +129,37 @@ int rules_regex(struct rcache *c, const char *pat, const struct goregex **re, ch
 	return answer(e, (const void **)re, why, whylen);
 }
 
-int rules_tmpl(struct rcache *c, const char *src, const struct tmpl **t, char *why, size_t whylen)
+int rules_tmpl(struct rcache *c, const char *src, struct rtmpl *t, char *why, size_t whylen)
 {
 	struct rcache_ent *e = find(&c->tmpl, src);
-	struct tmpl *p = NULL;
+	struct gotmpl *p = NULL;
+	size_t len = strlen(src);
 	int x;
 
-	*t = NULL;
-	if (e)
-		return answer(e, (const void **)t, why, whylen);
-	x = rules_tmpl_parse(src, &p, why, whylen);
-	c->compiled++;
-	if (x == -ENOMEM)
-		return -ENOMEM;
-	e = add(&c->tmpl, src, p, x < 0 ? why : NULL);
 	if (!e) {
-		rules_tmpl_free(p);
-		return -ENOMEM;
+		if (c->tmpl.n >= RULES_TMPL_MAX || len > RULES_TMPL_SRC - c->tsrc) {
+			snprintf(
+			    why, whylen,
+			    "the rules loaded hold more than %d distinct templates or %u MiB of "
+			    "them (the limit): share templates between rules (YAML anchors)",
+			    RULES_TMPL_MAX, RULES_TMPL_SRC >> 20);
+			return -ENOSPC;
+		}
+		x = rules_tmpl_parse(src, &p, why, whylen); /* each distinct text once */
+		c->compiled++;
+		if (x == -ENOMEM)
+			return -ENOMEM;
+		e = add(&c->tmpl, src, p, x < 0 ? why : NULL);
+		if (!e) {
+			gotmpl_free(p);
+			return -ENOMEM;
+		}
+		c->tsrc += len;
 	}
-	return answer(e, (const void **)t, why, whylen);
+	t->set = true;
+	t->t = e->val;
+	t->bad = e->why;
+	return 0;
 }
 
 void rules_cache_free(struct rcache *c)
@@ -160,7 +173,7 @@ void rules_cache_free(struct rcache *c)
 	}
 	for (i = 0; i < c->tmpl.cap; i++) {
 		free(c->tmpl.e[i].key);
-		rules_tmpl_free(c->tmpl.e[i].val);
+		gotmpl_free(c->tmpl.e[i].val);
 		free(c->tmpl.e[i].why);
 	}
 	free(c->re.e);

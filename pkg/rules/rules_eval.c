@@ -428,7 +428,7 @@ static int emit(const struct out *o, const struct evalfs *e, struct label_set *o
 		const struct rule *rl = o->p[i].rl;
 		struct log_err err = {0};
 		const char *v = o->p[i].val;
-		char why[300];
+		char why[300], msg[sizeof(err.msg) * 4];
 		int r;
 
 		if (v[0] == '@') {
@@ -447,8 +447,9 @@ static int emit(const struct out *o, const struct evalfs *e, struct label_set *o
 		r = label_set_put(out, o->p[i].key, v, &err);
 		if (r == -ENOMEM)
 			return r;
-		if (r < 0) {
-			log_warn("%s: rule '%s': label skipped: %s", rl->where, rl->name, err.msg);
+		if (r < 0) { /* the value may come from the host: its control bytes escaped */
+			rules_escape(msg, sizeof(msg), err.msg);
+			log_warn("%s: rule '%s': label skipped: %s", rl->where, rl->name, msg);
 			continue;
 		}
 		count++;
@@ -462,10 +463,35 @@ bool rules_feature_supported(const char *feature)
 {
 	/* the features of nodeprobe's sources (pkg/probe), with NFD's names */
 	static const char *const known[] = {
-	    "pci.device",     "kernel.loadedmodule", "kernel.enabledmodule",
-	    "kernel.version", "kernel.config",	     "cpu.cpuid",
-	    "cpu.model",      "system.osrelease",    "usb.device",
+	    "pci.device",
+	    "kernel.loadedmodule",
+	    "kernel.enabledmodule",
+	    "kernel.version",
+	    "kernel.config",
+	    "cpu.cpuid",
+	    "cpu.model",
+	    "system.osrelease",
+	    "usb.device",
 	    "rule.matched",
+	    /* pkg/hostfeat (issue 20) */
+	    "cpu.security",
+	    "cpu.topology",
+	    "cpu.cstate",
+	    "cpu.pstate",
+	    "cpu.rdt",
+	    "cpu.sst",
+	    "cpu.coprocessor",
+	    "system.name",
+	    "system.dmiid",
+	    "kernel.selinux",
+	    "kernel.kvm",
+	    "memory.numa",
+	    "memory.swap",
+	    "memory.nv",
+	    "memory.hugepages",
+	    "network.device",
+	    "network.virtual",
+	    "storage.block",
 	};
 	size_t i;
 
@@ -489,8 +515,8 @@ static const char *unsupported_in(const struct matcher *m, const struct evalfs *
 
 /*
  * A feature that no source of ours makes and that this scan does not hold:
- * its name, else NULL. (A feature the scan holds is always evaluated, so a
- * new source's features work in rules as soon as it fills them.)
+ * its name, else NULL, for the warning when the rule does not match. (Its
+ * terms are evaluated as NFD's: no match.)
  */
 static const char *unsupported(const struct rule *rl, const struct evalfs *e)
 {
@@ -527,17 +553,12 @@ static int eval_rule(const struct rule *rl, struct evalfs *e, struct out *o)
 	struct cand labels = {0}, vars = {0};
 	struct matched m = {0};
 	bool failed = false, any = false, matched = false;
-	bool tmpl = rl->tmpl || rl->vtmpl || rl->count;
+	bool tmpl = rl->tmpl.set || rl->vtmpl.set || rl->count.set;
 	const char *f = unsupported(rl, e);
 	char why[300] = "";
 	size_t i;
 	int r = 0, pass;
 
-	if (f) {
-		log_warn("%s: rule '%s' skipped: feature '%s' is not supported", rl->where,
-			 rl->name, f);
-		return backref(e, NULL, NULL); /* it ran in NFD: rule.matched exists after it */
-	}
 	for (i = 0; i < rl->nany; i++) {
 		r = rules_eval_matcher(&rl->any[i], e, &m, why, sizeof(why));
 		if (r > 0) {
@@ -582,6 +603,15 @@ static int eval_rule(const struct rule *rl, struct evalfs *e, struct out *o)
 	if (r < 0)
 		goto out;
 done:
+	/*
+	 * NFD: a term on a feature the node lacks is "no match" (rule.go, "feature not available"),
+	 * so a matchAny branch naming one fails alone and another branch may still label. A
+	 * feature no source of ours makes is named when the rule gives nothing, as the likely why.
+	 */
+	if (f && !matched)
+		log_warn("%s: rule '%s' did not match: nodeprobe makes no feature '%s' (its terms "
+			 "never match, as in NFD on a node without it)",
+			 rl->where, rl->name, f);
 	r = backref(e, matched ? &labels : NULL, matched ? &vars : NULL);
 out:
 	if (r == -EINVAL)
@@ -621,8 +651,7 @@ int rules_eval(const struct rules *rs, const struct feat_set *fs, struct label_s
 			return log_err_set(err, -ENOMEM, "out of memory");
 	}
 	for (i = 0; i < rs->n; i++)
-		if (!rs->r[i].skip)
-			order[n++] = &rs->r[i];
+		order[n++] = &rs->r[i];
 	if (n > 1)
 		qsort(order, n, sizeof(*order), rule_order);
 	for (i = 0; i < n && r >= 0; i++)

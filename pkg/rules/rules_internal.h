@@ -14,13 +14,14 @@
 #include "ydoc/ydoc.h"
 #include "rules/rules.h"
 
-#define RULES_FILE_MAX	     (1u << 20) /* bytes per rules file */
-#define RULES_TEMPLATE_OUT   (1u << 20) /* bytes a template may expand to */
-#define RULES_TEMPLATE_DEPTH 16		/* nested ranges */
-#define RULES_RULE_LABELS    4096 /* labels one rule may produce (a features.d file holds 64 KiB) */
-#define RULES_REGEX_MAX	     10000	 /* distinct regular expressions over all loaded rules */
-#define RULES_REGEX_MEM	     (64u << 20) /* memory they may use together (goregex_compile_mem) */
-#define NFD_PREFIX	     "feature.node.kubernetes.io/"
+#define RULES_FILE_MAX	   (1u << 20)  /* bytes per rules file */
+#define RULES_TEMPLATE_OUT (1u << 20)  /* bytes a template may expand to */
+#define RULES_TMPL_MAX	   10000       /* distinct templates over all loaded rules */
+#define RULES_TMPL_SRC	   (16u << 20) /* bytes of their texts together */
+#define RULES_RULE_LABELS  4096	 /* labels one rule may produce (a features.d file holds 64 KiB) */
+#define RULES_REGEX_MAX	   10000 /* distinct regular expressions over all loaded rules */
+#define RULES_REGEX_MEM	   (64u << 20) /* memory they may use together (goregex_compile_mem) */
+#define NFD_PREFIX	   "feature.node.kubernetes.io/"
 
 enum op {
 	OP_IN,
@@ -69,21 +70,13 @@ struct matcher {
 	size_t n;	/* number of terms */
 };
 
-/* labelsTemplate subset, parsed. */
-enum tkind { T_TEXT, T_FIELD, T_LEN, T_INDEX, T_RANGE };
+struct gotmpl; /* pkg/gotmpl: a parsed template */
 
-struct tnode {
-	enum tkind kind;    /* what this node prints */
-	char *s;	    /* T_TEXT: text; T_FIELD/T_INDEX: attribute */
-	char *feature;	    /* T_LEN/T_INDEX/T_RANGE: "dom.feat" */
-	long index;	    /* T_INDEX: element index */
-	struct tnode *body; /* T_RANGE: body nodes */
-	size_t nbody;	    /* T_RANGE: number of body nodes */
-};
-
-struct tmpl {
-	struct tnode *n; /* top-level nodes */
-	size_t nn;	 /* number of nodes */
+/* A template of a rule: parsed (borrowed from rules.cache), or why NFD would refuse it. */
+struct rtmpl {
+	bool set;		/* the rule has this template (a non-empty text) */
+	const struct gotmpl *t; /* parsed, or NULL */
+	const char *bad;	/* NFD's parse error (borrowed from rules.cache), or NULL */
 };
 
 struct kv {
@@ -91,22 +84,21 @@ struct kv {
 };
 
 struct rule {
-	char *name;		  /* rule name */
-	char *where;		  /* "file:line:col" of the rule */
-	char *object;		  /* metadata.name of its object: nfd-master's order */
-	size_t seq;		  /* load order, for objects of the same name */
-	struct kv *labels;	  /* static labels */
-	size_t nlabels;		  /* number of static labels */
-	struct kv *vars;	  /* static vars */
-	size_t nvars;		  /* number of static vars */
-	const struct tmpl *tmpl;  /* labelsTemplate (borrowed from rules.cache), or NULL */
-	const struct tmpl *vtmpl; /* varsTemplate (the same), or NULL */
-	const struct tmpl *count; /* countLabelsTemplate (LabelCountRule; the same), or NULL */
-	struct matcher mf;	  /* matchFeatures */
-	struct matcher *any;	  /* matchAny elements */
-	size_t nany;		  /* number of matchAny elements */
-	char *skip;		  /* why the rule is skipped, or NULL */
-	bool counting;		  /* from a LabelCountRule object */
+	char *name;	     /* rule name */
+	char *where;	     /* "file:line:col" of the rule */
+	char *object;	     /* metadata.name of its object: nfd-master's order */
+	size_t seq;	     /* load order, for objects of the same name */
+	struct kv *labels;   /* static labels */
+	size_t nlabels;	     /* number of static labels */
+	struct kv *vars;     /* static vars */
+	size_t nvars;	     /* number of static vars */
+	struct rtmpl tmpl;   /* labelsTemplate */
+	struct rtmpl vtmpl;  /* varsTemplate */
+	struct rtmpl count;  /* countLabelsTemplate (LabelCountRule) */
+	struct matcher mf;   /* matchFeatures */
+	struct matcher *any; /* matchAny elements */
+	size_t nany;	     /* number of matchAny elements */
+	bool counting;	     /* from a LabelCountRule object */
 };
 
 /* Distinct texts, each compiled once: open addressing, grown at half full (rules_cache.c). */
@@ -117,8 +109,9 @@ struct rtable {
 
 /* The distinct patterns and templates of the loaded rules, each compiled once. */
 struct rcache {
-	struct rtable re, tmpl; /* patterns (struct goregex), templates (struct tmpl) */
+	struct rtable re, tmpl; /* patterns (struct goregex), templates (struct gotmpl) */
 	size_t mem;		/* what the patterns may use, at most RULES_REGEX_MEM */
+	size_t tsrc;		/* bytes of the template texts, at most RULES_TMPL_SRC */
 	size_t compiled;	/* compiles and parses done (tests count them) */
 };
 
@@ -159,7 +152,7 @@ struct cand {
  * above it, never one below (scripts/check-calls checks it on the object files).
  *
  *   values     rules_value.c     pure helpers; calls nothing of the module
- *   templates  rules_template.c  the labelsTemplate subset: parse, execute; uses values
+ *   templates  rules_template.c  templates through pkg/gotmpl: parse, execute; uses values
  *   cache      rules_cache.c     each distinct pattern and template compiled once; uses templates
  *   load       rules_load_expr.c YAML values checked, matchFeatures terms; uses cache, values
  *              rules_load.c      rules, documents, files into struct rules; uses all of the above
@@ -181,19 +174,21 @@ bool rules_atoi_go(const char *s, long long *out);
  * major.minor.patch (missing parts 0); false when NFD refuses s. */
 bool rules_version_parse(const char *s, struct ver *out);
 
+/* s for a log line into dst (cap bytes, NUL-terminated, cut when full): each control byte (a CR,
+ * a 0x1f) written as "\xNN", never raw. */
+void rules_escape(char *dst, size_t cap, const char *s);
+
 /* ------------------------------------------------------ templates (rules_template.c) */
 
-/* src parsed into *out (owned, rules_tmpl_free): 0; -EINVAL with why (the construct outside
- * the subset) and *out NULL; -ENOMEM. */
-int rules_tmpl_parse(const char *src, struct tmpl **out, char *why, size_t whylen);
-
-/* Free t and its nodes; NULL is fine. */
-void rules_tmpl_free(struct tmpl *t);
+/* src parsed by pkg/gotmpl as NFD's NewHelper does, into *out (owned, gotmpl_free): 0; -EINVAL
+ * with why (NFD's "failed to parse template: invalid template: ...") and *out NULL; -ENOMEM. */
+int rules_tmpl_parse(const char *src, struct gotmpl **out, char *why, size_t whylen);
 
 /*
- * rl's templates (labelsTemplate, varsTemplate, countLabelsTemplate) run over m, their lines put
- * into labels and vars. 0, also when a template fails: then *failed is set and a warning names
- * the rule; -ENOMEM.
+ * rl's templates (labelsTemplate, varsTemplate, countLabelsTemplate) run over m (NFD's
+ * matchedFeatures), their lines put into labels and vars. 0, also when a template fails (one
+ * that did not parse, an execution error, a bound of pkg/gotmpl, a line without '='): then
+ * *failed is set and a warning names the rule; -ENOMEM.
  */
 int rules_templates(const struct rule *rl, const struct matched *m, struct cand *labels,
 		    struct cand *vars, bool *failed);
@@ -216,8 +211,12 @@ void rules_cand_free(struct cand *c);
 int rules_regex(struct rcache *c, const char *pat, const struct goregex **re, char *why,
 		size_t whylen);
 
-/* src parsed by rules_tmpl_parse, from c or into it: *t borrowed until rules_cache_free(c). */
-int rules_tmpl(struct rcache *c, const char *src, const struct tmpl **t, char *why, size_t whylen);
+/*
+ * src parsed by rules_tmpl_parse, from c or into it: t->t, or t->bad when it does not parse,
+ * borrowed until rules_cache_free(c). 0; -ENOSPC when c would hold more than RULES_TMPL_MAX
+ * templates or RULES_TMPL_SRC bytes of them (why is the whole message); -ENOMEM.
+ */
+int rules_tmpl(struct rcache *c, const char *src, struct rtmpl *t, char *why, size_t whylen);
 
 /* Free every pattern and template of c. */
 void rules_cache_free(struct rcache *c);
@@ -268,6 +267,14 @@ static inline yaml_node_t *rules_map_get(struct ctx *c, const yaml_node_t *m, co
 /* *out the string n holds as the CRD's "type: string" takes it (borrowed from the document):
  * 0; -EINVAL (rules_at, naming what) for a non-scalar, a null, a boolean or a number. */
 int rules_want_string(struct ctx *c, const yaml_node_t *n, const char *what, const char **out);
+
+/* Whether n holds a string as rules_want_string takes it (so a caller formats its message
+ * only when it does not). */
+bool rules_is_string(const yaml_node_t *n);
+
+/* Whether mapping n has only the keys of allowed (NULL-terminated): rules_only_fields without
+ * the message (so a caller formats what only when it does not). */
+bool rules_fields_known(struct ctx *c, const yaml_node_t *n, const char *const *allowed);
 
 /* 0 when mapping n has only the keys of allowed (NULL-terminated); else -EINVAL naming the
  * first other key and what. */

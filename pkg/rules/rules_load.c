@@ -41,7 +41,6 @@ static void rule_free(struct rule *r)
 	free(r->name);
 	free(r->where);
 	free(r->object);
-	free(r->skip);
 }
 
 struct rules *rules_new(void)
@@ -69,23 +68,6 @@ size_t rules_count(const struct rules *r)
 
 /* ------------------------------------------------------------------ YAML */
 
-static void skip_rule(struct rule *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void skip_rule(struct rule *r, const char *fmt, ...)
-{
-	char msg[300];
-	va_list ap;
-
-	if (r->skip)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	r->skip = strdup(msg);
-	if (!r->skip)
-		r->skip = strdup("out of memory");
-}
-
 /* A map of string to string (labels, vars, annotations, extendedResources); nulls pruned. */
 static int parse_strmap(struct ctx *c, const yaml_node_t *n, const char *what, struct kv **out,
 			size_t *nout)
@@ -99,7 +81,6 @@ static int parse_strmap(struct ctx *c, const yaml_node_t *n, const char *what, s
 	rc = rules_want_map(c, n, what);
 	if (rc < 0)
 		return rc;
-	snprintf(w, sizeof(w), "%s value", what);
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		yaml_node_t *v = rules_node(c, p->value);
 		const char *s;
@@ -107,9 +88,11 @@ static int parse_strmap(struct ctx *c, const yaml_node_t *n, const char *what, s
 
 		if (rules_is_null(v))
 			continue;
-		rc = rules_want_string(c, v, w, &s);
-		if (rc < 0)
-			return rc;
+		if (!rules_is_string(v)) { /* the message formatted only for a bad value */
+			snprintf(w, sizeof(w), "%s value", what);
+			return rules_want_string(c, v, w, &s);
+		}
+		s = (const char *)v->data.scalar.value;
 		kv = rules_grow(out, nout, sizeof(*kv));
 		if (!kv)
 			return log_err_set(c->err, -ENOMEM, "out of memory");
@@ -121,11 +104,10 @@ static int parse_strmap(struct ctx *c, const yaml_node_t *n, const char *what, s
 	return 0;
 }
 
-static int parse_template(struct ctx *c, struct rule *r, const yaml_node_t *n, const char *what,
-			  const struct tmpl **out)
+static int parse_template(struct ctx *c, const yaml_node_t *n, const char *what, struct rtmpl *out)
 {
 	const char *s;
-	char why[300];
+	char why[600];
 	int rc;
 
 	if (rules_is_null(n))
@@ -134,12 +116,14 @@ static int parse_template(struct ctx *c, struct rule *r, const yaml_node_t *n, c
 	if (rc < 0)
 		return rc;
 	if (!*s)
-		return 0;				     /* NFD: an empty template is none */
-	rc = rules_tmpl(c->cache, s, out, why, sizeof(why)); /* parsed once per distinct text */
+		return 0; /* NFD: an empty template is none */
+	/* parsed once per distinct text; one that does not parse fails the rule when it runs,
+	 * as in NFD (rule.go's executeTemplate parses it then) */
+	rc = rules_tmpl(c->cache, s, out, why, sizeof(why));
 	if (rc == -ENOMEM)
 		return log_err_set(c->err, rc, "out of memory");
-	if (rc < 0)
-		skip_rule(r, "%s: %s", what, why);
+	if (rc < 0) /* a limit of all the rules: why says which */
+		return rules_at(c, n, "%s", why);
 	return 0;
 }
 
@@ -244,10 +228,10 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r, bool 
 	r->name = strdup(name);
 	if (!r->where || !r->name)
 		return log_err_set(c->err, -ENOMEM, "out of memory");
-	snprintf(what, sizeof(what), "rule '%.200s'", name);
-	rc = rules_only_fields(c, n, counting ? lcr : nfr, what);
-	if (rc < 0)
-		return rc;
+	if (!rules_fields_known(c, n, counting ? lcr : nfr)) { /* what formatted only then */
+		snprintf(what, sizeof(what), "rule '%.200s'", name);
+		return rules_only_fields(c, n, counting ? lcr : nfr, what);
+	}
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top && rc == 0; p++) {
 		const char *k = rules_key_of(c, p);
 		yaml_node_t *val = rules_node(c, p->value);
@@ -262,11 +246,11 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r, bool 
 		} else if (!strcmp(k, "taints")) {
 			rc = parse_taints(c, val, &ntaints);
 		} else if (!strcmp(k, "labelsTemplate")) {
-			rc = parse_template(c, r, val, k, &r->tmpl);
+			rc = parse_template(c, val, k, &r->tmpl);
 		} else if (!strcmp(k, "varsTemplate")) {
-			rc = parse_template(c, r, val, k, &r->vtmpl);
+			rc = parse_template(c, val, k, &r->vtmpl);
 		} else if (!strcmp(k, "countLabelsTemplate")) {
-			rc = parse_template(c, r, val, k, &r->count);
+			rc = parse_template(c, val, k, &r->count);
 		} else if (!strcmp(k, "matchFeatures")) {
 			rc = rules_parse_matcher(c, val, &r->mf);
 		} else if (!strcmp(k, "matchAny") && !rules_is_null(val)) {
@@ -303,7 +287,7 @@ static int parse_rule(struct ctx *c, const yaml_node_t *n, struct rule *r, bool 
 				 r->where, r->name, k);
 	}
 	kv_free(ignored, nignored);
-	if (rc == 0 && counting && !r->count && !r->skip)
+	if (rc == 0 && counting && !r->count.set)
 		return rules_at(c, n, "LabelCountRule rule '%s' without 'countLabelsTemplate'",
 				r->name);
 	return rc;
@@ -493,9 +477,6 @@ static int merge_file(struct rules *rs, const char *name, struct rules *tmp, str
 				 tmp->r[i].object);
 	}
 	for (i = 0; i < tmp->n; i++) {
-		if (tmp->r[i].skip)
-			log_warn("%s: rule '%s' skipped: %s", tmp->r[i].where, tmp->r[i].name,
-				 tmp->r[i].skip);
 		tmp->r[i].seq = rs->seq++;
 		if (add_rule(rs, &tmp->r[i]) < 0) {
 			for (; i < tmp->n; i++)

@@ -75,6 +75,11 @@ static const char *kind_name(const yaml_node_t *n)
  * A string as the CRD's "type: string" takes it (borrowed): a scalar that
  * Kubernetes does not read as null, a boolean or a number (quote "true").
  */
+bool rules_is_string(const yaml_node_t *n)
+{
+	return n->type == YAML_SCALAR_NODE && !ydoc_scalar_type(n);
+}
+
 int rules_want_string(struct ctx *c, const yaml_node_t *n, const char *what, const char **out)
 {
 	const char *t = ydoc_scalar_type(n);
@@ -91,11 +96,11 @@ int rules_want_string(struct ctx *c, const yaml_node_t *n, const char *what, con
 	return 0;
 }
 
-/* Only the keys in allowed (NULL-terminated) in mapping n: NFD's CRD has no other field. */
-int rules_only_fields(struct ctx *c, const yaml_node_t *n, const char *const *allowed,
-		      const char *what)
+/* The first pair of mapping n whose key is not in allowed (NULL-terminated), or NULL. */
+static const yaml_node_pair_t *other_field(struct ctx *c, const yaml_node_t *n,
+					   const char *const *allowed)
 {
-	yaml_node_pair_t *p;
+	const yaml_node_pair_t *p;
 	size_t i;
 
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
@@ -103,9 +108,25 @@ int rules_only_fields(struct ctx *c, const yaml_node_t *n, const char *const *al
 			if (!strcmp(rules_key_of(c, p), allowed[i]))
 				break;
 		if (!allowed[i])
-			return rules_at(c, rules_node(c, p->key), "unknown field '%s' in %s",
-					rules_key_of(c, p), what);
+			return p;
 	}
+	return NULL;
+}
+
+bool rules_fields_known(struct ctx *c, const yaml_node_t *n, const char *const *allowed)
+{
+	return !other_field(c, n, allowed);
+}
+
+/* Only the keys in allowed (NULL-terminated) in mapping n: NFD's CRD has no other field. */
+int rules_only_fields(struct ctx *c, const yaml_node_t *n, const char *const *allowed,
+		      const char *what)
+{
+	const yaml_node_pair_t *p = other_field(c, n, allowed);
+
+	if (p)
+		return rules_at(c, rules_node(c, p->key), "unknown field '%s' in %s",
+				rules_key_of(c, p), what);
 	return 0;
 }
 

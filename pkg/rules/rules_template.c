@@ -1,368 +1,170 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* rules_template: the Go-template subset of labelsTemplate, parsed and expanded. */
-#include <ctype.h>
-#include <dirent.h>
+/* rules_template: labelsTemplate, varsTemplate, countLabelsTemplate run through pkg/gotmpl. */
 #include <errno.h>
-#include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "goregex/goregex.h"
+#include "gotmpl/gotmpl.h"
 #include "rules/rules_internal.h"
 
-/* ------------------------------------------------------------- templates */
+/*
+ * As nfd-master v0.19 (kubernetes-sigs/node-feature-discovery
+ * pkg/apis/nfd/nodefeaturerule/rule.go: executeTemplate, matchedFeatures;
+ * pkg/apis/nfd/template/template.go: NewHelper, ExpandMap): the template runs
+ * over the matched features of one matcher, a map domain -> feature -> list of
+ * MatchedElement (map[string]string: a flag {Name}, an attribute {Name,
+ * Value}, an instance its attributes), domain and feature being the term's
+ * feature as written, split at its first dot. The output is split at "\n",
+ * each line TrimSpace'd, blank ones skipped, the rest split at the first "="
+ * (a line without one fails the template).
+ */
 
-/* Parse "{{ ... }}" text into nodes. Returns 0, -EINVAL with *why (static) set, -ENOMEM. */
-struct tparse {
-	const char *p;	 /* cursor */
-	const char *why; /* unsupported construct, for the warning */
-	char what[160];	 /* detail */
-};
+/* ------------------------------------------------------------- parsing */
 
-static char *dupn(const char *s, size_t n)
+int rules_tmpl_parse(const char *src, struct gotmpl **out, char *why, size_t whylen)
 {
-	char *d = malloc(n + 1);
+	struct gotmpl_err err = {{0}};
+	int r = gotmpl_parse("", src, strlen(src), out, &err);
 
-	if (!d)
-		return NULL;
-	memcpy(d, s, n);
-	d[n] = '\0';
-	return d;
+	if (r < 0 && r != -ENOMEM) /* NFD: "failed to parse template: invalid template: %w" */
+		snprintf(why, whylen, "failed to parse template: invalid template: %s", err.msg);
+	return r == -ENOMEM ? r : (r < 0 ? -EINVAL : 0);
 }
 
-/* ".dom.feat" -> "dom.feat" (exactly two identifiers). NULL if not that form. */
-static char *feature_ref(const char *s, size_t n)
-{
-	size_t i, dots = 0;
-
-	if (n < 4 || s[0] != '.')
-		return NULL;
-	for (i = 1; i < n; i++) {
-		if (s[i] == '.')
-			dots++;
-		else if (!isalnum((unsigned char)s[i]) && s[i] != '_')
-			return NULL;
-	}
-	if (dots != 1 || s[1] == '.' || s[n - 1] == '.')
-		return NULL;
-	return dupn(s + 1, n - 1);
-}
-
-static bool is_ident(const char *s, size_t n)
-{
-	size_t i;
-
-	if (n == 0)
-		return false;
-	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
-			return false;
-	return true;
-}
-
-static int tparse_nodes(struct tparse *tp, struct tnode **out, size_t *nout, int depth,
-			bool *ended);
-
-/* One action's words (between the delimiters, trimmed). */
-static int tparse_action(struct tparse *tp, const char *a, size_t n, struct tnode **out,
-			 size_t *nout, int depth, bool *ended)
-{
-	struct tnode *t;
-
-	if (n == 3 && !memcmp(a, "end", 3)) {
-		if (depth == 0) {
-			tp->why = "'end' without 'range'";
-			return -EINVAL;
-		}
-		*ended = true;
-		return 0;
-	}
-	t = rules_grow(out, nout, sizeof(**out));
-	if (!t)
-		return -ENOMEM;
-	if (n > 6 && !memcmp(a, "range", 5) && isspace((unsigned char)a[5])) {
-		size_t off = 6;
-		bool body_ended = false;
-		int r;
-
-		while (off < n && isspace((unsigned char)a[off]))
-			off++;
-		t->kind = T_RANGE;
-		t->feature = feature_ref(a + off, n - off);
-		if (!t->feature)
-			goto unsupported;
-		if (depth >= RULES_TEMPLATE_DEPTH) {
-			tp->why = "ranges nested too deep";
-			return -EINVAL;
-		}
-		r = tparse_nodes(tp, &t->body, &t->nbody, depth + 1, &body_ended);
-		if (r < 0)
-			return r;
-		if (!body_ended) {
-			tp->why = "'range' without 'end'";
-			return -EINVAL;
-		}
-		return 0;
-	}
-	if (n > 4 && !memcmp(a, "len", 3) && isspace((unsigned char)a[3])) {
-		size_t off = 4;
-
-		while (off < n && isspace((unsigned char)a[off]))
-			off++;
-		t->kind = T_LEN;
-		t->feature = feature_ref(a + off, n - off);
-		if (!t->feature)
-			goto unsupported;
-		return 0;
-	}
-	/* ".dom.feat | len": Go's pipeline form of "len .dom.feat" */
-	if (n > 6 && a[0] == '.' && !memcmp(a + n - 3, "len", 3)) {
-		const char *bar = memchr(a, '|', n);
-		size_t fl = bar ? (size_t)(bar - a) : 0;
-
-		while (fl > 0 && isspace((unsigned char)a[fl - 1]))
-			fl--;
-		if (bar && fl) {
-			const char *p = bar + 1;
-
-			while (isspace((unsigned char)*p))
-				p++;
-			if (p == a + n - 3) {
-				t->kind = T_LEN;
-				t->feature = feature_ref(a, fl);
-				if (t->feature)
-					return 0;
-			}
-		}
-	}
-	if (n > 7 && !memcmp(a, "(index ", 7)) {
-		const char *close = memchr(a, ')', n), *sp;
-		char *end;
-
-		if (!close || close[1] != '.' || !is_ident(close + 2, (size_t)(a + n - close - 2)))
-			goto unsupported;
-		sp = memchr(a + 7, ' ', (size_t)(close - a - 7));
-		if (!sp)
-			goto unsupported;
-		t->kind = T_INDEX;
-		t->feature = feature_ref(a + 7, (size_t)(sp - a - 7));
-		errno = 0;
-		t->index = strtol(sp + 1, &end, 10);
-		if (!t->feature || end != close || errno || t->index < 0)
-			goto unsupported;
-		t->s = dupn(close + 2, (size_t)(a + n - close - 2));
-		return t->s ? 0 : -ENOMEM;
-	}
-	/* inside a range, 'index . "key"': a key that is no identifier ("iommu_group/type") */
-	if (depth > 0 && n > 10 && !memcmp(a, "index . \"", 9) && a[n - 1] == '"' &&
-	    !memchr(a + 9, '"', n - 10) && !memchr(a + 9, '\\', n - 10)) {
-		t->kind = T_FIELD;
-		t->s = dupn(a + 9, n - 10);
-		return t->s ? 0 : -ENOMEM;
-	}
-	if (depth > 0 && n > 1 && a[0] == '.' && is_ident(a + 1, n - 1)) {
-		t->kind = T_FIELD;
-		t->s = dupn(a + 1, n - 1);
-		return t->s ? 0 : -ENOMEM;
-	}
-unsupported:
-	tp->why = "unsupported template action";
-	snprintf(tp->what, sizeof(tp->what), "%.*s", (int)(n > 100 ? 100 : n), a);
-	return -EINVAL;
-}
-
-static int tparse_nodes(struct tparse *tp, struct tnode **out, size_t *nout, int depth, bool *ended)
-{
-	while (*tp->p) {
-		const char *open = strstr(tp->p, "{{"), *close, *a, *b;
-		size_t tlen = open ? (size_t)(open - tp->p) : strlen(tp->p);
-		int r;
-
-		if (open && open[2] == '-' && isspace((unsigned char)open[3]))
-			while (tlen > 0 && isspace((unsigned char)tp->p[tlen - 1]))
-				tlen--;
-		if (tlen) {
-			struct tnode *t = rules_grow(out, nout, sizeof(**out));
-
-			if (!t)
-				return -ENOMEM;
-			t->kind = T_TEXT;
-			t->s = dupn(tp->p, tlen);
-			if (!t->s)
-				return -ENOMEM;
-		}
-		if (!open) {
-			tp->p += strlen(tp->p);
-			break;
-		}
-		close = strstr(open + 2, "}}");
-		if (!close) {
-			tp->why = "unclosed action";
-			return -EINVAL;
-		}
-		a = open + 2;
-		b = close;
-		if (*a == '-' && isspace((unsigned char)a[1]))
-			a++;
-		if (b - 1 > a && b[-1] == '-' && isspace((unsigned char)b[-2]))
-			b--;
-		while (a < b && isspace((unsigned char)*a))
-			a++;
-		while (b > a && isspace((unsigned char)b[-1]))
-			b--;
-		tp->p = close + 2;
-		if (close > open + 3 && close[-1] == '-' && isspace((unsigned char)close[-2]))
-			while (isspace((unsigned char)*tp->p))
-				tp->p++;
-		r = tparse_action(tp, a, (size_t)(b - a), out, nout, depth, ended);
-		if (r < 0 || *ended)
-			return r;
-	}
-	return 0;
-}
-
-static void tnodes_free(struct tnode *n, size_t nn)
-{
-	size_t i;
-
-	for (i = 0; i < nn; i++) {
-		free(n[i].s);
-		free(n[i].feature);
-		tnodes_free(n[i].body, n[i].nbody);
-	}
-	free(n);
-}
-
-void rules_tmpl_free(struct tmpl *t)
-{
-	if (!t)
-		return;
-	tnodes_free(t->n, t->nn);
-	free(t);
-}
-
-/* Parse src; NULL with *why/what set if unsupported, NULL + ENOMEM flag otherwise. */
-int rules_tmpl_parse(const char *src, struct tmpl **out, char *why, size_t whylen)
-{
-	struct tparse tp = {.p = src};
-	struct tmpl *t = calloc(1, sizeof(*t));
-	bool ended = false;
-	int r;
-
-	*out = NULL;
-	if (!t)
-		return -ENOMEM;
-	r = tparse_nodes(&tp, &t->n, &t->nn, 0, &ended);
-	if (r < 0) {
-		if (r == -EINVAL)
-			snprintf(why, whylen, "%s%s%s%s", tp.why, tp.what[0] ? " '{{ " : "",
-				 tp.what, tp.what[0] ? " }}'" : "");
-		rules_tmpl_free(t);
-		return r;
-	}
-	*out = t;
-	return 0;
-}
-
-/* ------------------------------------------------------ template output */
-
-static const struct mgroup *mgroup_find(const struct matched *m, const char *feature)
-{
-	size_t i;
-
-	for (i = 0; i < m->n; i++)
-		if (!strcmp(m->g[i].feature, feature))
-			return &m->g[i];
-	return NULL;
-}
-
-/* Field of a matched element (NFD's MatchedElement map), or NULL if it has no such key. */
-static const char *elem_field(const struct elem *e, const char *field)
-{
-	if (e->inst)
-		return feat_lookup(e->inst, field);
-	if (!strcmp(field, "Name"))
-		return e->name;
-	if (!strcmp(field, "Value"))
-		return e->value;
-	return NULL;
-}
-
-/* NFD runs templates with missingkey=error: a missing key fails the template. */
-static int no_key(char *why, size_t whylen, const char *key)
-{
-	snprintf(why, whylen, "map has no entry for key \"%s\"", key);
-	return -EINVAL;
-}
+/* ---------------------------------------------------------------- data */
 
 /*
- * A feature value printed by a template: a line break in it (a driver link
- * named "i915\nevil=1") becomes VALUE_BREAK, so that the output line holding
- * it is skipped with a warning instead of turning into extra label lines.
+ * A feature value for the template: as read, but a line feed in it (a driver link named
+ * "i915\nevil=1") becomes VALUE_BREAK, so that the output line printing it is skipped with a
+ * warning instead of adding label lines (nodeprobe's one departure from NFD here; 0x1f is in
+ * no valid label, so no label is lost). A CR stays: the line's TrimSpace takes a trailing one,
+ * as NFD's does (a CRLF kernel config).
  */
 #define VALUE_BREAK '\x1f'
 
-static int add_value(struct strbuf *out, const char *v)
+static struct gotmpl_val *value_val(const char *v, bool *broke)
 {
-	int r = 0;
+	struct gotmpl_val *g;
+	char *c, *p;
 
-	for (; *v && r == 0; v++)
-		r = sb_addch(out, *v == '\n' || *v == '\r' ? VALUE_BREAK : *v);
-	return r;
+	if (!strchr(v, '\n'))
+		return gotmpl_val_str(v);
+	c = strdup(v);
+	if (!c)
+		return NULL;
+	*broke = true;
+	for (p = c; (p = strchr(p, '\n')) != NULL;)
+		*p = VALUE_BREAK;
+	g = gotmpl_val_str(c);
+	free(c);
+	return g;
 }
 
-static int texec(const struct tnode *n, size_t nn, const struct matched *m, const struct elem *dot,
-		 struct strbuf *out, char *why, size_t whylen)
+/* One matched element as NFD's MatchedElement (a map[string]string): it, or NULL (ENOMEM). */
+static struct gotmpl_val *elem_val(const struct elem *e, bool *broke)
 {
-	size_t i, j;
+	struct gotmpl_val *m = gotmpl_val_map(1);
+	size_t i, n;
 	int r = 0;
 
-	for (i = 0; i < nn && r == 0; i++) {
-		const struct mgroup *g = NULL;
-		const char *v;
+	if (!m)
+		return NULL;
+	if (e->inst) {
+		n = feat_nelems(e->inst);
+		for (i = 0; i < n && r == 0; i++) {
+			const char *k, *v;
 
-		if (n[i].kind == T_LEN || n[i].kind == T_INDEX || n[i].kind == T_RANGE) {
-			g = mgroup_find(m, n[i].feature);
-			if (!g)
-				return no_key(why, whylen, n[i].feature);
+			feat_elem_at(e->inst, i, &k, &v);
+			r = gotmpl_map_set(m, k, value_val(v, broke));
 		}
-		switch (n[i].kind) {
-		case T_TEXT:
-			r = sb_add(out, n[i].s);
-			break;
-		case T_FIELD:
-			v = elem_field(dot, n[i].s);
-			if (!v)
-				return no_key(why, whylen, n[i].s);
-			r = add_value(out, v);
-			break;
-		case T_LEN:
-			r = sb_addf(out, "%zu", g->n);
-			break;
-		case T_INDEX:
-			if ((size_t)n[i].index >= g->n) {
-				snprintf(why, whylen, "index %ld out of range for .%s", n[i].index,
-					 n[i].feature);
-				return -EINVAL;
-			}
-			v = elem_field(&g->e[n[i].index], n[i].s);
-			if (!v)
-				return no_key(why, whylen, n[i].s);
-			r = add_value(out, v);
-			break;
-		case T_RANGE:
-			for (j = 0; j < g->n && r == 0; j++)
-				r = texec(n[i].body, n[i].nbody, m, &g->e[j], out, why, whylen);
-			break;
-		}
+	} else {
+		r = gotmpl_map_set(m, "Name", value_val(e->name, broke));
+		if (r == 0 && e->value)
+			r = gotmpl_map_set(m, "Value", value_val(e->value, broke));
 	}
-	if (r == -E2BIG)
-		snprintf(why, whylen, "output longer than %u bytes", RULES_TEMPLATE_OUT);
-	return r;
+	if (r < 0) {
+		gotmpl_val_free(m);
+		return NULL;
+	}
+	return m;
 }
+
+/* The length of feature's domain: up to its first dot (NFD's strings.SplitN(f, ".", 2)). */
+static size_t dom_len(const char *feature)
+{
+	const char *dot = strchr(feature, '.');
+
+	return dot ? (size_t)(dot - feature) : strlen(feature);
+}
+
+/* g's elements as a list into dom under its feature name (the part after the first dot). */
+static int put_group(struct gotmpl_val *dom, const struct mgroup *g, bool *broke)
+{
+	struct gotmpl_val *list = gotmpl_val_list(0);
+	const char *dot = strchr(g->feature, '.');
+	size_t i;
+	int r = list ? 0 : -ENOMEM;
+
+	for (i = 0; i < g->n && r == 0; i++) {
+		struct gotmpl_val *e = elem_val(&g->e[i], broke);
+
+		r = e ? gotmpl_list_push(list, e) : -ENOMEM;
+	}
+	if (r < 0) {
+		gotmpl_val_free(list);
+		return r;
+	}
+	return gotmpl_map_set(dom, dot ? dot + 1 : "", list);
+}
+
+/*
+ * NFD's matchedFeatures for m: *out owned (gotmpl_val_free); *broke set when a value's line
+ * feed became VALUE_BREAK. A feature name without a dot is,
+ * as in NFD, its lower-cased name as domain with an empty feature name; rules_load lower-cases
+ * nothing, so the name is taken as written (NFD's CRD validation refuses such names anyway).
+ */
+static int build_data(const struct matched *m, struct gotmpl_val **out, bool *broke)
+{
+	struct gotmpl_val *top = gotmpl_val_map(0);
+	size_t i, j;
+	int r = top ? 0 : -ENOMEM;
+
+	for (i = 0; i < m->n && r == 0; i++) {
+		size_t dl = dom_len(m->g[i].feature);
+		struct gotmpl_val *dom;
+		char *name;
+		bool seen = false;
+
+		for (j = 0; j < i && !seen; j++)
+			seen = dom_len(m->g[j].feature) == dl &&
+			       !memcmp(m->g[j].feature, m->g[i].feature, dl);
+		if (seen) /* its domain was filled with the first group of it */
+			continue;
+		dom = gotmpl_val_map(0);
+		for (j = i; j < m->n && dom && r == 0; j++)
+			if (dom_len(m->g[j].feature) == dl &&
+			    !memcmp(m->g[j].feature, m->g[i].feature, dl))
+				r = put_group(dom, &m->g[j], broke);
+		name = strndup(m->g[i].feature, dl);
+		if (!dom || !name || r < 0) {
+			gotmpl_val_free(dom);
+			free(name);
+			r = -ENOMEM;
+			break;
+		}
+		r = gotmpl_map_set(top, name, dom);
+		free(name);
+	}
+	if (r < 0) {
+		gotmpl_val_free(top);
+		return r;
+	}
+	*out = top;
+	return 0;
+}
+
+/* -------------------------------------------------------------- output */
 
 int rules_cand_put(struct cand *c, const char *k, size_t klen, const char *v, size_t vlen)
 {
@@ -373,7 +175,7 @@ int rules_cand_put(struct cand *c, const char *k, size_t klen, const char *v, si
 		if (strlen(c->kv[i].k) == klen && !memcmp(c->kv[i].k, k, klen))
 			kv = &c->kv[i];
 	if (kv) {
-		char *nv = dupn(v, vlen);
+		char *nv = strndup(v, vlen);
 
 		if (!nv)
 			return -ENOMEM;
@@ -386,8 +188,8 @@ int rules_cand_put(struct cand *c, const char *k, size_t klen, const char *v, si
 	kv = rules_grow(&c->kv, &c->n, sizeof(*kv));
 	if (!kv)
 		return -ENOMEM;
-	kv->k = dupn(k, klen);
-	kv->v = dupn(v, vlen);
+	kv->k = strndup(k, klen);
+	kv->v = strndup(v, vlen);
 	return kv->k && kv->v ? 0 : -ENOMEM;
 }
 
@@ -402,89 +204,180 @@ void rules_cand_free(struct cand *c)
 	free(c->kv);
 }
 
-static void trim(const char **s, size_t *n)
+/* The bytes of a Unicode White_Space character (Go's unicode.IsSpace) at s (n bytes), else 0. */
+static size_t space_at(const unsigned char *s, size_t n)
 {
-	while (*n && isspace((unsigned char)**s)) {
-		(*s)++;
-		(*n)--;
-	}
-	while (*n && isspace((unsigned char)(*s)[*n - 1]))
-		(*n)--;
+	unsigned cp;
+
+	if (n && (*s == ' ' || (*s >= '\t' && *s <= '\r')))
+		return 1;
+	if (n >= 2 && s[0] == 0xc2 && (s[1] == 0x85 || s[1] == 0xa0))
+		return 2;
+	if (n < 3 || (s[0] != 0xe1 && s[0] != 0xe2 && s[0] != 0xe3))
+		return 0;
+	cp = ((s[0] & 0x0fu) << 12) | ((s[1] & 0x3fu) << 6) | (s[2] & 0x3fu);
+	if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+		return 0;
+	return cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 ||
+		       cp == 0x202f || cp == 0x205f || cp == 0x3000
+		   ? 3
+		   : 0;
 }
 
-/* Expand a template into candidates: "key=value" lines, or (count) keys counted. */
-static int run_template(const struct rule *rl, const struct tmpl *t, const char *what, bool count,
-			const struct matched *m, struct cand *c)
+/* The bytes of a White_Space character ending at s + n, else 0. */
+static size_t space_before(const unsigned char *s, size_t n)
+{
+	size_t k;
+
+	for (k = 1; k <= 3 && k <= n; k++)
+		if (space_at(s + n - k, k) == k)
+			return k;
+	return 0;
+}
+
+/* Go's strings.TrimSpace on *s (n bytes). */
+static void trim_space(const char **s, size_t *n)
+{
+	size_t k;
+
+	while ((k = space_at((const unsigned char *)*s, *n)) != 0) {
+		*s += k;
+		*n -= k;
+	}
+	while ((k = space_before((const unsigned char *)*s, *n)) != 0)
+		*n -= k;
+}
+
+/*
+ * s (n bytes) as Go's %q would quote it for a log line, at most 100 bytes of it: control bytes
+ * (a CR of a CRLF file, a 0x1f) escaped, never written raw.
+ */
+static void quote(char *dst, size_t cap, const char *s, size_t n)
+{
+	static const char esc[] = "\aa\bb\ff\nn\rr\tt\vv\\\\\"\"";
+	size_t o = 0, i;
+
+	dst[o++] = '"';
+	for (i = 0; i < n && i < 100 && o + 6 < cap; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		const char *e = ch ? memchr(esc, ch, sizeof(esc) - 1) : NULL;
+
+		if (e && (e - esc) % 2 == 0) {
+			dst[o++] = '\\';
+			dst[o++] = e[1];
+		} else if (ch < 0x20 || ch == 0x7f) {
+			o += (size_t)snprintf(dst + o, cap - o, "\\x%02x", ch);
+		} else {
+			dst[o++] = (char)ch;
+		}
+	}
+	if (i < n && o + 4 < cap)
+		o += (size_t)snprintf(dst + o, cap - o, "...");
+	dst[o++] = '"';
+	dst[o] = '\0';
+}
+
+/* One output line (trimmed, not blank) into c: 0, -EINVAL (warned), -E2BIG, -ENOMEM. */
+static int put_line(const struct rule *rl, const char *what, bool count, bool broke,
+		    const char *line, size_t n, struct cand *c)
+{
+	const char *eq = memchr(line, '=', n);
+	char q[420];
+	size_t i, have = 0;
+
+	if (broke && memchr(line, VALUE_BREAK, n)) {
+		quote(q, sizeof(q), line, n);
+		log_warn("%s: rule '%s': %s line %s skipped: a value holds a newline", rl->where,
+			 rl->name, what, q);
+		return 0;
+	}
+	if (count) {
+		char num[24];
+
+		for (i = 0; i < c->n; i++)
+			if (strlen(c->kv[i].k) == n && !memcmp(c->kv[i].k, line, n))
+				have = strtoul(c->kv[i].v, NULL, 10);
+		snprintf(num, sizeof(num), "%zu", have + 1);
+		return rules_cand_put(c, line, n, num, strlen(num));
+	}
+	if (!eq) {
+		quote(q, sizeof(q), line, n);
+		log_warn(
+		    "%s: rule '%s' not applied: %s: failed to expand template: missing value in "
+		    "expanded template line %s, (format must be '<key>=<value>')",
+		    rl->where, rl->name, what, q);
+		return -EINVAL;
+	}
+	if (memchr(line, '\0', n)) { /* no label holds one: NFD's validation drops it later */
+		quote(q, sizeof(q), line, n);
+		log_warn("%s: rule '%s': %s line %s skipped: it holds a NUL byte", rl->where,
+			 rl->name, what, q);
+		return 0;
+	}
+	return rules_cand_put(c, line, (size_t)(eq - line), eq + 1, n - (size_t)(eq - line) - 1);
+}
+
+/* One template over m into c (count: LabelCountRule's counting). 0; -EINVAL/-E2BIG (warned:
+ * the rule fails); -ENOMEM. */
+static int run_template(const struct rule *rl, const struct rtmpl *t, const char *what, bool count,
+			const struct gotmpl_val *data, bool broke, struct cand *c)
 {
 	struct strbuf out = STRBUF_INIT(RULES_TEMPLATE_OUT);
-	char why[200] = "";
-	const char *p;
-	int r = texec(t->n, t->nn, m, NULL, &out, why, sizeof(why));
+	struct gotmpl_err err = {{0}};
+	char msg[sizeof(err.msg) * 4 + 8];
+	const char *p, *end;
+	int r;
 
+	if (t->bad) {
+		rules_escape(msg, sizeof(msg), t->bad);
+		log_warn("%s: rule '%s' not applied: %s: %s", rl->where, rl->name, what, msg);
+		return -EINVAL;
+	}
+	r = gotmpl_exec(t->t, data, &out, &err);
 	if (r == -ENOMEM)
 		goto out;
 	if (r < 0) {
-		log_warn("%s: rule '%s' not applied: %s: %s", rl->where, rl->name, what, why);
+		if (r == -E2BIG && !err.msg[0])
+			snprintf(err.msg, sizeof(err.msg), "output longer than %u bytes",
+				 RULES_TEMPLATE_OUT);
+		rules_escape(msg, sizeof(msg), err.msg);
+		log_warn("%s: rule '%s' not applied: %s: failed to expand template: %s", rl->where,
+			 rl->name, what, msg);
+		r = -EINVAL;
 		goto out;
 	}
-	for (p = out.buf; *p;) {
-		const char *nl = strchr(p, '\n'), *line = p, *eq;
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+	for (p = out.buf, end = out.buf + out.len; p < end && r == 0;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *line = p;
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
 		p += n + (nl ? 1 : 0);
-		trim(&line, &n);
-		if (!n)
-			continue;
-		if (memchr(line, VALUE_BREAK, n)) {
-			log_warn("%s: rule '%s': %s line '%.*s' skipped: a value holds a newline",
-				 rl->where, rl->name, what, (int)(n > 100 ? 100 : n), line);
-			continue;
-		}
-		if (count) {
-			char num[24];
-			size_t i, have = 0;
-
-			for (i = 0; i < c->n; i++)
-				if (strlen(c->kv[i].k) == n && !memcmp(c->kv[i].k, line, n))
-					have = strtoul(c->kv[i].v, NULL, 10);
-			snprintf(num, sizeof(num), "%zu", have + 1);
-			r = rules_cand_put(c, line, n, num, strlen(num));
-		} else {
-			eq = memchr(line, '=', n);
-			if (!eq) {
-				log_warn(
-				    "%s: rule '%s' not applied: %s line '%.*s' is not key=value",
-				    rl->where, rl->name, what, (int)(n > 100 ? 100 : n), line);
-				r = -EINVAL;
-				goto out;
-			}
-			r = rules_cand_put(c, line, (size_t)(eq - line), eq + 1,
-					   n - (size_t)(eq - line) - 1);
-		}
-		if (r == -E2BIG)
-			log_warn(
-			    "%s: rule '%s' not applied: %s gives more than %d entries (nodeprobe's limit)",
-			    rl->where, rl->name, what, RULES_RULE_LABELS);
-		if (r < 0)
-			goto out;
+		trim_space(&line, &n);
+		if (n)
+			r = put_line(rl, what, count, broke, line, n, c);
 	}
+	if (r == -E2BIG)
+		log_warn(
+		    "%s: rule '%s' not applied: %s gives more than %d entries (nodeprobe's limit)",
+		    rl->where, rl->name, what, RULES_RULE_LABELS);
 out:
 	sb_free(&out);
 	return r;
 }
 
-/* Templates for one matched matcher. <0 only for ENOMEM; a template error voids the rule. */
 int rules_templates(const struct rule *rl, const struct matched *m, struct cand *labels,
 		    struct cand *vars, bool *failed)
 {
-	int r = 0;
+	struct gotmpl_val *data = NULL;
+	bool broke = false;
+	int r = build_data(m, &data, &broke);
 
-	if (rl->tmpl)
-		r = run_template(rl, rl->tmpl, "labelsTemplate", false, m, labels);
-	if (r == 0 && rl->vtmpl)
-		r = run_template(rl, rl->vtmpl, "varsTemplate", false, m, vars);
-	if (r == 0 && rl->count)
-		r = run_template(rl, rl->count, "countLabelsTemplate", true, m, labels);
+	if (r == 0 && rl->tmpl.set)
+		r = run_template(rl, &rl->tmpl, "labelsTemplate", false, data, broke, labels);
+	if (r == 0 && rl->vtmpl.set)
+		r = run_template(rl, &rl->vtmpl, "varsTemplate", false, data, broke, vars);
+	if (r == 0 && rl->count.set)
+		r = run_template(rl, &rl->count, "countLabelsTemplate", true, data, broke, labels);
+	gotmpl_val_free(data);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)

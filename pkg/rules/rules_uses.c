@@ -25,8 +25,6 @@ bool rules_use_features(const struct rules *r, const char *prefix)
 	for (i = 0; r && i < r->n; i++) {
 		const struct rule *ru = &r->r[i];
 
-		if (ru->skip)
-			continue;
 		if (term_uses(&ru->mf, prefix, n))
 			return true;
 		for (j = 0; j < ru->nany; j++)

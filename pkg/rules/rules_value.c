@@ -3,9 +3,11 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "goconv/goconv.h"
 #include "rules/rules_internal.h"
 
 /*
@@ -37,13 +39,7 @@ void *rules_grow(void *arr_p, size_t *n, size_t sz)
 /* Go's strconv.Atoi: optional sign, decimal digits, no spaces. */
 bool rules_atoi_go(const char *s, long long *out)
 {
-	char *end;
-
-	if (!*s || (!isdigit((unsigned char)*s) && *s != '-' && *s != '+'))
-		return false;
-	errno = 0;
-	*out = strtoll(s, &end, 10);
-	return !errno && !*end && end != s && isdigit((unsigned char)end[-1]);
+	return goconv_atoi(s, out);
 }
 
 /* One dot-separated identifier of a pre-release or build part: [0-9A-Za-z-]+. */
@@ -123,4 +119,20 @@ bool rules_version_parse(const char *s, struct ver *out)
 	if (plus && !ver_idents(plus + 1, strlen(plus + 1), false))
 		return false;
 	return true;
+}
+
+void rules_escape(char *dst, size_t cap, const char *s)
+{
+	size_t o = 0;
+
+	for (; *s && o + 5 < cap; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch < 0x20 || ch == 0x7f)
+			o += (size_t)snprintf(dst + o, cap - o, "\\x%02x", ch);
+		else
+			dst[o++] = (char)ch;
+	}
+	if (cap)
+		dst[o] = '\0';
 }

@@ -135,6 +135,9 @@ int usb_scan(const char *bus_usb, struct feat_set *fs, struct log_err *err)
 	size_t n = 0, i;
 	int r, total = 0;
 
+	/* NFD's usb source always makes usb.device: an empty list on a host without USB */
+	if (feat_declare(fs, USB_FEATURE, FEAT_INSTANCES) < 0)
+		return log_err_set(err, -ENOMEM, "out of memory");
 	snprintf(devices, sizeof(devices), "%s/devices", bus_usb);
 	if (!fs_is_dir(devices)) {
 		log_info("%s: no USB bus", devices);
@@ -145,10 +148,6 @@ int usb_scan(const char *bus_usb, struct feat_set *fs, struct log_err *err)
 		return r;
 	if (n > USB_DEVICES_MAX) {
 		r = log_err_set(err, -E2BIG, "%s: more than %d entries", devices, USB_DEVICES_MAX);
-		goto out;
-	}
-	if (feat_declare(fs, USB_FEATURE, FEAT_INSTANCES) < 0) {
-		r = log_err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < n; i++) {

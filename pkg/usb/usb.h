@@ -30,6 +30,7 @@ int usb_trim_attr(const char *raw, size_t len, char *out, size_t size);
  * left out when missing or empty. When class is "00" (defined per
  * interface), the device gives one instance per <dev>/<iface>/bInterfaceClass
  * (name order) with that class instead, and none when it has no interface.
+ * usb.device always exists, as in NFD (an empty list on a host without USB).
  * No devices/ directory: no devices, 0. An unreadable directory or attribute,
  * a FIFO, an over-long or garbled value: -errno with err naming the path.
  * Returns the number of instances added.

@@ -353,8 +353,9 @@ bool ydoc_is_null(const yaml_node_t *n)
 	if (!n || n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return false;
 	v = (const char *)n->data.scalar.value;
-	return !*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
-	       !strcmp(v, "NULL");
+	if (*v != '~' && *v != 'n' && *v != 'N') /* no null form starts otherwise */
+		return !*v;
+	return !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") || !strcmp(v, "NULL");
 }
 
 const char *ydoc_scalar(const yaml_node_t *n)
@@ -448,7 +449,7 @@ const char *ydoc_scalar_type(const yaml_node_t *n)
 		return "null";
 	v = (const char *)n->data.scalar.value;
 	for (i = 0; i < sizeof(ydoc_bools) / sizeof(ydoc_bools[0]); i++)
-		if (!strcmp(v, ydoc_bools[i]))
+		if (v[0] == ydoc_bools[i][0] && !strcmp(v, ydoc_bools[i])) /* first letter first */
 			return "a boolean";
 	if (ydoc_is_int(v))
 		return "an integer";

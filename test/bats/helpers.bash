@@ -13,6 +13,20 @@ shared_fix_or_skip() {
   [ -d "$SHARED_FIX" ] || skip "../shared/fixtures absent: the wider sweep needs it"
 }
 
+# np_scratch: T, a scratch directory with an empty proc, modules dir, features dir and sysfs
+# (the nodeprobe source tests' setup; their teardown removes $T).
+np_scratch() {
+  T=$(mktemp -d)
+  mkdir -p "$T/proc" "$T/modules" "$T/fd" "$T/sys/bus"
+}
+
+# np_dry ARGS...: nodeprobe dry run on np_scratch's T, no built-in rules, its empty sysfs and
+# proc unless ARGS say otherwise.
+np_dry() {
+  "$BUILD/nodeprobe" --sysfs "$T/sys" --proc "$T/proc" --modules-dir "$T/modules" \
+    --features-dir "$T/fd" --no-builtin-rules --dry-run "$@"
+}
+
 # run_expect EXPECTED_FILE CMD...: run CMD, require exit 0 and stdout == file (diff -u on mismatch).
 run_expect() {
   local expected=$1; shift

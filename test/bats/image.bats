@@ -176,7 +176,10 @@ manifest_of() {
       readelf -h "$W/$a/runtime/usr${lib#/usr}" | grep -q "Machine: *$machine" || { echo "$lib is not $machine" >&2; return 1; }
     done <"$W/$a/libs.txt"
     grep -q 'libcurl.so.4$' "$W/$a/libs.txt"
-    grep -q 'libfdt.so.1$' "$W/$a/libs.txt"
+    grep -q 'libpci.so.3$' "$W/$a/libs.txt"
+    # libfdt, libyaml, libdeflate and libnettle are linked in (Makefile STATIC_C), as natively
+    run grep -E 'lib(fdt|yaml|deflate|nettle)' "$W/$a/libs.txt"
+    [ "$status" -eq 1 ] || { echo "$a: $output" >&2; return 1; }
     # 32-bit: large-file interfaces (readdir on a 64-bit inode file system, test/e2e/qemu.sh).
     if [ "$a" = armhf ]; then
       readelf --dyn-syms -W "$W/$a/app/usr/bin/nodeprobe" >"$W/syms"

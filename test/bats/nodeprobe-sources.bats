@@ -6,18 +6,11 @@
 load helpers
 
 setup() {
-  T=$(mktemp -d)
-  mkdir -p "$T/proc" "$T/modules" "$T/fd" "$T/sys/bus"
+  np_scratch
 }
 
 teardown() {
   rm -rf "$T"
-}
-
-# np ARGS...: dry run, no built-in rules, an empty sysfs and proc unless ARGS say otherwise.
-np() {
-  "$BUILD/nodeprobe" --sysfs "$T/sys" --proc "$T/proc" --modules-dir "$T/modules" \
-    --features-dir "$T/fd" --no-builtin-rules --dry-run "$@"
 }
 
 @test "system.osrelease: Talos and Raspberry Pi OS, by an NFD rule" {
@@ -41,14 +34,14 @@ spec:
             ID_LIKE: {op: In, value: ["debian"]}
             VERSION_ID.major: {op: Ge, value: ["11"]}
 Y
-  run np --os-release "$FIX/os-release/talos-v1.9.5" -r "$T/r.yaml"
+  run np_dry --os-release "$FIX/os-release/talos-v1.9.5" -r "$T/r.yaml"
   [ "$status" -eq 0 ]
   [ "$output" = $'example.com/os=talos\nexample.com/talos=v1.9.5' ]
-  run np --os-release "$FIX/os-release/raspbian-11-bullseye" -r "$T/r.yaml"
+  run np_dry --os-release "$FIX/os-release/raspbian-11-bullseye" -r "$T/r.yaml"
   [ "$status" -eq 0 ]
   [ "$output" = $'example.com/major=11\nexample.com/os=raspbian' ]
   # no file: no feature, no labels, not an error
-  run np --os-release "$T/none" -r "$T/r.yaml"
+  run np_dry --os-release "$T/none" -r "$T/r.yaml"
   [ "$status" -eq 0 ]
   [ -z "$output" ]
 }
@@ -101,19 +94,19 @@ spec:
             NO_HZ_IDLE: {op: In, value: ["y"]}
             X86_SGX: {op: DoesNotExist}
 Y
-  run np --proc "$FIX/host/firecracker-x86/proc" --boot "$T/boot" -r "$T/r.yaml"
+  run np_dry --proc "$FIX/host/firecracker-x86/proc" --boot "$T/boot" -r "$T/r.yaml"
   [ "$status" -eq 0 ]
   [ "$output" = $'example.com/hz=250\nexample.com/idle=y\nexample.com/kernel=6.18.44-fc-v769' ]
   # the same config as <boot>/config-RELEASE when there is no config.gz
   mkdir -p "$T/p/sys/kernel" "$T/boot"
   cp "$FIX/host/firecracker-x86/proc/sys/kernel/osrelease" "$T/p/sys/kernel/"
   gzip -dc "$FIX/host/firecracker-x86/proc/config.gz" > "$T/boot/config-6.18.44-fc-v769"
-  run np --proc "$T/p" --boot "$T/boot" -r "$T/r.yaml"
+  run np_dry --proc "$T/p" --boot "$T/boot" -r "$T/r.yaml"
   [ "$status" -eq 0 ]
   [ "$output" = $'example.com/hz=250\nexample.com/idle=y\nexample.com/kernel=6.18.44-fc-v769' ]
   # a corrupt config.gz is bad input: exit 3 naming it
   head -c 100 "$FIX/host/firecracker-x86/proc/config.gz" > "$T/p/config.gz"
-  run np --proc "$T/p" --boot "$T/boot" -r "$T/r.yaml"
+  run np_dry --proc "$T/p" --boot "$T/boot" -r "$T/r.yaml"
   [ "$status" -eq 3 ]
   [[ $output == *"$T/p/config.gz: "* ]]
 }
@@ -185,18 +178,18 @@ spec:
             SGX: {op: Exists}
             SGXLC: {op: Exists}
 Y
-  run np --cpuid "$FIX/host/firecracker-x86/cpuid.txt" -r "$T/r.yaml"
+  run np_dry --cpuid "$FIX/host/firecracker-x86/cpuid.txt" -r "$T/r.yaml"
   [ "$status" -eq 0 ]
   [ "$output" = $'example.com/avx512=true\nexample.com/cpu-id=167' ]
-  run np --cpuid "$T/none" -r "$T/r.yaml"
+  run np_dry --cpuid "$T/none" -r "$T/r.yaml"
   [ "$status" -eq 3 ]
   [[ $output == *"--cpuid $T/none: No such file or directory"* ]]
   printf 'not a dump\n' > "$T/bad"
-  run np --cpuid "$T/bad" -r "$T/r.yaml"
+  run np_dry --cpuid "$T/bad" -r "$T/r.yaml"
   [ "$status" -eq 3 ]
   # over the cap: the file, the cap and what it caps (it said "larger than the bound")
   head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' '#' > "$T/big"
-  run np --cpuid "$T/big" -r "$T/r.yaml"
+  run np_dry --cpuid "$T/big" -r "$T/r.yaml"
   [ "$status" -eq 3 ]
   [[ $output == *"$T/big: larger than the 1 MiB limit for a cpuid dump"* ]]
 }
@@ -236,11 +229,11 @@ spec:
       matchFeatures:
         - feature: Kernel.Config
 Y
-  run np --proc "$T/p" -r "$T/v.yaml"
+  run np_dry --proc "$T/p" -r "$T/v.yaml"
   [ "$status" -eq 0 ]
   [ "$output" = "example.com/major=6" ]
   # the term's feature is compared lower-cased, as NFD does
-  run np --proc "$T/p" -r "$T/c.yaml"
+  run np_dry --proc "$T/p" -r "$T/c.yaml"
   [ "$status" -eq 3 ]
   [[ $output == *"$T/p/config.gz: not valid gzip data (corrupt or truncated)" ]]
 }
@@ -259,14 +252,14 @@ spec:
           matchExpressions:
             full: {op: Gt, value: ["5.15.0"], type: version}
 Y
-  run np --proc "$FIX/host/firecracker-x86/proc" -r "$T/r.yaml"
+  run np_dry --proc "$FIX/host/firecracker-x86/proc" -r "$T/r.yaml"
   [ "$status" -eq 0 ]
   if [[ $output == *"'type: version' is not supported"* ]]; then
     skip "the rule language has no 'type: version' yet (the rules-lang work of issue 10)"
   fi
   [ "$output" = "example.com/kernel-gt-5.15=true" ]
   # the Raspberry Pi 3's 4.9.41-v7 (its '+' trimmed) is older
-  run np --proc "$FIX/host/rpi3-armv7/proc" -r "$T/r.yaml"
+  run np_dry --proc "$FIX/host/rpi3-armv7/proc" -r "$T/r.yaml"
   [ "$status" -eq 0 ]
   [ -z "$output" ]
 }

@@ -4,7 +4,9 @@
 # time ratio (hyperfine medians: on a shared machine the means follow the scheduler) and peak RSS of each (/usr/bin/time). Twice per machine: the
 # default run (built-in rules), and with every source enabled: a rule reading each feature
 # (kernel.version/config from a real config.gz, cpu.* from this CPU's cpuid, os-release, a
-# USB bus beside the PCI bus). Also against the previous build: the tree of NP_BENCH_PREV
+# USB bus beside the PCI bus, the x86 machine's sysfs capture for cpu.security/topology,
+# cpu.cstate/pstate/rdt/sst/coprocessor,
+# system, memory, network, storage and kernel.selinux). Also against the previous build: the tree of NP_BENCH_PREV
 # (default HEAD~1; "none" to leave it out), built in a scratch directory (git archive, so the
 # repository is not touched), timed in the same hyperfine run on the same command.
 set -euo pipefail
@@ -32,6 +34,31 @@ spec:
         - feature: cpu.model
         - feature: system.osrelease
         - feature: usb.device
+    # NFD's other node-local sources (issue 20), on the x86 machine's sysfs capture
+    - name: hostfeat
+      labels: {bench.example.com/hostfeat: "true"}
+      matchFeatures:
+        - feature: cpu.security
+        - feature: cpu.topology
+          matchName: {op: Exists}
+        - feature: cpu.cstate
+        - feature: cpu.pstate
+        - feature: cpu.rdt
+        - feature: cpu.sst
+        - feature: cpu.coprocessor
+        - feature: system.name
+        - feature: kernel.selinux
+        - feature: memory.numa
+          matchName: {op: Exists}
+        - feature: network.device
+          matchExpressions: {name: {op: Exists}}
+        - feature: storage.block
+          matchExpressions: {name: {op: Exists}}
+    # read (so scanned) but absent on that machine: a Firecracker VM has no DMI tables
+    - name: dmiid
+      labels: {bench.example.com/dmiid: "true"}
+      matchFeatures:
+        - feature: system.dmiid
 Y
 
 # The previous build: same flags, its own tree; a revision without some flag the command uses
@@ -57,6 +84,9 @@ for m in "${machines[@]}"; do
   # every source: the same PCI bus, a USB bus beside it, the real procfs capture
   all="$tmp/all-$m"; mkdir -p "$all/bus"; ln -s "$tree/bus/pci" "$all/bus/pci"
   cp -r test/fixtures/usb/homelab/bus/usb "$all/bus/usb"
+  for d in block class devices fs kernel bus/cpu bus/node; do
+    ln -s "$PWD/test/fixtures/host/firecracker-x86/sys/$d" "$all/$d"
+  done
   ls="lspci -n -A linux-sysfs -O sysfs.path=$tree/bus/pci"
   ndev=$(ls "$tree/bus/pci/devices" | wc -l)
   for mode in default all; do
@@ -65,6 +95,7 @@ for m in "${machines[@]}"; do
     else
       np="$BUILD/nodeprobe --sysfs $all --proc $tmp/allproc --boot $tmp/allproc --modules-dir $tmp/modules --features-dir $tmp/fd --os-release test/fixtures/os-release/talos-v1.9.5 -r $tmp/all.yaml"
       $np --dry-run | grep -q '^bench.example.com/all=true$' || { echo "bench: every-source rule did not match"; exit 1; }
+      $np --dry-run | grep -q '^bench.example.com/hostfeat=true$' || { echo "bench: hostfeat rule did not match"; exit 1; }
     fi
     cmds=("$ls" "$np")
     npp=${np/#"$BUILD"\/nodeprobe/$prev}

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for pkg/goconv: Go's own test vectors for ParseBool and ParseDuration. */
+/* Unit tests for pkg/goconv: Go's own test vectors for ParseBool, Atoi and ParseDuration. */
 #include <errno.h>
 
 #include "goconv/goconv.h"
@@ -18,6 +18,49 @@ TEST(parse_bool_as_strconv)
 	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		CHECK_INT(goconv_parse_bool(bad[i]), -EINVAL);
+}
+
+/* Go's src/strconv/atoi_test.go (Atoi = ParseInt(s, 10, 64) on 64-bit): a sample of its cases. */
+TEST(atoi_as_strconv)
+{
+	static const struct {
+		const char *in;
+		long long want;
+	} ok[] = {{"0", 0},
+		  {"-0", 0},
+		  {"+1", 1},
+		  {"-1", -1},
+		  {"12345", 12345},
+		  {"012345", 12345},
+		  {"9223372036854775807", INT64_MAX},
+		  {"-9223372036854775808", INT64_MIN}};
+	static const char *const bad[] = {"",
+					  "+",
+					  "-",
+					  " 1",
+					  "1 ",
+					  "1x",
+					  "0x10",
+					  "1_000",
+					  "--1",
+					  "+-1",
+					  "12.5",
+					  "9223372036854775808",
+					  "-9223372036854775809"};
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		long long got = 42;
+
+		if (!goconv_atoi(ok[i].in, &got) || got != ok[i].want)
+			HFAIL_("'%s': got %lld, want %lld", ok[i].in, got, ok[i].want);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		long long got;
+
+		if (goconv_atoi(bad[i], &got))
+			HFAIL_("'%s' was not refused", bad[i]);
+	}
 }
 
 #define S  INT64_C(1000000000)

@@ -117,10 +117,9 @@ TEST(kernel_empty_files_give_empty_features)
 	harness_put_str(dir, "modules", "");
 	REQUIRE_INT(kernel_scan_modules(dir, NULL, fs, &err), 0);
 	REQUIRE(feat_get(fs, KERNEL_LOADED));
-	REQUIRE(feat_get(fs, KERNEL_ENABLED));
 	CHECK_INT(feat_kind(feat_get(fs, KERNEL_LOADED)), FEAT_FLAGS);
 	CHECK_INT(feat_nelems(feat_get(fs, KERNEL_LOADED)), 0);
-	CHECK_INT(feat_nelems(feat_get(fs, KERNEL_ENABLED)), 0);
+	CHECK(feat_get(fs, KERNEL_ENABLED) == NULL); /* no modules.builtin read */
 	feat_set_free(fs);
 
 	fs = feat_set_new();
@@ -160,7 +159,62 @@ TEST(kernel_bound_driver_normalised)
 	REQUIRE(l);
 	CHECK_INT(feat_nelems(l), 2);
 	CHECK(feat_lookup(l, "virtio_pci") && feat_lookup(l, "i915"));
-	CHECK(feat_lookup(feat_get(fs, KERNEL_ENABLED), "virtio_pci") != NULL);
+	CHECK(feat_get(fs, KERNEL_ENABLED) == NULL); /* made only with modules.builtin (NFD) */
+	feat_set_free(fs);
+}
+
+/*
+ * NFD v0.16+ makes kernel.enabledmodule only when modules.builtin is readable (source/kernel);
+ * with it, the loaded modules and bound drivers are enabled too (issue 20 item 5).
+ */
+TEST(kernel_enabled_needs_builtin)
+{
+	char dir[64];
+	struct feat_set *fs = feat_set_new();
+	struct log_err err = {0};
+	const struct feat *en;
+
+	snprintf(dir, sizeof(dir), "%s", harness_tmpdir());
+	harness_put_str(dir, "modules", "vfio_pci 16384 0 - Live 0x0\n");
+	CHECK_INT(kernel_add_bound_driver(fs, "xe"), 1);
+	REQUIRE_INT(kernel_scan_modules(dir, dir, fs, &err), 0); /* no modules.builtin in dir */
+	CHECK(feat_lookup(feat_get(fs, KERNEL_LOADED), "vfio_pci") != NULL);
+	CHECK(feat_get(fs, KERNEL_ENABLED) == NULL);
+	feat_set_free(fs);
+
+	fs = feat_set_new();
+	harness_put_str(dir, "modules.builtin", "kernel/drivers/vfio/pci/vfio-pci-core.ko\n");
+	CHECK_INT(kernel_add_bound_driver(fs, "xe"), 1);
+	REQUIRE_INT(kernel_scan_modules(dir, dir, fs, &err), 0);
+	en = feat_get(fs, KERNEL_ENABLED);
+	REQUIRE(en != NULL);
+	CHECK_INT(feat_nelems(en), 3);
+	CHECK(feat_lookup(en, "vfio_pci") && feat_lookup(en, "vfio-pci-core") &&
+	      feat_lookup(en, "xe"));
+	CHECK_INT(kernel_add_bound_driver(fs, "i915"), 1); /* after: both features */
+	CHECK(feat_lookup(en, "i915") != NULL);
+	feat_set_free(fs);
+}
+
+/*
+ * A /proc/modules line with leading blanks: NFD's strings.Fields(line)[0] is the name after them
+ * (source/kernel/modules.go), and any white space ends it (issue 20 item 7b).
+ */
+TEST(kernel_loaded_leading_blanks)
+{
+	char dir[64];
+	struct feat_set *fs = feat_set_new();
+	struct log_err err = {0};
+	const struct feat *l;
+
+	snprintf(dir, sizeof(dir), "%s", harness_tmpdir());
+	harness_put_str(dir, "modules",
+			"  nvme 61440 2 - Live 0x0\n\tvfio_pci\t16384 0 - Live 0x0\nxe\r\n   \n");
+	REQUIRE_INT(kernel_scan_modules(dir, NULL, fs, &err), 0);
+	l = feat_get(fs, KERNEL_LOADED);
+	REQUIRE(l != NULL);
+	CHECK_INT(feat_nelems(l), 3);
+	CHECK(feat_lookup(l, "nvme") && feat_lookup(l, "vfio_pci") && feat_lookup(l, "xe"));
 	feat_set_free(fs);
 }
 

@@ -417,7 +417,8 @@ TEST(rules_template_missing_key_voids_rule)
 	    "");
 	CHECK(strstr(
 	    warnings,
-	    "t.yaml:6:5: rule 't' not applied: labelsTemplate: map has no entry for key \"driver\""));
+	    "t.yaml:6:5: rule 't' not applied: labelsTemplate: failed to expand template: template: "
+	    ":1:31: executing \"\" at <.driver>: map has no entry for key \"driver\""));
 	warnings[0] = '\0';
 	CHECK_STR(
 	    run("  - name: f\n"
@@ -429,7 +430,8 @@ TEST(rules_template_missing_key_voids_rule)
 		NULL),
 	    "");
 	CHECK(strstr(warnings,
-		     "rule 'f' not applied: labelsTemplate: map has no entry for key \"Value\""));
+		     "rule 'f' not applied: labelsTemplate: failed to expand template: template: "
+		     ":1:52: executing \"\" at <.Value>: map has no entry for key \"Value\""));
 	warnings[0] = '\0';
 	/* matchAny's matcher has no pci.device: NFD's template fails on it */
 	CHECK_STR(run("  - name: a\n"
@@ -441,7 +443,8 @@ TEST(rules_template_missing_key_voids_rule)
 		  "");
 	CHECK(strstr(
 	    warnings,
-	    "rule 'a' not applied: labelsTemplate: map has no entry for key \"pci.device\""));
+	    "rule 'a' not applied: labelsTemplate: failed to expand template: template: :1:14: "
+	    "executing \"\" at <.pci.device>: map has no entry for key \"pci\""));
 	/* with the instances where it is there, the same template works */
 	CHECK_STR(
 	    run("  - name: t\n    labels: {a.io/static: \"1\"}\n"
@@ -503,25 +506,66 @@ TEST(rules_template_runtime_errors)
 		      "    matchFeatures:\n      - feature: pci.device\n",
 		      NULL),
 		  "");
-	CHECK(strstr(warnings,
-		     "rule 't' not applied: labelsTemplate: index 9 out of range for .pci.device"));
+	CHECK(strstr(warnings, "rule 't' not applied: labelsTemplate: failed to expand template: "
+			       "template: :1:11: executing \"\" at <index .pci.device 9>: error "
+			       "calling index: index out of range: 9"));
 	warnings[0] = '\0';
 	CHECK_STR(run("  - name: t\n    labelsTemplate: \"no equals sign\"\n"
 		      "    matchFeatures:\n      - feature: pci.device\n",
 		      NULL),
 		  "");
-	CHECK(strstr(warnings, "labelsTemplate line 'no equals sign' is not key=value"));
+	CHECK(strstr(warnings, "rule 't' not applied: labelsTemplate: failed to expand template: "
+			       "missing value in expanded template line \"no equals sign\", "
+			       "(format must be '<key>=<value>')"));
 	log_set_fn(NULL, NULL, LOG_LVL_WARN);
 }
 
-/* Unsupported features, ops and template constructs skip the rule with a warning. */
+/*
+ * A feature nodeprobe does not make is "no match", as NFD's "feature not available": a matchAny
+ * branch on it fails alone, another branch labels (issue 20 item 6; main skipped the rule).
+ */
+TEST(rules_unmade_feature_is_no_match)
+{
+	int n = -1;
+
+	capture_on();
+	CHECK_STR(run("  - name: any\n    labels: {a.io/any: \"true\"}\n    matchAny:\n"
+		      "      - matchFeatures:\n          - feature: local.label\n"
+		      "            matchExpressions: {x: {op: Exists}}\n"
+		      "      - matchFeatures:\n          - feature: kernel.loadedmodule\n"
+		      "            matchExpressions: {i915: {op: Exists}}\n"
+		      "  - name: after\n    labels: {a.io/after: \"@rule.matched.a.io/any\"}\n",
+		      &n),
+		  "a.io/after=true\na.io/any=true\n");
+	CHECK_INT(n, 2);
+	CHECK_STR(warnings, "");
+	CHECK_STR(run("  - name: none\n    labels: {a.io/n: \"true\"}\n    matchAny:\n"
+		      "      - matchFeatures:\n          - feature: local.label\n"
+		      "      - matchFeatures:\n          - feature: kernel.loadedmodule\n"
+		      "            matchExpressions: {nope: {op: Exists}}\n",
+		      NULL),
+		  "");
+	CHECK(strstr(warnings, "t.yaml:6:5: rule 'none' did not match: nodeprobe makes no feature "
+			       "'local.label' (its terms never match, as in NFD on a node without "
+			       "it)"));
+	/* DoesNotExist on an element of a feature the node lacks: no match either (NFD) */
+	warnings[0] = '\0';
+	CHECK_STR(run("  - name: dne\n    labels: {a.io/d: \"true\"}\n    matchFeatures:\n"
+		      "      - feature: local.label\n        matchExpressions: {x: {op: "
+		      "DoesNotExist}}\n",
+		      NULL),
+		  "");
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+}
+
+/* Unsupported ops skip the rule with a warning. */
 TEST(rules_unsupported_skipped)
 {
 	int n = -1;
 
 	capture_on();
 	CHECK_STR(run("  - name: sgx\n    labels: {a.io/sgx: \"true\"}\n    matchFeatures:\n"
-		      "      - feature: cpu.security\n        matchExpressions:\n"
+		      "      - feature: local.label\n        matchExpressions:\n"
 		      "          sgx.enabled: {op: IsTrue}\n"
 		      "  - name: ge\n    labels: {a.io/ge: \"true\"}\n    matchFeatures:\n"
 		      "      - feature: dt.root\n        matchExpressions:\n"
@@ -529,21 +573,16 @@ TEST(rules_unsupported_skipped)
 		      "  - name: ver\n    labels: {a.io/v: \"true\"}\n    matchFeatures:\n"
 		      "      - feature: dt.root\n        matchExpressions:\n"
 		      "          cores: {op: Gt, value: [\"5.15.0\"], type: version}\n"
-		      "  - name: tpl\n    labelsTemplate: \"{{ if .pci }}a=b{{ end }}\"\n"
-		      "    matchFeatures:\n      - feature: pci.device\n"
 		      "  - name: ok\n    labels: {a.io/ok: \"true\"}\n    extendedResources: "
 		      "{a.io/r: \"1\"}\n"
 		      "    matchFeatures:\n      - feature: pci.device\n",
 		      &n),
 		  "a.io/ge=true\na.io/ok=true\n");
 	CHECK_INT(n, 2);
-	CHECK(strstr(warnings,
-		     "t.yaml:6:5: rule 'sgx' skipped: feature 'cpu.security' is not supported"));
+	CHECK(strstr(warnings, "t.yaml:6:5: rule 'sgx' did not match: nodeprobe makes no feature "
+			       "'local.label'"));
 	CHECK(!strstr(warnings, "rule 'ge' skipped"));
 	CHECK(!strstr(warnings, "rule 'ver'")); /* 4.0.0 > 5.15.0 is false: no label, no warning */
-	CHECK(strstr(
-	    warnings,
-	    "rule 'tpl' skipped: labelsTemplate: unsupported template action '{{ if .pci }}'"));
 	CHECK(strstr(warnings, "rule 'ok': 'extendedResources' ignored"));
 	log_set_fn(NULL, NULL, LOG_LVL_WARN);
 }
@@ -734,8 +773,8 @@ TEST(rules_intel_upstream_file)
 		     "intel.yaml:7:5: rule 'intel.gpu.fractionalresources': "
 		     "'extendedResources' ignored: a features.d file carries labels only"));
 	CHECK_INT(rules_eval(r, fs, ls, &err), 2);
-	CHECK(strstr(warnings, "intel.yaml:7:5: rule 'intel.gpu.fractionalresources' skipped: "
-			       "feature 'local.label' is not supported"));
+	CHECK(strstr(warnings, "intel.yaml:7:5: rule 'intel.gpu.fractionalresources' did not "
+			       "match: nodeprobe makes no feature 'local.label'"));
 	CHECK_STR(label_set_get(ls, "gpu.intel.com/device-id.0300-46a6.present"), "true");
 	CHECK_STR(label_set_get(ls, "gpu.intel.com/device-id.0300-4680.present"), "true");
 	log_set_fn(NULL, NULL, LOG_LVL_WARN);
@@ -799,7 +838,7 @@ TEST(rules_regex_distinct_bounded)
 	sb_free(&sb);
 }
 
-/* Nested ranges are bounded; a rule's output is bounded. */
+/* Nesting, execution steps and a rule's output are bounded; each fails that rule only. */
 TEST(rules_template_limits)
 {
 	struct strbuf sb = STRBUF_INIT(1 << 16);
@@ -808,12 +847,29 @@ TEST(rules_template_limits)
 	capture_on();
 	sb_add(&sb, "  - name: deep\n    labelsTemplate: \"");
 	for (i = 0; i < 40; i++)
-		sb_add(&sb, "{{ range .pci.device }}");
+		sb_add(&sb, "{{ range $.pci.device }}");
 	for (i = 0; i < 40; i++)
 		sb_add(&sb, "{{ end }}");
-	sb_add(&sb, "\"\n    matchFeatures:\n      - feature: pci.device\n");
+	sb_add(&sb, "\"\n    matchFeatures:\n      - feature: pci.device\n"
+		    "        matchExpressions: {vendor: {op: Exists}}\n");
 	CHECK_STR(run(sb.buf, NULL), "");
-	CHECK(strstr(warnings, "rule 'deep' skipped: labelsTemplate: ranges nested too deep"));
+	/* 3^40 turns: the step budget (pkg/gotmpl's GOTMPL_STEPS_MAX) ends it */
+	CHECK(strstr(warnings,
+		     "rule 'deep' not applied: labelsTemplate: failed to expand template: "));
+	CHECK(strstr(warnings, "steps"));
+	sb_reset(&sb);
+	warnings[0] = '\0';
+	sb_add(&sb, "  - name: deeper\n    labelsTemplate: \"");
+	for (i = 0; i < 120; i++)
+		sb_add(&sb, "{{ range .pci.device }}");
+	for (i = 0; i < 120; i++)
+		sb_add(&sb, "{{ end }}");
+	sb_add(&sb, "\"\n    matchFeatures:\n      - feature: pci.device\n"
+		    "  - name: ok\n    labels: {a.io/ok: \"1\"}\n");
+	CHECK_STR(run(sb.buf, NULL), "a.io/ok=1\n");
+	CHECK(strstr(warnings,
+		     "rule 'deeper' not applied: labelsTemplate: failed to parse template: "
+		     "invalid template: "));
 	sb_reset(&sb);
 	warnings[0] = '\0';
 	/* 4200 devices: 4200 distinct keys, more than a rule may give */
@@ -1024,7 +1080,7 @@ TEST(rules_nfd_doc_examples)
 	capture_on();
 	REQUIRE(sb_read_file(&want, "test/data/rules/nfd-doc-examples.labels") > 0);
 	REQUIRE(rules_load_path(r, "test/data/rules/nfd-doc-examples.yaml", &err) > 30);
-	CHECK_INT(rules_eval(r, fs, ls, &err), 28);
+	CHECK_INT(rules_eval(r, fs, ls, &err), 30);
 	label_set_format(ls, &got);
 	for (p = want.buf; *p == '#';) /* drop the comment lines */
 		p = strchr(p, '\n') + 1;
@@ -1322,9 +1378,10 @@ TEST(rules_any_feature_name)
 	CHECK_INT(rules_eval(r, fs, ls, &err), 3);
 	label_set_format(ls, &sb);
 	CHECK_STR(sb.buf, "c.io/sgx=true\no.io/os=talos\nu.io/1a6e-089a=ff\n");
-	/* a feature no source makes and the scan lacks: skipped by name */
-	CHECK_STR(warnings,
-		  "f.yaml:25:5: rule 'vendor' skipped: feature 'vendor.flags' is not supported\n");
+	/* a feature no source makes and the scan lacks: no match, named */
+	CHECK_STR(warnings, "f.yaml:25:5: rule 'vendor' did not match: nodeprobe makes no feature "
+			    "'vendor.flags' (its terms never match, as in NFD on a node without "
+			    "it)\n");
 	log_set_fn(NULL, NULL, LOG_LVL_WARN);
 	sb_free(&sb);
 	rules_free(r);
@@ -1340,10 +1397,13 @@ TEST(rules_template_pipe_len)
 		      "          vendor: {op: In, value: [\"8086\"]}\n",
 		      NULL),
 		  "n.io/intel=3\n");
-	CHECK(strstr(warned("  - name: n\n    labelsTemplate: \"n={{ .pci.device | first }}\"\n"
-			    "    matchFeatures:\n      - feature: pci.device\n"),
-		     "rule 'n' skipped: labelsTemplate: unsupported template action '{{ "
-		     ".pci.device | first }}'"));
+	/* Sprig's functions too (NFD's FuncMap) */
+	CHECK_STR(
+	    run("  - name: n\n    labelsTemplate: \"n.io/first={{ (.pci.device | first).class "
+		"| upper | trunc 2 }}\"\n    matchFeatures:\n      - feature: pci.device\n"
+		"        matchExpressions: {vendor: {op: In, value: [\"8086\"]}}\n",
+		NULL),
+	    "n.io/first=03\n");
 }
 
 /*
@@ -1437,4 +1497,103 @@ TEST(rules_template_index_dot_key)
 	label_set_free(ls);
 	rules_free(r);
 	feat_set_free(fs);
+}
+
+/* rules_yaml (a list of rules after HDR) on fs (freed here): its labels ("k=v\n" lines). */
+static char *run_on(struct feat_set *fs, const char *rules_yaml)
+{
+	static char out[4096];
+	struct rules *r = rules_new();
+	struct label_set *ls = label_set_new();
+	struct strbuf sb = STRBUF_INIT(4096), doc = STRBUF_INIT(65536);
+	struct log_err err = {0};
+
+	sb_add(&doc, HDR);
+	sb_add(&doc, rules_yaml);
+	out[0] = '\0';
+	if (rules_load_buffer(r, "t.yaml", doc.buf, doc.len, &err) >= 0 &&
+	    rules_eval(r, fs, ls, &err) >= 0) {
+		label_set_format(ls, &sb);
+		snprintf(out, sizeof(out), "%s", sb.buf);
+	}
+	sb_free(&sb);
+	sb_free(&doc);
+	label_set_free(ls);
+	rules_free(r);
+	feat_set_free(fs);
+	return out;
+}
+
+/*
+ * Issue 20, 2: Go's `index` on a missing key gives the element type's zero value even with
+ * missingkey=error, so NFD renders {{ index . "sriov_totalvfs" }} on a device without the
+ * attribute as "" and emits the label; the same for {{ index . "Value" }} on a flag. (The
+ * subset before pkg/gotmpl failed the rule: "map has no entry for key".)
+ */
+TEST(rules_template_index_missing_key_zero)
+{
+	struct feat_set *fs = feat_set_new();
+	struct feat *d = feat_instance_add(fs, "pci.device");
+
+	feat_instance_set(d, "device", "46a6");
+	feat_instance_set(d, "class", "0300");
+	feat_flag_add(fs, "kernel.loadedmodule", "i915");
+	capture_on();
+	CHECK_STR(
+	    run_on(fs,
+		   "  - name: vf\n    labelsTemplate: |\n"
+		   "      {{ range .pci.device }}vf-{{ .device }}={{ index . \"sriov_totalvfs\" "
+		   "}}\n      {{ end }}\n"
+		   "    matchFeatures:\n      - feature: pci.device\n"
+		   "        matchExpressions: {class: {op: In, value: [\"0300\"]}}\n"
+		   "  - name: flag\n    labelsTemplate: |\n"
+		   "      {{ range .kernel.loadedmodule }}mod-{{ .Name }}={{ index . \"Value\" "
+		   "}}\n      {{ end }}\n"
+		   "    matchFeatures:\n      - feature: kernel.loadedmodule\n"
+		   "        matchExpressions: {i915: {op: Exists}}\n"),
+	    "feature.node.kubernetes.io/mod-i915=\nfeature.node.kubernetes.io/vf-46a6=\n");
+	CHECK_STR(warnings, "");
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+}
+
+/*
+ * Issue 20, 7: a value ending in "\r" (a CRLF kernel config) is trimmed with the line and kept,
+ * as NFD's strings.TrimSpace does; a control byte inside a line is never printed raw in a
+ * warning (the line without '=', the invalid label value), always as \xNN or Go's %q escape.
+ */
+TEST(rules_template_crlf_and_control_bytes)
+{
+	struct feat_set *fs = feat_set_new();
+
+	feat_attr_set(fs, "kernel.config", "CONFIG_NUMA", "y\r");
+	capture_on();
+	CHECK_STR(run_on(fs, "  - name: crlf\n    labelsTemplate: |\n"
+			     "      {{ range .kernel.config }}k.io/{{ .Name }}={{ .Value }}\n"
+			     "      {{ end }}\n"
+			     "    matchFeatures:\n      - feature: kernel.config\n"
+			     "        matchExpressions: {CONFIG_NUMA: {op: Exists}}\n"),
+		  "k.io/CONFIG_NUMA=y\n");
+	CHECK_STR(warnings, "");
+	fs = feat_set_new();
+	feat_attr_set(fs, "kernel.config", "CONFIG_A", "y\x1fz\x01");
+	feat_attr_set(fs, "kernel.config", "CONFIG_B", "m\rx");
+	warnings[0] = '\0';
+	CHECK_STR(
+	    run_on(fs,
+		   "  - name: noeq\n    labelsTemplate: \"{{ range .kernel.config }}{{ "
+		   ".Value }}{{ end }}\"\n"
+		   "    matchFeatures:\n      - feature: kernel.config\n"
+		   "        matchExpressions: {CONFIG_A: {op: Exists}}\n"
+		   "  - name: badval\n    labelsTemplate: \"{{ range .kernel.config }}k.io/b={{ "
+		   ".Value }}{{ end }}\"\n"
+		   "    matchFeatures:\n      - feature: kernel.config\n"
+		   "        matchExpressions: {CONFIG_B: {op: Exists}}\n"),
+	    "");
+	CHECK(strstr(warnings,
+		     "rule 'noeq' not applied: labelsTemplate: failed to expand template: "
+		     "missing value in expanded template line \"y\\x1fz\\x01\""));
+	CHECK(strstr(warnings, "rule 'badval': label skipped: "));
+	CHECK(strstr(warnings, "m\\x0dx"));
+	CHECK(!strchr(warnings, '\x1f') && !strchr(warnings, '\x01') && !strchr(warnings, '\r'));
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
 }

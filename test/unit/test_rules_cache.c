@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gotmpl/gotmpl.h"
 #include "harness.h"
 #include "log/log.h"
 #include "rules/rules.h"
@@ -38,7 +39,8 @@ TEST(rules_compile_once)
 	CHECK(r->cache.compiled == 4); /* 3 patterns and 1 template, however often used */
 	REQUIRE_INT(rules_load_buffer(r, "b.yaml", doc, strlen(doc), &err), 3);
 	CHECK(r->cache.compiled == 4);
-	CHECK(r->r[0].tmpl == r->r[1].tmpl && r->r[1].tmpl == r->r[2].vtmpl);
+	CHECK(r->r[0].tmpl.t && r->r[0].tmpl.t == r->r[1].tmpl.t &&
+	      r->r[1].tmpl.t == r->r[2].vtmpl.t);
 	CHECK(r->r[0].mf.t[0].ex[0].re[0] == r->r[1].mf.t[0].ex[0].re[0]);
 	rules_free(r);
 }
@@ -107,28 +109,53 @@ TEST(rules_value_grow)
 	free(a);
 }
 
-/* The template stage alone: parse into nodes, refuse what is outside the subset. */
+/* The template stage alone: pkg/gotmpl parses, refusals carry NFD's wording. */
 TEST(rules_template_parse)
 {
-	struct tmpl *t = NULL;
-	char why[200] = "";
+	struct gotmpl *t = NULL;
+	char why[600] = "";
 
-	REQUIRE_INT(rules_tmpl_parse("{{- range .pci.device }}v={{ .vendor }}\n{{ end -}}", &t, why,
-				     sizeof(why)),
-		    0);
-	REQUIRE(t && t->nn == 1 && t->n[0].kind == T_RANGE);
-	CHECK_STR(t->n[0].feature, "pci.device");
-	REQUIRE(t->n[0].nbody == 3);
-	CHECK(t->n[0].body[0].kind == T_TEXT && t->n[0].body[1].kind == T_FIELD);
-	CHECK_STR(t->n[0].body[1].s, "vendor");
-	rules_tmpl_free(t);
+	REQUIRE_INT(
+	    rules_tmpl_parse("{{- range $i, $d := .pci.device }}v={{ $d.vendor }}\n{{ end -}}", &t,
+			     why, sizeof(why)),
+	    0);
+	REQUIRE(t != NULL);
+	gotmpl_free(t);
+	t = NULL;
 	CHECK_INT(rules_tmpl_parse("{{ end }}", &t, why, sizeof(why)), -EINVAL);
 	CHECK(t == NULL);
-	CHECK_STR(why, "'end' without 'range'");
-	CHECK_INT(rules_tmpl_parse("{{ printf \"%d\" 1 }}", &t, why, sizeof(why)), -EINVAL);
-	CHECK_STR(why, "unsupported template action '{{ printf \"%d\" 1 }}'");
-	rules_tmpl_free(NULL);
+	CHECK_STR(why,
+		  "failed to parse template: invalid template: template: :1: unexpected {{end}}");
+	CHECK_INT(rules_tmpl_parse("{{ now }}", &t, why, sizeof(why)), -EINVAL);
+	CHECK(strstr(why, "function \"now\" refused"));
 }
+
+/*
+ * The compile budget: a template that does not parse is cached as refused (parsed once too,
+ * and failing its rules when they run, as NFD); the distinct templates and their bytes are
+ * bounded over all the rules loaded.
+ */
+TEST(rules_template_cache_budget)
+{
+	struct rcache c = {0};
+	struct rtmpl a = {0}, b = {0};
+	char why[600] = "", src[32];
+	int i, r = 0;
+
+	REQUIRE_INT(rules_tmpl(&c, "{{ if }}", &a, why, sizeof(why)), 0);
+	CHECK(a.set && !a.t && a.bad && strstr(a.bad, "missing value for if"));
+	REQUIRE_INT(rules_tmpl(&c, "{{ if }}", &b, why, sizeof(why)), 0);
+	CHECK(b.bad == a.bad && c.compiled == 1);
+	for (i = 0; i < RULES_TMPL_MAX + 1 && r == 0; i++) {
+		snprintf(src, sizeof(src), "x=%d", i);
+		r = rules_tmpl(&c, src, &a, why, sizeof(why));
+	}
+	CHECK_INT(r, -ENOSPC);
+	CHECK_INT(i, RULES_TMPL_MAX);
+	CHECK(strstr(why, "more than 10000 distinct templates"));
+	rules_cache_free(&c);
+}
+
 /*
  * rules_grow: every append keeps what was there and gives a zeroed element, across the
  * powers of two where it reallocates (its room is implied by the count, issue 17 review).

@@ -1,0 +1,520 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * gotmpl_sprig_semver: Sprig v3's semver and semverCompare (semver.go), which call
+ * Masterminds/semver v3: NewVersion (version.go: its regular expression, the coercion of
+ * "1" and "1.2", prerelease checks, Compare) and NewConstraint/Check (constraints.go @
+ * 00300c46865890f2906399c7524020c12d31d100: its regular expressions, hyphen ranges, ","
+ * and space AND, "||" OR, x, X and * wildcards and the rule that a prerelease version matches only
+ * a constraint that names a prerelease). The regular expressions are Go's, run by RE2
+ * (pkg/goregex), so what matches is what matches in Go.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "goregex/goregex.h"
+#include "gotmpl/gotmpl_internal.h"
+#include "strbuf/strbuf.h"
+
+/* version.go's semVerRegex and constraints.go's cvRegex and operators */
+#define SV_RE                                                                                      \
+	"v?([0-9]+)(\\.[0-9]+)?(\\.[0-9]+)?(-([0-9A-Za-z\\-]+(\\.[0-9A-Za-z\\-]+)*))?"             \
+	"(\\+([0-9A-Za-z\\-]+(\\.[0-9A-Za-z\\-]+)*))?"
+#define CV_RE                                                                                      \
+	"v?([0-9|x|X|\\*]+)(\\.[0-9|x|X|\\*]+)?(\\.[0-9|x|X|\\*]+)?"                               \
+	"(-([0-9A-Za-z\\-]+(\\.[0-9A-Za-z\\-]+)*))?(\\+([0-9A-Za-z\\-]+(\\.[0-9A-Za-z\\-]+)*))?"
+/* cvRegex with its groups not captured (the same matches; goregex_find returns 10 groups) */
+#define CV_NC                                                                                      \
+	"v?(?:[0-9|x|X|\\*]+)(?:\\.[0-9|x|X|\\*]+)?(?:\\.[0-9|x|X|\\*]+)?"                         \
+	"(?:-(?:[0-9A-Za-z\\-]+(?:\\.[0-9A-Za-z\\-]+)*))?(?:\\+(?:[0-9A-Za-z\\-]+(?:\\.[0-9A-Za-z\\-]+)*))?"
+#define OPS_RE "=||!=|>|<|>=|=>|<=|=<|~|~>|\\^"
+
+enum { RE_VERSION, RE_CONSTRAINT, RE_RANGE, RE_FIND, RE_VALID, RE_N };
+
+static const char *const patterns[RE_N] = {
+    "^" SV_RE "$",
+    "^\\s*(" OPS_RE ")\\s*(" CV_RE ")\\s*$",
+    "\\s*(" CV_NC ")\\s+-\\s+(" CV_NC ")\\s*",
+    "(" OPS_RE ")\\s*(" CV_NC ")",
+    "^(\\s*(" OPS_RE ")\\s*(" CV_RE ")\\s*)((?:\\s+|,\\s*)(" OPS_RE ")\\s*(" CV_RE ")\\s*)*$",
+};
+
+#define NM 10 /* groups kept (goregex_find's most) */
+
+struct sv {
+	uint64_t maj, min, pat;
+	const char *pre, *meta; /* "" when absent */
+	size_t npre, nmeta;
+};
+
+enum op { OP_TILDE_OR_EQ, OP_NE, OP_GT, OP_LT, OP_GE, OP_LE, OP_TILDE, OP_CARET };
+
+struct con {
+	enum op op;
+	struct sv v;
+	int dirty, minor_dirty, patch_dirty;
+};
+
+struct svctx {
+	struct gotmpl_fctx *c;
+	struct goregex *re[RE_N];
+};
+
+static int compile(struct svctx *x, int which)
+{
+	char why[128];
+	int r;
+
+	if (x->re[which])
+		return 0;
+	r = goregex_compile(patterns[which], GOREGEX_CAPTURE, &x->re[which], why, sizeof(why));
+	return r == -EINVAL ? gotmpl_fail(x->c, "semver: %s", why) : r;
+}
+
+static void release(struct svctx *x)
+{
+	int i;
+
+	for (i = 0; i < RE_N; i++)
+		goregex_free(x->re[i]);
+}
+
+/* strconv.ParseUint(s, 10, 64): 0, or -1 (not all digits, empty, or out of range). */
+static int parse_uint(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (n == 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+/* Group g of match m in s: its bytes and length ("" for a group that did not take part). */
+static const char *grp(const char *s, const long *m, int g, size_t *n)
+{
+	if (m[2 * g] < 0) {
+		*n = 0;
+		return "";
+	}
+	*n = (size_t)(m[2 * g + 1] - m[2 * g]);
+	return s + m[2 * g];
+}
+
+/* NewVersion(s[0..n)): 0, or -EINVAL with semver's words. */
+static int new_version(struct svctx *x, const char *s, size_t n, struct sv *v)
+{
+	long m[2 * NM];
+	const char *p;
+	size_t k, i, j;
+	uint64_t *seg[3] = {&v->maj, &v->min, &v->pat};
+	int r = compile(x, RE_VERSION), g;
+
+	if (r)
+		return r;
+	if (!goregex_find(x->re[RE_VERSION], s, n, 0, m, 10))
+		return gotmpl_fail(x->c, "Invalid Semantic Version");
+	for (g = 1; g <= 3; g++) {
+		p = grp(s, m, g, &k);
+		*seg[g - 1] = 0;
+		if (g > 1 && k)
+			p++, k--;
+		if ((g == 1 || k) && parse_uint(p, k, seg[g - 1]))
+			return gotmpl_fail(x->c,
+					   "Error parsing version segment: strconv.ParseUint: "
+					   "parsing \"%.*s\": value out of range",
+					   (int)k, p);
+	}
+	v->pre = grp(s, m, 5, &v->npre);
+	v->meta = grp(s, m, 8, &v->nmeta);
+	/* validatePrerelease: a numeric identifier has no leading zero */
+	for (i = 0; i < v->npre; i = j + 1) {
+		for (j = i; j < v->npre && v->pre[j] != '.'; j++)
+			;
+		if (j - i > 1 && v->pre[i] == '0' && strspn(v->pre + i, "0123456789") >= j - i)
+			return gotmpl_fail(x->c, "Version segment starts with 0");
+	}
+	return 0;
+}
+
+static int cmp_u(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* Go's string comparison of a[0..na) and b[0..nb). */
+static int cmp_bytes(const char *a, size_t na, const char *b, size_t nb)
+{
+	int d = memcmp(a, b, na < nb ? na : nb);
+
+	return d ? (d < 0 ? -1 : 1) : cmp_u(na, nb);
+}
+
+/* comparePrePart */
+static int cmp_part(const char *s, size_t ns, const char *o, size_t no)
+{
+	uint64_t si = 0, oi = 0;
+	int sn, on;
+
+	if (ns == no && memcmp(s, o, ns) == 0)
+		return 0;
+	if (ns == 0)
+		return -1;
+	if (no == 0)
+		return 1;
+	sn = parse_uint(s, ns, &si) == 0;
+	on = parse_uint(o, no, &oi) == 0;
+	if (!sn && !on)
+		return cmp_bytes(s, ns, o, no) > 0 ? 1 : -1;
+	if (!on)
+		return -1; /* o is a string, s a number */
+	if (!sn)
+		return 1;
+	return si > oi ? 1 : -1;
+}
+
+/* comparePrerelease: dot-separated parts, the shorter padded with "" */
+static int cmp_pre(const char *s, size_t ns, const char *o, size_t no)
+{
+	size_t i = 0, j = 0, ie, je;
+	int d;
+
+	for (;;) {
+		for (ie = i; ie < ns && s[ie] != '.'; ie++)
+			;
+		for (je = j; je < no && o[je] != '.'; je++)
+			;
+		d = cmp_part(i < ns ? s + i : "", i < ns ? ie - i : 0, j < no ? o + j : "",
+			     j < no ? je - j : 0);
+		if (d)
+			return d;
+		if (ie >= ns && je >= no)
+			return 0;
+		i = ie + 1;
+		j = je + 1;
+	}
+}
+
+/* Version.Compare */
+static int compare(const struct sv *v, const struct sv *o)
+{
+	int d = cmp_u(v->maj, o->maj);
+
+	if (!d)
+		d = cmp_u(v->min, o->min);
+	if (!d)
+		d = cmp_u(v->pat, o->pat);
+	if (d)
+		return d;
+	if (!v->npre && !o->npre)
+		return 0;
+	if (!v->npre)
+		return 1;
+	if (!o->npre)
+		return -1;
+	return cmp_pre(v->pre, v->npre, o->pre, o->npre);
+}
+
+static int is_x(const char *s, size_t n)
+{
+	return n == 1 && (*s == 'x' || *s == 'X' || *s == '*');
+}
+
+/* parseConstraint(s[0..n)) */
+static int parse_constraint(struct svctx *x, const char *s, size_t n, struct con *c)
+{
+	static const struct {
+		const char *s;
+		enum op op;
+	} ops[] = {{"", OP_TILDE_OR_EQ}, {"=", OP_TILDE_OR_EQ}, {"!=", OP_NE},	  {">", OP_GT},
+		   {"<", OP_LT},	 {">=", OP_GE},		{"=>", OP_GE},	  {"<=", OP_LE},
+		   {"=<", OP_LE},	 {"~", OP_TILDE},	{"~>", OP_TILDE}, {"^", OP_CARET}};
+	long m[2 * NM];
+	const char *op, *ver, *maj, *mnr, *pat, *pre;
+	size_t nop, nver, nmaj, nmnr, npat, npre, i;
+	char *buf;
+	int r = compile(x, RE_CONSTRAINT);
+
+	if (r)
+		return r;
+	if (!goregex_find(x->re[RE_CONSTRAINT], s, n, 0, m, 7))
+		return gotmpl_fail(x->c, "improper constraint: %.*s", (int)n, s);
+	op = grp(s, m, 1, &nop);
+	ver = grp(s, m, 2, &nver);
+	maj = grp(s, m, 3, &nmaj);
+	mnr = grp(s, m, 4, &nmnr);
+	pat = grp(s, m, 5, &npat);
+	pre = grp(s, m, 6, &npre);
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (strlen(ops[i].s) == nop && memcmp(ops[i].s, op, nop) == 0)
+			c->op = ops[i].op;
+	c->dirty = c->minor_dirty = c->patch_dirty = 0;
+	buf = gotmpl_alloc(x->c->a, nmaj + nmnr + npre + 8);
+	if (!buf)
+		return -ENOMEM;
+	if (is_x(maj, nmaj) || nmaj == 0) {
+		c->dirty = 1;
+		nver = (size_t)sprintf(buf, "0.0.0%.*s", (int)npre, pre);
+		ver = buf;
+	} else if ((nmnr && is_x(mnr + 1, nmnr - 1)) || nmnr == 0) {
+		c->dirty = c->minor_dirty = 1;
+		nver = (size_t)sprintf(buf, "%.*s.0.0%.*s", (int)nmaj, maj, (int)npre, pre);
+		ver = buf;
+	} else if ((npat && is_x(pat + 1, npat - 1)) || npat == 0) {
+		c->dirty = c->patch_dirty = 1;
+		nver = (size_t)sprintf(buf, "%.*s%.*s.0%.*s", (int)nmaj, maj, (int)nmnr, mnr,
+				       (int)npre, pre);
+		ver = buf;
+	}
+	r = new_version(x, ver, nver, &c->v);
+	return r == -EINVAL ? gotmpl_fail(x->c, "constraint Parser Error") : r;
+}
+
+/* constraint.check, without its reasons (Check ignores them) */
+static int check(const struct con *c, const struct sv *v)
+{
+	const struct sv *k = &c->v;
+	int d = compare(v, k);
+
+	if (v->npre && !k->npre)
+		return 0; /* a prerelease only matches a constraint naming one */
+	switch (c->op) {
+	case OP_NE:
+		if (c->dirty) {
+			if (k->maj != v->maj)
+				return 1;
+			if (k->min != v->min && !c->minor_dirty)
+				return 1;
+			if (c->minor_dirty)
+				return 0;
+			if (k->pat != v->pat && !c->patch_dirty)
+				return 1;
+			if (c->patch_dirty)
+				return (v->npre || k->npre) &&
+				       cmp_pre(v->pre, v->npre, k->pre, k->npre) != 0;
+		}
+		return d != 0;
+	case OP_GT:
+		if (!c->dirty || (v->maj == k->maj && !c->minor_dirty && !c->patch_dirty))
+			return d > 0;
+		if (v->maj != k->maj)
+			return v->maj > k->maj;
+		return c->minor_dirty ? 0 : v->min > k->min;
+	case OP_LT:
+		return d < 0;
+	case OP_GE:
+		return d >= 0;
+	case OP_LE:
+		if (!c->dirty)
+			return d <= 0;
+		if (v->maj > k->maj)
+			return 0;
+		return !(v->maj == k->maj && v->min > k->min && !c->minor_dirty);
+	case OP_TILDE_OR_EQ:
+		if (!c->dirty)
+			return d == 0;
+		__attribute__((fallthrough)); /* a wildcard is ~ */
+	case OP_TILDE:
+		if (d < 0)
+			return 0;
+		if (!k->maj && !k->min && !k->pat && !c->minor_dirty && !c->patch_dirty)
+			return 1;
+		return v->maj == k->maj && (v->min == k->min || c->minor_dirty);
+	case OP_CARET:
+		if (d < 0)
+			return 0;
+		if (k->maj > 0 || c->minor_dirty)
+			return v->maj == k->maj;
+		if (v->maj > 0)
+			return 0;
+		if (k->min > 0 || c->patch_dirty)
+			return v->min == k->min;
+		if (v->min > 0)
+			return 0;
+		return k->pat == v->pat;
+	}
+	return 0;
+}
+
+/* rewriteRange: each "A - B" as ">= A, <= B" (the first occurrence of its text, as Go). */
+static int rewrite_range(struct svctx *x, const char *s, size_t n, struct strbuf *out)
+{
+	long m[2 * NM];
+	size_t pos = 0, nl, n1, n11;
+	const char *a, *b, *hit;
+	struct strbuf tmp;
+	int r = compile(x, RE_RANGE);
+
+	if (!r)
+		r = sb_addn(out, s, n);
+	while (!r && pos < n && goregex_find(x->re[RE_RANGE], s, n, pos, m, 3)) {
+		a = grp(s, m, 1, &n1);
+		b = grp(s, m, 2, &n11);
+		nl = (size_t)(m[1] - m[0]);
+		hit = memmem(out->buf, out->len, s + m[0], nl);
+		pos = (size_t)m[1] > pos ? (size_t)m[1] : pos + 1;
+		if (!hit)
+			continue;
+		sb_init(&tmp, GT_STR_MAX);
+		r = sb_addn(&tmp, out->buf, (size_t)(hit - out->buf));
+		if (!r)
+			r = sb_addf(&tmp, ">= %.*s, <= %.*s", (int)n1, a, (int)n11, b);
+		if (!r)
+			r = sb_addn(&tmp, hit + nl, out->len - (size_t)(hit - out->buf) - nl);
+		sb_free(out);
+		*out = tmp;
+	}
+	return r;
+}
+
+/*
+ * One "||" branch s[0..n): 1 when every constraint in it admits v, 0 when not, or an error;
+ * v NULL: only parse it (1 or an error).
+ */
+static int check_and(struct svctx *x, const char *s, size_t n, const struct sv *v)
+{
+	long m[2 * NM];
+	size_t pos = 0;
+	struct con c;
+	int r = compile(x, RE_VALID), ok = 1, any = 0;
+
+	if (!r)
+		r = compile(x, RE_FIND);
+	if (r)
+		return r;
+	if (!goregex_match(x->re[RE_VALID], s, n))
+		return gotmpl_fail(x->c, "improper constraint: %.*s", (int)n, s);
+	while (pos < n && goregex_find(x->re[RE_FIND], s, n, pos, m, 2)) {
+		r = parse_constraint(x, s + m[0], (size_t)(m[1] - m[0]), &c);
+		if (r)
+			return r;
+		ok = ok && (!v || check(&c, v));
+		any = 1;
+		pos = (size_t)m[1] > pos ? (size_t)m[1] : pos + 1;
+	}
+	if (!any) {
+		r = parse_constraint(x, s, n, &c);
+		if (r)
+			return r;
+		ok = !v || check(&c, v);
+	}
+	return ok;
+}
+
+/* NewConstraint(cs) then NewVersion(vs) then Check, as Sprig's semverCompare. */
+static int semver_compare(struct svctx *x, const struct gotmpl_val *cs, const struct gotmpl_val *vs)
+{
+	struct strbuf sb;
+	struct sv v;
+	const char *p, *e, *bar;
+	int r, ok = 0, any;
+
+	sb_init(&sb, GT_STR_MAX);
+	r = rewrite_range(x, cs->u.s.p, cs->u.s.n, &sb);
+	p = sb.buf ? sb.buf : "";
+	e = p + sb.len;
+	/* NewConstraint parses every branch before Check looks at the version */
+	for (; !r; p = bar + 2) {
+		bar = memmem(p, (size_t)(e - p), "||", 2);
+		if (!bar)
+			bar = e;
+		any = check_and(x, p, (size_t)(bar - p), NULL);
+		if (any < 0)
+			r = any;
+		if (bar == e)
+			break;
+	}
+	if (!r)
+		r = new_version(x, vs->u.s.p, vs->u.s.n, &v);
+	for (p = sb.buf ? sb.buf : ""; !r && !ok; p = bar + 2) {
+		bar = memmem(p, (size_t)(e - p), "||", 2);
+		if (!bar)
+			bar = e;
+		ok = check_and(x, p, (size_t)(bar - p), &v);
+		if (ok < 0)
+			r = ok;
+		if (bar == e)
+			break;
+	}
+	sb_free(&sb);
+	return r ? r : ok;
+}
+
+GT_FN(f_semvercompare)
+{
+	struct svctx x = {.c = c};
+	int r = semver_compare(&x, av[0], av[1]);
+
+	(void)ac;
+	release(&x);
+	if (r < 0)
+		return r;
+	GT_RES(gotmpl_bool(c->a, r));
+}
+
+/* Put key k = v into map m; 0 or -ENOMEM. */
+static int put(struct gotmpl_fctx *c, struct gotmpl_val *m, const char *k, struct gotmpl_val *v)
+{
+	return v ? gotmpl_map_put(c->a, m, k, strlen(k), v) : -ENOMEM;
+}
+
+/*
+ * semver: the *Version as a map of what its methods without arguments give (Major, Minor,
+ * Patch, Prerelease, Metadata, Original, String), so {{ (semver "1.2.3").Major }} reads as
+ * in Go; a map cannot carry the methods with arguments (Compare, LessThan, ...).
+ */
+GT_FN(f_semver)
+{
+	struct svctx x = {.c = c};
+	struct gotmpl_val *m;
+	struct strbuf sb;
+	struct sv v;
+	int r = new_version(&x, GT_S(0), GT_SN(0), &v);
+
+	(void)ac;
+	release(&x);
+	if (r)
+		return r;
+	m = gotmpl_map(c->a, GT_PLAIN);
+	if (!m)
+		return -ENOMEM;
+	sb_init(&sb, GT_STR_MAX);
+	r = sb_addf(&sb, "%llu.%llu.%llu", (unsigned long long)v.maj, (unsigned long long)v.min,
+		    (unsigned long long)v.pat);
+	if (!r && v.npre)
+		r = sb_addf(&sb, "-%.*s", (int)v.npre, v.pre);
+	if (!r && v.nmeta)
+		r = sb_addf(&sb, "+%.*s", (int)v.nmeta, v.meta);
+	if (r) {
+		sb_free(&sb);
+		return r;
+	}
+	r = put(c, m, "String", gotmpl_take(c, &sb));
+	if (!r)
+		r = put(c, m, "Major", gotmpl_int(c->a, (int64_t)v.maj, GT_PLAIN));
+	if (!r)
+		r = put(c, m, "Minor", gotmpl_int(c->a, (int64_t)v.min, GT_PLAIN));
+	if (!r)
+		r = put(c, m, "Patch", gotmpl_int(c->a, (int64_t)v.pat, GT_PLAIN));
+	if (!r)
+		r = put(c, m, "Prerelease", gotmpl_str(c->a, v.pre, v.npre));
+	if (!r)
+		r = put(c, m, "Metadata", gotmpl_str(c->a, v.meta, v.nmeta));
+	if (!r)
+		r = put(c, m, "Original", gotmpl_str(c->a, GT_S(0), GT_SN(0)));
+	if (!r)
+		*res = m;
+	return r;
+}
+
+const struct gotmpl_func gotmpl_sprig_semver_funcs[] = {
+    {"semver", f_semver, "s", 0},
+    {"semverCompare", f_semvercompare, "ss", 0},
+    {NULL, NULL, NULL, 0},
+};
