@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* devices_run: nodeprobe-devices' loop: classes served through pkg/kubelet, rescanned on
+ * hotplug, CDI specs kept in step, SIGTERM/SIGINT a clean stop. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "devices/devices_internal.h"
+#include "kubelet/kubelet.h"
+#include "fsutil/fsutil.h"
+#include "log/log.h"
+#include "strbuf/strbuf.h"
+
+#define GONE_MAX 1024 /* IDs of vanished devices still listed Unhealthy, per class */
+
+struct cls_state {
+	struct devices_found f; /* the last scan */
+	size_t res;		/* kubelet_srv_add's index */
+	char **gone;		/* IDs seen before and not now: listed Unhealthy */
+	size_t n_gone;
+};
+
+struct run {
+	const struct devices_opts *o;
+	struct devices_classes *c;
+	struct cls_state *s; /* per class */
+	struct kubelet_srv *srv;
+	struct devices_watch *w;
+	int sfd; /* signalfd */
+};
+
+static int load(const struct devices_opts *o, struct devices_classes **out, struct log_err *err)
+{
+	struct devices_classes *c = devices_classes_new();
+	size_t i;
+	int r = 0;
+
+	*out = NULL;
+	if (!c)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	for (i = 0; i < o->n_device && r >= 0; i++)
+		r = devices_add_squat(c, o->device[i], o->domain, err);
+	for (i = 0; i < o->n_preset && r >= 0; i++)
+		r = devices_add_preset(c, o->preset[i], o->domain, &o->po, err);
+	if (r >= 0 && o->classes_file)
+		r = devices_load_file(c, o->classes_file, o->domain, err);
+	if (r >= 0 && !c->n)
+		r = log_err_set(err, -EINVAL,
+				"no device class: give --device, --preset or --classes");
+	if (r < 0) {
+		devices_classes_free(c);
+		return r == -ENOMEM ? r : -EINVAL;
+	}
+	*out = c;
+	return 0;
+}
+
+static bool has(char **ids, size_t n, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(ids[i], id))
+			return true;
+	return false;
+}
+
+/* Scan class i again; devices that went away are kept as Unhealthy (GONE_MAX at most). */
+static int rescan(struct run *run, size_t i, struct log_err *err)
+{
+	struct cls_state *s = &run->s[i];
+	struct devices_found nf = {0};
+	size_t j, k;
+	int r = devices_scan(run->c, i, &run->o->roots, &nf, err);
+
+	if (r < 0)
+		return r;
+	for (j = 0; j < s->f.n; j++) {
+		for (k = 0; k < s->f.d[j].n_ids; k++) {
+			const char *id = s->f.d[j].ids[k];
+			char **g;
+
+			if (devices_find(&nf, id) || has(s->gone, s->n_gone, id))
+				continue;
+			if (s->n_gone >= GONE_MAX) { /* the oldest goes */
+				free(s->gone[0]);
+				memmove(s->gone, s->gone + 1, --s->n_gone * sizeof(char *));
+			}
+			g = realloc(s->gone, (s->n_gone + 1) * sizeof(char *));
+			if (!g || !(g[s->n_gone] = strdup(id))) {
+				s->gone = g ? g : s->gone;
+				devices_found_free(&nf);
+				return log_err_set(err, -ENOMEM, "out of memory");
+			}
+			s->gone = g;
+			s->n_gone++;
+		}
+	}
+	for (j = 0; j < s->n_gone;) { /* back again: healthy */
+		if (devices_find(&nf, s->gone[j])) {
+			free(s->gone[j]);
+			memmove(s->gone + j, s->gone + j + 1, (--s->n_gone - j) * sizeof(char *));
+		} else {
+			j++;
+		}
+	}
+	devices_found_free(&s->f);
+	s->f = nf;
+	return 0;
+}
+
+/* Hand class i's list to the server and its CDI spec to the CDI directory. */
+static int publish(struct run *run, size_t i, struct log_err *err)
+{
+	struct cls_state *s = &run->s[i];
+	struct kubelet_device *d;
+	size_t n = s->n_gone, j, k, at = 0;
+	int r;
+
+	for (j = 0; j < s->f.n; j++)
+		n += s->f.d[j].n_ids;
+	d = calloc(n + 1, sizeof(*d));
+	if (!d)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	for (j = 0; j < s->f.n; j++)
+		for (k = 0; k < s->f.d[j].n_ids; k++)
+			d[at++] = (struct kubelet_device){s->f.d[j].ids[k], true, -1};
+	for (j = 0; j < s->n_gone; j++)
+		d[at++] = (struct kubelet_device){s->gone[j], false, -1};
+	r = run->srv ? kubelet_srv_set_devices(run->srv, s->res, d, n, err) : 0;
+	free(d);
+	if (r < 0)
+		return r;
+	if (!run->o->no_cdi) {
+		r = devices_cdi_write(run->o->cdi_dir ? run->o->cdi_dir : DEVICES_CDI_DIR, &s->f,
+				      devices_class_name(run->c, i), err);
+		if (r < 0)
+			return r;
+	}
+	log_info("%s: %zu devices, %zu healthy IDs, %zu unhealthy",
+		 devices_class_resource(run->c, i), s->f.n, n - s->n_gone, s->n_gone);
+	return 0;
+}
+
+static int refresh(struct run *run, struct log_err *err)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < run->c->n; i++) {
+		r = rescan(run, i, err);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0) { /* a bad scan keeps the last list */
+			log_warn("%s; keeping the last device list",
+				 err ? err->msg : "scan failed");
+			log_err_clear(err);
+			continue;
+		}
+		r = publish(run, i, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ kubelet_ops */
+
+static struct cls_state *by_res(struct run *run, size_t res, size_t *cls)
+{
+	size_t i;
+
+	for (i = 0; i < run->c->n; i++) {
+		if (run->s[i].res == res) {
+			*cls = i;
+			return &run->s[i];
+		}
+	}
+	return NULL;
+}
+
+static int op_allocate(void *ctx, size_t res, const char *const *ids, size_t n,
+		       struct kubelet_alloc *out, struct log_err *err)
+{
+	struct run *run = ctx;
+	size_t cls;
+	struct cls_state *s = by_res(run, res, &cls);
+
+	if (!s)
+		return log_err_set(err, -ENOENT, "no resource %zu", res);
+	return devices_allocate(&s->f, devices_class_name(run->c, cls), !run->o->no_cdi, ids, n,
+				out, err);
+}
+
+static void op_free(void *ctx, struct kubelet_alloc *a)
+{
+	(void)ctx;
+	devices_alloc_free(a);
+}
+
+static int op_preferred(void *ctx, size_t res, const char *const *avail, size_t n_avail,
+			const char *const *must, size_t n_must, size_t size, const char **out,
+			struct log_err *err)
+{
+	struct run *run = ctx;
+	size_t cls;
+	struct cls_state *s = by_res(run, res, &cls);
+
+	if (!s)
+		return log_err_set(err, -ENOENT, "no resource %zu", res);
+	return devices_preferred(&s->f, devices_class_policy(run->c, cls), avail, n_avail, must,
+				 n_must, size, out, err);
+}
+
+static int on_signal(void *ctx, struct log_err *err)
+{
+	struct run *run = ctx;
+	struct signalfd_siginfo si;
+
+	(void)err;
+	if (read(run->sfd, &si, sizeof(si)) != sizeof(si))
+		return 0;
+	log_info("signal %u: stopping", si.ssi_signo);
+	return 1;
+}
+
+static int on_hotplug(void *ctx, struct log_err *err)
+{
+	struct run *run = ctx;
+	int r = devices_watch_drain(run->w);
+
+	if (r <= 0)
+		return r < 0 ? log_err_set(err, r, "inotify: %s", strerror(-r)) : 0;
+	return refresh(run, err);
+}
+
+/* ------------------------------------------------------------ the run */
+
+int devices_list(const struct devices_opts *o, struct strbuf *out, struct log_err *err)
+{
+	struct devices_classes *c;
+	struct devices_found f = {0};
+	size_t i, j, k;
+	int r = load(o, &c, err);
+
+	for (i = 0; r >= 0 && i < c->n; i++) {
+		r = devices_scan(c, i, &o->roots, &f, err);
+		for (j = 0; r >= 0 && j < f.n; j++) {
+			sb_addf(out, "%s %s", c->c[i].resource, f.d[j].name);
+			for (k = 0; k < f.d[j].n_nodes; k++)
+				sb_addf(out, " %s%s:%s%s%s", f.d[j].nodes[k].mount ? "mount=" : "",
+					f.d[j].nodes[k].host, f.d[j].nodes[k].container,
+					f.d[j].nodes[k].mount ? "" : ":",
+					f.d[j].nodes[k].mount
+					    ? (f.d[j].nodes[k].read_only ? ":ro" : "")
+					    : f.d[j].nodes[k].perms);
+			sb_addf(out, " ids=%zu", f.d[j].n_ids);
+			r = sb_addf(out, " %s\n", f.d[j].ids[0]);
+		}
+		devices_found_free(&f);
+	}
+	devices_classes_free(c);
+	return r < 0 ? r : 0;
+}
+
+int devices_run(const struct devices_opts *o, struct log_err *err)
+{
+	struct run run = {.o = o, .sfd = -1};
+	struct kubelet_opts ko = {
+	    .dir = o->plugin_dir,
+	    .socket_prefix = "nodeprobe-",
+	    .ops = {op_allocate, op_free, op_preferred},
+	};
+	struct kubelet_poll polls[2];
+	sigset_t mask;
+	size_t i;
+	int r;
+
+	ko.ctx = &run;
+	r = load(o, &run.c, err);
+	if (r < 0)
+		return r;
+	run.s = calloc(run.c->n, sizeof(*run.s));
+	if (!run.s) {
+		r = log_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if (!o->no_cdi &&
+	    (r = fs_mkdir_if_missing(o->cdi_dir ? o->cdi_dir : DEVICES_CDI_DIR, err)) < 0)
+		goto out;
+	r = kubelet_srv_new(&ko, &run.srv, err);
+	for (i = 0; r >= 0 && i < run.c->n; i++) {
+		r = kubelet_srv_add(run.srv, devices_class_resource(run.c, i), err);
+		run.s[i].res = (size_t)r;
+	}
+	if (r < 0)
+		goto out;
+	r = devices_watch_new(o->roots.dev ? o->roots.dev : "/dev", &run.w, err);
+	if (r < 0)
+		goto out;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	run.sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (run.sfd < 0) {
+		r = log_err_set(err, -errno, "signalfd: %s", strerror(errno));
+		goto out;
+	}
+	r = refresh(&run, err);
+	if (r < 0)
+		goto out;
+	polls[0] = (struct kubelet_poll){run.sfd, on_signal, &run};
+	polls[1] = (struct kubelet_poll){devices_watch_fd(run.w), on_hotplug, &run};
+	r = kubelet_srv_run(run.srv, polls, 2, err);
+out:
+	kubelet_srv_free(run.srv);
+	devices_watch_free(run.w);
+	if (run.sfd >= 0)
+		close(run.sfd);
+	for (i = 0; run.s && i < run.c->n; i++) {
+		devices_found_free(&run.s[i].f);
+		fs_names_free(run.s[i].gone, run.s[i].n_gone);
+	}
+	free(run.s);
+	devices_classes_free(run.c);
+	return r;
+}
