@@ -213,6 +213,12 @@ struct devices_opts {
 int devices_run(const struct devices_opts *o, struct log_err *err);
 
 /*
+ * The classes o names (--device, --preset, --classes, in that order) into *out (free with
+ * devices_classes_free). 0; -EINVAL with err (a bad definition, or none given); -ENOMEM.
+ */
+int devices_load(const struct devices_opts *o, struct devices_classes **out, struct log_err *err);
+
+/*
  * --list: load the classes, scan each once and append one line per device to out:
  * "<resource> <device> <host>:<container>:<perms>... ids=<n> <first id>". 0 or -errno with err.
  */

@@ -765,3 +765,29 @@ int devices_load_file(struct devices_classes *c, const char *path, const char *d
 	sb_free(&sb);
 	return r < 0 ? r : (int)(c->n - before);
 }
+
+int devices_load(const struct devices_opts *o, struct devices_classes **out, struct log_err *err)
+{
+	struct devices_classes *c = devices_classes_new();
+	size_t i;
+	int r = 0;
+
+	*out = NULL;
+	if (!c)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	for (i = 0; i < o->n_device && r >= 0; i++)
+		r = devices_add_squat(c, o->device[i], o->domain, err);
+	for (i = 0; i < o->n_preset && r >= 0; i++)
+		r = devices_add_preset(c, o->preset[i], o->domain, &o->po, err);
+	if (r >= 0 && o->classes_file)
+		r = devices_load_file(c, o->classes_file, o->domain, err);
+	if (r >= 0 && !c->n)
+		r = log_err_set(err, -EINVAL,
+				"no device class: give --device, --preset or --classes");
+	if (r < 0) {
+		devices_classes_free(c);
+		return r == -ENOMEM ? r : -EINVAL;
+	}
+	*out = c;
+	return 0;
+}

@@ -33,32 +33,6 @@ struct run {
 	int sfd; /* signalfd */
 };
 
-static int load(const struct devices_opts *o, struct devices_classes **out, struct log_err *err)
-{
-	struct devices_classes *c = devices_classes_new();
-	size_t i;
-	int r = 0;
-
-	*out = NULL;
-	if (!c)
-		return log_err_set(err, -ENOMEM, "out of memory");
-	for (i = 0; i < o->n_device && r >= 0; i++)
-		r = devices_add_squat(c, o->device[i], o->domain, err);
-	for (i = 0; i < o->n_preset && r >= 0; i++)
-		r = devices_add_preset(c, o->preset[i], o->domain, &o->po, err);
-	if (r >= 0 && o->classes_file)
-		r = devices_load_file(c, o->classes_file, o->domain, err);
-	if (r >= 0 && !c->n)
-		r = log_err_set(err, -EINVAL,
-				"no device class: give --device, --preset or --classes");
-	if (r < 0) {
-		devices_classes_free(c);
-		return r == -ENOMEM ? r : -EINVAL;
-	}
-	*out = c;
-	return 0;
-}
-
 static bool has(char **ids, size_t n, const char *id)
 {
 	size_t i;
@@ -240,33 +214,6 @@ static int on_hotplug(void *ctx, struct log_err *err)
 
 /* ------------------------------------------------------------ the run */
 
-int devices_list(const struct devices_opts *o, struct strbuf *out, struct log_err *err)
-{
-	struct devices_classes *c;
-	struct devices_found f = {0};
-	size_t i, j, k;
-	int r = load(o, &c, err);
-
-	for (i = 0; r >= 0 && i < c->n; i++) {
-		r = devices_scan(c, i, &o->roots, &f, err);
-		for (j = 0; r >= 0 && j < f.n; j++) {
-			sb_addf(out, "%s %s", c->c[i].resource, f.d[j].name);
-			for (k = 0; k < f.d[j].n_nodes; k++)
-				sb_addf(out, " %s%s:%s%s%s", f.d[j].nodes[k].mount ? "mount=" : "",
-					f.d[j].nodes[k].host, f.d[j].nodes[k].container,
-					f.d[j].nodes[k].mount ? "" : ":",
-					f.d[j].nodes[k].mount
-					    ? (f.d[j].nodes[k].read_only ? ":ro" : "")
-					    : f.d[j].nodes[k].perms);
-			sb_addf(out, " ids=%zu", f.d[j].n_ids);
-			r = sb_addf(out, " %s\n", f.d[j].ids[0]);
-		}
-		devices_found_free(&f);
-	}
-	devices_classes_free(c);
-	return r < 0 ? r : 0;
-}
-
 int devices_run(const struct devices_opts *o, struct log_err *err)
 {
 	struct run run = {.o = o, .sfd = -1};
@@ -281,7 +228,7 @@ int devices_run(const struct devices_opts *o, struct log_err *err)
 	int r;
 
 	ko.ctx = &run;
-	r = load(o, &run.c, err);
+	r = devices_load(o, &run.c, err);
 	if (r < 0)
 		return r;
 	run.s = calloc(run.c->n, sizeof(*run.s));

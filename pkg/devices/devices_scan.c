@@ -681,3 +681,30 @@ int devices_labels(const struct devices_classes *c, const struct devices_roots *
 	}
 	return set;
 }
+
+int devices_list(const struct devices_opts *o, struct strbuf *out, struct log_err *err)
+{
+	struct devices_classes *c;
+	struct devices_found f = {0};
+	size_t i, j, k;
+	int r = devices_load(o, &c, err);
+
+	for (i = 0; r >= 0 && i < c->n; i++) {
+		r = devices_scan(c, i, &o->roots, &f, err);
+		for (j = 0; r >= 0 && j < f.n; j++) {
+			sb_addf(out, "%s %s", c->c[i].resource, f.d[j].name);
+			for (k = 0; k < f.d[j].n_nodes; k++)
+				sb_addf(out, " %s%s:%s%s%s", f.d[j].nodes[k].mount ? "mount=" : "",
+					f.d[j].nodes[k].host, f.d[j].nodes[k].container,
+					f.d[j].nodes[k].mount ? "" : ":",
+					f.d[j].nodes[k].mount
+					    ? (f.d[j].nodes[k].read_only ? ":ro" : "")
+					    : f.d[j].nodes[k].perms);
+			sb_addf(out, " ids=%zu", f.d[j].n_ids);
+			r = sb_addf(out, " %s\n", f.d[j].ids[0]);
+		}
+		devices_found_free(&f);
+	}
+	devices_classes_free(c);
+	return r < 0 ? r : 0;
+}
