@@ -1,0 +1,174 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""fake-kubelet: a test kubelet for pkg/kubelet, on Debian's python3-grpcio (real gRPC).
+
+Stubs are generated at run time from pkg/kubelet/deviceplugin{,.grpc}.proto with grpc_tools
+into $FAKE_KUBELET_GEN (made if absent; default a temp dir). Commands (JSON on stdout):
+  serve DIR [--refuse RESOURCE]   serve Registration on DIR/kubelet.sock; append each
+                                  RegisterRequest as a JSON line to DIR/registrations.jsonl
+                                  (refused ones too, with "refused": true); until SIGTERM
+  wait-reg DIR N [TIMEOUT]        wait until N registrations were recorded; print the last
+  watch SOCK COUNT [TIMEOUT]      ListAndWatch: print COUNT messages, one JSON line each
+  call SOCK METHOD [JSON]         a unary DevicePlugin call; print the answer, or
+                                  {"code": NAME, "details": ...} for a gRPC error
+  bench SOCK N IDS                N Allocate calls of IDS (comma-separated); print p50/p99 ms
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent import futures
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROTO_DIR = os.path.join(HERE, "..", "..", "pkg", "kubelet")
+
+
+def stubs():
+    gen = os.environ.get("FAKE_KUBELET_GEN") or tempfile.mkdtemp(prefix="fake-kubelet-")
+    if not os.path.exists(os.path.join(gen, "deviceplugin_services_pb2_grpc.py")):
+        os.makedirs(gen, exist_ok=True)
+        shutil.copy(os.path.join(PROTO_DIR, "deviceplugin.proto"), gen)
+        # A module name without dots: deviceplugin.grpc.proto -> deviceplugin_services.proto.
+        shutil.copy(os.path.join(PROTO_DIR, "deviceplugin.grpc.proto"),
+                    os.path.join(gen, "deviceplugin_services.proto"))
+        subprocess.run([sys.executable, "-m", "grpc_tools.protoc", "-I", gen,
+                        "--python_out=" + gen, "--grpc_python_out=" + gen,
+                        "deviceplugin.proto", "deviceplugin_services.proto"], check=True)
+    sys.path.insert(0, gen)
+    import deviceplugin_pb2 as pb
+    import deviceplugin_services_pb2_grpc as pbg
+    return pb, pbg
+
+
+pb, pbg = stubs()
+import grpc  # noqa: E402
+from google.protobuf import json_format  # noqa: E402
+
+
+def js(msg):
+    return json.dumps(json_format.MessageToDict(msg, preserving_proto_field_name=True),
+                      sort_keys=True)
+
+
+class Registration(pbg.RegistrationServicer):
+    def __init__(self, log, refuse):
+        self.log, self.refuse = log, refuse
+
+    def Register(self, req, ctx):
+        d = json_format.MessageToDict(req, preserving_proto_field_name=True)
+        refused = req.resource_name in self.refuse
+        if refused:
+            d["refused"] = True
+        with open(self.log, "a") as f:
+            f.write(json.dumps(d, sort_keys=True) + "\n")
+        if refused:
+            ctx.abort(grpc.StatusCode.UNKNOWN,
+                      "resource %s is already registered" % req.resource_name)
+        return pb.Empty()
+
+
+def serve(argv):
+    d = argv[0]
+    refuse = set(argv[argv.index("--refuse") + 1].split(",")) if "--refuse" in argv else set()
+    sock = os.path.join(d, "kubelet.sock")
+    if os.path.exists(sock):
+        os.unlink(sock)
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    pbg.add_RegistrationServicer_to_server(
+        Registration(os.path.join(d, "registrations.jsonl"), refuse), server)
+    server.add_insecure_port("unix:" + os.path.abspath(sock))
+    server.start()
+    done = []
+    signal.signal(signal.SIGTERM, lambda *a: done.append(1))
+    while not done:
+        time.sleep(0.05)
+    server.stop(0)
+    if os.path.exists(sock):
+        os.unlink(sock)
+
+
+def wait_reg(argv):
+    d, n = argv[0], int(argv[1])
+    deadline = time.time() + (float(argv[2]) if len(argv) > 2 else 10)
+    path = os.path.join(d, "registrations.jsonl")
+    while True:
+        lines = open(path).read().splitlines() if os.path.exists(path) else []
+        if len(lines) >= n:
+            print(lines[n - 1])
+            return 0
+        if time.time() > deadline:
+            print("wait-reg: %d registrations of %d after the timeout" % (len(lines), n),
+                  file=sys.stderr)
+            return 1
+        time.sleep(0.05)
+
+
+def channel(sock):
+    return grpc.insecure_channel("unix:" + os.path.abspath(sock))
+
+
+def watch(argv):
+    sock, count = argv[0], int(argv[1])
+    timeout = float(argv[2]) if len(argv) > 2 else 10
+    stub = pbg.DevicePluginStub(channel(sock))
+    n = 0
+    try:
+        for m in stub.ListAndWatch(pb.Empty(), timeout=timeout):
+            print(js(m), flush=True)
+            n += 1
+            if n >= count:
+                return 0
+    except grpc.RpcError as e:
+        print("watch: %s: %s" % (e.code().name, e.details()), file=sys.stderr)
+    return 1
+
+
+REQ = {
+    "GetDevicePluginOptions": pb.Empty,
+    "Allocate": pb.AllocateRequest,
+    "GetPreferredAllocation": pb.PreferredAllocationRequest,
+    "PreStartContainer": pb.PreStartContainerRequest,
+}
+
+
+def call(argv):
+    sock, method = argv[0], argv[1]
+    req = json_format.Parse(argv[2] if len(argv) > 2 else "{}", REQ[method]())
+    stub = pbg.DevicePluginStub(channel(sock))
+    try:
+        print(js(getattr(stub, method)(req, timeout=10)))
+    except grpc.RpcError as e:
+        print(json.dumps({"code": e.code().name, "details": e.details()}, sort_keys=True))
+    return 0
+
+
+def bench(argv):
+    sock, n, ids = argv[0], int(argv[1]), argv[2].split(",")
+    stub = pbg.DevicePluginStub(channel(sock))
+    req = pb.AllocateRequest(container_requests=[pb.ContainerAllocateRequest(devices_ids=ids)])
+    stub.Allocate(req, timeout=10)  # connect once before measuring
+    t = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        stub.Allocate(req, timeout=10)
+        t.append((time.perf_counter() - t0) * 1000)
+    t.sort()
+    print("allocate_calls=%d p50_ms=%.3f p99_ms=%.3f max_ms=%.3f" %
+          (n, t[n // 2], t[min(n - 1, (n * 99) // 100)], t[-1]))
+    return 0
+
+
+def main():
+    cmds = {"serve": serve, "wait-reg": wait_reg, "watch": watch, "call": call, "bench": bench}
+    if len(sys.argv) < 2 or sys.argv[1] not in cmds:
+        print(__doc__, file=sys.stderr)
+        return 2
+    return cmds[sys.argv[1]](sys.argv[2:]) or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
