@@ -1,0 +1,98 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# nodeprobe-devices: squat's examples (--list), usage errors, and end to end with the test kubelet
+# (test/kubelet/fake-kubelet.py, Debian's python3-grpcio): register, ListAndWatch before and
+# after a hotplug, Allocate with CDI names resolving in the spec, SIGTERM removing our sockets.
+load helpers
+
+setup() {
+  T=$(mktemp -d)
+  mkdir -p "$T/dev/snd" "$T/sys" "$T/kl" "$T/cdi"
+  : > "$T/dev/ttyUSB0"; : > "$T/dev/ttyACM0"; : > "$T/dev/video0"; : > "$T/dev/fuse"
+  : > "$T/dev/snd/controlC0"; : > "$T/dev/snd/pcmC0D0c"; : > "$T/dev/snd/timer"
+  D="$BUILD/nodeprobe-devices"
+}
+
+teardown() {
+  [ -n "${PLUGIN:-}" ] && kill "$PLUGIN" 2>/dev/null; [ -n "${KUBELET:-}" ] && kill "$KUBELET" 2>/dev/null
+  wait 2>/dev/null || true
+  rm -rf "$T"
+}
+
+@test "devices: squat's example DaemonSet configs give squat's devices" {
+  run "$D" --list --dev-root "$T/dev" --sys-root "$T/sys" \
+    --device '{"name": "serial", "groups": [{"paths": [{"path": "/dev/ttyUSB*"}]}, {"paths": [{"path": "/dev/ttyACM*"}]}, {"paths": [{"path": "/dev/ttyAMA*"}]}, {"paths": [{"path": "/dev/ttyap*"}]}]}' \
+    --device '{"name": "video", "groups": [{"paths": [{"path": "/dev/video0"}]}]}' \
+    --device '{"name": "fuse", "groups": [{"count": 10, "paths": [{"path": "/dev/fuse"}]}]}' \
+    --device '{"name": "audio", "groups": [{"count": 10, "paths": [{"path": "/dev/snd"}]}]}' \
+    --device '{"name": "capture", "groups": [{"paths": [{"path": "/dev/snd/controlC0"}, {"path": "/dev/snd/pcmC0D0c"}]}, {"paths": [{"path": "/dev/snd/controlC1", "mountPath": "/dev/snd/controlC0"}, {"path": "/dev/snd/pcmC1D0c", "mountPath": "/dev/snd/pcmC0D0c"}]}]}'
+  [ "$status" -eq 0 ]
+  diff -u "$NP_ROOT/test/bats/expected/devices-squat.txt" <(printf '%s\n' "$output")
+}
+
+@test "devices: bad classes and options exit 2 with one line naming them" {
+  run "$D" --list --device '{"name": "x", "groups": [{"paths": [{"path": "/dev/a", "perms": "r"}]}]}'
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"unknown field 'perms'"* ]]
+  run "$D" --list --preset nope
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"'nope'"* ]]
+  run "$D" --config /etc/generic-device-plugin/config.yaml
+  [ "$status" -eq 2 ]
+  run "$D" --allocation-policy sideways
+  [ "$status" -eq 2 ]
+}
+
+# wait_for CMD...: retry CMD for up to 5 s (the plugin's socket, a registration).
+wait_for() {
+  local i
+  for i in $(seq 50); do "$@" && return 0; sleep 0.1; done
+  return 1
+}
+
+@test "devices: test kubelet sees register, ListAndWatch across a hotplug, Allocate with CDI" {
+  /usr/bin/python3 -c 'import grpc, grpc_tools' 2>/dev/null || skip "python3-grpcio/grpc-tools absent"
+  FK=$NP_ROOT/test/kubelet/fake-kubelet.py
+  export FAKE_KUBELET_GEN=$T/gen
+  /usr/bin/python3 "$FK" serve "$T/kl" & KUBELET=$!
+  wait_for test -S "$T/kl/kubelet.sock"
+  "$D" --preset serial --dev-root "$T/dev" --sys-root "$T/sys" --cdi-dir "$T/cdi" \
+    --plugin-directory "$T/kl" 2> "$T/plugin.log" & PLUGIN=$!
+  run /usr/bin/python3 "$FK" wait-reg "$T/kl" 1
+  [ "$status" -eq 0 ]
+  [[ "$output" == *'"resource_name": "squat.ai/serial"'* ]]
+  S="$T/kl/nodeprobe-squat.ai_serial.sock"
+  [ -S "$S" ]
+  # before the hotplug: ttyUSB0 and ttyACM0; then ttyUSB1 comes and ttyACM0 goes
+  /usr/bin/python3 "$FK" watch "$S" 3 10 > "$T/watch.out" & W=$!
+  wait_for test -s "$T/watch.out"
+  : > "$T/dev/ttyUSB1"
+  sleep 0.5
+  rm "$T/dev/ttyACM0"
+  wait "$W"
+  echo "--- ListAndWatch as the test kubelet saw it" >&2; cat "$T/watch.out" >&2
+  sed -n 1p "$T/watch.out" | grep -q '"ID": "ttyACM0-0"'
+  sed -n 2p "$T/watch.out" | grep -q '"ID": "ttyUSB1-0"'
+  sed -n 3p "$T/watch.out" | grep -q '"health": "Unhealthy", "ID": "ttyACM0-0"\|"ID": "ttyACM0-0", "health": "Unhealthy"\|"health": "Unhealthy"'
+  run /usr/bin/python3 "$FK" call "$S" Allocate '{"container_requests": [{"devices_ids": ["ttyUSB1-0"]}]}'
+  [ "$status" -eq 0 ]
+  echo "--- Allocate: $output" >&2; cat "$T/cdi/nodeprobe.io-serial.json" >&2
+  [[ "$output" == *'"host_path": "/dev/ttyUSB1"'* ]]
+  [[ "$output" == *'"name": "nodeprobe.io/serial=ttyUSB1"'* ]]
+  # the CDI name resolves in the spec we wrote, and the spec passes our CDI schema
+  /usr/bin/python3 - "$T/cdi/nodeprobe.io-serial.json" "$NP_ROOT/test/devices/cdi-spec.schema.json" <<'PY'
+import json, sys
+spec = json.load(open(sys.argv[1]))
+try:
+    import jsonschema
+    jsonschema.validate(spec, json.load(open(sys.argv[2])))
+except ImportError:
+    print("jsonschema absent: schema not checked", file=sys.stderr)
+assert spec["kind"] == "nodeprobe.io/serial"
+assert "ttyUSB1" in [d["name"] for d in spec["devices"]], spec
+PY
+  run /usr/bin/python3 "$FK" call "$S" Allocate '{"container_requests": [{"devices_ids": ["ttyACM0-0"]}]}'
+  [[ "$output" == *'"code"'* ]]
+  kill -TERM "$PLUGIN"; wait "$PLUGIN"; PLUGIN=
+  [ ! -e "$S" ]
+}
