@@ -21,6 +21,8 @@ enum {
 	OPT_NO_BUILTIN,
 	OPT_DRY_RUN,
 	OPT_REMOVE,
+	OPT_DEVICE_CLASSES,
+	OPT_DEV_ROOT,
 };
 
 static const struct cli_opt opts_table[] = {
@@ -39,6 +41,10 @@ static const struct cli_opt opts_table[] = {
     {"node", 'n', "NAME", "also label compatible strings of nodes named NAME (repeatable)", 'n'},
     {"rules", 'r', "PATH", "NodeFeatureRule file or directory (repeatable)", OPT_RULES},
     {"no-builtin-rules", 0, NULL, "do not evaluate the built-in rules", OPT_NO_BUILTIN},
+    {"device-classes", 0, "FILE",
+     "also label <resource>.count of nodeprobe-devices' DeviceClass file", OPT_DEVICE_CLASSES},
+    {"dev-root", 0, "DIR", "where the host's /dev is seen, for --device-classes (/dev)",
+     OPT_DEV_ROOT},
     {"dry-run", 'd', NULL, "print the labels instead of writing the file", OPT_DRY_RUN},
     {"remove", 0, NULL, "delete <features-dir>/nodeprobe if nodeprobe wrote it, scan nothing",
      OPT_REMOVE},
@@ -109,6 +115,12 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 		break;
 	case OPT_REMOVE:
 		o->remove = true;
+		break;
+	case OPT_DEVICE_CLASSES:
+		o->device_classes = arg;
+		break;
+	case OPT_DEV_ROOT:
+		o->dev = arg;
 		break;
 	default:
 		snprintf(msg, (size_t)msglen, "unhandled option");

@@ -688,6 +688,8 @@ static int parse_class_doc(struct devices_classes *c, struct ydoc *y, const char
 		if (r < 0)
 			return log_err_wrap(y->err, "%s: class '%s'", y->file, name);
 		k = &c->c[c->n - 1];
+		for (size_t i = 0; ydoc_get(y, spec, "count") && i < k->ng; i++)
+			k->g[i].count = count; /* a class's count replaces the preset's */
 		if (!name_ok(name))
 			return ydoc_fail(y, md, "metadata.name '%s': not a DNS label", name);
 		free(k->name);

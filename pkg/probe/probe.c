@@ -29,11 +29,13 @@ extern const struct probe_source probe_source_kconfig;
 extern const struct probe_source probe_source_osrelease;
 extern const struct probe_source probe_source_usb;
 extern const struct probe_source probe_source_cpu;
+extern const struct probe_source probe_source_devices;
 
 /* The sources, in the order they run. A new source is one file and one line here. */
 static const struct probe_source *const probe_sources[] = {
-    &probe_source_dt,	   &probe_source_pci,	    &probe_source_kernel, &probe_source_kversion,
-    &probe_source_kconfig, &probe_source_osrelease, &probe_source_usb,	  &probe_source_cpu,
+    &probe_source_dt,	    &probe_source_pci,	   &probe_source_kernel,
+    &probe_source_kversion, &probe_source_kconfig, &probe_source_osrelease,
+    &probe_source_usb,	    &probe_source_cpu,	   &probe_source_devices,
 };
 
 void probe_opts_defaults(struct probe_opts *opts)

@@ -32,6 +32,8 @@ struct probe_opts {
 	bool no_builtin_rules;		      /* skip the rules shipped with the binary */
 	bool dry_run;			      /* print the labels to stdout, write nothing */
 	bool remove;			      /* nodeprobe --remove: main calls probe_remove */
+	const char *device_classes; /* --device-classes: DeviceClass file for <resource>.count */
+	const char *dev;	    /* --dev-root: the host's /dev as seen; NULL: "/dev" */
 };
 
 /* What a source sees during one run. */

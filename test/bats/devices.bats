@@ -96,3 +96,43 @@ PY
   kill -TERM "$PLUGIN"; wait "$PLUGIN"; PLUGIN=
   [ ! -e "$S" ]
 }
+
+@test "devices: --help and the man page list the same options" {
+  check_help_matches_man "$D" "$NP_ROOT/hooks/devices/nodeprobe-devices.8"
+}
+
+@test "devices: nodeprobe --device-classes labels <resource>.count from the same classes" {
+  mkdir -p "$T/sys/bus" "$T/proc" "$T/dev/dri"
+  : > "$T/dev/kvm"; : > "$T/dev/dri/card0"; : > "$T/dev/dri/renderD128"
+  cat > "$T/classes.yaml" <<'YAML'
+apiVersion: nodeprobe.io/v1alpha1
+kind: DeviceClass
+metadata: {name: kvm}
+spec: {preset: kvm, resource: nodeprobe.io/kvm}
+---
+apiVersion: nodeprobe.io/v1alpha1
+kind: DeviceClass
+metadata: {name: serial}
+spec: {preset: serial}
+---
+apiVersion: nodeprobe.io/v1alpha1
+kind: DeviceClass
+metadata: {name: gpu}
+spec: {preset: dri, count: 5}
+YAML
+  run "$BUILD/nodeprobe" --dry-run --no-builtin-rules --sysfs "$T/sys" --proc "$T/proc" \
+    --os-release /dev/null --device-classes "$T/classes.yaml" --dev-root "$T/dev"
+  [ "$status" -eq 0 ]
+  diff -u - <(printf '%s\n' "$output") <<'OUT'
+nodeprobe.io/kvm.count=10
+squat.ai/gpu.count=5
+squat.ai/serial.count=2
+OUT
+  # the same numbers as the plugin offers
+  run "$D" --list --classes "$T/classes.yaml" --dev-root "$T/dev" --sys-root "$T/sys"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"nodeprobe.io/kvm kvm /dev/kvm:/dev/kvm:rw ids=10 kvm-0"* ]]
+  # without the option, nothing of it
+  run "$BUILD/nodeprobe" --dry-run --no-builtin-rules --sysfs "$T/sys" --proc "$T/proc" --os-release /dev/null
+  [ -z "$output" ]
+}
