@@ -136,3 +136,20 @@ OUT
   run "$BUILD/nodeprobe" --dry-run --no-builtin-rules --sysfs "$T/sys" --proc "$T/proc" --os-release /dev/null
   [ -z "$output" ]
 }
+
+@test "devices: hotplug of a USB stick (real nodes on a tmpfs, sysfs interface) seen by the test kubelet" {
+  /usr/bin/python3 -c 'import grpc, grpc_tools' 2>/dev/null || skip "python3-grpcio/grpc-tools absent"
+  [ "$(id -u)" = 0 ] || skip "mknod and mount need root"
+  unshare -m true 2>/dev/null || skip "unshare -m refused here"
+  export FAKE_KUBELET_GEN=$T/gen
+  run unshare -m "$NP_ROOT/test/devices/hotplug-usb.sh" "$T/hp" "$D" "$NP_ROOT/test/kubelet/fake-kubelet.py"
+  [ "$status" -ne 77 ] || skip "mknod refused on a tmpfs here"
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  sed -n 1p <<<"$output" | grep -q '^{"devices": \[{"ID": "ttyUSB0-0", "health": "Healthy"}\]}$'
+  sed -n 2p <<<"$output" | grep -q '"ID": "ttyUSB1-0", "health": "Healthy"'
+  sed -n 3p <<<"$output" | grep -q '"ID": "ttyUSB0-0", "health": "Unhealthy"'
+  [[ "$output" == *'"cdi_devices": [{"name": "nodeprobe.io/zigbee=ttyUSB1"}]'* ]]
+  [[ "$output" == *'"host_path": "/dev/ttyUSB1"'* ]]
+  [[ "$output" == *"socket removed"* ]]
+}
