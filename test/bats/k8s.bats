@@ -82,7 +82,7 @@ kustomizations() {
 
 @test "our workloads: pinned images, limits, no escalation, caps dropped, read-only root" {
   local d
-  for d in k8s/mirror k8s/mirror/cleanup k8s/nfd/remove; do
+  for d in k8s/mirror k8s/mirror/cleanup k8s/nfd/remove k8s/devices k8s/devices/with-classes; do
     render "$d" | "$T/check-manifests" || { echo "in $d" >&2; return 1; }
   done
   for d in k8s/reload k8s/reload/namespaced; do
@@ -537,7 +537,7 @@ kustomizations() {
   for d in $(kustomizations); do render "$d"; done >"$W/all.json"
   render --yaml-doc k8s/nfd/values/values.yaml >>"$W/all.json"
   local bin man missing=0 word
-  for bin in nodeprobe nodeprobe-mirror nodeprobe-reload; do
+  for bin in nodeprobe nodeprobe-mirror nodeprobe-reload nodeprobe-devices; do
     case $bin in
       nodeprobe) man=cmd/nodeprobe/nodeprobe.8 ;;
       *) man=hooks/${bin#nodeprobe-}/$bin.8 ;;
