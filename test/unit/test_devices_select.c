@@ -381,3 +381,30 @@ TEST(devices_list_lines)
 	CHECK_STR(sb.buf, "squat.ai/fuse fuse /dev/fuse:/dev/fuse:rw ids=10 fuse-0\n");
 	sb_free(&sb);
 }
+
+/* Two terms on usb.device: a device is chosen when both match it (not either). */
+TEST(devices_rule_terms_and)
+{
+	struct devices_classes *c = devices_classes_new();
+	struct log_err err = {0};
+	struct devices_found f;
+	char path[300];
+
+	trees();
+	usb_dev("1-1", "10c4", "ea60", "ZB123", "ttyUSB3");
+	usb_dev("1-3", "0403", "6001", "ZB999", "ttyUSB5");
+	node("ttyUSB3");
+	node("ttyUSB5");
+	harness_put_str(
+	    tmp(), "two.yaml",
+	    "apiVersion: nodeprobe.io/v1alpha1\nkind: DeviceClass\nmetadata: {name: zb}\n"
+	    "spec:\n  matchFeatures:\n  - feature: usb.device\n    matchExpressions:\n"
+	    "      vendor: {op: In, value: ['0403']}\n  - feature: usb.device\n"
+	    "    matchExpressions:\n      serial: {op: InRegexp, value: ['^ZB']}\n");
+	snprintf(path, sizeof(path), "%s/two.yaml", tmp());
+	REQUIRE_INT(devices_load_file(c, path, NULL, &err), 1);
+	f = scan1(c, 0, 1);
+	CHECK_STR(f.d[0].name, "ttyUSB5");
+	devices_found_free(&f);
+	devices_classes_free(c);
+}
