@@ -548,8 +548,7 @@ static const struct preset presets[] = {
     {"serial", "{name: serial, groups: [{paths: [{path: '/dev/ttyUSB*', permissions: rw}]},"
 	       " {paths: [{path: '/dev/ttyACM*', permissions: rw}]}]}"},
     {"video", "{name: video, groups: [{paths: [{path: '/dev/video*', permissions: rw}]}]}"},
-    {"snd", "{name: snd, groups: [{count: 10, paths: [{path: '/dev/snd/*', permissions: rw,"
-	    " limit: 1000}, {path: /dev/snd/timer, permissions: rw}]}]}"},
+    {"snd", "{name: snd, groups: [{count: 10, paths: [{path: /dev/snd, permissions: rw}]}]}"},
     {"dri", NULL},
     {"intel-gpu", NULL},
 };

@@ -266,6 +266,55 @@ static int dev_finish(struct devices_found *f, struct devices_dev *d, const stru
 
 /* ------------------------------------------------------------ squat's groups */
 
+/*
+ * A Device path that is a directory (squat's audio example: /dev/snd) becomes the nodes in it
+ * (one level, sorted; container paths under its container path): a CDI deviceNode must be a node,
+ * and the runtime gets the same nodes either way (containerd's DevicesFromPath expands it).
+ */
+static int expand_dirs(const struct devices_roots *r, struct devices_dev *d, struct log_err *err)
+{
+	size_t i, j, n0 = d->n_nodes;
+	bool *dir = calloc(n0 + 1, sizeof(bool));
+	int rc = 0;
+
+	if (!dir)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	for (i = 0; i < n0 && rc >= 0; i++) {
+		char seen[PATH_LEN], sub[PATH_LEN + 256], h[PATH_LEN + 256], c[PATH_LEN + 256];
+		char **names = NULL;
+		size_t n = 0;
+
+		if (d->nodes[i].mount || rooted(r, d->nodes[i].host, seen, sizeof(seen)) < 0 ||
+		    !fs_is_dir(seen) || fs_list_dir(seen, &names, &n, NULL) < 0)
+			continue;
+		dir[i] = true;
+		for (j = 0; j < n && j < DEVICES_MATCH_MAX && rc >= 0; j++) {
+			snprintf(sub, sizeof(sub), "%s/%s", seen, names[j]);
+			if (fs_is_dir(sub))
+				continue;
+			char perms[4];
+
+			snprintf(h, sizeof(h), "%s/%s", d->nodes[i].host, names[j]);
+			snprintf(c, sizeof(c), "%s/%s", d->nodes[i].container, names[j]);
+			memcpy(perms, d->nodes[i].perms, sizeof(perms)); /* node_add moves nodes */
+			if (node_add(d, h, c, perms, false, false) < 0)
+				rc = log_err_set(err, -ENOMEM, "out of memory");
+		}
+		fs_names_free(names, n);
+	}
+	for (i = 0, j = 0; i < d->n_nodes; i++) { /* the directories themselves go */
+		if (i < n0 && dir[i]) {
+			free(d->nodes[i].host);
+			free(d->nodes[i].container);
+			continue;
+		}
+		d->nodes[j++] = d->nodes[i];
+	}
+	d->n_nodes = j;
+	free(dir);
+	return rc;
+}
+
 /* squat's discoverPath: each path's sorted matches repeated limit times; as many devices as the
  * most matches of a path, capped at the fewest repeated matches of a path. */
 static int scan_paths(const struct devices_roots *r, const struct dclass *k, const struct dgroup *g,
@@ -310,6 +359,8 @@ static int scan_paths(const struct devices_roots *r, const struct dclass *k, con
 			}
 		}
 		rc = dev_finish(f, d, k, g->count, NULL, ids, err);
+		if (rc >= 0) /* after the IDs: squat hashes the paths as matched */
+			rc = expand_dirs(r, d, err);
 		if (rc < 0)
 			goto out;
 	}
