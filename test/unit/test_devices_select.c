@@ -408,3 +408,26 @@ TEST(devices_rule_terms_and)
 	devices_found_free(&f);
 	devices_classes_free(c);
 }
+
+/* snd: every node of /dev/snd in one device (a directory path gives the nodes in it) */
+TEST(devices_snd_preset_all_nodes)
+{
+	struct devices_classes *c = devices_classes_new();
+	struct log_err err = {0};
+	struct devices_found f;
+
+	trees();
+	node("snd/controlC0");
+	node("snd/pcmC0D0p");
+	node("snd/timer");
+	node("snd/by-path/.keep");
+	REQUIRE_INT(devices_add_preset(c, "snd", NULL, NULL, &err), 0);
+	f = scan1(c, 0, 1);
+	REQUIRE_INT((int)f.d[0].n_nodes, 3);
+	CHECK_STR(f.d[0].nodes[0].host, "/dev/snd/controlC0");
+	CHECK_STR(f.d[0].nodes[2].container, "/dev/snd/timer");
+	CHECK_STR(f.d[0].nodes[2].perms, "rw");
+	CHECK_INT((int)f.d[0].n_ids, 10);
+	devices_found_free(&f);
+	devices_classes_free(c);
+}
