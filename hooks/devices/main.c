@@ -33,7 +33,7 @@ static const struct cli_opt opts[] = {
     {"domain", 0, "DOMAIN", "resource domain of --device and --preset classes (squat.ai)",
      OPT_DOMAIN},
     {"plugin-directory", 0, "DIR", "the kubelet's device-plugins directory", OPT_PLUGIN_DIR},
-    {"listen", 0, "ADDR", "squat's health/metrics address: accepted, not served", OPT_LISTEN},
+    {"listen", 0, "ADDR", "serve /health and /metrics on HOST:PORT or :PORT (none)", OPT_LISTEN},
     {"log-level", 0, "LEVEL", "all, debug, info, warn, error or none (info)", OPT_LOG_LEVEL},
     {"preset", 0, "NAME", "kvm, tun, fuse, serial, video, snd, dri, intel-gpu; repeatable",
      OPT_PRESET},
@@ -103,6 +103,7 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 		a->o.plugin_dir = arg;
 		return 0;
 	case OPT_LISTEN:
+		a->o.listen = arg[0] ? arg : NULL;
 		return 0;
 	case OPT_LOG_LEVEL:
 		for (i = 0; i < 6 && strcmp(levels[i], arg); i++)

@@ -184,12 +184,32 @@ int devices_watch_fd(const struct devices_watch *w);
 int devices_watch_drain(struct devices_watch *w);
 void devices_watch_free(struct devices_watch *w);
 
+/* ------------------------------------------------------- --listen (devices_http.c) */
+
+struct devices_http;
+/* Fills /metrics' body (Prometheus text format): 0, or <0 (500). */
+typedef int (*devices_http_body)(void *ctx, struct strbuf *out);
+
+/*
+ * Listen on "HOST:PORT" / ":PORT" / "[V6]:PORT" for GET /health ("ok") and /metrics, with no
+ * thread: poll devices_http_fd and devices_http_timer_fd, call devices_http_ready when either is
+ * readable. 16 connections at once, idle ones closed after 10 s. 0 with *out, or -errno.
+ */
+int devices_http_new(const char *listen, devices_http_body metrics, void *ctx,
+		     struct devices_http **out, struct log_err *err);
+int devices_http_fd(const struct devices_http *h);
+int devices_http_timer_fd(const struct devices_http *h);
+/* Serve what is pending (never blocks): 0 or -errno. */
+int devices_http_ready(struct devices_http *h);
+void devices_http_free(struct devices_http *h);
+
 /* ------------------------------------------------------------------ run (devices_run.c) */
 
 struct devices_opts {
 	struct devices_roots roots; /* dev and sys roots */
 	const char *domain;	    /* --domain; NULL: squat.ai */
 	const char *plugin_dir;	    /* --plugin-directory; NULL: the kubelet's */
+	const char *listen;	    /* --listen: /health and /metrics; NULL: none */
 	const char *cdi_dir;	    /* --cdi-dir; NULL: /var/run/cdi */
 	bool no_cdi;		    /* --cdi=false */
 	const char *const *device;  /* --device values */

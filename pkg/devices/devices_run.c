@@ -22,6 +22,7 @@ struct cls_state {
 	size_t res;		/* kubelet_srv_add's index */
 	char **gone;		/* IDs seen before and not now: listed Unhealthy */
 	size_t n_gone;
+	unsigned long long allocs; /* Allocate answers given (containers) */
 };
 
 struct run {
@@ -30,7 +31,8 @@ struct run {
 	struct cls_state *s; /* per class */
 	struct kubelet_srv *srv;
 	struct devices_watch *w;
-	int sfd; /* signalfd */
+	struct devices_http *http; /* --listen, or NULL */
+	int sfd;		   /* signalfd */
 };
 
 static bool has(char **ids, size_t n, const char *id)
@@ -164,10 +166,14 @@ static int op_allocate(void *ctx, size_t res, const char *const *ids, size_t n,
 	size_t cls;
 	struct cls_state *s = by_res(run, res, &cls);
 
+	int r;
+
 	if (!s)
 		return log_err_set(err, -ENOENT, "no resource %zu", res);
-	return devices_allocate(&s->f, devices_class_name(run->c, cls), !run->o->no_cdi, ids, n,
-				out, err);
+	r = devices_allocate(&s->f, devices_class_name(run->c, cls), !run->o->no_cdi, ids, n, out,
+			     err);
+	s->allocs += r >= 0;
+	return r;
 }
 
 static void op_free(void *ctx, struct kubelet_alloc *a)
@@ -212,6 +218,40 @@ static int on_hotplug(void *ctx, struct log_err *err)
 	return refresh(run, err);
 }
 
+static int on_http(void *ctx, struct log_err *err)
+{
+	struct run *run = ctx;
+	int r = devices_http_ready(run->http);
+
+	return r < 0 ? log_err_set(err, r, "--listen: %s", strerror(-r)) : 0;
+}
+
+/* /metrics: devices (healthy and not) and Allocate answers per resource. */
+static int metrics(void *ctx, struct strbuf *out)
+{
+	struct run *run = ctx;
+	size_t i, j, n;
+	int r = 0;
+
+	sb_add(out, "# HELP nodeprobe_devices_devices Device IDs offered, by health.\n"
+		    "# TYPE nodeprobe_devices_devices gauge\n");
+	for (i = 0; i < run->c->n; i++) {
+		for (n = 0, j = 0; j < run->s[i].f.n; j++)
+			n += run->s[i].f.d[j].n_ids;
+		sb_addf(out, "nodeprobe_devices_devices{resource=\"%s\",health=\"Healthy\"} %zu\n",
+			devices_class_resource(run->c, i), n);
+		sb_addf(out,
+			"nodeprobe_devices_devices{resource=\"%s\",health=\"Unhealthy\"} %zu\n",
+			devices_class_resource(run->c, i), run->s[i].n_gone);
+	}
+	sb_add(out, "# HELP nodeprobe_devices_allocations_total Allocate answers (one per "
+		    "container).\n# TYPE nodeprobe_devices_allocations_total counter\n");
+	for (i = 0; i < run->c->n && r >= 0; i++)
+		r = sb_addf(out, "nodeprobe_devices_allocations_total{resource=\"%s\"} %llu\n",
+			    devices_class_resource(run->c, i), run->s[i].allocs);
+	return r < 0 ? r : 0;
+}
+
 /* ------------------------------------------------------------ the run */
 
 int devices_run(const struct devices_opts *o, struct log_err *err)
@@ -222,7 +262,8 @@ int devices_run(const struct devices_opts *o, struct log_err *err)
 	    .socket_prefix = "nodeprobe-",
 	    .ops = {op_allocate, op_free, op_preferred},
 	};
-	struct kubelet_poll polls[2];
+	struct kubelet_poll polls[4];
+	size_t np = 2;
 	sigset_t mask;
 	size_t i;
 	int r;
@@ -263,9 +304,17 @@ int devices_run(const struct devices_opts *o, struct log_err *err)
 		goto out;
 	polls[0] = (struct kubelet_poll){run.sfd, on_signal, &run};
 	polls[1] = (struct kubelet_poll){devices_watch_fd(run.w), on_hotplug, &run};
-	r = kubelet_srv_run(run.srv, polls, 2, err);
+	if (o->listen) {
+		r = devices_http_new(o->listen, metrics, &run, &run.http, err);
+		if (r < 0)
+			goto out;
+		polls[np++] = (struct kubelet_poll){devices_http_fd(run.http), on_http, &run};
+		polls[np++] = (struct kubelet_poll){devices_http_timer_fd(run.http), on_http, &run};
+	}
+	r = kubelet_srv_run(run.srv, polls, np, err);
 out:
 	kubelet_srv_free(run.srv);
+	devices_http_free(run.http);
 	devices_watch_free(run.w);
 	if (run.sfd >= 0)
 		close(run.sfd);

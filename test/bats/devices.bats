@@ -54,10 +54,11 @@ wait_for() {
   /usr/bin/python3 -c 'import grpc, grpc_tools' 2>/dev/null || skip "python3-grpcio/grpc-tools absent"
   FK=$NP_ROOT/test/kubelet/fake-kubelet.py
   export FAKE_KUBELET_GEN=$T/gen
+  PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   /usr/bin/python3 "$FK" serve "$T/kl" & KUBELET=$!
   wait_for test -S "$T/kl/kubelet.sock"
   "$D" --preset serial --dev-root "$T/dev" --sys-root "$T/sys" --cdi-dir "$T/cdi" \
-    --plugin-directory "$T/kl" 2> "$T/plugin.log" & PLUGIN=$!
+    --plugin-directory "$T/kl" --listen "127.0.0.1:$PORT" 2> "$T/plugin.log" & PLUGIN=$!
   run /usr/bin/python3 "$FK" wait-reg "$T/kl" 1
   [ "$status" -eq 0 ]
   [[ "$output" == *'"resource_name": "squat.ai/serial"'* ]]
@@ -93,6 +94,16 @@ assert "ttyUSB1" in [d["name"] for d in spec["devices"]], spec
 PY
   run /usr/bin/python3 "$FK" call "$S" Allocate '{"container_requests": [{"devices_ids": ["ttyACM0-0"]}]}'
   [[ "$output" == *'"code"'* ]]
+  # squat's --listen: /health and Prometheus /metrics, served from the same loop
+  run curl -sf "http://127.0.0.1:$PORT/health"
+  [ "$output" = ok ]
+  run curl -sf "http://127.0.0.1:$PORT/metrics"
+  echo "$output" >&2
+  grep -qx 'nodeprobe_devices_devices{resource="squat.ai/serial",health="Healthy"} 2' <<<"$output"
+  grep -qx 'nodeprobe_devices_devices{resource="squat.ai/serial",health="Unhealthy"} 1' <<<"$output"
+  grep -qx 'nodeprobe_devices_allocations_total{resource="squat.ai/serial"} 1' <<<"$output"
+  run curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/nope"
+  [ "$output" = 404 ]
   kill -TERM "$PLUGIN"; wait "$PLUGIN"; PLUGIN=
   [ ! -e "$S" ]
 }
