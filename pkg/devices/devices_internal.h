@@ -7,6 +7,7 @@
  *   alloc  devices_alloc.c  Allocate answers, preferred allocation
  *   cdi    devices_cdi.c    CDI specs
  *   watch  devices_watch.c  hotplug (inotify)
+ *   http   devices_http.c   --listen: /health, /metrics (libmicrohttpd, no thread)
  *   run    devices_run.c    the long-running loop over pkg/kubelet
  */
 #ifndef NP_DEVICES_INTERNAL_H
