@@ -241,3 +241,24 @@ EOF2
   [ "$output" = '{"get_preferred_allocation_available": true}' ]
   kill -0 "$DPID"
 }
+
+@test "kubelet: idle connections past the limit (32) evict the one idle longest; the kubelet is still served" {
+  kubelet_up
+  demo_up
+  fk wait-reg "$D" 2
+  fk watch "$FOO" 2 >"$D/watch" 3>&- &
+  local w=$!
+  wait_for grep -q . "$D/watch"
+  /usr/bin/python3 "$FK" hostile "$FOO" hold 30 >"$D/hold" 3>&- &
+  local h=$!
+  wait_for grep -q holding "$D/hold"
+  run fk call "$FOO" GetDevicePluginOptions
+  [ "$output" = '{"get_preferred_allocation_available": true}' ]
+  wait_for grep -q '32 connections: closing the one idle longest' "$D/demo.log"
+  # The ListAndWatch stream was not evicted: it still gets the update.
+  kill -USR1 "$DPID"
+  wait "$w"
+  kill "$h"
+  wait "$h" || true
+  [ "$(tail -n1 "$D/watch" | jq -r '.devices[0].health')" = Unhealthy ]
+}

@@ -16,7 +16,9 @@ into $FAKE_KUBELET_GEN (made if absent; default a temp dir). Commands (JSON on s
   hostile SOCK MODE [SECONDS]     a bad peer: garbage (random bytes; print how it ended),
                                   oversized (an Allocate of 5 MiB; print the gRPC code),
                                   noread (HTTP/2 by hand: many Allocate calls, never reads;
-                                  print "holding" and hold the connection SECONDS)
+                                  print "holding" and hold the connection SECONDS),
+                                  hold (40 idle connections, more than the plugin keeps;
+                                  print "holding" and hold them SECONDS)
 """
 import json
 import os
@@ -190,6 +192,15 @@ def hostile(argv):
             print("OK")
         except grpc.RpcError as e:
             print(json.dumps({"code": e.code().name, "details": e.details()}, sort_keys=True))
+        return 0
+    if mode == "hold":
+        held = []
+        for _ in range(40):
+            c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            c.connect(sock)
+            held.append(c)
+        print("holding %d connections" % len(held), flush=True)
+        time.sleep(hold)
         return 0
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.connect(sock)
