@@ -95,6 +95,30 @@ static void pct_encode(char *dst, size_t cap, const char *src)
 	dst[o] = '\0';
 }
 
+static int hexval(uint8_t c)
+{
+	return c >= '0' && c <= '9'   ? c - '0'
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+				      : -1;
+}
+
+/* The reverse, for what a kubelet sends; a '%' not followed by two hex digits stays. */
+static void pct_decode(char *dst, size_t cap, const uint8_t *v, size_t n)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n && o + 1 < cap; i++) {
+		if (v[i] == '%' && i + 2 < n && hexval(v[i + 1]) >= 0 && hexval(v[i + 2]) >= 0) {
+			dst[o++] = (char)(hexval(v[i + 1]) << 4 | hexval(v[i + 2]));
+			i += 2;
+		} else {
+			dst[o++] = (char)v[i];
+		}
+	}
+	dst[o] = '\0';
+}
+
 #define NV(n, v)                                                                                   \
 	{                                                                                          \
 		(uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, strlen(v), NGHTTP2_NV_FLAG_NONE     \
@@ -194,7 +218,7 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 	else if (nlen == 11 && !memcmp(name, "grpc-status", 11))
 		st->status = atoi((const char *)value);
 	else if (nlen == 12 && !memcmp(name, "grpc-message", 12))
-		snprintf(st->msg, sizeof(st->msg), "%.*s", (int)vlen, (const char *)value);
+		pct_decode(st->msg, sizeof(st->msg), value, vlen);
 	return 0;
 }
 

@@ -90,7 +90,7 @@ static bool resource_ok(const char *r)
 		if (!an && (i == 0 || i == dl - 1 || r[i - 1] == '.' || r[i + 1] == '.'))
 			return false;
 	}
-	if ((dl == 14 && !strncmp(r, "kubernetes.io/", 14)) ||
+	if ((dl == 13 && !strncmp(r, "kubernetes.io", 13)) ||
 	    (dl > 14 && !strncmp(slash - 14, ".kubernetes.io", 14)))
 		return false;
 	for (size_t i = 0; i < nl; i++) {

@@ -4,6 +4,7 @@
 
 Stubs are generated at run time from pkg/kubelet/deviceplugin{,.grpc}.proto with grpc_tools
 into $FAKE_KUBELET_GEN (made if absent; default a temp dir). Commands (JSON on stdout):
+  gen                             only generate the stubs (into $FAKE_KUBELET_GEN)
   serve DIR [--refuse RESOURCE]   serve Registration on DIR/kubelet.sock; append each
                                   RegisterRequest as a JSON line to DIR/registrations.jsonl
                                   (refused ones too, with "refused": true); until SIGTERM
@@ -12,6 +13,12 @@ into $FAKE_KUBELET_GEN (made if absent; default a temp dir). Commands (JSON on s
   call SOCK METHOD [JSON]         a unary DevicePlugin call; print the answer, or
                                   {"code": NAME, "details": ...} for a gRPC error
   bench SOCK N IDS                N Allocate calls of IDS (comma-separated); print p50/p99 ms
+  hostile SOCK MODE [SECONDS]     a bad peer: garbage (random bytes; print how it ended),
+                                  oversized (an Allocate of 5 MiB; print the gRPC code),
+                                  noread (HTTP/2 by hand: many Allocate calls, never reads;
+                                  print "holding" and hold the connection SECONDS),
+                                  hold (40 idle connections, more than the plugin keeps;
+                                  print "holding" and hold them SECONDS)
 """
 import json
 import os
@@ -162,8 +169,79 @@ def bench(argv):
     return 0
 
 
+def frame(typ, flags, sid, payload):
+    return len(payload).to_bytes(3, "big") + bytes([typ, flags]) + sid.to_bytes(4, "big") + payload
+
+
+def hpack_literal(name, value):
+    # Literal header field without indexing, new name (RFC 7541 6.2.2), lengths < 127.
+    return bytes([0, len(name)]) + name + bytes([len(value)]) + value
+
+
+def hostile(argv):
+    import socket
+    sock, mode = argv[0], argv[1]
+    hold = float(argv[2]) if len(argv) > 2 else 5
+    if mode == "oversized":
+        ids = ["x" * 1000] * 5300  # ~5.3 MB: over the 4 MiB limit
+        req = pb.AllocateRequest(container_requests=[pb.ContainerAllocateRequest(devices_ids=ids)])
+        ch = grpc.insecure_channel("unix:" + os.path.abspath(sock),
+                                   options=[("grpc.max_send_message_length", -1)])
+        try:
+            pbg.DevicePluginStub(ch).Allocate(req, timeout=10)
+            print("OK")
+        except grpc.RpcError as e:
+            print(json.dumps({"code": e.code().name, "details": e.details()}, sort_keys=True))
+        return 0
+    if mode == "hold":
+        held = []
+        for _ in range(40):
+            c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            c.connect(sock)
+            held.append(c)
+        print("holding %d connections" % len(held), flush=True)
+        time.sleep(hold)
+        return 0
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(sock)
+    if mode == "garbage":
+        s.sendall(os.urandom(4096))
+        s.settimeout(5)
+        try:
+            while s.recv(4096):
+                pass
+            print("closed")
+        except OSError as e:
+            print("error: %s" % e)
+        return 0
+    # noread: a huge window so the server may send all it has, then requests, no reads.
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    out = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+    out += frame(4, 0, 0, (4).to_bytes(2, "big") + (2**31 - 1).to_bytes(4, "big"))
+    out += frame(8, 0, 0, (2**31 - 1 - 65535).to_bytes(4, "big"))
+    hdrs = b"".join(hpack_literal(n, v) for n, v in [
+        (b":method", b"POST"), (b":scheme", b"http"), (b":authority", b"x"),
+        (b":path", b"/v1beta1.DevicePlugin/GetDevicePluginOptions"),
+        (b"content-type", b"application/grpc"), (b"te", b"trailers")])
+    s.settimeout(0.5)
+    sent = 0
+    try:
+        s.sendall(out)
+        for i in range(2000):
+            sid = 1 + 2 * i
+            s.sendall(frame(1, 4, sid, hdrs) + frame(0, 1, sid, b"\0\0\0\0\0"))
+            sent += 1
+    except OSError:
+        pass
+    print("holding after %d requests" % sent, flush=True)
+    time.sleep(hold)
+    s.close()
+    return 0
+
+
 def main():
-    cmds = {"serve": serve, "wait-reg": wait_reg, "watch": watch, "call": call, "bench": bench}
+    cmds = {"serve": serve, "wait-reg": wait_reg, "watch": watch, "call": call, "bench": bench,
+            "hostile": hostile, "gen": lambda argv: 0}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__, file=sys.stderr)
         return 2
