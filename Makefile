@@ -51,7 +51,7 @@ CPPFLAGS   += -std=c17 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DNP_VERSION='"$(VER
 # two libraries). Sanitizer builds keep them shared (the sanitizers replace operator new).
 RE2_LIBS   := $(if $(filter 1,$(SAN)),-lre2 -lstdc++,-Wl,-Bstatic -lre2 -lstdc++ -Wl,-Bdynamic)
 LDLIBS     += -Wl,--as-needed -lfdt -lpci -lyaml -lcurl -ljansson -lyajl \
-              -lmicrohttpd -lcrypto -ldeflate -lnghttp2 -lprotobuf-c $(RE2_LIBS) -lm
+              -lmicrohttpd -lcrypto -lnettle -ldeflate -lnghttp2 -lprotobuf-c $(RE2_LIBS) -lm
 CXX        := $(CROSS_COMPILE)$(if $(filter default,$(origin CXX)),g++,$(CXX))$(if $(SYSROOT), --sysroot=$(SYSROOT))
 CXXFLAGS   ?= $(CFLAGS)
 CXXWARN    := -Wall -Wextra -Wshadow -Wformat=2 -Wno-format-nonliteral $(filter -Werror,$(WARN))

@@ -9,7 +9,9 @@ into $FAKE_KUBELET_GEN (made if absent; default a temp dir). Commands (JSON on s
                                   RegisterRequest as a JSON line to DIR/registrations.jsonl
                                   (refused ones too, with "refused": true); until SIGTERM
   wait-reg DIR N [TIMEOUT]        wait until N registrations were recorded; print the last
-  watch SOCK COUNT [TIMEOUT]      ListAndWatch: print COUNT messages, one JSON line each
+  watch SOCK COUNT [TIMEOUT] [--times]
+                                  ListAndWatch: print COUNT messages, one JSON line each
+                                  (--times: each line begins with its arrival, epoch seconds)
   call SOCK METHOD [JSON]         a unary DevicePlugin call; print the answer, or
                                   {"code": NAME, "details": ...} for a gRPC error
   bench SOCK N IDS                N Allocate calls of IDS (comma-separated); print p50/p99 ms
@@ -119,13 +121,15 @@ def channel(sock):
 
 
 def watch(argv):
+    times = "--times" in argv
+    argv = [a for a in argv if a != "--times"]
     sock, count = argv[0], int(argv[1])
     timeout = float(argv[2]) if len(argv) > 2 else 10
     stub = pbg.DevicePluginStub(channel(sock))
     n = 0
     try:
         for m in stub.ListAndWatch(pb.Empty(), timeout=timeout):
-            print(js(m), flush=True)
+            print(("%.6f " % time.time() if times else "") + js(m), flush=True)
             n += 1
             if n >= count:
                 return 0
