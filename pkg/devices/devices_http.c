@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* devices_http: squat's --listen: GET /health and /metrics (Prometheus text), served by
  * libmicrohttpd without a thread of its own: its epoll fd and a timerfd for its timeouts are
- * polled by the run loop, and every answer is made in that thread. */
+ * polled by the run loop, and every answer is made in that thread.
+ * libmicrohttpd is loaded (dlopen) only when --listen is given: Debian's links GnuTLS and with it
+ * p11-kit, GMP, Nettle's hogweed, libunistring..., 2.3 MB of resident pages a plugin without
+ * --listen (the default) does not need (make bench, test/bench/devices.sh). */
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <netdb.h>
 #include <stdio.h>
@@ -20,6 +24,45 @@
 #define HTTP_CONNS  16	      /* connections at once */
 #define HTTP_IDLE_S 10	      /* an idle connection is closed after this */
 #define HTTP_BODY   (1 << 20) /* bytes of /metrics */
+#define MHD_SONAME  "libmicrohttpd.so.12"
+
+/* The libmicrohttpd functions we call, from dlopen (mhd_load). */
+static struct {
+	__typeof__(MHD_start_daemon) *start_daemon;
+	__typeof__(MHD_stop_daemon) *stop_daemon;
+	__typeof__(MHD_run) *run;
+	__typeof__(MHD_get_timeout) *get_timeout;
+	__typeof__(MHD_get_daemon_info) *get_daemon_info;
+	__typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+	__typeof__(MHD_add_response_header) *add_response_header;
+	__typeof__(MHD_queue_response) *queue_response;
+	__typeof__(MHD_destroy_response) *destroy_response;
+} mhd;
+
+static int mhd_load(struct log_err *err)
+{
+	void *l;
+
+	if (mhd.run)
+		return 0;
+	l = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!l)
+		return log_err_set(err, -ENOENT, "--listen needs %s: %s", MHD_SONAME, dlerror());
+#define MHD_SYM(f)                                                                                 \
+	if (!(*(void **)&mhd.f = dlsym(l, "MHD_" #f)))                                             \
+		return log_err_set(err, -ENOENT, "--listen: %s lacks MHD_%s", MHD_SONAME, #f);
+	MHD_SYM(start_daemon)
+	MHD_SYM(stop_daemon)
+	MHD_SYM(get_timeout)
+	MHD_SYM(get_daemon_info)
+	MHD_SYM(create_response_from_buffer)
+	MHD_SYM(add_response_header)
+	MHD_SYM(queue_response)
+	MHD_SYM(destroy_response)
+	MHD_SYM(run) /* last: set means all are */
+#undef MHD_SYM
+	return 0;
+}
 
 struct devices_http {
 	struct MHD_Daemon *d;
@@ -32,14 +75,14 @@ static enum MHD_Result answer(struct MHD_Connection *c, unsigned code, const cha
 			      const char *body, size_t len)
 {
 	struct MHD_Response *r =
-	    MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	    mhd.create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
 	enum MHD_Result ok;
 
 	if (!r)
 		return MHD_NO;
-	MHD_add_response_header(r, "Content-Type", type);
-	ok = MHD_queue_response(c, code, r);
-	MHD_destroy_response(r);
+	mhd.add_response_header(r, "Content-Type", type);
+	ok = mhd.queue_response(c, code, r);
+	mhd.destroy_response(r);
 	return ok;
 }
 
@@ -110,6 +153,8 @@ int devices_http_new(const char *listen, devices_http_body metrics, void *ctx,
 	int r = parse_listen(listen, &ss, err);
 
 	*out = NULL;
+	if (r == 0)
+		r = mhd_load(err);
 	if (r < 0)
 		return r;
 	h = calloc(1, sizeof(*h));
@@ -119,7 +164,7 @@ int devices_http_new(const char *listen, devices_http_body metrics, void *ctx,
 	h->ctx = ctx;
 	h->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	h->d =
-	    MHD_start_daemon(MHD_USE_EPOLL | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0), 0, NULL,
+	    mhd.start_daemon(MHD_USE_EPOLL | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0), 0, NULL,
 			     NULL, handle, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONNS,
 			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IDLE_S, MHD_OPTION_END);
@@ -133,7 +178,7 @@ int devices_http_new(const char *listen, devices_http_body metrics, void *ctx,
 
 int devices_http_fd(const struct devices_http *h)
 {
-	const union MHD_DaemonInfo *i = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
+	const union MHD_DaemonInfo *i = mhd.get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
 
 	return i ? i->epoll_fd : -1;
 }
@@ -151,8 +196,8 @@ int devices_http_ready(struct devices_http *h)
 
 	if (read(h->tfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		return -errno;
-	MHD_run(h->d);
-	if (MHD_get_timeout(h->d, &ms) == MHD_YES) { /* a connection's timeout: be back then */
+	mhd.run(h->d);
+	if (mhd.get_timeout(h->d, &ms) == MHD_YES) { /* a connection's timeout: be back then */
 		t.it_value.tv_sec = (time_t)(ms / 1000);
 		t.it_value.tv_nsec = (long)(ms % 1000) * 1000000L + (ms ? 0 : 1);
 	}
@@ -165,7 +210,7 @@ void devices_http_free(struct devices_http *h)
 	if (!h)
 		return;
 	if (h->d)
-		MHD_stop_daemon(h->d);
+		mhd.stop_daemon(h->d);
 	if (h->tfd >= 0)
 		close(h->tfd);
 	free(h);
