@@ -17,12 +17,12 @@ struct strbuf;
 #define DEVICES_CDI_VENDOR     "nodeprobe.io" /* CDI kind nodeprobe.io/<class> */
 #define DEVICES_CDI_DIR	       "/var/run/cdi"
 #define DEVICES_CDI_VERSION    "0.6.0"
-#define DEVICES_CLASSES_MAX    64	  /* classes of one run */
-#define DEVICES_GROUPS_MAX     256	  /* groups (or selections) of one class */
-#define DEVICES_PATHS_MAX      64	  /* paths (or usbs) of one group */
-#define DEVICES_MATCH_MAX      1024	  /* matches of one glob, devices of one class */
-#define DEVICES_COUNT_MAX      1000	  /* count (shares) of one group; limit of one path */
-#define DEVICES_IDS_MAX	       16384	  /* device IDs of one class (devices x count) */
+#define DEVICES_CLASSES_MAX    64   /* classes of one run */
+#define DEVICES_GROUPS_MAX     256  /* groups (or selections) of one class */
+#define DEVICES_PATHS_MAX      64   /* paths (or usbs) of one group */
+#define DEVICES_MATCH_MAX      1024 /* matches of one glob, devices of one class */
+#define DEVICES_COUNT_MAX      1000 /* count (shares) of one group; limit of one path */
+#define DEVICES_IDS_MAX	       4096 /* device IDs of one class: pkg/kubelet's KUBELET_DEVICES_MAX */
 #define DEVICES_ARG_MAX	       (64 << 10) /* bytes of one --device value */
 #define DEVICES_FILE_MAX       (1 << 20)  /* bytes of a classes file */
 

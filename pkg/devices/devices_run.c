@@ -15,6 +15,9 @@
 #include "log/log.h"
 #include "strbuf/strbuf.h"
 
+_Static_assert(DEVICES_IDS_MAX == KUBELET_DEVICES_MAX, "one device limit with pkg/kubelet");
+_Static_assert(DEVICES_COUNT_MAX <= DEVICES_IDS_MAX, "one group's count fits a class");
+
 #define GONE_MAX 1024 /* IDs of vanished devices still listed Unhealthy, per class */
 
 struct cls_state {
@@ -94,31 +97,43 @@ static int publish(struct run *run, size_t i, struct log_err *err)
 {
 	struct cls_state *s = &run->s[i];
 	struct kubelet_device *d;
-	size_t n = s->n_gone, j, k, at = 0;
+	size_t n, healthy = 0, j, k, at = 0;
 	int r;
 
 	for (j = 0; j < s->f.n; j++)
-		n += s->f.d[j].n_ids;
+		healthy += s->f.d[j].n_ids;
+	n = healthy +
+	    s->n_gone; /* the scan keeps healthy IDs within the limit; gone ones give way */
+	if (n > KUBELET_DEVICES_MAX)
+		n = healthy > KUBELET_DEVICES_MAX ? healthy : KUBELET_DEVICES_MAX;
 	d = calloc(n + 1, sizeof(*d));
 	if (!d)
 		return log_err_set(err, -ENOMEM, "out of memory");
 	for (j = 0; j < s->f.n; j++)
 		for (k = 0; k < s->f.d[j].n_ids; k++)
 			d[at++] = (struct kubelet_device){s->f.d[j].ids[k], true, -1};
-	for (j = 0; j < s->n_gone; j++)
+	for (j = s->n_gone - (n - healthy); j < s->n_gone; j++)
 		d[at++] = (struct kubelet_device){s->gone[j], false, -1};
 	r = run->srv ? kubelet_srv_set_devices(run->srv, s->res, d, n, err) : 0;
 	free(d);
-	if (r < 0)
+	if (r == -ENOMEM)
 		return r;
+	if (r < 0) { /* the server keeps the list it had */
+		log_warn("%s; the kubelet keeps the last device list", err ? err->msg : "");
+		log_err_clear(err);
+	}
 	if (!run->o->no_cdi) {
 		r = devices_cdi_write(run->o->cdi_dir ? run->o->cdi_dir : DEVICES_CDI_DIR, &s->f,
 				      devices_class_name(run->c, i), err);
-		if (r < 0)
+		if (r == -ENOMEM)
 			return r;
+		if (r < 0) { /* a read-only or full CDI directory: Allocate still answers */
+			log_warn("%s; its CDI spec is not updated", err ? err->msg : "");
+			log_err_clear(err);
+		}
 	}
 	log_info("%s: %zu devices, %zu healthy IDs, %zu unhealthy",
-		 devices_class_resource(run->c, i), s->f.n, n - s->n_gone, s->n_gone);
+		 devices_class_resource(run->c, i), s->f.n, healthy, n - healthy);
 	return 0;
 }
 
@@ -137,7 +152,7 @@ static int refresh(struct run *run, struct log_err *err)
 			log_err_clear(err);
 			continue;
 		}
-		r = publish(run, i, err);
+		r = publish(run, i, err); /* only -ENOMEM: per-class errors are warnings */
 		if (r < 0)
 			return r;
 	}

@@ -113,21 +113,21 @@ static int glob_host(const struct devices_roots *r, const char *pattern, char **
 
 /* ------------------------------------------------------------ building the list */
 
+static void dev_clear(struct devices_dev *d)
+{
+	for (size_t j = 0; j < d->n_nodes; j++) {
+		free(d->nodes[j].host);
+		free(d->nodes[j].container);
+	}
+	free(d->nodes);
+	fs_names_free(d->ids, d->n_ids);
+	free(d->name);
+}
+
 void devices_found_free(struct devices_found *f)
 {
-	size_t i, j;
-
-	for (i = 0; i < f->n; i++) {
-		struct devices_dev *d = &f->d[i];
-
-		for (j = 0; j < d->n_nodes; j++) {
-			free(d->nodes[j].host);
-			free(d->nodes[j].container);
-		}
-		free(d->nodes);
-		fs_names_free(d->ids, d->n_ids);
-		free(d->name);
-	}
+	for (size_t i = 0; i < f->n; i++)
+		dev_clear(&f->d[i]);
 	free(f->d);
 	f->d = NULL;
 	f->n = 0;
@@ -240,8 +240,8 @@ static int dev_finish(struct devices_found *f, struct devices_dev *d, const stru
 
 	if (dev_name(f, d, hint) < 0)
 		return log_err_set(err, -ENOMEM, "out of memory");
-	if (*ids_total + count > DEVICES_IDS_MAX)
-		return log_err_set(err, -E2BIG, "class '%s': more than %d device IDs", k->name,
+	if (*ids_total + count > DEVICES_IDS_MAX) /* the class is full: devices_scan stops here */
+		return log_err_set(err, -EOVERFLOW, "class '%s': more than %d device IDs", k->name,
 				   DEVICES_IDS_MAX);
 	d->ids = calloc(count + 1, sizeof(char *));
 	if (!d->ids)
@@ -691,6 +691,13 @@ int devices_scan(const struct devices_classes *c, size_t cls, const struct devic
 			rc = scan_gpu(roots, k, g, out, &ids, err);
 			break;
 		}
+	}
+	if (rc == -EOVERFLOW) { /* one limit with pkg/kubelet: serve the first devices, warn */
+		log_warn("%s; serving the first %zu devices (%zu IDs)", err ? err->msg : k->name,
+			 out->n - 1, ids);
+		log_err_clear(err);
+		dev_clear(&out->d[--out->n]); /* the device that did not fit (no IDs yet) */
+		rc = 0;
 	}
 	if (rc < 0) {
 		devices_found_free(out);

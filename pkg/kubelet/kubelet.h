@@ -25,6 +25,7 @@ struct log_err;
 #define KUBELET_API_VERSION "v1beta1"
 #define KUBELET_DIR_DEFAULT "/var/lib/kubelet/device-plugins"
 #define KUBELET_SOCK	    "kubelet.sock"
+#define KUBELET_DEVICES_MAX 4096 /* devices of one resource (kubelet_srv_set_devices) */
 
 /* One device of a resource as ListAndWatch reports it. */
 struct kubelet_device {

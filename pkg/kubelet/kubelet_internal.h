@@ -45,7 +45,7 @@ struct log_err;
 #define KG_MAX_HEADERS	    (16u << 10)
 #define KSRV_MAX_CONNS	    32
 #define KSRV_MAX_RES	    64
-#define KSRV_MAX_DEVICES    4096
+#define KSRV_MAX_DEVICES    KUBELET_DEVICES_MAX
 #define KSRV_MAX_ID	    255
 #define KREG_TIMEOUT_MS	    5000
 #define KREG_BACKOFF_MIN_MS 1000
