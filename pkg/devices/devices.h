@@ -104,10 +104,18 @@ struct devices_dev {
 	size_t n_ids;
 };
 
+/* One device ID in the index: the string is borrowed from d[dev].ids. */
+struct devices_id {
+	const char *id;
+	size_t dev;
+};
+
 /* The devices of one class, as one scan found them. */
 struct devices_found {
 	struct devices_dev *d;
 	size_t n;
+	struct devices_id *idx; /* every ID, sorted (devices_found_index); NULL: none built */
+	size_t n_idx;
 };
 
 /*
@@ -119,8 +127,20 @@ int devices_scan(const struct devices_classes *c, size_t cls, const struct devic
 		 struct devices_found *out, struct log_err *err);
 void devices_found_free(struct devices_found *f);
 
-/* The device holding share id, or NULL. */
+/*
+ * The ID -> device index of f, sorted by ID (devices_scan builds it; call it again after
+ * changing f by hand). Returns 0 or -ENOMEM (then f has no index and lookups are linear).
+ */
+int devices_found_index(struct devices_found *f);
+
+/* The device holding share id, or NULL: a binary search of the index (linear without one). */
 const struct devices_dev *devices_find(const struct devices_found *f, const char *id);
+
+/* id's position in f->idx (0..n_idx-1), or -1 when absent or f has no index. */
+long devices_find_pos(const struct devices_found *f, const char *id);
+
+/* ID comparisons devices_find and devices_find_pos made so far (tests, bench). */
+unsigned long devices_find_compares(void);
 
 /*
  * nodeprobe's labels from the same classes: "<resource>.count" = the number of device IDs

@@ -88,57 +88,123 @@ nomem:
 
 /* How a device's shares stand in one request. */
 struct tally {
-	const struct devices_dev *d;
 	size_t avail; /* its IDs among avail, not yet chosen */
 	size_t taken; /* its IDs chosen so far */
+	size_t next;  /* its next entry in the per-device order (struct pick.by_dev) */
+	size_t end;
 };
 
-static bool chosen(const char **out, size_t n, const char *id)
-{
-	size_t i;
+#define BUCKETED 2
 
-	for (i = 0; i < n; i++)
+/* One request's state: every avail entry looked up once. */
+struct pick {
+	long *pos;	       /* avail[j]'s position in f->idx, -1 unknown */
+	unsigned char *chosen; /* per f->idx position: 1 chosen (BUCKETED while sorting) */
+	bool *used;	       /* per avail entry (unknown IDs, which have no position) */
+	size_t *by_dev;	       /* avail entries grouped by device, in avail's order within one */
+	struct tally *t;
+};
+
+static bool in_out(const char **out, size_t n, const char *id)
+{
+	for (size_t i = 0; i < n; i++)
 		if (!strcmp(out[i], id))
 			return true;
 	return false;
+}
+
+/* Is avail entry j still free to choose? */
+static bool open_entry(const struct pick *p, const char *const *avail, size_t j, const char **out,
+		       size_t got)
+{
+	if (p->pos[j] >= 0)
+		return !p->chosen[p->pos[j]];
+	return !p->used[j] && !in_out(out, got, avail[j]); /* unknown: rare, never indexed */
+}
+
+static void take(struct pick *p, const struct devices_found *f, const char *const *avail, size_t j,
+		 const char **out, size_t *got)
+{
+	out[(*got)++] = avail[j];
+	p->used[j] = true;
+	if (p->pos[j] >= 0) {
+		struct tally *x = &p->t[f->idx[p->pos[j]].dev];
+
+		p->chosen[p->pos[j]] = true;
+		x->avail--;
+		x->taken++;
+	}
+}
+
+static void pick_free(struct pick *p)
+{
+	free(p->pos);
+	free(p->chosen);
+	free(p->used);
+	free(p->by_dev);
+	free(p->t);
 }
 
 /*
  * Intel's policies (cmd/gpu_plugin: -allocation-policy): packed fills a device's shares before
  * the next one (the device with fewest free shares first, so busy GPUs fill up); balanced takes
  * one share from each device in turn (the device with most free shares first); none keeps the
- * kubelet's order. must's IDs come first in every policy.
+ * kubelet's order. must's IDs come first in every policy. Each avail and must ID is looked up
+ * once in f's index: O((n_avail + n_must) log IDs + size x devices).
  */
 int devices_preferred(const struct devices_found *f, enum devices_policy policy,
 		      const char *const *avail, size_t n_avail, const char *const *must,
 		      size_t n_must, size_t size, const char **out, struct log_err *err)
 {
-	struct tally *t = calloc(f->n + 1, sizeof(*t));
-	size_t i, j, got = 0;
+	struct pick p = {0};
+	size_t i, j, got = 0, any = 0;
+	long q;
 
-	if (!t)
-		return log_err_set(err, -ENOMEM, "out of memory");
-	if (size < n_must || size > n_avail + n_must) {
-		free(t);
+	if (size < n_must || size > n_avail + n_must)
 		return log_err_set(err, -EINVAL, "allocation size %zu: %zu required, %zu available",
 				   size, n_must, n_avail);
+	p.pos = calloc(n_avail + 1, sizeof(*p.pos));
+	p.chosen = calloc(f->n_idx + 1, sizeof(*p.chosen));
+	p.used = calloc(n_avail + 1, sizeof(*p.used));
+	p.by_dev = calloc(n_avail + 1, sizeof(*p.by_dev));
+	p.t = calloc(f->n + 1, sizeof(*p.t));
+	if (!p.pos || !p.chosen || !p.used || !p.by_dev || !p.t) {
+		pick_free(&p);
+		return log_err_set(err, -ENOMEM, "out of memory");
 	}
-	for (i = 0; i < n_must && got < size; i++)
-		if (!chosen(out, got, must[i]))
-			out[got++] = must[i];
-	for (i = 0; i < f->n; i++) {
-		t[i].d = &f->d[i];
-		for (j = 0; j < n_avail; j++)
-			if (devices_find(f, avail[j]) == t[i].d && !chosen(out, got, avail[j]))
-				t[i].avail++;
-		for (j = 0; j < got; j++)
-			t[i].taken += devices_find(f, out[j]) == t[i].d;
+	for (i = 0; i < n_must && got < size; i++) {
+		q = devices_find_pos(f, must[i]);
+		if (q >= 0 ? p.chosen[q] : in_out(out, got, must[i]))
+			continue;
+		out[got++] = must[i];
+		if (q >= 0) {
+			p.chosen[q] = true;
+			p.t[f->idx[q].dev].taken++;
+		}
+	}
+	for (j = 0; j < n_avail; j++) { /* one lookup each; count the open ones per device */
+		p.pos[j] = devices_find_pos(f, avail[j]);
+		if (p.pos[j] >= 0 && !p.chosen[p.pos[j]]) {
+			p.t[f->idx[p.pos[j]].dev].end++;
+			p.chosen[p.pos[j]] = BUCKETED; /* a repeated ID counts once */
+		}
+	}
+	for (i = 0, q = 0; i < f->n; i++) { /* by_dev: a counting sort of avail by device */
+		p.t[i].avail = p.t[i].end;
+		p.t[i].next = p.t[i].end = (size_t)q;
+		q += (long)p.t[i].avail;
+	}
+	for (j = 0; j < n_avail; j++) {
+		if (p.pos[j] >= 0 && p.chosen[p.pos[j]] == BUCKETED) {
+			p.by_dev[p.t[f->idx[p.pos[j]].dev].end++] = j;
+			p.chosen[p.pos[j]] = 0;
+		}
 	}
 	while (got < size) {
 		struct tally *best = NULL;
 
 		for (i = 0; i < f->n && policy != DEVICES_POLICY_NONE; i++) {
-			struct tally *x = &t[i];
+			struct tally *x = &p.t[i];
 
 			if (!x->avail)
 				continue;
@@ -153,21 +219,18 @@ int devices_preferred(const struct devices_found *f, enum devices_policy policy,
 				  (x->taken == best->taken && x->avail > best->avail)))
 				best = x;
 		}
-		for (j = 0; j < n_avail; j++) {
-			if (chosen(out, got, avail[j]))
-				continue;
-			if (best && devices_find(f, avail[j]) != best->d)
-				continue;
-			out[got++] = avail[j];
-			if (best) {
-				best->avail--;
-				best->taken++;
-			}
-			break;
+		if (best) { /* its next open entry, in avail's order */
+			while (!open_entry(&p, avail, p.by_dev[best->next], out, got))
+				best->next++;
+			take(&p, f, avail, p.by_dev[best->next++], out, &got);
+			continue;
 		}
-		if (j == n_avail)
-			break; /* avail holds IDs we do not know: none left */
+		while (any < n_avail && !open_entry(&p, avail, any, out, got))
+			any++;
+		if (any == n_avail)
+			break; /* nothing open is left */
+		take(&p, f, avail, any++, out, &got);
 	}
-	free(t);
+	pick_free(&p);
 	return (int)got;
 }

@@ -128,20 +128,12 @@ void devices_found_free(struct devices_found *f)
 {
 	for (size_t i = 0; i < f->n; i++)
 		dev_clear(&f->d[i]);
+	free(f->idx);
+	f->idx = NULL;
+	f->n_idx = 0;
 	free(f->d);
 	f->d = NULL;
 	f->n = 0;
-}
-
-const struct devices_dev *devices_find(const struct devices_found *f, const char *id)
-{
-	size_t i, j;
-
-	for (i = 0; i < f->n; i++)
-		for (j = 0; j < f->d[i].n_ids; j++)
-			if (!strcmp(f->d[i].ids[j], id))
-				return &f->d[i];
-	return NULL;
 }
 
 static struct devices_dev *dev_new(struct devices_found *f, struct log_err *err)
@@ -699,6 +691,8 @@ int devices_scan(const struct devices_classes *c, size_t cls, const struct devic
 		dev_clear(&out->d[--out->n]); /* the device that did not fit (no IDs yet) */
 		rc = 0;
 	}
+	if (rc >= 0 && devices_found_index(out) < 0)
+		rc = log_err_set(err, -ENOMEM, "out of memory");
 	if (rc < 0) {
 		devices_found_free(out);
 		return log_err_wrap(err, "class '%s'", k->name);
