@@ -382,16 +382,19 @@ static void accept_on(struct kubelet_srv *s, size_t res, long long now)
 {
 	for (int k = 0; k < 8; k++) {
 		int fd = accept4(s->res[res].lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		struct kconn *slot = NULL;
+		struct kconn *slot = NULL, *idlest = NULL;
 
 		if (fd < 0)
 			return;
 		for (size_t i = 0; i < KSRV_MAX_CONNS && !slot; i++)
 			if (!s->conns[i].g)
 				slot = &s->conns[i];
-		for (size_t i = 0; i < KSRV_MAX_CONNS && !slot; i++)
-			if (!s->conns[i].watches && (!slot || s->conns[i].last_ms < slot->last_ms))
-				slot = &s->conns[i];
+		for (size_t i = 0; i < KSRV_MAX_CONNS && !slot; i++) /* every one: the oldest */
+			if (!s->conns[i].watches &&
+			    (!idlest || s->conns[i].last_ms < idlest->last_ms))
+				idlest = &s->conns[i];
+		if (!slot)
+			slot = idlest;
 		if (!slot) {
 			log_warn("kubelet: %d connections, each with a ListAndWatch stream: "
 				 "refusing one more",

@@ -262,3 +262,16 @@ EOF2
   wait "$h" || true
   [ "$(tail -n1 "$D/watch" | jq -r '.devices[0].health')" = Unhealthy ]
 }
+
+@test "kubelet: a full table evicts the connection idle longest, not the lowest slot; a newer one survives" {
+  kubelet_up
+  demo_up
+  fk wait-reg "$D" 2
+  # A (first slot) then B; I/O on A; then more until one of them is closed
+  run fk hostile "$FOO" evict
+  echo "$output" >&2
+  [[ "$output" == "closed B after "*"; A open" ]]
+  wait_for grep -q '32 connections: closing the one idle longest' "$D/demo.log"
+  run fk call "$FOO" GetDevicePluginOptions
+  [ "$output" = '{"get_preferred_allocation_available": true}' ]
+}

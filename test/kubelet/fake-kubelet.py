@@ -20,12 +20,15 @@ into $FAKE_KUBELET_GEN (made if absent; default a temp dir). Commands (JSON on s
                                   noread (HTTP/2 by hand: many Allocate calls, never reads;
                                   print "holding" and hold the connection SECONDS),
                                   hold (40 idle connections, more than the plugin keeps;
-                                  print "holding" and hold them SECONDS)
+                                  print "holding" and hold them SECONDS),
+                                  evict (A, then B, then I/O on A, then more connections
+                                  until the plugin closes A or B: print which)
 """
 import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -182,8 +185,46 @@ def hpack_literal(name, value):
     return bytes([0, len(name)]) + name + bytes([len(value)]) + value
 
 
+def closed(c):
+    """Has the plugin closed c? (drains what it sent)"""
+    try:
+        while True:
+            if not c.recv(65536):
+                return True
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+def evict(sock):
+    """Connect A, then B, then some I/O on A (B is now the one idle longest), then more
+    connections one at a time until the plugin closes A or B; print which."""
+    def conn():
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        c.connect(sock)
+        c.setblocking(False)
+        time.sleep(0.02)
+        return c
+    a, b = conn(), conn()
+    time.sleep(0.05)
+    a.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0, b""))
+    time.sleep(0.05)
+    more = []
+    for _ in range(64):
+        more.append(conn())
+        time.sleep(0.03)
+        ca, cb = closed(a), closed(b)
+        if ca or cb:
+            other = "A" if cb and not ca else "B" if ca and not cb else None
+            print("closed %s after %d more; %s" % ("A and B" if ca and cb else "A" if ca else "B",
+                                                   len(more), other + " open" if other else "none open"))
+            return 0
+    print("none closed")
+    return 0
+
+
 def hostile(argv):
-    import socket
     sock, mode = argv[0], argv[1]
     hold = float(argv[2]) if len(argv) > 2 else 5
     if mode == "oversized":
@@ -206,6 +247,8 @@ def hostile(argv):
         print("holding %d connections" % len(held), flush=True)
         time.sleep(hold)
         return 0
+    if mode == "evict":
+        return evict(sock)
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.connect(sock)
     if mode == "garbage":
