@@ -11,40 +11,26 @@
 #include "strbuf/strbuf.h"
 
 enum {
-	OPT_DEVICE = 256,
-	OPT_DOMAIN,
-	OPT_PLUGIN_DIR,
+	OPT_PLUGIN_DIR = 256,
 	OPT_LISTEN,
 	OPT_LOG_LEVEL,
-	OPT_PRESET,
-	OPT_CLASSES,
 	OPT_DEV_ROOT,
 	OPT_SYS_ROOT,
 	OPT_CDI_DIR,
 	OPT_CDI,
-	OPT_SHARED,
-	OPT_POLICY,
 	OPT_LIST,
 };
 
 static const struct cli_opt opts[] = {
-    {"device", 0, "JSON", "a squat --device class (JSON/YAML, or NAME,PATH,...), repeatable",
-     OPT_DEVICE},
-    {"domain", 0, "DOMAIN", "resource domain of --device and --preset classes (squat.ai)",
-     OPT_DOMAIN},
+    /* --device --domain --preset --classes --shared-dev-num --allocation-policy */
+    DEVICES_CLI_OPTS,
     {"plugin-directory", 0, "DIR", "the kubelet's device-plugins directory", OPT_PLUGIN_DIR},
     {"listen", 0, "ADDR", "serve /health and /metrics on HOST:PORT or :PORT (none)", OPT_LISTEN},
     {"log-level", 0, "LEVEL", "all, debug, info, warn, error or none (info)", OPT_LOG_LEVEL},
-    {"preset", 0, "NAME", "kvm, tun, fuse, serial, video, snd, dri, intel-gpu; repeatable",
-     OPT_PRESET},
-    {"classes", 0, "FILE", "DeviceClass documents (presets, squat groups, matchFeatures)",
-     OPT_CLASSES},
     {"dev-root", 0, "DIR", "where the host's /dev is seen (/dev)", OPT_DEV_ROOT},
     {"sys-root", 0, "DIR", "where the host's /sys is seen (/sys)", OPT_SYS_ROOT},
     {"cdi-dir", 0, "DIR", "where CDI specs are written (/var/run/cdi)", OPT_CDI_DIR},
     {"cdi", 0, "[=BOOL]", "answer Allocate with CDI names and write specs (true)", OPT_CDI},
-    {"shared-dev-num", 0, "N", "intel-gpu: containers sharing one GPU (1)", OPT_SHARED},
-    {"allocation-policy", 0, "POLICY", "intel-gpu: none, balanced or packed (none)", OPT_POLICY},
     {"list", 0, NULL, "scan once, print each class's devices, exit", OPT_LIST},
     {NULL, 0, NULL, NULL, 0},
 };
@@ -67,38 +53,20 @@ static const struct cli_spec spec = {
 
 struct args {
 	struct devices_opts o;
-	const char **device, **preset;
 	int level; /* -1: none */
 	bool list;
 };
-
-static int push(const char ***arr, size_t *n, const char *s)
-{
-	const char **a = realloc(*arr, (*n + 1) * sizeof(*a));
-
-	if (!a)
-		return -1;
-	a[(*n)++] = s;
-	*arr = a;
-	return 0;
-}
 
 static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 {
 	static const char *const levels[] = {"none", "error", "warn", "info", "debug", "all"};
 	struct args *a = ctx;
-	char *end;
 	int b;
 	size_t i;
 
+	if (id >= DEVICES_OPT_DEVICE) /* the class options nodeprobe shares */
+		return devices_opt(&a->o, id, arg, msg, msglen);
 	switch (id) {
-	case OPT_DEVICE:
-		return push(&a->device, &a->o.n_device, arg);
-	case OPT_PRESET:
-		return push(&a->preset, &a->o.n_preset, arg);
-	case OPT_DOMAIN:
-		a->o.domain = arg;
-		return 0;
 	case OPT_PLUGIN_DIR:
 		a->o.plugin_dir = arg;
 		return 0;
@@ -115,9 +83,6 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 			return -1;
 		}
 		a->level = (int)i - 1;
-		return 0;
-	case OPT_CLASSES:
-		a->o.classes_file = arg;
 		return 0;
 	case OPT_DEV_ROOT:
 		a->o.roots.dev = arg;
@@ -136,23 +101,6 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 		}
 		a->o.no_cdi = !b;
 		return 0;
-	case OPT_SHARED:
-		errno = 0;
-		a->o.po.shared_dev_num = (unsigned)strtoul(arg, &end, 10);
-		if (*end || !arg[0] || errno || a->o.po.shared_dev_num < 1 ||
-		    a->o.po.shared_dev_num > DEVICES_COUNT_MAX) {
-			snprintf(msg, (size_t)msglen, "--shared-dev-num '%s': want 1 to %d", arg,
-				 DEVICES_COUNT_MAX);
-			return -1;
-		}
-		return 0;
-	case OPT_POLICY:
-		if (devices_policy_parse(arg, &a->o.po.policy) < 0) {
-			snprintf(msg, (size_t)msglen,
-				 "--allocation-policy '%s': want none, balanced or packed", arg);
-			return -1;
-		}
-		return 0;
 	case OPT_LIST:
 		a->list = true;
 		return 0;
@@ -162,7 +110,7 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 
 int main(int argc, char **argv)
 {
-	struct args a = {.level = 2};
+	static struct args a = {.level = 2}; /* static: reachable at any early exit */
 	struct log_err err = {0};
 	int verbose = 0, first, r;
 
@@ -174,8 +122,6 @@ int main(int argc, char **argv)
 		cli_error("unexpected argument '%s' (see --help)", argv[first]);
 		return CLI_EXIT_USAGE;
 	}
-	a.o.device = a.device;
-	a.o.preset = a.preset;
 	if (a.list) {
 		struct strbuf sb = STRBUF_INIT(1 << 24);
 
@@ -186,8 +132,7 @@ int main(int argc, char **argv)
 	} else {
 		r = devices_run(&a.o, &err);
 	}
-	free(a.device);
-	free(a.preset);
+	devices_opts_free(&a.o);
 	if (r < 0) {
 		cli_error("%s", err.msg[0] ? err.msg : strerror(-r));
 		return r == -EINVAL ? DEVICES_EXIT_USAGE : DEVICES_EXIT_ERROR;

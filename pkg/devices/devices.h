@@ -240,6 +240,44 @@ struct devices_opts {
 	struct devices_preset_opts po; /* --shared-dev-num, --allocation-policy */
 };
 
+/*
+ * The class options nodeprobe (labels) and nodeprobe-devices (allocation) both take, so the two
+ * agree: DEVICES_CLI_OPTS in each binary's struct cli_opt table, devices_opt from its callback.
+ */
+enum {
+	DEVICES_OPT_DEVICE = 0x4000,
+	DEVICES_OPT_DOMAIN,
+	DEVICES_OPT_PRESET,
+	DEVICES_OPT_CLASSES,
+	DEVICES_OPT_SHARED,
+	DEVICES_OPT_POLICY,
+};
+
+/* clang-format off */
+#define DEVICES_CLI_OPTS \
+    {"device", 0, "JSON", "a squat --device class (JSON/YAML, or NAME,PATH,...), repeatable", \
+     DEVICES_OPT_DEVICE}, \
+    {"domain", 0, "DOMAIN", "resource domain of --device and --preset classes (squat.ai)", \
+     DEVICES_OPT_DOMAIN}, \
+    {"preset", 0, "NAME", "kvm, tun, fuse, serial, video, snd, dri, intel-gpu; repeatable", \
+     DEVICES_OPT_PRESET}, \
+    {"classes", 0, "FILE", "DeviceClass documents (presets, squat groups, matchFeatures)", \
+     DEVICES_OPT_CLASSES}, \
+    {"shared-dev-num", 0, "N", "intel-gpu: containers sharing one GPU (1)", DEVICES_OPT_SHARED}, \
+    {"allocation-policy", 0, "POLICY", "intel-gpu: none, balanced or packed (none)", \
+     DEVICES_OPT_POLICY}
+/* clang-format on */
+
+/*
+ * One class option (id DEVICES_OPT_*) into o; --device and --preset values are borrowed (argv)
+ * into arrays freed by devices_opts_free. Returns 0, or -1 with msg (a usage error).
+ */
+int devices_opt(struct devices_opts *o, int id, const char *arg, char *msg, int msglen);
+
+/* Does o name any class (--device, --preset, --classes)? */
+bool devices_opts_any(const struct devices_opts *o);
+void devices_opts_free(struct devices_opts *o);
+
 /* Exit codes of nodeprobe-devices (the man page lists them). */
 #define DEVICES_EXIT_OK	   0
 #define DEVICES_EXIT_ERROR 1 /* run-time failure */

@@ -3,6 +3,7 @@
  *
  * Stages, each calling only those above it (scripts/check-calls):
  *   conf   devices_conf.c   squat's --device, presets, classes files into struct devices_classes
+ *   opt    devices_opt.c    the class options both binaries parse into struct devices_opts
  *   index  devices_index.c  a scan's ID -> device index (sorted, bsearch)
  *   scan   devices_scan.c   a class's devices under the dev and sys roots; labels
  *   alloc  devices_alloc.c  Allocate answers, preferred allocation

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* probe source "devices": with --device-classes, "<resource>.count" labels from the same
- * DeviceClass definitions nodeprobe-devices allocates from (pkg/devices). */
+/* probe source "devices": with nodeprobe-devices' class options (--device, --preset, --classes,
+ * --domain..., parsed by pkg/devices for both), "<resource>.count" labels from the same classes
+ * nodeprobe-devices allocates from. */
 #include <errno.h>
 #include <stdio.h>
 
@@ -14,24 +15,22 @@ static int devices_source_scan(struct probe_ctx *ctx, struct log_err *err)
 	struct devices_classes *c;
 	int r;
 
-	if (!ctx->opts->device_classes)
+	if (!ctx->opts->devices || !devices_opts_any(ctx->opts->devices))
 		return 0;
-	c = devices_classes_new();
-	if (!c)
-		return log_err_set(err, -ENOMEM, "out of memory");
-	r = devices_load_file(c, ctx->opts->device_classes, NULL, err);
+	r = devices_load(ctx->opts->devices, &c, err); /* as nodeprobe-devices loads them */
+	if (r < 0)
+		return r;
+	r = devices_labels(c, &roots, ctx->labels, err);
 	if (r >= 0)
-		r = devices_labels(c, &roots, ctx->labels, err);
-	if (r >= 0)
-		log_info("devices: %d <resource>.count labels from %s", r,
-			 ctx->opts->device_classes);
+		log_info("devices: %d <resource>.count labels of %zu classes", r,
+			 devices_classes_count(c));
 	devices_classes_free(c);
 	return r < 0 ? r : 0;
 }
 
 const struct probe_source probe_source_devices = {
     .name = "devices",
-    .help = "with --device-classes: <resource>.count labels of nodeprobe-devices' classes",
+    .help = "with --preset/--device/--classes: <resource>.count of nodeprobe-devices' classes",
     .features = NULL,
     .scan = devices_source_scan,
 };

@@ -148,6 +148,24 @@ OUT
   [ -z "$output" ]
 }
 
+@test "devices: nodeprobe takes the same class options: labels name what --list serves (--domain, --preset)" {
+  mkdir -p "$T/proc" "$T/sys/bus"
+  : > "$T/dev/kvm"
+  run "$BUILD/nodeprobe" --dry-run --no-builtin-rules --sysfs "$T/sys" --proc "$T/proc" \
+    --os-release /dev/null --dev-root "$T/dev" --domain=nodeprobe.io --preset=kvm --preset=fuse
+  [ "$status" -eq 0 ]
+  echo "$output" >&2
+  labels=$(sed -n 's/\.count=.*//p' <<<"$output" | sort)
+  run "$D" --list --dev-root "$T/dev" --sys-root "$T/sys" --domain=nodeprobe.io --preset=kvm --preset=fuse
+  [ "$status" -eq 0 ]
+  [ "$(cut -d' ' -f1 <<<"$output" | sort -u)" = "$labels" ]
+  [ "$labels" = "$(printf 'nodeprobe.io/fuse\nnodeprobe.io/kvm')" ]
+  # and the same refusal for a bad one
+  run "$BUILD/nodeprobe" --dry-run --no-builtin-rules --sysfs "$T/sys" --proc "$T/proc" --preset nope
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"'nope'"* ]]
+}
+
 @test "devices: hotplug of a USB stick (real nodes on a tmpfs, sysfs interface) seen by the test kubelet" {
   /usr/bin/python3 -c 'import grpc, grpc_tools' 2>/dev/null || skip "python3-grpcio/grpc-tools absent"
   [ "$(id -u)" = 0 ] || skip "mknod and mount need root"

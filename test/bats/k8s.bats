@@ -670,3 +670,18 @@ kustomizations() {
   [ "$status" -ne 0 ]
   [[ $output == *'"nodeprobe-post-render" exited with error'* ]]
 }
+
+@test "devices: the kustomize labels init container has the plugin's class options and /dev read-only" {
+  local d
+  for d in k8s/devices k8s/devices/with-classes; do
+    render "$d" | json >"$W/r.json"
+    jq -e -s '[.[] | select(.kind == "DaemonSet") | .spec.template.spec] | length == 1 and (.[0] |
+      def cls: [.args[] | select(test("^--(domain|preset|device|classes|shared-dev-num|allocation-policy)="))];
+      (.initContainers[] | select(.name == "labels")) as $l
+      | (.containers[] | select(.name == "devices")) as $d
+      | ($l | cls) == ($d | cls) and ($l | cls | length) > 0
+      and any($l.volumeMounts[]; .mountPath == "/host/dev" and .readOnly == true))' "$W/r.json" >/dev/null ||
+      { echo "in $d" >&2; jq -c '.spec.template.spec? | [.initContainers[]?, .containers[]?] | map({name, args})' "$W/r.json" >&2; return 1; }
+  done
+  render k8s/devices/with-classes | grep -q -- '--classes=/etc/nodeprobe-devices/classes.yaml'
+}
