@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "devices/devices_internal.h"
+#include "kubelet/kubelet.h"
 #include "log/log.h"
 #include "rules/rules.h"
 #include "strbuf/strbuf.h"
@@ -635,6 +636,52 @@ static int parse_select(struct ydoc *y, const yaml_node_t *mf, struct dgroup *g)
 	return rules_select_parse(y, mf, &g->sel, y->err);
 }
 
+#define RESOURCE_WANT "not <domain>/<name> as the kubelet takes it (see nodeprobe-devices(8))"
+
+/* A preset's class, built apart (the preset's own name must not clash), renamed to
+ * metadata.name, its resource checked, then the duplicate check against c, at node at. */
+static int preset_class(struct devices_classes *c, struct ydoc *y, const yaml_node_t *at,
+			const char *preset, const char *name, const char *resource,
+			const char *domain, const struct devices_preset_opts *po,
+			const unsigned *count)
+{
+	struct devices_classes tmp = {0};
+	struct dclass *k, *dst = NULL;
+	char res[320];
+	int r = devices_add_preset(&tmp, preset, domain, po, y->err);
+
+	if (r < 0)
+		return r == -ENOMEM ? r
+				    : ydoc_fail(y, at, "%s", y->err ? y->err->msg : "bad preset");
+	k = &tmp.c[0];
+	for (size_t i = 0; count && i < k->ng; i++)
+		k->g[i].count = *count; /* a class's count replaces the preset's */
+	snprintf(res, sizeof(res), "%s/%s", domain, name);
+	free(k->name);
+	k->name = strdup(name);
+	if (resource || strcmp(preset, "intel-gpu")) {
+		free(k->resource);
+		k->resource = strdup(resource ? resource : res);
+	}
+	if (!k->name || !k->resource)
+		r = log_err_set(y->err, -ENOMEM, "out of memory");
+	else if (!kubelet_resource_ok(k->resource))
+		r = ydoc_fail(y, at, "resource '%s': %s", k->resource, RESOURCE_WANT);
+	for (size_t i = 0; r >= 0 && i < c->n; i++)
+		if (!strcmp(c->c[i].name, k->name) || !strcmp(c->c[i].resource, k->resource))
+			r = ydoc_fail(y, at, "class '%s' (%s) given twice", k->name, k->resource);
+	if (r >= 0 && c->n >= DEVICES_CLASSES_MAX)
+		r = ydoc_fail(y, at, "more than %d classes", DEVICES_CLASSES_MAX);
+	if (r >= 0 && !(dst = grow(&c->c, &c->n, sizeof(*dst))))
+		r = log_err_set(y->err, -ENOMEM, "out of memory");
+	if (dst)
+		*dst = *k; /* moved */
+	else
+		class_free(k);
+	free(tmp.c);
+	return r < 0 ? r : 0;
+}
+
 static int parse_class_doc(struct devices_classes *c, struct ydoc *y, const char *domain)
 {
 	static const char *const top[] = {"apiVersion", "kind", "metadata", "spec", NULL};
@@ -680,33 +727,17 @@ static int parse_class_doc(struct devices_classes *c, struct ydoc *y, const char
 			return ydoc_fail(y, v,
 					 "allocationPolicy '%s': want none, balanced or packed", s);
 	}
+	if (resource && !kubelet_resource_ok(resource))
+		return ydoc_fail(y, ydoc_get(y, spec, "resource"), "resource '%s': %s", resource,
+				 RESOURCE_WANT);
 	if ((v = ydoc_get(y, spec, "preset"))) {
 		if ((r = want_text(y, v, "preset", &s)) < 0)
 			return r;
-		r = devices_add_preset(c, s, domain, &po, y->err);
-		if (r < 0)
-			return log_err_wrap(y->err, "%s: class '%s'", y->file, name);
-		k = &c->c[c->n - 1];
-		for (size_t i = 0; ydoc_get(y, spec, "count") && i < k->ng; i++)
-			k->g[i].count = count; /* a class's count replaces the preset's */
 		if (!name_ok(name))
 			return ydoc_fail(y, md, "metadata.name '%s': not a DNS label", name);
-		free(k->name);
-		k->name = strdup(name);
-		if (resource || strcmp(s, "intel-gpu")) {
-			char res[320];
-
-			snprintf(res, sizeof(res), "%s/%s", domain, name);
-			free(k->resource);
-			k->resource = strdup(resource ? resource : res);
-		}
-		return k->name && k->resource ? 0 : log_err_set(y->err, -ENOMEM, "out of memory");
+		return preset_class(c, y, v, s, name, resource, domain, &po,
+				    ydoc_get(y, spec, "count") ? &count : NULL);
 	}
-	if (resource && !strchr(resource, '/'))
-		return ydoc_fail(y, spec, "resource '%s': want <domain>/<name>", resource);
-	if (resource && (strlen(resource) >= 300 || !name_ok(strchr(resource, '/') + 1)))
-		return ydoc_fail(y, spec, "resource '%s': the name after '/' is not a DNS label",
-				 resource);
 	k = class_add(c, name, resource, domain, y->err);
 	if (!k)
 		return ydoc_fail(y, root, "%s", y->err ? y->err->msg : "bad class");
@@ -765,30 +796,4 @@ int devices_load_file(struct devices_classes *c, const char *path, const char *d
 	ydoc_stream_close(&st);
 	sb_free(&sb);
 	return r < 0 ? r : (int)(c->n - before);
-}
-
-int devices_load(const struct devices_opts *o, struct devices_classes **out, struct log_err *err)
-{
-	struct devices_classes *c = devices_classes_new();
-	size_t i;
-	int r = 0;
-
-	*out = NULL;
-	if (!c)
-		return log_err_set(err, -ENOMEM, "out of memory");
-	for (i = 0; i < o->n_device && r >= 0; i++)
-		r = devices_add_squat(c, o->device[i], o->domain, err);
-	for (i = 0; i < o->n_preset && r >= 0; i++)
-		r = devices_add_preset(c, o->preset[i], o->domain, &o->po, err);
-	if (r >= 0 && o->classes_file)
-		r = devices_load_file(c, o->classes_file, o->domain, err);
-	if (r >= 0 && !c->n)
-		r = log_err_set(err, -EINVAL,
-				"no device class: give --device, --preset or --classes");
-	if (r < 0) {
-		devices_classes_free(c);
-		return r == -ENOMEM ? r : -EINVAL;
-	}
-	*out = c;
-	return 0;
 }

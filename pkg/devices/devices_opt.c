@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* devices_opt: the class options nodeprobe and nodeprobe-devices share (one parser, so the
- * labels nodeprobe writes and the resources nodeprobe-devices serves come from one definition). */
+ * labels nodeprobe writes and the resources nodeprobe-devices serves come from one definition),
+ * and the classes they name (devices_load). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "devices/devices_internal.h"
+#include "log/log.h"
 
 static int push(const char *const **arr, size_t *n, const char *s)
 {
@@ -74,4 +76,30 @@ void devices_opts_free(struct devices_opts *o)
 	free((void *)o->preset);
 	o->device = o->preset = NULL;
 	o->n_device = o->n_preset = 0;
+}
+
+int devices_load(const struct devices_opts *o, struct devices_classes **out, struct log_err *err)
+{
+	struct devices_classes *c = devices_classes_new();
+	size_t i;
+	int r = 0;
+
+	*out = NULL;
+	if (!c)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	for (i = 0; i < o->n_device && r >= 0; i++)
+		r = devices_add_squat(c, o->device[i], o->domain, err);
+	for (i = 0; i < o->n_preset && r >= 0; i++)
+		r = devices_add_preset(c, o->preset[i], o->domain, &o->po, err);
+	if (r >= 0 && o->classes_file)
+		r = devices_load_file(c, o->classes_file, o->domain, err);
+	if (r >= 0 && !c->n)
+		r = log_err_set(err, -EINVAL,
+				"no device class: give --device, --preset or --classes");
+	if (r < 0) {
+		devices_classes_free(c);
+		return r == -ENOMEM ? r : -EINVAL;
+	}
+	*out = c;
+	return 0;
 }

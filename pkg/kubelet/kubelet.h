@@ -109,6 +109,10 @@ struct kubelet_poll {
 /* A server with no resources yet; nothing is created on disk. -errno with err set. */
 int kubelet_srv_new(const struct kubelet_opts *o, struct kubelet_srv **out, struct log_err *err);
 
+/* Is r an extended resource name kubelet_srv_add takes ("<domain>/<name>", the domain a DNS
+ * subdomain other than kubernetes.io, the name 1..63 letters, digits, '-', '_', '.')? */
+bool kubelet_resource_ok(const char *r);
+
 /*
  * Add a resource ("<domain>/<name>", checked as an extended resource name).
  * Returns its index (>= 0) or -errno with err set. Its socket is created and

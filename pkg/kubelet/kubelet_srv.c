@@ -70,7 +70,7 @@ static void devs_free(struct kubelet_device *d, size_t n)
 }
 
 /* A DNS-1123 subdomain (the domain) / a qualified name (the name); not kubernetes.io. */
-static bool resource_ok(const char *r)
+bool kubelet_resource_ok(const char *r)
 {
 	const char *slash = strchr(r, '/');
 	size_t dl, nl;
@@ -130,7 +130,7 @@ int kubelet_srv_add(struct kubelet_srv *s, const char *resource, struct log_err 
 	struct kres *r;
 	char ep[256];
 
-	if (!resource_ok(resource))
+	if (!kubelet_resource_ok(resource))
 		return log_err_set(err, -EINVAL,
 				   "resource '%s': not <domain>/<name> (a DNS subdomain other than "
 				   "kubernetes.io, a name of 1..63 letters, digits, '-', '_', '.')",

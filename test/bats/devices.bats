@@ -43,6 +43,35 @@ teardown() {
   [ "$status" -eq 2 ]
 }
 
+@test "devices: a preset class's resource is checked and its metadata.name is the duplicate check's (exit 2, file:line)" {
+  cat > "$T/bad.yaml" <<'YAML'
+apiVersion: nodeprobe.io/v1alpha1
+kind: DeviceClass
+metadata: {name: kvm}
+spec: {preset: kvm, resource: "Bad Resource"}
+YAML
+  run "$D" --list --dev-root "$T/dev" --sys-root "$T/sys" --classes "$T/bad.yaml"
+  [ "$status" -eq 2 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == "nodeprobe-devices: error: $T/bad.yaml:4:"*"resource 'Bad Resource': not <domain>/<name>"* ]]
+  cat > "$T/dup.yaml" <<'YAML'
+apiVersion: nodeprobe.io/v1alpha1
+kind: DeviceClass
+metadata: {name: fuse}
+spec: {preset: kvm}
+YAML
+  run "$D" --list --dev-root "$T/dev" --sys-root "$T/sys" --preset fuse --classes "$T/dup.yaml"
+  [ "$status" -eq 2 ]
+  [[ "$output" == "nodeprobe-devices: error: $T/dup.yaml:4:"*"class 'fuse' (squat.ai/fuse) given twice" ]]
+  # a preset under another name does not clash with the same preset given by --preset
+  sed -i 's/name: fuse/name: kvm-ci/' "$T/dup.yaml"
+  : > "$T/dev/kvm"
+  run "$D" --list --dev-root "$T/dev" --sys-root "$T/sys" --preset kvm --classes "$T/dup.yaml"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"squat.ai/kvm-ci kvm "* ]]
+  [[ "$output" == *"squat.ai/kvm kvm "* ]]
+}
+
 # wait_for CMD...: retry CMD for up to 5 s (the plugin's socket, a registration).
 wait_for() {
   local i
