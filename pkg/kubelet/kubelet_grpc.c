@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kubelet/kubelet_internal.h"
@@ -27,6 +28,9 @@ struct kg_stream {
 	uint8_t *in;	  /* request (or response) body so far */
 	size_t in_len;
 	bool too_big;	    /* body passed the message limit: answered RESOURCE_EXHAUSTED */
+	bool over_budget;   /* ... or the process-wide byte budget */
+	bool dispatched;    /* server: request complete (handed on) or reset: no deadline */
+	long long start_ms; /* server: HEADERS received (CLOCK_MONOTONIC) */
 	struct kpb_buf cur; /* the message being sent, from off */
 	size_t off;
 	struct kpb_buf next; /* the one after it */
@@ -47,6 +51,17 @@ struct kg_conn {
 	struct kg_stream *streams;
 	size_t in_bytes, out_bytes;
 };
+
+/* Request and answer bytes buffered by every connection of the process (KG_MAX_TOTAL). */
+static size_t total_bytes;
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static struct kg_stream *stream_new(struct kg_conn *c, int32_t id)
 {
@@ -73,6 +88,7 @@ static void stream_free(struct kg_conn *c, struct kg_stream *st)
 		st->next_st->prev = st->prev;
 	c->in_bytes -= st->in_len;
 	c->out_bytes -= st->cur.len + st->next.len;
+	total_bytes -= st->in_len + st->cur.len + st->next.len;
 	free(st->in);
 	kpb_buf_free(&st->cur);
 	kpb_buf_free(&st->next);
@@ -155,6 +171,7 @@ static ssize_t on_read(nghttp2_session *s, int32_t sid, uint8_t *buf, size_t len
 		st->off += n;
 		if (st->off == st->cur.len) {
 			c->out_bytes -= st->cur.len;
+			total_bytes -= st->cur.len;
 			kpb_buf_free(&st->cur);
 			st->cur = st->next;
 			st->next = (struct kpb_buf){0};
@@ -190,6 +207,7 @@ static int on_begin_headers(nghttp2_session *s, const nghttp2_frame *f, void *u)
 	st = stream_new(c, f->hd.stream_id);
 	if (!st)
 		return NGHTTP2_ERR_CALLBACK_FAILURE;
+	st->start_ms = mono_ms();
 	nghttp2_session_set_stream_user_data(s, f->hd.stream_id, st);
 	return 0;
 }
@@ -230,11 +248,13 @@ static int on_data(nghttp2_session *s, uint8_t flags, int32_t sid, const uint8_t
 	uint8_t *p;
 
 	(void)flags;
-	if (!st || st->too_big)
+	if (!st || st->too_big || st->dispatched)
 		return 0;
-	if (st->in_len + len > KPB_PREFIX + KPB_MAX_MSG) {
-		st->too_big = true;
+	if (st->in_len + len > KPB_PREFIX + KPB_MAX_MSG || total_bytes + len > KG_MAX_TOTAL) {
+		st->too_big = true; /* what it sent so far is dropped; answered at its end */
+		st->over_budget = st->in_len + len <= KPB_PREFIX + KPB_MAX_MSG;
 		c->in_bytes -= st->in_len;
+		total_bytes -= st->in_len;
 		free(st->in);
 		st->in = NULL;
 		st->in_len = 0;
@@ -251,6 +271,7 @@ static int on_data(nghttp2_session *s, uint8_t flags, int32_t sid, const uint8_t
 	st->in = p;
 	st->in_len += len;
 	c->in_bytes += len;
+	total_bytes += len;
 	return 0;
 }
 
@@ -263,12 +284,17 @@ static int on_frame(nghttp2_session *s, const nghttp2_frame *f, void *u)
 	    !(f->hd.flags & NGHTTP2_FLAG_END_STREAM))
 		return 0;
 	st = nghttp2_session_get_stream_user_data(s, f->hd.stream_id);
-	if (!st || st->responded)
+	if (!st || st->responded || st->dispatched)
 		return 0;
+	st->dispatched = true;
 	if (st->too_big) {
 		char m[96];
 
-		snprintf(m, sizeof(m), "request message larger than %u bytes", KPB_MAX_MSG);
+		if (st->over_budget)
+			snprintf(m, sizeof(m), "the plugin holds %u bytes of requests and answers",
+				 KG_MAX_TOTAL);
+		else
+			snprintf(m, sizeof(m), "request message larger than %u bytes", KPB_MAX_MSG);
 		return kg_finish(c, st->id, KG_RESOURCE_EXHAUSTED, m) < 0
 			   ? NGHTTP2_ERR_CALLBACK_FAILURE
 			   : 0;
@@ -276,6 +302,7 @@ static int on_frame(nghttp2_session *s, const nghttp2_frame *f, void *u)
 	c->h->request(c->ctx, c, st->id, st->path, st->in ? st->in : (const uint8_t *)"",
 		      st->in_len);
 	c->in_bytes -= st->in_len;
+	total_bytes -= st->in_len;
 	free(st->in);
 	st->in = NULL;
 	st->in_len = 0;
@@ -455,8 +482,9 @@ int kg_send(struct kg_conn *c, int32_t sid, struct kpb_buf *msg, bool latest)
 		return -ENOBUFS;
 	}
 	c->out_bytes -= slot->len;
+	total_bytes -= slot->len;
 	kpb_buf_free(slot);
-	if (c->out_bytes + msg->len > KG_MAX_OUT) {
+	if (c->out_bytes + msg->len > KG_MAX_OUT || total_bytes + msg->len > KG_MAX_TOTAL) {
 		kpb_buf_free(msg);
 		c->dead = true;
 		return -ENOBUFS;
@@ -464,6 +492,7 @@ int kg_send(struct kg_conn *c, int32_t sid, struct kpb_buf *msg, bool latest)
 	*slot = *msg;
 	*msg = (struct kpb_buf){0};
 	c->out_bytes += slot->len;
+	total_bytes += slot->len;
 	return respond(c, st);
 }
 
@@ -500,6 +529,7 @@ int kg_call(struct kg_conn *c, const char *path, struct kpb_buf *msg)
 	st->cur = *msg;
 	*msg = (struct kpb_buf){0};
 	c->out_bytes += st->cur.len;
+	total_bytes += st->cur.len;
 	prd.source.ptr = st;
 	sid = nghttp2_submit_request(c->s, NULL, hdr, sizeof(hdr) / sizeof(hdr[0]), &prd, st);
 	if (sid < 0) {
@@ -508,4 +538,43 @@ int kg_call(struct kg_conn *c, const char *path, struct kpb_buf *msg)
 	}
 	st->id = sid;
 	return sid;
+}
+
+int kg_conn_expire(struct kg_conn *c, long long now_ms)
+{
+	int n = 0;
+
+	for (struct kg_stream *st = c->streams; c->server && st; st = st->next_st) {
+		if (st->dispatched || now_ms - st->start_ms < KG_REQ_DEADLINE_MS)
+			continue;
+		st->dispatched = true; /* once; its buffer goes now, the stream when closed */
+		c->in_bytes -= st->in_len;
+		total_bytes -= st->in_len;
+		free(st->in);
+		st->in = NULL;
+		st->in_len = 0;
+		if (nghttp2_submit_rst_stream(c->s, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_CANCEL) == 0)
+			n++;
+	}
+	return n;
+}
+
+long long kg_conn_deadline(const struct kg_conn *c)
+{
+	long long d = -1;
+
+	for (const struct kg_stream *st = c->streams; c->server && st; st = st->next_st)
+		if (!st->dispatched && (d < 0 || st->start_ms + KG_REQ_DEADLINE_MS < d))
+			d = st->start_ms + KG_REQ_DEADLINE_MS;
+	return d;
+}
+
+long long kg_now_ms(void)
+{
+	return mono_ms();
+}
+
+size_t kg_total_bytes(void)
+{
+	return total_bytes;
 }

@@ -16,6 +16,10 @@
  *                             only its newest list (older unsent lists are dropped, each message
  *                             being the full list); more: the connection is closed.
  *   KG_MAX_HEADERS    16 KiB  a request's header list.
+ *   KG_MAX_TOTAL      16 MiB  request and answer bytes buffered by all connections together: a
+ *                             request past it is answered RESOURCE_EXHAUSTED (its bytes dropped),
+ *                             an answer past it closes that connection.
+ *   KG_REQ_DEADLINE_MS 10 s   from a request's HEADERS to its end: later, RST_STREAM (CANCEL).
  *   KSRV_MAX_CONNS    32      plugin connections (all resources); one more evicts the one idle
  *                             longest, so a peer holding connections open cannot lock the kubelet
  * out. KSRV_MAX_RES      64      resources per server; KSRV_MAX_DEVICES 4096 devices per resource,
@@ -43,6 +47,8 @@ struct log_err;
 #define KG_MAX_IN	    (8u << 20)
 #define KG_MAX_OUT	    (8u << 20)
 #define KG_MAX_HEADERS	    (16u << 10)
+#define KG_MAX_TOTAL	    (16u << 20)
+#define KG_REQ_DEADLINE_MS  10000
 #define KSRV_MAX_CONNS	    32
 #define KSRV_MAX_RES	    64
 #define KSRV_MAX_DEVICES    KUBELET_DEVICES_MAX
@@ -112,6 +118,17 @@ int kg_conn_fd(const struct kg_conn *c);
 short kg_conn_events(const struct kg_conn *c);
 /* Read and write what the socket allows. -errno: the connection is dead (free it). */
 int kg_conn_io(struct kg_conn *c, short revents, struct log_err *err);
+
+/*
+ * Reset (RST_STREAM CANCEL) every request of c not complete KG_REQ_DEADLINE_MS after its
+ * HEADERS (a peer trickling a request); send with kg_conn_io. Returns how many.
+ */
+int kg_conn_expire(struct kg_conn *c, long long now_ms);
+/* When the next of c's requests expires (kg_now_ms clock), or -1: none pending. */
+long long kg_conn_deadline(const struct kg_conn *c);
+long long kg_now_ms(void);
+/* Request and answer bytes buffered by all connections (the KG_MAX_TOTAL budget). */
+size_t kg_total_bytes(void);
 /*
  * Queue a framed message on server stream sid (taken, also on failure). latest: this
  * message replaces any earlier one not yet started (ListAndWatch).

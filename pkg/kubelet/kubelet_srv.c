@@ -377,6 +377,33 @@ static bool ours_there(const struct kres *r)
 	return r->lfd >= 0 && stat(r->path, &st) == 0 && st.st_dev == r->dev && st.st_ino == r->ino;
 }
 
+/* Reset requests past their deadline (a trickling peer); the poll timeout until the next one. */
+static int expire(struct kubelet_srv *s, int timeout)
+{
+	long long now = kg_now_ms();
+
+	for (size_t i = 0; i < KSRV_MAX_CONNS; i++) {
+		struct kconn *kc = &s->conns[i];
+		struct log_err e = {0};
+		long long d;
+
+		if (!kc->g)
+			continue;
+		if (kg_conn_expire(kc->g, now) > 0) {
+			log_warn("kubelet: %s: a request not complete after %d s: reset",
+				 s->res[kc->res].name, KG_REQ_DEADLINE_MS / 1000);
+			if (kg_conn_io(kc->g, 0, &e) < 0) {
+				conn_drop(s, kc);
+				continue;
+			}
+		}
+		d = kg_conn_deadline(kc->g);
+		if (d >= 0 && (timeout < 0 || d - now < timeout))
+			timeout = d - now < 0 ? 0 : (int)(d - now);
+	}
+	return timeout;
+}
+
 /* Accept on res's socket; a full table evicts the connection idle longest without a stream. */
 static void accept_on(struct kubelet_srv *s, size_t res, long long now)
 {
@@ -513,6 +540,7 @@ int kubelet_srv_run(struct kubelet_srv *s, const struct kubelet_poll *extra, siz
 			if (pfd[1 + i].revents & POLLIN)
 				accept_on(s, i, now);
 		timeout = kreg_step(s->reg, pfd + r0, nr, now);
+		timeout = expire(s, timeout);
 		for (size_t i = 0; i < n_extra; i++) {
 			if (!pfd[x0 + i].revents)
 				continue;

@@ -275,3 +275,19 @@ EOF2
   run fk call "$FOO" GetDevicePluginOptions
   [ "$output" = '{"get_preferred_allocation_available": true}' ]
 }
+
+@test "kubelet: a request trickled a byte at a time is reset 10 s after its HEADERS; others are served meanwhile" {
+  kubelet_up
+  demo_up
+  fk wait-reg "$D" 2
+  /usr/bin/python3 "$FK" hostile "$FOO" trickle 20 >"$D/trickle" 3>&- &
+  local h=$!
+  wait_for grep -q trickling "$D/trickle"
+  run fk call "$FOO" GetDevicePluginOptions
+  [ "$output" = '{"get_preferred_allocation_available": true}' ]
+  wait "$h"
+  echo "$(cat "$D/trickle")" >&2
+  grep -qE '^reset after (9|10|11) s \(code 8\)$' "$D/trickle"
+  grep -q 'a request not complete after 10 s: reset' "$D/demo.log"
+  kill -0 "$DPID"
+}

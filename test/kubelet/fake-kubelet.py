@@ -22,7 +22,10 @@ into $FAKE_KUBELET_GEN (made if absent; default a temp dir). Commands (JSON on s
                                   hold (40 idle connections, more than the plugin keeps;
                                   print "holding" and hold them SECONDS),
                                   evict (A, then B, then I/O on A, then more connections
-                                  until the plugin closes A or B: print which)
+                                  until the plugin closes A or B: print which),
+                                  trickle (an Allocate whose body comes a byte every 0.5 s
+                                  and never ends: print when the plugin resets it, at most
+                                  SECONDS)
 """
 import json
 import os
@@ -224,6 +227,47 @@ def evict(sock):
     return 0
 
 
+def trickle(sock, limit):
+    """HEADERS of an Allocate, then one body byte every 0.5 s, never the end; print when the
+    plugin reset the stream (RST_STREAM), or "not reset" after LIMIT seconds."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(sock)
+    hdrs = b"".join(hpack_literal(n, v) for n, v in [
+        (b":method", b"POST"), (b":scheme", b"http"), (b":authority", b"x"),
+        (b":path", b"/v1beta1.DevicePlugin/Allocate"),
+        (b"content-type", b"application/grpc"), (b"te", b"trailers")])
+    s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0, b"") + frame(1, 4, 1, hdrs))
+    print("trickling", flush=True)
+    s.settimeout(0.5)
+    t0, buf = time.time(), b""
+    while time.time() - t0 < limit:
+        try:
+            s.sendall(frame(0, 0, 1, b"\0"))
+            data = s.recv(65536)
+            if not data:
+                print("closed after %.1f s" % (time.time() - t0))
+                return 0
+            buf += data
+        except socket.timeout:
+            pass
+        except OSError as e:
+            print("error after %.1f s: %s" % (time.time() - t0, e))
+            return 0
+        while len(buf) >= 9:
+            n = int.from_bytes(buf[:3], "big")
+            if len(buf) < 9 + n:
+                break
+            typ, sid = buf[3], int.from_bytes(buf[5:9], "big") & 0x7fffffff
+            if typ == 3 and sid == 1:
+                code = int.from_bytes(buf[9:13], "big")
+                print("reset after %.0f s (code %d)" % (time.time() - t0, code))
+                return 0
+            buf = buf[9 + n:]
+        time.sleep(0.5)
+    print("not reset after %.0f s" % limit)
+    return 0
+
+
 def hostile(argv):
     sock, mode = argv[0], argv[1]
     hold = float(argv[2]) if len(argv) > 2 else 5
@@ -249,6 +293,8 @@ def hostile(argv):
         return 0
     if mode == "evict":
         return evict(sock)
+    if mode == "trickle":
+        return trickle(sock, hold)
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.connect(sock)
     if mode == "garbage":
