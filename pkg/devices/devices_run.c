@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "devices/devices_internal.h"
@@ -18,7 +19,12 @@
 _Static_assert(DEVICES_IDS_MAX == KUBELET_DEVICES_MAX, "one device limit with pkg/kubelet");
 _Static_assert(DEVICES_COUNT_MAX <= DEVICES_IDS_MAX, "one group's count fits a class");
 
-#define GONE_MAX 1024 /* IDs of vanished devices still listed Unhealthy, per class */
+#define GONE_MAX 1024
+#define COALESCE_MS                                                                                \
+	100 /* hotplug events within this of the first one: one rescan */ /* IDs of vanished       \
+									     devices still listed  \
+									     Unhealthy, per class  \
+									   */
 
 struct cls_state {
 	struct devices_found f; /* the last scan */
@@ -36,16 +42,20 @@ struct run {
 	struct devices_watch *w;
 	struct devices_http *http; /* --listen, or NULL */
 	int sfd;		   /* signalfd */
+	int tfd;		   /* timerfd: the rescan COALESCE_MS after the first event */
+	bool armed;
+	unsigned long events, rescans; /* hotplug batches drained, rescans done (-vv) */
 };
 
-static bool has(char **ids, size_t n, const char *id)
+static int str_cmp(const void *a, const void *b)
 {
-	size_t i;
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
-	for (i = 0; i < n; i++)
-		if (!strcmp(ids[i], id))
-			return true;
-	return false;
+/* Is id among the n sorted ids? */
+static bool has(char **sorted, size_t n, const char *id)
+{
+	return n && bsearch(&id, sorted, n, sizeof(char *), str_cmp);
 }
 
 /* Scan class i again; devices that went away are kept as Unhealthy (GONE_MAX at most). */
@@ -53,25 +63,32 @@ static int rescan(struct run *run, size_t i, struct log_err *err)
 {
 	struct cls_state *s = &run->s[i];
 	struct devices_found nf = {0};
-	size_t j, k;
+	size_t j, k, n_sorted = s->n_gone;
+	char **sorted;
 	int r = devices_scan(run->c, i, &run->o->roots, &nf, err);
 
 	if (r < 0)
 		return r;
+	/* every lookup below is a binary search: nf's index, a sorted copy of gone */
+	sorted = malloc((s->n_gone + 1) * sizeof(char *));
+	if (!sorted) {
+		devices_found_free(&nf);
+		return log_err_set(err, -ENOMEM, "out of memory");
+	}
+	if (s->n_gone)
+		memcpy(sorted, s->gone, s->n_gone * sizeof(char *));
+	qsort(sorted, n_sorted, sizeof(char *), str_cmp);
 	for (j = 0; j < s->f.n; j++) {
 		for (k = 0; k < s->f.d[j].n_ids; k++) {
 			const char *id = s->f.d[j].ids[k];
 			char **g;
 
-			if (devices_find(&nf, id) || has(s->gone, s->n_gone, id))
-				continue;
-			if (s->n_gone >= GONE_MAX) { /* the oldest goes */
-				free(s->gone[0]);
-				memmove(s->gone, s->gone + 1, --s->n_gone * sizeof(char *));
-			}
+			if (devices_find(&nf, id) || has(sorted, n_sorted, id))
+				continue; /* (IDs of one scan are unique: no new one is in gone) */
 			g = realloc(s->gone, (s->n_gone + 1) * sizeof(char *));
 			if (!g || !(g[s->n_gone] = strdup(id))) {
 				s->gone = g ? g : s->gone;
+				free(sorted);
 				devices_found_free(&nf);
 				return log_err_set(err, -ENOMEM, "out of memory");
 			}
@@ -79,14 +96,15 @@ static int rescan(struct run *run, size_t i, struct log_err *err)
 			s->n_gone++;
 		}
 	}
-	for (j = 0; j < s->n_gone;) { /* back again: healthy */
-		if (devices_find(&nf, s->gone[j])) {
+	free(sorted);
+	for (j = 0, k = 0; j < s->n_gone; j++) { /* back again: healthy; over GONE_MAX: the
+						    oldest go */
+		if (devices_find(&nf, s->gone[j]) || s->n_gone - j > GONE_MAX)
 			free(s->gone[j]);
-			memmove(s->gone + j, s->gone + j + 1, (--s->n_gone - j) * sizeof(char *));
-		} else {
-			j++;
-		}
+		else
+			s->gone[k++] = s->gone[j];
 	}
+	s->n_gone = k;
 	devices_found_free(&s->f);
 	s->f = nf;
 	return 0;
@@ -223,13 +241,34 @@ static int on_signal(void *ctx, struct log_err *err)
 	return 1;
 }
 
+/* Events: the rescan is COALESCE_MS after the first of a burst (one for a whole burst). */
 static int on_hotplug(void *ctx, struct log_err *err)
 {
 	struct run *run = ctx;
+	struct itimerspec at = {.it_value = {0, COALESCE_MS * 1000000L}};
 	int r = devices_watch_drain(run->w);
 
 	if (r <= 0)
 		return r < 0 ? log_err_set(err, r, "inotify: %s", strerror(-r)) : 0;
+	run->events++;
+	if (run->armed)
+		return 0;
+	if (timerfd_settime(run->tfd, 0, &at, NULL) < 0)
+		return refresh(run, err); /* no timer: at once */
+	run->armed = true;
+	return 0;
+}
+
+static int on_timer(void *ctx, struct log_err *err)
+{
+	struct run *run = ctx;
+	unsigned long long ticks;
+
+	if (read(run->tfd, &ticks, sizeof(ticks)) != sizeof(ticks))
+		return 0;
+	run->armed = false;
+	run->rescans++;
+	log_debug("hotplug: rescan %lu (%lu event batches so far)", run->rescans, run->events);
 	return refresh(run, err);
 }
 
@@ -271,14 +310,14 @@ static int metrics(void *ctx, struct strbuf *out)
 
 int devices_run(const struct devices_opts *o, struct log_err *err)
 {
-	struct run run = {.o = o, .sfd = -1};
+	struct run run = {.o = o, .sfd = -1, .tfd = -1};
 	struct kubelet_opts ko = {
 	    .dir = o->plugin_dir,
 	    .socket_prefix = "nodeprobe-",
 	    .ops = {op_allocate, op_free, op_preferred},
 	};
-	struct kubelet_poll polls[4];
-	size_t np = 2;
+	struct kubelet_poll polls[5];
+	size_t np = 3;
 	sigset_t mask;
 	size_t i;
 	int r;
@@ -310,8 +349,10 @@ int devices_run(const struct devices_opts *o, struct log_err *err)
 	sigaddset(&mask, SIGINT);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	run.sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (run.sfd < 0) {
-		r = log_err_set(err, -errno, "signalfd: %s", strerror(errno));
+	run.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (run.sfd < 0 || run.tfd < 0) {
+		r = log_err_set(err, -errno, "%s: %s", run.sfd < 0 ? "signalfd" : "timerfd",
+				strerror(errno));
 		goto out;
 	}
 	r = refresh(&run, err);
@@ -319,6 +360,7 @@ int devices_run(const struct devices_opts *o, struct log_err *err)
 		goto out;
 	polls[0] = (struct kubelet_poll){run.sfd, on_signal, &run};
 	polls[1] = (struct kubelet_poll){devices_watch_fd(run.w), on_hotplug, &run};
+	polls[2] = (struct kubelet_poll){run.tfd, on_timer, &run};
 	if (o->listen) {
 		r = devices_http_new(o->listen, metrics, &run, &run.http, err);
 		if (r < 0)
@@ -333,6 +375,8 @@ out:
 	devices_watch_free(run.w);
 	if (run.sfd >= 0)
 		close(run.sfd);
+	if (run.tfd >= 0)
+		close(run.tfd);
 	for (i = 0; run.s && i < run.c->n; i++) {
 		devices_found_free(&run.s[i].f);
 		fs_names_free(run.s[i].gone, run.s[i].n_gone);

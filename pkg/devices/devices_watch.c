@@ -14,8 +14,13 @@
 #include "fsutil/fsutil.h"
 #include "log/log.h"
 
-#define MASK  (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF)
+/* Nodes and directories that come and go; not IN_ATTRIB (udev's chmod of a node we already saw). */
+#define MASK  (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF)
 #define DEPTH 3 /* /dev/bus/usb/001, /dev/serial/by-id */
+
+/* Subtrees of /dev that hold no device a class hands out, and change all the time (every
+ * terminal, every POSIX shm segment or queue): not watched. */
+static const char *const skip[] = {"pts", "shm", "mqueue", "hugepages", NULL};
 
 struct devices_watch {
 	int fd;		/* inotify */
@@ -40,7 +45,11 @@ static void add_tree(struct devices_watch *w, const char *dir, int depth)
 	if (depth >= DEPTH || fs_list_dir(dir, &names, &n, NULL) < 0)
 		return;
 	for (i = 0; i < n; i++) {
-		if (names[i][0] == '.' ||
+		bool skipped = false;
+
+		for (size_t k = 0; depth == 0 && skip[k]; k++)
+			skipped |= !strcmp(names[i], skip[k]);
+		if (skipped || names[i][0] == '.' ||
 		    (size_t)snprintf(sub, sizeof(sub), "%s/%s", dir, names[i]) >= sizeof(sub))
 			continue;
 		if (fs_is_dir(sub))
@@ -83,6 +92,7 @@ int devices_watch_drain(struct devices_watch *w)
 {
 	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
 	int due = 0;
+	bool new_dir = false;
 
 	for (;;) {
 		ssize_t n = read(w->fd, buf, sizeof(buf));
@@ -100,9 +110,12 @@ int devices_watch_drain(struct devices_watch *w)
 			due = 1;
 			if (e->mask & IN_Q_OVERFLOW)
 				log_info("%s: inotify queue overflowed; rescanning", w->root);
+			if (e->mask & (IN_Q_OVERFLOW | IN_ISDIR))
+				new_dir |= !(e->mask & (IN_DELETE | IN_MOVED_FROM));
 			p += sizeof(*e) + e->len;
 		}
-		if (due) {
+		if (new_dir) {
+			new_dir = false;
 			/* new directories (/dev/bus/usb/003, /dev/serial/by-id) get a watch;
 			 * re-adding an existing one only sets its mask again */
 			w->watches = 0;

@@ -89,3 +89,20 @@ SERIAL1000='{"name": "serial", "groups": [{"count": 1000, "paths": [{"path": "/d
   [[ "$output" == *'"host_path": "/dev/ttyUSB1"'* ]]
   [ ! -e "$T/cdi/nodeprobe.io-serial.json" ]
 }
+
+@test "devices-limits: a burst of 1000 nodes is a few rescans; /dev/pts churn is none" {
+  need_grpc
+  mkdir -p "$T/dev/pts"
+  start_plugin "$D" --preset serial --cdi=false -vv
+  S="$T/kl/nodeprobe-squat.ai_serial.sock"
+  wait_for grep -q 'squat.ai/serial: ' "$T/plugin.log"
+  b=$(grep -c 'squat.ai/serial: ' "$T/plugin.log")
+  for i in $(seq 1000); do : > "$T/dev/pts/$i"; done
+  sleep 1
+  [ "$(grep -c 'squat.ai/serial: ' "$T/plugin.log")" -eq "$b" ]
+  for i in $(seq 1000); do : > "$T/dev/ttyUSB$i"; done
+  wait_for ids_are "$S" 1000
+  n=$(( $(grep -c 'squat.ai/serial: ' "$T/plugin.log") - b ))
+  echo "1000 creates: $n rescans ($(grep -c 'hotplug: rescan' "$T/plugin.log") at -vv)" >&2
+  [ "$n" -ge 1 ] && [ "$n" -le 50 ]
+}
