@@ -298,8 +298,8 @@ static int parse_path(struct ydoc *y, const yaml_node_t *n, struct dpath *p)
 		return ydoc_fail(y, n, "path: 'path' is required");
 	if ((r = want_text(y, v, "path", &s)) < 0)
 		return r;
-	if (s[0] != '/')
-		return ydoc_fail(y, v, "path '%s': want an absolute path", s);
+	if (!dpath_host_ok(s))
+		return ydoc_fail(y, v, "path '%s': %s", s, DPATH_WANT);
 	p->path = strdup(s);
 	if ((v = ydoc_get(y, n, "mountPath")) && !ydoc_is_null(v)) {
 		if ((r = want_text(y, v, "mountPath", &s)) < 0)
@@ -487,8 +487,8 @@ static int parse_comma(struct devices_classes *c, const char *arg, const char *d
 		    k->ng < DEVICES_GROUPS_MAX ? grow(&k->g, &k->ng, sizeof(*g)) : NULL;
 		struct dpath *p = g ? grow(&g->p, &g->np, sizeof(*p)) : NULL;
 
-		if (tok[0] != '/')
-			r = log_err_set(err, -EINVAL, "path '%s': want an absolute path", tok);
+		if (!dpath_host_ok(tok))
+			r = log_err_set(err, -EINVAL, "path '%s': %s", tok, DPATH_WANT);
 		else if (!p || !(p->path = strdup(tok)))
 			r = log_err_set(err, -ENOMEM, "out of memory (or more than %d paths)",
 					DEVICES_GROUPS_MAX);

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "devices/devices.h"
 
@@ -38,6 +39,22 @@ struct dpath {
 	bool mount;	  /* type: Mount */
 	unsigned limit;	  /* squat's limit (1 by default) */
 };
+
+/*
+ * A class's host path: /dev or /sys, or under them, no "..": the only host trees the plugin sees
+ * (at --dev-root, --sys-root); any other path would be globbed inside its own container.
+ */
+static inline bool dpath_host_ok(const char *p)
+{
+	bool dev = !strncmp(p, "/dev", 4), sys = !strncmp(p, "/sys", 4);
+
+	return (dev || sys) && (p[4] == '/' || !p[4]) && !strstr(p, "/../") &&
+	       (strlen(p) < 3 || strcmp(p + strlen(p) - 3, "/.."));
+}
+
+#define DPATH_WANT                                                                                  \
+	"want /dev/... or /sys/...: the plugin sees only the host's /dev and /sys (at --dev-root, " \
+	"--sys-root); other paths would be read inside its own container"
 
 struct dusb {
 	unsigned vendor, product; /* parsed hex */

@@ -72,6 +72,22 @@ YAML
   [[ "$output" == *"squat.ai/kvm kvm "* ]]
 }
 
+@test "devices: paths outside /dev and /sys (Mount too, '..' too) are refused naming the flag or file:line" {
+  run "$D" --list --device '{"name": "x", "groups": [{"paths": [{"path": "/etc/passwd", "type": "Mount"}]}]}'
+  [ "$status" -eq 2 ]
+  [[ "$output" == "nodeprobe-devices: error: --device:1:"*"path '/etc/passwd': want /dev/... or /sys/...: the plugin sees only the host's /dev and /sys"* ]]
+  run "$D" --list --device 'x,/dev/../etc/shadow'
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"--device 'x,/dev/../etc/shadow': path '/dev/../etc/shadow': want /dev/..."* ]]
+  printf '%s\n' 'apiVersion: nodeprobe.io/v1alpha1' 'kind: DeviceClass' 'metadata: {name: data}' \
+    'spec: {groups: [{paths: [{path: /var/lib/data, type: Mount}]}]}' > "$T/c.yaml"
+  run "$D" --list --classes "$T/c.yaml"
+  [ "$status" -eq 2 ]
+  [[ "$output" == "nodeprobe-devices: error: $T/c.yaml:4:"*"path '/var/lib/data': want /dev/..."* ]]
+  run "$D" --list --dev-root "$T/dev" --sys-root "$T/sys" --device 'snd,/dev/snd'
+  [ "$status" -eq 0 ]
+}
+
 # wait_for CMD...: retry CMD for up to 5 s (the plugin's socket, a registration).
 wait_for() {
   local i
