@@ -183,7 +183,8 @@ int devices_cdi_json(const struct devices_found *f, const char *cls_name, char *
 /*
  * Write it to dir as "nodeprobe.io-<class>.json" atomically (fs_publish: unchanged content is
  * not rewritten); with no device, remove that file, but only when it is ours (its kind and our
- * annotation). Returns 1 written or removed, 0 unchanged, -errno with err.
+ * annotation). A file of that name we did not write is never touched: -EEXIST with err naming it.
+ * Returns 1 written or removed, 0 unchanged, -errno with err.
  */
 int devices_cdi_write(const char *dir, const struct devices_found *f, const char *cls_name,
 		      struct log_err *err);

@@ -103,6 +103,15 @@ int devices_cdi_write(const char *dir, const struct devices_found *f, const char
 					   strerror(errno));
 		return 1;
 	}
+	if (fs_path_join(path, sizeof(path), dir, name, err) < 0)
+		return -ENAMETOOLONG;
+	if (!access(path, F_OK) || errno != ENOENT) { /* there (or unreadable): ours only */
+		if (!ours(path, kind))
+			return log_err_set(err, -EEXIST,
+					   "%s: not a spec nodeprobe-devices wrote (no %s "
+					   "annotation with kind %s): left untouched",
+					   path, OWNER_KEY, kind);
+	}
 	r = devices_cdi_json(f, cls_name, &js);
 	if (r < 0)
 		return log_err_set(err, r, "out of memory");

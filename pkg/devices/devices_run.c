@@ -32,6 +32,7 @@ struct cls_state {
 	char **gone;		/* IDs seen before and not now: listed Unhealthy */
 	size_t n_gone;
 	unsigned long long allocs; /* Allocate answers given (containers) */
+	bool cdi_foreign;	   /* its CDI file is someone else's: no CDI names in answers */
 };
 
 struct run {
@@ -146,9 +147,12 @@ static int publish(struct run *run, size_t i, struct log_err *err)
 		if (r == -ENOMEM)
 			return r;
 		if (r < 0) { /* a read-only or full CDI directory: Allocate still answers */
-			log_warn("%s; its CDI spec is not updated", err ? err->msg : "");
+			log_warn("%s; %s", err ? err->msg : "",
+				 r == -EEXIST ? "Allocate answers without CDI names for this class"
+					      : "its CDI spec is not updated");
 			log_err_clear(err);
 		}
+		s->cdi_foreign = r == -EEXIST;
 	}
 	log_info("%s: %zu devices, %zu healthy IDs, %zu unhealthy",
 		 devices_class_resource(run->c, i), s->f.n, healthy, n - healthy);
@@ -203,8 +207,8 @@ static int op_allocate(void *ctx, size_t res, const char *const *ids, size_t n,
 
 	if (!s)
 		return log_err_set(err, -ENOENT, "no resource %zu", res);
-	r = devices_allocate(&s->f, devices_class_name(run->c, cls), !run->o->no_cdi, ids, n, out,
-			     err);
+	r = devices_allocate(&s->f, devices_class_name(run->c, cls),
+			     !run->o->no_cdi && !s->cdi_foreign, ids, n, out, err);
 	s->allocs += r >= 0;
 	return r;
 }

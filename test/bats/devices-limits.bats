@@ -106,3 +106,20 @@ SERIAL1000='{"name": "serial", "groups": [{"count": 1000, "paths": [{"path": "/d
   echo "1000 creates: $n rescans ($(grep -c 'hotplug: rescan' "$T/plugin.log") at -vv)" >&2
   [ "$n" -ge 1 ] && [ "$n" -le 50 ]
 }
+
+@test "devices-limits: a foreign nodeprobe.io-<class>.json is left untouched, named in a warning; no CDI names for it" {
+  need_grpc
+  : > "$T/dev/ttyUSB0"
+  printf '{"cdiVersion": "0.6.0", "kind": "nodeprobe.io/serial", "devices": [{"name": "theirs", "containerEdits": {}}]}\n' > "$T/cdi/nodeprobe.io-serial.json"
+  cp "$T/cdi/nodeprobe.io-serial.json" "$T/theirs.json"
+  start_plugin "$D" --preset serial --preset fuse --cdi-dir "$T/cdi"
+  S="$T/kl/nodeprobe-squat.ai_serial.sock"
+  wait_for grep -q "$T/cdi/nodeprobe.io-serial.json: not a spec nodeprobe-devices wrote" "$T/plugin.log"
+  cat "$T/plugin.log" >&2
+  grep -q 'left untouched; Allocate answers without CDI names for this class' "$T/plugin.log"
+  cmp "$T/cdi/nodeprobe.io-serial.json" "$T/theirs.json"
+  run /usr/bin/python3 "$FK" call "$S" Allocate '{"container_requests": [{"devices_ids": ["ttyUSB0-0"]}]}'
+  [[ "$output" == *'"host_path": "/dev/ttyUSB0"'* ]]
+  [[ "$output" != *cdi_devices* ]]
+  kill -0 "$PLUGIN"
+}
