@@ -2,6 +2,7 @@
 /* test_kubelet: pkg/kubelet's messages (encode, decode, the gRPC prefix) and gRPC over nghttp2. */
 #include <errno.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 
 #include "harness.h"
@@ -340,4 +341,74 @@ TEST(resource_names_are_checked)
 	CHECK_INT(kubelet_srv_set_devices(s, 0, &bad, 1, &err), -EINVAL);
 	CHECK_INT(kubelet_srv_set_devices(s, 5, NULL, 0, &err), -EINVAL);
 	kubelet_srv_free(s);
+}
+
+/* A server that holds each request open (no answer yet): its stream id is kept. */
+struct held {
+	int32_t sid;
+};
+
+static void h_request(void *ctx, struct kg_conn *c, int32_t sid, const char *path,
+		      const uint8_t *body, size_t n)
+{
+	(void)c, (void)path, (void)body, (void)n;
+	((struct held *)ctx)->sid = sid;
+}
+
+static void h_closed(void *ctx, struct kg_conn *c, int32_t sid)
+{
+	(void)ctx, (void)c, (void)sid;
+}
+
+static const struct kg_handler hh = {h_request, h_closed, p_response};
+
+static struct kpb_buf big(size_t n)
+{
+	struct kpb_buf b = {calloc(1, n), n};
+
+	if (!b.p)
+		abort();
+	return b;
+}
+
+/* Answers queued on three connections whose peer never reads: 16 MiB in all, whatever each
+ * connection's own 8 MiB allows (32 connections x 16 MiB was the worst case before). */
+TEST(grpc_process_wide_byte_budget)
+{
+	struct kg_conn *srv[3], *cli[3];
+	struct held h[3] = {{0}};
+	struct pair p = {0};
+	struct kpb_buf m;
+	int sv[2];
+
+	for (int i = 0; i < 3; i++) {
+		REQUIRE_INT(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+		REQUIRE_INT(kg_conn_new(sv[0], true, &hh, &h[i], &srv[i]), 0);
+		REQUIRE_INT(kg_conn_new(sv[1], false, &ph, &p, &cli[i]), 0);
+		kpb_empty(&m);
+		REQUIRE(kg_call(cli[i], "/v1beta1.DevicePlugin/ListAndWatch", &m) > 0);
+		for (int k = 0; k < 50 && !h[i].sid; k++) {
+			struct pollfd f[2] = {{kg_conn_fd(srv[i]), kg_conn_events(srv[i]), 0},
+					      {kg_conn_fd(cli[i]), kg_conn_events(cli[i]), 0}};
+
+			REQUIRE(poll(f, 2, 1000) > 0);
+			if (f[0].revents)
+				REQUIRE_INT(kg_conn_io(srv[i], f[0].revents, NULL), 0);
+			if (f[1].revents)
+				REQUIRE_INT(kg_conn_io(cli[i], f[1].revents, NULL), 0);
+		}
+		REQUIRE(h[i].sid > 0);
+	}
+	m = big(7u << 20);
+	CHECK_INT(kg_send(srv[0], h[0].sid, &m, false), 0); /* 7 MiB: within 8 per connection */
+	m = big(7u << 20);
+	CHECK_INT(kg_send(srv[1], h[1].sid, &m, false), 0); /* 14 MiB in all */
+	m = big(3u << 20);
+	CHECK_INT(kg_send(srv[2], h[2].sid, &m, false), -ENOBUFS); /* 17 > 16 MiB */
+	CHECK(kg_total_bytes() <= KG_MAX_TOTAL);
+	for (int i = 0; i < 3; i++) {
+		kg_conn_free(srv[i]);
+		kg_conn_free(cli[i]);
+	}
+	CHECK_INT(kg_total_bytes(), 0); /* every byte given back */
 }
