@@ -78,6 +78,16 @@ static struct kg_stream *stream_new(struct kg_conn *c, int32_t id)
 	return st;
 }
 
+/* The request body gathered so far goes (handed on, too big, or past its deadline). */
+static void body_drop(struct kg_conn *c, struct kg_stream *st)
+{
+	c->in_bytes -= st->in_len;
+	total_bytes -= st->in_len;
+	free(st->in);
+	st->in = NULL;
+	st->in_len = 0;
+}
+
 static void stream_free(struct kg_conn *c, struct kg_stream *st)
 {
 	if (st->prev)
@@ -253,11 +263,7 @@ static int on_data(nghttp2_session *s, uint8_t flags, int32_t sid, const uint8_t
 	if (st->in_len + len > KPB_PREFIX + KPB_MAX_MSG || total_bytes + len > KG_MAX_TOTAL) {
 		st->too_big = true; /* what it sent so far is dropped; answered at its end */
 		st->over_budget = st->in_len + len <= KPB_PREFIX + KPB_MAX_MSG;
-		c->in_bytes -= st->in_len;
-		total_bytes -= st->in_len;
-		free(st->in);
-		st->in = NULL;
-		st->in_len = 0;
+		body_drop(c, st);
 		return 0;
 	}
 	if (c->in_bytes + len > KG_MAX_IN) {
@@ -301,11 +307,7 @@ static int on_frame(nghttp2_session *s, const nghttp2_frame *f, void *u)
 	}
 	c->h->request(c->ctx, c, st->id, st->path, st->in ? st->in : (const uint8_t *)"",
 		      st->in_len);
-	c->in_bytes -= st->in_len;
-	total_bytes -= st->in_len;
-	free(st->in);
-	st->in = NULL;
-	st->in_len = 0;
+	body_drop(c, st);
 	return 0;
 }
 
@@ -548,11 +550,7 @@ int kg_conn_expire(struct kg_conn *c, long long now_ms)
 		if (st->dispatched || now_ms - st->start_ms < KG_REQ_DEADLINE_MS)
 			continue;
 		st->dispatched = true; /* once; its buffer goes now, the stream when closed */
-		c->in_bytes -= st->in_len;
-		total_bytes -= st->in_len;
-		free(st->in);
-		st->in = NULL;
-		st->in_len = 0;
+		body_drop(c, st);
 		if (nghttp2_submit_rst_stream(c->s, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_CANCEL) == 0)
 			n++;
 	}
