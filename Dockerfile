@@ -10,7 +10,8 @@ FROM ${DEBIAN} AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends build-essential pkg-config ca-certificates git \
       libfdt-dev libpci-dev libyaml-dev libcurl4-openssl-dev libjansson-dev libyajl-dev \
-      libmicrohttpd-dev libssl-dev nettle-dev libre2-dev libdeflate-dev \
+      libmicrohttpd-dev libssl-dev libre2-dev libdeflate-dev \
+      libnghttp2-dev libprotobuf-c-dev protobuf-c-compiler nettle-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -20,7 +21,7 @@ RUN scripts/image-rootfs /out
 FROM scratch
 # Layer 1: shared libraries (exactly what ldd lists), CA certificates, passwd/group.
 COPY --from=build /out/runtime/ /
-# Layer 2: the three binaries and the built-in rules.
+# Layer 2: the four binaries (nodeprobe, -mirror, -reload, -devices) and the built-in rules.
 COPY --from=build /out/app/ /
 ENV PATH=/usr/bin
 WORKDIR /

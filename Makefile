@@ -7,6 +7,8 @@
 #   hooks/<name>/*.c         -> $(BUILD)/nodeprobe-<name>
 #   test/unit/test_<mod>.c   -> $(BUILD)/test/unit/test_<mod>
 #   test/fuzz/fuzz_<what>.c  -> $(BUILD)/fuzz/fuzz_<what>   (make fuzz, clang)
+#   pkg/<mod>/<x>.proto      -> $(BUILD)/gen/pkg/<mod>/<x>.pb-c.[ch] (protoc-c, on the build
+#                               machine) -> libnodeprobe.a; included as "<mod>/<x>.pb-c.h"
 
 VERSION    := 0.1.0
 PREFIX     ?= /usr/local
@@ -56,7 +58,7 @@ RE2_LIBS   := $(if $(filter 1,$(SAN)),-lre2 -lstdc++,-Wl,-Bstatic -lre2 -lstdc++
 STATIC_C   := $(if $(filter 1,$(SAN)),-lfdt -lyaml -ldeflate -lnettle,-Wl,-Bstatic -lfdt -lyaml -ldeflate -lnettle -Wl,-Bdynamic)
 LDFLAGS    += $(if $(filter 1,$(SAN)),,-static-libgcc)
 LDLIBS     += -Wl,--as-needed $(STATIC_C) -lpci -lcurl -ljansson -lyajl \
-              -lmicrohttpd -lcrypto $(RE2_LIBS) -lm
+              -lmicrohttpd -lcrypto -lnghttp2 -lprotobuf-c $(RE2_LIBS) -lm
 CXX        := $(CROSS_COMPILE)$(if $(filter default,$(origin CXX)),g++,$(CXX))$(if $(SYSROOT), --sysroot=$(SYSROOT))
 CXXFLAGS   ?= $(CFLAGS)
 CXXWARN    := -Wall -Wextra -Wshadow -Wformat=2 -Wno-format-nonliteral $(filter -Werror,$(WARN))
@@ -64,7 +66,15 @@ CXXWARN    := -Wall -Wextra -Wshadow -Wformat=2 -Wno-format-nonliteral $(filter 
 PKG_SRCS   := $(sort $(wildcard pkg/*/*.c))
 # C++ only where a library has no C API (pkg/goregex over RE2): a shim exporting C.
 PKG_CXX_SRCS := $(sort $(wildcard pkg/*/*.cc))
-PKG_OBJS   := $(PKG_SRCS:%.c=$(BUILD)/%.o) $(PKG_CXX_SRCS:%.cc=$(BUILD)/%.o)
+# Message code generated from a module's .proto (pkg/kubelet): protoc-c runs on the build
+# machine (cross builds too: the generated C is portable), the objects join the library.
+# <x>.grpc.proto holds services only, for gRPC peers in the tests (no C from it).
+PROTOC_C   ?= protoc-c
+PROTO_SRCS := $(sort $(filter-out %.grpc.proto,$(wildcard pkg/*/*.proto)))
+PROTO_GEN_C := $(PROTO_SRCS:%.proto=$(BUILD)/gen/%.pb-c.c)
+PROTO_GEN_H := $(PROTO_GEN_C:.c=.h)
+CPPFLAGS   += -I$(BUILD)/gen/pkg
+PKG_OBJS   := $(PKG_SRCS:%.c=$(BUILD)/%.o) $(PKG_CXX_SRCS:%.cc=$(BUILD)/%.o) $(PROTO_GEN_C:.c=.o)
 LIB        := $(BUILD)/libnodeprobe.a
 
 CMD_DIRS   := $(sort $(dir $(wildcard cmd/*/main.c)))
@@ -122,6 +132,17 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
 
+# Generated code: the .h and .c come from one protoc-c run; compiled without our warnings
+# (protoc-c's style, not ours). Everything that may include a generated header waits for it.
+$(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: %.proto
+	@mkdir -p $(@D)
+	$(Q)$(PROTOC_C) --proto_path=$(<D) --c_out=$(@D) $<
+
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -w $(DEPFLAGS) -c -o $@ $<
+
+$(filter-out $(BUILD)/gen/%,$(PKG_OBJS)) $(UNIT_BINS:=.o) $(TOOL_BINS:=.o): | $(PROTO_GEN_H)
+
 $(BUILD)/%.o: %.cc
 	@mkdir -p $(@D)
 	$(Q)$(CXX) -std=c++17 -D_GNU_SOURCE -Ipkg $(CXXFLAGS) $(CXXWARN) $(DEPFLAGS) -c -o $@ $<
@@ -141,9 +162,10 @@ $(foreach d,$(BIN_DIRS),$(eval $(call BIN_RULE,$(d))))
 $(BUILD)/test/unit/%: $(BUILD)/test/unit/%.o $(LIB)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
-# Test tools (test/tools/<x>.c -> $(BUILD)/test/tools/<x>): fixtures made at test time.
-$(BUILD)/test/tools/%: $(BUILD)/test/tools/%.o
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LDLIBS)
+# Test tools (test/tools/<x>.c -> $(BUILD)/test/tools/<x>): fixtures made at test time, and
+# test providers over a module (kubelet-demo over pkg/kubelet).
+$(BUILD)/test/tools/%: $(BUILD)/test/tools/%.o $(LIB)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 run: deps all
 	$(BUILD)/nodeprobe --dry-run -v

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "devices/devices.h"
 #include "log/log.h"
 #include "probe/probe.h"
 
@@ -21,6 +22,8 @@ enum {
 	OPT_NO_BUILTIN,
 	OPT_DRY_RUN,
 	OPT_REMOVE,
+	OPT_DEV_ROOT,
+	OPT_OUTPUT_NAME,
 };
 
 static const struct cli_opt opts_table[] = {
@@ -39,6 +42,12 @@ static const struct cli_opt opts_table[] = {
     {"node", 'n', "NAME", "also label compatible strings of nodes named NAME (repeatable)", 'n'},
     {"rules", 'r', "PATH", "NodeFeatureRule file or directory (repeatable)", OPT_RULES},
     {"no-builtin-rules", 0, NULL, "do not evaluate the built-in rules", OPT_NO_BUILTIN},
+    DEVICES_CLI_OPTS, /* nodeprobe-devices' class options: <resource>.count labels */
+    {"device-classes", 0, "FILE", "the same as --classes", DEVICES_OPT_CLASSES},
+    {"dev-root", 0, "DIR", "where the host's /dev is seen, for the device classes (/dev)",
+     OPT_DEV_ROOT},
+    {"output-name", 0, "NAME", "the file's name in features-dir (default nodeprobe)",
+     OPT_OUTPUT_NAME},
     {"dry-run", 'd', NULL, "print the labels instead of writing the file", OPT_DRY_RUN},
     {"remove", 0, NULL, "delete <features-dir>/nodeprobe if nodeprobe wrote it, scan nothing",
      OPT_REMOVE},
@@ -70,6 +79,8 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 {
 	struct probe_opts *o = ctx;
 
+	if (id >= DEVICES_OPT_DEVICE) /* parsed as nodeprobe-devices parses them */
+		return devices_opt(o->devices, id, arg, msg, msglen);
 	switch (id) {
 	case OPT_SYSFS:
 		o->sysfs = arg;
@@ -110,6 +121,19 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 	case OPT_REMOVE:
 		o->remove = true;
 		break;
+	case OPT_DEV_ROOT:
+		o->dev = arg;
+		break;
+	case OPT_OUTPUT_NAME: /* a plain name: no '/', no dot-temp look-alike */
+		if (!arg[0] || arg[0] == '.' || strchr(arg, '/') || strlen(arg) > 200) {
+			snprintf(msg, (size_t)msglen,
+				 "--output-name '%s': want a file name (no '/', not starting with "
+				 "'.', at most 200 bytes)",
+				 arg);
+			return -1;
+		}
+		o->output_name = arg;
+		break;
 	default:
 		snprintf(msg, (size_t)msglen, "unhandled option");
 		return -1;
@@ -119,7 +143,8 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 
 int main(int argc, char **argv)
 {
-	struct probe_opts o = {0};
+	static struct devices_opts dev_opts; /* static: reachable at any early exit */
+	struct probe_opts o = {.devices = &dev_opts};
 	struct log_err err = {0};
 	char msg[128];
 	int verbose = 0, i, r;
@@ -155,6 +180,7 @@ int main(int argc, char **argv)
 	}
 	cli_log_init(spec.prog, verbose);
 	r = o.remove ? probe_remove(&o, &err) : probe_run(&o, &err);
+	devices_opts_free(&dev_opts);
 	if (r < 0) {
 		cli_error("%s", err.msg[0] ? err.msg : "failed");
 		return r == -PROBE_EXIT_INPUT || r == -PROBE_EXIT_OUTPUT || r == -PROBE_EXIT_FOREIGN

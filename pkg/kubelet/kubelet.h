@@ -25,6 +25,7 @@ struct log_err;
 #define KUBELET_API_VERSION "v1beta1"
 #define KUBELET_DIR_DEFAULT "/var/lib/kubelet/device-plugins"
 #define KUBELET_SOCK	    "kubelet.sock"
+#define KUBELET_DEVICES_MAX 4096 /* devices of one resource (kubelet_srv_set_devices) */
 
 /* One device of a resource as ListAndWatch reports it. */
 struct kubelet_device {
@@ -107,6 +108,10 @@ struct kubelet_poll {
 
 /* A server with no resources yet; nothing is created on disk. -errno with err set. */
 int kubelet_srv_new(const struct kubelet_opts *o, struct kubelet_srv **out, struct log_err *err);
+
+/* Is r an extended resource name kubelet_srv_add takes ("<domain>/<name>", the domain a DNS
+ * subdomain other than kubernetes.io, the name 1..63 letters, digits, '-', '_', '.')? */
+bool kubelet_resource_ok(const char *r);
 
 /*
  * Add a resource ("<domain>/<name>", checked as an extended resource name).

@@ -41,6 +41,7 @@ extern const struct probe_source probe_source_cpupstate;
 extern const struct probe_source probe_source_cpurdt;
 extern const struct probe_source probe_source_cpusst;
 extern const struct probe_source probe_source_cpucoprocessor;
+extern const struct probe_source probe_source_devices;
 
 /* The sources, in the order they run. A new source is one file and one line here. */
 static const struct probe_source *const probe_sources[] = {
@@ -54,6 +55,7 @@ static const struct probe_source *const probe_sources[] = {
     &probe_source_ksys,	       &probe_source_cpucstate,
     &probe_source_cpupstate,   &probe_source_cpurdt,
     &probe_source_cpusst,      &probe_source_cpucoprocessor,
+    &probe_source_devices,
 };
 
 void probe_opts_defaults(struct probe_opts *opts)

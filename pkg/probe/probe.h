@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct devices_opts;
 struct feat_set;
 struct label_set;
 struct log_err;
@@ -32,6 +33,10 @@ struct probe_opts {
 	bool no_builtin_rules;		      /* skip the rules shipped with the binary */
 	bool dry_run;			      /* print the labels to stdout, write nothing */
 	bool remove;			      /* nodeprobe --remove: main calls probe_remove */
+	struct devices_opts *devices; /* nodeprobe-devices' class options (--device, --preset,
+				       * --classes, --domain...): <resource>.count labels; NULL or
+				       * none given: none */
+	const char *dev;	      /* --dev-root: the host's /dev as seen; NULL: "/dev" */
 };
 
 /* What a source sees during one run. */

@@ -10,6 +10,9 @@ struct feat_set;
 struct label_set;
 struct log_err;
 struct yaml_document_s; /* libyaml's yaml_document_t */
+struct yaml_node_s;	/* libyaml's yaml_node_t */
+struct ydoc;
+struct feat;
 
 /*
  * The format is NFD's NodeFeatureRule (apiVersion nfd.k8s-sigs.io/v1alpha1,
@@ -134,5 +137,33 @@ extern const size_t rules_builtin_count;
 /* Load every built-in file as rules_load_buffer() does, from its embedded documents (no
  * YAML parsing at run time). Same returns. */
 int rules_load_builtin(struct rules *r, struct log_err *err);
+
+/*
+ * A matchFeatures list outside a rule, for choosing instances (pkg/devices: which usb.device or
+ * pci.device instances a device class takes). The same parser and matcher as a rule's
+ * matchFeatures: every term must hold (AND), and the instances of feature that are chosen are
+ * the ones that every term on feature matched.
+ */
+struct rules_select;
+
+/*
+ * Parse the matchFeatures list n of document y (a sequence of terms, as in a rule); errors are
+ * y's "file:line:col: what". Returns 0 with *out (free with rules_select_free), -EINVAL or
+ * -ENOMEM with err set.
+ */
+int rules_select_parse(struct ydoc *y, const struct yaml_node_s *n, struct rules_select **out,
+		       struct log_err *err);
+
+/*
+ * Evaluate s against fs (borrowed) and write to out[0..max) the instances of feature (an
+ * instances feature of fs, e.g. "pci.device") that it chose, in fs's order. Returns how many
+ * (0 when a term fails), -E2BIG when more than max, -EINVAL with err naming the expression NFD
+ * cannot evaluate, or -ENOMEM. The instances are fs's, valid until feat_set_free.
+ */
+int rules_select_eval(const struct rules_select *s, const struct feat_set *fs, const char *feature,
+		      const struct feat **out, size_t max, struct log_err *err);
+
+/* Free s (NULL is fine). */
+void rules_select_free(struct rules_select *s);
 
 #endif

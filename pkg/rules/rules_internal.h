@@ -158,6 +158,7 @@ struct cand {
  *              rules_load.c      rules, documents, files into struct rules; uses all of the above
  *   evaluate   rules_eval.c      rules against features into labels; uses templates and values
  *   builtin    rules_builtin.c   the embedded files, through load; rules_uses.c reads struct rules
+ *   select     rules_select.c    a matchFeatures list alone (device classes); uses load, evaluate
  */
 
 /* ------------------------------------------------------------ values (rules_value.c) */

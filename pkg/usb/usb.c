@@ -61,12 +61,19 @@ out:
 	return r;
 }
 
-static int add_instance(struct feat_set *fs, const char *cls, const char *vendor,
-			const char *device, const char *serial)
+/* Where an instance came from: its device's name in devices/ under key (NULL: not kept). */
+struct origin {
+	const char *key, *name;
+};
+
+static int add_instance(struct feat_set *fs, const struct origin *o, const char *cls,
+			const char *vendor, const char *device, const char *serial)
 {
 	struct feat *f = feat_instance_add(fs, USB_FEATURE);
 
 	if (!f)
+		return -ENOMEM;
+	if (o->key && feat_instance_set(f, o->key, o->name) < 0)
 		return -ENOMEM;
 	if ((cls[0] && feat_instance_set(f, "class", cls) < 0) ||
 	    (vendor[0] && feat_instance_set(f, "vendor", vendor) < 0) ||
@@ -77,7 +84,8 @@ static int add_instance(struct feat_set *fs, const char *cls, const char *vendor
 }
 
 /* One device directory: its instances (0 for "not a device"), or <0. */
-static int scan_device(const char *dir, struct feat_set *fs, struct log_err *err)
+static int scan_device(const char *dir, const struct origin *o, struct feat_set *fs,
+		       struct log_err *err)
 {
 	char cls[USB_ATTR_MAX], vendor[USB_ATTR_MAX], device[USB_ATTR_MAX], serial[USB_ATTR_MAX];
 	char **names = NULL;
@@ -97,7 +105,7 @@ static int scan_device(const char *dir, struct feat_set *fs, struct log_err *err
 	    (r = read_attr(dir, "serial", serial, sizeof(serial), err)) < 0)
 		return r;
 	if (strcmp(cls, "00") != 0)
-		return add_instance(fs, cls, vendor, device, serial);
+		return add_instance(fs, o, cls, vendor, device, serial);
 	/* class defined per interface: one instance per <dev>/ * /bInterfaceClass */
 	r = fs_list_dir(dir, &names, &n, err);
 	if (r < 0)
@@ -117,7 +125,7 @@ static int scan_device(const char *dir, struct feat_set *fs, struct log_err *err
 		if (r < 0)
 			goto out;
 		/* an empty value gives no class, as NFD drops empty attributes */
-		r = add_instance(fs, icls, vendor, device, serial);
+		r = add_instance(fs, o, icls, vendor, device, serial);
 		if (r < 0)
 			goto out;
 		count++;
@@ -128,7 +136,7 @@ out:
 	return r;
 }
 
-int usb_scan(const char *bus_usb, struct feat_set *fs, struct log_err *err)
+int usb_scan_named(const char *bus_usb, struct feat_set *fs, const char *key, struct log_err *err)
 {
 	char devices[4096], dir[4096 + 256];
 	char **names = NULL;
@@ -151,8 +159,10 @@ int usb_scan(const char *bus_usb, struct feat_set *fs, struct log_err *err)
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
+		struct origin o = {key, names[i]};
+
 		snprintf(dir, sizeof(dir), "%s/%s", devices, names[i]);
-		r = scan_device(dir, fs, err);
+		r = scan_device(dir, &o, fs, err);
 		if (r == -ENOMEM)
 			log_err_set(err, r, "out of memory");
 		if (r < 0)
@@ -163,4 +173,9 @@ int usb_scan(const char *bus_usb, struct feat_set *fs, struct log_err *err)
 out:
 	fs_names_free(names, n);
 	return r;
+}
+
+int usb_scan(const char *bus_usb, struct feat_set *fs, struct log_err *err)
+{
+	return usb_scan_named(bus_usb, fs, NULL, err);
 }

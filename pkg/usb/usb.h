@@ -37,4 +37,10 @@ int usb_trim_attr(const char *raw, size_t len, char *out, size_t size);
  */
 int usb_scan(const char *bus_usb, struct feat_set *fs, struct log_err *err);
 
+/*
+ * usb_scan, and each instance also holds key = its device's entry name in devices/ ("1-1.2"),
+ * so that a caller finds the device in sysfs again (pkg/devices); key NULL: usb_scan.
+ */
+int usb_scan_named(const char *bus_usb, struct feat_set *fs, const char *key, struct log_err *err);
+
 #endif

@@ -431,3 +431,29 @@ E
   [ "$status" -eq 1 ]
   [[ $output == *'mirror.basicAuthSecretName = "x\n---\napiVersion: v1\nkind: Secret'*"objects differ: extra [('Secret', 'nodeprobe', 'injected')]"* ]]
 }
+
+# same_class_args FILE: the devices DaemonSet's nodeprobe init container (labels) has the plugin's
+# class options, in order, and the host's /dev read-only.
+same_class_args() {
+  jq -e -s '[.[] | select(.kind == "DaemonSet") | .spec.template.spec
+      | select(any(.containers[]; .name == "devices"))] | length == 1 and (.[0] |
+    def cls: [.args[] | select(test("^--(domain|preset|device|classes|shared-dev-num|allocation-policy)="))];
+    (.initContainers[] | select(.name == "labels")) as $l
+    | (.containers[] | select(.name == "devices")) as $d
+    | ($l | cls) == ($d | cls) and ($l | cls | length) > 0
+    and ($l.command == ["/usr/bin/nodeprobe"])
+    and any($l.volumeMounts[]; .mountPath == "/host/dev" and .readOnly == true))' "$1" >/dev/null ||
+    { echo "labels and devices disagree in $1:" >&2; jq -c 'select(.kind == "DaemonSet") | .spec.template.spec | [.initContainers[]?, .containers[]] | map({name, args})' "$1" >&2; return 1; }
+}
+
+@test "devices: nodeprobe's labels init container gets the plugin's class options and /dev read-only" {
+  tpl --set devices.enabled=true --set devices.domain=nodeprobe.io --set 'devices.presets={kvm,fuse}' >"$W/a.json"
+  same_class_args "$W/a.json"
+  ds_args "$W/a.json" labels | grep -qx -- '--output-name=nodeprobe-devices'
+  tpl --set devices.enabled=true --set 'devices.classes[0].name=zigbee' \
+    --set 'devices.classes[0].spec.preset=serial' --set devices.sharedDevNum=3 >"$W/b.json"
+  same_class_args "$W/b.json"
+  ds_args "$W/b.json" labels | grep -qx -- '--classes=/etc/nodeprobe-devices/classes.yaml'
+  tpl --set devices.enabled=true --set 'devices.presets={kvm}' --set devices.labels.enabled=false >"$W/c.json"
+  [ -z "$(ds_args "$W/c.json" labels)" ]
+}

@@ -14,16 +14,17 @@ teardown() {
   rm -rf "$W"
 }
 
-# All three binaries must exist for the image; no silent partial image.
+# All four binaries must exist for the image; no silent partial image.
 need_all_binaries() {
   local missing=()
   [ -f cmd/nodeprobe/main.c ] || missing+=(nodeprobe)
   [ -f hooks/mirror/main.c ] || missing+=(nodeprobe-mirror)
   [ -f hooks/reload/main.c ] || missing+=(nodeprobe-reload)
-  [ ${#missing[@]} -eq 0 ] || { echo "image needs all three binaries; not in this tree: ${missing[*]}" >&2; return 1; }
+  [ -f hooks/devices/main.c ] || missing+=(nodeprobe-devices)
+  [ ${#missing[@]} -eq 0 ] || { echo "image needs all four binaries; not in this tree: ${missing[*]}" >&2; return 1; }
 }
 
-@test "image-rootfs refuses to build an image without all three binaries" {
+@test "image-rootfs refuses to build an image without all four binaries" {
   need_all_binaries
   cp -a . "$W/tree"
   rm -rf "$W/tree/hooks/reload" "$W/tree"/build* "$W/tree/.git"
@@ -36,10 +37,10 @@ need_all_binaries() {
   need_all_binaries
   scripts/image-rootfs "$W/r" >/dev/null
   local f=$W/r/files.txt
-  for b in nodeprobe nodeprobe-mirror nodeprobe-reload; do
+  for b in nodeprobe nodeprobe-mirror nodeprobe-reload nodeprobe-devices; do
     grep -q "^-rwxr-xr-x [0-9]* app/usr/bin/$b\$" "$f"
   done
-  # The library set is ldd's, for the three binaries together, nothing more or less.
+  # The library set is ldd's, for the four binaries together, nothing more or less.
   for b in "$W"/r/app/usr/bin/*; do ldd "$b"; done |
     awk '$2 == "=>" { print $1 } $1 ~ /^\// { print $1 }' | xargs -n1 basename | sort -u >"$W/ldd"
   grep -oE 'runtime/usr/lib(64)?/[^ ]*$' "$f" | grep -v '/$' | xargs -n1 basename | grep '\.so' | sort -u >"$W/image"
@@ -222,4 +223,16 @@ manifest_of() {
   [[ $dir == /tmp/np-image-e2e.* ]]
   run pgrep -f "$dir"
   [ "$status" -eq 1 ]
+}
+
+@test "Dockerfile: the build stage installs every build library the binaries need (nodeprobe-devices' too)" {
+  # the -dev packages and tools install-deps installs for building (not the test-only ones)
+  local p
+  for p in libnghttp2-dev libprotobuf-c-dev protobuf-c-compiler nettle-dev libmicrohttpd-dev \
+           libjansson-dev libyaml-dev libcurl4-openssl-dev libfdt-dev libpci-dev; do
+    grep -qw -- "$p" scripts/install-deps
+    sed -n '/^FROM .* AS build/,/^FROM /p' Dockerfile | grep -qw -- "$p" ||
+      { echo "Dockerfile's build stage lacks $p" >&2; return 1; }
+  done
+  grep -qx 'BINS=(nodeprobe nodeprobe-mirror nodeprobe-reload nodeprobe-devices)' scripts/image-rootfs
 }

@@ -82,7 +82,7 @@ kustomizations() {
 
 @test "our workloads: pinned images, limits, no escalation, caps dropped, read-only root" {
   local d
-  for d in k8s/mirror k8s/mirror/cleanup k8s/nfd/remove; do
+  for d in k8s/mirror k8s/mirror/cleanup k8s/nfd/remove k8s/devices k8s/devices/with-classes; do
     render "$d" | "$T/check-manifests" || { echo "in $d" >&2; return 1; }
   done
   for d in k8s/reload k8s/reload/namespaced; do
@@ -537,7 +537,7 @@ kustomizations() {
   for d in $(kustomizations); do render "$d"; done >"$W/all.json"
   render --yaml-doc k8s/nfd/values/values.yaml >>"$W/all.json"
   local bin man missing=0 word
-  for bin in nodeprobe nodeprobe-mirror nodeprobe-reload; do
+  for bin in nodeprobe nodeprobe-mirror nodeprobe-reload nodeprobe-devices; do
     case $bin in
       nodeprobe) man=cmd/nodeprobe/nodeprobe.8 ;;
       *) man=hooks/${bin#nodeprobe-}/$bin.8 ;;
@@ -669,4 +669,19 @@ kustomizations() {
   run helm4 template w "$W/c" --post-renderer nodeprobe-post-render --post-renderer-args k8s/mirror/spegel
   [ "$status" -ne 0 ]
   [[ $output == *'"nodeprobe-post-render" exited with error'* ]]
+}
+
+@test "devices: the kustomize labels init container has the plugin's class options and /dev read-only" {
+  local d
+  for d in k8s/devices k8s/devices/with-classes; do
+    render "$d" | json >"$W/r.json"
+    jq -e -s '[.[] | select(.kind == "DaemonSet") | .spec.template.spec] | length == 1 and (.[0] |
+      def cls: [.args[] | select(test("^--(domain|preset|device|classes|shared-dev-num|allocation-policy)="))];
+      (.initContainers[] | select(.name == "labels")) as $l
+      | (.containers[] | select(.name == "devices")) as $d
+      | ($l | cls) == ($d | cls) and ($l | cls | length) > 0
+      and any($l.volumeMounts[]; .mountPath == "/host/dev" and .readOnly == true))' "$W/r.json" >/dev/null ||
+      { echo "in $d" >&2; jq -c '.spec.template.spec? | [.initContainers[]?, .containers[]?] | map({name, args})' "$W/r.json" >&2; return 1; }
+  done
+  render k8s/devices/with-classes | grep -q -- '--classes=/etc/nodeprobe-devices/classes.yaml'
 }

@@ -40,9 +40,9 @@ teardown() {
 @test "a module missing from the table, or a wrong binaries column, fails" {
   mkdir "$T/pkg/newthing"
   printf '#include "log/log.h"\n' >"$T/pkg/newthing/newthing.c"
-  sed -i 's/^| `pkg\/kvmap` | core | \(.*\) | nodeprobe |$/| `pkg\/kvmap` | core | \1 | nodeprobe-mirror |/' "$T/README.md"
+  sed -i 's/^| `pkg\/kvmap` | core | \(.*\) | nodeprobe, nodeprobe-devices |$/| `pkg\/kvmap` | core | \1 | nodeprobe-mirror |/' "$T/README.md"
   run "$NP_ROOT/scripts/check-layers" "$T"
   [ "$status" -eq 1 ]
   grep -qx "pkg/newthing: not in README's table of modules and layers" <<<"$output"
-  grep -qx "README.md: pkg/kvmap is used by nodeprobe, the table says nodeprobe-mirror" <<<"$output"
+  grep -qx "README.md: pkg/kvmap is used by nodeprobe, nodeprobe-devices, the table says nodeprobe-mirror" <<<"$output"
 }

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* devices_internal: the class definitions the stages of pkg/devices share (not a contract).
+ *
+ * Stages, each calling only those above it (scripts/check-calls):
+ *   conf   devices_conf.c   squat's --device, presets, classes files into struct devices_classes
+ *   opt    devices_opt.c    the class options both binaries parse into struct devices_opts
+ *   index  devices_index.c  a scan's ID -> device index (sorted, bsearch)
+ *   scan   devices_scan.c   a class's devices under the dev and sys roots; labels
+ *   alloc  devices_alloc.c  Allocate answers, preferred allocation
+ *   cdi    devices_cdi.c    CDI specs
+ *   watch  devices_watch.c  hotplug (inotify)
+ *   http   devices_http.c   --listen: /health, /metrics (libmicrohttpd, no thread)
+ *   run    devices_run.c    the long-running loop over pkg/kubelet
+ */
+#ifndef NP_DEVICES_INTERNAL_H
+#define NP_DEVICES_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "devices/devices.h"
+
+struct rules_select;
+
+enum grp_kind {
+	G_PATHS,      /* squat's paths */
+	G_USB,	      /* squat's usb: /dev/bus/usb nodes of matching devices */
+	G_SELECT_USB, /* matchFeatures over usb.device: each instance's nodes */
+	G_SELECT_PCI, /* matchFeatures over pci.device: each function's nodes */
+	G_GPU,	      /* one device per DRM card: card* + renderD* */
+};
+
+struct dpath {
+	char *path;	  /* host path, glob allowed */
+	char *mount_path; /* NULL: the match's own path */
+	char perms[4];	  /* "mrw" by default */
+	bool read_only;	  /* type: Mount */
+	bool mount;	  /* type: Mount */
+	unsigned limit;	  /* squat's limit (1 by default) */
+};
+
+/*
+ * A class's host path: /dev or /sys, or under them, no "..": the only host trees the plugin sees
+ * (at --dev-root, --sys-root); any other path would be globbed inside its own container.
+ */
+static inline bool dpath_host_ok(const char *p)
+{
+	bool dev = !strncmp(p, "/dev", 4), sys = !strncmp(p, "/sys", 4);
+
+	return (dev || sys) && (p[4] == '/' || !p[4]) && !strstr(p, "/../") &&
+	       (strlen(p) < 3 || strcmp(p + strlen(p) - 3, "/.."));
+}
+
+#define DPATH_WANT                                                                                  \
+	"want /dev/... or /sys/...: the plugin sees only the host's /dev and /sys (at --dev-root, " \
+	"--sys-root); other paths would be read inside its own container"
+
+struct dusb {
+	unsigned vendor, product; /* parsed hex */
+	char *serial;		  /* NULL: any */
+};
+
+struct dgroup {
+	enum grp_kind kind;
+	struct dpath *p; /* G_PATHS */
+	size_t np;
+	struct dusb *u; /* G_USB */
+	size_t nu;
+	unsigned count;		  /* shares of each device */
+	struct rules_select *sel; /* G_SELECT_* */
+	char perms[4];		  /* G_SELECT_*, G_GPU: permissions of the nodes */
+	char gpu_vendor[8];	  /* G_GPU: PCI vendor ("0x8086"), "" any */
+};
+
+struct dclass {
+	char *name;	  /* "serial": CDI class, resource name */
+	char *resource;	  /* "squat.ai/serial" */
+	struct dgroup *g; /* groups */
+	size_t ng;	  /* number */
+	bool squat_ids;	  /* IDs as squat makes them (sha1), else "<dev>-<n>" */
+	enum devices_policy policy;
+};
+
+struct devices_classes {
+	struct dclass *c;
+	size_t n;
+};
+
+#endif

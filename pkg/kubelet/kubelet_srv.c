@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * kubelet_srv: the public API (kubelet.h). Resources and their sockets, the DevicePlugin service
+ * (method routing over kubelet_grpc, messages by kubelet_pb), ListAndWatch streams, and the one
+ * poll loop that also drives registration (kubelet_reg) and the caller's fds.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "kubelet/kubelet_internal.h"
+#include "log/log.h"
+
+struct kres {
+	char *name, *endpoint;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	int lfd;   /* listening socket; -1 before run */
+	dev_t dev; /* the socket file we bound, to remove only ours */
+	ino_t ino;
+	struct kubelet_device *devs; /* owned, ids strdup'd */
+	size_t n;
+};
+
+struct kconn {
+	struct kg_conn *g;
+	size_t res;
+	long long last_ms; /* last I/O */
+	size_t watches;	   /* ListAndWatch streams open on it */
+};
+
+struct kwatch {
+	struct kg_conn *g;
+	int32_t sid;
+	size_t res;
+};
+
+struct kubelet_srv {
+	char *dir, *prefix;
+	struct kubelet_ops ops;
+	void *ctx;
+	struct kres res[KSRV_MAX_RES];
+	size_t n_res;
+	struct kconn conns[KSRV_MAX_CONNS]; /* slots; g NULL: free */
+	struct kwatch w[KSRV_MAX_CONNS * KG_MAX_STREAMS];
+	size_t n_w;
+	struct kreg *reg;
+};
+
+#define DP "/" KUBELET_API_VERSION ".DevicePlugin/"
+
+static struct kconn *conn_of(struct kubelet_srv *s, const struct kg_conn *g)
+{
+	for (size_t i = 0; i < KSRV_MAX_CONNS; i++)
+		if (s->conns[i].g == g)
+			return &s->conns[i];
+	return NULL;
+}
+
+static void devs_free(struct kubelet_device *d, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free((char *)d[i].id);
+	free(d);
+}
+
+/* A DNS-1123 subdomain (the domain) / a qualified name (the name); not kubernetes.io. */
+bool kubelet_resource_ok(const char *r)
+{
+	const char *slash = strchr(r, '/');
+	size_t dl, nl;
+
+	if (!slash || strchr(slash + 1, '/'))
+		return false;
+	dl = (size_t)(slash - r);
+	nl = strlen(slash + 1);
+	if (dl == 0 || dl > 253 || nl == 0 || nl > 63)
+		return false;
+	for (size_t i = 0; i < dl; i++) {
+		char c = r[i];
+		bool an = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+
+		if (!an && c != '-' && c != '.')
+			return false;
+		if (!an && (i == 0 || i == dl - 1 || r[i - 1] == '.' || r[i + 1] == '.'))
+			return false;
+	}
+	if ((dl == 13 && !strncmp(r, "kubernetes.io", 13)) ||
+	    (dl > 14 && !strncmp(slash - 14, ".kubernetes.io", 14)))
+		return false;
+	for (size_t i = 0; i < nl; i++) {
+		char c = slash[1 + i];
+		bool an =
+		    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+
+		if (!an && ((c != '-' && c != '_' && c != '.') || i == 0 || i == nl - 1))
+			return false;
+	}
+	return true;
+}
+
+int kubelet_srv_new(const struct kubelet_opts *o, struct kubelet_srv **out, struct log_err *err)
+{
+	struct kubelet_srv *s = calloc(1, sizeof(*s));
+
+	*out = NULL;
+	if (!s)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	if (!o->ops.allocate)
+		return free(s), log_err_set(err, -EINVAL, "kubelet: no allocate callback");
+	s->dir = strdup(o->dir ? o->dir : KUBELET_DIR_DEFAULT);
+	s->prefix = strdup(o->socket_prefix ? o->socket_prefix : "nodeprobe-");
+	s->ops = o->ops;
+	s->ctx = o->ctx;
+	if (!s->dir || !s->prefix) {
+		kubelet_srv_free(s);
+		return log_err_set(err, -ENOMEM, "out of memory");
+	}
+	*out = s;
+	return 0;
+}
+
+int kubelet_srv_add(struct kubelet_srv *s, const char *resource, struct log_err *err)
+{
+	struct kres *r;
+	char ep[256];
+
+	if (!kubelet_resource_ok(resource))
+		return log_err_set(err, -EINVAL,
+				   "resource '%s': not <domain>/<name> (a DNS subdomain other than "
+				   "kubernetes.io, a name of 1..63 letters, digits, '-', '_', '.')",
+				   resource);
+	if (s->n_res == KSRV_MAX_RES)
+		return log_err_set(err, -E2BIG, "resource '%s': more than %d resources", resource,
+				   KSRV_MAX_RES);
+	for (size_t i = 0; i < s->n_res; i++)
+		if (!strcmp(s->res[i].name, resource))
+			return log_err_set(err, -EEXIST, "resource '%s' added twice", resource);
+	if ((size_t)snprintf(ep, sizeof(ep), "%s%s.sock", s->prefix, resource) >= sizeof(ep))
+		return log_err_set(err, -ENAMETOOLONG, "resource '%s': socket name too long",
+				   resource);
+	*strchr(ep + strlen(s->prefix), '/') = '_';
+	r = &s->res[s->n_res];
+	memset(r, 0, sizeof(*r));
+	r->lfd = -1;
+	if ((size_t)snprintf(r->path, sizeof(r->path), "%s/%s", s->dir, ep) >= sizeof(r->path))
+		return log_err_set(err, -ENAMETOOLONG, "%s/%s: longer than a socket path may be",
+				   s->dir, ep);
+	r->name = strdup(resource);
+	r->endpoint = strdup(ep);
+	if (!r->name || !r->endpoint) {
+		free(r->name);
+		free(r->endpoint);
+		return log_err_set(err, -ENOMEM, "out of memory");
+	}
+	return (int)s->n_res++;
+}
+
+static bool devs_equal(const struct kres *r, const struct kubelet_device *d, size_t n)
+{
+	if (r->n != n || !r->devs)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(r->devs[i].id, d[i].id) || r->devs[i].healthy != d[i].healthy ||
+		    r->devs[i].numa_node != d[i].numa_node)
+			return false;
+	return true;
+}
+
+/* Send res's list to one stream (latest: replaces an unsent older list). */
+static void send_list(struct kubelet_srv *s, struct kg_conn *g, int32_t sid, size_t res)
+{
+	struct kpb_buf b;
+
+	if (kpb_list(s->res[res].devs, s->res[res].n, &b) < 0) {
+		kg_finish(g, sid, KG_INTERNAL, "cannot encode the device list");
+		return;
+	}
+	kg_send(g, sid, &b, true);
+}
+
+int kubelet_srv_set_devices(struct kubelet_srv *s, size_t res, const struct kubelet_device *d,
+			    size_t n, struct log_err *err)
+{
+	struct kubelet_device *c;
+	struct kres *r;
+
+	if (res >= s->n_res)
+		return log_err_set(err, -EINVAL, "no resource %zu", res);
+	r = &s->res[res];
+	if (n > KSRV_MAX_DEVICES)
+		return log_err_set(err, -E2BIG, "%s: %zu devices, limit %d", r->name, n,
+				   KSRV_MAX_DEVICES);
+	for (size_t i = 0; i < n; i++) {
+		size_t l = d[i].id ? strlen(d[i].id) : 0;
+
+		if (l == 0 || l > KSRV_MAX_ID)
+			return log_err_set(err, -EINVAL, "%s: device %zu: ID of %zu bytes (1..%d)",
+					   r->name, i, l, KSRV_MAX_ID);
+	}
+	if (devs_equal(r, d, n))
+		return 0;
+	c = calloc(n ? n : 1, sizeof(*c));
+	if (!c)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		c[i] = d[i];
+		c[i].id = strdup(d[i].id);
+		if (!c[i].id) {
+			devs_free(c, i);
+			return log_err_set(err, -ENOMEM, "out of memory");
+		}
+	}
+	devs_free(r->devs, r->n);
+	r->devs = c;
+	r->n = n;
+	for (size_t i = 0; i < s->n_w; i++)
+		if (s->w[i].res == res)
+			send_list(s, s->w[i].g, s->w[i].sid, res);
+	return 0;
+}
+
+static int status_of(int rc)
+{
+	return rc == -E2BIG	? KG_RESOURCE_EXHAUSTED
+	       : rc == -ENOTSUP ? KG_UNIMPLEMENTED
+				: KG_INVALID_ARGUMENT;
+}
+
+static void reply(struct kg_conn *g, int32_t sid, int rc, struct kpb_buf *b, int status,
+		  const char *msg)
+{
+	if (rc == 0 && kg_send(g, sid, b, false) < 0)
+		return;
+	kg_finish(g, sid, status, msg);
+}
+
+static void on_request(void *ctx, struct kg_conn *g, int32_t sid, const char *path,
+		       const uint8_t *body, size_t n)
+{
+	struct kubelet_srv *s = ctx;
+	struct kconn *kc = conn_of(s, g);
+	struct kpb_buf b = {0};
+	struct log_err e = {0};
+	const uint8_t *m;
+	size_t len;
+	int rc, status = KG_OK;
+
+	if (!kc)
+		return;
+	if (strncmp(path, DP, strlen(DP))) {
+		snprintf(e.msg, sizeof(e.msg), "unknown method '%s'", path);
+		kg_finish(g, sid, KG_UNIMPLEMENTED, e.msg);
+		return;
+	}
+	path += strlen(DP);
+	rc = kpb_unframe(body, n, &m, &len, &e);
+	if (rc < 0) {
+		kg_finish(g, sid, status_of(rc), e.msg);
+		return;
+	}
+	if (!strcmp(path, "GetDevicePluginOptions")) {
+		rc = kpb_check_empty(m, len, &e);
+		if (rc == 0)
+			rc = kpb_options(false, s->ops.preferred != NULL, &b);
+	} else if (!strcmp(path, "ListAndWatch")) {
+		rc = kpb_check_empty(m, len, &e);
+		if (rc == 0 && s->n_w < sizeof(s->w) / sizeof(s->w[0])) {
+			s->w[s->n_w++] = (struct kwatch){.g = g, .sid = sid, .res = kc->res};
+			kc->watches++;
+			send_list(s, g, sid, kc->res);
+			return;
+		}
+		if (rc == 0)
+			rc = log_err_set(&e, -E2BIG, "too many ListAndWatch streams");
+	} else if (!strcmp(path, "Allocate")) {
+		rc = kpb_allocate(m, len, &s->ops, s->ctx, kc->res, &b, &status, &e);
+	} else if (!strcmp(path, "GetPreferredAllocation")) {
+		if (!s->ops.preferred) {
+			kg_finish(g, sid, KG_UNIMPLEMENTED, "no preferred allocation");
+			return;
+		}
+		rc = kpb_preferred(m, len, &s->ops, s->ctx, kc->res, &b, &status, &e);
+	} else if (!strcmp(path, "PreStartContainer")) {
+		rc = kpb_check_prestart(m, len, &e);
+		if (rc == 0)
+			rc = kpb_empty(&b);
+	} else {
+		snprintf(e.msg, sizeof(e.msg), "unknown method '%s%s'", DP, path);
+		kg_finish(g, sid, KG_UNIMPLEMENTED, e.msg);
+		return;
+	}
+	if (rc < 0 && status == KG_OK)
+		status = status_of(rc);
+	if (rc < 0)
+		log_warn("kubelet: %s %s: %s", s->res[kc->res].name, path, e.msg);
+	reply(g, sid, rc, &b, status, rc < 0 ? e.msg : NULL);
+}
+
+static void on_closed(void *ctx, struct kg_conn *g, int32_t sid)
+{
+	struct kubelet_srv *s = ctx;
+
+	for (size_t i = 0; i < s->n_w; i++) {
+		if (s->w[i].g != g || s->w[i].sid != sid)
+			continue;
+		struct kconn *kc = conn_of(s, g);
+
+		if (kc)
+			kc->watches--;
+		s->w[i] = s->w[--s->n_w];
+		return;
+	}
+}
+
+static const struct kg_handler srv_handler = {.request = on_request, .closed = on_closed};
+
+static void conn_drop(struct kubelet_srv *s, struct kconn *kc)
+{
+	for (size_t i = 0; i < s->n_w;)
+		if (s->w[i].g == kc->g)
+			s->w[i] = s->w[--s->n_w];
+		else
+			i++;
+	kg_conn_free(kc->g);
+	*kc = (struct kconn){0};
+}
+
+/* Create res's socket. A socket file already there is replaced only when nobody serves it. */
+static int listen_on(struct kres *r, struct log_err *err)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct stat st;
+	int fd;
+
+	memcpy(sa.sun_path, r->path, sizeof(sa.sun_path));
+	if (r->lfd >= 0)
+		close(r->lfd);
+	r->lfd = -1;
+	if (lstat(r->path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode))
+			return log_err_set(err, -EEXIST, "%s: exists and is no socket", r->path);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+			close(fd);
+			return log_err_set(err, -EADDRINUSE, "%s: another process serves it",
+					   r->path);
+		}
+		if (fd >= 0)
+			close(fd);
+		unlink(r->path); /* a stale socket of ours (same name): nobody listens */
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 16) < 0 ||
+	    stat(r->path, &st) < 0) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		return log_err_set(err, -e, "%s: %s", r->path, strerror(e));
+	}
+	r->lfd = fd;
+	r->dev = st.st_dev;
+	r->ino = st.st_ino;
+	return 0;
+}
+
+static bool ours_there(const struct kres *r)
+{
+	struct stat st;
+
+	return r->lfd >= 0 && stat(r->path, &st) == 0 && st.st_dev == r->dev && st.st_ino == r->ino;
+}
+
+/* Reset requests past their deadline (a trickling peer); the poll timeout until the next one. */
+static int expire(struct kubelet_srv *s, int timeout)
+{
+	long long now = kg_now_ms();
+
+	for (size_t i = 0; i < KSRV_MAX_CONNS; i++) {
+		struct kconn *kc = &s->conns[i];
+		struct log_err e = {0};
+		long long d;
+
+		if (!kc->g)
+			continue;
+		if (kg_conn_expire(kc->g, now) > 0) {
+			log_warn("kubelet: %s: a request not complete after %d s: reset",
+				 s->res[kc->res].name, KG_REQ_DEADLINE_MS / 1000);
+			if (kg_conn_io(kc->g, 0, &e) < 0) {
+				conn_drop(s, kc);
+				continue;
+			}
+		}
+		d = kg_conn_deadline(kc->g);
+		if (d >= 0 && (timeout < 0 || d - now < timeout))
+			timeout = d - now < 0 ? 0 : (int)(d - now);
+	}
+	return timeout;
+}
+
+/* Accept on res's socket; a full table evicts the connection idle longest without a stream. */
+static void accept_on(struct kubelet_srv *s, size_t res, long long now)
+{
+	for (int k = 0; k < 8; k++) {
+		int fd = accept4(s->res[res].lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct kconn *slot = NULL, *idlest = NULL;
+
+		if (fd < 0)
+			return;
+		for (size_t i = 0; i < KSRV_MAX_CONNS && !slot; i++)
+			if (!s->conns[i].g)
+				slot = &s->conns[i];
+		for (size_t i = 0; i < KSRV_MAX_CONNS && !slot; i++) /* every one: the oldest */
+			if (!s->conns[i].watches &&
+			    (!idlest || s->conns[i].last_ms < idlest->last_ms))
+				idlest = &s->conns[i];
+		if (!slot)
+			slot = idlest;
+		if (!slot) {
+			log_warn("kubelet: %d connections, each with a ListAndWatch stream: "
+				 "refusing one more",
+				 KSRV_MAX_CONNS);
+			close(fd);
+			continue;
+		}
+		if (slot->g) {
+			log_warn("kubelet: %d connections: closing the one idle longest",
+				 KSRV_MAX_CONNS);
+			conn_drop(s, slot);
+		}
+		if (kg_conn_new(fd, true, &srv_handler, s, &slot->g) < 0)
+			continue;
+		slot->res = res;
+		slot->last_ms = now;
+		slot->watches = 0;
+	}
+}
+
+/* The directory said some sockets went: re-create those not ours any more, register them. */
+static int check_sockets(struct kubelet_srv *s, const bool *gone, struct log_err *err)
+{
+	for (size_t i = 0; i < s->n_res; i++) {
+		if (!gone[i] || ours_there(&s->res[i]))
+			continue;
+		log_info("kubelet: %s removed: serving it again", s->res[i].path);
+		int rc = listen_on(&s->res[i], err);
+
+		if (rc < 0)
+			return rc;
+		kreg_kick(s->reg, i);
+	}
+	return 0;
+}
+
+int kubelet_srv_run(struct kubelet_srv *s, const struct kubelet_poll *extra, size_t n_extra,
+		    struct log_err *err)
+{
+	enum { NPFD = 1 + KSRV_MAX_RES + KSRV_MAX_CONNS + KSRV_MAX_RES + 16 };
+	struct pollfd pfd[NPFD];
+	size_t slot_of[KSRV_MAX_CONNS];
+	int rc,
+	    timeout = 0; /* a ListAndWatch update queued by a callback: the next pfd asks POLLOUT */
+
+	if (n_extra > 16)
+		return log_err_set(err, -E2BIG, "kubelet: %zu extra fds, limit 16", n_extra);
+	if (!s->reg) {
+		rc = kreg_new(s->dir, &s->reg, err);
+		if (rc < 0)
+			return rc;
+		for (size_t i = 0; i < s->n_res; i++) {
+			rc = kreg_add(s->reg, s->res[i].name, s->res[i].endpoint, s->ops.preferred);
+			if (rc < 0)
+				return log_err_set(err, rc, "out of memory");
+		}
+	}
+	for (size_t i = 0; i < s->n_res; i++) {
+		if (ours_there(&s->res[i]))
+			continue;
+		rc = listen_on(&s->res[i], err);
+		if (rc < 0)
+			return rc;
+		kreg_kick(s->reg, i);
+	}
+	for (;;) {
+		size_t np = 0, c0, nc = 0, r0, nr, x0;
+		long long now;
+
+		pfd[np++] = (struct pollfd){.fd = kreg_watch_fd(s->reg), .events = POLLIN};
+		for (size_t i = 0; i < s->n_res; i++)
+			pfd[np++] = (struct pollfd){.fd = s->res[i].lfd, .events = POLLIN};
+		c0 = np;
+		for (size_t i = 0; i < KSRV_MAX_CONNS; i++) {
+			if (!s->conns[i].g)
+				continue;
+			pfd[np++] = (struct pollfd){.fd = kg_conn_fd(s->conns[i].g),
+						    .events = kg_conn_events(s->conns[i].g)};
+			slot_of[nc++] = i;
+		}
+		r0 = np;
+		nr = kreg_pollfds(s->reg, pfd + np, KSRV_MAX_RES);
+		np += nr;
+		x0 = np;
+		for (size_t i = 0; i < n_extra; i++)
+			pfd[np++] = (struct pollfd){.fd = extra[i].fd, .events = POLLIN};
+		if (poll(pfd, np, timeout) < 0 && errno != EINTR)
+			return log_err_set(err, -errno, "poll: %s", strerror(errno));
+		now = kreg_now_ms();
+		for (size_t k = 0; k < nc; k++) {
+			struct kconn *kc = &s->conns[slot_of[k]];
+			struct log_err e = {0};
+
+			if (pfd[c0 + k].revents) {
+				kc->last_ms = now;
+				if (kg_conn_io(kc->g, pfd[c0 + k].revents, &e) < 0) {
+					log_debug("kubelet: %s: connection closed: %s",
+						  s->res[kc->res].name, e.msg);
+					conn_drop(s, kc);
+					continue;
+				}
+			}
+			if (!kg_conn_events(kc->g))
+				conn_drop(s, kc);
+		}
+		if (pfd[0].revents) {
+			bool gone[KSRV_MAX_RES] = {0};
+
+			rc = kreg_inotify(s->reg, gone, s->n_res, err);
+			if (rc == 0)
+				rc = check_sockets(s, gone, err);
+			if (rc < 0)
+				return rc;
+		}
+		for (size_t i = 0; i < s->n_res; i++)
+			if (pfd[1 + i].revents & POLLIN)
+				accept_on(s, i, now);
+		timeout = kreg_step(s->reg, pfd + r0, nr, now);
+		timeout = expire(s, timeout);
+		for (size_t i = 0; i < n_extra; i++) {
+			if (!pfd[x0 + i].revents)
+				continue;
+			rc = extra[i].ready(extra[i].ctx, err);
+			if (rc == 1)
+				return 0;
+			if (rc < 0)
+				return rc;
+		}
+	}
+}
+
+void kubelet_srv_free(struct kubelet_srv *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < KSRV_MAX_CONNS; i++)
+		if (s->conns[i].g)
+			conn_drop(s, &s->conns[i]);
+	kreg_free(s->reg);
+	for (size_t i = 0; i < s->n_res; i++) {
+		struct kres *r = &s->res[i];
+
+		if (ours_there(r))
+			unlink(r->path);
+		if (r->lfd >= 0)
+			close(r->lfd);
+		free(r->name);
+		free(r->endpoint);
+		devs_free(r->devs, r->n);
+	}
+	free(s->dir);
+	free(s->prefix);
+	free(s);
+}

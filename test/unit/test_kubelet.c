@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_kubelet: pkg/kubelet's messages (encode, decode, the gRPC prefix) and gRPC over nghttp2. */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+
+#include "harness.h"
+#include "kubelet/deviceplugin.pb-c.h"
+#include "kubelet/kubelet.h"
+#include "kubelet/kubelet_internal.h"
+#include "log/log.h"
+
+static uint32_t prefix_len(const struct kpb_buf *b)
+{
+	return (uint32_t)b->p[1] << 24 | (uint32_t)b->p[2] << 16 | (uint32_t)b->p[3] << 8 | b->p[4];
+}
+
+TEST(list_encodes_ids_health_and_numa)
+{
+	struct kubelet_device d[] = {{"a-0", true, -1}, {"a-1", false, 3}};
+	struct kpb_buf b;
+	V1beta1__ListAndWatchResponse *r;
+
+	REQUIRE_INT(kpb_list(d, 2, &b), 0);
+	CHECK_INT(b.p[0], 0);
+	REQUIRE_INT(prefix_len(&b), b.len - 5);
+	r = v1beta1__list_and_watch_response__unpack(NULL, b.len - 5, b.p + 5);
+	REQUIRE(r);
+	REQUIRE_INT(r->n_devices, 2);
+	CHECK_STR(r->devices[0]->id, "a-0");
+	CHECK_STR(r->devices[0]->health, "Healthy");
+	CHECK(r->devices[0]->topology == NULL);
+	CHECK_STR(r->devices[1]->health, "Unhealthy");
+	REQUIRE(r->devices[1]->topology && r->devices[1]->topology->n_nodes == 1);
+	CHECK_INT(r->devices[1]->topology->nodes[0]->id, 3);
+	v1beta1__list_and_watch_response__free_unpacked(r, NULL);
+	kpb_buf_free(&b);
+	/* An empty list is a valid message of 0 bytes. */
+	REQUIRE_INT(kpb_list(NULL, 0, &b), 0);
+	CHECK_INT(b.len, 5);
+	kpb_buf_free(&b);
+}
+
+TEST(register_request_fields)
+{
+	struct kpb_buf b;
+	V1beta1__RegisterRequest *r;
+
+	REQUIRE_INT(kpb_register("np-x.sock", "example.com/x", true, &b), 0);
+	r = v1beta1__register_request__unpack(NULL, b.len - 5, b.p + 5);
+	REQUIRE(r);
+	CHECK_STR(r->version, "v1beta1");
+	CHECK_STR(r->endpoint, "np-x.sock");
+	CHECK_STR(r->resource_name, "example.com/x");
+	REQUIRE(r->options);
+	CHECK(r->options->get_preferred_allocation_available);
+	CHECK(!r->options->pre_start_required);
+	v1beta1__register_request__free_unpacked(r, NULL);
+	kpb_buf_free(&b);
+}
+
+TEST(unframe_checks_the_prefix)
+{
+	const uint8_t ok[] = {0, 0, 0, 0, 2, 0x0a, 0x00};
+	const uint8_t zipped[] = {1, 0, 0, 0, 0};
+	const uint8_t two[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+	const uint8_t huge[] = {0, 0, 0x50, 0, 0};
+	const uint8_t *m;
+	size_t n;
+
+	CHECK_INT(kpb_unframe(ok, sizeof(ok), &m, &n, NULL), 0);
+	CHECK_INT(n, 2);
+	CHECK(m == ok + 5);
+	CHECK_INT(kpb_unframe(ok, 3, &m, &n, NULL), -EINVAL);
+	CHECK_INT(kpb_unframe(zipped, sizeof(zipped), &m, &n, NULL), -ENOTSUP);
+	CHECK_INT(kpb_unframe(two, sizeof(two), &m, &n, NULL), -EINVAL);
+	CHECK_INT(kpb_unframe(huge, sizeof(huge), &m, &n, NULL), -E2BIG);
+}
+
+static int t_alloc(void *ctx, size_t res, const char *const *ids, size_t n,
+		   struct kubelet_alloc *out, struct log_err *err)
+{
+	static struct kubelet_spec spec = {"/dev/c", "/dev/h", "rw"};
+	static struct kubelet_mount mnt = {"/c", "/h", true};
+	static struct kubelet_kv env = {"K", "V"}, ann = {"a/b", "c"};
+	static const char *cdi[] = {"nodeprobe.io/x=1"};
+
+	(void)ctx;
+	(void)res;
+	if (n && !strcmp(ids[0], "bad"))
+		return log_err_set(err, -ENOENT, "unknown device 'bad'");
+	*out = (struct kubelet_alloc){&spec, 1, &mnt, 1, &env, 1, &ann, 1, cdi, 1, NULL};
+	return 0;
+}
+
+static int frees;
+static void t_free(void *ctx, struct kubelet_alloc *a)
+{
+	(void)ctx;
+	(void)a;
+	frees++;
+}
+
+static int t_pref(void *ctx, size_t res, const char *const *avail, size_t n_avail,
+		  const char *const *must, size_t n_must, size_t size, const char **out,
+		  struct log_err *err)
+{
+	(void)ctx, (void)res, (void)must, (void)n_must, (void)err, (void)n_avail;
+	for (size_t i = 0; i < size; i++)
+		out[i] = avail[n_avail - 1 - i];
+	return (int)size;
+}
+
+static const struct kubelet_ops ops = {t_alloc, t_free, t_pref};
+
+/* Pack a message behind no prefix, into buf. */
+static size_t packed(const ProtobufCMessage *m, uint8_t *buf)
+{
+	return protobuf_c_message_pack(m, buf);
+}
+
+TEST(allocate_round_trip_with_cdi_field_5)
+{
+	char *ids1[] = {(char *)"d-0"}, *ids2[] = {(char *)"d-1"};
+	V1beta1__ContainerAllocateRequest c1 = V1BETA1__CONTAINER_ALLOCATE_REQUEST__INIT, c2 = c1;
+	V1beta1__ContainerAllocateRequest *cs[] = {&c1, &c2};
+	V1beta1__AllocateRequest req = V1BETA1__ALLOCATE_REQUEST__INIT;
+	V1beta1__AllocateResponse *r;
+	struct kpb_buf b;
+	uint8_t buf[256];
+	size_t n;
+	int status;
+
+	c1.n_devices_ids = 1;
+	c1.devices_ids = ids1;
+	c2.n_devices_ids = 1;
+	c2.devices_ids = ids2;
+	req.n_container_requests = 2;
+	req.container_requests = cs;
+	n = packed(&req.base, buf);
+	frees = 0;
+	REQUIRE_INT(kpb_allocate(buf, n, &ops, NULL, 0, &b, &status, NULL), 0);
+	CHECK_INT(status, KG_OK);
+	CHECK_INT(frees, 2);
+	r = v1beta1__allocate_response__unpack(NULL, b.len - 5, b.p + 5);
+	REQUIRE(r);
+	REQUIRE_INT(r->n_container_responses, 2);
+	REQUIRE_INT(r->container_responses[1]->n_cdi_devices, 1);
+	CHECK_STR(r->container_responses[1]->cdi_devices[0]->name, "nodeprobe.io/x=1");
+	CHECK_STR(r->container_responses[0]->devices[0]->permissions, "rw");
+	CHECK_STR(r->container_responses[0]->mounts[0]->host_path, "/h");
+	CHECK(r->container_responses[0]->mounts[0]->read_only);
+	CHECK_STR(r->container_responses[0]->envs[0]->key, "K");
+	CHECK_STR(r->container_responses[0]->annotations[0]->value, "c");
+	v1beta1__allocate_response__free_unpacked(r, NULL);
+	kpb_buf_free(&b);
+	/* CDI names are field 5 (tag 0x2a, length-delimited) of ContainerAllocateResponse. */
+	{
+		V1beta1__ContainerAllocateResponse c = V1BETA1__CONTAINER_ALLOCATE_RESPONSE__INIT;
+		V1beta1__CDIDevice d = V1BETA1__CDIDEVICE__INIT, *dp[] = {&d};
+
+		d.name = (char *)"v.io/c=x";
+		c.n_cdi_devices = 1;
+		c.cdi_devices = dp;
+		n = packed(&c.base, buf);
+		CHECK_INT(buf[0], 0x2a);
+		CHECK_INT(n, 2 + 2 + strlen("v.io/c=x"));
+	}
+}
+
+TEST(allocate_errors_carry_a_status)
+{
+	char *ids[] = {(char *)"bad"};
+	V1beta1__ContainerAllocateRequest c = V1BETA1__CONTAINER_ALLOCATE_REQUEST__INIT,
+					  *cs[] = {&c};
+	V1beta1__AllocateRequest req = V1BETA1__ALLOCATE_REQUEST__INIT;
+	const uint8_t garbage[] = {0x0a, 0x10, 0x01};
+	struct log_err err = {0};
+	struct kpb_buf b = {0};
+	uint8_t buf[64];
+	int status;
+
+	c.n_devices_ids = 1;
+	c.devices_ids = ids;
+	req.n_container_requests = 1;
+	req.container_requests = cs;
+	CHECK_INT(kpb_allocate(buf, packed(&req.base, buf), &ops, NULL, 0, &b, &status, &err),
+		  -ENOENT);
+	CHECK_INT(status, KG_NOT_FOUND);
+	CHECK_STR(err.msg, "unknown device 'bad'");
+	CHECK_INT(kpb_allocate(garbage, sizeof(garbage), &ops, NULL, 0, &b, &status, &err),
+		  -EINVAL);
+	CHECK_INT(status, KG_INVALID_ARGUMENT);
+	CHECK(b.p == NULL);
+}
+
+TEST(preferred_checks_the_size)
+{
+	char *avail[] = {(char *)"a", (char *)"b", (char *)"c"};
+	V1beta1__ContainerPreferredAllocationRequest c =
+	    V1BETA1__CONTAINER_PREFERRED_ALLOCATION_REQUEST__INIT;
+	V1beta1__ContainerPreferredAllocationRequest *cs[] = {&c};
+	V1beta1__PreferredAllocationRequest req = V1BETA1__PREFERRED_ALLOCATION_REQUEST__INIT;
+	V1beta1__PreferredAllocationResponse *r;
+	struct kpb_buf b;
+	uint8_t buf[64];
+	int status;
+
+	c.n_available_deviceids = 3;
+	c.available_deviceids = avail;
+	c.allocation_size = 2;
+	req.n_container_requests = 1;
+	req.container_requests = cs;
+	REQUIRE_INT(kpb_preferred(buf, packed(&req.base, buf), &ops, NULL, 0, &b, &status, NULL),
+		    0);
+	r = v1beta1__preferred_allocation_response__unpack(NULL, b.len - 5, b.p + 5);
+	REQUIRE(r && r->n_container_responses == 1);
+	REQUIRE_INT(r->container_responses[0]->n_deviceids, 2);
+	CHECK_STR(r->container_responses[0]->deviceids[0], "c");
+	CHECK_STR(r->container_responses[0]->deviceids[1], "b");
+	v1beta1__preferred_allocation_response__free_unpacked(r, NULL);
+	kpb_buf_free(&b);
+	c.allocation_size = 4;
+	CHECK_INT(kpb_preferred(buf, packed(&req.base, buf), &ops, NULL, 0, &b, &status, NULL),
+		  -EINVAL);
+	CHECK_INT(status, KG_INVALID_ARGUMENT);
+}
+
+/* gRPC over nghttp2, both ends in this process on a socketpair. */
+struct pair {
+	struct kg_conn *srv, *cli;
+	int requests, closed, responses, status;
+	char path[128], msg[256];
+	size_t body;
+};
+
+static void p_request(void *ctx, struct kg_conn *c, int32_t sid, const char *path,
+		      const uint8_t *body, size_t n)
+{
+	struct pair *p = ctx;
+	struct kpb_buf m;
+
+	(void)body;
+	p->requests++;
+	snprintf(p->path, sizeof(p->path), "%s", path);
+	p->body = n;
+	kpb_empty(&m);
+	kg_send(c, sid, &m, false);
+	kg_finish(c, sid, KG_NOT_FOUND, "no such thing: 100% gone\n");
+}
+
+static void p_closed(void *ctx, struct kg_conn *c, int32_t sid)
+{
+	(void)c, (void)sid;
+	((struct pair *)ctx)->closed++;
+}
+
+static void p_response(void *ctx, struct kg_conn *c, int32_t sid, int status, const char *msg)
+{
+	struct pair *p = ctx;
+
+	(void)c, (void)sid;
+	p->responses++;
+	p->status = status;
+	snprintf(p->msg, sizeof(p->msg), "%s", msg);
+}
+
+static const struct kg_handler ph = {p_request, p_closed, p_response};
+
+static void pump(struct pair *p)
+{
+	for (int i = 0; i < 100 && !p->responses; i++) {
+		struct pollfd f[2] = {{kg_conn_fd(p->srv), kg_conn_events(p->srv), 0},
+				      {kg_conn_fd(p->cli), kg_conn_events(p->cli), 0}};
+
+		REQUIRE(poll(f, 2, 1000) > 0);
+		if (f[0].revents)
+			REQUIRE_INT(kg_conn_io(p->srv, f[0].revents, NULL), 0);
+		if (f[1].revents)
+			REQUIRE_INT(kg_conn_io(p->cli, f[1].revents, NULL), 0);
+	}
+}
+
+TEST(grpc_call_status_and_message_round_trip)
+{
+	struct pair p = {0};
+	struct kpb_buf m;
+	int sv[2];
+
+	REQUIRE_INT(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+	REQUIRE_INT(kg_conn_new(sv[0], true, &ph, &p, &p.srv), 0);
+	REQUIRE_INT(kg_conn_new(sv[1], false, &ph, &p, &p.cli), 0);
+	REQUIRE_INT(kpb_register("e.sock", "a.io/b", false, &m), 0);
+	size_t len = m.len;
+
+	REQUIRE(kg_call(p.cli, "/v1beta1.Registration/Register", &m) > 0);
+	pump(&p);
+	CHECK_INT(p.requests, 1);
+	CHECK_STR(p.path, "/v1beta1.Registration/Register");
+	CHECK_INT(p.body, len);
+	REQUIRE_INT(p.responses, 1);
+	CHECK_INT(p.status, KG_NOT_FOUND);
+	CHECK_STR(p.msg, "no such thing: 100% gone\n"); /* percent-encoded on the wire */
+	kg_conn_free(p.srv);
+	kg_conn_free(p.cli);
+}
+
+TEST(grpc_garbage_kills_only_that_connection)
+{
+	struct pair p = {0};
+	int sv[2];
+	struct log_err err = {0};
+
+	REQUIRE_INT(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+	REQUIRE_INT(kg_conn_new(sv[0], true, &ph, &p, &p.srv), 0);
+	REQUIRE(write(sv[1], "GET / HTTP/1.1\r\n\r\n0123456789abcdef", 34) == 34);
+	CHECK_INT(kg_conn_io(p.srv, POLLIN, &err), -EPROTO);
+	CHECK(strstr(err.msg, "HTTP/2") != NULL);
+	kg_conn_free(p.srv);
+	close(sv[1]);
+}
+
+TEST(resource_names_are_checked)
+{
+	struct kubelet_opts o = {.dir = "/nonexistent", .ops = ops};
+	struct kubelet_srv *s;
+	struct log_err err = {0};
+	struct kubelet_device bad = {"", true, -1};
+
+	REQUIRE_INT(kubelet_srv_new(&o, &s, &err), 0);
+	CHECK_INT(kubelet_srv_add(s, "example.com/foo", &err), 0);
+	CHECK_INT(kubelet_srv_add(s, "nodeprobe.io/serial_1.x", &err), 1);
+	CHECK_INT(kubelet_srv_add(s, "example.com/foo", &err), -EEXIST);
+	CHECK_INT(kubelet_srv_add(s, "foo", &err), -EINVAL);
+	CHECK_INT(kubelet_srv_add(s, "kubernetes.io/foo", &err), -EINVAL);
+	CHECK_INT(kubelet_srv_add(s, "x.kubernetes.io/foo", &err), -EINVAL);
+	CHECK_INT(kubelet_srv_add(s, "Example.com/foo", &err), -EINVAL);
+	CHECK_INT(kubelet_srv_add(s, "example.com/a/b", &err), -EINVAL);
+	CHECK_INT(kubelet_srv_add(s, "example.com/-a", &err), -EINVAL);
+	CHECK_INT(kubelet_srv_set_devices(s, 0, &bad, 1, &err), -EINVAL);
+	CHECK_INT(kubelet_srv_set_devices(s, 5, NULL, 0, &err), -EINVAL);
+	kubelet_srv_free(s);
+}
+
+/* A server that holds each request open (no answer yet): its stream id is kept. */
+struct held {
+	int32_t sid;
+};
+
+static void h_request(void *ctx, struct kg_conn *c, int32_t sid, const char *path,
+		      const uint8_t *body, size_t n)
+{
+	(void)c, (void)path, (void)body, (void)n;
+	((struct held *)ctx)->sid = sid;
+}
+
+static void h_closed(void *ctx, struct kg_conn *c, int32_t sid)
+{
+	(void)ctx, (void)c, (void)sid;
+}
+
+static const struct kg_handler hh = {h_request, h_closed, p_response};
+
+static struct kpb_buf big(size_t n)
+{
+	struct kpb_buf b = {calloc(1, n), n};
+
+	if (!b.p)
+		abort();
+	return b;
+}
+
+/* Answers queued on three connections whose peer never reads: 16 MiB in all, whatever each
+ * connection's own 8 MiB allows (32 connections x 16 MiB was the worst case before). */
+TEST(grpc_process_wide_byte_budget)
+{
+	struct kg_conn *srv[3], *cli[3];
+	struct held h[3] = {{0}};
+	struct pair p = {0};
+	struct kpb_buf m;
+	int sv[2];
+
+	for (int i = 0; i < 3; i++) {
+		REQUIRE_INT(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+		REQUIRE_INT(kg_conn_new(sv[0], true, &hh, &h[i], &srv[i]), 0);
+		REQUIRE_INT(kg_conn_new(sv[1], false, &ph, &p, &cli[i]), 0);
+		kpb_empty(&m);
+		REQUIRE(kg_call(cli[i], "/v1beta1.DevicePlugin/ListAndWatch", &m) > 0);
+		for (int k = 0; k < 50 && !h[i].sid; k++) {
+			struct pollfd f[2] = {{kg_conn_fd(srv[i]), kg_conn_events(srv[i]), 0},
+					      {kg_conn_fd(cli[i]), kg_conn_events(cli[i]), 0}};
+
+			REQUIRE(poll(f, 2, 1000) > 0);
+			if (f[0].revents)
+				REQUIRE_INT(kg_conn_io(srv[i], f[0].revents, NULL), 0);
+			if (f[1].revents)
+				REQUIRE_INT(kg_conn_io(cli[i], f[1].revents, NULL), 0);
+		}
+		REQUIRE(h[i].sid > 0);
+	}
+	m = big(7u << 20);
+	CHECK_INT(kg_send(srv[0], h[0].sid, &m, false), 0); /* 7 MiB: within 8 per connection */
+	m = big(7u << 20);
+	CHECK_INT(kg_send(srv[1], h[1].sid, &m, false), 0); /* 14 MiB in all */
+	m = big(3u << 20);
+	CHECK_INT(kg_send(srv[2], h[2].sid, &m, false), -ENOBUFS); /* 17 > 16 MiB */
+	CHECK(kg_total_bytes() <= KG_MAX_TOTAL);
+	for (int i = 0; i < 3; i++) {
+		kg_conn_free(srv[i]);
+		kg_conn_free(cli[i]);
+	}
+	CHECK_INT(kg_total_bytes(), 0); /* every byte given back */
+}
