@@ -18,6 +18,7 @@
 enum reload_type {
 	RELOAD_CONFIGMAP = 0,
 	RELOAD_SECRET = 1,
+	RELOAD_SPC = 2, /* a SecretProviderClass (--enable-csi-integration; reload_csi.c) */
 };
 
 /* Workload kinds handled. */
@@ -108,6 +109,9 @@ enum reload_ann {
 	RA_SEARCH,	/* reloader.stakater.com/search */
 	RA_CM_EXCLUDE,	/* configmaps.exclude.reloader.stakater.com/reload */
 	RA_SEC_EXCLUDE, /* secrets.exclude.reloader.stakater.com/reload */
+	RA_SPC_AUTO,	/* secretproviderclass.reloader.stakater.com/auto */
+	RA_SPC_RELOAD,	/* secretproviderclass.reloader.stakater.com/reload */
+	RA_SPC_EXCLUDE, /* secretproviderclasses.exclude.reloader.stakater.com/reload */
 	RA_N,
 };
 
@@ -203,7 +207,7 @@ struct reload_workload {
 	char *name;	    /* owned */
 	char *uid;	    /* metadata.uid (Events name it), NULL if absent; owned */
 	char *ann[2][RA_N]; /* [0] metadata, [1] pod template; NULL = absent; owned */
-	struct reload_relist *relist[2][2]; /* [where][type] shared reload lists; NULL: none */
+	struct reload_relist *relist[2][RELOAD_SPC + 1]; /* [where][type] lists; NULL: none */
 	unsigned char digest[2]; /* [where] bit 1 << type: ann holds a long list's SHA-1 */
 	unsigned char retry[2];	 /* [where] bit 1 << type: refused for the budgets */
 	char *refused;		 /* why a reload list was refused (over a budget), or NULL; owned */
@@ -317,7 +321,7 @@ int reload_last_reloaded_json(struct strbuf *v, const char *ns, const struct rel
 			      long long now);
 
 /* Resource classes the controller lists and watches. */
-enum { CLS_CM = 0, CLS_SEC, CLS_DEP, CLS_STS, CLS_DS, CLS_CJ, CLS_JOB, CLS_RO, NCLS };
+enum { CLS_CM = 0, CLS_SEC, CLS_DEP, CLS_STS, CLS_DS, CLS_CJ, CLS_JOB, CLS_RO, CLS_SPC, NCLS };
 
 /* Skip reasons counted in nodeprobe_reload_skipped_total. */
 enum {
@@ -389,6 +393,8 @@ void reload_http_stop(void *h);
 
 /* batch/v1 cronjobs and jobs, argoproj.io/v1alpha1 rollouts (reload_kinds.c). */
 extern const struct kube_resource reload_res_cronjobs, reload_res_jobs, reload_res_rollouts;
+/* The Secrets Store CSI driver's secretproviderclasspodstatuses (reload_kinds.c). */
+extern const struct kube_resource reload_res_spcps;
 /* How act writes a rollout of a kind (reload_write.c). */
 enum reload_shape {
 	RELOAD_SHAPE_SMP, /* strategic merge PATCH (env vars of deleted objects: JSON patch) */
@@ -523,6 +529,7 @@ struct reload_in_state {
 	struct reload_nsel *nsel; /* --namespace-selector, NULL: none */
 	int list_max_pages;	  /* a LIST's page cap; 0: LIST_MAX_PAGES (tests set fewer) */
 	const struct reload_in_hooks *on; /* what input tells the stages above (reload_in.h) */
+	struct tab spcps;		  /* SecretProviderClassPodStatuses (reload_csi.c) */
 };
 
 /* What the gates own (reload_ha.c, reload_pause.c). */

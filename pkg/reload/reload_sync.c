@@ -9,6 +9,7 @@
 
 #include "kube/kube.h"
 #include "reload/reload.h"
+#include "reload/reload_csi.h"
 #include "reload/reload_in.h"
 #include "reload/reload_internal.h"
 
@@ -357,7 +358,10 @@ static int wl_item(void *p, const char *type, json_t *obj)
 	}
 	if (strcmp(type, "BOOKMARK") == 0)
 		return 0;
-	reload_apply_workload(s->c, s->cls, type, obj);
+	if (s->cls == CLS_SPC) /* SecretProviderClassPodStatuses: their own table */
+		reload_csi_item(s, type, obj);
+	else
+		reload_apply_workload(s->c, s->cls, type, obj);
 	return 0;
 }
 

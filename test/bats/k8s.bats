@@ -228,7 +228,7 @@ kustomizations() {
     return 0
   fi
   "$T/man-rbac" "$man" >"$W/man-rbac.txt"
-  diff -u <(grep -hv '^#' "$T/rbac-reload.txt" "$T/rbac-lease.txt" | sort) <(sort "$W/man-rbac.txt")
+  diff -u <(grep -hv '^#' "$T/rbac-reload.txt" "$T/rbac-lease.txt" "$T/rbac-csi.txt" | sort) <(sort "$W/man-rbac.txt")
   # --enable-ha's leases: a Role in the pod's own namespace (the Lease's), never cluster-wide
   render k8s/reload/ha >"$W/ha.json"
   [ "$(jq -r 'select(.kind == "Role") | [.metadata.name, .metadata.namespace] | join(" ")' "$W/ha.json")" = "nodeprobe-reload-leader-election nodeprobe-system" ]

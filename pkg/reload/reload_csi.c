@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* reload_csi: Reloader's Secrets Store CSI integration (--enable-csi-integration): the
+ * SecretProviderClassPodStatus items of the LIST and WATCH, their hash, and the change they
+ * bring to the SecretProviderClass they name. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/kube.h"
+#include "reload/reload.h"
+#include "reload/reload_csi.h"
+#include "reload/reload_in.h"
+#include "reload/reload_internal.h"
+
+/*
+ * Reloader v1.4.21, read, not copied: internal/pkg/util/util.go
+ * (GetSHAfromSecretProviderClassPodStatus), internal/pkg/common/common.go
+ * (GetSecretProviderClassPodStatusConfig: the trigger is the SecretProviderClass named by
+ * status.secretProviderClassName, in the status object's namespace, type SECRETPROVIDERCLASS),
+ * internal/pkg/handler/update.go (an update rolls when the old and new hash differ; an old
+ * status whose objects are nil hashes as ""). The object is the CSI driver's
+ * (kubernetes-sigs/secrets-store-csi-driver apis/v1 SecretProviderClassPodStatus: status.podName,
+ * status.secretProviderClassName, status.mounted, status.objects[].id, .version); only the
+ * SecretProviderClass name and the hash are kept.
+ */
+
+/* A SecretProviderClassPodStatus: the SecretProviderClass it names and its hash. */
+struct spcps_ent {
+	struct ent e;		    /* cls CLS_SPC, namespace, the status object's name */
+	char *spc;		    /* status.secretProviderClassName; owned */
+	char hash[RELOAD_HASH_HEX]; /* Reloader's hash; "" while status.objects is absent */
+};
+
+/* One "id=version" (or "SecretProviderClassName=<spc>") entry of the hash. */
+struct spc_pair {
+	const char *k, *v;
+	size_t kl, vl;
+};
+
+/* Byte i of a pair's "k=v". */
+static unsigned char pair_at(const struct spc_pair *x, size_t i)
+{
+	if (i < x->kl)
+		return (unsigned char)x->k[i];
+	return i == x->kl ? '=' : (unsigned char)x->v[i - x->kl - 1];
+}
+
+/* Go's sort.Strings order of "k=v": bytewise over the joined string. */
+static int pair_cmp(const void *a, const void *b)
+{
+	const struct spc_pair *x = a, *y = b;
+	size_t i, xl = x->kl + 1 + x->vl, yl = y->kl + 1 + y->vl;
+
+	for (i = 0; i < xl && i < yl; i++)
+		if (pair_at(x, i) != pair_at(y, i))
+			return pair_at(x, i) < pair_at(y, i) ? -1 : 1;
+	return xl < yl ? -1 : xl > yl;
+}
+
+static void str_of(json_t *j, const char **s, size_t *len)
+{
+	*s = json_is_string(j) ? json_string_value(j) : "";
+	*len = json_is_string(j) ? json_string_length(j) : 0;
+}
+
+int reload_spc_hash(json_t *status, char hex[RELOAD_HASH_HEX])
+{
+	json_t *objs = json_object_get(status, "objects"), *o;
+	size_t n = json_is_array(objs) ? json_array_size(objs) : 0, i, total = 0;
+	struct spc_pair *p;
+	struct strbuf sb = STRBUF_INIT(RELOAD_SPC_HASHED_MAX);
+	int r = 0;
+
+	if (n > RELOAD_SPC_OBJECTS_MAX)
+		return -E2BIG;
+	p = calloc(n + 1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	json_array_foreach(objs, i, o)
+	{
+		str_of(json_object_get(o, "id"), &p[i].k, &p[i].kl);
+		str_of(json_object_get(o, "version"), &p[i].v, &p[i].vl);
+		total += p[i].kl + p[i].vl + 2;
+	}
+	p[n].k = "SecretProviderClassName";
+	p[n].kl = strlen(p[n].k);
+	str_of(json_object_get(status, "secretProviderClassName"), &p[n].v, &p[n].vl);
+	total += p[n].kl + p[n].vl + 1;
+	if (total > RELOAD_SPC_HASHED_MAX) {
+		free(p);
+		return -E2BIG;
+	}
+	qsort(p, n + 1, sizeof(*p), pair_cmp);
+	for (i = 0; i <= n && r == 0; i++) {
+		if (i)
+			r = sb_addch(&sb, ';');
+		r = r ? r : sb_addn(&sb, p[i].k, p[i].kl);
+		r = r ? r : sb_addch(&sb, '=');
+		r = r ? r : sb_addn(&sb, p[i].v, p[i].vl);
+	}
+	if (r == 0)
+		r = reload_relist_digest(sb.buf ? sb.buf : "", sb.len, hex);
+	sb_free(&sb);
+	free(p);
+	return r < 0 ? r : 0;
+}
+
+void reload_csi_free(struct ctl *c)
+{
+	size_t i;
+	struct ent *e, *nx;
+
+	for (i = 0; i < c->in.spcps.nb; i++)
+		for (e = c->in.spcps.b[i]; e; e = nx) {
+			nx = e->next;
+			free(((struct spcps_ent *)e)->spc);
+			free(e->ns);
+			free(e->name);
+			free(e);
+		}
+	free(c->in.spcps.b);
+	memset(&c->in.spcps, 0, sizeof(c->in.spcps));
+}
+
+/*
+ * The SecretProviderClass spc in ns changed to hash: its entry among the ConfigMaps and
+ * Secrets (cls CLS_SPC, kept for the rollouts that follow) takes the hash, and every workload
+ * it selects is considered. The SecretProviderClass's own annotations (Reloader GETs it for
+ * reloader.stakater.com/match and ignore) are not read: match and ignore are unset.
+ */
+static void spc_changed(struct ctl *c, const char *ns, const char *spc, const char *hash)
+{
+	struct cfg_ent *ce = (struct cfg_ent *)reload_tab_get(&c->cfg, CLS_SPC, ns, spc);
+
+	if (!ce) {
+		ce = calloc(1, sizeof(*ce));
+		if (!ce)
+			return;
+		ce->e.cls = CLS_SPC;
+		ce->e.ns = strdup(ns);
+		ce->e.name = strdup(spc);
+		ce->rv = strdup("");
+		if (!ce->e.ns || !ce->e.name || !ce->rv || reload_tab_put(&c->cfg, &ce->e) < 0) {
+			reload_cfg_free(ce);
+			log_warn("SecretProviderClass %s/%s: out of memory", ns, spc);
+			return;
+		}
+	}
+	memcpy(ce->hash, hash, RELOAD_HASH_HEX);
+	ce->seen = 1;
+	RELOAD_IN_TELL(c, changed, c, ce);
+}
+
+static void spcps_del(struct ctl *c, struct spcps_ent *pe)
+{
+	reload_tab_del(&c->in.spcps, &pe->e);
+	free(pe->spc);
+	free(pe->e.ns);
+	free(pe->e.name);
+	free(pe);
+	METRIC_SET(c->m.objects[CLS_SPC], c->m.objects[CLS_SPC] - 1);
+}
+
+void reload_csi_item(struct rs *s, const char *type, json_t *obj)
+{
+	struct ctl *c = s->c;
+	json_t *meta = json_object_get(obj, "metadata");
+	json_t *status = json_object_get(obj, "status");
+	const char *name = json_string_value(json_object_get(meta, "name"));
+	const char *ns = json_string_value(json_object_get(meta, "namespace"));
+	const char *spc = json_string_value(json_object_get(status, "secretProviderClassName"));
+	struct spcps_ent *pe;
+	char hex[RELOAD_HASH_HEX], *nspc;
+	int r, changed;
+
+	if (!name || !ns || reload_ns_ignored(c, ns))
+		return;
+	pe = (struct spcps_ent *)reload_tab_get(&c->in.spcps, CLS_SPC, ns, name);
+	if (strcmp(type, "DELETED") == 0) {
+		if (pe)
+			spcps_del(c, pe);
+		return;
+	}
+	r = reload_spc_hash(status, hex);
+	if (r < 0) {
+		log_warn("SecretProviderClassPodStatus %s/%s: status not hashed (%s; at most %d "
+			 "objects, %d bytes): skipped",
+			 ns, name, r == -E2BIG ? "too large" : "out of memory",
+			 RELOAD_SPC_OBJECTS_MAX, RELOAD_SPC_HASHED_MAX);
+		return;
+	}
+	if (!pe) {
+		pe = calloc(1, sizeof(*pe));
+		if (!pe)
+			return;
+		pe->e.cls = CLS_SPC;
+		pe->e.ns = strdup(ns);
+		pe->e.name = strdup(name);
+		if (!pe->e.ns || !pe->e.name || reload_tab_put(&c->in.spcps, &pe->e) < 0) {
+			free(pe->e.ns);
+			free(pe->e.name);
+			free(pe);
+			return;
+		}
+		METRIC_SET(c->m.objects[CLS_SPC], c->m.objects[CLS_SPC] + 1);
+		changed = 0; /* a first sight (LIST, ADDED) is not a change, as in Reloader */
+	} else {
+		/* an update, or a re-list after a 410 that finds it changed */
+		changed =
+		    (strcmp(type, "MODIFIED") == 0 || s->relist) && strcmp(pe->hash, hex) != 0;
+	}
+	if (!changed && pe->hash[0] && strcmp(pe->hash, hex) == 0 && strcmp(type, "MODIFIED") == 0)
+		METRIC_INC(c->m.skipped[SKIP_UNCHANGED]);
+	if (!spc)
+		spc = "";
+	if (!pe->spc || strcmp(pe->spc, spc) != 0) {
+		nspc = strdup(spc);
+		if (!nspc)
+			return;
+		free(pe->spc);
+		pe->spc = nspc;
+	}
+	/* Reloader: an old status without objects hashes as "", so its next update is a change */
+	if (json_is_array(json_object_get(status, "objects")))
+		memcpy(pe->hash, hex, RELOAD_HASH_HEX);
+	else
+		pe->hash[0] = '\0';
+	if (changed && *spc)
+		spc_changed(c, ns, spc, hex);
+}
