@@ -29,6 +29,7 @@ struct spcps_ent {
 	struct ent e;		    /* cls CLS_SPC, namespace, the status object's name */
 	char *spc;		    /* status.secretProviderClassName; owned */
 	char hash[RELOAD_HASH_HEX]; /* Reloader's hash; "" while status.objects is absent */
+	unsigned char seen;	    /* in the current (re-)LIST */
 };
 
 /* One "id=version" (or "SecretProviderClassName=<spc>") entry of the hash. */
@@ -151,14 +152,68 @@ static void spc_changed(struct ctl *c, const char *ns, const char *spc, const ch
 	RELOAD_IN_TELL(c, changed, c, ce);
 }
 
+/* Does a status other than except in ns still name SecretProviderClass spc? */
+static int spc_named(const struct ctl *c, const char *ns, const char *spc,
+		     const struct spcps_ent *except)
+{
+	size_t i;
+	const struct ent *e;
+
+	for (i = 0; i < c->in.spcps.nb; i++)
+		for (e = c->in.spcps.b[i]; e; e = e->next) {
+			const struct spcps_ent *pe = (const struct spcps_ent *)e;
+
+			if (pe != except && pe->spc && strcmp(pe->spc, spc) == 0 &&
+			    strcmp(e->ns, ns) == 0)
+				return 1;
+		}
+	return 0;
+}
+
+/*
+ * Forget status pe; the SecretProviderClass entry it kept among the ConfigMaps and Secrets goes
+ * with its last status (memory stays bounded by the statuses there are).
+ */
 static void spcps_del(struct ctl *c, struct spcps_ent *pe)
 {
+	struct ent *ce = NULL;
+
+	if (pe->spc && *pe->spc && !spc_named(c, pe->e.ns, pe->spc, pe))
+		ce = reload_tab_get(&c->cfg, CLS_SPC, pe->e.ns, pe->spc);
+	if (ce) {
+		reload_tab_del(&c->cfg, ce);
+		reload_cfg_free((struct cfg_ent *)ce);
+	}
 	reload_tab_del(&c->in.spcps, &pe->e);
 	free(pe->spc);
 	free(pe->e.ns);
 	free(pe->e.name);
 	free(pe);
 	METRIC_SET(c->m.objects[CLS_SPC], c->m.objects[CLS_SPC] - 1);
+}
+
+void reload_csi_mark(struct ctl *c, const char *ns)
+{
+	size_t i;
+	struct ent *e;
+
+	for (i = 0; i < c->in.spcps.nb; i++)
+		for (e = c->in.spcps.b[i]; e; e = e->next)
+			if (!*ns || strcmp(e->ns, ns) == 0)
+				((struct spcps_ent *)e)->seen = 0;
+}
+
+void reload_csi_sweep(struct ctl *c, const char *ns)
+{
+	size_t i;
+	struct ent *e, *nx;
+
+	for (i = 0; i < c->in.spcps.nb; i++)
+		for (e = c->in.spcps.b[i]; e; e = nx) {
+			nx = e->next;
+			if ((!*ns || strcmp(e->ns, ns) == 0) && !((struct spcps_ent *)e)->seen)
+				spcps_del(c, (struct spcps_ent *)e);
+		}
 }
 
 void reload_csi_item(struct rs *s, const char *type, json_t *obj)
@@ -171,8 +226,10 @@ void reload_csi_item(struct rs *s, const char *type, json_t *obj)
 	const char *spc = json_string_value(json_object_get(status, "secretProviderClassName"));
 	struct spcps_ent *pe;
 	char hex[RELOAD_HASH_HEX], *nspc;
-	int r, changed;
+	int r, changed, ev = !strcmp(type, "DELETED") ? 2 : !strcmp(type, "MODIFIED") ? 1 : 0;
 
+	/* reloader_events_received_total: every item, initial LIST ones as adds (as informers) */
+	METRIC_INC(c->m.events[2][ev]);
 	if (!name || !ns || reload_ns_ignored(c, ns))
 		return;
 	pe = (struct spcps_ent *)reload_tab_get(&c->in.spcps, CLS_SPC, ns, name);
@@ -211,6 +268,7 @@ void reload_csi_item(struct rs *s, const char *type, json_t *obj)
 	}
 	if (!changed && pe->hash[0] && strcmp(pe->hash, hex) == 0 && strcmp(type, "MODIFIED") == 0)
 		METRIC_INC(c->m.skipped[SKIP_UNCHANGED]);
+	pe->seen = 1;
 	if (!spc)
 		spc = "";
 	if (!pe->spc || strcmp(pe->spc, spc) != 0) {

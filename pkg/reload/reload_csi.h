@@ -24,6 +24,13 @@ int reload_spc_hash(json_t *status, char hex[RELOAD_HASH_HEX]);
  * selects that SecretProviderClass in its namespace (told through c->in.on->changed).
  */
 void reload_csi_item(struct rs *s, const char *type, json_t *obj);
+/* Before a (re-)LIST of the statuses in ns ("": all): mark them unseen. */
+void reload_csi_mark(struct ctl *c, const char *ns);
+/*
+ * After it: forget those not seen (deleted while the watch was down, between a 410 and the
+ * re-list), and each SecretProviderClass entry no status names any more.
+ */
+void reload_csi_sweep(struct ctl *c, const char *ns);
 /* Free c->in.spcps. */
 void reload_csi_free(struct ctl *c);
 

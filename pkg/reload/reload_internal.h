@@ -362,8 +362,10 @@ struct reload_metrics {
 	struct reload_hist action_latency[RELOAD_NKINDS]; /* PATCH duration per kind */
 	struct reload_hist change_latency;		  /* change seen -> PATCH answered */
 	unsigned long not_selected;			  /* dropped by --namespace-selector */
-	unsigned long events[2][3]; /* ConfigMap/Secret [cls][add, update, delete] received */
-	int by_namespace;	    /* METRICS_COUNT_BY_NAMESPACE=enabled */
+	/* [configmaps, secrets, secretproviderclasspodstatuses][add, update, delete] received */
+	unsigned long events[3][3];
+	int csi;	  /* --enable-csi-integration: the statuses' rows are shown */
+	int by_namespace; /* METRICS_COUNT_BY_NAMESPACE=enabled */
 	struct reload_ns_count *ns_counts; /* rollouts per namespace (by_namespace) */
 	unsigned long notify_dropped;	   /* alerts/webhooks dropped from a full queue */
 	unsigned long notify_queued;	   /* gauge: alerts/webhooks waiting */

@@ -176,6 +176,7 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 	kube_client_set_retries(c.cl, o->retries, o->retry_base_ms);
 	c.m.cl = c.cl;
 	c.m.by_namespace = o->metrics_by_namespace;
+	c.m.csi = o->csi;
 	c.act.tok_ms = reload_now_ms();
 	c.act.tokens = o->burst;
 	r = make_streams(&c);

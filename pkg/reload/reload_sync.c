@@ -459,6 +459,11 @@ static void mark_unseen(struct ctl *c, const struct rs *s)
 	size_t i;
 	struct ent *e;
 
+	if (s->cls == CLS_SPC) {
+		reload_csi_mark(c, s->ns);
+		return;
+	}
+
 	for (i = 0; i < t->nb; i++) {
 		for (e = t->b[i]; e; e = e->next) {
 			if (e->cls != s->cls || (*s->ns && strcmp(e->ns, s->ns) != 0))
@@ -478,6 +483,11 @@ static void sweep_unseen(struct ctl *c, const struct rs *s)
 	struct tab *t = is_cfg ? &c->cfg : &c->wl;
 	size_t i;
 	struct ent *e, *nx;
+
+	if (s->cls == CLS_SPC) {
+		reload_csi_sweep(c, s->ns);
+		return;
+	}
 
 	for (i = 0; i < t->nb; i++) {
 		for (e = t->b[i]; e; e = nx) {

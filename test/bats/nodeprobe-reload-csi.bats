@@ -96,6 +96,35 @@ env_of() {
   ! grep -q 'error\|not supported\|is off' "$RL_LOG"
 }
 
+@test "CSI: a status deleted while the watch is down (410, re-list) is swept; reloader_events_received_total counts the statuses" {
+  port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  metrics() { curl -sS "http://127.0.0.1:$port/metrics"; }
+  fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
+  deployment web '{"secretproviderclass.reloader.stakater.com/auto":"true"}'
+  spcps web-1 1
+  spcps web-2 1
+  start 8 --listen "127.0.0.1:$port"
+  grep -qx 'nodeprobe_reload_objects{resource="secretproviderclasspodstatuses"} 2' <<<"$(metrics)"
+  # as Reloader's informers count: the initial LIST's items as adds, then each update
+  grep -qx 'reloader_events_received_total{event_type="add",resource_type="secretproviderclasspodstatuses"} 2' <<<"$(metrics)"
+  spcps web-1 2
+  reqs PATCH /deployments/web$ >/dev/null
+  grep -qx 'reloader_events_received_total{event_type="update",resource_type="secretproviderclasspodstatuses"} 1' <<<"$(metrics)"
+  # the statuses' watch is down (its reconnect held 1 s): web-2's pod goes, web-1 rotates, and
+  # the history is compacted, so the watch gets 410 and the statuses are listed again
+  fake_ctl POST /faults '{"path":"/secretproviderclasspodstatuses$","watch":true,"action":"delay","seconds":1,"count":1}' >/dev/null
+  fake_ctl POST /drop-watches >/dev/null
+  fake_ctl DELETE '/objects?apiVersion=secrets-store.csi.x-k8s.io/v1&kind=SecretProviderClassPodStatus&namespace=default&name=web-2-default-vault-db' >/dev/null
+  spcps web-1 3
+  fake_ctl POST /compact >/dev/null
+  out=$(reqs PATCH /deployments/web$ 2 | tail -1)
+  [[ $out == *"$(sha1 'SecretProviderClassName=vault-db;secret/api-key=7;secret/db-pass=3')"* ]]
+  grep -q 'secretproviderclasspodstatuses watch .*is gone (410); re-listing\|is gone (410); re-listing' "$RL_LOG"
+  # web-2's status is gone from the table: memory stays bounded by the statuses there are
+  grep -qx 'nodeprobe_reload_objects{resource="secretproviderclasspodstatuses"} 1' <<<"$(metrics)" ||
+    { metrics | grep secretproviderclass >&2; false; }
+}
+
 @test "CSI: secretproviderclasses.exclude.reloader.stakater.com/reload keeps an auto workload still; reloader.stakater.com/auto selects" {
   fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
   deployment skip '{"reloader.stakater.com/auto":"true","secretproviderclasses.exclude.reloader.stakater.com/reload":"other, vault-db"}'
