@@ -224,8 +224,14 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 
 		for (k = CLS_DEP; k <= CLS_RO; k++)
 			nwl += c.m.objects[k];
-		log_info("synced: %lu ConfigMaps, %lu Secrets, %lu workloads", c.m.objects[CLS_CM],
-			 c.m.objects[CLS_SEC], nwl);
+		if (o->csi)
+			log_info("synced: %lu ConfigMaps, %lu Secrets, %lu workloads, %lu "
+				 "SecretProviderClassPodStatuses",
+				 c.m.objects[CLS_CM], c.m.objects[CLS_SEC], nwl,
+				 c.m.objects[CLS_SPC]);
+		else
+			log_info("synced: %lu ConfigMaps, %lu Secrets, %lu workloads",
+				 c.m.objects[CLS_CM], c.m.objects[CLS_SEC], nwl);
 	}
 	reload_reconcile_all(&c);
 	if (o->once) {
