@@ -21,7 +21,9 @@
  * status whose objects are nil hashes as ""). The object is the CSI driver's
  * (kubernetes-sigs/secrets-store-csi-driver apis/v1 SecretProviderClassPodStatus: status.podName,
  * status.secretProviderClassName, status.mounted, status.objects[].id, .version); only the
- * SecretProviderClass name and the hash are kept.
+ * SecretProviderClass name and the hash are kept. Reloader reads the SecretProviderClass's
+ * reloader.stakater.com/match and ignore annotations with a GET (an error reads as none); so do we,
+ * once per rotation and SecretProviderClass, before the change is told.
  */
 
 /* A SecretProviderClassPodStatus: the SecretProviderClass it names and its hash. */
@@ -121,17 +123,26 @@ void reload_csi_free(struct ctl *c)
 		}
 	free(c->in.spcps.b);
 	memset(&c->in.spcps, 0, sizeof(c->in.spcps));
+	while (c->in.spc_gets) {
+		struct deferred *d = c->in.spc_gets;
+
+		c->in.spc_gets = d->next;
+		free(d->ns);
+		free(d->name);
+		free(d);
+	}
 }
 
 /*
  * The SecretProviderClass spc in ns changed to hash: its entry among the ConfigMaps and
- * Secrets (cls CLS_SPC, kept for the rollouts that follow) takes the hash, and every workload
- * it selects is considered. The SecretProviderClass's own annotations (Reloader GETs it for
- * reloader.stakater.com/match and ignore) are not read: match and ignore are unset.
+ * Secrets (cls CLS_SPC, kept for the rollouts that follow) takes the hash, and a GET of the
+ * SecretProviderClass is queued (once per SecretProviderClass while one is queued): its match
+ * and ignore annotations are read before the change is told (reload_csi_fetch).
  */
 static void spc_changed(struct ctl *c, const char *ns, const char *spc, const char *hash)
 {
 	struct cfg_ent *ce = (struct cfg_ent *)reload_tab_get(&c->cfg, CLS_SPC, ns, spc);
+	struct deferred *d;
 
 	if (!ce) {
 		ce = calloc(1, sizeof(*ce));
@@ -149,7 +160,82 @@ static void spc_changed(struct ctl *c, const char *ns, const char *spc, const ch
 	}
 	memcpy(ce->hash, hash, RELOAD_HASH_HEX);
 	ce->seen = 1;
-	RELOAD_IN_TELL(c, changed, c, ce);
+	for (d = c->in.spc_gets; d; d = d->next)
+		if (strcmp(d->ns, ns) == 0 && strcmp(d->name, spc) == 0)
+			return; /* its GET is queued: the change is told with the latest hash */
+	d = calloc(1, sizeof(*d));
+	if (d) {
+		d->cls = CLS_SPC;
+		d->ns = strdup(ns);
+		d->name = strdup(spc);
+	}
+	if (!d || !d->ns || !d->name) {
+		if (d) {
+			free(d->ns);
+			free(d->name);
+			free(d);
+		}
+		RELOAD_IN_TELL(c, changed, c, ce); /* told without the annotations */
+		return;
+	}
+	d->next = c->in.spc_gets;
+	c->in.spc_gets = d;
+}
+
+/* GET SecretProviderClass d->ns/d->name: *match and *ignore from its annotations (0 if none). */
+static void spc_get(struct ctl *c, const struct deferred *d, int *match, int *ignore)
+{
+	struct log_err err = {0};
+	json_t *obj = NULL, *ann;
+	const char *m, *ig;
+	int r;
+
+	*match = *ignore = 0;
+	sb_reset(&c->url);
+	kube_url(&c->url, kube_client_server(c->cl), &reload_res_spcs, d->ns, d->name, NULL);
+	c->resp.max = RELOAD_SPC_GET_MAX;
+	r = kube_request(c->cl, "GET", c->url.buf, NULL, NULL, &c->resp, &err);
+	if (r == 200)
+		obj = json_loadb(c->resp.buf, c->resp.len, 0, NULL);
+	sb_reset(&c->resp);
+	if (!obj) {
+		/* as Reloader: an error reads as no annotations; a 404 (no such object) is quiet */
+		if (r != 404)
+			log_warn("SecretProviderClass %s/%s: %s: its match and ignore annotations "
+				 "are not read",
+				 d->ns, d->name,
+				 r < 0	    ? err.msg
+				 : r == 200 ? "not JSON (or over the size limit)"
+					    : "unexpected answer");
+		return;
+	}
+	ann = json_object_get(json_object_get(obj, "metadata"), "annotations");
+	m = json_string_value(json_object_get(ann, RELOAD_MATCH));
+	ig = json_string_value(json_object_get(ann, RELOAD_IGNORE));
+	*match = m && strcmp(m, "true") == 0;
+	*ignore = ig && strcmp(ig, "true") == 0;
+	json_decref(obj);
+}
+
+void reload_csi_fetch(struct ctl *c)
+{
+	while (c->in.spc_gets) {
+		struct deferred *d = c->in.spc_gets;
+		struct cfg_ent *ce;
+		int match, ignore;
+
+		c->in.spc_gets = d->next;
+		spc_get(c, d, &match, &ignore);
+		ce = (struct cfg_ent *)reload_tab_get(&c->cfg, CLS_SPC, d->ns, d->name);
+		if (ce) { /* else its last status went meanwhile */
+			ce->match = (unsigned char)match;
+			ce->ignore = (unsigned char)ignore;
+			RELOAD_IN_TELL(c, changed, c, ce);
+		}
+		free(d->ns);
+		free(d->name);
+		free(d);
+	}
 }
 
 /* Does a status other than except in ns still name SecretProviderClass spc? */

@@ -8,6 +8,7 @@
 
 #define RELOAD_SPC_OBJECTS_MAX 4096	 /* status.objects of one status object hashed */
 #define RELOAD_SPC_HASHED_MAX  (1 << 20) /* bytes of its "id=version;..." string */
+#define RELOAD_SPC_GET_MAX     (1 << 20) /* bytes of a SecretProviderClass read by GET */
 
 /*
  * Reloader's hash of a SecretProviderClassPodStatus's status (jansson, borrowed; NULL: none):
@@ -31,7 +32,14 @@ void reload_csi_mark(struct ctl *c, const char *ns);
  * re-list), and each SecretProviderClass entry no status names any more.
  */
 void reload_csi_sweep(struct ctl *c, const char *ns);
-/* Free c->in.spcps. */
+/*
+ * GET each SecretProviderClass a rotation named (queued by reload_csi_item; from the run loop,
+ * never inside a stream callback), set its entry's match and ignore from its
+ * reloader.stakater.com/match and ignore annotations (none when the GET fails: a warning, but
+ * quiet for a 404, as Reloader reads an error as no annotations), then tell the change.
+ */
+void reload_csi_fetch(struct ctl *c);
+/* Free c->in.spcps and the queued GETs. */
 void reload_csi_free(struct ctl *c);
 
 #endif

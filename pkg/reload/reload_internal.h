@@ -395,8 +395,9 @@ void reload_http_stop(void *h);
 
 /* batch/v1 cronjobs and jobs, argoproj.io/v1alpha1 rollouts (reload_kinds.c). */
 extern const struct kube_resource reload_res_cronjobs, reload_res_jobs, reload_res_rollouts;
-/* The Secrets Store CSI driver's secretproviderclasspodstatuses (reload_kinds.c). */
-extern const struct kube_resource reload_res_spcps;
+/* The Secrets Store CSI driver's secretproviderclasspodstatuses and secretproviderclasses
+ * (reload_kinds.c). */
+extern const struct kube_resource reload_res_spcps, reload_res_spcs;
 /* How act writes a rollout of a kind (reload_write.c). */
 enum reload_shape {
 	RELOAD_SHAPE_SMP, /* strategic merge PATCH (env vars of deleted objects: JSON patch) */
@@ -532,6 +533,7 @@ struct reload_in_state {
 	int list_max_pages;	  /* a LIST's page cap; 0: LIST_MAX_PAGES (tests set fewer) */
 	const struct reload_in_hooks *on; /* what input tells the stages above (reload_in.h) */
 	struct tab spcps;		  /* SecretProviderClassPodStatuses (reload_csi.c) */
+	struct deferred *spc_gets; /* SecretProviderClasses to GET before a rotation is told */
 };
 
 /* What the gates own (reload_ha.c, reload_pause.c). */

@@ -33,6 +33,10 @@ const struct kube_resource reload_res_spcps = {"/apis/secrets-store.csi.x-k8s.io
 					       "secretproviderclasspodstatuses",
 					       "SecretProviderClassPodStatus"};
 
+/* Its SecretProviderClass, read (GET) for the match and ignore annotations (reload_csi.c). */
+const struct kube_resource reload_res_spcs = {"/apis/secrets-store.csi.x-k8s.io/v1",
+					      "secretproviderclasses", "SecretProviderClass"};
+
 const struct kube_resource *const reload_cls_res[NCLS] = {
     &kube_configmaps,	&kube_secrets,	      &kube_deployments,
     &kube_statefulsets, &kube_daemonsets,     &reload_res_cronjobs,

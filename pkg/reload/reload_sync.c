@@ -408,6 +408,7 @@ static void fill_query(const struct ctl *c, const struct rs *s, struct kube_quer
 /* Fetch one object whose keys arrived out of order and hash it whole. */
 void reload_process_deferred(struct ctl *c)
 {
+	reload_csi_fetch(c); /* rotations wait for their SecretProviderClass's annotations */
 	while (c->in.defer) {
 		struct deferred *d = c->in.defer;
 		struct log_err err = {0};

@@ -12,6 +12,7 @@ source "$NP_ROOT/test/fake-apiserver/fake.bash"
 
 BIN="$BUILD/nodeprobe-reload"
 SPCPS_CRD='{"resource":"secrets-store.csi.x-k8s.io/v1/secretproviderclasspodstatuses"}'
+SPC_CRD='{"resource":"secrets-store.csi.x-k8s.io/v1/secretproviderclasses"}'
 
 setup() {
   RL_PID=
@@ -45,6 +46,11 @@ deployment() {
 spcps() {
   local ns=${3:-default}
   put "{\"apiVersion\":\"secrets-store.csi.x-k8s.io/v1\",\"kind\":\"SecretProviderClassPodStatus\",\"metadata\":{\"name\":\"$1-$ns-vault-db\",\"namespace\":\"$ns\",\"labels\":{\"secrets-store.csi.k8s.io/pod-name\":\"$1\"}},\"status\":{\"podName\":\"$1\",\"secretProviderClassName\":\"vault-db\",\"mounted\":true,\"targetPath\":\"/var/lib/kubelet/pods/$1/volumes/kubernetes.io~csi/secrets/mount\",\"objects\":[{\"id\":\"secret/db-pass\",\"version\":\"$2\"},{\"id\":\"secret/api-key\",\"version\":\"7\"}]}}"
+}
+
+# spc NAME ANNOTATIONS: SecretProviderClass NAME in default (a Vault provider's, as the docs show)
+spc() {
+  put "{\"apiVersion\":\"secrets-store.csi.x-k8s.io/v1\",\"kind\":\"SecretProviderClass\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"default\",\"annotations\":$2},\"spec\":{\"provider\":\"vault\",\"parameters\":{\"roleName\":\"db\",\"objects\":\"- objectName: db-pass\\n  secretPath: secret/db-pass\\n\"}}}"
 }
 
 # start NWATCHES [ARGS]: watch mode; wait until NWATCHES watches are open.
@@ -81,9 +87,11 @@ env_of() {
   out=$(reqs PATCH /apis/apps/v1/namespaces/default/deployments/web$)
   h=$(sha1 'SecretProviderClassName=vault-db;secret/api-key=7;secret/db-pass=2')
   [ "$out" = "200 {\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"app\",\"env\":[{\"name\":\"STAKATER_VAULT_DB_SECRETPROVIDERCLASS\",\"value\":\"$h\"}]}]}}}}" ]
-  # the rotation's requests, as the fake API server logged them (no LIST: 0 per change)
-  fake_ctl GET '/requests' | jq -r '.items[] | "\(.method) \(.path)?\(.query) \(.status)"' >&3 || true
-  [ "$(fake_ctl GET '/requests?method=GET&watch=0&count=1' | jq .count)" -eq 0 ]
+  # the rotation's requests, as the fake API server logged them: the SecretProviderClass's GET
+  # (its match/ignore annotations; 404 here, none installed), the PATCH, its Event; no LIST
+  fake_ctl GET '/requests?min=3&wait=10' | jq -r '.items[] | "\(.method) \(.path)?\(.query) \(.status)"' >&3 || true
+  [ "$(fake_ctl GET '/requests?method=GET&watch=0&count=1' | jq .count)" -eq 1 ]
+  [ "$(nreqs GET '^/apis/secrets-store.csi.x-k8s.io/v1/namespaces/default/secretproviderclasses/vault-db$')" -eq 1 ]
   # the other pod's status rotates to the same versions: the workload already has the hash
   spcps web-2 2
   sleep 0.5
@@ -135,6 +143,37 @@ env_of() {
   reqs PATCH /deployments/roll$ >/dev/null
   sleep 0.5
   [ "$(nreqs PATCH /deployments/skip$)" -eq 0 ]
+}
+
+@test "CSI: the SecretProviderClass's own ignore annotation keeps every workload still; its match annotation lets a search workload select it" {
+  fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
+  fake_ctl POST /crds "$SPC_CRD" >/dev/null
+  spc vault-db '{"reloader.stakater.com/ignore":"true"}'
+  deployment web '{"secretproviderclass.reloader.stakater.com/auto":"true"}'
+  deployment finder '{"reloader.stakater.com/search":"true"}'
+  spcps p 1
+  spcps q 1
+  start 8
+  # both pods' statuses rotate: the SecretProviderClass is read (once, before the rollout), and
+  # its ignore keeps both workloads still
+  spcps p 2
+  spcps q 2
+  reqs GET /secretproviderclasses/vault-db$ >/dev/null
+  sleep 0.5
+  [ "$(nreqs PATCH .)" -eq 0 ]
+  [ "$(nreqs GET /secretproviderclasses/vault-db$)" -le 2 ]
+  # match instead of ignore: the search workload selects it, the auto one still rolls
+  spc vault-db '{"reloader.stakater.com/match":"true"}'
+  spcps p 3
+  h=$(sha1 'SecretProviderClassName=vault-db;secret/api-key=7;secret/db-pass=3')
+  [[ $(reqs PATCH /deployments/finder$) == *"$h"* ]]
+  [[ $(reqs PATCH /deployments/web$) == *"$h"* ]]
+  # neither: search alone selects nothing
+  spc vault-db '{}'
+  spcps p 4
+  reqs PATCH /deployments/web$ 2 >/dev/null
+  sleep 0.5
+  [ "$(nreqs PATCH /deployments/finder$)" -eq 1 ]
 }
 
 @test "CSI: annotations strategy records SECRETPROVIDERCLASS in last-reloaded-from; a named reload list rolls without a CSI volume" {
