@@ -42,9 +42,10 @@ struct reload_opts {
 	enum reload_strategy strategy;
 
 	/* Reloader's workload kinds and flags beyond Deployments (reload_kinds.c) */
-	int ignore_cronjobs;			  /* --ignored-workload-types cronjobs */
-	int ignore_jobs;			  /* --ignored-workload-types jobs */
-	int argo_rollouts;			  /* --is-Argo-Rollouts true */
+	int ignore_cronjobs; /* --ignored-workload-types cronjobs */
+	int ignore_jobs;     /* --ignored-workload-types jobs */
+	int argo_rollouts;   /* --is-Argo-Rollouts true */
+	int csi; /* --enable-csi-integration: SecretProviderClassPodStatuses (reload_csi.c) */
 	int reload_on_create;			  /* --reload-on-create true */
 	int reload_on_delete;			  /* --reload-on-delete true */
 	const char *ann_names[RELOAD_ANN_NNAMES]; /* overrides; NULL: Reloader's default */

@@ -135,18 +135,17 @@ void reload_check_unsupported(struct ctl *c, struct wl_ent *we)
 {
 	char msg[1024];
 
-	if (!we->w.spc || we->spc_warned)
+	if (!we->w.spc || we->spc_warned || c->o->csi)
 		return;
 	we->spc_warned = 1;
 	/*
-	 * Reloader (--enable-csi-integration) rolls workloads when a SecretProviderClass they
-	 * mount through the Secrets Store CSI driver changes (internal/pkg/handler/upgrade.go,
-	 * reloader.md §9.11); nodeprobe-reload does not. Never silently: a warning and an Event.
+	 * Reloader rolls workloads when a SecretProviderClass they mount through the Secrets
+	 * Store CSI driver changes only with --enable-csi-integration (reload_csi.c); without
+	 * it, never silently: a warning and an Event.
 	 */
 	snprintf(msg, sizeof(msg),
 		 "Changes in SecretProviderClass '%.200s' will not reload '%.200s' of type '%s' in "
-		 "namespace '%.200s': SecretProviderClass (CSI) reloads are not supported by "
-		 "nodeprobe-reload",
+		 "namespace '%.200s': --enable-csi-integration is off",
 		 we->w.spc, we->e.name, reload_kind_name(we->w.kind), we->e.ns);
 	reload_queue_event(c, we, "ReloadSkipped", msg);
 }

@@ -56,6 +56,7 @@ enum {
 	O_LOG_FORMAT,
 	O_LOG_LEVEL,
 	O_WEBHOOK_URL,
+	O_CSI,
 };
 
 const struct reload_flag reload_flags[] = {
@@ -151,14 +152,15 @@ const struct reload_flag reload_flags[] = {
      O_LOG_LEVEL},
     {"webhook-url", 0, "URL", "POST Reloader's webhook payload instead of rolling workloads",
      O_WEBHOOK_URL},
+    {"enable-csi-integration", 0, "[=BOOL]",
+     "also reload on SecretProviderClass rotations (Secrets Store CSI)", O_CSI},
     {NULL, 0, NULL, NULL, 0},
 };
 
-/* Reloader flags refused by name (exit 2): the three nodeprobe-reload.8 lists as not supported. */
+/* Reloader flags refused by name (exit 2): the two nodeprobe-reload.8 lists as not supported. */
 const struct reload_refused_flag reload_refused_flags[] = {
     {"enable-pprof", "not supported (no Go runtime to profile)"},
     {"pprof-addr", "not supported (no Go runtime to profile)"},
-    {"enable-csi-integration", "not supported (SecretProviderClass)"},
     {NULL, NULL},
 };
 
@@ -446,6 +448,9 @@ int reload_args_set(void *ctx, int id, const char *arg, char *msg, int msglen)
 	case O_AUTO_ALL:
 		o->auto_all = opt_bool(arg, "auto-reload-all", msg, msglen);
 		return o->auto_all < 0 ? -1 : 0;
+	case O_CSI: /* a pflag BoolVar, as --auto-reload-all */
+		o->csi = opt_bool(arg, "enable-csi-integration", msg, msglen);
+		return o->csi < 0 ? -1 : 0;
 	case O_WINDOW:
 	case O_MIN_INTERVAL:
 	case O_WATCH_TIMEOUT:

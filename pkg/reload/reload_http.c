@@ -21,8 +21,10 @@ static const char *const skip_names[NSKIP] = {
     [SKIP_NO_CONTAINER] = "no_container", [SKIP_UNCHANGED] = "no_data_change",
 };
 
-static const char *const cls_names[NCLS] = {"configmaps", "secrets",  "deployments", "statefulsets",
-					    "daemonsets", "cronjobs", "jobs",	     "rollouts"};
+static const char *const cls_names[NCLS] = {
+    "configmaps",   "secrets",	  "deployments",
+    "statefulsets", "daemonsets", "cronjobs",
+    "jobs",	    "rollouts",	  "secretproviderclasspodstatuses"};
 
 static int head(struct strbuf *sb, const char *name, const char *type, const char *help)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* reload_in.h: the input stage (reload_list.c, reload_sync.c, reload_nsel.c): LIST and WATCH
- * streams into the tables. Includes only the base vocabulary (reload_internal.h). */
+/* reload_in.h: the input stage (reload_list.c, reload_sync.c, reload_csi.c, reload_nsel.c):
+ * LIST and WATCH streams into the tables. Includes only the base vocabulary (reload_internal.h). */
 #ifndef NP_RELOAD_IN_H
 #define NP_RELOAD_IN_H
 

@@ -18,6 +18,7 @@
 enum reload_type {
 	RELOAD_CONFIGMAP = 0,
 	RELOAD_SECRET = 1,
+	RELOAD_SPC = 2, /* a SecretProviderClass (--enable-csi-integration; reload_csi.c) */
 };
 
 /* Workload kinds handled. */
@@ -108,6 +109,9 @@ enum reload_ann {
 	RA_SEARCH,	/* reloader.stakater.com/search */
 	RA_CM_EXCLUDE,	/* configmaps.exclude.reloader.stakater.com/reload */
 	RA_SEC_EXCLUDE, /* secrets.exclude.reloader.stakater.com/reload */
+	RA_SPC_AUTO,	/* secretproviderclass.reloader.stakater.com/auto */
+	RA_SPC_RELOAD,	/* secretproviderclass.reloader.stakater.com/reload */
+	RA_SPC_EXCLUDE, /* secretproviderclasses.exclude.reloader.stakater.com/reload */
 	RA_N,
 };
 
@@ -203,7 +207,7 @@ struct reload_workload {
 	char *name;	    /* owned */
 	char *uid;	    /* metadata.uid (Events name it), NULL if absent; owned */
 	char *ann[2][RA_N]; /* [0] metadata, [1] pod template; NULL = absent; owned */
-	struct reload_relist *relist[2][2]; /* [where][type] shared reload lists; NULL: none */
+	struct reload_relist *relist[2][RELOAD_SPC + 1]; /* [where][type] lists; NULL: none */
 	unsigned char digest[2]; /* [where] bit 1 << type: ann holds a long list's SHA-1 */
 	unsigned char retry[2];	 /* [where] bit 1 << type: refused for the budgets */
 	char *refused;		 /* why a reload list was refused (over a budget), or NULL; owned */
@@ -317,7 +321,7 @@ int reload_last_reloaded_json(struct strbuf *v, const char *ns, const struct rel
 			      long long now);
 
 /* Resource classes the controller lists and watches. */
-enum { CLS_CM = 0, CLS_SEC, CLS_DEP, CLS_STS, CLS_DS, CLS_CJ, CLS_JOB, CLS_RO, NCLS };
+enum { CLS_CM = 0, CLS_SEC, CLS_DEP, CLS_STS, CLS_DS, CLS_CJ, CLS_JOB, CLS_RO, CLS_SPC, NCLS };
 
 /* Skip reasons counted in nodeprobe_reload_skipped_total. */
 enum {
@@ -358,8 +362,10 @@ struct reload_metrics {
 	struct reload_hist action_latency[RELOAD_NKINDS]; /* PATCH duration per kind */
 	struct reload_hist change_latency;		  /* change seen -> PATCH answered */
 	unsigned long not_selected;			  /* dropped by --namespace-selector */
-	unsigned long events[2][3]; /* ConfigMap/Secret [cls][add, update, delete] received */
-	int by_namespace;	    /* METRICS_COUNT_BY_NAMESPACE=enabled */
+	/* [configmaps, secrets, secretproviderclasspodstatuses][add, update, delete] received */
+	unsigned long events[3][3];
+	int csi;	  /* --enable-csi-integration: the statuses' rows are shown */
+	int by_namespace; /* METRICS_COUNT_BY_NAMESPACE=enabled */
 	struct reload_ns_count *ns_counts; /* rollouts per namespace (by_namespace) */
 	unsigned long notify_dropped;	   /* alerts/webhooks dropped from a full queue */
 	unsigned long notify_queued;	   /* gauge: alerts/webhooks waiting */
@@ -389,6 +395,9 @@ void reload_http_stop(void *h);
 
 /* batch/v1 cronjobs and jobs, argoproj.io/v1alpha1 rollouts (reload_kinds.c). */
 extern const struct kube_resource reload_res_cronjobs, reload_res_jobs, reload_res_rollouts;
+/* The Secrets Store CSI driver's secretproviderclasspodstatuses and secretproviderclasses
+ * (reload_kinds.c). */
+extern const struct kube_resource reload_res_spcps, reload_res_spcs;
 /* How act writes a rollout of a kind (reload_write.c). */
 enum reload_shape {
 	RELOAD_SHAPE_SMP, /* strategic merge PATCH (env vars of deleted objects: JSON patch) */
@@ -523,6 +532,8 @@ struct reload_in_state {
 	struct reload_nsel *nsel; /* --namespace-selector, NULL: none */
 	int list_max_pages;	  /* a LIST's page cap; 0: LIST_MAX_PAGES (tests set fewer) */
 	const struct reload_in_hooks *on; /* what input tells the stages above (reload_in.h) */
+	struct tab spcps;		  /* SecretProviderClassPodStatuses (reload_csi.c) */
+	struct deferred *spc_gets; /* SecretProviderClasses to GET before a rotation is told */
 };
 
 /* What the gates own (reload_ha.c, reload_pause.c). */

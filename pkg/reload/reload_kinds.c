@@ -28,19 +28,34 @@ const struct reload_kind_info reload_kinds[RELOAD_NKINDS] = {
     [RELOAD_ROLLOUT] = {&reload_res_rollouts, "argoproj.io/v1alpha1", RELOAD_SHAPE_MERGE, 1, 0},
 };
 
+/* The Secrets Store CSI driver's CRD (kubernetes-sigs/secrets-store-csi-driver apis/v1). */
+const struct kube_resource reload_res_spcps = {"/apis/secrets-store.csi.x-k8s.io/v1",
+					       "secretproviderclasspodstatuses",
+					       "SecretProviderClassPodStatus"};
+
+/* Its SecretProviderClass, read (GET) for the match and ignore annotations (reload_csi.c). */
+const struct kube_resource reload_res_spcs = {"/apis/secrets-store.csi.x-k8s.io/v1",
+					      "secretproviderclasses", "SecretProviderClass"};
+
 const struct kube_resource *const reload_cls_res[NCLS] = {
-    &kube_configmaps, &kube_secrets,	    &kube_deployments, &kube_statefulsets,
-    &kube_daemonsets, &reload_res_cronjobs, &reload_res_jobs,  &reload_res_rollouts,
+    &kube_configmaps,	&kube_secrets,	      &kube_deployments,
+    &kube_statefulsets, &kube_daemonsets,     &reload_res_cronjobs,
+    &reload_res_jobs,	&reload_res_rollouts, &reload_res_spcps,
 };
+
+/* The object type each class is the trigger of (workload classes: none, RELOAD_CONFIGMAP). */
+static const enum reload_type cls_type[NCLS] = {[CLS_SEC] = RELOAD_SECRET, [CLS_SPC] = RELOAD_SPC};
+/* The class each object type is kept in. */
+static const int type_cls[RELOAD_SPC + 1] = {CLS_CM, CLS_SEC, CLS_SPC};
 
 enum reload_type reload_cls_type(int cls)
 {
-	return cls == CLS_SEC ? RELOAD_SECRET : RELOAD_CONFIGMAP;
+	return cls >= 0 && cls < NCLS ? cls_type[cls] : RELOAD_CONFIGMAP;
 }
 
 int reload_type_cls(enum reload_type t)
 {
-	return t == RELOAD_SECRET ? CLS_SEC : CLS_CM;
+	return t <= RELOAD_SPC ? type_cls[t] : CLS_CM;
 }
 
 int reload_cls_enabled(const struct reload_opts *o, int cls)
@@ -52,6 +67,8 @@ int reload_cls_enabled(const struct reload_opts *o, int cls)
 		return !o->ignore_jobs;
 	case CLS_RO:
 		return o->argo_rollouts;
+	case CLS_SPC:
+		return o->csi;
 	default:
 		return 1;
 	}

@@ -21,6 +21,10 @@ static const char *const ann_defaults[RA_N] = {
     [RA_SEARCH] = "reloader.stakater.com/search",
     [RA_CM_EXCLUDE] = "configmaps.exclude.reloader.stakater.com/reload",
     [RA_SEC_EXCLUDE] = "secrets.exclude.reloader.stakater.com/reload",
+    /* Reloader v1.4.21 internal/pkg/options/flags.go: no flag renames these three */
+    [RA_SPC_AUTO] = "secretproviderclass.reloader.stakater.com/auto",
+    [RA_SPC_RELOAD] = "secretproviderclass.reloader.stakater.com/reload",
+    [RA_SPC_EXCLUDE] = "secretproviderclasses.exclude.reloader.stakater.com/reload",
 };
 
 /* Defaults of Reloader's annotation flags (internal/pkg/options/flags.go, util.go). */
@@ -65,11 +69,14 @@ const char *reload_ann_key(enum reload_ann a)
 	    [RA_SEARCH] = RELOAD_ANN_SEARCH,
 	    [RA_CM_EXCLUDE] = RELOAD_ANN_NNAMES,
 	    [RA_SEC_EXCLUDE] = RELOAD_ANN_NNAMES,
+	    [RA_SPC_AUTO] = RELOAD_ANN_NNAMES,
+	    [RA_SPC_RELOAD] = RELOAD_ANN_NNAMES,
+	    [RA_SPC_EXCLUDE] = RELOAD_ANN_NNAMES,
 	};
 
 	if ((unsigned)a >= RA_N)
 		return "";
-	/* the exclude keys have no flag in Reloader */
+	/* the exclude and SecretProviderClass keys have no flag in Reloader */
 	if (flag[a] == RELOAD_ANN_NNAMES || !overrides[flag[a]])
 		return ann_defaults[a];
 	return overrides[flag[a]];
@@ -77,12 +84,16 @@ const char *reload_ann_key(enum reload_ann a)
 
 const char *reload_type_name(enum reload_type t)
 {
-	return t == RELOAD_SECRET ? "Secret" : "ConfigMap";
+	return t == RELOAD_SPC	    ? "SecretProviderClass"
+	       : t == RELOAD_SECRET ? "Secret"
+				    : "ConfigMap";
 }
 
 const char *reload_type_upper(enum reload_type t)
 {
-	return t == RELOAD_SECRET ? "SECRET" : "CONFIGMAP";
+	return t == RELOAD_SPC	    ? "SECRETPROVIDERCLASS"
+	       : t == RELOAD_SECRET ? "SECRET"
+				    : "CONFIGMAP";
 }
 
 const char *reload_kind_name(enum reload_kind k)

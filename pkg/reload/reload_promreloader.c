@@ -185,6 +185,9 @@ int reload_render_reloader(struct strbuf *sb, struct reload_metrics *m)
 	static const char skipped[] = "reloader_skipped_total";
 	static const char events[] = "reloader_events_received_total";
 	static const char *const evnames[] = {"add", "update", "delete"};
+	/* Reloader's resource_type values (reloader.md §9.9) */
+	static const char *const restypes[] = {"configmaps", "secrets",
+					       "secretproviderclasspodstatuses"};
 	static const char change[] = "nodeprobe_reload_change_to_patch_seconds";
 	static const char info[] = "nodeprobe_reload_build_info";
 	unsigned long ok = 0, fail = 0, strat;
@@ -243,10 +246,9 @@ int reload_render_reloader(struct strbuf *sb, struct reload_metrics *m)
 			METRIC_GET(m->skipped[SKIP_UNCHANGED]), skipped, strat);
 	r = r ? r
 	      : head(sb, events, "counter", "Total number of events received by the controller.");
-	for (k = 0; k < 6 && !r; k++)
+	for (k = 0; k < (m->csi ? 9 : 6) && !r; k++)
 		r = sb_addf(sb, "%s{event_type=\"%s\",resource_type=\"%s\"} %lu\n", events,
-			    evnames[k % 3], k < 3 ? "configmaps" : "secrets",
-			    METRIC_GET(m->events[k / 3][k % 3]));
+			    evnames[k % 3], restypes[k / 3], METRIC_GET(m->events[k / 3][k % 3]));
 	r = r ? r
 	      : head(
 		    sb, change, "histogram",

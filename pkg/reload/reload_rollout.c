@@ -142,7 +142,7 @@ static void reconcile_workload(struct ctl *c, struct wl_ent *we)
 			consider(c, we, ce, 0);
 	}
 	/* Named reload lists may select objects the pod spec does not use. */
-	for (t = 0; t < 2; t++) {
+	for (t = 0; t <= RELOAD_SPC; t++) {
 		struct ent *e;
 
 		if (!we->w.relist[0][t] && !we->w.relist[1][t])

@@ -10,6 +10,7 @@
 #include "kube/kube.h"
 #include "reload/reload.h"
 #include "reload/reload_act.h"
+#include "reload/reload_csi.h"
 #include "reload/reload_gate.h"
 #include "reload/reload_in.h"
 #include "reload/reload_internal.h"
@@ -121,6 +122,7 @@ static void ctl_free(struct ctl *c)
 			reload_cfg_free((struct cfg_ent *)e);
 		}
 	free(c->cfg.b);
+	reload_csi_free(c);
 	for (i = 0; i < c->wl.nb; i++)
 		for (e = c->wl.b[i]; e; e = nx) {
 			nx = e->next;
@@ -174,6 +176,7 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 	kube_client_set_retries(c.cl, o->retries, o->retry_base_ms);
 	c.m.cl = c.cl;
 	c.m.by_namespace = o->metrics_by_namespace;
+	c.m.csi = o->csi;
 	c.act.tok_ms = reload_now_ms();
 	c.act.tokens = o->burst;
 	r = make_streams(&c);
@@ -219,10 +222,16 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 		unsigned long nwl = 0;
 		int k;
 
-		for (k = CLS_DEP; k < NCLS; k++)
+		for (k = CLS_DEP; k <= CLS_RO; k++)
 			nwl += c.m.objects[k];
-		log_info("synced: %lu ConfigMaps, %lu Secrets, %lu workloads", c.m.objects[CLS_CM],
-			 c.m.objects[CLS_SEC], nwl);
+		if (o->csi)
+			log_info("synced: %lu ConfigMaps, %lu Secrets, %lu workloads, %lu "
+				 "SecretProviderClassPodStatuses",
+				 c.m.objects[CLS_CM], c.m.objects[CLS_SEC], nwl,
+				 c.m.objects[CLS_SPC]);
+		else
+			log_info("synced: %lu ConfigMaps, %lu Secrets, %lu workloads",
+				 c.m.objects[CLS_CM], c.m.objects[CLS_SEC], nwl);
 	}
 	reload_reconcile_all(&c);
 	if (o->once) {

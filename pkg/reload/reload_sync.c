@@ -9,6 +9,7 @@
 
 #include "kube/kube.h"
 #include "reload/reload.h"
+#include "reload/reload_csi.h"
 #include "reload/reload_in.h"
 #include "reload/reload_internal.h"
 
@@ -357,7 +358,10 @@ static int wl_item(void *p, const char *type, json_t *obj)
 	}
 	if (strcmp(type, "BOOKMARK") == 0)
 		return 0;
-	reload_apply_workload(s->c, s->cls, type, obj);
+	if (s->cls == CLS_SPC) /* SecretProviderClassPodStatuses: their own table */
+		reload_csi_item(s, type, obj);
+	else
+		reload_apply_workload(s->c, s->cls, type, obj);
 	return 0;
 }
 
@@ -404,6 +408,7 @@ static void fill_query(const struct ctl *c, const struct rs *s, struct kube_quer
 /* Fetch one object whose keys arrived out of order and hash it whole. */
 void reload_process_deferred(struct ctl *c)
 {
+	reload_csi_fetch(c); /* rotations wait for their SecretProviderClass's annotations */
 	while (c->in.defer) {
 		struct deferred *d = c->in.defer;
 		struct log_err err = {0};
@@ -455,6 +460,11 @@ static void mark_unseen(struct ctl *c, const struct rs *s)
 	size_t i;
 	struct ent *e;
 
+	if (s->cls == CLS_SPC) {
+		reload_csi_mark(c, s->ns);
+		return;
+	}
+
 	for (i = 0; i < t->nb; i++) {
 		for (e = t->b[i]; e; e = e->next) {
 			if (e->cls != s->cls || (*s->ns && strcmp(e->ns, s->ns) != 0))
@@ -474,6 +484,11 @@ static void sweep_unseen(struct ctl *c, const struct rs *s)
 	struct tab *t = is_cfg ? &c->cfg : &c->wl;
 	size_t i;
 	struct ent *e, *nx;
+
+	if (s->cls == CLS_SPC) {
+		reload_csi_sweep(c, s->ns);
+		return;
+	}
 
 	for (i = 0; i < t->nb; i++) {
 		for (e = t->b[i]; e; e = nx) {

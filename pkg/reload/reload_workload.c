@@ -15,6 +15,15 @@
 
 /* ---- workloads ---- */
 
+#define NTYPES (RELOAD_SPC + 1) /* ConfigMap, Secret, SecretProviderClass */
+
+/* Per type of object (enum reload_type): its typed auto, reload and exclude annotations. */
+static const enum reload_ann type_ann[NTYPES][3] = {
+    [RELOAD_CONFIGMAP] = {RA_CM_AUTO, RA_CM_RELOAD, RA_CM_EXCLUDE},
+    [RELOAD_SECRET] = {RA_SEC_AUTO, RA_SEC_RELOAD, RA_SEC_EXCLUDE},
+    [RELOAD_SPC] = {RA_SPC_AUTO, RA_SPC_RELOAD, RA_SPC_EXCLUDE},
+};
+
 /* Go's strconv.ParseBool, true side. */
 static int go_true(const char *s)
 {
@@ -57,7 +66,7 @@ char *reload_trimmed(const char *s, const char *e)
 static int compile_list(struct reload_workload *w, int where, enum reload_type t, int quiet,
 			const struct reload_workload *old)
 {
-	enum reload_ann a = t == RELOAD_SECRET ? RA_SEC_RELOAD : RA_CM_RELOAD;
+	enum reload_ann a = type_ann[t][1];
 	char what[600], why[400], hex[RELOAD_HASH_HEX];
 	struct reload_relist_req q = {w->ns, w->ann[where][a], quiet ? NULL : what, NULL, 0};
 	size_t len = strlen(w->ann[where][a]);
@@ -67,7 +76,7 @@ static int compile_list(struct reload_workload *w, int where, enum reload_type t
 		 w->ns, w->name, reload_ann_key(a));
 	if (old) {
 		q.old = &old->relist[0][0];
-		q.nold = 4;
+		q.nold = 2 * NTYPES;
 	}
 	r = reload_relist_too_long(len, why, sizeof(why));
 	if (r == -E2BIG) {
@@ -100,10 +109,10 @@ int reload_workload_retry_lists(struct reload_workload *w)
 	int where, t, r, left = 0;
 
 	for (where = 0; where < 2; where++) {
-		for (t = 0; t < 2; t++) {
+		for (t = 0; t < NTYPES; t++) {
 			if (!(w->retry[where] & (1u << t)))
 				continue;
-			q.text = w->ann[where][t == RELOAD_SECRET ? RA_SEC_RELOAD : RA_CM_RELOAD];
+			q.text = w->ann[where][type_ann[t][1]];
 			r = reload_relist_get(&q, &w->relist[where][t], why, sizeof(why));
 			if (r == -ENOMEM)
 				return r;
@@ -123,7 +132,9 @@ int reload_workload_retry_lists(struct reload_workload *w)
 int reload_workload_same_list(const struct reload_workload *w, int where, enum reload_ann a,
 			      const char *val)
 {
-	int t = a == RA_SEC_RELOAD ? RELOAD_SECRET : RELOAD_CONFIGMAP;
+	int t = a == RA_SPC_RELOAD   ? RELOAD_SPC
+		: a == RA_SEC_RELOAD ? RELOAD_SECRET
+				     : RELOAD_CONFIGMAP;
 	char hex[RELOAD_HASH_HEX];
 	size_t len;
 
@@ -148,8 +159,8 @@ void reload_workload_free(struct reload_workload *w)
 	for (a = 0; a < 2; a++) {
 		for (b = 0; b < RA_N; b++)
 			free(w->ann[a][b]);
-		reload_relist_put(w->relist[a][0]);
-		reload_relist_put(w->relist[a][1]);
+		for (b = 0; b < NTYPES; b++)
+			reload_relist_put(w->relist[a][b]);
 	}
 	for (i = 0; i < w->nrefs; i++) {
 		free(w->refs[i].name);
@@ -275,6 +286,9 @@ static size_t volume_objects(json_t *vol, enum reload_type *types, const char **
 		objlist_add(&l, RELOAD_CONFIGMAP, src, "configMap", "name");
 		objlist_add(&l, RELOAD_SECRET, src, "secret", "name");
 	}
+	/* Reloader's CSI volume (internal/pkg/handler/upgrade.go): the SecretProviderClass */
+	objlist_add(&l, RELOAD_SPC, json_object_get(vol, "csi"), "volumeAttributes",
+		    "secretProviderClass");
 	return l.n;
 }
 
@@ -499,6 +513,11 @@ int reload_workload_parse_over(struct reload_workload *w, enum reload_kind kind,
 			if (r < 0)
 				return r;
 		}
+		if (w->ann[a][RA_SPC_RELOAD]) {
+			r = compile_list(w, a, RELOAD_SPC, quiet, old);
+			if (r < 0)
+				return r;
+		}
 	}
 	w->first_container =
 	    dup_or_null(cname(json_array_get(json_object_get(pod, "containers"), 0)));
@@ -559,10 +578,10 @@ static int in_list(const char *list, const char *name)
 enum reload_verdict reload_should(const struct reload_workload *w, const struct reload_object *o,
 				  int auto_all, const char **container)
 {
-	int t = o->type == RELOAD_SECRET;
-	enum reload_ann rk = t ? RA_SEC_RELOAD : RA_CM_RELOAD;
-	enum reload_ann ak = t ? RA_SEC_AUTO : RA_CM_AUTO;
-	enum reload_ann ek = t ? RA_SEC_EXCLUDE : RA_CM_EXCLUDE;
+	int t = (unsigned)o->type < NTYPES ? (int)o->type : RELOAD_CONFIGMAP;
+	enum reload_ann rk = type_ann[t][1];
+	enum reload_ann ak = type_ann[t][0];
+	enum reload_ann ek = type_ann[t][2];
 	const struct reload_ref *ref = find_ref(w, o->type, o->name);
 	const char *autov, *typedv;
 	int where;

@@ -48,6 +48,12 @@ check() {
       { cat "$f"; printf 'argoproj.io rollouts %s\n' get list watch patch; } >"$W/rbac-reload-argo.txt"
       f=$W/rbac-reload-argo.txt
     fi
+    # --enable-csi-integration adds the secretproviderclasspodstatuses grant (test/k8s/rbac-csi.txt)
+    if [ "${f##*/}" != rbac-lease.txt ] && [ "${f##*/}" != rbac-mirror-cleanup.txt ] &&
+      jq -s -e '[.[] | select(.kind == "Deployment") | .spec.template.spec.containers[].args[]?] | index("--enable-csi-integration") != null' "$1" >/dev/null; then
+      { cat "$f"; grep -v '^#' "$T/rbac-csi.txt"; } >"$W/rbac-reload-csi.txt"
+      f=$W/rbac-reload-csi.txt
+    fi
     args+=(--role "$r=$f")
   done
   "$T/check-manifests" "${args[@]}" <"$1"

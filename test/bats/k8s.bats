@@ -228,7 +228,7 @@ kustomizations() {
     return 0
   fi
   "$T/man-rbac" "$man" >"$W/man-rbac.txt"
-  diff -u <(grep -hv '^#' "$T/rbac-reload.txt" "$T/rbac-lease.txt" | sort) <(sort "$W/man-rbac.txt")
+  diff -u <(grep -hv '^#' "$T/rbac-reload.txt" "$T/rbac-lease.txt" "$T/rbac-csi.txt" | sort) <(sort "$W/man-rbac.txt")
   # --enable-ha's leases: a Role in the pod's own namespace (the Lease's), never cluster-wide
   render k8s/reload/ha >"$W/ha.json"
   [ "$(jq -r 'select(.kind == "Role") | [.metadata.name, .metadata.namespace] | join(" ")' "$W/ha.json")" = "nodeprobe-reload-leader-election nodeprobe-system" ]
@@ -242,6 +242,25 @@ kustomizations() {
   [ "$(jq -r 'select(.kind | test("^Cluster")) | .kind' "$W/nsha.json")" = "" ]
   [ "$(jq -r 'select(.kind == "Role") | .metadata.namespace' "$W/nsha.json" | sort -u)" = my-app ]
   one Deployment '([.spec.template.spec.containers[0].env[].name] | sort) == ["POD_NAME", "POD_NAMESPACE"] and (.spec.template.spec.containers[0].args | index("--namespace=$(POD_NAMESPACE)") != null)' "$W/nsha.json"
+}
+
+@test "RBAC: the Secrets Store CSI component (off by default) adds its flag and rbac-csi.txt, nothing else" {
+  # off by default: without the component neither the flag nor the grant (--rbac above is exact)
+  render k8s/reload >"$W/plain.json"
+  [ "$(jq -r 'select(.kind == "Deployment") | .spec.template.spec.containers[0].args[]' "$W/plain.json" | grep -c csi)" -eq 0 ]
+  grep -hv '^#' "$T/rbac-reload.txt" "$T/rbac-csi.txt" >"$W/rbac-reload-csi.txt"
+  # cluster-wide with leader election: the ClusterRole gains the grant, the leases Role does not
+  render test/k8s/reload-csi >"$W/csi.json"
+  "$T/check-manifests" --role nodeprobe-reload="$W/rbac-reload-csi.txt" \
+    --role nodeprobe-reload-leader-election="$T/rbac-lease.txt" <"$W/csi.json"
+  one Deployment '.spec.template.spec.containers[0].args | index("--enable-csi-integration=true") != null and index("--enable-ha=true") != null' "$W/csi.json"
+  # one namespace: the Role gains it, still nothing cluster-wide
+  render test/k8s/reload-namespaced-csi >"$W/nscsi.json"
+  "$T/check-manifests" --rbac "$W/rbac-reload-csi.txt" <"$W/nscsi.json"
+  [ "$(jq -r 'select(.kind | test("^Cluster")) | .kind' "$W/nscsi.json")" = "" ]
+  one Deployment '.spec.template.spec.containers[0].args | index("--enable-csi-integration=true") != null' "$W/nscsi.json"
+  # the binary takes the flag as the component spells it
+  "$BUILD/nodeprobe-reload" --enable-csi-integration=true --version >/dev/null
 }
 
 @test "nfd component: adds the init container, leaves NFD's own containers alone" {

@@ -398,7 +398,7 @@ rollout() {
   deployment web "$AUTO"
   deployment csi "$AUTO" '{"containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}],"volumeMounts":[{"name":"s","mountPath":"/s"}]}],"volumes":[{"name":"s","csi":{"driver":"secrets-store.csi.k8s.io","volumeAttributes":{"secretProviderClass":"vault-db"}}}]}'
   start 7
-  msg="Changes in SecretProviderClass 'vault-db' will not reload 'csi' of type 'Deployment' in namespace 'default': SecretProviderClass (CSI) reloads are not supported by nodeprobe-reload"
+  msg="Changes in SecretProviderClass 'vault-db' will not reload 'csi' of type 'Deployment' in namespace 'default': --enable-csi-integration is off"
   ev=$(reqs POST /events$)
   [[ $ev == *'"involvedObject":{"apiVersion":"apps/v1","kind":"Deployment","name":"csi","namespace":"default","uid":"'*'"},"reason":"ReloadSkipped","message":"'"$msg"'","type":"Warning"'* ]]
   grep -qF "warning: $msg" "$RL_LOG"

@@ -21,10 +21,14 @@
 #     MiB of them kept, the rest refused; 40 ConfigMaps per namespace with random 253-byte names,
 #     every list matched against each at start (--mode once): peak RSS (target < 48 MB, the chart's
 #     limit 64Mi), lists kept and refused
+#   - csi (issue 21): the load at 1x with --enable-csi-integration plus 50 Deployments mounting a
+#     SecretProviderClass each and 1,000 SecretProviderClassPodStatus objects (20 pods each):
+#     rotations (a status's version changes) -> GET of the SecretProviderClass and PATCH with Reloader's hash, LISTs per rotation
+#     (target 0), peak RSS (target < 32 MB), and the first rotation's requests as logged
 # Changes are spaced 0.25 s: isolated for the default rate limit (5 rollouts/s, burst 20).
 # Env: RELOAD_BENCH_CHANGES (default 200), RELOAD_BENCH_SCALES (default "2 5"),
-# RELOAD_BENCH_SCENARIOS (default "big-lists full-budget load": which parts run; "load" is all of
-# the above but the lists).
+# RELOAD_BENCH_SCENARIOS (default "big-lists full-budget csi load": which parts run; "load" is all
+# of the above but the lists and csi), RELOAD_BENCH_ROTATIONS (default 100, csi).
 set -euo pipefail
 : "${NP_ROOT:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${BUILD:=$NP_ROOT/build}"
@@ -37,7 +41,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-SCENARIOS=" ${RELOAD_BENCH_SCENARIOS:-big-lists full-budget load} "
+SCENARIOS=" ${RELOAD_BENCH_SCENARIOS:-big-lists full-budget csi load} "
 # call(method, path, body): the fake server's control API (argv[1]), for the scenarios below
 cat >"$WORK/bench_api.py" <<'EOF'
 import json, sys, urllib.request
@@ -137,6 +141,118 @@ refused = sum(1 for l in err if "the list is ignored" in l)
 print(f"full budget: 320 lists of 4 [ab]*a[ab]{{12}}-like patterns in 16 namespaces, 640 random "
       f"253-byte names matched: peak RSS {hwm / 1024:.1f} MB (target < 48 MB); "
       f"{320 - refused} lists kept, {refused} refused; {secs:.1f} s; exit {out.returncode}")
+EOF
+  fake_stop
+fi
+if [[ $SCENARIOS == *" csi "* ]]; then
+  FAKE_DIR="$WORK/fake-csi" fake_start --history 20000 --log-max 100000 --body-log-max 4096
+  fake_kubeconfig "$WORK/kubeconfig"
+  /usr/bin/python3 - "$FAKE_CTL" "$BUILD/nodeprobe-reload" "$WORK" \
+    "$NP_ROOT/test/fake-apiserver/bench-load.json" "${RELOAD_BENCH_ROTATIONS:-100}" <<'EOF'
+import hashlib, json, os, subprocess, sys, time
+
+ctl, binary, work, load_file, nrot = sys.argv[1:6]
+nrot = int(nrot)
+sys.path.insert(0, work)
+
+from bench_api import call
+
+SPCPS = {"apiVersion": "secrets-store.csi.x-k8s.io/v1", "kind": "SecretProviderClassPodStatus"}
+
+
+def status(i, version):
+    # the status of pod i (SecretProviderClass spc<i % 50>, mounted by Deployment csi<i % 50>)
+    spc = f"spc{i % 50}"
+    return {**SPCPS, "metadata": {"name": f"pod{i}-csi-{spc}", "namespace": "csi"},
+            "status": {"podName": f"pod{i}", "secretProviderClassName": spc, "mounted": True,
+                       "objects": [{"id": "secret/db-pass", "version": version},
+                                   {"id": "secret/api-key", "version": "7"}]}}
+
+
+def reloader_hash(st):
+    pairs = [f"{o['id']}={o['version']}" for o in st["status"]["objects"]]
+    pairs.append("SecretProviderClassName=" + st["status"]["secretProviderClassName"])
+    return hashlib.sha1(";".join(sorted(pairs)).encode()).hexdigest()
+
+
+t0 = time.time()
+for t in json.load(open(load_file)):
+    call("POST", "/generate", {"template": t["template"], "count": t["count"]})
+call("POST", "/crds", {"resource": "argoproj.io/v1alpha1/rollouts"})
+call("POST", "/crds", {"resource": "secrets-store.csi.x-k8s.io/v1/secretproviderclasspodstatuses"})
+call("POST", "/crds", {"resource": "secrets-store.csi.x-k8s.io/v1/secretproviderclasses"})
+call("POST", "/generate", {"count": 50, "template": {
+    "apiVersion": "secrets-store.csi.x-k8s.io/v1", "kind": "SecretProviderClass",
+    "metadata": {"name": "spc{i}", "namespace": "csi"},
+    "spec": {"provider": "vault", "parameters": {
+        "roleName": "app{i}", "objects": "- objectName: db-pass\n  secretPath: secret/db-pass\n"}}}})
+# 50 SecretProviderClasses, 50 Deployments each mounting its own spc<j> through a CSI volume, and
+# 1,000 statuses (20 pods per SecretProviderClass), each status about 600 bytes as the driver
+# writes them
+call("POST", "/generate", {"count": 50, "template": {
+    "apiVersion": "apps/v1", "kind": "Deployment",
+    "metadata": {"name": "csi{i}", "namespace": "csi",
+                 "annotations": {"secretproviderclass.reloader.stakater.com/auto": "true"}},
+    "spec": {"selector": {"matchLabels": {"app": "csi{i}"}},
+             "template": {"metadata": {"labels": {"app": "csi{i}"}}, "spec": {
+                 "containers": [{"name": "app", "image": "x", "volumeMounts": [
+                     {"name": "secrets", "mountPath": "/mnt/secrets", "readOnly": True}]}],
+                 "volumes": [{"name": "secrets", "csi": {
+                     "driver": "secrets-store.csi.k8s.io", "readOnly": True,
+                     "volumeAttributes": {"secretProviderClass": "spc{i}"}}}]}}}}})
+call("POST", "/generate", {"count": 1000, "template": {
+    **SPCPS, "metadata": {"name": "pod{i}-csi-spc{i%50}", "namespace": "csi",
+                          "labels": {"secrets-store.csi.k8s.io/pod-name": "pod{i}"}},
+    "status": {"podName": "pod{i}", "secretProviderClassName": "spc{i%50}", "mounted": True,
+               "targetPath": "/var/lib/kubelet/pods/pod{i}/volumes/kubernetes.io~csi/secrets/mount",
+               "objects": [{"id": "secret/db-pass", "version": "1"},
+                           {"id": "secret/api-key", "version": "7"}]}}})
+call("POST", "/compact")
+print("csi: bench-load.json + 50 CSI Deployments + 1,000 SecretProviderClassPodStatus objects "
+      "loaded in %.1f s" % (time.time() - t0))
+log = open(os.path.join(work, "csi.log"), "w")
+p = subprocess.Popen([binary, "--kubeconfig", os.path.join(work, "kubeconfig"), "--listen", "",
+                      "--is-Argo-Rollouts=true", "--enable-csi-integration"],
+                     stdout=log, stderr=subprocess.STDOUT)
+for _ in range(3000):
+    if "synced:" in open(log.name).read():
+        break
+    time.sleep(0.02)
+call("GET", "/watchers?min=9&wait=60")
+first = call("GET", "/requests?count=1")["next"]
+lat = []
+for k in range(nrot):
+    i = k % 50  # pod i of Deployment csi<i>: each rotation is a new version of its secret
+    st = status(i, str(2 + k // 50))
+    s = call("GET", "/requests?count=1")["next"]
+    w = call("POST", "/objects", st)
+    got = call("GET", f"/requests?since={s}&method=PATCH&path=/deployments/csi{i}$&min=1&wait=10")
+    if not got["items"] or reloader_hash(st) not in got["items"][0]["body"]:
+        sys.exit(f"csi: no PATCH of csi{i} with Reloader's hash within 10 s")
+    lat.append((got["items"][0]["time"] - w["time"]) * 1000.0)
+    if k == 0:  # the SecretProviderClass's GET, the PATCH, then its Event
+        rot = call("GET", f"/requests?since={s}&watch=0&min=3&wait=10")["items"]
+    time.sleep(0.25)
+reqs = call("GET", f"/requests?since={first}&watch=0")["items"]
+gets = [r for r in reqs if r["method"] == "GET"]
+# a LIST names a collection; the SecretProviderClass's GET (its match/ignore annotations) a name
+lists = sum(1 for r in gets if not r["path"].split("/")[-2] == "secretproviderclasses")
+spc_gets = len(gets) - lists
+api = sum(1 for r in reqs if r["path"].startswith("/api"))
+hwm = [int(l.split()[1]) for l in open(f"/proc/{p.pid}/status") if l.startswith("VmHWM:")][0]
+p.terminate()
+p.wait()
+lat.sort()
+synced = [l for l in open(log.name) if "synced:" in l][0].strip()
+print(f"csi: synced {synced.split('synced: ', 1)[1]}")
+print("csi: %d rotations (one status's version each, 0.25 s apart): change -> PATCH p50 %.1f ms, "
+      "p99 %.1f ms; per change %.2f API requests (%.2f GET of the SecretProviderClass), %.2f LIST "
+      "(target 0); peak RSS %.1f MB (target < 32 MB)"
+      % (nrot, lat[len(lat) // 2], lat[min(len(lat) - 1, int(0.99 * len(lat)))], api / nrot,
+         spc_gets / nrot, lists / nrot, hwm / 1024))
+print("csi: the first rotation's requests, from the fake API server's log:")
+for r in rot:
+    print(f"  {r['method']} {r['path']}{'?' + r['query'] if r.get('query') else ''} -> {r['status']}")
 EOF
   fake_stop
 fi

@@ -47,6 +47,14 @@ TEST(bool_flags_optional_value)
 	CHECK_INT(a.o.ha, 0);
 	CHECK_INT(set(&a, "enable-ha", "maybe", msg), -1);
 	CHECK_STR(msg, "--enable-ha: 'maybe' is not a boolean");
+	/* --enable-csi-integration is a pflag BoolVar as well (Reloader v1.4.21) */
+	CHECK_INT(a.o.csi, 0);
+	CHECK_INT(set(&a, "enable-csi-integration", NULL, msg), 0);
+	CHECK_INT(a.o.csi, 1);
+	CHECK_INT(set(&a, "enable-csi-integration", "f", msg), 0);
+	CHECK_INT(a.o.csi, 0);
+	CHECK_INT(set(&a, "enable-csi-integration", "on", msg), -1);
+	CHECK_STR(msg, "--enable-csi-integration: 'on' is not a boolean");
 	reload_args_free(&a);
 }
 
@@ -143,7 +151,7 @@ TEST(selectors_translated_or_refused)
 	reload_args_free(&a);
 }
 
-/* The tables: long names unique; the refused flags are Reloader's three. */
+/* The tables: long names unique; the refused flags are Reloader's two pprof ones. */
 TEST(tables_well_formed)
 {
 	size_t i, j, n = 0;
@@ -153,6 +161,7 @@ TEST(tables_well_formed)
 			CHECK(strcmp(reload_flags[i].lng, reload_flags[j].lng) != 0);
 	for (i = 0; reload_refused_flags[i].lng; i++)
 		n++;
-	CHECK_INT((int)n, 3);
+	CHECK_INT((int)n, 2);
 	CHECK_STR(reload_refused_flags[0].lng, "enable-pprof");
+	CHECK_STR(reload_refused_flags[1].lng, "pprof-addr");
 }

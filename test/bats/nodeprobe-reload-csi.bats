@@ -1,0 +1,233 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# nodeprobe-reload --enable-csi-integration against test/fake-apiserver: Reloader v1.4.21's
+# Secrets Store CSI scenarios (its test/e2e/csi: rotation rolls once with Reloader's hash, an
+# unchanged status rolls nothing, the exclude annotation, the CRD installed after start,
+# namespaced mode), the annotations strategy and the named reload list. Expected hashes are
+# sha1sum of the string Reloader builds (internal/pkg/util/util.go
+# GetSHAfromSecretProviderClassPodStatus), written out here, not computed by our code.
+
+load helpers
+source "$NP_ROOT/test/fake-apiserver/fake.bash"
+
+BIN="$BUILD/nodeprobe-reload"
+SPCPS_CRD='{"resource":"secrets-store.csi.x-k8s.io/v1/secretproviderclasspodstatuses"}'
+SPC_CRD='{"resource":"secrets-store.csi.x-k8s.io/v1/secretproviderclasses"}'
+
+setup() {
+  RL_PID=
+  reload_fake_setup
+}
+
+teardown() {
+  stop_rl
+  fake_stop
+}
+
+stop_rl() {
+  if [ -n "$RL_PID" ]; then
+    kill "$RL_PID" 2>/dev/null || true
+    wait "$RL_PID" 2>/dev/null || true
+    RL_PID=
+  fi
+}
+
+sha1() { printf '%s' "$1" | sha1sum | cut -c1-40; }
+put() { fake_ctl POST /objects "$1" >/dev/null; }
+
+# A Deployment NAME in NS (default: default) with META-ANNOTATIONS mounting SecretProviderClass
+# vault-db through a CSI volume.
+deployment() {
+  put "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"${3:-default}\",\"annotations\":$2},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"$1\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"$1\"}},\"spec\":{\"containers\":[{\"name\":\"app\",\"image\":\"x\",\"volumeMounts\":[{\"name\":\"secrets\",\"mountPath\":\"/mnt/secrets\",\"readOnly\":true}]}],\"volumes\":[{\"name\":\"secrets\",\"csi\":{\"driver\":\"secrets-store.csi.k8s.io\",\"readOnly\":true,\"volumeAttributes\":{\"secretProviderClass\":\"vault-db\"}}}]}}}}"
+}
+
+# spcps POD VERSION-OF-db-pass [NS]: the driver's status object of POD mounting vault-db, as the
+# driver names it (<pod>-<ns>-<spc>), with two objects.
+spcps() {
+  local ns=${3:-default}
+  put "{\"apiVersion\":\"secrets-store.csi.x-k8s.io/v1\",\"kind\":\"SecretProviderClassPodStatus\",\"metadata\":{\"name\":\"$1-$ns-vault-db\",\"namespace\":\"$ns\",\"labels\":{\"secrets-store.csi.k8s.io/pod-name\":\"$1\"}},\"status\":{\"podName\":\"$1\",\"secretProviderClassName\":\"vault-db\",\"mounted\":true,\"targetPath\":\"/var/lib/kubelet/pods/$1/volumes/kubernetes.io~csi/secrets/mount\",\"objects\":[{\"id\":\"secret/db-pass\",\"version\":\"$2\"},{\"id\":\"secret/api-key\",\"version\":\"7\"}]}}"
+}
+
+# spc NAME ANNOTATIONS: SecretProviderClass NAME in default (a Vault provider's, as the docs show)
+spc() {
+  put "{\"apiVersion\":\"secrets-store.csi.x-k8s.io/v1\",\"kind\":\"SecretProviderClass\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"default\",\"annotations\":$2},\"spec\":{\"provider\":\"vault\",\"parameters\":{\"roleName\":\"db\",\"objects\":\"- objectName: db-pass\\n  secretPath: secret/db-pass\\n\"}}}"
+}
+
+# start NWATCHES [ARGS]: watch mode; wait until NWATCHES watches are open.
+start() {
+  local n=$1
+  shift
+  "$BIN" --kubeconfig "$KC" --listen '' --coalesce-window 0 --min-interval 0 \
+    --max-rollouts-per-second 0 --enable-csi-integration "$@" >"$RL_LOG" 2>&1 3>&- &
+  RL_PID=$!
+  fake_ctl GET "/watchers?min=$n&wait=10" >/dev/null
+  [ "$(fake_ctl GET /watchers | jq .count)" -ge "$n" ] || { cat "$RL_LOG" >&2; return 1; }
+}
+
+reqs() {
+  fake_ctl GET "/requests?method=$1&path=$2&min=${3:-1}&wait=10" |
+    jq -r '.items[] | "\(.status) \(.body)"'
+}
+nreqs() { fake_ctl GET "/requests?method=$1&path=$2&count=1" | jq .count; }
+env_of() {
+  fake_ctl GET "/objects?apiVersion=apps/v1&kind=Deployment&name=$1&namespace=${2:-default}" |
+    jq -r '.spec.template.spec.containers[0].env // [] | map("\(.name)=\(.value)") | join(" ")'
+}
+
+@test "CSI: a rotation rolls once with Reloader's hash (env-vars); a second pod's same rotation and an unchanged status roll nothing" {
+  fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
+  deployment web '{"secretproviderclass.reloader.stakater.com/auto":"true"}'
+  spcps web-1 1
+  spcps web-2 1
+  start 8
+  # the start rolls nothing (only updates count, as in Reloader)
+  [ "$(nreqs PATCH .)" -eq 0 ]
+  fake_ctl DELETE /requests >/dev/null
+  spcps web-1 2
+  out=$(reqs PATCH /apis/apps/v1/namespaces/default/deployments/web$)
+  h=$(sha1 'SecretProviderClassName=vault-db;secret/api-key=7;secret/db-pass=2')
+  [ "$out" = "200 {\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"app\",\"env\":[{\"name\":\"STAKATER_VAULT_DB_SECRETPROVIDERCLASS\",\"value\":\"$h\"}]}]}}}}" ]
+  # the rotation's requests, as the fake API server logged them: the SecretProviderClass's GET
+  # (its match/ignore annotations; 404 here, none installed), the PATCH, its Event; no LIST
+  fake_ctl GET '/requests?min=3&wait=10' | jq -r '.items[] | "\(.method) \(.path)?\(.query) \(.status)"' >&3 || true
+  [ "$(fake_ctl GET '/requests?method=GET&watch=0&count=1' | jq .count)" -eq 1 ]
+  [ "$(nreqs GET '^/apis/secrets-store.csi.x-k8s.io/v1/namespaces/default/secretproviderclasses/vault-db$')" -eq 1 ]
+  # the other pod's status rotates to the same versions: the workload already has the hash
+  spcps web-2 2
+  sleep 0.5
+  [ "$(nreqs PATCH .)" -eq 1 ]
+  # an update that leaves id=version alone (mounted flips) is no change
+  put '{"apiVersion":"secrets-store.csi.x-k8s.io/v1","kind":"SecretProviderClassPodStatus","metadata":{"name":"web-1-default-vault-db","namespace":"default"},"status":{"podName":"web-1","secretProviderClassName":"vault-db","mounted":false,"objects":[{"id":"secret/api-key","version":"7"},{"id":"secret/db-pass","version":"2"}]}}'
+  sleep 0.5
+  [ "$(nreqs PATCH .)" -eq 1 ]
+  [ "$(env_of web)" = "STAKATER_VAULT_DB_SECRETPROVIDERCLASS=$h" ]
+  ! grep -q 'error\|not supported\|is off' "$RL_LOG"
+}
+
+@test "CSI: a status deleted while the watch is down (410, re-list) is swept; reloader_events_received_total counts the statuses" {
+  port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  metrics() { curl -sS "http://127.0.0.1:$port/metrics"; }
+  fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
+  deployment web '{"secretproviderclass.reloader.stakater.com/auto":"true"}'
+  spcps web-1 1
+  spcps web-2 1
+  start 8 --listen "127.0.0.1:$port"
+  grep -qx 'nodeprobe_reload_objects{resource="secretproviderclasspodstatuses"} 2' <<<"$(metrics)"
+  # as Reloader's informers count: the initial LIST's items as adds, then each update
+  grep -qx 'reloader_events_received_total{event_type="add",resource_type="secretproviderclasspodstatuses"} 2' <<<"$(metrics)"
+  spcps web-1 2
+  reqs PATCH /deployments/web$ >/dev/null
+  grep -qx 'reloader_events_received_total{event_type="update",resource_type="secretproviderclasspodstatuses"} 1' <<<"$(metrics)"
+  # the statuses' watch is down (its reconnect held 1 s): web-2's pod goes, web-1 rotates, and
+  # the history is compacted, so the watch gets 410 and the statuses are listed again
+  fake_ctl POST /faults '{"path":"/secretproviderclasspodstatuses$","watch":true,"action":"delay","seconds":1,"count":1}' >/dev/null
+  fake_ctl POST /drop-watches >/dev/null
+  fake_ctl DELETE '/objects?apiVersion=secrets-store.csi.x-k8s.io/v1&kind=SecretProviderClassPodStatus&namespace=default&name=web-2-default-vault-db' >/dev/null
+  spcps web-1 3
+  fake_ctl POST /compact >/dev/null
+  out=$(reqs PATCH /deployments/web$ 2 | tail -1)
+  [[ $out == *"$(sha1 'SecretProviderClassName=vault-db;secret/api-key=7;secret/db-pass=3')"* ]]
+  grep -q 'secretproviderclasspodstatuses watch .*is gone (410); re-listing\|is gone (410); re-listing' "$RL_LOG"
+  # web-2's status is gone from the table: memory stays bounded by the statuses there are
+  grep -qx 'nodeprobe_reload_objects{resource="secretproviderclasspodstatuses"} 1' <<<"$(metrics)" ||
+    { metrics | grep secretproviderclass >&2; false; }
+}
+
+@test "CSI: secretproviderclasses.exclude.reloader.stakater.com/reload keeps an auto workload still; reloader.stakater.com/auto selects" {
+  fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
+  deployment skip '{"reloader.stakater.com/auto":"true","secretproviderclasses.exclude.reloader.stakater.com/reload":"other, vault-db"}'
+  deployment roll '{"reloader.stakater.com/auto":"true"}'
+  spcps p 1
+  start 8
+  spcps p 2
+  reqs PATCH /deployments/roll$ >/dev/null
+  sleep 0.5
+  [ "$(nreqs PATCH /deployments/skip$)" -eq 0 ]
+}
+
+@test "CSI: the SecretProviderClass's own ignore annotation keeps every workload still; its match annotation lets a search workload select it" {
+  fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
+  fake_ctl POST /crds "$SPC_CRD" >/dev/null
+  spc vault-db '{"reloader.stakater.com/ignore":"true"}'
+  deployment web '{"secretproviderclass.reloader.stakater.com/auto":"true"}'
+  deployment finder '{"reloader.stakater.com/search":"true"}'
+  spcps p 1
+  spcps q 1
+  start 8
+  # both pods' statuses rotate: the SecretProviderClass is read (once, before the rollout), and
+  # its ignore keeps both workloads still
+  spcps p 2
+  spcps q 2
+  reqs GET /secretproviderclasses/vault-db$ >/dev/null
+  sleep 0.5
+  [ "$(nreqs PATCH .)" -eq 0 ]
+  [ "$(nreqs GET /secretproviderclasses/vault-db$)" -le 2 ]
+  # match instead of ignore: the search workload selects it, the auto one still rolls
+  spc vault-db '{"reloader.stakater.com/match":"true"}'
+  spcps p 3
+  h=$(sha1 'SecretProviderClassName=vault-db;secret/api-key=7;secret/db-pass=3')
+  [[ $(reqs PATCH /deployments/finder$) == *"$h"* ]]
+  [[ $(reqs PATCH /deployments/web$) == *"$h"* ]]
+  # neither: search alone selects nothing
+  spc vault-db '{}'
+  spcps p 4
+  reqs PATCH /deployments/web$ 2 >/dev/null
+  sleep 0.5
+  [ "$(nreqs PATCH /deployments/finder$)" -eq 1 ]
+}
+
+@test "CSI: annotations strategy records SECRETPROVIDERCLASS in last-reloaded-from; a named reload list rolls without a CSI volume" {
+  fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
+  deployment web '{"secretproviderclass.reloader.stakater.com/auto":"true"}'
+  put '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"named","namespace":"default","annotations":{"secretproviderclass.reloader.stakater.com/reload":"vault-.*"}},"spec":{"selector":{"matchLabels":{"app":"n"}},"template":{"metadata":{"labels":{"app":"n"}},"spec":{"containers":[{"name":"main","image":"x"}]}}}}'
+  spcps web-1 1
+  start 8 --reload-strategy annotations
+  spcps web-1 3
+  h=$(sha1 'SecretProviderClassName=vault-db;secret/api-key=7;secret/db-pass=3')
+  out=$(reqs PATCH /deployments/web$)
+  [[ $out == '200 {"spec":{"template":{"metadata":{"annotations":{"reloader.stakater.com/last-reloaded-from":"{\"type\":\"SECRETPROVIDERCLASS\",\"name\":\"vault-db\",\"namespace\":\"default\",\"hash\":\"'"$h"'\",\"containerRefs\":[\"app\"],\"observedAt\":'* ]]
+  out=$(reqs PATCH /deployments/named$)
+  [[ $out == *'\"hash\":\"'"$h"'\",\"containerRefs\":[\"main\"]'* ]]
+}
+
+@test "CSI: an absent CRD is said once; installed later it is listed and watched within 30 s and a rotation rolls" {
+  deployment web '{"secretproviderclass.reloader.stakater.com/auto":"true"}'
+  start 7
+  grep -c 'secrets-store.csi.x-k8s.io/v1 secretproviderclasspodstatuses are not served by this cluster (HTTP 404 on LIST): SecretProviderClassPodStatus objects are not reloaded; checking again every 30 s' "$RL_LOG" | grep -qx 1
+  fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
+  spcps web-1 1
+  fake_ctl GET "/watchers?min=8&wait=40" >/dev/null
+  [ "$(fake_ctl GET /watchers | jq '[.items[] | select(.resource == "secrets-store.csi.x-k8s.io/v1/secretproviderclasspodstatuses")] | length')" -eq 1 ]
+  grep -q 'secretproviderclasspodstatuses are served now: watching them' "$RL_LOG"
+  [ "$(grep -c 'not served' "$RL_LOG")" -eq 1 ]
+  spcps web-1 2
+  out=$(reqs PATCH /deployments/web$)
+  [[ $out == *"$(sha1 'SecretProviderClassName=vault-db;secret/api-key=7;secret/db-pass=2')"* ]]
+}
+
+@test "CSI: namespaced mode lists and watches the statuses of its namespace only" {
+  fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
+  deployment web '{"secretproviderclass.reloader.stakater.com/auto":"true"}' apps
+  deployment web '{"secretproviderclass.reloader.stakater.com/auto":"true"}' other
+  spcps p 1 apps
+  spcps p 1 other
+  start 8 --namespaces apps
+  [ "$(nreqs GET '^/apis/secrets-store.csi.x-k8s.io/v1/namespaces/apps/secretproviderclasspodstatuses$')" -ge 2 ]
+  [ "$(nreqs GET '^/apis/secrets-store.csi.x-k8s.io/v1/secretproviderclasspodstatuses')" -eq 0 ]
+  spcps p 2 other
+  spcps p 2 apps
+  reqs PATCH /namespaces/apps/deployments/web$ >/dev/null
+  [ "$(nreqs PATCH /namespaces/other/)" -eq 0 ]
+}
+
+@test "CSI: without --enable-csi-integration nothing is listed and a CSI workload is reported once" {
+  fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
+  deployment web '{"secretproviderclass.reloader.stakater.com/auto":"true"}'
+  "$BIN" --kubeconfig "$KC" --listen '' --mode once >"$RL_LOG" 2>&1
+  [ "$(nreqs GET /secretproviderclasspodstatuses)" -eq 0 ]
+  grep -qF "warning: Changes in SecretProviderClass 'vault-db' will not reload 'web' of type 'Deployment' in namespace 'default': --enable-csi-integration is off" "$RL_LOG"
+  # and =false is Reloader's pflag bool
+  "$BIN" --enable-csi-integration=false --version >/dev/null
+  run "$BIN" --enable-csi-integration=maybe
+  [ "$status" -eq 2 ]
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests for pkg/reload's Secrets Store CSI integration (reload_csi.c): Reloader's hash of a
+ * SecretProviderClassPodStatus, the CSI volume as a use, the SecretProviderClass annotations. */
+#include <errno.h>
+
+#include "harness.h"
+#include "reload/reload.h"
+#include "reload/reload_csi.h"
+#include "reload/reload_internal.h"
+
+/*
+ * Expected values: SHA-1 of the string Reloader v1.4.21 builds
+ * (internal/pkg/util/util.go GetSHAfromSecretProviderClassPodStatus), computed outside our
+ * code with python3 hashlib.sha1 over the joined string shown beside each.
+ */
+static const struct {
+	const char *status, *joined, *sha1;
+} hashes[] = {
+    {"{\"secretProviderClassName\":\"vault-db\"}", "SecretProviderClassName=vault-db",
+     "1614effc0230aca4ac64801f4d1ec246d8b42938"},
+    {"{\"secretProviderClassName\":\"vault-db\",\"objects\":[{\"id\":\"secret/db-pass\","
+     "\"version\":\"2\"},{\"id\":\"secret/api-key\",\"version\":\"7\"}]}",
+     "SecretProviderClassName=vault-db;secret/api-key=7;secret/db-pass=2",
+     "b0d3931f3f8e7255a3de33c60df8a471e84c7415"},
+    /* sorted as whole "id=version" strings: '-' < '=' puts "a-b=1" before "a=1" */
+    {"{\"secretProviderClassName\":\"x\",\"objects\":[{\"id\":\"a\",\"version\":\"1\"},"
+     "{\"id\":\"a-b\",\"version\":\"1\"}]}",
+     "SecretProviderClassName=x;a-b=1;a=1", "d425cd7d26962df1b3f180db0b1112ac04d99268"},
+    /* bytewise: upper case before lower case */
+    {"{\"secretProviderClassName\":\"spc\",\"objects\":[{\"id\":\"b\",\"version\":\"2\"},"
+     "{\"id\":\"Z\",\"version\":\"1\"}]}",
+     "SecretProviderClassName=spc;Z=1;b=2", "2a991ffd97da0474ee08b37532dc827d491e549f"},
+    {"{\"objects\":[{\"id\":\"k\",\"version\":\"v\"}]}", "SecretProviderClassName=;k=v",
+     "a40fa1c0e3857b6c7c693ba72e649bab4354e2d3"},
+    {"{\"secretProviderClassName\":\"s\",\"objects\":[{\"id\":\"k\",\"version\":\"2\"},"
+     "{\"id\":\"k\",\"version\":\"1\"}]}",
+     "SecretProviderClassName=s;k=1;k=2", "7297cb4268cc5ca7c6a57dcfe5ab669dd8f3b7b2"},
+};
+
+TEST(spc_hash_matches_reloader)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(hashes) / sizeof(hashes[0]); i++) {
+		json_t *st = json_loads(hashes[i].status, 0, NULL);
+		char hex[RELOAD_HASH_HEX] = "";
+
+		CHECK(st != NULL);
+		CHECK_INT(reload_spc_hash(st, hex), 0);
+		CHECK_STR(hex, hashes[i].sha1);
+		json_decref(st);
+	}
+}
+
+TEST(spc_hash_bounds)
+{
+	json_t *st = json_pack("{s:s, s:[]}", "secretProviderClassName", "s", "objects");
+	json_t *objs = json_object_get(st, "objects");
+	char hex[RELOAD_HASH_HEX];
+	int i;
+
+	for (i = 0; i <= RELOAD_SPC_OBJECTS_MAX; i++)
+		json_array_append_new(objs, json_pack("{s:s, s:s}", "id", "k", "version", "1"));
+	CHECK_INT(reload_spc_hash(st, hex), -E2BIG);
+	json_array_remove(objs, 0);
+	CHECK_INT(reload_spc_hash(st, hex), 0);
+	json_decref(st);
+	/* no status: "SecretProviderClassName=" alone (python3 hashlib.sha1) */
+	CHECK_INT(reload_spc_hash(NULL, hex), 0);
+	CHECK_STR(hex, "d0dfc411e571d49cef7ec914adf98877a31caa8d");
+}
+
+/* A CSI volume's secretProviderClass is a use; the SPC annotations select and exclude. */
+TEST(spc_use_and_annotations)
+{
+	struct reload_workload w;
+	struct log_err err = {0};
+	json_t *j = json_loads(
+	    "{\"metadata\":{\"name\":\"web\",\"namespace\":\"ns\",\"annotations\":{"
+	    "\"secretproviderclass.reloader.stakater.com/auto\":\"true\"}},\"spec\":{\"template\":{"
+	    "\"spec\":{\"containers\":[{\"name\":\"app\",\"volumeMounts\":[{\"name\":\"s\","
+	    "\"mountPath\":\"/s\"}]}],\"volumes\":[{\"name\":\"s\",\"csi\":{\"driver\":"
+	    "\"secrets-store.csi.k8s.io\",\"volumeAttributes\":{\"secretProviderClass\":"
+	    "\"vault-db\"}}}]}}}}",
+	    0, NULL);
+	struct reload_object o = {RELOAD_SPC, "ns", "vault-db", "h", NULL, 0, 0};
+	struct reload_object other = {RELOAD_SPC, "ns", "other", "h", NULL, 0, 0};
+	struct reload_object cm = {RELOAD_CONFIGMAP, "ns", "vault-db", "h", NULL, 0, 0};
+	struct strbuf sb = STRBUF_INIT(256);
+	const char *ct = NULL;
+
+	CHECK_INT(reload_workload_parse(&w, RELOAD_DEPLOYMENT, j, 0, &err), 0);
+	CHECK_INT((int)reload_should(&w, &o, 0, &ct), RELOAD_YES);
+	CHECK_STR(ct, "app");
+	CHECK_INT((int)reload_should(&w, &other, 0, &ct), RELOAD_NO_NOT_USED);
+	/* the typed auto of another type does not select a ConfigMap of the same name */
+	CHECK_INT((int)reload_should(&w, &cm, 0, &ct), RELOAD_NO_NOT_SELECTED);
+	reload_workload_free(&w);
+	json_object_set_new(json_object_get(json_object_get(j, "metadata"), "annotations"),
+			    "secretproviderclasses.exclude.reloader.stakater.com/reload",
+			    json_string("a, vault-db"));
+	CHECK_INT(reload_workload_parse(&w, RELOAD_DEPLOYMENT, j, 0, &err), 0);
+	CHECK_INT((int)reload_should(&w, &o, 0, &ct), RELOAD_NO_EXCLUDED);
+	reload_workload_free(&w);
+	CHECK_INT(reload_env_name(&sb, "vault-db", RELOAD_SPC), 0);
+	CHECK_STR(sb.buf, "STAKATER_VAULT_DB_SECRETPROVIDERCLASS");
+	sb_free(&sb);
+	json_decref(j);
+}
+
+/* --enable-csi-integration lists and watches the statuses; off by default as in Reloader. */
+TEST(spc_class_enabled)
+{
+	struct reload_opts o;
+
+	reload_opts_init(&o);
+	CHECK(!reload_cls_enabled(&o, CLS_SPC));
+	o.csi = 1;
+	CHECK(reload_cls_enabled(&o, CLS_SPC));
+	CHECK_INT(reload_type_cls(RELOAD_SPC), CLS_SPC);
+	CHECK_INT((int)reload_cls_type(CLS_SPC), RELOAD_SPC);
+}
