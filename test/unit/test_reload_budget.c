@@ -95,7 +95,15 @@ TEST(budget_bounds_memory_of_patterns_matched)
 	CHECK(kept > 0 && kept < LISTS);
 	CHECK(charged <= 1u << 20);
 #ifndef __SANITIZE_ADDRESS__ /* ASan's shadow memory and quarantine are no measure */
-	CHECK(grown <= (long)(charged >> 10) + 512); /* 512 KiB: the process's own slack */
+	/*
+	 * Nor is an emulator's: under qemu-user (test/bats/cross.bats sets NP_EMULATED) the RSS
+	 * holds qemu's translation cache, which grows with the code first run in this window
+	 * (2.8 MB on armhf, while the same build natively grows as on amd64).
+	 */
+	if (getenv("NP_EMULATED"))
+		printf("# RSS bound not checked under an emulator (NP_EMULATED)\n");
+	else
+		CHECK(grown <= (long)(charged >> 10) + 512); /* 512 KiB: the process's own slack */
 #endif
 	for (i = 0; i < LISTS; i++)
 		reload_workload_free(&w[i]);
