@@ -193,6 +193,21 @@ int rules_cand_put(struct cand *c, const char *k, size_t klen, const char *v, si
 	return kv->k && kv->v ? 0 : -ENOMEM;
 }
 
+/* Drop c's entry of key k (klen bytes), if any. */
+static void cand_drop(struct cand *c, const char *k, size_t klen)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (strlen(c->kv[i].k) == klen && !memcmp(c->kv[i].k, k, klen)) {
+			free(c->kv[i].k);
+			free(c->kv[i].v);
+			memmove(&c->kv[i], &c->kv[i + 1], (c->n - i - 1) * sizeof(c->kv[0]));
+			c->n--;
+			return;
+		}
+}
+
 void rules_cand_free(struct cand *c)
 {
 	size_t i;
@@ -308,10 +323,13 @@ static int put_line(const struct rule *rl, const char *what, bool count, bool br
 		    rl->where, rl->name, what, q);
 		return -EINVAL;
 	}
-	if (memchr(line, '\0', n)) { /* no label holds one: NFD's validation drops it later */
+	if (memchr(line, '\0', n)) {
+		/* NFD sets the key (overwriting an earlier line's), then its label validation drops
+		 * it: the key ends up absent, so an earlier entry of it goes too */
 		quote(q, sizeof(q), line, n);
 		log_warn("%s: rule '%s': %s line %s skipped: it holds a NUL byte", rl->where,
 			 rl->name, what, q);
+		cand_drop(c, line, (size_t)(eq - line));
 		return 0;
 	}
 	return rules_cand_put(c, line, (size_t)(eq - line), eq + 1, n - (size_t)(eq - line) - 1);

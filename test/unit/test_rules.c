@@ -1597,3 +1597,21 @@ TEST(rules_template_crlf_and_control_bytes)
 	CHECK(!strchr(warnings, '\x1f') && !strchr(warnings, '\x01') && !strchr(warnings, '\r'));
 	log_set_fn(NULL, NULL, LOG_LVL_WARN);
 }
+
+/*
+ * A line holding a NUL byte is skipped and takes an earlier line's entry of its key with it: NFD
+ * overwrites the key with the later line, whose value its label validation then drops.
+ */
+TEST(rules_template_nul_line_drops_key)
+{
+	capture_on();
+	CHECK_STR(
+	    run("  - name: nul\n    labelsTemplate: \"a.io/k=a\\na.io/k=b{{ printf \\\"%c\\\" 0 "
+		"}}c\\na.io/o=1\"\n"
+		"    matchFeatures:\n      - feature: kernel.loadedmodule\n",
+		NULL),
+	    "a.io/o=1\n");
+	CHECK(strstr(warnings, "rule 'nul': labelsTemplate line \"a.io/k=b\\x00c\" skipped: it "
+			       "holds a NUL byte"));
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+}
