@@ -1599,6 +1599,26 @@ TEST(rules_template_crlf_and_control_bytes)
 }
 
 /*
+ * A warning quoting a line escapes a byte of no printable UTF-8 character as \xNN (no raw
+ * invalid UTF-8 reaches the log); a printable multi-byte character stays as it is.
+ */
+TEST(rules_template_quote_invalid_utf8)
+{
+	struct feat_set *fs = feat_set_new();
+
+	feat_attr_set(fs, "kernel.config", "CONFIG_A", "\xff\xc3\xa9\xc3");
+	capture_on();
+	CHECK_STR(run_on(fs, "  - name: noeq\n    labelsTemplate: \"{{ range .kernel.config }}{{ "
+			     ".Value }}{{ end }}\"\n"
+			     "    matchFeatures:\n      - feature: kernel.config\n"
+			     "        matchExpressions: {CONFIG_A: {op: Exists}}\n"),
+		  "");
+	CHECK(strstr(warnings, "missing value in expanded template line \"\\xff\xc3\xa9\\xc3\""));
+	CHECK(!strstr(warnings, "\xff") && !strstr(warnings, "\xc3\""));
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+}
+
+/*
  * A line holding a NUL byte is skipped and takes an earlier line's entry of its key with it: NFD
  * overwrites the key with the later line, whose value its label validation then drops.
  */
