@@ -1635,3 +1635,24 @@ TEST(rules_template_nul_line_drops_key)
 			       "holds a NUL byte"));
 	log_set_fn(NULL, NULL, LOG_LVL_WARN);
 }
+
+/*
+ * A line feed inside a feature value reaches a template as U+001F (the documented departure
+ * from NFD that keeps a value from adding label lines): len counts it, contains "\n" is false.
+ */
+TEST(rules_template_value_line_feed_seen_as_0x1f)
+{
+	struct feat_set *fs = feat_set_new();
+
+	feat_attr_set(fs, "kernel.config", "CONFIG_A", "a\nb");
+	capture_on();
+	CHECK_STR(run_on(fs, "  - name: lf\n    labelsTemplate: |\n"
+			     "      {{ range .kernel.config }}k.io/l={{ .Value | len }}\n"
+			     "      k.io/nl={{ contains \"\\n\" .Value }}\n"
+			     "      k.io/us={{ contains (printf \"%c\" 31) .Value }}{{ end }}\n"
+			     "    matchFeatures:\n      - feature: kernel.config\n"
+			     "        matchExpressions: {CONFIG_A: {op: Exists}}\n"),
+		  "k.io/l=3\nk.io/nl=false\nk.io/us=true\n");
+	CHECK_STR(warnings, "");
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+}
