@@ -283,20 +283,33 @@ static const char *context_at(struct jctx *j, size_t at)
 	return "after array element";
 }
 
-/* Go's "invalid character 'x' in literal true (expecting 'r')" for yajl's bad literal at s[at]. */
+/*
+ * Go's "invalid character 'x' in literal true (expecting 'r')" for yajl's bad literal near
+ * s[at] (yajl's offset is at or before the token's start): the literal's first byte found,
+ * its bytes compared with the word's; input that ends while they match is Go's scanner eof,
+ * "unexpected end of JSON input" ("nul", "[tr").
+ */
 static int bad_literal(struct jctx *j, size_t at)
 {
-	size_t b = at;
+	size_t b = at < j->n ? at : j->n, i;
 	const char *word;
 	char what[48];
 
 	while (b > 0 && j->s[b - 1] >= 'a' && j->s[b - 1] <= 'z')
 		b--;
-	word = j->s[b] == 't' ? "true" : j->s[b] == 'f' ? "false" : "null";
-	if (at - b >= strlen(word) || at >= j->n)
+	while (b < j->n && !strchr("tfn", j->s[b]))
+		b++;
+	if (b >= j->n)
 		return gotmpl_fail(j->c, "json: invalid literal");
-	snprintf(what, sizeof(what), "in literal %s (expecting '%c')", word, word[at - b]);
-	return bad_char(j, at, what);
+	word = j->s[b] == 't' ? "true" : j->s[b] == 'f' ? "false" : "null";
+	for (i = 1; word[i] && b + i < j->n && j->s[b + i] == word[i]; i++)
+		;
+	if (!word[i])
+		return gotmpl_fail(j->c, "json: invalid literal");
+	if (b + i >= j->n)
+		return gotmpl_fail(j->c, "unexpected end of JSON input");
+	snprintf(what, sizeof(what), "in literal %s (expecting '%c')", word, word[i]);
+	return bad_char(j, b + i, what);
 }
 
 /* The error of a parse yajl stopped (j->rc when a callback did). */

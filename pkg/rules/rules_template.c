@@ -193,6 +193,21 @@ int rules_cand_put(struct cand *c, const char *k, size_t klen, const char *v, si
 	return kv->k && kv->v ? 0 : -ENOMEM;
 }
 
+/* Drop c's entry of key k (klen bytes), if any. */
+static void cand_drop(struct cand *c, const char *k, size_t klen)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (strlen(c->kv[i].k) == klen && !memcmp(c->kv[i].k, k, klen)) {
+			free(c->kv[i].k);
+			free(c->kv[i].v);
+			memmove(&c->kv[i], &c->kv[i + 1], (c->n - i - 1) * sizeof(c->kv[0]));
+			c->n--;
+			return;
+		}
+}
+
 void rules_cand_free(struct cand *c)
 {
 	size_t i;
@@ -249,13 +264,36 @@ static void trim_space(const char **s, size_t *n)
 }
 
 /*
- * s (n bytes) as Go's %q would quote it for a log line, at most 100 bytes of it: control bytes
- * (a CR of a CRLF file, a 0x1f) escaped, never written raw.
+ * The bytes of a valid UTF-8 sequence of a printable character at s (n bytes) past ASCII, else 0
+ * (C1 controls, U+2028/U+2029, overlongs, surrogates and bytes past U+10FFFF are not).
+ */
+static size_t utf8_print(const unsigned char *s, size_t n)
+{
+	size_t len = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2, i;
+	unsigned cp = s[0] & (0x3fu >> (len - 1));
+
+	if (s[0] < 0xc2 || s[0] > 0xf4 || n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3fu);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0xa0 || cp == 0x2028 || cp == 0x2029)
+		return 0;
+	return len;
+}
+
+/*
+ * s (n bytes) quoted for a log line, at most its first 100 bytes (then "..."): control bytes
+ * (a CR of a CRLF file, a 0x1f), DEL and every byte of no printable UTF-8 character as \xNN
+ * or Go's %q escape, never raw (an invalid UTF-8 byte would reach the log as it is).
  */
 static void quote(char *dst, size_t cap, const char *s, size_t n)
 {
 	static const char esc[] = "\aa\bb\ff\nn\rr\tt\vv\\\\\"\"";
-	size_t o = 0, i;
+	size_t o = 0, i, k;
 
 	dst[o++] = '"';
 	for (i = 0; i < n && i < 100 && o + 6 < cap; i++) {
@@ -265,7 +303,12 @@ static void quote(char *dst, size_t cap, const char *s, size_t n)
 		if (e && (e - esc) % 2 == 0) {
 			dst[o++] = '\\';
 			dst[o++] = e[1];
-		} else if (ch < 0x20 || ch == 0x7f) {
+		} else if (ch >= 0x80 &&
+			   (k = utf8_print((const unsigned char *)s + i, n - i)) != 0) {
+			memcpy(dst + o, s + i, k);
+			o += k;
+			i += k - 1;
+		} else if (ch < 0x20 || ch >= 0x7f) {
 			o += (size_t)snprintf(dst + o, cap - o, "\\x%02x", ch);
 		} else {
 			dst[o++] = (char)ch;
@@ -308,10 +351,13 @@ static int put_line(const struct rule *rl, const char *what, bool count, bool br
 		    rl->where, rl->name, what, q);
 		return -EINVAL;
 	}
-	if (memchr(line, '\0', n)) { /* no label holds one: NFD's validation drops it later */
+	if (memchr(line, '\0', n)) {
+		/* NFD sets the key (overwriting an earlier line's), then its label validation drops
+		 * it: the key ends up absent, so an earlier entry of it goes too */
 		quote(q, sizeof(q), line, n);
 		log_warn("%s: rule '%s': %s line %s skipped: it holds a NUL byte", rl->where,
 			 rl->name, what, q);
+		cand_drop(c, line, (size_t)(eq - line));
 		return 0;
 	}
 	return rules_cand_put(c, line, (size_t)(eq - line), eq + 1, n - (size_t)(eq - line) - 1);

@@ -1597,3 +1597,62 @@ TEST(rules_template_crlf_and_control_bytes)
 	CHECK(!strchr(warnings, '\x1f') && !strchr(warnings, '\x01') && !strchr(warnings, '\r'));
 	log_set_fn(NULL, NULL, LOG_LVL_WARN);
 }
+
+/*
+ * A warning quoting a line escapes a byte of no printable UTF-8 character as \xNN (no raw
+ * invalid UTF-8 reaches the log); a printable multi-byte character stays as it is.
+ */
+TEST(rules_template_quote_invalid_utf8)
+{
+	struct feat_set *fs = feat_set_new();
+
+	feat_attr_set(fs, "kernel.config", "CONFIG_A", "\xff\xc3\xa9\xc3");
+	capture_on();
+	CHECK_STR(run_on(fs, "  - name: noeq\n    labelsTemplate: \"{{ range .kernel.config }}{{ "
+			     ".Value }}{{ end }}\"\n"
+			     "    matchFeatures:\n      - feature: kernel.config\n"
+			     "        matchExpressions: {CONFIG_A: {op: Exists}}\n"),
+		  "");
+	CHECK(strstr(warnings, "missing value in expanded template line \"\\xff\xc3\xa9\\xc3\""));
+	CHECK(!strstr(warnings, "\xff") && !strstr(warnings, "\xc3\""));
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+}
+
+/*
+ * A line holding a NUL byte is skipped and takes an earlier line's entry of its key with it: NFD
+ * overwrites the key with the later line, whose value its label validation then drops.
+ */
+TEST(rules_template_nul_line_drops_key)
+{
+	capture_on();
+	CHECK_STR(
+	    run("  - name: nul\n    labelsTemplate: \"a.io/k=a\\na.io/k=b{{ printf \\\"%c\\\" 0 "
+		"}}c\\na.io/o=1\"\n"
+		"    matchFeatures:\n      - feature: kernel.loadedmodule\n",
+		NULL),
+	    "a.io/o=1\n");
+	CHECK(strstr(warnings, "rule 'nul': labelsTemplate line \"a.io/k=b\\x00c\" skipped: it "
+			       "holds a NUL byte"));
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+}
+
+/*
+ * A line feed inside a feature value reaches a template as U+001F (the documented departure
+ * from NFD that keeps a value from adding label lines): len counts it, contains "\n" is false.
+ */
+TEST(rules_template_value_line_feed_seen_as_0x1f)
+{
+	struct feat_set *fs = feat_set_new();
+
+	feat_attr_set(fs, "kernel.config", "CONFIG_A", "a\nb");
+	capture_on();
+	CHECK_STR(run_on(fs, "  - name: lf\n    labelsTemplate: |\n"
+			     "      {{ range .kernel.config }}k.io/l={{ .Value | len }}\n"
+			     "      k.io/nl={{ contains \"\\n\" .Value }}\n"
+			     "      k.io/us={{ contains (printf \"%c\" 31) .Value }}{{ end }}\n"
+			     "    matchFeatures:\n      - feature: kernel.config\n"
+			     "        matchExpressions: {CONFIG_A: {op: Exists}}\n"),
+		  "k.io/l=3\nk.io/nl=false\nk.io/us=true\n");
+	CHECK_STR(warnings, "");
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+}
