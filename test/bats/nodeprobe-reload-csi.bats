@@ -176,6 +176,29 @@ env_of() {
   [ "$(nreqs PATCH /deployments/finder$)" -eq 1 ]
 }
 
+@test "CSI: SecretProviderClass GETs stalled by a slow apiserver hold up no ConfigMap rollout (one 5 s try each, one per pass)" {
+  fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
+  fake_ctl POST /crds "$SPC_CRD" >/dev/null
+  put '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg","namespace":"default"},"data":{"a":"1"}}'
+  put '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"cm","namespace":"default","annotations":{"configmap.reloader.stakater.com/reload":"cfg"}},"spec":{"selector":{"matchLabels":{"app":"cm"}},"template":{"metadata":{"labels":{"app":"cm"}},"spec":{"containers":[{"name":"app","image":"x"}]}}}}'
+  st() { printf '{"apiVersion":"secrets-store.csi.x-k8s.io/v1","kind":"SecretProviderClassPodStatus","metadata":{"name":"p-%s","namespace":"default"},"status":{"podName":"p","secretProviderClassName":"spc-%s","mounted":true,"objects":[{"id":"k","version":"%s"}]}}' "$1" "$1" "$2"; }
+  for i in $(seq 1 20); do put "$(st "$i" 1)"; done
+  start 8
+  # every SecretProviderClass GET answers after 30 s; 20 rotations of different classes queue 20
+  fake_ctl POST /faults '{"path":"/secretproviderclasses/","action":"delay","seconds":30,"count":-1}' >/dev/null
+  for i in $(seq 1 20); do put "$(st "$i" 2)"; done
+  reqs GET /secretproviderclasses/spc-1$ >/dev/null
+  t0=$(date +%s%N)
+  put '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg","namespace":"default"},"data":{"a":"2"}}'
+  fake_ctl GET '/requests?method=PATCH&path=/deployments/cm$&wait=20' | jq -e '.items | length == 1' >/dev/null ||
+    { grep -v '^$' "$RL_LOG" | tail -5 >&2; false; }
+  echo "# ConfigMap change -> rollout with SecretProviderClass GETs stalled: $((($(date +%s%N) - t0) / 1000000)) ms" >&3
+  # each GET was one try: the stalled ones time out with a warning, none is retried
+  run grep -c 'SecretProviderClass default/spc-1: .*match and ignore annotations are not read' "$RL_LOG"
+  [ "$output" -le 1 ]
+  fake_ctl DELETE /faults >/dev/null
+}
+
 @test "CSI: annotations strategy records SECRETPROVIDERCLASS in last-reloaded-from; a named reload list rolls without a CSI volume" {
   fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
   deployment web '{"secretproviderclass.reloader.stakater.com/auto":"true"}'
