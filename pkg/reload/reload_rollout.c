@@ -164,6 +164,7 @@ void reload_reconcile_all(struct ctl *c)
 	size_t i;
 	struct ent *e;
 
+	log_debug("re-list: checking every workload against what it references");
 	for (i = 0; i < c->wl.nb; i++)
 		for (e = c->wl.b[i]; e; e = e->next)
 			reconcile_workload(c, (struct wl_ent *)e);

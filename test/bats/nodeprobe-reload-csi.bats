@@ -199,6 +199,27 @@ env_of() {
   fake_ctl DELETE /faults >/dev/null
 }
 
+@test "CSI: --resource-label-selector is sent on the statuses' LIST and WATCH too, as Reloader" {
+  fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
+  start 8 --resource-label-selector 'team:a'
+  q=$(fake_ctl GET '/requests?method=GET&path=/secretproviderclasspodstatuses$' | jq -r '.items[] | "\(.watch) \(.query)"')
+  echo "$q" >&2
+  # the LIST and the WATCH, both with the translated selector
+  [ "$(grep -c 'labelSelector=team\(%3D\|=\)a' <<<"$q")" -ge 2 ]
+  ! grep -v 'labelSelector=team\(%3D\|=\)a' <<<"$q"
+}
+
+@test "CSI: a workload's secretproviderclass reload list changed to an invalid one is warned about" {
+  fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
+  deployment web '{"secretproviderclass.reloader.stakater.com/reload":"vault-db"}'
+  start 8
+  deployment web '{"secretproviderclass.reloader.stakater.com/reload":"["}'
+  fake_ctl GET '/watchers?min=8&wait=2' >/dev/null
+  sleep 0.5
+  grep -q "secretproviderclass.reloader.stakater.com/reload: invalid regex '\[' skipped" "$RL_LOG" ||
+    { cat "$RL_LOG" >&2; false; }
+}
+
 @test "CSI: annotations strategy records SECRETPROVIDERCLASS in last-reloaded-from; a named reload list rolls without a CSI volume" {
   fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
   deployment web '{"secretproviderclass.reloader.stakater.com/auto":"true"}'
@@ -215,7 +236,13 @@ env_of() {
 
 @test "CSI: an absent CRD is said once; installed later it is listed and watched within 30 s and a rotation rolls" {
   deployment web '{"secretproviderclass.reloader.stakater.com/auto":"true"}'
-  start 7
+  start 7 --log-level debug
+  n0=$(grep -c 're-list: checking every workload' "$RL_LOG" || true)
+  # the 30 s re-check LISTs (404 again): it re-lists nothing, so it checks no workload again
+  fake_ctl GET '/requests?method=GET&path=/secretproviderclasspodstatuses$&min=2&wait=40' | jq -r '.items[] | "\(.time) \(.status)"' >&2
+  sleep 0.5
+  grep 're-list: checking every workload' "$RL_LOG" >&2 || true
+  [ "$(grep -c 're-list: checking every workload' "$RL_LOG")" -eq "$n0" ]
   grep -c 'secrets-store.csi.x-k8s.io/v1 secretproviderclasspodstatuses are not served by this cluster (HTTP 404 on LIST): SecretProviderClassPodStatus objects are not reloaded; checking again every 30 s' "$RL_LOG" | grep -qx 1
   fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
   spcps web-1 1
