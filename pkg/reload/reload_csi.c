@@ -23,7 +23,9 @@
  * status.secretProviderClassName, status.mounted, status.objects[].id, .version); only the
  * SecretProviderClass name and the hash are kept. Reloader reads the SecretProviderClass's
  * reloader.stakater.com/match and ignore annotations with a GET (an error reads as none); so do we,
- * once per rotation and SecretProviderClass, before the change is told.
+ * once per rotation and SecretProviderClass, before the change is told: one try of at most
+ * RELOAD_SPC_GET_MS, at most RELOAD_SPC_GETS_PER_PASS per run-loop pass (oldest first, the rest
+ * the next pass), none on a standby replica, so a slow apiserver stalls no watch or lease.
  */
 
 /* A SecretProviderClassPodStatus: the SecretProviderClass it names and its hash. */
@@ -178,8 +180,13 @@ static void spc_changed(struct ctl *c, const char *ns, const char *spc, const ch
 		RELOAD_IN_TELL(c, changed, c, ce); /* told without the annotations */
 		return;
 	}
-	d->next = c->in.spc_gets;
-	c->in.spc_gets = d;
+	{ /* FIFO: the oldest rotation is read first */
+		struct deferred **t = &c->in.spc_gets;
+
+		while (*t)
+			t = &(*t)->next;
+		*t = d;
+	}
 }
 
 /* GET SecretProviderClass d->ns/d->name: *match and *ignore from its annotations (0 if none). */
@@ -188,13 +195,20 @@ static void spc_get(struct ctl *c, const struct deferred *d, int *match, int *ig
 	struct log_err err = {0};
 	json_t *obj = NULL, *ann;
 	const char *m, *ig;
+	long old;
 	int r;
 
 	*match = *ignore = 0;
 	sb_reset(&c->url);
 	kube_url(&c->url, kube_client_server(c->cl), &reload_res_spcs, d->ns, d->name, NULL);
 	c->resp.max = RELOAD_SPC_GET_MAX;
+	/* the run loop waits for it: one try, bounded (a slow apiserver stalls no watch or lease)
+	 */
+	kube_client_set_retries(c->cl, 1, c->o->retry_base_ms);
+	old = kube_client_set_timeout(c->cl, RELOAD_SPC_GET_MS);
 	r = kube_request(c->cl, "GET", c->url.buf, NULL, NULL, &c->resp, &err);
+	kube_client_set_timeout(c->cl, old);
+	kube_client_set_retries(c->cl, c->o->retries, c->o->retry_base_ms);
 	if (r == 200)
 		obj = json_loadb(c->resp.buf, c->resp.len, 0, NULL);
 	sb_reset(&c->resp);
@@ -219,17 +233,24 @@ static void spc_get(struct ctl *c, const struct deferred *d, int *match, int *ig
 
 void reload_csi_fetch(struct ctl *c)
 {
-	while (c->in.spc_gets) {
+	int n = 0;
+
+	while (c->in.spc_gets && n < RELOAD_SPC_GETS_PER_PASS) {
 		struct deferred *d = c->in.spc_gets;
 		struct cfg_ent *ce;
-		int match, ignore;
+		int match = 0, ignore = 0, got = c->m.leader != 1; /* 1: standing by */
 
 		c->in.spc_gets = d->next;
-		spc_get(c, d, &match, &ignore);
+		if (got) { /* a standby writes nothing: the bits it read last do */
+			spc_get(c, d, &match, &ignore);
+			n++;
+		}
 		ce = (struct cfg_ent *)reload_tab_get(&c->cfg, CLS_SPC, d->ns, d->name);
 		if (ce) { /* else its last status went meanwhile */
-			ce->match = (unsigned char)match;
-			ce->ignore = (unsigned char)ignore;
+			if (got) {
+				ce->match = (unsigned char)match;
+				ce->ignore = (unsigned char)ignore;
+			}
 			RELOAD_IN_TELL(c, changed, c, ce);
 		}
 		free(d->ns);

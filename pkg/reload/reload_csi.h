@@ -6,9 +6,11 @@
 
 #include "reload/reload_internal.h"
 
-#define RELOAD_SPC_OBJECTS_MAX 4096	 /* status.objects of one status object hashed */
-#define RELOAD_SPC_HASHED_MAX  (1 << 20) /* bytes of its "id=version;..." string */
-#define RELOAD_SPC_GET_MAX     (1 << 20) /* bytes of a SecretProviderClass read by GET */
+#define RELOAD_SPC_OBJECTS_MAX	 4096	   /* status.objects of one status object hashed */
+#define RELOAD_SPC_HASHED_MAX	 (1 << 20) /* bytes of its "id=version;..." string */
+#define RELOAD_SPC_GET_MAX	 (1 << 20) /* bytes of a SecretProviderClass read by GET */
+#define RELOAD_SPC_GET_MS	 5000	   /* its one try's timeout (no retry) */
+#define RELOAD_SPC_GETS_PER_PASS 1	   /* GETs per run-loop pass; the rest wait for the next */
 
 /*
  * Reloader's hash of a SecretProviderClassPodStatus's status (jansson, borrowed; NULL: none):
@@ -33,10 +35,13 @@ void reload_csi_mark(struct ctl *c, const char *ns);
  */
 void reload_csi_sweep(struct ctl *c, const char *ns);
 /*
- * GET each SecretProviderClass a rotation named (queued by reload_csi_item; from the run loop,
- * never inside a stream callback), set its entry's match and ignore from its
+ * GET the SecretProviderClasses rotations named (queued by reload_csi_item; from the run loop,
+ * never inside a stream callback), oldest first, at most RELOAD_SPC_GETS_PER_PASS a call, each
+ * one try of at most RELOAD_SPC_GET_MS; set its entry's match and ignore from its
  * reloader.stakater.com/match and ignore annotations (none when the GET fails: a warning, but
- * quiet for a 404, as Reloader reads an error as no annotations), then tell the change.
+ * quiet for a 404, as Reloader reads an error as no annotations), then tell the change. A
+ * standby replica (--enable-ha, not leading) sends no GET and tells the change with the bits
+ * read last.
  */
 void reload_csi_fetch(struct ctl *c);
 /* Free c->in.spcps and the queued GETs. */

@@ -68,7 +68,8 @@ const struct reload_flag reload_flags[] = {
     {"namespace", 'n', "NS", "only this namespace (repeatable; default: all)", 'n'},
     {"ignore-namespace", 0, "NS", "skip this namespace (repeatable)", O_IGNORE_NS},
     {"resource-label-selector", 0, "SEL",
-     "server-side label selector for ConfigMaps and Secrets (repeatable; Reloader's k:v forms)",
+     "server-side label selector for ConfigMaps, Secrets and SecretProviderClassPodStatuses "
+     "(repeatable; Reloader's k:v forms)",
      O_LABELSEL},
     {"secret-field-selector", 0, "SEL",
      "server-side field selector for Secrets (default: type!=helm.sh/release.v1; '' for none)",

@@ -164,6 +164,7 @@ void reload_reconcile_all(struct ctl *c)
 	size_t i;
 	struct ent *e;
 
+	log_debug("re-list: checking every workload against what it references");
 	for (i = 0; i < c->wl.nb; i++)
 		for (e = c->wl.b[i]; e; e = e->next)
 			reconcile_workload(c, (struct wl_ent *)e);
@@ -462,6 +463,8 @@ long long reload_next_wakeup(const struct ctl *c)
 			t = we->due_ms;
 	if (reload_ha_next(c) < t)
 		t = reload_ha_next(c);
+	if (c->in.spc_gets) /* GETs left over from the last pass (reload_csi_fetch) */
+		t = reload_now_ms();
 	for (i = 0; i < c->in.nrs; i++)
 		if (!c->in.rs[i].w && c->in.rs[i].restart_ms && c->in.rs[i].restart_ms < t)
 			t = c->in.rs[i].restart_ms;

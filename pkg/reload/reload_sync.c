@@ -94,9 +94,12 @@ static int same_lists(const struct wl_ent *we, int cls, json_t *obj)
 		if (!reload_workload_same_list(&we->w, a, RA_CM_RELOAD,
 					       json_string_value(json_object_get(
 						   anns[a], reload_ann_key(RA_CM_RELOAD)))) ||
+		    !reload_workload_same_list(&we->w, a, RA_SEC_RELOAD,
+					       json_string_value(json_object_get(
+						   anns[a], reload_ann_key(RA_SEC_RELOAD)))) ||
 		    !reload_workload_same_list(
-			&we->w, a, RA_SEC_RELOAD,
-			json_string_value(json_object_get(anns[a], reload_ann_key(RA_SEC_RELOAD)))))
+			&we->w, a, RA_SPC_RELOAD,
+			json_string_value(json_object_get(anns[a], reload_ann_key(RA_SPC_RELOAD)))))
 			return 0;
 	return 1;
 }
@@ -399,7 +402,8 @@ static struct kube_stream *new_stream(struct rs *s, enum kube_stream_kind kind)
 static void fill_query(const struct ctl *c, const struct rs *s, struct kube_query *q)
 {
 	memset(q, 0, sizeof(*q));
-	if (cfg_class(s))
+	/* Reloader's --resource-label-selector filters every resource it lists but namespaces */
+	if (cfg_class(s) || s->cls == CLS_SPC)
 		q->label_selector = c->o->label_selector;
 	if (s->cls == CLS_SEC)
 		q->field_selector = c->o->secret_field_selector;
@@ -678,7 +682,8 @@ void reload_restart_watches(struct ctl *c)
 			r = reload_list_stream(c, s, &err);
 			if (r == 0) {
 				s->gone = 0;
-				if (s->cls >= CLS_DEP)
+				/* not while absent: a 404 re-check lists nothing */
+				if (s->cls >= CLS_DEP && !s->absent)
 					RELOAD_IN_TELL(c, relisted, c);
 			}
 		}

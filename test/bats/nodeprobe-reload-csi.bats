@@ -79,7 +79,8 @@ env_of() {
   deployment web '{"secretproviderclass.reloader.stakater.com/auto":"true"}'
   spcps web-1 1
   spcps web-2 1
-  start 8
+  port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  start 8 --listen "127.0.0.1:$port"
   # the start rolls nothing (only updates count, as in Reloader)
   [ "$(nreqs PATCH .)" -eq 0 ]
   fake_ctl DELETE /requests >/dev/null
@@ -96,9 +97,14 @@ env_of() {
   spcps web-2 2
   sleep 0.5
   [ "$(nreqs PATCH .)" -eq 1 ]
-  # an update that leaves id=version alone (mounted flips) is no change
+  # an update that leaves id=version alone (mounted flips) is no change: the oracle is the
+  # unchanged counter going up by exactly one (the workload already carries the hash, so a PATCH
+  # count alone could not tell), and no SecretProviderClass GET for it
+  nodata() { curl -sS "http://127.0.0.1:$port/metrics" | sed -n 's/^reloader_skipped_total{reason="no_data_change"} //p'; }
+  u0=$(nodata)
   put '{"apiVersion":"secrets-store.csi.x-k8s.io/v1","kind":"SecretProviderClassPodStatus","metadata":{"name":"web-1-default-vault-db","namespace":"default"},"status":{"podName":"web-1","secretProviderClassName":"vault-db","mounted":false,"objects":[{"id":"secret/api-key","version":"7"},{"id":"secret/db-pass","version":"2"}]}}'
-  sleep 0.5
+  for _ in $(seq 50); do [ "$(nodata)" = $((u0 + 1)) ] && break; sleep 0.1; done
+  [ "$(nodata)" = $((u0 + 1)) ]
   [ "$(nreqs PATCH .)" -eq 1 ]
   [ "$(env_of web)" = "STAKATER_VAULT_DB_SECRETPROVIDERCLASS=$h" ]
   ! grep -q 'error\|not supported\|is off' "$RL_LOG"
@@ -154,14 +160,14 @@ env_of() {
   spcps p 1
   spcps q 1
   start 8
-  # both pods' statuses rotate: the SecretProviderClass is read (once, before the rollout), and
-  # its ignore keeps both workloads still
-  spcps p 2
-  spcps q 2
+  # both pods' statuses rotate in one write: the SecretProviderClass is read once, before the
+  # rollout (the second rotation shares the queued GET), and its ignore keeps both workloads still
+  q='{"apiVersion":"secrets-store.csi.x-k8s.io/v1","kind":"SecretProviderClassPodStatus","metadata":{"name":"%s-default-vault-db","namespace":"default"},"status":{"podName":"%s","secretProviderClassName":"vault-db","mounted":true,"objects":[{"id":"secret/db-pass","version":"2"},{"id":"secret/api-key","version":"7"}]}}'
+  put "{\"items\":[$(printf "$q" p p),$(printf "$q" q q)]}"
   reqs GET /secretproviderclasses/vault-db$ >/dev/null
   sleep 0.5
   [ "$(nreqs PATCH .)" -eq 0 ]
-  [ "$(nreqs GET /secretproviderclasses/vault-db$)" -le 2 ]
+  [ "$(nreqs GET /secretproviderclasses/vault-db$)" -eq 1 ]
   # match instead of ignore: the search workload selects it, the auto one still rolls
   spc vault-db '{"reloader.stakater.com/match":"true"}'
   spcps p 3
@@ -174,6 +180,50 @@ env_of() {
   reqs PATCH /deployments/web$ 2 >/dev/null
   sleep 0.5
   [ "$(nreqs PATCH /deployments/finder$)" -eq 1 ]
+}
+
+@test "CSI: SecretProviderClass GETs stalled by a slow apiserver hold up no ConfigMap rollout (one 5 s try each, one per pass)" {
+  fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
+  fake_ctl POST /crds "$SPC_CRD" >/dev/null
+  put '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg","namespace":"default"},"data":{"a":"1"}}'
+  put '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"cm","namespace":"default","annotations":{"configmap.reloader.stakater.com/reload":"cfg"}},"spec":{"selector":{"matchLabels":{"app":"cm"}},"template":{"metadata":{"labels":{"app":"cm"}},"spec":{"containers":[{"name":"app","image":"x"}]}}}}'
+  st() { printf '{"apiVersion":"secrets-store.csi.x-k8s.io/v1","kind":"SecretProviderClassPodStatus","metadata":{"name":"p-%s","namespace":"default"},"status":{"podName":"p","secretProviderClassName":"spc-%s","mounted":true,"objects":[{"id":"k","version":"%s"}]}}' "$1" "$1" "$2"; }
+  for i in $(seq 1 20); do put "$(st "$i" 1)"; done
+  start 8
+  # every SecretProviderClass GET answers after 30 s; 20 rotations of different classes queue 20
+  fake_ctl POST /faults '{"path":"/secretproviderclasses/","action":"delay","seconds":30,"count":-1}' >/dev/null
+  for i in $(seq 1 20); do put "$(st "$i" 2)"; done
+  reqs GET /secretproviderclasses/spc-1$ >/dev/null
+  t0=$(date +%s%N)
+  put '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg","namespace":"default"},"data":{"a":"2"}}'
+  fake_ctl GET '/requests?method=PATCH&path=/deployments/cm$&wait=20' | jq -e '.items | length == 1' >/dev/null ||
+    { grep -v '^$' "$RL_LOG" | tail -5 >&2; false; }
+  echo "# ConfigMap change -> rollout with SecretProviderClass GETs stalled: $((($(date +%s%N) - t0) / 1000000)) ms" >&3
+  # each GET was one try: the stalled ones time out with a warning, none is retried
+  run grep -c 'SecretProviderClass default/spc-1: .*match and ignore annotations are not read' "$RL_LOG"
+  [ "$output" -le 1 ]
+  fake_ctl DELETE /faults >/dev/null
+}
+
+@test "CSI: --resource-label-selector is sent on the statuses' LIST and WATCH too, as Reloader" {
+  fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
+  start 8 --resource-label-selector 'team:a'
+  q=$(fake_ctl GET '/requests?method=GET&path=/secretproviderclasspodstatuses$' | jq -r '.items[] | "\(.watch) \(.query)"')
+  echo "$q" >&2
+  # the LIST and the WATCH, both with the translated selector
+  [ "$(grep -c 'labelSelector=team\(%3D\|=\)a' <<<"$q")" -ge 2 ]
+  ! grep -v 'labelSelector=team\(%3D\|=\)a' <<<"$q"
+}
+
+@test "CSI: a workload's secretproviderclass reload list changed to an invalid one is warned about" {
+  fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
+  deployment web '{"secretproviderclass.reloader.stakater.com/reload":"vault-db"}'
+  start 8
+  deployment web '{"secretproviderclass.reloader.stakater.com/reload":"["}'
+  fake_ctl GET '/watchers?min=8&wait=2' >/dev/null
+  sleep 0.5
+  grep -q "secretproviderclass.reloader.stakater.com/reload: invalid regex '\[' skipped" "$RL_LOG" ||
+    { cat "$RL_LOG" >&2; false; }
 }
 
 @test "CSI: annotations strategy records SECRETPROVIDERCLASS in last-reloaded-from; a named reload list rolls without a CSI volume" {
@@ -192,7 +242,13 @@ env_of() {
 
 @test "CSI: an absent CRD is said once; installed later it is listed and watched within 30 s and a rotation rolls" {
   deployment web '{"secretproviderclass.reloader.stakater.com/auto":"true"}'
-  start 7
+  start 7 --log-level debug
+  n0=$(grep -c 're-list: checking every workload' "$RL_LOG" || true)
+  # the 30 s re-check LISTs (404 again): it re-lists nothing, so it checks no workload again
+  fake_ctl GET '/requests?method=GET&path=/secretproviderclasspodstatuses$&min=2&wait=40' | jq -r '.items[] | "\(.time) \(.status)"' >&2
+  sleep 0.5
+  grep 're-list: checking every workload' "$RL_LOG" >&2 || true
+  [ "$(grep -c 're-list: checking every workload' "$RL_LOG")" -eq "$n0" ]
   grep -c 'secrets-store.csi.x-k8s.io/v1 secretproviderclasspodstatuses are not served by this cluster (HTTP 404 on LIST): SecretProviderClassPodStatus objects are not reloaded; checking again every 30 s' "$RL_LOG" | grep -qx 1
   fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
   spcps web-1 1
