@@ -160,14 +160,17 @@ env_of() {
   spcps p 1
   spcps q 1
   start 8
-  # both pods' statuses rotate in one write: the SecretProviderClass is read once, before the
-  # rollout (the second rotation shares the queued GET), and its ignore keeps both workloads still
+  # both pods' statuses rotate in one write: the SecretProviderClass is read before the rollout
+  # (a second rotation shares a GET still queued), and its ignore keeps both workloads still
   q='{"apiVersion":"secrets-store.csi.x-k8s.io/v1","kind":"SecretProviderClassPodStatus","metadata":{"name":"%s-default-vault-db","namespace":"default"},"status":{"podName":"%s","secretProviderClassName":"vault-db","mounted":true,"objects":[{"id":"secret/db-pass","version":"2"},{"id":"secret/api-key","version":"7"}]}}'
   put "{\"items\":[$(printf "$q" p p),$(printf "$q" q q)]}"
   reqs GET /secretproviderclasses/vault-db$ >/dev/null
   sleep 0.5
   [ "$(nreqs PATCH .)" -eq 0 ]
-  [ "$(nreqs GET /secretproviderclasses/vault-db$)" -eq 1 ]
+  # one GET when both watch events are read together (the usual case); two when the second
+  # arrives after the first GET was answered: never more
+  n=$(nreqs GET /secretproviderclasses/vault-db$)
+  [ "$n" -ge 1 ] && [ "$n" -le 2 ]
   # match instead of ignore: the search workload selects it, the auto one still rolls
   spc vault-db '{"reloader.stakater.com/match":"true"}'
   spcps p 3
