@@ -18,6 +18,16 @@
 long base64_decode(const char *in, size_t len, unsigned char *out, size_t outmax);
 
 /*
+ * Decode len bytes as Go's base64.StdEncoding.Decode does, byte for byte
+ * (encoding/base64's decodeQuantum): '\r' and '\n' are skipped anywhere,
+ * padding is required, nothing may follow it. out must hold len / 4 * 3 bytes.
+ * Returns the bytes written, which Go also keeps on error; *bad is -1, or
+ * the offset Go's CorruptInputError names ("illegal base64 data at input
+ * byte N").
+ */
+long base64_decode_go(const char *in, size_t len, unsigned char *out, long *bad);
+
+/*
  * Encode len bytes into out, which must hold BASE64_ENCODED_LEN(len) + 1
  * bytes: padded standard base64, NUL-terminated. Returns the length written.
  */

@@ -26,8 +26,8 @@
  *
  * Sprig functions whose output depends on the clock or randomness (now,
  * date*, rand*, uuidv4, genPrivateKey, shuffle, bcrypt, ...) are refused when the template is
- * parsed, with an error naming the function; so are the Sprig functions not implemented here
- * (semver, semverCompare, derivePassword, decryptAES).
+ * parsed, with an error naming the function. derivePassword loads libcrypto (dlopen) on its first
+ * call, for scrypt.
  * NFD removes env, expandenv and getHostByName from the map: they are "not
  * defined", as there.
  *

@@ -196,6 +196,8 @@ static const char *type_name(char t)
 		return "string";
 	case 'i':
 		return "int";
+	case 'u':
+		return "uint32";
 	case 'f':
 		return "float64";
 	case 'b':
@@ -227,6 +229,9 @@ static struct gotmpl_val *validate(struct exec *e, struct gotmpl_val *v, char t)
 		break;
 	case 'i':
 		ok = v->kind == GOTMPL_INT && v->sub == GT_PLAIN;
+		break;
+	case 'u': /* no template value is a uint32: only a constant converts (evalArg) */
+		ok = 0;
 		break;
 	case 'f':
 		ok = v->kind == GOTMPL_FLOAT;
@@ -475,6 +480,13 @@ static struct gotmpl_val *eval_arg(struct exec *e, struct gotmpl_val *dot, char 
 			want = "integer";
 		else
 			return gotmpl_int(&e->a, n->ival, GT_PLAIN) ?: oom(e);
+		break;
+	case 'u': /* Go's evalUnsignedInteger (SetUint keeps the low 32
+		    bits); a literal past int64 is refused here, Go takes it up to uint64 */
+		if (n->type != N_NUMBER || !n->is_int || n->ival < 0)
+			want = "unsigned integer";
+		else
+			return gotmpl_int(&e->a, (int64_t)(uint32_t)n->ival, GT_PLAIN) ?: oom(e);
 		break;
 	case 'f':
 		if (n->type != N_NUMBER || !n->is_float)

@@ -125,12 +125,9 @@ struct gotmpl_fctx {
 typedef int (*gotmpl_fn)(struct gotmpl_fctx *c, struct gotmpl_val **argv, int argc,
 			 struct gotmpl_val **res);
 
-#define GT_F_REFUSED 0x1u /* refused at parse time (time, randomness, environment, network) */
-#define GT_F_AND     0x2u /* the builtin `and` (arguments evaluated lazily by exec) */
-#define GT_F_OR	     0x4u /* the builtin `or` */
-#define GT_F_MISSING                                                                               \
-	0x8u		   /* a Sprig function nodeprobe does not implement: refused at parse time \
-			    */
+#define GT_F_REFUSED 0x1u  /* refused at parse time (time, randomness, environment, network) */
+#define GT_F_AND     0x2u  /* the builtin `and` (arguments evaluated lazily by exec) */
+#define GT_F_OR	     0x4u  /* the builtin `or` */
 #define GT_F_NOT_NFD 0x10u /* a name people expect NFD to have: "not defined", with why */
 
 struct gotmpl_func {
@@ -145,7 +142,7 @@ struct gotmpl_func {
 	unsigned flags; /* GT_F_* */
 };
 
-/* Why a GT_F_MISSING or GT_F_NOT_NFD function is refused, or NULL (gotmpl_sprig_misc.c). */
+/* Why a GT_F_NOT_NFD function is refused, or NULL (gotmpl_sprig_misc.c). */
 const char *gotmpl_func_why(const struct gotmpl_func *f);
 /* The function named name[0..n), or NULL. */
 const struct gotmpl_func *gotmpl_func_find(const char *name, size_t n);

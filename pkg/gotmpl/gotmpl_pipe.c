@@ -260,12 +260,6 @@ static struct gotmpl_node *term(struct gotmpl_parser *p)
 				      gotmpl_func_why(n->fn));
 			return NULL;
 		}
-		if (n->fn->flags & GT_F_MISSING) {
-			gotmpl_p_perr(p, "function \"%.*s\" is not implemented by nodeprobe%s%s",
-				      (int)t->n, t->s, gotmpl_func_why(n->fn) ? ": " : "",
-				      gotmpl_func_why(n->fn) ?: "");
-			return NULL;
-		}
 		if (n->fn->flags & GT_F_REFUSED) {
 			gotmpl_p_perr(
 			    p,

@@ -29,26 +29,17 @@ GT_FN(f_b64enc)
 
 GT_FN(f_b64dec)
 {
-	unsigned char *out = gotmpl_alloc(c->a, GT_SN(0) + 1);
-	long n;
+	unsigned char *out = gotmpl_alloc(c->a, GT_SN(0) / 4 * 3 + 1);
+	long n, bad;
 
 	(void)ac;
 	if (!out)
 		return -ENOMEM;
-	n = base64_decode(GT_S(0), GT_SN(0), out, GT_SN(0) + 1);
-	if (n < 0) { /* Sprig returns the error's text as the result */
-		size_t bad = 0;
-
-		while (bad < GT_SN(0) &&
-		       (strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
-			       GT_S(0)[bad]) &&
-			GT_S(0)[bad]))
-			bad++;
-		if (bad == GT_SN(0) || GT_S(0)[bad] == '=')
-			bad = bad - bad % 4;
+	n = base64_decode_go(GT_S(0), GT_SN(0), out, &bad);
+	if (bad >= 0) { /* Sprig returns the error's text as the result */
 		char msg[64];
 
-		snprintf(msg, sizeof(msg), "illegal base64 data at input byte %zu", bad);
+		snprintf(msg, sizeof(msg), "illegal base64 data at input byte %ld", bad);
 		GT_RES(gotmpl_cstr(c->a, msg));
 	}
 	GT_RES(gotmpl_str(c->a, (char *)out, (size_t)n));
@@ -562,19 +553,10 @@ GT_FN(f_duration)
 	{                                                                                          \
 		n, NULL, NULL, GT_F_REFUSED                                                        \
 	}
-/* Sprig has them, nodeprobe does not (yet): refused by name too, never "not defined". */
-#define MISSING(n)                                                                                 \
-	{                                                                                          \
-		n, NULL, NULL, GT_F_MISSING                                                        \
-	}
-
 /* The reasons the parse error gives for the refused names that have one. */
 static const struct {
 	const char *name, *why;
 } whys[] = {
-    /* Sprig's, but they need libcrypto (scrypt, AES-CBC), which nodeprobe does not load */
-    {"decryptAES", "it needs libcrypto (AES-CBC), which nodeprobe does not load"},
-    {"derivePassword", "it needs libcrypto (scrypt), which nodeprobe does not load"},
     {"asLabelValue", "not in NFD v0.19's template function map (only proposed, NFD PR #2038)"},
 };
 
@@ -629,8 +611,6 @@ const struct gotmpl_func gotmpl_sprig_misc_funcs[] = {
     REFUSED("dateModify"),
     REFUSED("date_in_zone"),
     REFUSED("date_modify"),
-    MISSING("decryptAES"),
-    MISSING("derivePassword"),
     REFUSED("durationRound"),
     REFUSED("encryptAES"),
     REFUSED("genCA"),

@@ -178,6 +178,10 @@ manifest_of() {
     done <"$W/$a/libs.txt"
     grep -q 'libcurl.so.4$' "$W/$a/libs.txt"
     grep -q 'libpci.so.3$' "$W/$a/libs.txt"
+    # what the binaries dlopen: libcrypto.so.3 (nodeprobe's derivePassword, for scrypt) and
+    # libmicrohttpd.so.12 (nodeprobe-devices --listen) come in with nodeprobe-reload's libraries
+    grep -q 'libcrypto.so.3$' "$W/$a/libs.txt"
+    grep -q 'libmicrohttpd.so.12$' "$W/$a/libs.txt"
     # libfdt, libyaml and libdeflate are linked in (Makefile STATIC_C), as natively (libnettle
     # is too, but GnuTLS under libmicrohttpd, which nodeprobe-reload loads, brings its .so)
     run grep -E 'lib(fdt|yaml|deflate)' "$W/$a/libs.txt"

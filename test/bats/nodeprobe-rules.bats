@@ -289,3 +289,29 @@ shared_regexes() {
   [[ "$output" == *"rule 'proposed' not applied: labelsTemplate: failed to parse template: invalid template: template: :1: function \"asLabelValue\" not defined: not in NFD v0.19's template function map"* ]]
   [ "$(cat "$T/fd/nodeprobe")" = "$(printf '%s\n' example.com/plain=true feature.node.kubernetes.io/gpu-8086=03.46)" ]
 }
+
+# Issue 20: derivePassword (scrypt from libcrypto, loaded with dlopen on the first call) and
+# decryptAES (libnettle) in the real binary. The derivePassword value is Sprig's own vector
+# (crypto_test.go TestDerivePassword); the ciphertext is `openssl enc -aes-256-cbc` of "plaintext"
+# (test/fixtures/gotmpl/sprig.json). A bad ciphertext fails its rule with Go's panic text.
+@test "derivePassword and decryptAES in rules: Sprig's values; a bad ciphertext fails only its rule" {
+  nfr "$T/r.yaml" crypt '    - name: crypt
+      labelsTemplate: |
+        pw={{ derivePassword 1 "long" "password" "user" "example.com" | trimSuffix "*" }}
+        aes={{ decryptAES "secretkey" "AAECAwQFBgcICQoLDA0OD4aChIkqfhLglmmHSXlA6r0=" }}
+      matchFeatures:
+        - feature: pci.device
+          matchExpressions:
+            class: {op: In, value: ["0300"]}
+    - name: bad-aes
+      labelsTemplate: "x={{ decryptAES \"k\" \"AAAA\" }}"
+      matchFeatures:
+        - feature: pci.device
+          matchExpressions:
+            class: {op: In, value: ["0300"]}'
+  run "${NP[@]}" --rules "$T/r.yaml"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"rule 'bad-aes' not applied: labelsTemplate: "*"error calling decryptAES: runtime error: slice bounds out of range [:16] with capacity 3"* ]]
+  [ "$(cat "$T/fd/nodeprobe")" = "$(printf '%s\n' feature.node.kubernetes.io/aes=plaintext feature.node.kubernetes.io/pw=ZedaFaxcZaso9)" ]
+}
