@@ -222,6 +222,13 @@ static int json_enc(struct strbuf *sb, const struct gotmpl_val *v, int html, int
 				 ?: sb_add(sb, pretty ? ": " : ":")
 				 ?: json_enc(sb, v->u.m.e[i].v, html, pretty, depth + 1);
 		return rc ?: indent_to(sb, pretty, depth) ?: sb_addch(sb, '}');
+	case GT_OBJ: { /* its MarshalJSON: json.Marshal(v.String()) (semver's version.go) */
+		struct strbuf s = STRBUF_INIT(GT_STR_MAX);
+
+		rc = gotmpl_fmt_v(&s, v) ?: json_str(sb, s.buf ? s.buf : "", s.len, html);
+		sb_free(&s);
+		return rc;
+	}
 	}
 	return 0;
 }

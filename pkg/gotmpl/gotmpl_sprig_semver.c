@@ -41,17 +41,11 @@ static const char *const patterns[RE_N] = {
 
 #define NM 10 /* groups kept (goregex_find's most) */
 
-struct sv {
-	uint64_t maj, min, pat;
-	const char *pre, *meta; /* "" when absent */
-	size_t npre, nmeta;
-};
-
 enum op { OP_TILDE_OR_EQ, OP_NE, OP_GT, OP_LT, OP_GE, OP_LE, OP_TILDE, OP_CARET };
 
 struct con {
 	enum op op;
-	struct sv v;
+	struct gotmpl_sv v;
 	int dirty, minor_dirty, patch_dirty;
 };
 
@@ -79,23 +73,6 @@ static void release(struct svctx *x)
 		goregex_free(x->re[i]);
 }
 
-/* strconv.ParseUint(s, 10, 64): 0, or -1 (not all digits, empty, or out of range). */
-static int parse_uint(const char *s, size_t n, uint64_t *out)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if (n == 0)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
-			return -1;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	*out = v;
-	return 0;
-}
-
 /* Group g of match m in s: its bytes and length ("" for a group that did not take part). */
 static const char *grp(const char *s, const long *m, int g, size_t *n)
 {
@@ -108,7 +85,7 @@ static const char *grp(const char *s, const long *m, int g, size_t *n)
 }
 
 /* NewVersion(s[0..n)): 0, or -EINVAL with semver's words. */
-static int new_version(struct svctx *x, const char *s, size_t n, struct sv *v)
+static int new_version(struct svctx *x, const char *s, size_t n, struct gotmpl_sv *v)
 {
 	long m[2 * NM];
 	const char *p;
@@ -125,7 +102,7 @@ static int new_version(struct svctx *x, const char *s, size_t n, struct sv *v)
 		*seg[g - 1] = 0;
 		if (g > 1 && k)
 			p++, k--;
-		if ((g == 1 || k) && parse_uint(p, k, seg[g - 1]))
+		if ((g == 1 || k) && gotmpl_sv_parse_uint(p, k, seg[g - 1]))
 			return gotmpl_fail(x->c,
 					   "Error parsing version segment: strconv.ParseUint: "
 					   "parsing \"%.*s\": value out of range",
@@ -141,84 +118,6 @@ static int new_version(struct svctx *x, const char *s, size_t n, struct sv *v)
 			return gotmpl_fail(x->c, "Version segment starts with 0");
 	}
 	return 0;
-}
-
-static int cmp_u(uint64_t a, uint64_t b)
-{
-	return a < b ? -1 : a > b;
-}
-
-/* Go's string comparison of a[0..na) and b[0..nb). */
-static int cmp_bytes(const char *a, size_t na, const char *b, size_t nb)
-{
-	int d = memcmp(a, b, na < nb ? na : nb);
-
-	return d ? (d < 0 ? -1 : 1) : cmp_u(na, nb);
-}
-
-/* comparePrePart */
-static int cmp_part(const char *s, size_t ns, const char *o, size_t no)
-{
-	uint64_t si = 0, oi = 0;
-	int sn, on;
-
-	if (ns == no && memcmp(s, o, ns) == 0)
-		return 0;
-	if (ns == 0)
-		return -1;
-	if (no == 0)
-		return 1;
-	sn = parse_uint(s, ns, &si) == 0;
-	on = parse_uint(o, no, &oi) == 0;
-	if (!sn && !on)
-		return cmp_bytes(s, ns, o, no) > 0 ? 1 : -1;
-	if (!on)
-		return -1; /* o is a string, s a number */
-	if (!sn)
-		return 1;
-	return si > oi ? 1 : -1;
-}
-
-/* comparePrerelease: dot-separated parts, the shorter padded with "" */
-static int cmp_pre(const char *s, size_t ns, const char *o, size_t no)
-{
-	size_t i = 0, j = 0, ie, je;
-	int d;
-
-	for (;;) {
-		for (ie = i; ie < ns && s[ie] != '.'; ie++)
-			;
-		for (je = j; je < no && o[je] != '.'; je++)
-			;
-		d = cmp_part(i < ns ? s + i : "", i < ns ? ie - i : 0, j < no ? o + j : "",
-			     j < no ? je - j : 0);
-		if (d)
-			return d;
-		if (ie >= ns && je >= no)
-			return 0;
-		i = ie + 1;
-		j = je + 1;
-	}
-}
-
-/* Version.Compare */
-static int compare(const struct sv *v, const struct sv *o)
-{
-	int d = cmp_u(v->maj, o->maj);
-
-	if (!d)
-		d = cmp_u(v->min, o->min);
-	if (!d)
-		d = cmp_u(v->pat, o->pat);
-	if (d)
-		return d;
-	if (!v->npre && !o->npre)
-		return 0;
-	if (!v->npre)
-		return 1;
-	if (!o->npre)
-		return -1;
-	return cmp_pre(v->pre, v->npre, o->pre, o->npre);
 }
 
 static int is_x(const char *s, size_t n)
@@ -277,10 +176,10 @@ static int parse_constraint(struct svctx *x, const char *s, size_t n, struct con
 }
 
 /* constraint.check, without its reasons (Check ignores them) */
-static int check(const struct con *c, const struct sv *v)
+static int check(const struct con *c, const struct gotmpl_sv *v)
 {
-	const struct sv *k = &c->v;
-	int d = compare(v, k);
+	const struct gotmpl_sv *k = &c->v;
+	int d = gotmpl_sv_compare(v, k);
 
 	if (v->npre && !k->npre)
 		return 0; /* a prerelease only matches a constraint naming one */
@@ -297,7 +196,7 @@ static int check(const struct con *c, const struct sv *v)
 				return 1;
 			if (c->patch_dirty)
 				return (v->npre || k->npre) &&
-				       cmp_pre(v->pre, v->npre, k->pre, k->npre) != 0;
+				       gotmpl_sv_cmp_pre(v->pre, v->npre, k->pre, k->npre) != 0;
 		}
 		return d != 0;
 	case OP_GT:
@@ -377,7 +276,7 @@ static int rewrite_range(struct svctx *x, const char *s, size_t n, struct strbuf
  * One "||" branch s[0..n): 1 when every constraint in it admits v, 0 when not, or an error;
  * v NULL: only parse it (1 or an error).
  */
-static int check_and(struct svctx *x, const char *s, size_t n, const struct sv *v)
+static int check_and(struct svctx *x, const char *s, size_t n, const struct gotmpl_sv *v)
 {
 	long m[2 * NM];
 	size_t pos = 0;
@@ -411,7 +310,7 @@ static int check_and(struct svctx *x, const char *s, size_t n, const struct sv *
 static int semver_compare(struct svctx *x, const struct gotmpl_val *cs, const struct gotmpl_val *vs)
 {
 	struct strbuf sb;
-	struct sv v;
+	struct gotmpl_sv v;
 	const char *p, *e, *bar;
 	int r, ok = 0, any;
 
@@ -458,59 +357,18 @@ GT_FN(f_semvercompare)
 	GT_RES(gotmpl_bool(c->a, r));
 }
 
-/* Put key k = v into map m; 0 or -ENOMEM. */
-static int put(struct gotmpl_fctx *c, struct gotmpl_val *m, const char *k, struct gotmpl_val *v)
-{
-	return v ? gotmpl_map_put(c->a, m, k, strlen(k), v) : -ENOMEM;
-}
-
-/*
- * semver: the *Version as a map of what its methods without arguments give (Major, Minor,
- * Patch, Prerelease, Metadata, Original, String), so {{ (semver "1.2.3").Major }} reads as
- * in Go; a map cannot carry the methods with arguments (Compare, LessThan, ...).
- */
+/* semver: NewVersion's *Version, an object with Version's methods (gotmpl_sprig_semver_obj.c). */
 GT_FN(f_semver)
 {
 	struct svctx x = {.c = c};
-	struct gotmpl_val *m;
-	struct strbuf sb;
-	struct sv v;
+	struct gotmpl_sv v;
 	int r = new_version(&x, GT_S(0), GT_SN(0), &v);
 
 	(void)ac;
 	release(&x);
 	if (r)
 		return r;
-	m = gotmpl_map(c->a, GT_PLAIN);
-	if (!m)
-		return -ENOMEM;
-	sb_init(&sb, GT_STR_MAX);
-	r = sb_addf(&sb, "%llu.%llu.%llu", (unsigned long long)v.maj, (unsigned long long)v.min,
-		    (unsigned long long)v.pat);
-	if (!r && v.npre)
-		r = sb_addf(&sb, "-%.*s", (int)v.npre, v.pre);
-	if (!r && v.nmeta)
-		r = sb_addf(&sb, "+%.*s", (int)v.nmeta, v.meta);
-	if (r) {
-		sb_free(&sb);
-		return r;
-	}
-	r = put(c, m, "String", gotmpl_take(c, &sb));
-	if (!r)
-		r = put(c, m, "Major", gotmpl_int(c->a, (int64_t)v.maj, GT_PLAIN));
-	if (!r)
-		r = put(c, m, "Minor", gotmpl_int(c->a, (int64_t)v.min, GT_PLAIN));
-	if (!r)
-		r = put(c, m, "Patch", gotmpl_int(c->a, (int64_t)v.pat, GT_PLAIN));
-	if (!r)
-		r = put(c, m, "Prerelease", gotmpl_str(c->a, v.pre, v.npre));
-	if (!r)
-		r = put(c, m, "Metadata", gotmpl_str(c->a, v.meta, v.nmeta));
-	if (!r)
-		r = put(c, m, "Original", gotmpl_str(c->a, GT_S(0), GT_SN(0)));
-	if (!r)
-		*res = m;
-	return r;
+	GT_RES(gotmpl_sv_new(c->a, &v, GT_S(0), GT_SN(0)));
 }
 
 const struct gotmpl_func gotmpl_sprig_semver_funcs[] = {
