@@ -94,7 +94,10 @@ GT_FN(f_len)
 	case GOTMPL_NIL:
 		return gotmpl_fail(c, "len of nil pointer");
 	}
-	return gotmpl_fail(c, "len of type %s", gotmpl_typename(v));
+	/* funcs.go length: the type after indirect(), so a *T's is T's */
+	return gotmpl_fail(c, "len of type %s",
+			   gotmpl_typename(v) +
+			       (v->kind == GT_OBJ && gotmpl_typename(v)[0] == '*'));
 }
 
 /* Go's indexArg: an index into something of length cap (slices allow cap itself). */
