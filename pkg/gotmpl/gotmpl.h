@@ -27,7 +27,7 @@
  * Sprig functions whose output depends on the clock or randomness (now,
  * date*, rand*, uuidv4, genPrivateKey, shuffle, bcrypt, ...) are refused when the template is
  * parsed, with an error naming the function; so are the Sprig functions not implemented here
- * (semver, semverCompare, derivePassword, decryptAES).
+ * (derivePassword, decryptAES).
  * NFD removes env, expandenv and getHostByName from the map: they are "not
  * defined", as there.
  *

@@ -141,6 +141,9 @@ struct gotmpl_sv {
 int gotmpl_sv_parse_uint(const char *s, size_t n, uint64_t *out);
 /* comparePrerelease of two prerelease strings: -1, 0 or 1. */
 int gotmpl_sv_cmp_pre(const char *s, size_t ns, const char *o, size_t no);
+/* validatePrerelease (pre 1) or validateMetadata of s[0..n), v3.4 line (an empty part is
+ * refused): NULL, or the error's words. */
+const char *gotmpl_sv_invalid(const char *s, size_t n, int pre);
 /* Version.Compare: -1, 0 or 1. */
 int gotmpl_sv_compare(const struct gotmpl_sv *v, const struct gotmpl_sv *o);
 /* A new *semver.Version of v (strings copied) whose Original() is orig[0..norig). */

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * gotmpl_sprig_semver: Sprig v3's semver and semverCompare (semver.go), which call
- * Masterminds/semver v3: NewVersion (version.go: its regular expression, the coercion of
- * "1" and "1.2", prerelease checks, Compare) and NewConstraint/Check (constraints.go @
- * 00300c46865890f2906399c7524020c12d31d100: its regular expressions, hyphen ranges, ","
- * and space AND, "||" OR, x, X and * wildcards and the rule that a prerelease version matches only
- * a constraint that names a prerelease). The regular expressions are Go's, run by RE2
- * (pkg/goregex), so what matches is what matches in Go.
+ * Masterminds/semver v3, the v3.4 line NFD v0.19 builds with (its go.mod: v3.4.0; v3.5.0 in other
+ * builds; both files read through a code index that gave no commit; CHANGELOG 3.4.0 #267, #269):
+ * NewVersion (version.go with CoerceNewVersion true: coerceNewVersion's loose regular expression,
+ * "1" and "1.2" coerced, leading zeros in the numbers kept, validatePrerelease/validateMetadata,
+ * lowercase errors, "%w" of strconv's error) and NewConstraint/Check (constraints.go with
+ * containsPre and IncludePrerelease: its regular expressions, hyphen ranges rewritten as
+ * ">= A, <= B " (trailing space), "," and space AND, "||" OR, x, X and * wildcards, and
+ * Check's rule that a prerelease version is considered only by an AND group in which some
+ * constraint names a prerelease; "constraint parser error"). The regular expressions are Go's,
+ * run by RE2 (pkg/goregex), so what matches is what matches in Go.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -84,19 +88,19 @@ static const char *grp(const char *s, const long *m, int g, size_t *n)
 	return s + m[2 * g];
 }
 
-/* NewVersion(s[0..n)): 0, or -EINVAL with semver's words. */
+/* NewVersion(s[0..n)) = coerceNewVersion: 0, or -EINVAL with semver's words. */
 static int new_version(struct svctx *x, const char *s, size_t n, struct gotmpl_sv *v)
 {
 	long m[2 * NM];
-	const char *p;
-	size_t k, i, j;
+	const char *p, *why = NULL;
+	size_t k;
 	uint64_t *seg[3] = {&v->maj, &v->min, &v->pat};
 	int r = compile(x, RE_VERSION), g;
 
 	if (r)
 		return r;
 	if (!goregex_find(x->re[RE_VERSION], s, n, 0, m, 10))
-		return gotmpl_fail(x->c, "Invalid Semantic Version");
+		return gotmpl_fail(x->c, "invalid semantic version");
 	for (g = 1; g <= 3; g++) {
 		p = grp(s, m, g, &k);
 		*seg[g - 1] = 0;
@@ -104,20 +108,17 @@ static int new_version(struct svctx *x, const char *s, size_t n, struct gotmpl_s
 			p++, k--;
 		if ((g == 1 || k) && gotmpl_sv_parse_uint(p, k, seg[g - 1]))
 			return gotmpl_fail(x->c,
-					   "Error parsing version segment: strconv.ParseUint: "
+					   "error parsing version segment: strconv.ParseUint: "
 					   "parsing \"%.*s\": value out of range",
 					   (int)k, p);
 	}
 	v->pre = grp(s, m, 5, &v->npre);
 	v->meta = grp(s, m, 8, &v->nmeta);
-	/* validatePrerelease: a numeric identifier has no leading zero */
-	for (i = 0; i < v->npre; i = j + 1) {
-		for (j = i; j < v->npre && v->pre[j] != '.'; j++)
-			;
-		if (j - i > 1 && v->pre[i] == '0' && strspn(v->pre + i, "0123456789") >= j - i)
-			return gotmpl_fail(x->c, "Version segment starts with 0");
-	}
-	return 0;
+	if (v->npre)
+		why = gotmpl_sv_invalid(v->pre, v->npre, 1);
+	if (!why && v->nmeta)
+		why = gotmpl_sv_invalid(v->meta, v->nmeta, 0);
+	return why ? gotmpl_fail(x->c, "%s", why) : 0;
 }
 
 static int is_x(const char *s, size_t n)
@@ -172,17 +173,17 @@ static int parse_constraint(struct svctx *x, const char *s, size_t n, struct con
 		ver = buf;
 	}
 	r = new_version(x, ver, nver, &c->v);
-	return r == -EINVAL ? gotmpl_fail(x->c, "constraint Parser Error") : r;
+	return r == -EINVAL ? gotmpl_fail(x->c, "constraint parser error") : r;
 }
 
-/* constraint.check, without its reasons (Check ignores them) */
-static int check(const struct con *c, const struct gotmpl_sv *v)
+/* constraint.check, without its reasons (Check ignores them); pre: the AND group names one */
+static int check(const struct con *c, const struct gotmpl_sv *v, int pre)
 {
 	const struct gotmpl_sv *k = &c->v;
 	int d = gotmpl_sv_compare(v, k);
 
-	if (v->npre && !k->npre)
-		return 0; /* a prerelease only matches a constraint naming one */
+	if (v->npre && !pre)
+		return 0; /* a prerelease only if the group names one (containsPre) */
 	switch (c->op) {
 	case OP_NE:
 		if (c->dirty) {
@@ -241,7 +242,7 @@ static int check(const struct con *c, const struct gotmpl_sv *v)
 	return 0;
 }
 
-/* rewriteRange: each "A - B" as ">= A, <= B" (the first occurrence of its text, as Go). */
+/* rewriteRange: each "A - B" as ">= A, <= B " (the first occurrence of its text, as Go). */
 static int rewrite_range(struct svctx *x, const char *s, size_t n, struct strbuf *out)
 {
 	long m[2 * NM];
@@ -263,7 +264,7 @@ static int rewrite_range(struct svctx *x, const char *s, size_t n, struct strbuf
 		sb_init(&tmp, GT_STR_MAX);
 		r = sb_addn(&tmp, out->buf, (size_t)(hit - out->buf));
 		if (!r)
-			r = sb_addf(&tmp, ">= %.*s, <= %.*s", (int)n1, a, (int)n11, b);
+			r = sb_addf(&tmp, ">= %.*s, <= %.*s ", (int)n1, a, (int)n11, b);
 		if (!r)
 			r = sb_addn(&tmp, hit + nl, out->len - (size_t)(hit - out->buf) - nl);
 		sb_free(out);
@@ -274,9 +275,10 @@ static int rewrite_range(struct svctx *x, const char *s, size_t n, struct strbuf
 
 /*
  * One "||" branch s[0..n): 1 when every constraint in it admits v, 0 when not, or an error;
- * v NULL: only parse it (1 or an error).
+ * *pre says whether prereleases are considered. v NULL: only parse it (1 or an error) and set
+ * *pre to whether some constraint in it names a prerelease (NewConstraint's containsPre).
  */
-static int check_and(struct svctx *x, const char *s, size_t n, const struct gotmpl_sv *v)
+static int check_and(struct svctx *x, const char *s, size_t n, const struct gotmpl_sv *v, int *pre)
 {
 	long m[2 * NM];
 	size_t pos = 0;
@@ -289,11 +291,14 @@ static int check_and(struct svctx *x, const char *s, size_t n, const struct gotm
 		return r;
 	if (!goregex_match(x->re[RE_VALID], s, n))
 		return gotmpl_fail(x->c, "improper constraint: %.*s", (int)n, s);
+	if (!v)
+		*pre = 0;
 	while (pos < n && goregex_find(x->re[RE_FIND], s, n, pos, m, 2)) {
 		r = parse_constraint(x, s + m[0], (size_t)(m[1] - m[0]), &c);
 		if (r)
 			return r;
-		ok = ok && (!v || check(&c, v));
+		ok = ok && (!v || check(&c, v, *pre));
+		*pre |= !v && c.v.npre;
 		any = 1;
 		pos = (size_t)m[1] > pos ? (size_t)m[1] : pos + 1;
 	}
@@ -301,7 +306,8 @@ static int check_and(struct svctx *x, const char *s, size_t n, const struct gotm
 		r = parse_constraint(x, s, n, &c);
 		if (r)
 			return r;
-		ok = !v || check(&c, v);
+		ok = !v || check(&c, v, *pre);
+		*pre |= !v && c.v.npre;
 	}
 	return ok;
 }
@@ -312,7 +318,7 @@ static int semver_compare(struct svctx *x, const struct gotmpl_val *cs, const st
 	struct strbuf sb;
 	struct gotmpl_sv v;
 	const char *p, *e, *bar;
-	int r, ok = 0, any;
+	int r, ok = 0, any, pre;
 
 	sb_init(&sb, GT_STR_MAX);
 	r = rewrite_range(x, cs->u.s.p, cs->u.s.n, &sb);
@@ -323,7 +329,7 @@ static int semver_compare(struct svctx *x, const struct gotmpl_val *cs, const st
 		bar = memmem(p, (size_t)(e - p), "||", 2);
 		if (!bar)
 			bar = e;
-		any = check_and(x, p, (size_t)(bar - p), NULL);
+		any = check_and(x, p, (size_t)(bar - p), NULL, &pre);
 		if (any < 0)
 			r = any;
 		if (bar == e)
@@ -335,7 +341,9 @@ static int semver_compare(struct svctx *x, const struct gotmpl_val *cs, const st
 		bar = memmem(p, (size_t)(e - p), "||", 2);
 		if (!bar)
 			bar = e;
-		ok = check_and(x, p, (size_t)(bar - p), &v);
+		ok = check_and(x, p, (size_t)(bar - p), NULL, &pre);
+		if (ok >= 0)
+			ok = check_and(x, p, (size_t)(bar - p), &v, &pre);
 		if (ok < 0)
 			r = ok;
 		if (bar == e)

@@ -311,8 +311,7 @@ SV_M(m_incmajor)
 	return inc(c, recv, 2, res);
 }
 
-/* validatePrerelease (pre = 1) or validateMetadata: NULL, or the error's words. */
-static const char *invalid(const char *s, size_t n, int pre)
+const char *gotmpl_sv_invalid(const char *s, size_t n, int pre)
 {
 	static const char allowed[] =
 	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789";
@@ -340,7 +339,7 @@ static const char *invalid(const char *s, size_t n, int pre)
 static int set(struct gotmpl_fctx *c, const struct gotmpl_val *recv, const struct gotmpl_val *s,
 	       int pre, struct gotmpl_val **res)
 {
-	const char *why = s->u.s.n ? invalid(s->u.s.p, s->u.s.n, pre) : NULL;
+	const char *why = s->u.s.n ? gotmpl_sv_invalid(s->u.s.p, s->u.s.n, pre) : NULL;
 	struct svobj *n;
 
 	if (why)
