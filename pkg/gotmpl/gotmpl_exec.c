@@ -149,7 +149,53 @@ static int not_a_function(struct exec *e, const struct gotmpl_node *cmd, size_t 
 	return -1;
 }
 
-static struct gotmpl_val *eval_field(struct exec *e, const char *name, size_t nargs,
+static struct gotmpl_val *validate(struct exec *e, struct gotmpl_val *v, char t);
+
+/* Go's evalCall of recv's method name: its arguments are cmd's after the first, then final. */
+static struct gotmpl_val *eval_method(struct exec *e, struct gotmpl_val *dot, const char *name,
+				      const struct gotmpl_node *cmd, size_t nargs,
+				      struct gotmpl_val *final, const struct gotmpl_val *recv)
+{
+	const struct gotmpl_method *m = gotmpl_obj_method(recv, name);
+	const struct gotmpl_node *at = e->at;
+	size_t n = (nargs ? nargs - 1 : 0) + (final != MISSING), i;
+	struct gotmpl_fctx c = {.a = &e->a};
+	struct gotmpl_val *argv[2], *v = NULL;
+	int rc;
+
+	if (!m) {
+		xerr(e, -EINVAL,
+		     gotmpl_obj_field(recv, name) ? "%s is an unexported field of struct type %s"
+						  : "can't evaluate field %s in type %s",
+		     name, gotmpl_typename(recv));
+		return NULL;
+	}
+	if (!m->sig) {
+		xerr(e, -EINVAL, "method %s of %s is not supported by nodeprobe", name,
+		     gotmpl_typename(recv));
+		return NULL;
+	}
+	if (n != strlen(m->sig)) {
+		xerr(e, -EINVAL, "wrong number of args for %s: want %zu got %zu", name,
+		     strlen(m->sig), n);
+		return NULL;
+	}
+	for (i = 0; i + 1 < nargs; i++)
+		if (!(argv[i] = eval_arg(e, dot, m->sig[i], cmd->kids[i + 1])))
+			return NULL;
+	if (final != MISSING && !(argv[i] = validate(e, final, m->sig[i])))
+		return NULL;
+	e->at = at;
+	rc = m->fn(&c, recv, argv, &v);
+	if (rc == -EINVAL)
+		xerr(e, -EINVAL, "error calling %s: %s", name, c.msg);
+	else if (rc)
+		return oom(e);
+	return rc ? NULL : v;
+}
+
+static struct gotmpl_val *eval_field(struct exec *e, struct gotmpl_val *dot, const char *name,
+				     const struct gotmpl_node *cmd, size_t nargs,
 				     struct gotmpl_val *final, struct gotmpl_val *recv, int first)
 {
 	long i;
@@ -161,6 +207,8 @@ static struct gotmpl_val *eval_field(struct exec *e, const char *name, size_t na
 			xerr(e, -EINVAL, "nil pointer evaluating interface {}.%s", name);
 		return NULL;
 	}
+	if (recv->kind == GT_OBJ)
+		return eval_method(e, dot, name, cmd, nargs, final, recv);
 	if (recv->kind != GOTMPL_MAP) {
 		xerr(e, -EINVAL, "can't evaluate field %s in type %s", name, gotmpl_typename(recv));
 		return NULL;
@@ -177,100 +225,36 @@ static struct gotmpl_val *eval_field(struct exec *e, const char *name, size_t na
 	return recv->u.m.e[i].v;
 }
 
-static struct gotmpl_val *eval_field_chain(struct exec *e, struct gotmpl_val *recv,
-					   const struct gotmpl_node *n, char **ids, size_t nids,
+/* The fields ids of recv; the last one gets cmd's arguments (cmd NULL: none). */
+static struct gotmpl_val *eval_field_chain(struct exec *e, struct gotmpl_val *dot,
+					   struct gotmpl_val *recv, const struct gotmpl_node *n,
+					   char **ids, size_t nids, const struct gotmpl_node *cmd,
 					   size_t nargs, struct gotmpl_val *final, int first)
 {
 	for (size_t i = 0; recv && i < nids; i++) {
 		e->at = n;
-		recv = eval_field(e, ids[i], i + 1 == nids ? nargs : 0,
+		recv = eval_field(e, dot, ids[i], cmd, i + 1 == nids ? nargs : 0,
 				  i + 1 == nids ? final : MISSING, recv, first && i == 0);
 	}
 	return recv;
 }
 
-static const char *type_name(char t)
-{
-	switch (t) {
-	case 's':
-		return "string";
-	case 'i':
-		return "int";
-	case 'u':
-		return "uint32";
-	case 'f':
-		return "float64";
-	case 'b':
-		return "bool";
-	case 'm':
-		return "map[string]interface {}";
-	case 'l':
-		return "[]interface {}";
-	}
-	return "interface {}";
-}
-
 /* Go's validateType: v as a parameter of type t. */
 static struct gotmpl_val *validate(struct exec *e, struct gotmpl_val *v, char t)
 {
-	int ok;
-
 	if (!v || t == 'a')
 		return v;
 	if (v->kind == GOTMPL_NIL) {
-		if (t == 'm' || t == 'l')
+		if (gotmpl_param_nilable(t))
 			return v;
-		xerr(e, -EINVAL, "invalid value; expected %s", type_name(t));
+		xerr(e, -EINVAL, "invalid value; expected %s", gotmpl_param_typename(t));
 		return NULL;
 	}
-	switch (t) {
-	case 's':
-		ok = v->kind == GOTMPL_STRING;
-		break;
-	case 'i':
-		ok = v->kind == GOTMPL_INT && v->sub == GT_PLAIN;
-		break;
-	case 'u': /* no template value is a uint32: only a constant converts (evalArg) */
-		ok = 0;
-		break;
-	case 'f':
-		ok = v->kind == GOTMPL_FLOAT;
-		break;
-	case 'b':
-		ok = v->kind == GOTMPL_BOOL;
-		break;
-	case 'm':
-		ok = v->kind == GOTMPL_MAP && v->sub == GT_PLAIN;
-		break;
-	case 'l':
-		ok = v->kind == GOTMPL_LIST && v->sub == GT_PLAIN;
-		break;
-	default:
-		ok = 1;
-	}
-	if (ok)
+	if (gotmpl_param_ok(v, t))
 		return v;
-	xerr(e, -EINVAL, "wrong type for value; expected %s; got %s", type_name(t),
+	xerr(e, -EINVAL, "wrong type for value; expected %s; got %s", gotmpl_param_typename(t),
 	     gotmpl_typename(v));
 	return NULL;
-}
-
-/* The parameter type of argument i (0-based) of f, or 0 when i is past its parameters. */
-static char param_type(const struct gotmpl_func *f, size_t i, size_t *nfixed, int *variadic)
-{
-	const char *sig = f->sig, *star;
-
-	if (!sig) {
-		*nfixed = 0;
-		*variadic = 1;
-		return 'a';
-	}
-	star = strchr(sig, '*');
-	*variadic = star != NULL;
-	*nfixed = star ? (size_t)(star - sig) : strlen(sig);
-	if (i < *nfixed)
-		return sig[i];
-	return star ? star[1] : 0;
 }
 
 static struct gotmpl_val *eval_function(struct exec *e, struct gotmpl_val *dot,
@@ -286,7 +270,7 @@ static struct gotmpl_val *eval_function(struct exec *e, struct gotmpl_val *dot,
 	int variadic, rc;
 
 	e->at = ident;
-	param_type(f, 0, &nfixed, &variadic);
+	gotmpl_func_param(f, 0, &nfixed, &variadic);
 	if (f->flags & (GT_F_AND | GT_F_OR)) {
 		if (n < 1) {
 			xerr(e, -EINVAL, "wrong number of args for %s: want at least 1 got 0",
@@ -309,12 +293,12 @@ static struct gotmpl_val *eval_function(struct exec *e, struct gotmpl_val *dot,
 	if (!argv)
 		return oom(e);
 	for (i = 0; i < nargs; i++) {
-		argv[i] = eval_arg(e, dot, param_type(f, i, &nfixed, &variadic), args[i]);
+		argv[i] = eval_arg(e, dot, gotmpl_func_param(f, i, &nfixed, &variadic), args[i]);
 		if (!argv[i])
 			return NULL;
 	}
 	if (final != MISSING) {
-		argv[i] = validate(e, final, param_type(f, i, &nfixed, &variadic));
+		argv[i] = validate(e, final, gotmpl_func_param(f, i, &nfixed, &variadic));
 		if (!argv[i])
 			return NULL;
 	}
@@ -381,16 +365,16 @@ static struct gotmpl_val *eval_command(struct exec *e, struct gotmpl_val *dot,
 	e->at = first;
 	switch (first->type) {
 	case N_FIELD:
-		return eval_field_chain(e, dot, first, first->ids, first->nids, cmd->nkids, final,
-					dot == e->vars[e->base].v);
+		return eval_field_chain(e, dot, dot, first, first->ids, first->nids, cmd,
+					cmd->nkids, final, dot == e->vars[e->base].v);
 	case N_CHAIN:
 		if (first->sub->type == N_NIL) {
 			xerr(e, -EINVAL, "indirection through explicit nil in %s", "chain");
 			return NULL;
 		}
 		v = eval_arg(e, dot, 'a', first->sub);
-		return v ? eval_field_chain(e, v, first, first->ids, first->nids, cmd->nkids, final,
-					    0)
+		return v ? eval_field_chain(e, dot, v, first, first->ids, first->nids, cmd,
+					    cmd->nkids, final, 0)
 			 : NULL;
 	case N_IDENT:
 		return eval_function(e, dot, first, cmd, cmd->kids + 1, cmd->nkids - 1, final);
@@ -406,7 +390,7 @@ static struct gotmpl_val *eval_command(struct exec *e, struct gotmpl_val *dot,
 		}
 		if (first->nids == 1)
 			return not_a_function(e, cmd, cmd->nkids, final) ? NULL : var->v;
-		return eval_field_chain(e, var->v, first, first->ids + 1, first->nids - 1,
+		return eval_field_chain(e, dot, var->v, first, first->ids + 1, first->nids - 1, cmd,
 					cmd->nkids, final, 1);
 	default:
 		break;
@@ -440,13 +424,13 @@ static struct gotmpl_val *eval_arg(struct exec *e, struct gotmpl_val *dot, char 
 	case N_DOT:
 		return validate(e, dot, t);
 	case N_NIL:
-		if (t == 'a' || t == 'm' || t == 'l')
+		if (t == 'a' || gotmpl_param_nilable(t))
 			return GT_NIL;
-		xerr(e, -EINVAL, "cannot assign nil to %s", type_name(t));
+		xerr(e, -EINVAL, "cannot assign nil to %s", gotmpl_param_typename(t));
 		return NULL;
 	case N_FIELD:
 		return validate(e,
-				eval_field_chain(e, dot, n, n->ids, n->nids, 1, MISSING,
+				eval_field_chain(e, dot, dot, n, n->ids, n->nids, NULL, 1, MISSING,
 						 dot == e->vars[e->base].v),
 				t);
 	case N_VAR:
@@ -455,8 +439,10 @@ static struct gotmpl_val *eval_arg(struct exec *e, struct gotmpl_val *dot, char 
 			xerr(e, -EINVAL, "undefined variable: %s", n->ids[0]);
 			return NULL;
 		}
-		return validate(
-		    e, eval_field_chain(e, var->v, n, n->ids + 1, n->nids - 1, 1, MISSING, 1), t);
+		return validate(e,
+				eval_field_chain(e, dot, var->v, n, n->ids + 1, n->nids - 1, NULL,
+						 1, MISSING, 1),
+				t);
 	case N_PIPE:
 		return validate(e, eval_pipeline(e, dot, n), t);
 	case N_IDENT:
@@ -496,8 +482,10 @@ static struct gotmpl_val *eval_arg(struct exec *e, struct gotmpl_val *dot, char 
 		break;
 	case 'm':
 	case 'l':
+	case 'V':
 		gotmpl_node_string(&sb, n);
-		xerr(e, -EINVAL, "can't handle %s for arg of type %s", sb.buf, type_name(t));
+		xerr(e, -EINVAL, "can't handle %s for arg of type %s", sb.buf,
+		     gotmpl_param_typename(t));
 		sb_free(&sb);
 		return NULL;
 	}

@@ -437,6 +437,15 @@ static int fmt_value(struct strbuf *sb, const struct spec *f, const struct gotmp
 				 ?: fmt_value(sb, f, v->u.m.e[i].v, depth + 1);
 		}
 		return rc ?: sb_addch(sb, ']');
+	case GT_OBJ: { /* fmt's handleMethods: a Stringer for v, s, x, X, q (not %#v) */
+		struct strbuf s = STRBUF_INIT(GT_STR_MAX);
+
+		if (f->sharp || !strchr("vsqxX", f->verb))
+			return -ENOTSUP;
+		rc = gotmpl_fmt_v(&s, v) ?: fmt_str(sb, f, s.buf ? s.buf : "", s.len);
+		sb_free(&s);
+		return rc;
+	}
 	}
 	return 0;
 }
@@ -459,7 +468,6 @@ int gotmpl_sprintf(struct gotmpl_fctx *c, struct strbuf *sb, const char *fmt, si
 	int ai = 0, rc = 0;
 	size_t i = 0;
 
-	(void)c;
 	while (i < flen && !rc) {
 		struct spec f = {.width = -1, .prec = -1};
 		size_t start = i;
@@ -534,6 +542,12 @@ int gotmpl_sprintf(struct gotmpl_fctx *c, struct strbuf *sb, const char *fmt, si
 			continue;
 		}
 		rc = fmt_value(sb, &f, argv[ai++], 0);
+		if (rc == -ENOTSUP)
+			return gotmpl_fail(c,
+					   "%%%s%c of %s: nodeprobe prints it only with %%v, %%s, "
+					   "%%q, %%x or %%X (Go would print its fields or address)",
+					   f.sharp ? "#" : "", f.verb,
+					   gotmpl_typename(argv[ai - 1]));
 	}
 	if (!rc && ai < argc) {
 		rc = sb_add(sb, "%!(EXTRA ");

@@ -6,6 +6,77 @@
 
 #include "gotmpl/gotmpl_internal.h"
 
+/* ---- parameter types (one letter each, see struct gotmpl_func) ---- */
+
+const char *gotmpl_param_typename(char t)
+{
+	switch (t) {
+	case 's':
+		return "string";
+	case 'i':
+		return "int";
+	case 'u':
+		return "uint32";
+	case 'f':
+		return "float64";
+	case 'b':
+		return "bool";
+	case 'm':
+		return "map[string]interface {}";
+	case 'l':
+		return "[]interface {}";
+	case 'V':
+		return "*semver.Version";
+	}
+	return "interface {}";
+}
+
+int gotmpl_param_nilable(char t)
+{
+	return t == 'm' || t == 'l' || t == 'V';
+}
+
+int gotmpl_param_ok(const struct gotmpl_val *v, char t)
+{
+	switch (t) {
+	case 's':
+		return v->kind == GOTMPL_STRING;
+	case 'i':
+		return v->kind == GOTMPL_INT && v->sub == GT_PLAIN;
+	case 'u': /* no template value is a uint32: only a constant converts (exec's evalArg) */
+		return 0;
+	case 'f':
+		return v->kind == GOTMPL_FLOAT;
+	case 'b':
+		return v->kind == GOTMPL_BOOL;
+	case 'm':
+		return v->kind == GOTMPL_MAP && v->sub == GT_PLAIN;
+	case 'l':
+		return v->kind == GOTMPL_LIST && v->sub == GT_PLAIN;
+	case 'V':
+		return v->kind == GT_OBJ &&
+		       strcmp(gotmpl_typename(v), gotmpl_param_typename(t)) == 0;
+	}
+	return 1;
+}
+
+char gotmpl_func_param(const struct gotmpl_func *f, size_t i, size_t *nfixed, int *variadic)
+{
+	const char *sig = f->sig, *star;
+
+	if (!sig) {
+		*nfixed = 0;
+		*variadic = 1;
+		return 'a';
+	}
+	star = strchr(sig, '*');
+	*variadic = star != NULL;
+	*nfixed = star ? (size_t)(star - sig) : strlen(sig);
+	if (i < *nfixed)
+		return sig[i];
+	return star ? star[1] : 0;
+}
+
 GT_FN(f_not)
 {
 	(void)ac;
@@ -27,7 +98,10 @@ GT_FN(f_len)
 	case GOTMPL_NIL:
 		return gotmpl_fail(c, "len of nil pointer");
 	}
-	return gotmpl_fail(c, "len of type %s", gotmpl_typename(v));
+	/* funcs.go length: the type after indirect(), so a *T's is T's */
+	return gotmpl_fail(c, "len of type %s",
+			   gotmpl_typename(v) +
+			       (v->kind == GT_OBJ && gotmpl_typename(v)[0] == '*'));
 }
 
 /* Go's indexArg: an index into something of length cap (slices allow cap itself). */
@@ -151,11 +225,35 @@ static int basic_kind(const struct gotmpl_val *v)
 	return K_OTHER;
 }
 
+/*
+ * eq of two objects (funcs.go's eq, Go 1.25: neither is a basic kind, so == of the two
+ * interfaces: pointers by identity, structs field by field; Kinds that differ are an error).
+ */
+static int eq_obj(struct gotmpl_fctx *c, const struct gotmpl_val *a, const struct gotmpl_val *b)
+{
+	struct strbuf sa = STRBUF_INIT(4096), sb = STRBUF_INIT(4096);
+
+	if (a->kind == GT_OBJ && b->kind == GT_OBJ && a->u.o.t == b->u.o.t)
+		return a->u.o.p == b->u.o.p || (strcmp(gotmpl_kindname(a), "ptr") != 0 &&
+						a->u.o.t->same(a->u.o.p, b->u.o.p));
+	if (gotmpl_fmt_v(&sa, a) || gotmpl_fmt_v(&sb, b))
+		gotmpl_fail(c, "non-comparable types %s, %s", gotmpl_typename(a),
+			    gotmpl_typename(b));
+	else
+		gotmpl_fail(c, "non-comparable types %s: %s, %s: %s", sa.buf, gotmpl_typename(a),
+			    gotmpl_typename(b), sb.buf);
+	sb_free(&sa);
+	sb_free(&sb);
+	return -EINVAL;
+}
+
 /* eq of two values: 1, 0 or -EINVAL. */
 static int eq2(struct gotmpl_fctx *c, const struct gotmpl_val *a, const struct gotmpl_val *b)
 {
 	int ka = basic_kind(a), kb = basic_kind(b);
 
+	if (ka == K_OTHER && kb == K_OTHER && (a->kind == GT_OBJ || b->kind == GT_OBJ))
+		return eq_obj(c, a, b);
 	if (ka != kb) {
 		if (ka != K_INVALID && kb != K_INVALID)
 			return gotmpl_fail(c, "incompatible types for comparison");

@@ -13,10 +13,15 @@
 
 /* Go's static type of a value, where it matters (typeOf, index's zero value). */
 enum gotmpl_sub {
-	GT_PLAIN = 0, /* int, []interface {}, map[string]interface {} */
-	GT_INT64 = 1, /* int64 */
-	GT_STRS = 2,  /* []string, map[string]string */
+	GT_PLAIN = 0,  /* int, []interface {}, map[string]interface {} */
+	GT_INT64 = 1,  /* int64 */
+	GT_STRS = 2,   /* []string, map[string]string */
+	GT_UINT64 = 3, /* uint64 (a GOTMPL_INT that is never negative) */
 };
+
+/* An internal kind past enum gotmpl_kind: a Go object with methods (gotmpl_obj.c). */
+#define GT_OBJ 7
+struct gotmpl_otype;
 
 struct gotmpl_kv {
 	char *k;	      /* key bytes, NUL-terminated */
@@ -44,6 +49,10 @@ struct gotmpl_val {
 			struct gotmpl_kv *e; /* sorted by key bytes */
 			size_t n, cap;
 		} m;
+		struct {
+			const struct gotmpl_otype *t; /* its Go type and methods */
+			const void *p;		      /* its state (arena, never changed) */
+		} o;
 	} u;
 };
 
@@ -97,6 +106,50 @@ int gotmpl_deep_equal(const struct gotmpl_val *a, const struct gotmpl_val *b, un
 /* Byte order of two strings. */
 int gotmpl_strcmp(const struct gotmpl_val *a, const struct gotmpl_val *b);
 
+/* ---- objects: Go values with methods (gotmpl_sprig_semver_obj.c) ---- */
+
+struct gotmpl_fctx;
+/* A method: recv's method name called with av (converted to its sig): 0, -EINVAL (c->msg)... */
+struct gotmpl_method {
+	const char *name; /* as templates call it */
+	const char *sig;  /* parameter letters: s string, V *semver.Version; NULL: refused */
+	int (*fn)(struct gotmpl_fctx *c, const struct gotmpl_val *recv, struct gotmpl_val **av,
+		  struct gotmpl_val **res);
+};
+
+struct gotmpl_otype {
+	const char *name;			      /* Go's type ("*semver.Version") */
+	const char *kind;			      /* reflect's kind ("ptr", "struct") */
+	const struct gotmpl_method *methods;	      /* its method set, NULL-name terminated */
+	const char *const *fields;		      /* its unexported fields, NULL terminated */
+	int (*str)(struct strbuf *sb, const void *p); /* String() */
+	int (*same)(const void *a, const void *b);    /* its fields equal (DeepEqual) */
+};
+
+/* recv's method name, or NULL (not in its method set). */
+const struct gotmpl_method *gotmpl_obj_method(const struct gotmpl_val *recv, const char *name);
+/* Whether name is an unexported field of recv's struct. */
+int gotmpl_obj_field(const struct gotmpl_val *recv, const char *name);
+
+/* Masterminds/semver's Version (gotmpl_sprig_semver_obj.c, used by gotmpl_sprig_semver.c). */
+struct gotmpl_sv {
+	uint64_t maj, min, pat;
+	const char *pre, *meta; /* "" when absent */
+	size_t npre, nmeta;
+};
+/* strconv.ParseUint(s, 10, 64): 0, or -1 (not all digits, empty, or out of range). */
+int gotmpl_sv_parse_uint(const char *s, size_t n, uint64_t *out);
+/* comparePrerelease of two prerelease strings: -1, 0 or 1. */
+int gotmpl_sv_cmp_pre(const char *s, size_t ns, const char *o, size_t no);
+/* validatePrerelease (pre 1) or validateMetadata of s[0..n), v3.4 line (an empty part is
+ * refused): NULL, or the error's words. */
+const char *gotmpl_sv_invalid(const char *s, size_t n, int pre);
+/* Version.Compare: -1, 0 or 1. */
+int gotmpl_sv_compare(const struct gotmpl_sv *v, const struct gotmpl_sv *o);
+/* A new *semver.Version of v (strings copied) whose Original() is orig[0..norig). */
+struct gotmpl_val *gotmpl_sv_new(struct gotmpl_arena *a, const struct gotmpl_sv *v,
+				 const char *orig, size_t norig);
+
 /* fmt's %v of v into sb; nil is "<nil>". Returns 0 or a strbuf error. */
 int gotmpl_fmt_v(struct strbuf *sb, const struct gotmpl_val *v);
 /* strconv.FormatFloat(f, fmt, prec, 64) for fmt in "eEfgG" (prec -1: shortest). */
@@ -135,13 +188,21 @@ struct gotmpl_func {
 	gotmpl_fn fn;	  /* NULL for refused ones and and/or */
 	/*
 	 * Parameter types, one letter each: a any, s string, i int, f float64,
-	 * b bool, l list, m map; a '*' before the last letter makes it
-	 * variadic (zero or more). NULL: any number of any.
+	 * u uint32 (constants only), b bool, l list, m map, V *semver.Version; a '*' before the
+	 * last letter makes it variadic (zero or more). NULL: any number of any.
 	 */
 	const char *sig;
 	unsigned flags; /* GT_F_* */
 };
 
+/* Go's name of parameter type t ('s' -> "string", 'V' -> "*semver.Version", ...). */
+const char *gotmpl_param_typename(char t);
+/* Whether nil converts to parameter type t (maps, slices, pointers). */
+int gotmpl_param_nilable(char t);
+/* Whether non-nil v is assignable to parameter type t. */
+int gotmpl_param_ok(const struct gotmpl_val *v, char t);
+/* The type letter of f's argument i (0 past its parameters); its fixed count and variadic. */
+char gotmpl_func_param(const struct gotmpl_func *f, size_t i, size_t *nfixed, int *variadic);
 /* Why a GT_F_NOT_NFD function is refused, or NULL (gotmpl_sprig_misc.c). */
 const char *gotmpl_func_why(const struct gotmpl_func *f);
 /* The function named name[0..n), or NULL. */

@@ -213,6 +213,13 @@ static int json_enc(struct strbuf *sb, const struct gotmpl_val *v, int html, int
 				 ?: sb_add(sb, pretty ? ": " : ":")
 				 ?: json_enc(sb, v->u.m.e[i].v, html, pretty, depth + 1);
 		return rc ?: indent_to(sb, pretty, depth) ?: sb_addch(sb, '}');
+	case GT_OBJ: { /* its MarshalJSON: json.Marshal(v.String()) (semver's version.go) */
+		struct strbuf s = STRBUF_INIT(GT_STR_MAX);
+
+		rc = gotmpl_fmt_v(&s, v) ?: json_str(sb, s.buf ? s.buf : "", s.len, html);
+		sb_free(&s);
+		return rc;
+	}
 	}
 	return 0;
 }
@@ -362,11 +369,30 @@ static struct gotmpl_val *deep_copy(struct gotmpl_fctx *c, const struct gotmpl_v
 	}
 }
 
+/* The first object (a *semver.Version, ...) in v, or NULL. */
+static const struct gotmpl_val *find_obj(const struct gotmpl_val *v, int depth)
+{
+	const struct gotmpl_val *o = NULL;
+
+	if (v->kind == GT_OBJ)
+		return v;
+	for (size_t i = 0; depth < 200 && !o && v->kind == GOTMPL_LIST && i < v->u.l.n; i++)
+		o = find_obj(v->u.l.v[i], depth + 1);
+	for (size_t i = 0; depth < 200 && !o && v->kind == GOTMPL_MAP && i < v->u.m.n; i++)
+		o = find_obj(v->u.m.e[i].v, depth + 1);
+	return o;
+}
+
 GT_FN(f_deepcopy)
 {
+	const struct gotmpl_val *o = find_obj(av[0], 0);
+
 	(void)ac;
 	if (av[0]->kind == GOTMPL_NIL)
 		return gotmpl_fail(c, "deepCopy error: copy: cannot copy nil");
+	if (o) /* copystructure walks exported fields only: what it makes of one is not settled */
+		return gotmpl_fail(c, "deepCopy of %s is not supported by nodeprobe",
+				   gotmpl_typename(o));
 	GT_RES(deep_copy(c, av[0], 0));
 }
 

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * gotmpl_sprig_semver: Sprig v3's semver and semverCompare (semver.go), which call
- * Masterminds/semver v3: NewVersion (version.go: its regular expression, the coercion of
- * "1" and "1.2", prerelease checks, Compare) and NewConstraint/Check (constraints.go @
- * 00300c46865890f2906399c7524020c12d31d100: its regular expressions, hyphen ranges, ","
- * and space AND, "||" OR, x, X and * wildcards and the rule that a prerelease version matches only
- * a constraint that names a prerelease). The regular expressions are Go's, run by RE2
- * (pkg/goregex), so what matches is what matches in Go.
+ * Masterminds/semver v3, the v3.4 line NFD v0.19 builds with (its go.mod: v3.4.0; v3.5.0 in other
+ * builds; both files read through a code index that gave no commit; CHANGELOG 3.4.0 #267, #269):
+ * NewVersion (version.go with CoerceNewVersion true: coerceNewVersion's loose regular expression,
+ * "1" and "1.2" coerced, leading zeros in the numbers kept, validatePrerelease/validateMetadata,
+ * lowercase errors, "%w" of strconv's error) and NewConstraint/Check (constraints.go with
+ * containsPre and IncludePrerelease: its regular expressions, hyphen ranges rewritten as
+ * ">= A, <= B " (trailing space), "," and space AND, "||" OR, x, X and * wildcards, and
+ * Check's rule that a prerelease version is considered only by an AND group in which some
+ * constraint names a prerelease; "constraint parser error"). The regular expressions are Go's,
+ * run by RE2 (pkg/goregex), so what matches is what matches in Go.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -41,17 +45,11 @@ static const char *const patterns[RE_N] = {
 
 #define NM 10 /* groups kept (goregex_find's most) */
 
-struct sv {
-	uint64_t maj, min, pat;
-	const char *pre, *meta; /* "" when absent */
-	size_t npre, nmeta;
-};
-
 enum op { OP_TILDE_OR_EQ, OP_NE, OP_GT, OP_LT, OP_GE, OP_LE, OP_TILDE, OP_CARET };
 
 struct con {
 	enum op op;
-	struct sv v;
+	struct gotmpl_sv v;
 	int dirty, minor_dirty, patch_dirty;
 };
 
@@ -79,23 +77,6 @@ static void release(struct svctx *x)
 		goregex_free(x->re[i]);
 }
 
-/* strconv.ParseUint(s, 10, 64): 0, or -1 (not all digits, empty, or out of range). */
-static int parse_uint(const char *s, size_t n, uint64_t *out)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if (n == 0)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
-			return -1;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	*out = v;
-	return 0;
-}
-
 /* Group g of match m in s: its bytes and length ("" for a group that did not take part). */
 static const char *grp(const char *s, const long *m, int g, size_t *n)
 {
@@ -107,118 +88,37 @@ static const char *grp(const char *s, const long *m, int g, size_t *n)
 	return s + m[2 * g];
 }
 
-/* NewVersion(s[0..n)): 0, or -EINVAL with semver's words. */
-static int new_version(struct svctx *x, const char *s, size_t n, struct sv *v)
+/* NewVersion(s[0..n)) = coerceNewVersion: 0, or -EINVAL with semver's words. */
+static int new_version(struct svctx *x, const char *s, size_t n, struct gotmpl_sv *v)
 {
 	long m[2 * NM];
-	const char *p;
-	size_t k, i, j;
+	const char *p, *why = NULL;
+	size_t k;
 	uint64_t *seg[3] = {&v->maj, &v->min, &v->pat};
 	int r = compile(x, RE_VERSION), g;
 
 	if (r)
 		return r;
 	if (!goregex_find(x->re[RE_VERSION], s, n, 0, m, 10))
-		return gotmpl_fail(x->c, "Invalid Semantic Version");
+		return gotmpl_fail(x->c, "invalid semantic version");
 	for (g = 1; g <= 3; g++) {
 		p = grp(s, m, g, &k);
 		*seg[g - 1] = 0;
 		if (g > 1 && k)
 			p++, k--;
-		if ((g == 1 || k) && parse_uint(p, k, seg[g - 1]))
+		if ((g == 1 || k) && gotmpl_sv_parse_uint(p, k, seg[g - 1]))
 			return gotmpl_fail(x->c,
-					   "Error parsing version segment: strconv.ParseUint: "
+					   "error parsing version segment: strconv.ParseUint: "
 					   "parsing \"%.*s\": value out of range",
 					   (int)k, p);
 	}
 	v->pre = grp(s, m, 5, &v->npre);
 	v->meta = grp(s, m, 8, &v->nmeta);
-	/* validatePrerelease: a numeric identifier has no leading zero */
-	for (i = 0; i < v->npre; i = j + 1) {
-		for (j = i; j < v->npre && v->pre[j] != '.'; j++)
-			;
-		if (j - i > 1 && v->pre[i] == '0' && strspn(v->pre + i, "0123456789") >= j - i)
-			return gotmpl_fail(x->c, "Version segment starts with 0");
-	}
-	return 0;
-}
-
-static int cmp_u(uint64_t a, uint64_t b)
-{
-	return a < b ? -1 : a > b;
-}
-
-/* Go's string comparison of a[0..na) and b[0..nb). */
-static int cmp_bytes(const char *a, size_t na, const char *b, size_t nb)
-{
-	int d = memcmp(a, b, na < nb ? na : nb);
-
-	return d ? (d < 0 ? -1 : 1) : cmp_u(na, nb);
-}
-
-/* comparePrePart */
-static int cmp_part(const char *s, size_t ns, const char *o, size_t no)
-{
-	uint64_t si = 0, oi = 0;
-	int sn, on;
-
-	if (ns == no && memcmp(s, o, ns) == 0)
-		return 0;
-	if (ns == 0)
-		return -1;
-	if (no == 0)
-		return 1;
-	sn = parse_uint(s, ns, &si) == 0;
-	on = parse_uint(o, no, &oi) == 0;
-	if (!sn && !on)
-		return cmp_bytes(s, ns, o, no) > 0 ? 1 : -1;
-	if (!on)
-		return -1; /* o is a string, s a number */
-	if (!sn)
-		return 1;
-	return si > oi ? 1 : -1;
-}
-
-/* comparePrerelease: dot-separated parts, the shorter padded with "" */
-static int cmp_pre(const char *s, size_t ns, const char *o, size_t no)
-{
-	size_t i = 0, j = 0, ie, je;
-	int d;
-
-	for (;;) {
-		for (ie = i; ie < ns && s[ie] != '.'; ie++)
-			;
-		for (je = j; je < no && o[je] != '.'; je++)
-			;
-		d = cmp_part(i < ns ? s + i : "", i < ns ? ie - i : 0, j < no ? o + j : "",
-			     j < no ? je - j : 0);
-		if (d)
-			return d;
-		if (ie >= ns && je >= no)
-			return 0;
-		i = ie + 1;
-		j = je + 1;
-	}
-}
-
-/* Version.Compare */
-static int compare(const struct sv *v, const struct sv *o)
-{
-	int d = cmp_u(v->maj, o->maj);
-
-	if (!d)
-		d = cmp_u(v->min, o->min);
-	if (!d)
-		d = cmp_u(v->pat, o->pat);
-	if (d)
-		return d;
-	if (!v->npre && !o->npre)
-		return 0;
-	if (!v->npre)
-		return 1;
-	if (!o->npre)
-		return -1;
-	return cmp_pre(v->pre, v->npre, o->pre, o->npre);
+	if (v->npre)
+		why = gotmpl_sv_invalid(v->pre, v->npre, 1);
+	if (!why && v->nmeta)
+		why = gotmpl_sv_invalid(v->meta, v->nmeta, 0);
+	return why ? gotmpl_fail(x->c, "%s", why) : 0;
 }
 
 static int is_x(const char *s, size_t n)
@@ -273,17 +173,17 @@ static int parse_constraint(struct svctx *x, const char *s, size_t n, struct con
 		ver = buf;
 	}
 	r = new_version(x, ver, nver, &c->v);
-	return r == -EINVAL ? gotmpl_fail(x->c, "constraint Parser Error") : r;
+	return r == -EINVAL ? gotmpl_fail(x->c, "constraint parser error") : r;
 }
 
-/* constraint.check, without its reasons (Check ignores them) */
-static int check(const struct con *c, const struct sv *v)
+/* constraint.check, without its reasons (Check ignores them); pre: the AND group names one */
+static int check(const struct con *c, const struct gotmpl_sv *v, int pre)
 {
-	const struct sv *k = &c->v;
-	int d = compare(v, k);
+	const struct gotmpl_sv *k = &c->v;
+	int d = gotmpl_sv_compare(v, k);
 
-	if (v->npre && !k->npre)
-		return 0; /* a prerelease only matches a constraint naming one */
+	if (v->npre && !pre)
+		return 0; /* a prerelease only if the group names one (containsPre) */
 	switch (c->op) {
 	case OP_NE:
 		if (c->dirty) {
@@ -297,7 +197,7 @@ static int check(const struct con *c, const struct sv *v)
 				return 1;
 			if (c->patch_dirty)
 				return (v->npre || k->npre) &&
-				       cmp_pre(v->pre, v->npre, k->pre, k->npre) != 0;
+				       gotmpl_sv_cmp_pre(v->pre, v->npre, k->pre, k->npre) != 0;
 		}
 		return d != 0;
 	case OP_GT:
@@ -342,7 +242,7 @@ static int check(const struct con *c, const struct sv *v)
 	return 0;
 }
 
-/* rewriteRange: each "A - B" as ">= A, <= B" (the first occurrence of its text, as Go). */
+/* rewriteRange: each "A - B" as ">= A, <= B " (the first occurrence of its text, as Go). */
 static int rewrite_range(struct svctx *x, const char *s, size_t n, struct strbuf *out)
 {
 	long m[2 * NM];
@@ -364,7 +264,7 @@ static int rewrite_range(struct svctx *x, const char *s, size_t n, struct strbuf
 		sb_init(&tmp, GT_STR_MAX);
 		r = sb_addn(&tmp, out->buf, (size_t)(hit - out->buf));
 		if (!r)
-			r = sb_addf(&tmp, ">= %.*s, <= %.*s", (int)n1, a, (int)n11, b);
+			r = sb_addf(&tmp, ">= %.*s, <= %.*s ", (int)n1, a, (int)n11, b);
 		if (!r)
 			r = sb_addn(&tmp, hit + nl, out->len - (size_t)(hit - out->buf) - nl);
 		sb_free(out);
@@ -375,9 +275,10 @@ static int rewrite_range(struct svctx *x, const char *s, size_t n, struct strbuf
 
 /*
  * One "||" branch s[0..n): 1 when every constraint in it admits v, 0 when not, or an error;
- * v NULL: only parse it (1 or an error).
+ * *pre says whether prereleases are considered. v NULL: only parse it (1 or an error) and set
+ * *pre to whether some constraint in it names a prerelease (NewConstraint's containsPre).
  */
-static int check_and(struct svctx *x, const char *s, size_t n, const struct sv *v)
+static int check_and(struct svctx *x, const char *s, size_t n, const struct gotmpl_sv *v, int *pre)
 {
 	long m[2 * NM];
 	size_t pos = 0;
@@ -390,11 +291,14 @@ static int check_and(struct svctx *x, const char *s, size_t n, const struct sv *
 		return r;
 	if (!goregex_match(x->re[RE_VALID], s, n))
 		return gotmpl_fail(x->c, "improper constraint: %.*s", (int)n, s);
+	if (!v)
+		*pre = 0;
 	while (pos < n && goregex_find(x->re[RE_FIND], s, n, pos, m, 2)) {
 		r = parse_constraint(x, s + m[0], (size_t)(m[1] - m[0]), &c);
 		if (r)
 			return r;
-		ok = ok && (!v || check(&c, v));
+		ok = ok && (!v || check(&c, v, *pre));
+		*pre |= !v && c.v.npre;
 		any = 1;
 		pos = (size_t)m[1] > pos ? (size_t)m[1] : pos + 1;
 	}
@@ -402,7 +306,8 @@ static int check_and(struct svctx *x, const char *s, size_t n, const struct sv *
 		r = parse_constraint(x, s, n, &c);
 		if (r)
 			return r;
-		ok = !v || check(&c, v);
+		ok = !v || check(&c, v, *pre);
+		*pre |= !v && c.v.npre;
 	}
 	return ok;
 }
@@ -411,9 +316,9 @@ static int check_and(struct svctx *x, const char *s, size_t n, const struct sv *
 static int semver_compare(struct svctx *x, const struct gotmpl_val *cs, const struct gotmpl_val *vs)
 {
 	struct strbuf sb;
-	struct sv v;
+	struct gotmpl_sv v;
 	const char *p, *e, *bar;
-	int r, ok = 0, any;
+	int r, ok = 0, any, pre;
 
 	sb_init(&sb, GT_STR_MAX);
 	r = rewrite_range(x, cs->u.s.p, cs->u.s.n, &sb);
@@ -424,7 +329,7 @@ static int semver_compare(struct svctx *x, const struct gotmpl_val *cs, const st
 		bar = memmem(p, (size_t)(e - p), "||", 2);
 		if (!bar)
 			bar = e;
-		any = check_and(x, p, (size_t)(bar - p), NULL);
+		any = check_and(x, p, (size_t)(bar - p), NULL, &pre);
 		if (any < 0)
 			r = any;
 		if (bar == e)
@@ -436,7 +341,9 @@ static int semver_compare(struct svctx *x, const struct gotmpl_val *cs, const st
 		bar = memmem(p, (size_t)(e - p), "||", 2);
 		if (!bar)
 			bar = e;
-		ok = check_and(x, p, (size_t)(bar - p), &v);
+		ok = check_and(x, p, (size_t)(bar - p), NULL, &pre);
+		if (ok >= 0)
+			ok = check_and(x, p, (size_t)(bar - p), &v, &pre);
 		if (ok < 0)
 			r = ok;
 		if (bar == e)
@@ -458,59 +365,18 @@ GT_FN(f_semvercompare)
 	GT_RES(gotmpl_bool(c->a, r));
 }
 
-/* Put key k = v into map m; 0 or -ENOMEM. */
-static int put(struct gotmpl_fctx *c, struct gotmpl_val *m, const char *k, struct gotmpl_val *v)
-{
-	return v ? gotmpl_map_put(c->a, m, k, strlen(k), v) : -ENOMEM;
-}
-
-/*
- * semver: the *Version as a map of what its methods without arguments give (Major, Minor,
- * Patch, Prerelease, Metadata, Original, String), so {{ (semver "1.2.3").Major }} reads as
- * in Go; a map cannot carry the methods with arguments (Compare, LessThan, ...).
- */
+/* semver: NewVersion's *Version, an object with Version's methods (gotmpl_sprig_semver_obj.c). */
 GT_FN(f_semver)
 {
 	struct svctx x = {.c = c};
-	struct gotmpl_val *m;
-	struct strbuf sb;
-	struct sv v;
+	struct gotmpl_sv v;
 	int r = new_version(&x, GT_S(0), GT_SN(0), &v);
 
 	(void)ac;
 	release(&x);
 	if (r)
 		return r;
-	m = gotmpl_map(c->a, GT_PLAIN);
-	if (!m)
-		return -ENOMEM;
-	sb_init(&sb, GT_STR_MAX);
-	r = sb_addf(&sb, "%llu.%llu.%llu", (unsigned long long)v.maj, (unsigned long long)v.min,
-		    (unsigned long long)v.pat);
-	if (!r && v.npre)
-		r = sb_addf(&sb, "-%.*s", (int)v.npre, v.pre);
-	if (!r && v.nmeta)
-		r = sb_addf(&sb, "+%.*s", (int)v.nmeta, v.meta);
-	if (r) {
-		sb_free(&sb);
-		return r;
-	}
-	r = put(c, m, "String", gotmpl_take(c, &sb));
-	if (!r)
-		r = put(c, m, "Major", gotmpl_int(c->a, (int64_t)v.maj, GT_PLAIN));
-	if (!r)
-		r = put(c, m, "Minor", gotmpl_int(c->a, (int64_t)v.min, GT_PLAIN));
-	if (!r)
-		r = put(c, m, "Patch", gotmpl_int(c->a, (int64_t)v.pat, GT_PLAIN));
-	if (!r)
-		r = put(c, m, "Prerelease", gotmpl_str(c->a, v.pre, v.npre));
-	if (!r)
-		r = put(c, m, "Metadata", gotmpl_str(c->a, v.meta, v.nmeta));
-	if (!r)
-		r = put(c, m, "Original", gotmpl_str(c->a, GT_S(0), GT_SN(0)));
-	if (!r)
-		*res = m;
-	return r;
+	GT_RES(gotmpl_sv_new(c->a, &v, GT_S(0), GT_SN(0)));
 }
 
 const struct gotmpl_func gotmpl_sprig_semver_funcs[] = {

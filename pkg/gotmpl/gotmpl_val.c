@@ -470,6 +470,8 @@ int gotmpl_truth(const struct gotmpl_val *v)
 		return v->u.l.n != 0;
 	case GOTMPL_MAP:
 		return v->u.m.n != 0;
+	case GT_OBJ: /* a non-nil pointer, or a struct */
+		return 1;
 	}
 	return 0;
 }
@@ -481,6 +483,10 @@ const char *gotmpl_kindname(const struct gotmpl_val *v)
 
 	if (v->kind == GOTMPL_INT && v->sub == GT_INT64)
 		return "int64";
+	if (v->kind == GOTMPL_INT && v->sub == GT_UINT64)
+		return "uint64";
+	if (v->kind == GT_OBJ)
+		return v->u.o.t->kind;
 	return k[v->kind];
 }
 
@@ -493,6 +499,8 @@ const char *gotmpl_typename(const struct gotmpl_val *v)
 		return v->sub == GT_STRS ? "map[string]string" : "map[string]interface {}";
 	case GOTMPL_NIL:
 		return "<nil>";
+	case GT_OBJ:
+		return v->u.o.t->name;
 	}
 	return gotmpl_kindname(v);
 }
@@ -536,6 +544,9 @@ int gotmpl_deep_equal(const struct gotmpl_val *a, const struct gotmpl_val *b, un
 			    !gotmpl_deep_equal(a->u.m.e[i].v, b->u.m.e[i].v, work))
 				return 0;
 		return 1;
+	case GT_OBJ: /* pointers: the same one, or deeply equal targets */
+		return a->u.o.t == b->u.o.t &&
+		       (a->u.o.p == b->u.o.p || a->u.o.t->same(a->u.o.p, b->u.o.p));
 	}
 	return 0;
 }
@@ -770,6 +781,8 @@ int gotmpl_fmt_v(struct strbuf *sb, const struct gotmpl_val *v)
 				 ?: sb_addn(sb, v->u.m.e[i].k, v->u.m.e[i].klen)
 				 ?: sb_addch(sb, ':') ?: gotmpl_fmt_v(sb, v->u.m.e[i].v);
 		return rc ?: sb_addch(sb, ']');
+	case GT_OBJ: /* fmt calls its String() */
+		return v->u.o.t->str(sb, v->u.o.p);
 	}
 	return 0;
 }
