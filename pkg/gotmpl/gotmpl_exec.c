@@ -467,12 +467,11 @@ static struct gotmpl_val *eval_arg(struct exec *e, struct gotmpl_val *dot, char 
 		else
 			return gotmpl_int(&e->a, n->ival, GT_PLAIN) ?: oom(e);
 		break;
-	case 'u': /* Go's evalUnsignedInteger (SetUint keeps the low 32
-		    bits); a literal past int64 is refused here, Go takes it up to uint64 */
-		if (n->type != N_NUMBER || !n->is_int || n->ival < 0)
+	case 'u': /* Go's evalUnsignedInteger: SetUint keeps a uint32's low 32 bits */
+		if (n->type != N_NUMBER || !n->is_uint)
 			want = "unsigned integer";
 		else
-			return gotmpl_int(&e->a, (int64_t)(uint32_t)n->ival, GT_PLAIN) ?: oom(e);
+			return gotmpl_int(&e->a, (int64_t)(uint32_t)n->uval, GT_PLAIN) ?: oom(e);
 		break;
 	case 'f':
 		if (n->type != N_NUMBER || !n->is_float)

@@ -369,7 +369,9 @@ struct gotmpl_node {
 	size_t rawlen;	      /* its length */
 	int bval;	      /* BOOL */
 	int is_int, is_float; /* NUMBER: which Go constant kinds it fits */
+	int is_uint;	      /* NUMBER: fits uint64 (parse.NumberNode's IsUint) */
 	int64_t ival;	      /* NUMBER as int */
+	uint64_t uval;	      /* NUMBER as uint64 */
 	double fval;	      /* NUMBER as float */
 	const struct gotmpl_func *fn; /* IDENT: the function */
 };

@@ -485,8 +485,9 @@ int gotmpl_number(const struct gotmpl_token *t, struct gotmpl_node *n, char *msg
 		if (sb.len == 1)
 			r = (unsigned char)sb.buf[0];
 		sb_free(&sb);
-		n->is_int = n->is_float = 1;
+		n->is_int = n->is_float = n->is_uint = 1;
 		n->ival = r;
+		n->uval = r;
 		n->fval = r;
 		return 0;
 	}
@@ -510,12 +511,21 @@ int gotmpl_number(const struct gotmpl_token *t, struct gotmpl_node *n, char *msg
 
 		errno = 0;
 		u = strtoull(s, &end, base);
-		if (!*end && !errno &&
-		    (u <= INT64_MAX || (neg && u == (unsigned long long)INT64_MAX + 1))) {
-			n->is_int = n->is_float = 1;
-			n->ival = neg ? (int64_t)(0 - u) : (int64_t)u;
-			n->fval = (double)n->ival;
-			return 0;
+		if (!*end && !errno) {
+			/* ParseUint takes no sign; ParseInt's 0 makes "-0" and "+0" unsigned too */
+			n->is_uint = buf[0] != '+' && buf[0] != '-' ? 1 : u == 0;
+			n->uval = n->is_uint ? u : 0;
+			if (u <= INT64_MAX || (neg && u == (unsigned long long)INT64_MAX + 1)) {
+				n->is_int = n->is_float = 1;
+				n->ival = neg ? (int64_t)(0 - u) : (int64_t)u;
+				n->fval = (double)n->ival;
+				return 0;
+			}
+			if (n->is_uint) { /* past int64: a uint64 and a float */
+				n->is_float = 1;
+				n->fval = (double)u;
+				return 0;
+			}
 		}
 	}
 	errno = 0;
@@ -525,10 +535,27 @@ int gotmpl_number(const struct gotmpl_token *t, struct gotmpl_node *n, char *msg
 			snprintf(msg, msglen, "illegal number syntax: \"%.*s\"", (int)t->n, t->s);
 			return -1;
 		}
+		/* an integer ParseInt/ParseUint refused (too large, or "08"): Go's "integer
+		   overflow"; a hex mantissa without its p exponent does not parse as a float in Go
+		 */
+		if (!strpbrk(buf, ".eEpP") && base != 16) {
+			snprintf(msg, msglen, "integer overflow: \"%.*s\"", (int)t->n, t->s);
+			return -1;
+		}
+		if (base == 16 && !strpbrk(buf, "pP")) {
+			snprintf(msg, msglen, "illegal number syntax: \"%.*s\"", (int)t->n, t->s);
+			return -1;
+		}
 		n->is_float = 1;
-		if (n->fval == trunc(n->fval) && fabs(n->fval) < 9.2e18) {
+		/* Go: float64(int64(f)) == f, float64(uint64(f)) == f */
+		if (n->fval == trunc(n->fval) && n->fval >= -9223372036854775808.0 &&
+		    n->fval < 9223372036854775808.0) {
 			n->is_int = 1;
 			n->ival = (int64_t)n->fval;
+		}
+		if (n->fval == trunc(n->fval) && n->fval >= 0 && n->fval < 18446744073709551616.0) {
+			n->is_uint = 1;
+			n->uval = (uint64_t)n->fval;
 		}
 		return 0;
 	}

@@ -164,7 +164,8 @@ static size_t mp_msg(uint8_t *b, const char *s, size_t n)
 
 /*
  * derivePassword counter type password user site. scrypt's cost is charged as an eighth of the
- * execution's step budget, so one execution runs it at most 8 times; each run holds 32 MiB
+ * execution's step budget, so one execution runs it at most 8 times (fewer when
+ * the template does other work or the user and site are long); each run holds 32 MiB
  * (scrypt's N·r·128 bytes) from OpenSSL's allocator until it returns.
  */
 GT_FN(f_derivepassword)
@@ -186,10 +187,9 @@ GT_FN(f_derivepassword)
 	    (int)(sizeof(pw_types) / sizeof(pw_types[0]))) { /* Sprig returns this as the result */
 		struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
 
-		return gotmpl_done(
-		    c, &sb,
-		    sb_addf(&sb, "cannot find password template %.*s", (int)GT_SN(1), GT_S(1)),
-		    res);
+		int r = sb_add(&sb, "cannot find password template ");
+
+		return gotmpl_done(c, &sb, r ? r : sb_addn(&sb, GT_S(1), GT_SN(1)), res);
 	}
 	rc = gotmpl_work(c->a, GOTMPL_STEPS_MAX * GT_WORK_PER_STEP / 8 + (nuser + nsite) / 64);
 	if (rc)
