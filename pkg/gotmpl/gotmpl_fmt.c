@@ -440,7 +440,7 @@ static int fmt_value(struct strbuf *sb, const struct spec *f, const struct gotmp
 	case GT_OBJ: { /* fmt's handleMethods: a Stringer for v, s, x, X, q (not %#v) */
 		struct strbuf s = STRBUF_INIT(GT_STR_MAX);
 
-		if (f->sharp || !strchr("vsqxX", f->verb))
+		if ((f->sharp && f->verb == 'v') || !strchr("vsqxX", f->verb))
 			return -ENOTSUP;
 		rc = gotmpl_fmt_v(&s, v) ?: fmt_str(sb, f, s.buf ? s.buf : "", s.len);
 		sb_free(&s);

@@ -83,6 +83,14 @@ GT_FN(f_not)
 	GT_RES(gotmpl_bool(c->a, !gotmpl_truth(av[0])));
 }
 
+/* The type funcs.go's length and index name: after indirect(), so a *T's is T's. */
+static const char *indirect_typename(const struct gotmpl_val *v)
+{
+	const char *t = gotmpl_typename(v);
+
+	return t + (v->kind == GT_OBJ && t[0] == '*');
+}
+
 GT_FN(f_len)
 {
 	const struct gotmpl_val *v = av[0];
@@ -98,10 +106,7 @@ GT_FN(f_len)
 	case GOTMPL_NIL:
 		return gotmpl_fail(c, "len of nil pointer");
 	}
-	/* funcs.go length: the type after indirect(), so a *T's is T's */
-	return gotmpl_fail(c, "len of type %s",
-			   gotmpl_typename(v) +
-			       (v->kind == GT_OBJ && gotmpl_typename(v)[0] == '*'));
+	return gotmpl_fail(c, "len of type %s", indirect_typename(v));
 }
 
 /* Go's indexArg: an index into something of length cap (slices allow cap itself). */
@@ -155,7 +160,7 @@ GT_FN(f_index)
 		case GOTMPL_NIL:
 			return gotmpl_fail(c, "index of untyped nil");
 		default:
-			return gotmpl_fail(c, "can't index item of type %s", gotmpl_typename(v));
+			return gotmpl_fail(c, "can't index item of type %s", indirect_typename(v));
 		}
 	}
 	*res = v;

@@ -19,7 +19,7 @@ enum gotmpl_sub {
 	GT_UINT64 = 3, /* uint64 (a GOTMPL_INT that is never negative) */
 };
 
-/* An internal kind past enum gotmpl_kind: a Go object with methods (gotmpl_obj.c). */
+/* An internal kind past enum gotmpl_kind: a Go object with methods (gotmpl_sprig_semver_obj.c). */
 #define GT_OBJ 7
 struct gotmpl_otype;
 

@@ -342,7 +342,12 @@ GT_FN(f_deepequal)
 	GT_RES(gotmpl_bool(c->a, gotmpl_deep_equal(av[0], av[1], &c->a->work)));
 }
 
-static struct gotmpl_val *deep_copy(struct gotmpl_fctx *c, const struct gotmpl_val *v, int depth)
+/*
+ * A copy of v, or NULL: out of the memory budget (which also bounds the walk: every node copied
+ * is allocated, however the lists share sub-lists), too deep, or an object met (*obj set).
+ */
+static struct gotmpl_val *deep_copy(struct gotmpl_fctx *c, const struct gotmpl_val *v, int depth,
+				    const struct gotmpl_val **obj)
 {
 	struct gotmpl_val *r;
 
@@ -352,48 +357,39 @@ static struct gotmpl_val *deep_copy(struct gotmpl_fctx *c, const struct gotmpl_v
 	case GOTMPL_LIST:
 		r = gotmpl_list(c->a, v->u.l.n, v->sub);
 		for (size_t i = 0; r && i < v->u.l.n; i++)
-			if (!(r->u.l.v[r->u.l.n++] = deep_copy(c, v->u.l.v[i], depth + 1)))
+			if (!(r->u.l.v[r->u.l.n++] = deep_copy(c, v->u.l.v[i], depth + 1, obj)))
 				return NULL;
 		return r;
 	case GOTMPL_MAP:
 		r = gotmpl_map(c->a, v->sub);
 		for (size_t i = 0; r && i < v->u.m.n; i++) {
-			struct gotmpl_val *e = deep_copy(c, v->u.m.e[i].v, depth + 1);
+			struct gotmpl_val *e = deep_copy(c, v->u.m.e[i].v, depth + 1, obj);
 
 			if (!e || gotmpl_map_put(c->a, r, v->u.m.e[i].k, v->u.m.e[i].klen, e))
 				return NULL;
 		}
 		return r;
+	case GT_OBJ:
+		*obj = v;
+		return NULL;
 	default:
 		return (struct gotmpl_val *)v;
 	}
 }
 
-/* The first object (a *semver.Version, ...) in v, or NULL. */
-static const struct gotmpl_val *find_obj(const struct gotmpl_val *v, int depth)
-{
-	const struct gotmpl_val *o = NULL;
-
-	if (v->kind == GT_OBJ)
-		return v;
-	for (size_t i = 0; depth < 200 && !o && v->kind == GOTMPL_LIST && i < v->u.l.n; i++)
-		o = find_obj(v->u.l.v[i], depth + 1);
-	for (size_t i = 0; depth < 200 && !o && v->kind == GOTMPL_MAP && i < v->u.m.n; i++)
-		o = find_obj(v->u.m.e[i].v, depth + 1);
-	return o;
-}
-
 GT_FN(f_deepcopy)
 {
-	const struct gotmpl_val *o = find_obj(av[0], 0);
+	const struct gotmpl_val *o = NULL;
 
 	(void)ac;
 	if (av[0]->kind == GOTMPL_NIL)
 		return gotmpl_fail(c, "deepCopy error: copy: cannot copy nil");
-	if (o) /* copystructure walks exported fields only: what it makes of one is not settled */
+	*res = deep_copy(c, av[0], 0, &o);
+	if (!*res && o) /* copystructure walks exported fields only: what it makes of one is not
+			   settled */
 		return gotmpl_fail(c, "deepCopy of %s is not supported by nodeprobe",
 				   gotmpl_typename(o));
-	GT_RES(deep_copy(c, av[0], 0));
+	return *res ? 0 : -ENOMEM;
 }
 
 /* ---- paths (Go's path; filepath is the same on Linux) ---- */
