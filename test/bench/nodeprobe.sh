@@ -104,8 +104,32 @@ for m in "${machines[@]}"; do
     else
       npp=
     fi
-    hyperfine -N --warmup 5 --runs 100 --export-json "$tmp/h.json" "${cmds[@]}" >/dev/null 2>&1
-    read -r tl tn tp _ < <(/usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(*[x["median"] for x in r], 0)' "$tmp/h.json")
+    # Five rounds of 30 runs each, every command in each round, the commands' order turning
+    # round by round: on a shared machine the speed drifts over seconds, and one long run of
+    # each command in turn charges the drift to whichever ran in the slow stretch. Each
+    # figure is the median over the rounds of that round's median (the ratio: of the rounds'
+    # ratios).
+    for r in 1 2 3 4 5; do
+      rot=("${cmds[@]:$(( (r - 1) % ${#cmds[@]} ))}" "${cmds[@]:0:$(( (r - 1) % ${#cmds[@]} ))}")
+      hyperfine -N --warmup 3 --runs 30 --export-json "$tmp/h$r.json" "${rot[@]}" >/dev/null 2>&1
+    done
+    read -r tl tn tp _ < <(/usr/bin/python3 - "$tmp" "${cmds[@]}" <<'PY'
+import json, statistics, sys
+tmp, cmds = sys.argv[1], sys.argv[2:]
+rounds = []
+for r in range(1, 6):
+    med = {x["command"]: x["median"] for x in json.load(open(f"{tmp}/h{r}.json"))["results"]}
+    rounds.append([med[c] for c in cmds])
+col = lambda i: statistics.median(x[i] for x in rounds)
+tl, tn = col(0), col(1)
+# the ratio figures: median of the rounds' ratios, scaled back onto lspci's median
+rn = statistics.median(x[1] / x[0] for x in rounds)
+out = [tl, rn * tl]
+if len(cmds) > 2:
+    out.append(rn * tl / statistics.median(x[1] / x[2] for x in rounds))
+print(*out, 0)
+PY
+)
     rss_np=$(/usr/bin/time -f %M $np 2>&1 >/dev/null | tail -1)
     rss_ls=$(/usr/bin/time -f %M $ls 2>&1 >/dev/null | tail -1)
     rss_pp=0
