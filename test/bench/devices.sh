@@ -33,20 +33,8 @@ for c in "${classes[@]}"; do
 done
 
 # The previous build: its nodeprobe-devices from the tree of NP_BENCH_PREV.
-prev_rev=${NP_BENCH_PREV:-HEAD~1} prev=
-if [ "$prev_rev" != none ] && prev_id=$(git rev-parse --short "$prev_rev^{commit}" 2>/dev/null); then
-  mkdir -p "$tmp/prev"
-  if git archive "$prev_id" | tar -x -C "$tmp/prev" &&
-     make -C "$tmp/prev" --no-print-directory -j2 BUILD="$tmp/prev/build" "$tmp/prev/build/nodeprobe-devices" >"$tmp/prev.log" 2>&1; then
-    prev="$tmp/prev/build/nodeprobe-devices"
-    echo "previous build: $prev_rev ($prev_id)"
-  else
-    echo "previous build: $prev_rev ($prev_id) did not build (left out): $(tail -1 "$tmp/prev.log" 2>/dev/null || echo "git archive failed")"
-  fi
-else
-  [ "$prev_rev" = none ] && echo "previous build: none (NP_BENCH_PREV=none)" ||
-    echo "previous build: none ($prev_rev is no commit here: a shallow clone, or no git)"
-fi
+. test/bench/prev-build.bash
+prev_build nodeprobe-devices
 
 # run NAME BINARY HOTPLUG: serve the 50 devices, print Allocate latencies, hotplug (HOTPLUG=1),
 # peak RSS.

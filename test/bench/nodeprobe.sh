@@ -63,20 +63,8 @@ Y
 
 # The previous build: same flags, its own tree; a revision without some flag the command uses
 # is named and left out.
-prev_rev=${NP_BENCH_PREV:-HEAD~1} prev=
-if [ "$prev_rev" != none ] && prev_id=$(git rev-parse --short "$prev_rev^{commit}" 2>/dev/null); then
-  mkdir -p "$tmp/prev"
-  if git archive "$prev_id" | tar -x -C "$tmp/prev" &&
-     make -C "$tmp/prev" --no-print-directory -j2 BUILD="$tmp/prev/build" "$tmp/prev/build/nodeprobe" >"$tmp/prev.log" 2>&1; then
-    prev="$tmp/prev/build/nodeprobe"
-    echo "previous build: $prev_rev ($prev_id)"
-  else
-    echo "previous build: $prev_rev ($prev_id) did not build (left out): $(tail -1 "$tmp/prev.log" 2>/dev/null || echo "git archive failed")"
-  fi
-else
-  [ "$prev_rev" = none ] && echo "previous build: none (NP_BENCH_PREV=none)" ||
-    echo "previous build: none ($prev_rev is no commit here: a shallow clone, or no git)"
-fi
+. test/bench/prev-build.bash
+prev_build nodeprobe
 
 for m in "${machines[@]}"; do
   tree="$PWD/test/fixtures/pci/$m"
