@@ -11,7 +11,7 @@ BIN="$BUILD/nodeprobe-reload"
 RFIX="$NP_ROOT/test/fixtures/reloader"
 
 setup() {
-  RL_PID= SINK_PID=
+  SINK_PID=
   reload_fake_setup
 }
 
@@ -25,15 +25,11 @@ teardown() {
   fake_stop
 }
 
-put() { fake_ctl POST /objects "$1" >/dev/null; }
-cm() {
-  put "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"${3:-default}\",\"labels\":${4:-{\}}},\"data\":$2}"
-}
-ns() { put "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$1\",\"labels\":${2:-{\}}}}"; }
+# cm NAME DATA-JSON [NS] [LABELS-JSON]
+cm() { fake_cm "$1" "$2" "${3:-default}" "\"labels\":${4:-{\}}"; }
+ns() { fake_put "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$1\",\"labels\":${2:-{\}}}}"; }
 # deploy NAME NS CM [TEMPLATE-ANNOTATIONS]: a Deployment with auto, one container using CM.
-deploy() {
-  put "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"$2\",\"annotations\":{\"reloader.stakater.com/auto\":\"true\"}},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"$1\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"$1\"},\"annotations\":${4:-{\}}},\"spec\":{\"containers\":[{\"name\":\"app\",\"image\":\"x\",\"envFrom\":[{\"configMapRef\":{\"name\":\"$3\"}}]}]}}}}"
-}
+deploy() { fake_deploy "$1" "$3" "$2" "${4:-{\}}"; }
 # stale_lr CM NS: a last-reloaded-from template annotation recording a stale hash of CM.
 stale_lr() {
   echo "{\"reloader.stakater.com/last-reloaded-from\":\"{\\\"type\\\":\\\"CONFIGMAP\\\",\\\"name\\\":\\\"$1\\\",\\\"namespace\\\":\\\"$2\\\",\\\"hash\\\":\\\"0000000000000000000000000000000000000000\\\",\\\"containerRefs\\\":[\\\"app\\\"],\\\"observedAt\\\":1}\"}"

@@ -15,42 +15,31 @@ SPCPS_CRD='{"resource":"secrets-store.csi.x-k8s.io/v1/secretproviderclasspodstat
 SPC_CRD='{"resource":"secrets-store.csi.x-k8s.io/v1/secretproviderclasses"}'
 
 setup() {
-  RL_PID=
   reload_fake_setup
 }
 
 teardown() {
-  stop_rl
+  reload_stop
   fake_stop
 }
 
-stop_rl() {
-  if [ -n "$RL_PID" ]; then
-    kill "$RL_PID" 2>/dev/null || true
-    wait "$RL_PID" 2>/dev/null || true
-    RL_PID=
-  fi
-}
-
 sha1() { printf '%s' "$1" | sha1sum | cut -c1-40; }
-put() { fake_ctl POST /objects "$1" >/dev/null; }
 
 # A Deployment NAME in NS (default: default) with META-ANNOTATIONS mounting SecretProviderClass
 # vault-db through a CSI volume.
-deployment() {
-  put "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"${3:-default}\",\"annotations\":$2},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"$1\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"$1\"}},\"spec\":{\"containers\":[{\"name\":\"app\",\"image\":\"x\",\"volumeMounts\":[{\"name\":\"secrets\",\"mountPath\":\"/mnt/secrets\",\"readOnly\":true}]}],\"volumes\":[{\"name\":\"secrets\",\"csi\":{\"driver\":\"secrets-store.csi.k8s.io\",\"readOnly\":true,\"volumeAttributes\":{\"secretProviderClass\":\"vault-db\"}}}]}}}}"
-}
+CSI_POD='{"containers":[{"name":"app","image":"x","volumeMounts":[{"name":"secrets","mountPath":"/mnt/secrets","readOnly":true}]}],"volumes":[{"name":"secrets","csi":{"driver":"secrets-store.csi.k8s.io","readOnly":true,"volumeAttributes":{"secretProviderClass":"vault-db"}}}]}'
+deployment() { fake_deployment "$1" "$2" "$CSI_POD" "" "${3:-default}"; }
 
 # spcps POD VERSION-OF-db-pass [NS]: the driver's status object of POD mounting vault-db, as the
 # driver names it (<pod>-<ns>-<spc>), with two objects.
 spcps() {
   local ns=${3:-default}
-  put "{\"apiVersion\":\"secrets-store.csi.x-k8s.io/v1\",\"kind\":\"SecretProviderClassPodStatus\",\"metadata\":{\"name\":\"$1-$ns-vault-db\",\"namespace\":\"$ns\",\"labels\":{\"secrets-store.csi.k8s.io/pod-name\":\"$1\"}},\"status\":{\"podName\":\"$1\",\"secretProviderClassName\":\"vault-db\",\"mounted\":true,\"targetPath\":\"/var/lib/kubelet/pods/$1/volumes/kubernetes.io~csi/secrets/mount\",\"objects\":[{\"id\":\"secret/db-pass\",\"version\":\"$2\"},{\"id\":\"secret/api-key\",\"version\":\"7\"}]}}"
+  fake_put "{\"apiVersion\":\"secrets-store.csi.x-k8s.io/v1\",\"kind\":\"SecretProviderClassPodStatus\",\"metadata\":{\"name\":\"$1-$ns-vault-db\",\"namespace\":\"$ns\",\"labels\":{\"secrets-store.csi.k8s.io/pod-name\":\"$1\"}},\"status\":{\"podName\":\"$1\",\"secretProviderClassName\":\"vault-db\",\"mounted\":true,\"targetPath\":\"/var/lib/kubelet/pods/$1/volumes/kubernetes.io~csi/secrets/mount\",\"objects\":[{\"id\":\"secret/db-pass\",\"version\":\"$2\"},{\"id\":\"secret/api-key\",\"version\":\"7\"}]}}"
 }
 
 # spc NAME ANNOTATIONS: SecretProviderClass NAME in default (a Vault provider's, as the docs show)
 spc() {
-  put "{\"apiVersion\":\"secrets-store.csi.x-k8s.io/v1\",\"kind\":\"SecretProviderClass\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"default\",\"annotations\":$2},\"spec\":{\"provider\":\"vault\",\"parameters\":{\"roleName\":\"db\",\"objects\":\"- objectName: db-pass\\n  secretPath: secret/db-pass\\n\"}}}"
+  fake_put "{\"apiVersion\":\"secrets-store.csi.x-k8s.io/v1\",\"kind\":\"SecretProviderClass\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"default\",\"annotations\":$2},\"spec\":{\"provider\":\"vault\",\"parameters\":{\"roleName\":\"db\",\"objects\":\"- objectName: db-pass\\n  secretPath: secret/db-pass\\n\"}}}"
 }
 
 # start NWATCHES [ARGS]: watch mode; wait until NWATCHES watches are open.
@@ -102,7 +91,7 @@ env_of() {
   # count alone could not tell), and no SecretProviderClass GET for it
   nodata() { curl -sS "http://127.0.0.1:$port/metrics" | sed -n 's/^reloader_skipped_total{reason="no_data_change"} //p'; }
   u0=$(nodata)
-  put '{"apiVersion":"secrets-store.csi.x-k8s.io/v1","kind":"SecretProviderClassPodStatus","metadata":{"name":"web-1-default-vault-db","namespace":"default"},"status":{"podName":"web-1","secretProviderClassName":"vault-db","mounted":false,"objects":[{"id":"secret/api-key","version":"7"},{"id":"secret/db-pass","version":"2"}]}}'
+  fake_put '{"apiVersion":"secrets-store.csi.x-k8s.io/v1","kind":"SecretProviderClassPodStatus","metadata":{"name":"web-1-default-vault-db","namespace":"default"},"status":{"podName":"web-1","secretProviderClassName":"vault-db","mounted":false,"objects":[{"id":"secret/api-key","version":"7"},{"id":"secret/db-pass","version":"2"}]}}'
   for _ in $(seq 50); do [ "$(nodata)" = $((u0 + 1)) ] && break; sleep 0.1; done
   [ "$(nodata)" = $((u0 + 1)) ]
   [ "$(nreqs PATCH .)" -eq 1 ]
@@ -163,7 +152,7 @@ env_of() {
   # both pods' statuses rotate in one write: the SecretProviderClass is read before the rollout
   # (a second rotation shares a GET still queued), and its ignore keeps both workloads still
   q='{"apiVersion":"secrets-store.csi.x-k8s.io/v1","kind":"SecretProviderClassPodStatus","metadata":{"name":"%s-default-vault-db","namespace":"default"},"status":{"podName":"%s","secretProviderClassName":"vault-db","mounted":true,"objects":[{"id":"secret/db-pass","version":"2"},{"id":"secret/api-key","version":"7"}]}}'
-  put "{\"items\":[$(printf "$q" p p),$(printf "$q" q q)]}"
+  fake_put "{\"items\":[$(printf "$q" p p),$(printf "$q" q q)]}"
   reqs GET /secretproviderclasses/vault-db$ >/dev/null
   sleep 0.5
   [ "$(nreqs PATCH .)" -eq 0 ]
@@ -188,17 +177,17 @@ env_of() {
 @test "CSI: SecretProviderClass GETs stalled by a slow apiserver hold up no ConfigMap rollout (one 5 s try each, one per pass)" {
   fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
   fake_ctl POST /crds "$SPC_CRD" >/dev/null
-  put '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg","namespace":"default"},"data":{"a":"1"}}'
-  put '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"cm","namespace":"default","annotations":{"configmap.reloader.stakater.com/reload":"cfg"}},"spec":{"selector":{"matchLabels":{"app":"cm"}},"template":{"metadata":{"labels":{"app":"cm"}},"spec":{"containers":[{"name":"app","image":"x"}]}}}}'
+  fake_put '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg","namespace":"default"},"data":{"a":"1"}}'
+  fake_put '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"cm","namespace":"default","annotations":{"configmap.reloader.stakater.com/reload":"cfg"}},"spec":{"selector":{"matchLabels":{"app":"cm"}},"template":{"metadata":{"labels":{"app":"cm"}},"spec":{"containers":[{"name":"app","image":"x"}]}}}}'
   st() { printf '{"apiVersion":"secrets-store.csi.x-k8s.io/v1","kind":"SecretProviderClassPodStatus","metadata":{"name":"p-%s","namespace":"default"},"status":{"podName":"p","secretProviderClassName":"spc-%s","mounted":true,"objects":[{"id":"k","version":"%s"}]}}' "$1" "$1" "$2"; }
-  for i in $(seq 1 20); do put "$(st "$i" 1)"; done
+  for i in $(seq 1 20); do fake_put "$(st "$i" 1)"; done
   start 8
   # every SecretProviderClass GET answers after 30 s; 20 rotations of different classes queue 20
   fake_ctl POST /faults '{"path":"/secretproviderclasses/","action":"delay","seconds":30,"count":-1}' >/dev/null
-  for i in $(seq 1 20); do put "$(st "$i" 2)"; done
+  for i in $(seq 1 20); do fake_put "$(st "$i" 2)"; done
   reqs GET /secretproviderclasses/spc-1$ >/dev/null
   t0=$(date +%s%N)
-  put '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg","namespace":"default"},"data":{"a":"2"}}'
+  fake_put '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg","namespace":"default"},"data":{"a":"2"}}'
   fake_ctl GET '/requests?method=PATCH&path=/deployments/cm$&wait=20' | jq -e '.items | length == 1' >/dev/null ||
     { grep -v '^$' "$RL_LOG" | tail -5 >&2; false; }
   echo "# ConfigMap change -> rollout with SecretProviderClass GETs stalled: $((($(date +%s%N) - t0) / 1000000)) ms" >&3
@@ -232,7 +221,7 @@ env_of() {
 @test "CSI: annotations strategy records SECRETPROVIDERCLASS in last-reloaded-from; a named reload list rolls without a CSI volume" {
   fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
   deployment web '{"secretproviderclass.reloader.stakater.com/auto":"true"}'
-  put '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"named","namespace":"default","annotations":{"secretproviderclass.reloader.stakater.com/reload":"vault-.*"}},"spec":{"selector":{"matchLabels":{"app":"n"}},"template":{"metadata":{"labels":{"app":"n"}},"spec":{"containers":[{"name":"main","image":"x"}]}}}}'
+  fake_put '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"named","namespace":"default","annotations":{"secretproviderclass.reloader.stakater.com/reload":"vault-.*"}},"spec":{"selector":{"matchLabels":{"app":"n"}},"template":{"metadata":{"labels":{"app":"n"}},"spec":{"containers":[{"name":"main","image":"x"}]}}}}'
   spcps web-1 1
   start 8 --reload-strategy annotations
   spcps web-1 3

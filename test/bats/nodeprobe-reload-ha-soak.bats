@@ -39,13 +39,6 @@ teardown() {
   fake_stop
 }
 
-put() { fake_ctl POST /objects "$1"; }
-cm() {
-  put "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"default\"},\"data\":$2}"
-}
-deploy() {
-  put "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"default\",\"annotations\":{\"reloader.stakater.com/auto\":\"true\"}},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"$1\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"$1\"}},\"spec\":{\"containers\":[{\"name\":\"app\",\"image\":\"x\",\"envFrom\":[{\"configMapRef\":{\"name\":\"$2\"}}]}]}}}}" >/dev/null
-}
 # run_ha NAME: instance NAME with its own token (user NAME in the fake's log).
 run_ha() {
   local kc="$BATS_TEST_TMPDIR/kc-$1"
@@ -77,7 +70,7 @@ wait_holder_any() {
   PIDS+=($!)
   for i in $(seq 200); do [ -f "$BATS_TEST_TMPDIR/sink.ready" ] && break; sleep 0.05; done
   SINK_PORT=$(sed -n 's/^PORT=//p' "$BATS_TEST_TMPDIR/sink.ready")
-  for i in $(seq $N); do cm "c$i" '{"v":"0"}' >/dev/null; deploy "d$i" "c$i"; done
+  for i in $(seq $N); do fake_cm "c$i" '{"v":"0"}'; fake_deploy "d$i" "c$i"; done
   run_ha a
   [ "$(wait_holder_any)" = a ]
   run_ha b

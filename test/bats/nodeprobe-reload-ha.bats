@@ -28,14 +28,6 @@ teardown() {
 }
 
 sha1() { printf '%s' "$1" | sha1sum | cut -c1-40; }
-put() { fake_ctl POST /objects "$1" >/dev/null; }
-cm() {
-  put "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"default\"},\"data\":$2}"
-}
-# deploy NAME CM: a Deployment with reloader.stakater.com/auto using ConfigMap CM (envFrom).
-deploy() {
-  put "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"default\",\"annotations\":{\"reloader.stakater.com/auto\":\"true\"}},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"$1\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"$1\"}},\"spec\":{\"containers\":[{\"name\":\"app\",\"image\":\"x\",\"envFrom\":[{\"configMapRef\":{\"name\":\"$2\"}}]}]}}}}"
-}
 
 # run_ha NAME [ARGS]: start instance NAME (POD_NAME=NAME, POD_NAMESPACE=reload) in the
 # background, log in $BATS_TEST_TMPDIR/NAME.log; its pid in PID_<NAME>.
@@ -101,12 +93,12 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
   [ "$status" -eq 1 ]
   [[ $output == *"set POD_NAMESPACE"*"--leader-elect-resource-namespace"* ]]
   # --enable-ha=false is no election: rolls without a Lease
-  cm cfg '{"a":"1"}'
-  deploy web cfg
+  fake_cm cfg '{"a":"1"}'
+  fake_deploy web cfg
   "$BIN" --kubeconfig "$KC" --listen '' --no-events --enable-ha=false >"$BATS_TEST_TMPDIR/x.log" 2>&1 3>&- &
   PIDS+=($!)
   fake_wait_watchers 5
-  cm cfg '{"a":"2"}'
+  fake_cm cfg '{"a":"2"}'
   wait_patches 1
   [ "$(fake_ctl GET '/requests?path=leases&count=1' | jq .count)" -eq 0 ]
 }
@@ -138,10 +130,10 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
 }
 
 @test "HA: SIGKILL of the leader: the standby takes over after the lease duration, rolls only what is stale, nothing twice" {
-  cm c1 '{"v":"0"}'
-  cm c2 '{"v":"0"}'
-  deploy d1 c1
-  deploy d2 c2
+  fake_cm c1 '{"v":"0"}'
+  fake_cm c2 '{"v":"0"}'
+  fake_deploy d1 c1
+  fake_deploy d2 c2
   pa=$(free_port)
   pb=$(free_port)
   run_ha a --listen "127.0.0.1:$pa"
@@ -152,11 +144,11 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
   [ "$(curl -sS "http://127.0.0.1:$pa/metrics" | grep '^nodeprobe_reload_leader ')" = "nodeprobe_reload_leader 1" ]
   [ "$(curl -sS "http://127.0.0.1:$pb/metrics" | grep '^nodeprobe_reload_leader ')" = "nodeprobe_reload_leader 0" ]
   # the leader rolls d1; the standby watches it happen and keeps nothing pending
-  cm c1 '{"v":"1"}'
+  fake_cm c1 '{"v":"1"}'
   wait_patches 1 /d1$
   kill -9 "$PID_a"
   # changed while nobody leads: the new leader rolls it once, and d1 not again
-  cm c2 '{"v":"1"}'
+  fake_cm c2 '{"v":"1"}'
   wait_holder b
   wait_log b "acquired Lease reload/stakater-reloader-lock as b"
   wait_patches 1 /d2$
@@ -169,7 +161,7 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
   grep -q "leading: 1 workloads had changes pending, 1 still to roll" "$BATS_TEST_TMPDIR/b.log"
   [ "$(curl -sS "http://127.0.0.1:$pb/metrics" | grep '^nodeprobe_reload_leader ')" = "nodeprobe_reload_leader 1" ]
   # b keeps rolling
-  cm c1 '{"v":"2"}'
+  fake_cm c1 '{"v":"2"}'
   wait_patches 2 /d1$
   [[ $(patches /d1$ | tail -1) == *"$(sha1 v=2)"* ]]
   # a standby never wrote a workload: every PATCH came while its writer held the Lease
@@ -177,8 +169,8 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
 }
 
 @test "HA: SIGTERM releases the Lease (client-go's ReleaseOnCancel, exact PUT) and the standby takes over at once" {
-  cm cfg '{"v":"0"}'
-  deploy web cfg
+  fake_cm cfg '{"v":"0"}'
+  fake_deploy web cfg
   # a holds a 60 s lease: only its release lets b in within the 20 s this test waits
   run_ha a --leader-elect-lease-duration 60s
   wait_holder a
@@ -200,7 +192,7 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
   [ -n "$(jq -r .metadata.resourceVersion <<<"$body")" ]
   # a released lease has no holder: b takes it on its next try
   wait_holder b
-  cm cfg '{"v":"1"}'
+  fake_cm cfg '{"v":"1"}'
   wait_patches 1 /web$
   [ "$(npatches)" -eq 1 ]
 }
@@ -225,21 +217,21 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
 }
 
 @test "leading edge, default settings: an isolated change is rolled at once; a storm of 20 is at most 3 rollouts ending on the last hash" {
-  cm cfg '{"n":"0"}'
-  deploy web cfg
-  cm other '{"n":"0"}'
-  deploy solo other
+  fake_cm cfg '{"n":"0"}'
+  fake_deploy web cfg
+  fake_cm other '{"n":"0"}'
+  fake_deploy solo other
   "$BIN" --kubeconfig "$KC" --listen '' --no-events >"$BATS_TEST_TMPDIR/x.log" 2>&1 3>&- &
   PIDS+=($!)
   fake_wait_watchers 5
   # isolated: one PATCH with the new hash and nothing held back
-  cm other '{"n":"1"}'
+  fake_cm other '{"n":"1"}'
   wait_patches 1 /solo$
   [ "$(npatches /solo$)" -eq 1 ]
   # storm: the first change goes out at once, the other 19 as one more rollout after the
   # minimum interval (10 s by default), with the last hash
   for i in $(seq 1 20); do
-    cm cfg "{\"n\":\"$i\"}"
+    fake_cm cfg "{\"n\":\"$i\"}"
     sleep 0.05
   done
   last=$(sha1 'n=20')
@@ -255,15 +247,15 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
 }
 
 @test "HA: a renewal that hangs past the renew deadline: the leader stops rolling, queues, and rolls once it leads again" {
-  cm cfg '{"v":"0"}'
-  deploy web cfg
+  fake_cm cfg '{"v":"0"}'
+  fake_deploy web cfg
   run_ha a -v
   wait_holder a
   # every Lease request now takes 4 s: longer than the 2 s renew deadline each try is bounded by
   fake_ctl POST /faults '{"path":"/leases/","action":"delay","seconds":4,"count":-1}' >/dev/null
   wait_log a "lost Lease reload/stakater-reloader-lock"
   # not the leader: the change is queued, not rolled
-  cm cfg '{"v":"1"}'
+  fake_cm cfg '{"v":"1"}'
   wait_log a "Deployment default/web: change queued; not leading"
   fake_ctl DELETE /faults >/dev/null
   wait_log a "leading: 1 workloads had changes pending, 1 still to roll"
@@ -274,10 +266,10 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
 }
 
 @test "HA: two instances started together: one creates the Lease, the other stands by; each change rolled once" {
-  cm c1 '{"v":"0"}'
-  cm c2 '{"v":"0"}'
-  deploy d1 c1
-  deploy d2 c2
+  fake_cm c1 '{"v":"0"}'
+  fake_cm c2 '{"v":"0"}'
+  fake_deploy d1 c1
+  fake_deploy d2 c2
   run_ha a
   run_ha b
   for i in $(seq 200); do
@@ -291,25 +283,25 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
   # one Lease create answered 201; a second one, if any, got 409 AlreadyExists
   [ "$(fake_ctl GET "/requests?method=POST&path=/leases\$" | jq -c '[.items[].status] | sort | .[0:1]')" = '[201]' ]
   [ "$(fake_ctl GET "/requests?method=POST&path=/leases\$" | jq '[.items[] | select(.status != 201 and .status != 409)] | length')" -eq 0 ]
-  cm c1 '{"v":"1"}'
+  fake_cm c1 '{"v":"1"}'
   wait_patches 1 /d1$
   # a later change as a sentinel: by its rollout, a duplicate of d1's would have come
-  cm c2 '{"v":"1"}'
+  fake_cm c2 '{"v":"1"}'
   wait_patches 1 /d2$
   [ "$(npatches /d1$)" -eq 1 ]
   [ "$(npatches /d2$)" -eq 1 ]
 }
 
 @test "HA: a CronJob (nothing recorded on it): the standby drops a change the leader handled; the takeover creates no second Job" {
-  cm cfg '{"v":"0"}'
-  cm c2 '{"v":"0"}'
-  deploy d2 c2
-  put '{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"nightly","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"schedule":"0 3 * * *","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"job","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}}}'
+  fake_cm cfg '{"v":"0"}'
+  fake_cm c2 '{"v":"0"}'
+  fake_deploy d2 c2
+  fake_put '{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"nightly","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"schedule":"0 3 * * *","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"job","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}}}'
   run_ha a --coalesce-window 0 --min-interval 0
   wait_holder a
   run_ha b -v --coalesce-window 0 --min-interval 0
   wait_log b "leader is a"
-  cm cfg '{"v":"1"}'
+  fake_cm cfg '{"v":"1"}'
   fake_ctl GET "/requests?method=POST&path=/jobs\$&min=1&wait=20" >/dev/null
   # a Lease renewal seen well after the change: the leader was alive and created the Job
   wait_log b "CronJob default/nightly: the leader was alive well after the change; not pending here"
@@ -317,18 +309,18 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
   wait_holder b
   wait_log b "leading: 0 workloads had changes pending, 0 still to roll"
   # a sentinel change rolled by b: a second Job, had there been one, came before it
-  cm c2 '{"v":"1"}'
+  fake_cm c2 '{"v":"1"}'
   wait_patches 1 /d2$
   [ "$(fake_ctl GET "/requests?method=POST&path=/jobs\$&count=1" | jq .count)" -eq 1 ]
 }
 
 @test "HA: a Job's DELETE answered past the renew deadline: its POST still goes while the Lease is ours; the Job is never lost" {
-  cm cfg '{"v":"0"}'
-  put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","labels":{"app":"migrate"},"annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"backoffLimit":1,"template":{"metadata":{"labels":{"app":"migrate"}},"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
+  fake_cm cfg '{"v":"0"}'
+  fake_put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","labels":{"app":"migrate"},"annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"backoffLimit":1,"template":{"metadata":{"labels":{"app":"migrate"}},"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
   leader_a_standby_b --coalesce-window 0 --min-interval 0
   # the DELETE takes effect at once, its answer comes 4 s later: past a's renew deadline (2 s)
   fake_ctl POST /faults '{"method":"DELETE","path":"/jobs/migrate$","action":"delay-response","seconds":4}' >/dev/null
-  cm cfg '{"v":"1"}'
+  fake_cm cfg '{"v":"1"}'
   fake_ctl GET "/requests?method=DELETE&path=/jobs/migrate\$&min=1&wait=20" >/dev/null
   # a Job named migrate exists again, within 20 s (whoever created it)
   for i in $(seq 200); do
@@ -345,11 +337,11 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
 }
 
 @test "HA: a 429 asking the leader to wait past its renew deadline: the write gives up (pending), the Lease is not lost" {
-  cm c1 '{"v":"0"}'
-  deploy d1 c1
+  fake_cm c1 '{"v":"0"}'
+  fake_deploy d1 c1
   leader_a_standby_b --coalesce-window 0 --min-interval 0
   fake_ctl POST /faults '{"method":"PATCH","path":"/deployments/d1$","action":"status","code":429,"retryAfter":10}' >/dev/null
-  cm c1 '{"v":"1"}'
+  fake_cm c1 '{"v":"1"}'
   # rolled later by a, which kept leading: the Lease was renewed meanwhile (30 s bound)
   for i in $(seq 300); do
     ok=$(fake_ctl GET '/requests?method=PATCH&path=/d1$' | jq -r '[.items[] | select(.status == 200)][0] | "\(.user // "") \(.body)"')

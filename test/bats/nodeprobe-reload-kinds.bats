@@ -11,37 +11,20 @@ source "$NP_ROOT/test/fake-apiserver/fake.bash"
 BIN="$BUILD/nodeprobe-reload"
 
 setup() {
-  RL_PID=
   reload_fake_setup
 }
 
 teardown() {
-  stop_rl
+  reload_stop --watches-closed
   fake_stop
 }
 
-stop_rl() {
-  if [ -n "$RL_PID" ]; then
-    kill "$RL_PID" 2>/dev/null || true
-    wait "$RL_PID" 2>/dev/null || true
-    RL_PID=
-    # its watches are gone before the next start counts watches
-    [ -z "${FAKE_PID:-}" ] || fake_ctl GET "/watchers?max=0&wait=10" >/dev/null
-  fi
-}
-
 sha1() { printf '%s' "$1" | sha1sum | cut -c1-40; }
-put() { fake_ctl POST /objects "$1" >/dev/null; }
-cm() {
-  put "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"default\"},\"data\":$2}"
-}
 AUTO='{"reloader.stakater.com/auto":"true"}'
 POD='{"containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}'
 
 # deployment NAME META-ANNOTATIONS [POD] [SPEC-EXTRA]
-deployment() {
-  put "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"default\",\"annotations\":$2},\"spec\":{${4:-}\"selector\":{\"matchLabels\":{\"app\":\"$1\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"$1\"}},\"spec\":${3:-$POD}}}}"
-}
+deployment() { fake_deployment "$1" "$2" "${3:-$POD}" "${4:-}"; }
 
 # start NWATCHES [ARGS]: run nodeprobe-reload in watch mode; wait until NWATCHES watches are open.
 start() {
@@ -63,13 +46,13 @@ nreqs() { fake_ctl GET "/requests?method=$1&path=$2&count=1" | jq .count; }
 uid_of() { fake_ctl GET "/objects?apiVersion=$1&kind=$2&name=$3" | jq -r .metadata.uid; }
 
 @test "CronJob: a change creates a Job from the jobTemplate (exact POST), the CronJob is never written" {
-  cm cfg '{"k":"0"}'
-  put '{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"backup","namespace":"default","labels":{"team":"a"},"annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"schedule":"0 1 * * *","jobTemplate":{"metadata":{"labels":{"app":"backup"},"annotations":{"note":"t"}},"spec":{"backoffLimit":2,"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}}}'
+  fake_cm cfg '{"k":"0"}'
+  fake_put '{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"backup","namespace":"default","labels":{"team":"a"},"annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"schedule":"0 1 * * *","jobTemplate":{"metadata":{"labels":{"app":"backup"},"annotations":{"note":"t"}},"spec":{"backoffLimit":2,"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}}}'
   uid=$(uid_of batch/v1 CronJob backup)
   start 7
   # restart safety: nothing recorded on a CronJob, so a start creates no Job
   [ "$(nreqs POST /jobs$)" -eq 0 ]
-  cm cfg '{"k":"1"}'
+  fake_cm cfg '{"k":"1"}'
   out=$(reqs POST /apis/batch/v1/namespaces/default/jobs$)
   h=$(sha1 'k=1')
   [ "$out" = "201 {\"kind\":\"Job\",\"apiVersion\":\"batch/v1\",\"metadata\":{\"generateName\":\"backup-\",\"namespace\":\"default\",\"labels\":{\"app\":\"backup\"},\"annotations\":{\"cronjob.kubernetes.io/instantiate\":\"manual\",\"note\":\"t\"},\"ownerReferences\":[{\"apiVersion\":\"batch/v1\",\"kind\":\"CronJob\",\"name\":\"backup\",\"uid\":\"$uid\",\"controller\":true,\"blockOwnerDeletion\":true}]},\"spec\":{\"backoffLimit\":2,\"template\":{\"spec\":{\"restartPolicy\":\"OnFailure\",\"containers\":[{\"name\":\"app\",\"image\":\"x\",\"envFrom\":[{\"configMapRef\":{\"name\":\"cfg\"}}],\"env\":[{\"name\":\"STAKATER_CFG_CONFIGMAP\",\"value\":\"$h\"}]}]}}}}" ]
@@ -82,18 +65,18 @@ uid_of() { fake_ctl GET "/objects?apiVersion=$1&kind=$2&name=$3" | jq -r .metada
   ev=$(reqs POST /events$)
   [[ $ev == *'"involvedObject":{"apiVersion":"batch/v1","kind":"CronJob","name":"backup","namespace":"default","uid":"'$uid'"},"reason":"Reloaded","message":"Changes detected in '"'cfg'"' of type '"'CONFIGMAP'"' in namespace '"'default'"', Updated '"'backup'"' of type '"'CronJob'"' in namespace '"'default'"'","type":"Normal"'* ]]
   # every change creates another Job (Reloader's behaviour: nothing is recorded on the CronJob)
-  cm cfg '{"k":"2"}'
+  fake_cm cfg '{"k":"2"}'
   reqs POST /jobs$ 2 >/dev/null
   [ "$(nreqs POST /jobs$)" -eq 2 ]
 }
 
 @test "CronJob: a create whose answer was lost is not sent again (one Job, not two)" {
-  cm cfg '{"k":"0"}'
-  put '{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"backup","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"schedule":"0 1 * * *","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}}}'
+  fake_cm cfg '{"k":"0"}'
+  fake_put '{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"backup","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"schedule":"0 1 * * *","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}}}'
   start 7
   # the API server creates the Job, the connection drops before the answer
   fake_ctl POST /faults '{"method":"POST","path":"/jobs$","action":"drop-response","count":1}' >/dev/null
-  cm cfg '{"k":"1"}'
+  fake_cm cfg '{"k":"1"}'
   reqs POST /jobs$ >/dev/null
   sleep 3
   [ "$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job' | jq '.items | length')" -eq 1 ] || { cat "$RL_LOG"; fake_ctl GET '/requests?method=POST&path=/jobs$' | jq -c '.items[] | [.status, .unsentStatus]'; false; }
@@ -103,21 +86,21 @@ uid_of() { fake_ctl GET "/objects?apiVersion=$1&kind=$2&name=$3" | jq -r .metada
   grep -q 'rolled CronJob default/backup for ConfigMap default/cfg' "$RL_LOG"
   # a create the server did not make (500) is sent again by the rollout's retry: one Job more
   fake_ctl POST /faults '{"method":"POST","path":"/jobs$","action":"status","code":500,"count":1}' >/dev/null
-  cm cfg '{"k":"2"}'
+  fake_cm cfg '{"k":"2"}'
   reqs POST /jobs$ 3 >/dev/null
   [ "$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job' | jq '.items | length')" -eq 2 ]
   [ "$(fake_ctl GET '/requests?method=POST&path=/jobs$' | jq -r '[.items[].status] | join(" ")')" = "dropped 500 201" ]
 }
 
 @test "Job: deleted (Background, uid precondition) and created again without server-set fields (exact bodies)" {
-  cm cfg '{"k":"0"}'
-  put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","labels":{"app":"migrate"},"annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"backoffLimit":1,"template":{"metadata":{"labels":{"app":"migrate"}},"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
+  fake_cm cfg '{"k":"0"}'
+  fake_put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","labels":{"app":"migrate"},"annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"backoffLimit":1,"template":{"metadata":{"labels":{"app":"migrate"}},"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
   old=$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job&name=migrate')
   uid=$(jq -r .metadata.uid <<<"$old")
   # the fake server generated the selector and pod labels, as the Job strategy does
   [ "$(jq -r '.spec.template.metadata.labels["batch.kubernetes.io/job-name"]' <<<"$old")" = migrate ]
   start 7
-  cm cfg '{"k":"1"}'
+  fake_cm cfg '{"k":"1"}'
   h=$(sha1 'k=1')
   [ "$(reqs DELETE /apis/batch/v1/namespaces/default/jobs/migrate$)" = "200 {\"propagationPolicy\":\"Background\",\"preconditions\":{\"uid\":\"$uid\"}}" ]
   out=$(reqs POST /apis/batch/v1/namespaces/default/jobs$)
@@ -129,46 +112,46 @@ uid_of() { fake_ctl GET "/objects?apiVersion=$1&kind=$2&name=$3" | jq -r .metada
   [ "$(jq -r '.spec.selector.matchLabels["batch.kubernetes.io/controller-uid"]' <<<"$new")" = "$(jq -r .metadata.uid <<<"$new")" ]
   grep -q 'rolled Job default/migrate for ConfigMap default/cfg' "$RL_LOG"
   # the recreated Job records the hash: a restart rolls nothing, the next change rolls again
-  stop_rl
+  reload_stop --watches-closed
   start 7
   sleep 0.5
   [ "$(nreqs DELETE /jobs/migrate$)" -eq 1 ]
-  cm cfg '{"k":"2"}'
+  fake_cm cfg '{"k":"2"}'
   reqs POST /jobs$ 2 >/dev/null
   [ "$(nreqs DELETE /jobs/migrate$)" -eq 2 ]
 }
 
 @test "Job: a POST refused as AlreadyExists after the DELETE is retried, the Job is not lost; manualSelector kept" {
-  cm cfg '{"k":"0"}'
-  put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"manualSelector":true,"selector":{"matchLabels":{"run":"m"}},"template":{"metadata":{"labels":{"run":"m"}},"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
+  fake_cm cfg '{"k":"0"}'
+  fake_put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"manualSelector":true,"selector":{"matchLabels":{"run":"m"}},"template":{"metadata":{"labels":{"run":"m"}},"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
   start 7
   fake_ctl POST /faults '{"method":"POST","path":"/jobs$","action":"status","code":409,"message":"jobs.batch \"migrate\" already exists","count":2}' >/dev/null
-  cm cfg '{"k":"1"}'
+  fake_cm cfg '{"k":"1"}'
   [ "$(reqs POST /jobs$ 3 | cut -d' ' -f1 | tr '\n' ' ')" = "409 409 201 " ]
   new=$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job&name=migrate')
   [ "$(jq -r '.spec.template.spec.containers[0].env[0].value' <<<"$new")" = "$(sha1 'k=1')" ]
   # a Job with its own selector keeps it (Reloader strips it and its create fails)
   [ "$(jq -c '[.spec.selector, .spec.template.metadata.labels]' <<<"$new")" = '[{"matchLabels":{"run":"m"}},{"run":"m"}]' ]
   # the old Job's DELETED event does not drop the new one: the next change rolls it again
-  cm cfg '{"k":"2"}'
+  fake_cm cfg '{"k":"2"}'
   reqs DELETE /jobs/migrate$ 2 >/dev/null
   [ "$(nreqs DELETE /jobs/migrate$)" -eq 2 ]
 }
 
 @test "Job: a POST refused after the DELETE (quota, webhook) is tried again; the Job is not lost" {
-  cm cfg '{"k":"0"}'
-  put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
+  fake_cm cfg '{"k":"0"}'
+  fake_put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
   start 7
   # a ResourceQuota on count/jobs.batch or an admission webhook refuses the first create
   fake_ctl POST /faults '{"method":"POST","path":"/jobs$","action":"status","code":403,"message":"jobs.batch \"migrate\" is forbidden: exceeded quota: q, requested: count/jobs.batch=1, used: count/jobs.batch=1, limited: count/jobs.batch=1","count":1}' >/dev/null
-  cm cfg '{"k":"1"}'
+  fake_cm cfg '{"k":"1"}'
   [ "$(reqs POST /jobs$ 2 | cut -d' ' -f1 | tr '\n' ' ')" = "403 201 " ] || { cat "$RL_LOG"; false; }
   new=$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job&name=migrate')
   [ "$(jq -r '.spec.template.spec.containers[0].env[0].value' <<<"$new")" = "$(sha1 'k=1')" ]
   # deleted once: the retry creates the copy it kept, it does not delete again
   [ "$(nreqs DELETE /jobs/migrate$)" -eq 1 ]
   # and the recreated Job is still tracked: the next change rolls it
-  cm cfg '{"k":"2"}'
+  fake_cm cfg '{"k":"2"}'
   reqs DELETE /jobs/migrate$ 2 >/dev/null
   reqs POST /jobs$ 3 >/dev/null
   [ "$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job&name=migrate' | jq -r '.spec.template.spec.containers[0].env[0].value')" = "$(sha1 'k=2')" ]
@@ -177,26 +160,26 @@ uid_of() { fake_ctl GET "/objects?apiVersion=$1&kind=$2&name=$3" | jq -r .metada
 }
 
 @test "Job: a DELETE whose answer was lost still ends with the Job created again" {
-  cm cfg '{"k":"0"}'
-  put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
+  fake_cm cfg '{"k":"0"}'
+  fake_put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
   start 7
   # the API server deletes the Job, the connection drops before the answer
   fake_ctl POST /faults '{"method":"DELETE","path":"/jobs/migrate$","action":"drop-response","count":1}' >/dev/null
-  cm cfg '{"k":"1"}'
+  fake_cm cfg '{"k":"1"}'
   reqs POST /jobs$ >/dev/null
   [ "$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job&name=migrate' | jq -r '.spec.template.spec.containers[0].env[0].value')" = "$(sha1 'k=1')" ] || { cat "$RL_LOG"; fake_ctl GET '/requests?path=/jobs&watch=0' | jq -c '.items[] | [.method, .status]'; false; }
   # and it is still tracked: the next change rolls it
-  cm cfg '{"k":"2"}'
+  fake_cm cfg '{"k":"2"}'
   reqs POST /jobs$ 2 >/dev/null
   [ "$(fake_ctl GET '/objects?apiVersion=batch/v1&kind=Job&name=migrate' | jq -r '.spec.template.spec.containers[0].env[0].value')" = "$(sha1 'k=2')" ]
 }
 
 @test "Job: a deleted Job whose create failed is created again even when no rollout is pending any more" {
-  cm cfg '{"k":"0"}'
-  put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
+  fake_cm cfg '{"k":"0"}'
+  fake_put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
   start 7
   fake_ctl POST /faults '{"method":"POST","path":"/jobs$","action":"status","code":403,"count":1}' >/dev/null
-  cm cfg '{"k":"1"}'
+  fake_cm cfg '{"k":"1"}'
   reqs POST /jobs$ >/dev/null
   # the ConfigMap goes too: the retried rollout has nothing to roll for, the Job is still owed
   fake_ctl DELETE '/objects?apiVersion=v1&kind=ConfigMap&name=cfg' >/dev/null
@@ -207,16 +190,16 @@ uid_of() { fake_ctl GET "/objects?apiVersion=$1&kind=$2&name=$3" | jq -r .metada
 
 # rollout NAME META-ANNOTATIONS-JSON: an Argo Rollout using ConfigMap cfg.
 rollout() {
-  put "{\"apiVersion\":\"argoproj.io/v1alpha1\",\"kind\":\"Rollout\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"default\",\"annotations\":$2},\"spec\":{\"replicas\":1,\"selector\":{\"matchLabels\":{\"app\":\"$1\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"$1\"}},\"spec\":$POD}}}"
+  fake_put "{\"apiVersion\":\"argoproj.io/v1alpha1\",\"kind\":\"Rollout\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"default\",\"annotations\":$2},\"spec\":{\"replicas\":1,\"selector\":{\"matchLabels\":{\"app\":\"$1\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"$1\"}},\"spec\":$POD}}}"
 }
 
 @test "Rollout: restart sets spec.restartAt, rollout patches the template (env-vars and annotations), merge patches" {
   fake_ctl POST /crds '{"resource":"argoproj.io/v1alpha1/rollouts"}' >/dev/null
-  cm cfg '{"k":"0"}'
+  fake_cm cfg '{"k":"0"}'
   rollout r-restart '{"reloader.stakater.com/auto":"true","reloader.stakater.com/rollout-strategy":"restart"}'
   rollout r-rollout '{"reloader.stakater.com/auto":"true","reloader.stakater.com/rollout-strategy":"rollout"}'
   start 8 --is-Argo-Rollouts true
-  cm cfg '{"k":"1"}'
+  fake_cm cfg '{"k":"1"}'
   h=$(sha1 'k=1')
   out=$(reqs PATCH /rollouts/r-restart$)
   [[ $out =~ ^200\ \{\"spec\":\ \{\"restartAt\":\ \"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\"\}\}$ ]]
@@ -227,34 +210,34 @@ rollout() {
   [ "$(fake_ctl GET '/requests?method=PATCH&path=/rollouts/' | jq -r '[.items[].contentType] | unique | join(" ")')" = application/merge-patch+json ]
   [ "$(fake_ctl GET '/objects?apiVersion=argoproj.io/v1alpha1&kind=Rollout&name=r-rollout' | jq -r '.spec.template.spec.containers[0].env[0].value')" = "$h" ]
   # restart records nothing: every change restarts; rollout is idempotent for the same data
-  cm cfg '{"k":"2"}'
+  fake_cm cfg '{"k":"2"}'
   reqs PATCH /rollouts/r-restart$ 2 >/dev/null
   reqs PATCH /rollouts/r-rollout$ 2 >/dev/null
-  stop_rl
+  reload_stop --watches-closed
   fake_ctl DELETE /requests >/dev/null
   # annotations strategy: the Deployment body, as a merge patch
-  cm cfg '{"k":"3"}'
+  fake_cm cfg '{"k":"3"}'
   start 8 --is-Argo-Rollouts=true --reload-strategy annotations
-  cm cfg '{"k":"4"}'
+  fake_cm cfg '{"k":"4"}'
   out=$(reqs PATCH /rollouts/r-rollout$)
   out=$(sed -E 's/(observedAt\\":)[0-9]+\}/\1N}/' <<<"$out")
   [ "$out" = '200 {"spec":{"template":{"metadata":{"annotations":{"reloader.stakater.com/last-reloaded-from":"{\"type\":\"CONFIGMAP\",\"name\":\"cfg\",\"namespace\":\"default\",\"hash\":\"'"$(sha1 'k=4')"'\",\"containerRefs\":[\"app\"],\"observedAt\":N}"}}}}}' ]
   # Argo Rollouts disabled (Reloader's default): no rollouts LIST or WATCH at all
-  stop_rl
+  reload_stop --watches-closed
   fake_ctl DELETE /requests >/dev/null
   start 7
-  cm cfg '{"k":"5"}'
+  fake_cm cfg '{"k":"5"}'
   sleep 0.5
   [ "$(nreqs '.*' /rollouts)" -eq 0 ]
 }
 
 @test "Rollout: an absent CRD (404) is said once; Deployments still roll; installed later, it is found within 30 s" {
-  cm cfg '{"k":"0"}'
+  fake_cm cfg '{"k":"0"}'
   deployment web "$AUTO"
   rollout r '{"reloader.stakater.com/auto":"true"}'
   start 7 --is-Argo-Rollouts true
   grep -c 'argoproj.io/v1alpha1 rollouts are not served by this cluster (HTTP 404 on LIST): Rollout objects are not reloaded; checking again every 30 s' "$RL_LOG" | grep -qx 1
-  cm cfg '{"k":"1"}'
+  fake_cm cfg '{"k":"1"}'
   reqs PATCH /deployments/web$ >/dev/null
   [ "$(nreqs GET /rollouts)" -eq 1 ]
   ! grep -q 'error' "$RL_LOG"
@@ -264,27 +247,27 @@ rollout() {
   [ "$(fake_ctl GET /watchers | jq '[.items[] | select(.resource == "argoproj.io/v1alpha1/rollouts")] | length')" -eq 1 ]
   grep -q 'argoproj.io/v1alpha1 rollouts are served now: watching them' "$RL_LOG"
   [ "$(grep -c 'not served' "$RL_LOG")" -eq 1 ]
-  cm cfg '{"k":"2"}'
+  fake_cm cfg '{"k":"2"}'
   [ "$(reqs PATCH /rollouts/r$ | cut -c1-4)" = "200 " ]
 }
 
 @test "--ignored-workload-types: jobs and cronjobs are neither listed, watched nor rolled; bad values exit 2" {
-  cm cfg '{"k":"0"}'
+  fake_cm cfg '{"k":"0"}'
   deployment web "$AUTO"
-  put '{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"backup","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"schedule":"0 1 * * *","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}}}'
-  put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
+  fake_put '{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"backup","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"schedule":"0 1 * * *","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}}}'
+  fake_put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}'
   start 5 --ignored-workload-types jobs,cronjobs
-  cm cfg '{"k":"1"}'
+  fake_cm cfg '{"k":"1"}'
   reqs PATCH /deployments/web$ >/dev/null
   sleep 0.3
   [ "$(nreqs '.*' '/(jobs|cronjobs)')" -eq 0 ]
-  stop_rl
+  reload_stop --watches-closed
   # one type only: the other is still handled
   start 6 --ignored-workload-types=cronjobs
-  cm cfg '{"k":"2"}'
+  fake_cm cfg '{"k":"2"}'
   reqs POST /jobs$ >/dev/null
   [ "$(nreqs '.*' /cronjobs)" -eq 0 ]
-  stop_rl
+  reload_stop --watches-closed
   # RBAC without jobs: a clear error at start, unless the kind is ignored
   fake_ctl POST /faults '{"method":"GET","path":"/jobs$","action":"status","code":403}' >/dev/null
   run_expect_fail 1 "$BIN" --kubeconfig "$KC" --mode once --no-events
@@ -299,15 +282,15 @@ rollout() {
 }
 
 @test "pause-period: pause PATCH, the reload on the paused Deployment, resume PATCH when the period ends" {
-  cm cfg '{"k":"0"}'
+  fake_cm cfg '{"k":"0"}'
   deployment web '{"reloader.stakater.com/auto":"true","deployment.reloader.stakater.com/pause-period":"2s"}'
   start 7
-  cm cfg '{"k":"1"}'
+  fake_cm cfg '{"k":"1"}'
   out=$(reqs PATCH /apis/apps/v1/namespaces/default/deployments/web$ 2)
   [[ $(sed -n 1p <<<"$out") =~ ^200\ \{\"metadata\":\{\"annotations\":\{\"deployment.reloader.stakater.com/paused-at\":\"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\"\}\},\"spec\":\{\"paused\":true\}\}$ ]]
   [ "$(sed -n 2p <<<"$out")" = "200 {\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"app\",\"env\":[{\"name\":\"STAKATER_CFG_CONFIGMAP\",\"value\":\"$(sha1 'k=1')\"}]}]}}}}" ]
   # a change within the period lands on the paused Deployment; the window is not extended
-  cm cfg '{"k":"2"}'
+  fake_cm cfg '{"k":"2"}'
   out=$(reqs PATCH /deployments/web$ 4)
   [ "$(sed -n 3p <<<"$out")" = "200 {\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"app\",\"env\":[{\"name\":\"STAKATER_CFG_CONFIGMAP\",\"value\":\"$(sha1 'k=2')\"}]}]}}}}" ]
   [ "$(sed -n 4p <<<"$out")" = '200 {"metadata":{"annotations":{"deployment.reloader.stakater.com/paused-at":null}},"spec":{"paused":false}}' ]
@@ -319,7 +302,7 @@ rollout() {
 }
 
 @test "pause-period across a restart: resumed when due from paused-at; paused by someone else left alone" {
-  cm cfg '{"k":"0"}'
+  fake_cm cfg '{"k":"0"}'
   now=$(date -u +%s)
   at() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
   deployment due '{"reloader.stakater.com/auto":"true","deployment.reloader.stakater.com/pause-period":"5m","deployment.reloader.stakater.com/paused-at":"'"$(at $((now - 600)))"'"}' "$POD" '"paused":true,'
@@ -334,23 +317,23 @@ rollout() {
   [ "$(fake_ctl GET '/requests?method=PATCH&path=/deployments/soon$' | jq ".items[0].time >= $now + 3")" = true ]
   grep -q 'Deployment default/soon: paused at .* by pause-period; resuming in [123] s' "$RL_LOG"
   # paused without paused-at: not ours
-  cm cfg '{"k":"1"}'
+  fake_cm cfg '{"k":"1"}'
   reqs PATCH /deployments/theirs$ >/dev/null
   [ "$(fake_ctl GET '/requests?method=PATCH&path=/deployments/theirs$' | jq -r '.items[].body' | grep -c paused)" -eq 0 ]
   [ "$(fake_ctl GET '/objects?apiVersion=apps/v1&kind=Deployment&name=theirs' | jq -r .spec.paused)" = true ]
 }
 
 @test "annotation-name flags: --auto-annotation, --search-match-annotation, --ignore-annotation, pause keys" {
-  put '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg","namespace":"default","annotations":{"my/match":"true"}},"data":{"k":"0"}}'
-  put '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"skip","namespace":"default","annotations":{"my/ignore":"true"}},"data":{"k":"0"}}'
+  fake_put '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg","namespace":"default","annotations":{"my/match":"true"}},"data":{"k":"0"}}'
+  fake_put '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"skip","namespace":"default","annotations":{"my/ignore":"true"}},"data":{"k":"0"}}'
   deployment mine '{"my/auto":"true","my/pause":"1s"}'
   deployment std "$AUTO"
   deployment search '{"my/search":"true"}'
   deployment skipper '{"my/auto":"true"}' '{"containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"skip"}}]}]}'
   start 7 --auto-annotation my/auto --auto-search-annotation my/search --search-match-annotation my/match \
     --ignore-annotation my/ignore --pause-deployment-annotation my/pause --pause-deployment-time-annotation my/at
-  put '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg","namespace":"default","annotations":{"my/match":"true"}},"data":{"k":"1"}}'
-  put '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"skip","namespace":"default","annotations":{"my/ignore":"true"}},"data":{"k":"1"}}'
+  fake_put '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg","namespace":"default","annotations":{"my/match":"true"}},"data":{"k":"1"}}'
+  fake_put '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"skip","namespace":"default","annotations":{"my/ignore":"true"}},"data":{"k":"1"}}'
   out=$(reqs PATCH /deployments/mine$ 3)
   [[ $(sed -n 1p <<<"$out") =~ ^200\ \{\"metadata\":\{\"annotations\":\{\"my/at\":\"[-0-9T:]+Z\"\}\},\"spec\":\{\"paused\":true\}\}$ ]]
   [ "$(sed -n 3p <<<"$out")" = '200 {"metadata":{"annotations":{"my/at":null}},"spec":{"paused":false}}' ]
@@ -362,7 +345,7 @@ rollout() {
 }
 
 @test "--reload-on-delete: env-vars removes the variable (test+remove JSON patch), annotations records the delete hash" {
-  cm cfg '{"k":"0"}'
+  fake_cm cfg '{"k":"0"}'
   h0=$(sha1 'k=0')
   deployment web "$AUTO" '{"containers":[{"name":"side","image":"y"},{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}],"env":[{"name":"A","value":"1"},{"name":"STAKATER_CFG_CONFIGMAP","value":"'"$h0"'"}]}]}'
   start 7 --reload-on-delete true
@@ -371,12 +354,12 @@ rollout() {
   [ "$(fake_ctl GET '/requests?method=PATCH&path=/deployments/web$' | jq -r '.items[0].contentType')" = application/json-patch+json ]
   [ "$(fake_ctl GET '/objects?apiVersion=apps/v1&kind=Deployment&name=web' | jq -c '.spec.template.spec.containers[1].env')" = '[{"name":"A","value":"1"}]' ]
   # --reload-on-create: created again while watching rolls with the new hash
-  stop_rl
+  reload_stop --watches-closed
   start 7 --reload-on-create true
-  cm cfg '{"k":"9"}'
+  fake_cm cfg '{"k":"9"}'
   out=$(reqs PATCH /deployments/web$ 2)
   [ "$(sed -n 2p <<<"$out")" = "200 {\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"app\",\"env\":[{\"name\":\"STAKATER_CFG_CONFIGMAP\",\"value\":\"$(sha1 'k=9')\"}]}]}}}}" ]
-  stop_rl
+  reload_stop --watches-closed
   # annotations strategy: a delete is a rollout recording Reloader's delete-marker hash
   start 7 --reload-on-delete true --reload-strategy annotations
   fake_ctl DELETE /requests >/dev/null
@@ -384,17 +367,17 @@ rollout() {
   out=$(reqs PATCH /deployments/web$)
   [[ $out == *'\"hash\":\"aae45badef99284e4dae01d6046154ea9d99532f\"'* ]]
   # without the flags (Reloader's default) creates and deletes roll nothing
-  stop_rl
+  reload_stop --watches-closed
   fake_ctl DELETE /requests >/dev/null
   start 7
-  cm cfg '{"k":"0"}'
+  fake_cm cfg '{"k":"0"}'
   fake_ctl DELETE '/objects?apiVersion=v1&kind=ConfigMap&name=cfg' >/dev/null
   sleep 0.5
   [ "$(nreqs PATCH .)" -eq 0 ] || { fake_ctl GET "/requests?method=PATCH"; cat "$RL_LOG"; false; }
 }
 
 @test "Events: ReloadFail with Reloader's message on a failed rollout; ReloadSkipped for a SecretProviderClass" {
-  cm cfg '{"k":"0"}'
+  fake_cm cfg '{"k":"0"}'
   deployment web "$AUTO"
   deployment csi "$AUTO" '{"containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}],"volumeMounts":[{"name":"s","mountPath":"/s"}]}],"volumes":[{"name":"s","csi":{"driver":"secrets-store.csi.k8s.io","volumeAttributes":{"secretProviderClass":"vault-db"}}}]}'
   start 7
@@ -404,7 +387,7 @@ rollout() {
   grep -qF "warning: $msg" "$RL_LOG"
   fake_ctl DELETE /requests >/dev/null
   fake_ctl POST /faults '{"method":"PATCH","path":"/deployments/web$","action":"status","code":403,"count":1}' >/dev/null
-  cm cfg '{"k":"1"}'
+  fake_cm cfg '{"k":"1"}'
   ev=$(fake_ctl GET '/requests?method=POST&path=/events$&min=2&wait=10' | jq -r '.items[].body' | grep '"ReloadFail"')
   [[ $ev == *'"reason":"ReloadFail","message":"Update for '"'web'"' of type '"'Deployment'"' in namespace '"'default'"' failed with error deployments.apps \"web\" is forbidden: User \"system:serviceaccount:default:nodeprobe-reload\" cannot patch resource \"deployments\" in API group \"apps\" in the namespace \"default\"","type":"Warning"'* ]]
   # the retry succeeds: a Reloaded Event follows
@@ -412,10 +395,10 @@ rollout() {
 }
 
 @test "--reload-on-delete on the batch kinds: annotations gives a CronJob a Job with the delete hash; env-vars recreates a Job without the var" {
-  cm cfg '{"k":"0"}'
+  fake_cm cfg '{"k":"0"}'
   h0=$(sha1 'k=0')
-  put '{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"backup","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"schedule":"0 1 * * *","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}}}'
-  put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}],"env":[{"name":"STAKATER_CFG_CONFIGMAP","value":"'"$h0"'"}]}]}}}}'
+  fake_put '{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"backup","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"schedule":"0 1 * * *","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}]}]}}}}}}'
+  fake_put '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"migrate","namespace":"default","annotations":{"reloader.stakater.com/auto":"true"}},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"x","envFrom":[{"configMapRef":{"name":"cfg"}}],"env":[{"name":"STAKATER_CFG_CONFIGMAP","value":"'"$h0"'"}]}]}}}}'
   start 7 --reload-on-delete true
   fake_ctl DELETE '/objects?apiVersion=v1&kind=ConfigMap&name=cfg' >/dev/null
   out=$(reqs POST /jobs$)
@@ -424,8 +407,8 @@ rollout() {
   # env-vars: the CronJob template never had the var, so its delete creates nothing
   sleep 0.5
   [ "$(nreqs POST /jobs$)" -eq 1 ]
-  stop_rl
-  cm cfg '{"k":"0"}'
+  reload_stop --watches-closed
+  fake_cm cfg '{"k":"0"}'
   fake_ctl DELETE /requests >/dev/null
   start 7 --reload-on-delete true --reload-strategy annotations
   fake_ctl DELETE '/objects?apiVersion=v1&kind=ConfigMap&name=cfg' >/dev/null

@@ -26,13 +26,6 @@ teardown() {
   fake_stop
 }
 
-put() { fake_ctl POST /objects "$1" >/dev/null; }
-cm() {
-  put "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"default\"},\"data\":$2}"
-}
-deploy() {
-  put "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"default\",\"annotations\":{\"reloader.stakater.com/auto\":\"true\"}},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"$1\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"$1\"}},\"spec\":{\"containers\":[{\"name\":\"app\",\"image\":\"x\",\"envFrom\":[{\"configMapRef\":{\"name\":\"$2\"}}]}]}}}}"
-}
 # peer MODE [ARGS]: start slow-peer MODE; its port in PEER_PORT, its log in PEER_LOG.
 peer() {
   local mode=$1 i
@@ -55,11 +48,11 @@ now_ms() { date +%s%3N; }
 
 @test "a sink that never answers: every rollout goes out at once, the alerts wait on their own thread" {
   peer hang
-  for i in $(seq 8); do cm "c$i" '{"v":"0"}'; deploy "d$i" "c$i"; done
+  for i in $(seq 8); do fake_cm "c$i" '{"v":"0"}'; fake_deploy "d$i" "c$i"; done
   ALERT_ON_RELOAD=true ALERT_SINK=webhook ALERT_WEBHOOK_URL="http://127.0.0.1:$PEER_PORT/x" \
     start -v --listen "127.0.0.1:0"
   t0=$(now_ms)
-  for i in $(seq 8); do cm "c$i" '{"v":"1"}'; done
+  for i in $(seq 8); do fake_cm "c$i" '{"v":"1"}'; done
   # each alert used to block the rollouts behind it for its 10 s timeout (8 x 10 s);
   # 40 s is only the bound that keeps a broken build from hanging the suite
   fake_ctl GET '/requests?method=PATCH&min=8&wait=40' >/dev/null
@@ -82,11 +75,11 @@ now_ms() { date +%s%3N; }
 
 @test "a sink's endless answer is read up to the body cap, then the transfer is cut" {
   peer huge --bytes $((1 << 30))
-  cm c1 '{"v":"0"}'
-  deploy d1 c1
+  fake_cm c1 '{"v":"0"}'
+  fake_deploy d1 c1
   ALERT_ON_RELOAD=true ALERT_SINK=webhook ALERT_WEBHOOK_URL="http://127.0.0.1:$PEER_PORT/x" \
     start --listen ''
-  cm c1 '{"v":"1"}'
+  fake_cm c1 '{"v":"1"}'
   fake_wait_requests 'method=PATCH' >/dev/null
   for i in $(seq 300); do [ -s "$PEER_LOG" ] && break; sleep 0.1; done
   taken=$(head -1 "$PEER_LOG")

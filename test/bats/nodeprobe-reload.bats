@@ -9,15 +9,11 @@ source "$NP_ROOT/test/fake-apiserver/fake.bash"
 BIN="$BUILD/nodeprobe-reload"
 
 setup() {
-  RL_PID=
   reload_fake_setup
 }
 
 teardown() {
-  if [ -n "$RL_PID" ]; then
-    kill "$RL_PID" 2>/dev/null || true
-    wait "$RL_PID" 2>/dev/null || true
-  fi
+  reload_stop
   # Secret data is never logged: no decoded value of any Secret the test stored (4+ bytes; the
   # big ones by a 64-byte prefix) appears in the controller's log
   local leaked=""
@@ -38,22 +34,17 @@ sha1() { printf '%s' "$1" | sha1sum | cut -c1-40; }
 # sha512_256 TEXT: the hash Reloader PR #1073 writes (SHA-512/256, 64 hex digits; in no release checked).
 sha512_256() { printf '%s' "$1" | openssl dgst -sha512-256 -r | cut -c1-64; }
 
-# put JSON: create or replace objects through the control API.
-put() { fake_ctl POST /objects "$1" >/dev/null; }
-
 # cm NAME DATA-JSON [ANNOTATIONS-JSON] [NS]
-cm() {
-  put "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"${4:-default}\",\"annotations\":${3:-{\}}},\"data\":$2}"
-}
+cm() { fake_cm "$1" "$2" "${4:-default}" "\"annotations\":${3:-{\}}"; }
 
 # secret NAME DATA-JSON(base64 values) [ANNOTATIONS-JSON] [TYPE]
 secret() {
-  put "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"type\":\"${4:-Opaque}\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"default\",\"annotations\":${3:-{\}}},\"data\":$2}"
+  fake_put "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"type\":\"${4:-Opaque}\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"default\",\"annotations\":${3:-{\}}},\"data\":$2}"
 }
 
 # workload KIND NAME META-ANNOTATIONS POD-SPEC [TEMPLATE-ANNOTATIONS] [NS]
 workload() {
-  put "{\"apiVersion\":\"apps/v1\",\"kind\":\"$1\",\"metadata\":{\"name\":\"$2\",\"namespace\":\"${6:-default}\",\"annotations\":$3},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"$2\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"$2\"},\"annotations\":${5:-{\}}},\"spec\":$4}}}"
+  fake_put "{\"apiVersion\":\"apps/v1\",\"kind\":\"$1\",\"metadata\":{\"name\":\"$2\",\"namespace\":\"${6:-default}\",\"annotations\":$3},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"$2\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"$2\"},\"annotations\":${5:-{\}}},\"spec\":$4}}}"
 }
 
 # pod_envfrom KIND:NAME...: one container "app" with envFrom for each ConfigMap (cm:) or Secret (secret:).
@@ -162,14 +153,14 @@ wait_patches() { fake_ctl GET "/requests?method=PATCH&path=${2:-.}&min=$1&wait=1
 
 @test "Reloader hash compatibility: Secret values decoded, binaryData base64, keys sorted as entries" {
   secret s1 '{"test":"b2xk"}'
-  put '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bin","namespace":"default"},"data":{"z":"1","a.b":"2","a":"3"},"binaryData":{"bintest":"dGVzdA=="}}'
+  fake_put '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bin","namespace":"default"},"data":{"z":"1","a.b":"2","a":"3"},"binaryData":{"bintest":"dGVzdA=="}}'
   workload DaemonSet agent "$AUTO" "$(pod_envfrom secret:s1 cm:bin)"
   start
   secret s1 '{"test":"dGVzdA=="}'
   wait_patches 1
   # Reloader's vector: {test: "test"} -> b3cefbcce711f8574b0e66c41fc1dcf06eb5b6db
   [[ $(patches) == *'"STAKATER_S1_SECRET","value":"b3cefbcce711f8574b0e66c41fc1dcf06eb5b6db"'* ]]
-  put '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bin","namespace":"default"},"data":{"z":"9","a.b":"2","a":"3"},"binaryData":{"bintest":"dGVzdA=="}}'
+  fake_put '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bin","namespace":"default"},"data":{"z":"9","a.b":"2","a":"3"},"binaryData":{"bintest":"dGVzdA=="}}'
   wait_patches 2
   h=$(sha1 'a.b=2;a=3;bintest=dGVzdA==;z=9')
   [[ $(patches | tail -1) == *"\"STAKATER_BIN_CONFIGMAP\",\"value\":\"$h\""* ]]
@@ -308,7 +299,7 @@ d-typed app:STAKATER_S_TYPED_SECRET"
   cm a '{"x":"0"}'
   cm b '{"x":"0"}'
   workload Deployment pair "$AUTO" "$(pod_envfrom cm:a cm:b)"
-  put '[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"default"},"data":{"x":"1"}},{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b","namespace":"default"},"data":{"x":"1"}}]'
+  fake_put '[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"default"},"data":{"x":"1"}},{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b","namespace":"default"},"data":{"x":"1"}}]'
   wait_patches 1 /pair$
   [ "$(npatches /pair$)" -eq 1 ]
   [[ $(patches /pair$) == *STAKATER_A_CONFIGMAP*STAKATER_B_CONFIGMAP* ]]
@@ -521,7 +512,7 @@ KC
     --max-rollouts-per-second 0 >"$RL_LOG" 2>&1 3>&- &
   RL_PID=$!
   fake_ctl GET "/watchers?min=7&wait=10" >/dev/null
-  put "[${objs%,}]"
+  fake_put "[${objs%,}]"
   h=$(sha1 'k=1')
   wait_patches 1
   for i in $(seq 50); do

@@ -14,7 +14,18 @@
 #   fake_wait_requests Q [N]  wait (up to 10 s) until N requests match /requests?Q; print them
 #   reload_fake_setup [ARGS...]  a nodeprobe-reload test's setup (call from setup): fake_start
 #                             ARGS with the certificates made once a file ($BATS_FILE_TMPDIR/certs,
-#                             unless FAKE_CERTS is set); sets KC (its kubeconfig) and RL_LOG
+#                             unless FAKE_CERTS is set); sets KC (its kubeconfig) and RL_LOG,
+#                             clears RL_PID
+#   reload_stop [--watches-closed]  stop the nodeprobe-reload in RL_PID (if any), wait for it and
+#                             clear RL_PID; --watches-closed: then wait (up to 10 s) until the
+#                             fake has no watch open (before a next start counts watches)
+#   fake_put JSON             create or replace objects (POST /objects); the answer is discarded
+#   fake_cm NAME DATA-JSON [NS] [METADATA-FIELDS]  a ConfigMap in NS (default: default);
+#                             METADATA-FIELDS (e.g. "labels":{...}) go into its metadata
+#   fake_deploy NAME CM [NS] [TEMPLATE-ANNOTATIONS]  a Deployment with reloader.stakater.com/auto,
+#                             one container "app" using ConfigMap CM through envFrom
+#   fake_deployment NAME META-ANNOTATIONS POD-SPEC [SPEC-FIELDS] [NS]  a Deployment; SPEC-FIELDS
+#                             (e.g. "paused":true,) go before its selector
 
 : "${NP_ROOT:?source test/bats/helpers.bash first}"
 FAKE_BIN="$NP_ROOT/test/fake-apiserver/fake-apiserver"
@@ -122,4 +133,29 @@ reload_fake_setup() {
   KC="$BATS_TEST_TMPDIR/kubeconfig"
   fake_kubeconfig "$KC"
   RL_LOG="$BATS_TEST_TMPDIR/reload.log"
+  RL_PID=
+}
+
+reload_stop() {
+  [ -n "${RL_PID:-}" ] || return 0
+  kill "$RL_PID" 2>/dev/null || true
+  wait "$RL_PID" 2>/dev/null || true
+  RL_PID=
+  if [ "${1:-}" = --watches-closed ] && [ -n "${FAKE_PID:-}" ]; then
+    fake_ctl GET "/watchers?max=0&wait=10" >/dev/null
+  fi
+}
+
+fake_put() { fake_ctl POST /objects "$1" >/dev/null; }
+
+fake_cm() {
+  fake_put "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"${3:-default}\"${4:+,$4}},\"data\":$2}"
+}
+
+fake_deploy() {
+  fake_put "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"${3:-default}\",\"annotations\":{\"reloader.stakater.com/auto\":\"true\"}},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"$1\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"$1\"}${4:+,\"annotations\":$4}},\"spec\":{\"containers\":[{\"name\":\"app\",\"image\":\"x\",\"envFrom\":[{\"configMapRef\":{\"name\":\"$2\"}}]}]}}}}"
+}
+
+fake_deployment() {
+  fake_put "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"${5:-default}\",\"annotations\":$2},\"spec\":{${4:-}\"selector\":{\"matchLabels\":{\"app\":\"$1\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"$1\"}},\"spec\":$3}}}"
 }
