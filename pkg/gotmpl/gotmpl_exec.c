@@ -151,6 +151,36 @@ static int not_a_function(struct exec *e, const struct gotmpl_node *cmd, size_t 
 
 static struct gotmpl_val *validate(struct exec *e, struct gotmpl_val *v, char t);
 
+/*
+ * What a call of function or method name gave (rc, c's message, its value v), as text/template
+ * reports it: "error calling NAME: ..." for the callee's error, and this engine's bounds (the step
+ * budget, the value and string limits) named as such, never as running out of memory.
+ */
+static struct gotmpl_val *call_result(struct exec *e, const char *name, int rc,
+				      const struct gotmpl_fctx *c, struct gotmpl_val *v)
+{
+	if (rc == -EINVAL) {
+		xerr(e, -EINVAL, "error calling %s: %s", name, c->msg);
+		return NULL;
+	}
+	if (e->a.work > e->a.work_max) {
+		xerr(e, -ELOOP,
+		     "error calling %s: execution stopped: its work passed the step budget (%lu)",
+		     name, GOTMPL_STEPS_MAX);
+		return NULL;
+	}
+	if (rc == -ELOOP || rc == -E2BIG || (rc == -ENOMEM && e->a.over)) {
+		xerr(
+		    e, -ELOOP,
+		    "error calling %s: its result passed the limits (%u bytes of values, %u bytes a string)",
+		    name, GOTMPL_MEM_MAX, GT_STR_MAX);
+		return NULL;
+	}
+	if (rc)
+		return oom(e);
+	return v ? v : GT_NIL;
+}
+
 /* Go's evalCall of recv's method name: its arguments are cmd's after the first, then final. */
 static struct gotmpl_val *eval_method(struct exec *e, struct gotmpl_val *dot, const char *name,
 				      const struct gotmpl_node *cmd, size_t nargs,
@@ -187,11 +217,7 @@ static struct gotmpl_val *eval_method(struct exec *e, struct gotmpl_val *dot, co
 		return NULL;
 	e->at = at;
 	rc = m->fn(&c, recv, argv, &v);
-	if (rc == -EINVAL)
-		xerr(e, -EINVAL, "error calling %s: %s", name, c.msg);
-	else if (rc)
-		return oom(e);
-	return rc ? NULL : v;
+	return call_result(e, name, rc, &c, v);
 }
 
 static struct gotmpl_val *eval_field(struct exec *e, struct gotmpl_val *dot, const char *name,
@@ -304,26 +330,7 @@ static struct gotmpl_val *eval_function(struct exec *e, struct gotmpl_val *dot,
 	}
 	e->at = cmd;
 	rc = f->fn(&c, argv, (int)n, &v);
-	if (rc == -EINVAL) {
-		xerr(e, -EINVAL, "error calling %s: %s", f->name, c.msg);
-		return NULL;
-	}
-	if (e->a.work > e->a.work_max) {
-		xerr(e, -ELOOP,
-		     "error calling %s: execution stopped: its work passed the step budget (%lu)",
-		     f->name, GOTMPL_STEPS_MAX);
-		return NULL;
-	}
-	if (rc == -ELOOP || rc == -E2BIG || (rc == -ENOMEM && e->a.over)) {
-		xerr(
-		    e, -ELOOP,
-		    "error calling %s: its result passed the limits (%u bytes of values, %u bytes a string)",
-		    f->name, GOTMPL_MEM_MAX, GT_STR_MAX);
-		return NULL;
-	}
-	if (rc)
-		return oom(e);
-	return v ? v : GT_NIL;
+	return call_result(e, f->name, rc, &c, v);
 }
 
 static struct gotmpl_val *constant(struct exec *e, const struct gotmpl_node *n)
