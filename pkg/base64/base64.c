@@ -6,6 +6,18 @@
 
 static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
+/* The value of base64 character c, or -1. */
+static int b64val(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
 long base64_decode(const char *in, size_t len, unsigned char *out, size_t outmax)
 {
 	unsigned int acc = 0;
@@ -14,22 +26,13 @@ long base64_decode(const char *in, size_t len, unsigned char *out, size_t outmax
 
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)in[i];
-		int v;
+		int v = b64val(c);
 
-		if (c >= 'A' && c <= 'Z')
-			v = c - 'A';
-		else if (c >= 'a' && c <= 'z')
-			v = c - 'a' + 26;
-		else if (c >= '0' && c <= '9')
-			v = c - '0' + 52;
-		else if (c == '+')
-			v = 62;
-		else if (c == '/')
-			v = 63;
-		else if (c == '=') {
+		if (c == '=') {
 			pad++;
 			continue;
-		} else
+		}
+		if (v < 0)
 			return -EINVAL;
 		if (pad)
 			return -EINVAL; /* data after padding */
@@ -72,18 +75,6 @@ size_t base64_encode(const void *in, size_t len, char *out)
 	}
 	out[n] = '\0';
 	return n;
-}
-
-/* The value of base64 character c, or -1. */
-static int b64val(unsigned char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	return c == '+' ? 62 : c == '/' ? 63 : -1;
 }
 
 static int is_nl(char c)
