@@ -88,11 +88,13 @@ enum devices_policy devices_class_policy(const struct devices_classes *c, size_t
 
 /* One node of a device: a DeviceSpec, or a Mount (type: Mount). */
 struct devices_node {
-	char *host;	 /* host path ("/dev/ttyUSB0"), as the runtime sees it */
-	char *container; /* path in the container */
-	char perms[4];	 /* DeviceSpec permissions, a subset of "rwm" */
-	bool mount;	 /* a Mount, not a DeviceSpec */
-	bool read_only;	 /* Mount: read-only */
+	char *host;	    /* host path ("/dev/ttyUSB0"), as the runtime sees it */
+	char *container;    /* path in the container */
+	char perms[4];	    /* DeviceSpec permissions, a subset of "rwm" */
+	bool mount;	    /* a Mount, not a DeviceSpec */
+	bool read_only;	    /* Mount: read-only */
+	unsigned type;	    /* what host was when offered: st_mode & S_IFMT (checked at Allocate) */
+	unsigned long rdev; /* and its st_rdev (a device node's major:minor) */
 };
 
 /* One device: a group's nodes, handed out as n_ids shares. */
@@ -116,11 +118,14 @@ struct devices_found {
 	size_t n;
 	struct devices_id *idx; /* every ID, sorted (devices_found_index); NULL: none built */
 	size_t n_idx;
+	struct devices_roots roots; /* where it was scanned (strings borrowed from the caller) */
 };
 
 /*
  * Scan class cls under roots into out (emptied first; free with devices_found_free): globs,
- * USB and PCI selections through sysfs, GPUs. Nothing found is 0 devices, not an error.
+ * USB and PCI selections through sysfs, GPUs. Each path is resolved inside its root and a Device
+ * must be a character or block node; what is not is left out with a warning naming it (host
+ * paths handed out are the resolved ones). Nothing found is 0 devices, not an error.
  * Returns the number of devices, or -errno with err naming the path or limit.
  */
 int devices_scan(const struct devices_classes *c, size_t cls, const struct devices_roots *roots,
@@ -155,7 +160,9 @@ int devices_labels(const struct devices_classes *c, const struct devices_roots *
 /*
  * The Allocate answer for ids[0..n) of class (named cls_name) in f: DeviceSpecs and Mounts of
  * each device once, and with cdi the CDI names "nodeprobe.io/<class>=<device>". An unknown ID is
- * -ENOENT with err naming it. Release with devices_alloc_free.
+ * -ENOENT with err naming it; a node that no longer resolves (under f->roots) to what was offered
+ * (a link swapped in, another type or major:minor) is -ESTALE with err naming it, and nothing is
+ * handed out. Release with devices_alloc_free.
  */
 int devices_allocate(const struct devices_found *f, const char *cls_name, bool cdi,
 		     const char *const *ids, size_t n, struct kubelet_alloc *out,

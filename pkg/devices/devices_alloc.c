@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "devices/devices_internal.h"
 #include "kubelet/kubelet.h"
@@ -19,6 +20,31 @@ void devices_alloc_free(struct kubelet_alloc *a)
 	free(a->specs);
 	free(a->mounts);
 	memset(a, 0, sizeof(*a));
+}
+
+/*
+ * A node as it is now: resolved again under f's roots, it must still be itself (no link swapped
+ * in, inside the root), of the same type, and a device node the same major:minor as when it was
+ * offered. 0, or -ESTALE with err naming it (the whole answer is refused: no partial device).
+ */
+static int recheck(const struct devices_found *f, const char *cls, const struct devices_node *x,
+		   struct log_err *err)
+{
+	char res[DPATH_LEN];
+	struct stat st;
+	int r = dpath_resolve(&f->roots, x->host, res, sizeof(res), &st);
+
+	if (r < 0)
+		return log_err_set(err, -ESTALE, "'%s': %s %s: %s", cls,
+				   x->mount ? "mount" : "device", x->host,
+				   r == -EXDEV ? "now leads out of its root" : strerror(-r));
+	if (strcmp(res, x->host))
+		return log_err_set(err, -ESTALE, "'%s': %s is now a link to %s", cls, x->host, res);
+	if ((unsigned)(st.st_mode & S_IFMT) != x->type ||
+	    ((S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) && (unsigned long)st.st_rdev != x->rdev))
+		return log_err_set(err, -ESTALE, "'%s': %s is no longer the node it was offered as",
+				   cls, x->host);
+	return 0;
 }
 
 int devices_allocate(const struct devices_found *f, const char *cls_name, bool cdi,
@@ -44,8 +70,13 @@ int devices_allocate(const struct devices_found *f, const char *cls_name, bool c
 			;
 		if (j == nd) { /* two shares of one device: its nodes once */
 			devs[nd++] = d;
-			for (j = 0; j < d->n_nodes; j++)
+			for (j = 0; j < d->n_nodes; j++) {
+				if (recheck(f, cls_name, &d->nodes[j], err) < 0) {
+					free(devs);
+					return -ESTALE;
+				}
 				d->nodes[j].mount ? nm++ : ns++;
+			}
 		}
 	}
 	out->specs = calloc(ns + 1, sizeof(*out->specs));

@@ -5,7 +5,9 @@
  *   conf   devices_conf.c   squat's --device, presets, classes files into struct devices_classes
  *   opt    devices_opt.c    the class options both binaries parse into struct devices_opts
  *   index  devices_index.c  a scan's ID -> device index (sorted, bsearch)
- *   scan   devices_scan.c   a class's devices under the dev and sys roots; labels
+ *   path   devices_path.c   host paths resolved inside their root, what they name
+ *   scan   devices_scan.c   a class's devices under the dev and sys roots
+ *   list   devices_list.c   labels and --list lines from scans
  *   alloc  devices_alloc.c  Allocate answers, preferred allocation
  *   cdi    devices_cdi.c    CDI specs
  *   watch  devices_watch.c  hotplug (inotify)
@@ -17,7 +19,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <string.h>
 
 #include "devices/devices.h"
 
@@ -40,20 +41,50 @@ struct dpath {
 	unsigned limit;	  /* squat's limit (1 by default) */
 };
 
+struct stat;
+
+/* ------------------------------------------------------------ paths (devices_path.c) */
+
+#define DPATH_LEN 4096
+
+/* Does path p have a "." or ".." component? */
+bool dpath_has_dots(const char *p);
+
 /*
- * A class's host path: /dev or /sys, or under them, no "..": the only host trees the plugin sees
- * (at --dev-root, --sys-root); any other path would be globbed inside its own container.
+ * A class's host path: /dev or /sys, or under them, no "." or ".." component: the only host trees
+ * the plugin sees (at --dev-root, --sys-root); any other path would be globbed inside its own
+ * container.
  */
-static inline bool dpath_host_ok(const char *p)
-{
-	bool dev = !strncmp(p, "/dev", 4), sys = !strncmp(p, "/sys", 4);
+bool dpath_host_ok(const char *p);
 
-	return (dev || sys) && (p[4] == '/' || !p[4]) && !strstr(p, "/../") &&
-	       (strlen(p) < 3 || strcmp(p + strlen(p) - 3, "/.."));
-}
+/*
+ * host ("/dev/serial/by-id/x") resolved under its root, one component at a time: symbolic links
+ * are followed while they stay inside the root (relative targets, or absolute ones naming the same
+ * tree: "/dev/..." in the dev root); ".." never goes above it. out is the host path of what it
+ * names ("/dev/ttyUSB0"), *st its lstat. 0; -EINVAL (not /dev or /sys, or a "."/".." component
+ * in host); -EXDEV (leads out of the root); -ELOOP; -ENAMETOOLONG; -ENOENT and other -errno.
+ */
+int dpath_resolve(const struct devices_roots *r, const char *host, char *out, size_t size,
+		  struct stat *st);
 
-#define DPATH_WANT                                                                                  \
-	"want /dev/... or /sys/...: the plugin sees only the host's /dev and /sys (at --dev-root, " \
+enum dpath_want {
+	DPATH_DEVICE,	     /* a character or block device node */
+	DPATH_DEVICE_OR_DIR, /* that, or a directory (squat's /dev/snd: its nodes) */
+	DPATH_MOUNT,	     /* anything inside the root */
+};
+#define DPATH_IS_DIR 1
+
+/*
+ * dpath_resolve, then what it names must be what want asks. 0 (DPATH_IS_DIR for a directory
+ * with DPATH_DEVICE_OR_DIR) with out and, when node is not NULL, node->type and node->rdev set;
+ * else dpath_resolve's -errno or -ENODEV (not a device node), with *why (static) saying what is
+ * wrong, for a warning naming host.
+ */
+int dpath_check(const struct devices_roots *r, const char *host, enum dpath_want want, char *out,
+		size_t size, struct devices_node *node, const char **why);
+
+#define DPATH_WANT                                                                                                      \
+	"want /dev/... or /sys/... without '.' or '..': the plugin sees only the host's /dev and /sys (at --dev-root, " \
 	"--sys-root); other paths would be read inside its own container"
 
 struct dusb {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* devices_scan: a class's devices under the dev and sys roots (globs, USB and PCI through sysfs,
- * GPUs), their IDs, and nodeprobe's <resource>.count labels. */
+ * GPUs), their IDs; each path resolved and checked by devices_path.c. */
 #include <ctype.h>
 #include <errno.h>
 #include <glob.h>
@@ -59,12 +59,20 @@ static int unrooted(const struct devices_roots *r, const char *seen, char *out, 
 	return (size_t)snprintf(out, size, "%s", seen) < size ? 0 : -ENAMETOOLONG;
 }
 
-static bool exists_dev(const struct devices_roots *r, const char *host)
+/*
+ * host as a node of kind want (devices_path.c): 0 with its resolved host path in out (and n's type
+ * and rdev when n is not NULL), DPATH_IS_DIR, or <0 after one warning naming it and what is wrong
+ * (none when it is gone: hotplug raced the scan).
+ */
+static int offer(const struct devices_roots *r, const struct dclass *k, const char *host,
+		 enum dpath_want want, char *out, size_t size, struct devices_node *n)
 {
-	char p[PATH_LEN];
-	struct stat st;
+	const char *why;
+	int rc = dpath_check(r, host, want, out, size, n, &why);
 
-	return rooted(r, host, p, sizeof(p)) == 0 && stat(p, &st) == 0;
+	if (rc < 0 && rc != -ENOENT)
+		log_warn("class '%s': %s: %s; skipped", k->name, host, why);
+	return rc;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -79,7 +87,7 @@ static int glob_host(const struct devices_roots *r, const char *pattern, char **
 {
 	char p[PATH_LEN], h[PATH_LEN];
 	glob_t g;
-	size_t i;
+	size_t i, n;
 	int rc;
 
 	*out = NULL;
@@ -96,14 +104,19 @@ static int glob_host(const struct devices_roots *r, const char *pattern, char **
 				   DEVICES_MATCH_MAX);
 	}
 	*out = calloc(g.gl_pathc + 1, sizeof(char *));
-	for (i = 0; *out && i < g.gl_pathc; i++) {
-		if (unrooted(r, g.gl_pathv[i], h, sizeof(h)) < 0 || !((*out)[i] = strdup(h)))
+	for (i = 0, n = 0; *out && i < g.gl_pathc; i++) {
+		if (unrooted(r, g.gl_pathv[i], h, sizeof(h)) < 0)
 			break;
+		if (dpath_has_dots(h)) /* glob's ".*" or "[.]" matches "." and "..": never */
+			continue;
+		if (!((*out)[n] = strdup(h)))
+			break;
+		n++;
 	}
-	rc = (int)g.gl_pathc;
+	rc = i < g.gl_pathc ? -1 : (int)n;
 	globfree(&g);
-	if (!*out || i < (size_t)rc) {
-		fs_names_free(*out, i);
+	if (!*out || rc < 0) {
+		fs_names_free(*out, n);
 		*out = NULL;
 		return log_err_set(err, -ENOMEM, "out of memory");
 	}
@@ -155,8 +168,9 @@ static struct devices_dev *dev_new(struct devices_found *f, struct log_err *err)
 	return d;
 }
 
+/* A node: host (resolved), container (NULL: host); t's type and rdev when t is not NULL. */
 static int node_add(struct devices_dev *d, const char *host, const char *container,
-		    const char *perms, bool mount, bool ro)
+		    const char *perms, bool mount, bool ro, const struct devices_node *t)
 {
 	struct devices_node *n = realloc(d->nodes, (d->n_nodes + 1) * sizeof(*n));
 
@@ -170,24 +184,35 @@ static int node_add(struct devices_dev *d, const char *host, const char *contain
 	snprintf(n->perms, sizeof(n->perms), "%s", perms ? perms : "");
 	n->mount = mount;
 	n->read_only = ro;
+	n->type = t ? t->type : 0;
+	n->rdev = t ? t->rdev : 0;
 	return n->host && n->container ? 0 : -ENOMEM;
 }
 
-/* CDI device name: from the first node's file name, [A-Za-z0-9_.:-] only, unique in f. */
+/*
+ * A CDI device name from the first node's file name (or hint): letters, digits and '_', '.', ':',
+ * '-' (anything else becomes '_'), beginning and ending with a letter or digit ("dev" when none is
+ * left), as the CDI grammar wants (container-device-interface pkg/cdi ValidateDeviceName); unique
+ * in f: a repeat gets "_2", "_3"... (deterministic: in scan order).
+ */
 static int dev_name(struct devices_found *f, struct devices_dev *d, const char *hint)
 {
 	const char *base = hint ? hint : d->n_nodes ? strrchr(d->nodes[0].host, '/') : NULL;
 	char name[128], try[160];
-	size_t i, k;
+	size_t i, k, n = 0;
 
-	base = base ? (base[0] == '/' ? base + 1 : base) : "dev";
-	snprintf(name, sizeof(name), "%s", base[0] ? base : "dev");
-	for (i = 0; name[i]; i++)
-		if (!isalnum((unsigned char)name[i]) && !strchr("_.:-", name[i]))
-			name[i] = '_';
-	if (!isalnum((unsigned char)name[0]))
-		name[0] = 'd';
-	snprintf(try, sizeof(try), "%s", name);
+	base = base ? (base[0] == '/' ? base + 1 : base) : "";
+	for (i = 0; base[i] && n + 1 < sizeof(name); i++) {
+		unsigned char c = (unsigned char)base[i];
+
+		if (!n && !isalnum(c)) /* from the first letter or digit */
+			continue;
+		name[n++] = isalnum(c) || strchr("_.:-", c) ? (char)c : '_';
+	}
+	while (n && !isalnum((unsigned char)name[n - 1]))
+		n--;
+	name[n] = 0;
+	snprintf(try, sizeof(try), "%s", n ? name : "dev");
 	for (k = 2;; k++) {
 		bool dup = false;
 
@@ -195,7 +220,7 @@ static int dev_name(struct devices_found *f, struct devices_dev *d, const char *
 			dup = f->d[i].name && !strcmp(f->d[i].name, try);
 		if (!dup)
 			break;
-		snprintf(try, sizeof(try), "%s_%zu", name, k);
+		snprintf(try, sizeof(try), "%s_%zu", n ? name : "dev", k);
 	}
 	d->name = strdup(try);
 	return d->name ? 0 : -ENOMEM;
@@ -256,43 +281,42 @@ static int dev_finish(struct devices_found *f, struct devices_dev *d, const stru
 /* ------------------------------------------------------------ squat's groups */
 
 /*
- * A Device path that is a directory (squat's audio example: /dev/snd) becomes the nodes in it
- * (one level, sorted; container paths under its container path): a CDI deviceNode must be a node,
- * and the runtime gets the same nodes either way (containerd's DevicesFromPath expands it).
+ * A Device path that is a directory (squat's audio example: /dev/snd) becomes the device nodes in
+ * it (one level, sorted; container paths under its container path; subdirectories left out, other
+ * files skipped with a warning): a CDI deviceNode must be a node, and the runtime gets the same
+ * nodes either way (containerd's DevicesFromPath expands it).
  */
-static int expand_dirs(const struct devices_roots *r, struct devices_dev *d, struct log_err *err)
+static int expand_dirs(const struct devices_roots *r, const struct dclass *k, struct devices_dev *d,
+		       struct log_err *err)
 {
 	size_t i, j, n0 = d->n_nodes;
-	bool *dir = calloc(n0 + 1, sizeof(bool));
 	int rc = 0;
 
-	if (!dir)
-		return log_err_set(err, -ENOMEM, "out of memory");
 	for (i = 0; i < n0 && rc >= 0; i++) {
-		char seen[PATH_LEN], sub[PATH_LEN + 256], h[PATH_LEN + 256], c[PATH_LEN + 256];
+		char seen[PATH_LEN], h[PATH_LEN + 256], c[PATH_LEN + 256], res[PATH_LEN];
 		char **names = NULL;
 		size_t n = 0;
 
-		if (d->nodes[i].mount || rooted(r, d->nodes[i].host, seen, sizeof(seen)) < 0 ||
-		    !fs_is_dir(seen) || fs_list_dir(seen, &names, &n, NULL) < 0)
+		if (d->nodes[i].mount || d->nodes[i].type != S_IFDIR ||
+		    rooted(r, d->nodes[i].host, seen, sizeof(seen)) < 0 ||
+		    fs_list_dir(seen, &names, &n, NULL) < 0)
 			continue;
-		dir[i] = true;
 		for (j = 0; j < n && j < DEVICES_MATCH_MAX && rc >= 0; j++) {
-			snprintf(sub, sizeof(sub), "%s/%s", seen, names[j]);
-			if (fs_is_dir(sub))
-				continue;
+			struct devices_node t;
 			char perms[4];
 
 			snprintf(h, sizeof(h), "%s/%s", d->nodes[i].host, names[j]);
+			if (offer(r, k, h, DPATH_DEVICE_OR_DIR, res, sizeof(res), &t) != 0)
+				continue; /* a subdirectory (by-path), or skipped with a warning */
 			snprintf(c, sizeof(c), "%s/%s", d->nodes[i].container, names[j]);
 			memcpy(perms, d->nodes[i].perms, sizeof(perms)); /* node_add moves nodes */
-			if (node_add(d, h, c, perms, false, false) < 0)
+			if (node_add(d, res, c, perms, false, false, &t) < 0)
 				rc = log_err_set(err, -ENOMEM, "out of memory");
 		}
 		fs_names_free(names, n);
 	}
 	for (i = 0, j = 0; i < d->n_nodes; i++) { /* the directories themselves go */
-		if (i < n0 && dir[i]) {
+		if (i < n0 && !d->nodes[i].mount && d->nodes[i].type == S_IFDIR) {
 			free(d->nodes[i].host);
 			free(d->nodes[i].container);
 			continue;
@@ -300,8 +324,58 @@ static int expand_dirs(const struct devices_roots *r, struct devices_dev *d, str
 		d->nodes[j++] = d->nodes[i];
 	}
 	d->n_nodes = j;
-	free(dir);
 	return rc;
+}
+
+/* One path's matches: as matched (squat's IDs hash these), resolved, and what each was. */
+struct matches {
+	char **seen;		/* host paths as the glob matched them */
+	char **res;		/* resolved (devices_path.c) */
+	struct devices_node *t; /* type and rdev of each */
+	size_t n;
+};
+
+static void matches_free(struct matches *m)
+{
+	fs_names_free(m->seen, m->n);
+	fs_names_free(m->res, m->n);
+	free(m->t);
+}
+
+/* dp's glob, each match offered (a Device: a device node, or a directory named without a glob
+ * character; a Mount: anything inside its root); the others are left out with a warning. */
+static int match_path(const struct devices_roots *r, const struct dclass *k, const struct dpath *dp,
+		      struct matches *m, struct log_err *err)
+{
+	enum dpath_want want = dp->mount		    ? DPATH_MOUNT
+			       : strpbrk(dp->path, "*?[\\") ? DPATH_DEVICE
+							    : DPATH_DEVICE_OR_DIR;
+	char res[PATH_LEN];
+	size_t i, n = 0;
+	int rc = glob_host(r, dp->path, &m->seen, err);
+
+	if (rc < 0)
+		return rc;
+	m->n = (size_t)rc;
+	m->res = calloc(m->n + 1, sizeof(char *));
+	m->t = calloc(m->n + 1, sizeof(*m->t));
+	if (!m->res || !m->t)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	for (i = 0; i < m->n; i++) {
+		if (offer(r, k, m->seen[i], want, res, sizeof(res), &m->t[n]) < 0) {
+			free(m->seen[i]);
+			continue;
+		}
+		m->seen[n] = m->seen[i];
+		if (!(m->res[n++] = strdup(res))) {
+			while (++i < m->n)
+				free(m->seen[i]);
+			m->n = n; /* what is filled */
+			return log_err_set(err, -ENOMEM, "out of memory");
+		}
+	}
+	m->n = n;
+	return 0;
 }
 
 /* squat's discoverPath: each path's sorted matches repeated limit times; as many devices as the
@@ -309,24 +383,22 @@ static int expand_dirs(const struct devices_roots *r, struct devices_dev *d, str
 static int scan_paths(const struct devices_roots *r, const struct dclass *k, const struct dgroup *g,
 		      struct devices_found *f, size_t *ids, struct log_err *err)
 {
-	char ***m = calloc(g->np, sizeof(char **));
-	size_t *nm = calloc(g->np, sizeof(size_t));
+	struct matches *m = calloc(g->np + 1, sizeof(*m));
 	size_t i, p, length = 0, limited = 0;
 	int rc = 0;
 
-	if (!m || !nm) {
+	if (!m) {
 		rc = log_err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (p = 0; p < g->np; p++) {
-		rc = glob_host(r, g->p[p].path, &m[p], err);
+		rc = match_path(r, k, &g->p[p], &m[p], err);
 		if (rc < 0)
 			goto out;
-		nm[p] = (size_t)rc;
-		if (nm[p] > length)
-			length = nm[p];
-		if (p == 0 || nm[p] * g->p[p].limit < limited)
-			limited = nm[p] * g->p[p].limit;
+		if (m[p].n > length)
+			length = m[p].n;
+		if (p == 0 || m[p].n * g->p[p].limit < limited)
+			limited = m[p].n * g->p[p].limit;
 	}
 	if (length > limited)
 		length = limited;
@@ -339,26 +411,33 @@ static int scan_paths(const struct devices_roots *r, const struct dclass *k, con
 		}
 		for (p = 0; p < g->np; p++) {
 			const struct dpath *dp = &g->p[p];
-			const char *host = m[p][i % nm[p]]; /* the repeated list, as squat's */
+			size_t at = i % m[p].n; /* the repeated list, as squat's */
 
-			if (node_add(d, host, dp->mount_path, dp->mount ? "" : dp->perms, dp->mount,
-				     dp->read_only) < 0) {
+			if (node_add(d, m[p].seen[at],
+				     dp->mount_path ? dp->mount_path : m[p].seen[at],
+				     dp->mount ? "" : dp->perms, dp->mount, dp->read_only,
+				     &m[p].t[at]) < 0) {
 				rc = log_err_set(err, -ENOMEM, "out of memory");
 				goto out;
 			}
 		}
 		rc = dev_finish(f, d, k, g->count, NULL, ids, err);
-		if (rc >= 0) /* after the IDs: squat hashes the paths as matched */
-			rc = expand_dirs(r, d, err);
+		for (p = 0; rc >= 0 && p < g->np; p++) { /* squat's IDs hashed the matches: now
+							    the paths they resolve to */
+			free(d->nodes[p].host);
+			if (!(d->nodes[p].host = strdup(m[p].res[i % m[p].n])))
+				rc = log_err_set(err, -ENOMEM, "out of memory");
+		}
+		if (rc >= 0)
+			rc = expand_dirs(r, k, d, err);
 		if (rc < 0)
 			goto out;
 	}
 	rc = 0;
 out:
 	for (p = 0; m && p < g->np; p++)
-		fs_names_free(m[p], nm ? nm[p] : 0);
+		matches_free(&m[p]);
 	free(m);
-	free(nm);
 	return rc;
 }
 
@@ -397,7 +476,8 @@ static int scan_usb(const struct devices_roots *r, const struct dclass *k, const
 	if (rc < 0)
 		return rc;
 	for (i = 0; i < n && i < USB_DEVICES_MAX; i++) {
-		char node[64];
+		char node[64], res[PATH_LEN];
+		struct devices_node t;
 
 		snprintf(sub, sizeof(sub), "%s/%s", dir, names[i]);
 		if (read_small(sub, "idVendor", v, sizeof(v)) < 0 ||
@@ -419,11 +499,13 @@ static int scan_usb(const struct devices_roots *r, const struct dclass *k, const
 			continue;
 		snprintf(node, sizeof(node), "/dev/bus/usb/%03lu/%03lu", strtoul(bus, NULL, 10),
 			 strtoul(dn, NULL, 10));
+		if (offer(r, k, node, DPATH_DEVICE, res, sizeof(res), &t) < 0)
+			continue;
 		if (!d && !(d = dev_new(f, err))) {
 			rc = err ? err->code : -ENOMEM;
 			goto out;
 		}
-		if (node_add(d, node, NULL, "rw", false, false) < 0) {
+		if (node_add(d, res, node, "rw", false, false, &t) < 0) {
 			rc = log_err_set(err, -ENOMEM, "out of memory");
 			goto out;
 		}
@@ -439,14 +521,15 @@ out:
 /* Device nodes named in sysfs directory dir: entries whose name starts with one of prefixes
  * (and the same inside its tty, video4linux, hidraw, drm, accel, apex subdirectories), added to
  * d as /dev/<name> (drm: /dev/dri/<name>; accel: /dev/accel/<name>) when the node exists. */
-static int nodes_in(const struct devices_roots *r, const char *dir, struct devices_dev *d,
-		    const char *perms, int depth, struct log_err *err)
+static int nodes_in(const struct devices_roots *r, const struct dclass *k, const char *dir,
+		    struct devices_dev *d, const char *perms, int depth, struct log_err *err)
 {
 	static const char *const pre[] = {"ttyUSB",  "ttyACM", "video", "hidraw", "card",
 					  "renderD", "accel",  "apex_", NULL};
 	static const char *const subs[] = {"tty",   "video4linux", "hidraw", "drm",
 					   "accel", "apex",	   NULL};
-	char **names = NULL, sub[PATH_LEN + 256], host[512];
+	char **names = NULL, sub[PATH_LEN + 256], host[512], res[PATH_LEN];
+	struct devices_node t;
 	size_t n = 0, i, j;
 	int rc = 0;
 
@@ -457,7 +540,7 @@ static int nodes_in(const struct devices_roots *r, const char *dir, struct devic
 			;
 		if (subs[j] && depth == 0) {
 			snprintf(sub, sizeof(sub), "%s/%s", dir, names[i]);
-			rc = nodes_in(r, sub, d, perms, 1, err);
+			rc = nodes_in(r, k, sub, d, perms, 1, err);
 			continue;
 		}
 		for (j = 0; pre[j] && strncmp(pre[j], names[i], strlen(pre[j])); j++)
@@ -469,42 +552,39 @@ static int nodes_in(const struct devices_roots *r, const char *dir, struct devic
 			 : !strncmp(names[i], "accel", 5) ? "accel/"
 							  : "",
 			 names[i]);
-		if (exists_dev(r, host) && node_add(d, host, NULL, perms, false, false) < 0)
+		if (offer(r, k, host, DPATH_DEVICE, res, sizeof(res), &t) == 0 &&
+		    node_add(d, res, host, perms, false, false, &t) < 0)
 			rc = log_err_set(err, -ENOMEM, "out of memory");
 	}
 	fs_names_free(names, n);
 	return rc;
 }
 
-/* /dev/serial/by-id links to tty (a node of d): the same node at the link's path too. */
+/* /dev/serial/by-id links resolving (inside the dev root) to a tty node of d: the same node at
+ * the link's path too. */
 static int by_id(const struct devices_roots *r, struct devices_dev *d, const char *perms,
 		 struct log_err *err)
 {
-	char dir[PATH_LEN], link[PATH_LEN + 256], tgt[PATH_LEN], path[600];
+	char dir[PATH_LEN], path[PATH_LEN], res[PATH_LEN];
 	char **names = NULL;
 	size_t n = 0, i, j, nodes = d->n_nodes;
+	struct stat st;
 	int rc = 0;
 
 	snprintf(dir, sizeof(dir), "%s/serial/by-id", dev_root(r));
 	if (!fs_is_dir(dir) || fs_list_dir(dir, &names, &n, NULL) < 0)
 		return 0;
 	for (i = 0; i < n && i < DEVICES_MATCH_MAX && rc >= 0; i++) {
-		ssize_t len;
-		const char *base;
-
-		snprintf(link, sizeof(link), "%s/%s", dir, names[i]);
-		len = readlink(link, tgt, sizeof(tgt) - 1);
-		if (len <= 0)
-			continue;
-		tgt[len] = 0;
-		base = strrchr(tgt, '/') ? strrchr(tgt, '/') + 1 : tgt;
+		if ((size_t)snprintf(path, sizeof(path), "/dev/serial/by-id/%s", names[i]) >=
+			sizeof(path) ||
+		    dpath_resolve(r, path, res, sizeof(res), &st) < 0)
+			continue; /* a link out of the dev root is nothing of ours */
 		for (j = 0; j < nodes; j++) {
-			const char *nb = strrchr(d->nodes[j].host, '/') + 1;
+			const struct devices_node *x = &d->nodes[j];
 
-			if (strcmp(nb, base) || strncmp(nb, "tty", 3))
+			if (strcmp(x->host, res) || strncmp(strrchr(x->host, '/') + 1, "tty", 3))
 				continue;
-			snprintf(path, sizeof(path), "/dev/serial/by-id/%s", names[i]);
-			if (node_add(d, d->nodes[j].host, path, perms, false, false) < 0)
+			if (node_add(d, x->host, path, perms, false, false, x) < 0)
 				rc = log_err_set(err, -ENOMEM, "out of memory");
 			break;
 		}
@@ -565,7 +645,7 @@ static int scan_select(const struct devices_roots *r, const struct dclass *k,
 			goto out;
 		}
 		snprintf(dir, sizeof(dir), "%s/devices/%s", bus, where);
-		rc = nodes_in(r, dir, d, g->perms, 0, err);
+		rc = nodes_in(r, k, dir, d, g->perms, 0, err);
 		if (rc >= 0 && usb) { /* the interfaces: <dev>/<dev>:<config>.<iface> */
 			char **names = NULL, sub[PATH_LEN + 900];
 			size_t nn = 0, x;
@@ -576,7 +656,7 @@ static int scan_select(const struct devices_roots *r, const struct dclass *k,
 				    names[x][strlen(where)] != ':')
 					continue;
 				snprintf(sub, sizeof(sub), "%s/%s", dir, names[x]);
-				rc = nodes_in(r, sub, d, g->perms, 0, err);
+				rc = nodes_in(r, k, sub, d, g->perms, 0, err);
 			}
 			fs_names_free(names, nn);
 			if (rc >= 0)
@@ -608,7 +688,8 @@ out:
 static int scan_gpu(const struct devices_roots *r, const struct dclass *k, const struct dgroup *g,
 		    struct devices_found *f, size_t *ids, struct log_err *err)
 {
-	char **cards = NULL, dir[PATH_LEN + 256], vendor[32], host[600];
+	char **cards = NULL, dir[PATH_LEN + 256], vendor[32], host[600], res[PATH_LEN];
+	struct devices_node t;
 	int n, i, rc = 0;
 
 	n = glob_host(r, "/dev/dri/card*", &cards, err);
@@ -626,11 +707,13 @@ static int scan_gpu(const struct devices_roots *r, const struct dclass *k, const
 		if (g->gpu_vendor[0] && (read_small(dir, "vendor", vendor, sizeof(vendor)) < 0 ||
 					 strcasecmp(vendor, g->gpu_vendor)))
 			continue;
+		if (offer(r, k, cards[i], DPATH_DEVICE, res, sizeof(res), &t) < 0)
+			continue;
 		if (!(d = dev_new(f, err))) {
 			rc = err ? err->code : -ENOMEM;
 			break;
 		}
-		if (node_add(d, cards[i], NULL, g->perms, false, false) < 0) {
+		if (node_add(d, res, cards[i], g->perms, false, false, &t) < 0) {
 			rc = log_err_set(err, -ENOMEM, "out of memory");
 			break;
 		}
@@ -638,16 +721,17 @@ static int scan_gpu(const struct devices_roots *r, const struct dclass *k, const
 		if (fs_is_dir(dir) && fs_list_dir(dir, &rn, &nr, NULL) == 0) {
 			for (x = 0; x < nr && rc >= 0; x++) {
 				snprintf(host, sizeof(host), "/dev/dri/%s", rn[x]);
-				if (!strncmp(rn[x], "renderD", 7) && exists_dev(r, host) &&
-				    node_add(d, host, NULL, g->perms, false, false) < 0)
+				if (!strncmp(rn[x], "renderD", 7) &&
+				    offer(r, k, host, DPATH_DEVICE, res, sizeof(res), &t) == 0 &&
+				    node_add(d, res, host, g->perms, false, false, &t) < 0)
 					rc = log_err_set(err, -ENOMEM, "out of memory");
 			}
 			fs_names_free(rn, nr);
 		} else { /* no sysfs: the kernel's numbering, renderD(128+N) */
 			snprintf(host, sizeof(host), "/dev/dri/renderD%ld",
 				 128 + strtol(name + 4, NULL, 10));
-			if (exists_dev(r, host) &&
-			    node_add(d, host, NULL, g->perms, false, false) < 0)
+			if (offer(r, k, host, DPATH_DEVICE, res, sizeof(res), &t) == 0 &&
+			    node_add(d, res, host, g->perms, false, false, &t) < 0)
 				rc = log_err_set(err, -ENOMEM, "out of memory");
 		}
 		if (rc >= 0)
@@ -665,6 +749,7 @@ int devices_scan(const struct devices_classes *c, size_t cls, const struct devic
 	int rc = 0;
 
 	devices_found_free(out);
+	out->roots = roots ? *roots : (struct devices_roots){0};
 	for (i = 0; i < k->ng && rc >= 0; i++) {
 		const struct dgroup *g = &k->g[i];
 
@@ -698,62 +783,4 @@ int devices_scan(const struct devices_classes *c, size_t cls, const struct devic
 		return log_err_wrap(err, "class '%s'", k->name);
 	}
 	return (int)out->n;
-}
-
-int devices_labels(const struct devices_classes *c, const struct devices_roots *roots,
-		   struct label_set *out, struct log_err *err)
-{
-	struct devices_found f = {0};
-	size_t i, j, n;
-	int rc, set = 0;
-
-	for (i = 0; i < c->n; i++) {
-		char key[400], val[16];
-
-		rc = devices_scan(c, i, roots, &f, err);
-		if (rc < 0)
-			return rc;
-		for (n = 0, j = 0; j < f.n; j++)
-			n += f.d[j].n_ids;
-		devices_found_free(&f);
-		snprintf(key, sizeof(key), "%s.count", c->c[i].resource);
-		snprintf(val, sizeof(val), "%zu", n);
-		if (!label_key_valid_prefixed(key)) {
-			log_warn("class '%s': label %s is not a valid label key; skipped",
-				 c->c[i].name, key);
-			continue;
-		}
-		rc = label_set_put(out, key, val, err);
-		if (rc < 0)
-			return rc;
-		set++;
-	}
-	return set;
-}
-
-int devices_list(const struct devices_opts *o, struct strbuf *out, struct log_err *err)
-{
-	struct devices_classes *c;
-	struct devices_found f = {0};
-	size_t i, j, k;
-	int r = devices_load(o, &c, err);
-
-	for (i = 0; r >= 0 && i < c->n; i++) {
-		r = devices_scan(c, i, &o->roots, &f, err);
-		for (j = 0; r >= 0 && j < f.n; j++) {
-			sb_addf(out, "%s %s", c->c[i].resource, f.d[j].name);
-			for (k = 0; k < f.d[j].n_nodes; k++)
-				sb_addf(out, " %s%s:%s%s%s", f.d[j].nodes[k].mount ? "mount=" : "",
-					f.d[j].nodes[k].host, f.d[j].nodes[k].container,
-					f.d[j].nodes[k].mount ? "" : ":",
-					f.d[j].nodes[k].mount
-					    ? (f.d[j].nodes[k].read_only ? ":ro" : "")
-					    : f.d[j].nodes[k].perms);
-			sb_addf(out, " ids=%zu", f.d[j].n_ids);
-			r = sb_addf(out, " %s\n", f.d[j].ids[0]);
-		}
-		devices_found_free(&f);
-	}
-	devices_classes_free(c);
-	return r < 0 ? r : 0;
 }

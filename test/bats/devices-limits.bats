@@ -52,11 +52,11 @@ SERIAL1000='{"name": "serial", "groups": [{"count": 1000, "paths": [{"path": "/d
 
 @test "devices-limits: a 5th device of count 1000 (over 4096 IDs) is left out with a warning; still serving" {
   need_grpc
-  for i in 0 1 2 3; do : > "$T/dev/ttyUSB$i"; done
+  for i in 0 1 2 3; do mknode "$T/dev/ttyUSB$i"; done
   start_plugin "$D" --device "$SERIAL1000" --cdi-dir "$T/cdi"
   S="$T/kl/nodeprobe-squat.ai_serial.sock"
   [ "$(ids "$S")" -eq 4000 ]
-  : > "$T/dev/ttyUSB4"
+  mknode "$T/dev/ttyUSB4"
   wait_for grep -q 'more than 4096 device IDs; serving the first 4 devices (4000 IDs)' "$T/plugin.log"
   sleep 0.3
   cat "$T/plugin.log" >&2
@@ -75,12 +75,12 @@ SERIAL1000='{"name": "serial", "groups": [{"count": 1000, "paths": [{"path": "/d
   need_grpc
   [ "$(id -u)" = 0 ] || skip "a read-only bind mount needs root"
   unshare -m true 2>/dev/null || skip "unshare -m refused here"
-  : > "$T/dev/ttyUSB0"
+  mknode "$T/dev/ttyUSB0"
   start_plugin unshare -m sh -c 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"' \
     "$T/cdi" "$D" --preset serial --cdi-dir "$T/cdi"
   S="$T/kl/nodeprobe-squat.ai_serial.sock"
   [ "$(ids "$S")" -eq 1 ]
-  : > "$T/dev/ttyUSB1"
+  mknode "$T/dev/ttyUSB1"
   wait_for ids_are "$S" 2
   cat "$T/plugin.log" >&2
   kill -0 "$PLUGIN"
@@ -100,7 +100,8 @@ SERIAL1000='{"name": "serial", "groups": [{"count": 1000, "paths": [{"path": "/d
   for i in $(seq 1000); do : > "$T/dev/pts/$i"; done
   sleep 1
   [ "$(grep -c 'squat.ai/serial: ' "$T/plugin.log")" -eq "$b" ]
-  for i in $(seq 1000); do : > "$T/dev/ttyUSB$i"; done
+  /usr/bin/python3 -c 'import os, sys
+for i in range(1, 1001): os.mknod(f"{sys.argv[1]}/ttyUSB{i}", 0o20666, os.makedev(1, 3))' "$T/dev" || skip "mknod refused"
   wait_for ids_are "$S" 1000
   n=$(( $(grep -c 'squat.ai/serial: ' "$T/plugin.log") - b ))
   echo "1000 creates: $n rescans ($(grep -c 'hotplug: rescan' "$T/plugin.log") at -vv)" >&2
@@ -109,7 +110,7 @@ SERIAL1000='{"name": "serial", "groups": [{"count": 1000, "paths": [{"path": "/d
 
 @test "devices-limits: a foreign nodeprobe.io-<class>.json is left untouched, named in a warning; no CDI names for it" {
   need_grpc
-  : > "$T/dev/ttyUSB0"
+  mknode "$T/dev/ttyUSB0"
   printf '{"cdiVersion": "0.6.0", "kind": "nodeprobe.io/serial", "devices": [{"name": "theirs", "containerEdits": {}}]}\n' > "$T/cdi/nodeprobe.io-serial.json"
   cp "$T/cdi/nodeprobe.io-serial.json" "$T/theirs.json"
   start_plugin "$D" --preset serial --preset fuse --cdi-dir "$T/cdi"

@@ -8,8 +8,8 @@ load helpers
 setup() {
   T=$(mktemp -d)
   mkdir -p "$T/dev/snd" "$T/sys" "$T/kl" "$T/cdi"
-  : > "$T/dev/ttyUSB0"; : > "$T/dev/ttyACM0"; : > "$T/dev/video0"; : > "$T/dev/fuse"
-  : > "$T/dev/snd/controlC0"; : > "$T/dev/snd/pcmC0D0c"; : > "$T/dev/snd/timer"
+  mknode "$T/dev/ttyUSB0"; mknode "$T/dev/ttyACM0"; mknode "$T/dev/video0"; mknode "$T/dev/fuse"
+  mknode "$T/dev/snd/controlC0"; mknode "$T/dev/snd/pcmC0D0c"; mknode "$T/dev/snd/timer"
   D="$BUILD/nodeprobe-devices"
 }
 
@@ -65,7 +65,7 @@ YAML
   [[ "$output" == "nodeprobe-devices: error: $T/dup.yaml:4:"*"class 'fuse' (squat.ai/fuse) given twice" ]]
   # a preset under another name does not clash with the same preset given by --preset
   sed -i 's/name: fuse/name: kvm-ci/' "$T/dup.yaml"
-  : > "$T/dev/kvm"
+  mknode "$T/dev/kvm"
   run "$D" --list --dev-root "$T/dev" --sys-root "$T/sys" --preset kvm --classes "$T/dup.yaml"
   [ "$status" -eq 0 ]
   [[ "$output" == *"squat.ai/kvm-ci kvm "* ]]
@@ -75,7 +75,7 @@ YAML
 @test "devices: paths outside /dev and /sys (Mount too, '..' too) are refused naming the flag or file:line" {
   run "$D" --list --device '{"name": "x", "groups": [{"paths": [{"path": "/etc/passwd", "type": "Mount"}]}]}'
   [ "$status" -eq 2 ]
-  [[ "$output" == "nodeprobe-devices: error: --device:1:"*"path '/etc/passwd': want /dev/... or /sys/...: the plugin sees only the host's /dev and /sys"* ]]
+  [[ "$output" == "nodeprobe-devices: error: --device:1:"*"path '/etc/passwd': want /dev/... or /sys/... without '.' or '..': the plugin sees only the host's /dev and /sys"* ]]
   run "$D" --list --device 'x,/dev/../etc/shadow'
   [ "$status" -eq 2 ]
   [[ "$output" == *"--device 'x,/dev/../etc/shadow': path '/dev/../etc/shadow': want /dev/..."* ]]
@@ -112,7 +112,7 @@ wait_for() {
   # before the hotplug: ttyUSB0 and ttyACM0; then ttyUSB1 comes and ttyACM0 goes
   /usr/bin/python3 "$FK" watch "$S" 3 10 > "$T/watch.out" & W=$!
   wait_for test -s "$T/watch.out"
-  : > "$T/dev/ttyUSB1"
+  mknode "$T/dev/ttyUSB1"
   sleep 0.5
   rm "$T/dev/ttyACM0"
   wait "$W"
@@ -156,7 +156,7 @@ PY
 
 @test "devices: nodeprobe --device-classes labels <resource>.count from the same classes" {
   mkdir -p "$T/sys/bus" "$T/proc" "$T/dev/dri"
-  : > "$T/dev/kvm"; : > "$T/dev/dri/card0"; : > "$T/dev/dri/renderD128"
+  mknode "$T/dev/kvm"; mknode "$T/dev/dri/card0"; mknode "$T/dev/dri/renderD128"
   cat > "$T/classes.yaml" <<'YAML'
 apiVersion: nodeprobe.io/v1alpha1
 kind: DeviceClass
@@ -192,7 +192,7 @@ OUT
 
 @test "devices: nodeprobe takes the same class options: labels name what --list serves (--domain, --preset)" {
   mkdir -p "$T/proc" "$T/sys/bus"
-  : > "$T/dev/kvm"
+  mknode "$T/dev/kvm"
   run "$BUILD/nodeprobe" --dry-run --no-builtin-rules --sysfs "$T/sys" --proc "$T/proc" \
     --os-release /dev/null --dev-root "$T/dev" --domain=nodeprobe.io --preset=kvm --preset=fuse
   [ "$status" -eq 0 ]
@@ -233,4 +233,30 @@ OUT
   [ "$status" -eq 0 ]
   [[ "$output" != *libcrypto* ]]
   [[ "$output" != *libmicrohttpd* ]]
+}
+
+@test "devices: a regular file, FIFO, socket, directory or a link out of the dev root matching a Device path is skipped, one warning each" {
+  mknode "$T/dev/ttyUSB9"
+  : > "$T/dev/ttyUSB1"; mkfifo "$T/dev/ttyUSB2"; mkdir "$T/dev/ttyUSB3"
+  /usr/bin/python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$T/dev/ttyUSB4"
+  ln -s /etc/passwd "$T/dev/ttyUSB5"; ln -s ../kl "$T/dev/ttyUSB6"; ln -s ttyUSB9 "$T/dev/ttyUSB7"
+  mkdir -p "$T/dev/serial/by-id"; ln -s ../../ttyUSB9 "$T/dev/serial/by-id/usb-FTDI_X-if00-port0"
+  run "$D" --list --preset serial --dev-root "$T/dev" --sys-root "$T/sys" \
+    --device '{"name": "byid", "groups": [{"paths": [{"path": "/dev/serial/by-id/*"}]}]}' \
+    --device '{"name": "dots", "groups": [{"paths": [{"path": "/dev/.*"}]}]}'
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  w() { [ "$(grep -cxF "nodeprobe-devices: warning: class 'serial': /dev/$1: $2; skipped" <<<"$output")" -eq 1 ]; }
+  w ttyUSB1 "a regular file"
+  w ttyUSB2 "a FIFO"
+  w ttyUSB3 "a directory"
+  w ttyUSB4 "a socket"
+  w ttyUSB5 "leads out of its root (a symbolic link or '..')"
+  w ttyUSB6 "leads out of its root (a symbolic link or '..')"
+  [ "$(grep -c warning <<<"$output")" -eq 6 ]
+  grep -qx "squat.ai/serial ttyUSB0 /dev/ttyUSB0:/dev/ttyUSB0:rw ids=1 ttyUSB0-0" <<<"$output"
+  grep -qx "squat.ai/serial ttyUSB7 /dev/ttyUSB9:/dev/ttyUSB7:rw ids=1 ttyUSB7-0" <<<"$output"
+  grep -qx "squat.ai/serial ttyUSB9 /dev/ttyUSB9:/dev/ttyUSB9:rw ids=1 ttyUSB9-0" <<<"$output"
+  grep -q "^squat.ai/byid usb-FTDI_X-if00-port0 /dev/ttyUSB9:/dev/serial/by-id/usb-FTDI_X-if00-port0:mrw ids=1 " <<<"$output"
+  [ "$(grep -c '^squat.ai/' <<<"$output")" -eq 5 ] # and setup's ttyACM0
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# make bench, nodeprobe-devices with 5 squat --device classes of 10 devices each (50 devices, files
-# on a temp dev root: the classes take regular files, no mknod needed), registered with the test
+# make bench, nodeprobe-devices with 5 squat --device classes of 10 devices each (50 devices,
+# character nodes made with mknod on a temp dev root: a class offers only device nodes; root), registered with the test
 # kubelet (test/kubelet/fake-kubelet.py on python3-grpcio), one ListAndWatch stream per class:
 #   - Allocate latency p50/p99/max over 1000 calls of 4 IDs, from test/tools/kubelet-bench (a C
 #     client on pkg/kubelet's client side: the plugin's time and the wire's, no Python in it;
@@ -28,7 +28,7 @@ classes=(serial:ttyUSB acm:ttyACM video:video hid:hidraw i2c:i2c-)
 args=()
 mkdir -p "$tmp/dev" "$tmp/sys"
 for c in "${classes[@]}"; do
-  for i in $(seq 0 9); do : >"$tmp/dev/${c#*:}$i"; done
+  for i in $(seq 0 9); do mknod "$tmp/dev/${c#*:}$i" c 1 3; done
   args+=(--device "{\"name\": \"${c%%:*}\", \"groups\": [{\"paths\": [{\"path\": \"/dev/${c#*:}*\"}]}]}")
 done
 
@@ -64,7 +64,7 @@ run() {
     for _ in $(seq 50); do [ -s "$tmp/watch" ] && break; sleep 0.1; done
     : >"$tmp/acts"
     for i in 1 2 3 4 5; do
-      date +%s.%N >>"$tmp/acts"; : >"$tmp/dev/ttyUSB1$i"; sleep 1.2
+      date +%s.%N >>"$tmp/acts"; mknod "$tmp/dev/ttyUSB1$i" c 1 3; sleep 1.2
       date +%s.%N >>"$tmp/acts"; rm "$tmp/dev/ttyUSB1$i"; sleep 1.2
     done
     wait "$wp" || true

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_devices_select: pkg/devices classes, scans, IDs, Allocate answers, preferred allocation
- * and CDI specs on temp /dev and /sys trees (plain files stand for device nodes). */
+ * and CDI specs on temp /dev and /sys trees (device nodes made with mknod: root only). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "devices/devices.h"
 #include "kubelet/kubelet.h"
@@ -36,12 +39,17 @@ static void trees(void)
 	harness_put_str(dir, "sys/.keep", "");
 }
 
+/* A character device node (1:3, /dev/null's) at dev/rel: only those are offered. */
 static void node(const char *rel)
 {
 	char p[300];
 
 	snprintf(p, sizeof(p), "dev/%s", rel);
-	harness_put_str(tmp(), p, "");
+	harness_put_str(tmp(), p, ""); /* its directories */
+	snprintf(p, sizeof(p), "%s/dev/%s", tmp(), rel);
+	unlink(p);
+	if (mknod(p, S_IFCHR | 0666, makedev(1, 3)) < 0)
+		SKIP("mknod %s: %s (device nodes need root)", p, strerror(errno));
 }
 
 static struct devices_found scan1(struct devices_classes *c, size_t i, int want)
