@@ -122,20 +122,6 @@ static bool name_ok(const char *s)
 	return true;
 }
 
-/* A resource's domain: a DNS subdomain, not kubernetes.io. */
-static bool domain_ok(const char *s)
-{
-	size_t i, n = strlen(s);
-
-	if (!n || n > 253 || strstr(s, "kubernetes.io"))
-		return false;
-	for (i = 0; i < n; i++)
-		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-' ||
-		      s[i] == '.'))
-			return false;
-	return isalnum((unsigned char)s[0]) && isalnum((unsigned char)s[n - 1]);
-}
-
 static struct dclass *class_add(struct devices_classes *c, const char *name, const char *resource,
 				const char *domain, struct log_err *err)
 {
@@ -151,13 +137,16 @@ static struct dclass *class_add(struct devices_classes *c, const char *name, con
 		return NULL;
 	}
 	if (!resource) {
-		if (!domain_ok(domain)) {
-			log_err_set(err, -EINVAL,
-				    "domain '%s' is not a DNS subdomain (or is kubernetes.io)",
-				    domain);
+		const char *why;
+
+		snprintf(res, sizeof(res), "%s/%s", domain, name);
+		why = strlen(domain) > 253 ? "the domain is longer than 253 characters"
+					   : kubelet_resource_why(res);
+		if (why) {
+			log_err_set(err, -EINVAL, "--domain '%s' with class '%s': %s", domain, name,
+				    why);
 			return NULL;
 		}
-		snprintf(res, sizeof(res), "%s/%s", domain, name);
 		resource = res;
 	}
 	for (i = 0; i < c->n; i++) {
@@ -636,8 +625,6 @@ static int parse_select(struct ydoc *y, const yaml_node_t *mf, struct dgroup *g)
 	return rules_select_parse(y, mf, &g->sel, y->err);
 }
 
-#define RESOURCE_WANT "not <domain>/<name> as the kubelet takes it (see nodeprobe-devices(8))"
-
 /* A preset's class, built apart (the preset's own name must not clash), renamed to
  * metadata.name, its resource checked, then the duplicate check against c, at node at. */
 static int preset_class(struct devices_classes *c, struct ydoc *y, const yaml_node_t *at,
@@ -665,8 +652,9 @@ static int preset_class(struct devices_classes *c, struct ydoc *y, const yaml_no
 	}
 	if (!k->name || !k->resource)
 		r = log_err_set(y->err, -ENOMEM, "out of memory");
-	else if (!kubelet_resource_ok(k->resource))
-		r = ydoc_fail(y, at, "resource '%s': %s", k->resource, RESOURCE_WANT);
+	else if (kubelet_resource_why(k->resource))
+		r = ydoc_fail(y, at, "resource '%s': %s", k->resource,
+			      kubelet_resource_why(k->resource));
 	for (size_t i = 0; r >= 0 && i < c->n; i++)
 		if (!strcmp(c->c[i].name, k->name) || !strcmp(c->c[i].resource, k->resource))
 			r = ydoc_fail(y, at, "class '%s' (%s) given twice", k->name, k->resource);
@@ -727,9 +715,9 @@ static int parse_class_doc(struct devices_classes *c, struct ydoc *y, const char
 			return ydoc_fail(y, v,
 					 "allocationPolicy '%s': want none, balanced or packed", s);
 	}
-	if (resource && !kubelet_resource_ok(resource))
+	if (resource && kubelet_resource_why(resource))
 		return ydoc_fail(y, ydoc_get(y, spec, "resource"), "resource '%s': %s", resource,
-				 RESOURCE_WANT);
+				 kubelet_resource_why(resource));
 	if ((v = ydoc_get(y, spec, "preset"))) {
 		if ((r = want_text(y, v, "preset", &s)) < 0)
 			return r;

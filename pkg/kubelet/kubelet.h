@@ -109,9 +109,13 @@ struct kubelet_poll {
 /* A server with no resources yet; nothing is created on disk. -errno with err set. */
 int kubelet_srv_new(const struct kubelet_opts *o, struct kubelet_srv **out, struct log_err *err);
 
-/* Is r an extended resource name kubelet_srv_add takes ("<domain>/<name>", the domain a DNS
- * subdomain other than kubernetes.io, the name 1..63 letters, digits, '-', '_', '.')? */
+/* Is r an extended resource name kubelet_srv_add takes, as the kubelet's IsExtendedResourceName
+ * ("<domain>/<name>", the domain a DNS-1123 subdomain of at most 244 characters and not
+ * kubernetes.io or under it, no "requests." prefix, the name 1..63 letters, digits, '-', '_', '.')?
+ */
 bool kubelet_resource_ok(const char *r);
+/* The rule r breaks (a static string, for "resource 'r': <rule>"), or NULL when it is one. */
+const char *kubelet_resource_why(const char *r);
 
 /*
  * Add a resource ("<domain>/<name>", checked as an extended resource name).

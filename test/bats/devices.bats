@@ -53,7 +53,7 @@ YAML
   run "$D" --list --dev-root "$T/dev" --sys-root "$T/sys" --classes "$T/bad.yaml"
   [ "$status" -eq 2 ]
   [ "${#lines[@]}" -eq 1 ]
-  [[ "$output" == "nodeprobe-devices: error: $T/bad.yaml:4:"*"resource 'Bad Resource': not <domain>/<name>"* ]]
+  [[ "$output" == "nodeprobe-devices: error: $T/bad.yaml:4:"*"resource 'Bad Resource': no '<domain>/'"* ]]
   cat > "$T/dup.yaml" <<'YAML'
 apiVersion: nodeprobe.io/v1alpha1
 kind: DeviceClass
@@ -259,4 +259,37 @@ OUT
   grep -qx "squat.ai/serial ttyUSB9 /dev/ttyUSB9:/dev/ttyUSB9:rw ids=1 ttyUSB9-0" <<<"$output"
   grep -q "^squat.ai/byid usb-FTDI_X-if00-port0 /dev/ttyUSB9:/dev/serial/by-id/usb-FTDI_X-if00-port0:mrw ids=1 " <<<"$output"
   [ "$(grep -c '^squat.ai/' <<<"$output")" -eq 5 ] # and setup's ttyACM0
+}
+
+# The kubelet's IsExtendedResourceName (kubernetes/kubernetes pkg/apis/core/helper/helpers.go):
+# what it would refuse at Register is refused here first, exit 2 naming the value and the rule.
+@test "devices: --domain and resource names the kubelet would refuse exit 2 naming the value and the rule" {
+  bad() { # DOMAIN RULE
+    run "$D" --list --preset kvm --domain "$1" --dev-root "$T/dev" --sys-root "$T/sys"
+    echo "$1: $status $output" >&2
+    [ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] &&
+      [[ "$output" == "nodeprobe-devices: error: --domain '$1' with class 'kvm': $2"* ]]
+  }
+  bad kubernetes.io "'kubernetes.io/' in it"
+  bad gpu.kubernetes.io "'kubernetes.io/' in it"
+  bad notkubernetes.io "'kubernetes.io/' in it"
+  bad requests.example.com "a 'requests.' prefix"
+  bad Example.com "the domain is not a DNS-1123 subdomain"
+  bad example..com "the domain is not a DNS-1123 subdomain"
+  bad example-.com "the domain is not a DNS-1123 subdomain"
+  bad "$(printf 'a%.0s' $(seq 245))" "the domain is longer than 244 characters"
+  run "$D" --list --preset kvm --domain "$(printf 'a%.0s' $(seq 244))" --dev-root "$T/dev" --sys-root "$T/sys"
+  [ "$status" -eq 0 ]
+  run "$D" --list --preset kvm --domain kubernetes.io.example.com --dev-root "$T/dev" --sys-root "$T/sys"
+  [ "$status" -eq 0 ]
+  for r in "a/b/c:more than one '/'" "example.com/-x:the name after '/' is not" \
+           "example.com/$(printf 'x%.0s' $(seq 64)):the name after '/' must have 1 to 63" \
+           "node.kubernetes.io/kvm:'kubernetes.io/' in it"; do
+    printf '%s\n' 'apiVersion: nodeprobe.io/v1alpha1' 'kind: DeviceClass' 'metadata: {name: k}' \
+      "spec: {preset: kvm, resource: \"${r%%:*}\"}" > "$T/r.yaml"
+    run "$D" --list --classes "$T/r.yaml" --dev-root "$T/dev" --sys-root "$T/sys"
+    echo "$r: $status $output" >&2
+    [ "$status" -eq 2 ]
+    [[ "$output" == "nodeprobe-devices: error: $T/r.yaml:4:"*"resource '${r%%:*}': ${r#*:}"* ]]
+  done
 }
