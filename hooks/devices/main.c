@@ -71,6 +71,8 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 		a->o.plugin_dir = arg;
 		return 0;
 	case OPT_LISTEN:
+		if (arg[0] && devices_listen_check(arg, msg, msglen) < 0)
+			return -1;
 		a->o.listen = arg[0] ? arg : NULL;
 		return 0;
 	case OPT_LOG_LEVEL:

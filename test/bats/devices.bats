@@ -293,3 +293,26 @@ OUT
     [[ "$output" == "nodeprobe-devices: error: $T/r.yaml:4:"*"resource '${r%%:*}': ${r#*:}"* ]]
   done
 }
+
+@test "devices: --listen with no port, a port out of range or a bad address exits 2 naming it; a nesting limit is one line" {
+  for l in "1.2.3.4:99999|port '99999' is not a number from 1 to 65535" ":0|port '0' is not" \
+           ":65536|port '65536' is not" "127.0.0.1:|no port" "1.2.3.4|no port" \
+           "localhost:8080|address 'localhost' is not a numeric" "::1:8080|address '::1' is not" \
+           "[::1:8080|address '[::1' is not" "1.2.3:80|address '1.2.3' is not"; do
+    v=${l%%|*}
+    run "$D" --listen "$v" --list --preset kvm --dev-root "$T/dev" --sys-root "$T/sys"
+    echo "$v: $status $output" >&2
+    [ "$status" -eq 2 ]
+    [[ "${lines[0]}" == "nodeprobe-devices: error: --listen '$v': ${l#*|}"* ]]
+  done
+  run "$D" --listen '[::1]:8080' --list --preset kvm --dev-root "$T/dev" --sys-root "$T/sys"
+  [ "$status" -eq 0 ]
+  deep=$(/usr/bin/python3 -c 'print("{name: x, groups: " + "[" * 100 + "]" * 100 + "}")')
+  run "$D" --list --device "$deep"
+  [ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == "nodeprobe-devices: error: --device:1:"*": nested deeper than 64 (the limit): flatten it" ]]
+  printf '%s\n' 'apiVersion: nodeprobe.io/v1alpha1' 'kind: DeviceClass' 'metadata: {name: x}' "spec: {groups: $deep}" > "$T/deep.yaml"
+  run "$D" --list --classes "$T/deep.yaml"
+  [ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == "nodeprobe-devices: error: $T/deep.yaml:4:"*": nested deeper than 64 (the limit): flatten it" ]]
+}
