@@ -16,12 +16,12 @@ struct strbuf;
 #define DEVICES_DOMAIN_DEFAULT "squat.ai"     /* squat/generic-device-plugin's --domain */
 #define DEVICES_CDI_VENDOR     "nodeprobe.io" /* CDI kind nodeprobe.io/<class> */
 #define DEVICES_CDI_DIR	       "/var/run/cdi"
-#define DEVICES_CDI_VERSION    "0.6.0"
-#define DEVICES_CLASSES_MAX    64   /* classes of one run */
-#define DEVICES_GROUPS_MAX     256  /* groups (or selections) of one class */
-#define DEVICES_PATHS_MAX      64   /* paths (or usbs) of one group */
-#define DEVICES_MATCH_MAX      1024 /* matches of one glob, devices of one class */
-#define DEVICES_COUNT_MAX      1000 /* count (shares) of one group; limit of one path */
+#define DEVICES_CDI_VERSION    "0.5.0" /* the lowest with hostPath (CDI SPEC.md) */
+#define DEVICES_CLASSES_MAX    64      /* classes of one run */
+#define DEVICES_GROUPS_MAX     256     /* groups (or selections) of one class */
+#define DEVICES_PATHS_MAX      64      /* paths (or usbs) of one group */
+#define DEVICES_MATCH_MAX      1024    /* matches of one glob, devices of one class */
+#define DEVICES_COUNT_MAX      1000    /* count (shares) of one group; limit of one path */
 #define DEVICES_IDS_MAX	       4096 /* device IDs of one class: pkg/kubelet's KUBELET_DEVICES_MAX */
 #define DEVICES_ARG_MAX	       (64 << 10) /* bytes of one --device value */
 #define DEVICES_FILE_MAX       (1 << 20)  /* bytes of a classes file */
@@ -189,8 +189,9 @@ int devices_cdi_json(const struct devices_found *f, const char *cls_name, char *
 
 /*
  * Write it to dir as "nodeprobe.io-<class>.json" atomically (fs_publish: unchanged content is
- * not rewritten); with no device, remove that file, but only when it is ours (its kind and our
- * annotation). A file of that name we did not write is never touched: -EEXIST with err naming it.
+ * not rewritten); with no device, remove that file, but only when it is ours (our kind, and
+ * byte for byte what our writer makes of its content; or our older 0.6.0 annotation). A file of
+ * that name we did not write is never touched: -EEXIST with err naming it.
  * Returns 1 written or removed, 0 unchanged, -errno with err.
  */
 int devices_cdi_write(const char *dir, const struct devices_found *f, const char *cls_name,

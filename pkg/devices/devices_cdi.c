@@ -14,8 +14,10 @@
 #include "log/log.h"
 #include "strbuf/strbuf.h"
 
-#define OWNER_KEY "nodeprobe.io/written-by" /* our annotation: the files we may remove */
-#define OWNER_VAL "nodeprobe-devices"
+#define OWNER_KEY  "nodeprobe.io/written-by" /* the annotation our 0.6.0 specs carried */
+#define OWNER_VAL  "nodeprobe-devices"
+#define DUMP_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER)
+#define FIRST	   "{\n  \"cdiVersion\": " /* how our specs begin */
 
 static json_t *edits(const struct devices_dev *d)
 {
@@ -56,30 +58,48 @@ int devices_cdi_json(const struct devices_found *f, const char *cls_name, char *
 	for (i = 0; devs && i < f->n; i++)
 		json_array_append_new(devs, json_pack("{s:s, s:o}", "name", f->d[i].name,
 						      "containerEdits", edits(&f->d[i])));
-	spec = json_pack("{s:s, s:s, s:{s:s}, s:o}", "cdiVersion", DEVICES_CDI_VERSION, "kind",
-			 kind, "annotations", OWNER_KEY, OWNER_VAL, "devices", devs);
+	spec = json_pack("{s:s, s:s, s:o}", "cdiVersion", DEVICES_CDI_VERSION, "kind", kind,
+			 "devices", devs);
 	if (!spec)
 		return -ENOMEM;
-	*out = json_dumps(spec, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	*out = json_dumps(spec, DUMP_FLAGS);
 	json_decref(spec);
 	if (!*out)
 		return -ENOMEM;
 	return (int)strlen(*out);
 }
 
-/* True when dir/name is a spec we wrote: our annotation and kind. */
+/*
+ * True when path is a spec we wrote. CDI 0.5.0 has no annotations (and consumers on the CDI
+ * library before 0.6.0, such as Debian bookworm's 0.5.2, refuse a spec with an unknown field or a
+ * cdiVersion they do not know: test/bats/devices-cdi.bats), so a spec of ours
+ * is recognised by its shape: our kind, and exactly what our writer makes of its own content
+ * (cdiVersion, kind, devices, in that order, dumped byte for byte as devices_cdi_json dumps it).
+ * A spec with our 0.6.0 annotation (an older nodeprobe-devices) is ours too.
+ */
 static bool ours(const char *path, const char *kind)
 {
 	struct strbuf sb = STRBUF_INIT(1 << 20);
 	json_t *j = NULL, *a;
 	bool yes = false;
+	char *again = NULL;
 
-	if (sb_read_file(&sb, path) >= 0 && (j = json_loads(sb.buf, 0, NULL))) {
-		a = json_object_get(json_object_get(j, "annotations"), OWNER_KEY);
-		yes = json_is_string(a) && !strcmp(json_string_value(a), OWNER_VAL) &&
-		      json_is_string(json_object_get(j, "kind")) &&
-		      !strcmp(json_string_value(json_object_get(j, "kind")), kind);
+	if (sb_read_file(&sb, path) < 0 || !(j = json_loads(sb.buf, 0, NULL)) ||
+	    !json_is_string(json_object_get(j, "kind")) ||
+	    strcmp(json_string_value(json_object_get(j, "kind")), kind))
+		goto out;
+	a = json_object_get(json_object_get(j, "annotations"), OWNER_KEY);
+	if (json_is_string(a) && !strcmp(json_string_value(a), OWNER_VAL)) {
+		yes = true;
+		goto out;
 	}
+	again = json_object_size(j) == 3 && json_object_get(j, "cdiVersion") &&
+			json_is_array(json_object_get(j, "devices"))
+		    ? json_dumps(j, DUMP_FLAGS)
+		    : NULL;
+	yes = again && !strcmp(again, sb.buf) && !strncmp(sb.buf, FIRST, strlen(FIRST));
+out:
+	free(again);
 	json_decref(j);
 	sb_free(&sb);
 	return yes;
@@ -108,9 +128,9 @@ int devices_cdi_write(const char *dir, const struct devices_found *f, const char
 	if (!access(path, F_OK) || errno != ENOENT) { /* there (or unreadable): ours only */
 		if (!ours(path, kind))
 			return log_err_set(err, -EEXIST,
-					   "%s: not a spec nodeprobe-devices wrote (no %s "
-					   "annotation with kind %s): left untouched",
-					   path, OWNER_KEY, kind);
+					   "%s: not a spec nodeprobe-devices wrote (not kind %s "
+					   "as our writer makes it): left untouched",
+					   path, kind);
 	}
 	r = devices_cdi_json(f, cls_name, &js);
 	if (r < 0)

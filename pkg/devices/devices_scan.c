@@ -48,14 +48,20 @@ static int rooted(const struct devices_roots *r, const char *host, char *out, si
 	return 0;
 }
 
-/* A path under the dev root back as the host's "/dev/..." (others as they are). */
+/* A path under the dev or sys root back as the host's "/dev/..." or "/sys/..." (others as they
+ * are). */
 static int unrooted(const struct devices_roots *r, const char *seen, char *out, size_t size)
 {
-	const char *root = dev_root(r);
-	size_t n = strlen(root);
+	const char *roots[2] = {dev_root(r), sys_root(r)}, *host[2] = {"/dev", "/sys"};
 
-	if (strcmp(root, "/dev") && !strncmp(seen, root, n) && (seen[n] == '/' || !seen[n]))
-		return (size_t)snprintf(out, size, "/dev%s", seen + n) < size ? 0 : -ENAMETOOLONG;
+	for (int i = 0; i < 2; i++) {
+		size_t n = strlen(roots[i]);
+
+		if (!strncmp(seen, roots[i], n) && (seen[n] == '/' || !seen[n]))
+			return (size_t)snprintf(out, size, "%s%s", host[i], seen + n) < size
+				   ? 0
+				   : -ENAMETOOLONG;
+	}
 	return (size_t)snprintf(out, size, "%s", seen) < size ? 0 : -ENAMETOOLONG;
 }
 

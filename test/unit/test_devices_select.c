@@ -353,15 +353,24 @@ TEST(devices_allocate_and_cdi)
 	CHECK(strstr(err.msg, "ttyUSB9-0") != NULL);
 
 	REQUIRE(devices_cdi_json(&f, "serial", &js) > 0);
-	CHECK(strstr(js, "\"cdiVersion\": \"0.6.0\"") != NULL);
+	CHECK(strstr(js, "\"cdiVersion\": \"0.5.0\"") != NULL);
+	CHECK(strstr(js, "annotations") == NULL); /* CDI 0.5.0 has none */
 	CHECK(strstr(js, "\"kind\": \"nodeprobe.io/serial\"") != NULL);
 	CHECK(strstr(js, "\"name\": \"ttyUSB1\"") != NULL);
 	free(js);
 	/* written once, unchanged not rewritten; an empty list removes only our file */
 	snprintf(cdi, sizeof(cdi), "%s/cdi", tmp());
 	harness_put_str(tmp(), "cdi/nodeprobe.io-video.json", "{\"kind\": \"other\"}");
+	harness_put_str(tmp(), "cdi/nodeprobe.io-serial.json", /* an older nodeprobe-devices' */
+			"{\"cdiVersion\": \"0.6.0\", \"kind\": \"nodeprobe.io/serial\", "
+			"\"annotations\": {\"nodeprobe.io/written-by\": \"nodeprobe-devices\"}, "
+			"\"devices\": []}");
 	CHECK_INT(devices_cdi_write(cdi, &f, "serial", &err), 1);
 	CHECK_INT(devices_cdi_write(cdi, &f, "serial", &err), 0);
+	harness_put_str(tmp(), "cdi/nodeprobe.io-video.json", /* our kind, not our writer's */
+			"{\"cdiVersion\": \"0.5.0\", \"kind\": \"nodeprobe.io/video\", "
+			"\"devices\": []}");
+	CHECK_INT(devices_cdi_write(cdi, &f, "video", &err), -EEXIST);
 	devices_found_free(&f);
 	CHECK_INT(devices_cdi_write(cdi, &f, "serial", &err), 1);
 	snprintf(name, sizeof(name), "%s/nodeprobe.io-serial.json", cdi);
