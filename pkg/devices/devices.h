@@ -181,6 +181,14 @@ int devices_preferred(const struct devices_found *f, enum devices_policy policy,
 /* --------------------------------------------------------------- CDI (devices_cdi.c) */
 
 /*
+ * The CDI class of class name (a DNS-label-like name, 1-63 characters): the name itself when it is
+ * one (container-device-interface pkg/cdi ValidateClassName before 0.6.0: a letter first, letters,
+ * digits, '_', '-', a letter or digit last), else mapped to one: 'c' before a leading digit, '_'
+ * for anything else ("9p.fs" -> "c9p_fs"). 0 with out, -ENAMETOOLONG, -EINVAL (nothing left).
+ */
+int devices_cdi_class(const char *name, char *out, size_t size);
+
+/*
  * The CDI spec of class cls_name for f as JSON (cdiVersion DEVICES_CDI_VERSION, kind
  * nodeprobe.io/<class>, one device per devices_dev), into *out (malloc'ed, free it).
  * Returns its length or -ENOMEM.

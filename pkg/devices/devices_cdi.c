@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* devices_cdi: a class's CDI spec (CDI SPEC.md: cdiVersion, kind, devices[].containerEdits), and
  * its file in the CDI directory. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,25 @@
 #define OWNER_VAL  "nodeprobe-devices"
 #define DUMP_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER)
 #define FIRST	   "{\n  \"cdiVersion\": " /* how our specs begin */
+
+int devices_cdi_class(const char *name, char *out, size_t size)
+{
+	size_t n = 0;
+
+	if (size < 2)
+		return -ENAMETOOLONG;
+	if (!isalpha((unsigned char)name[0]))
+		out[n++] = 'c';
+	for (; *name && n + 1 < size; name++)
+		out[n++] =
+		    isalnum((unsigned char)*name) || *name == '-' || *name == '_' ? *name : '_';
+	out[n] = 0;
+	if (*name)
+		return -ENAMETOOLONG;
+	while (n && !isalnum((unsigned char)out[n - 1]))
+		out[--n] = 0;
+	return n ? 0 : -EINVAL;
+}
 
 static json_t *edits(const struct devices_dev *d)
 {

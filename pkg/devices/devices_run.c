@@ -33,6 +33,7 @@ struct cls_state {
 	size_t n_gone;
 	unsigned long long allocs; /* Allocate answers given (containers) */
 	bool cdi_foreign;	   /* its CDI file is someone else's: no CDI names in answers */
+	char cdi[80];		   /* its CDI class (devices_cdi_class) */
 };
 
 struct run {
@@ -143,7 +144,7 @@ static int publish(struct run *run, size_t i, struct log_err *err)
 	}
 	if (!run->o->no_cdi) {
 		r = devices_cdi_write(run->o->cdi_dir ? run->o->cdi_dir : DEVICES_CDI_DIR, &s->f,
-				      devices_class_name(run->c, i), err);
+				      s->cdi, err);
 		if (r == -ENOMEM)
 			return r;
 		if (r < 0) { /* a read-only or full CDI directory: Allocate still answers */
@@ -207,8 +208,7 @@ static int op_allocate(void *ctx, size_t res, const char *const *ids, size_t n,
 
 	if (!s)
 		return log_err_set(err, -ENOENT, "no resource %zu", res);
-	r = devices_allocate(&s->f, devices_class_name(run->c, cls),
-			     !run->o->no_cdi && !s->cdi_foreign, ids, n, out, err);
+	r = devices_allocate(&s->f, s->cdi, !run->o->no_cdi && !s->cdi_foreign, ids, n, out, err);
 	s->allocs += r >= 0;
 	return r;
 }
@@ -335,6 +335,20 @@ int devices_run(const struct devices_opts *o, struct log_err *err)
 		r = log_err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
+	for (i = 0; i < run.c->n && r >= 0; i++) { /* one CDI class each, never shared */
+		const char *name = devices_class_name(run.c, i);
+
+		if (devices_cdi_class(name, run.s[i].cdi, sizeof(run.s[i].cdi)) < 0)
+			r = log_err_set(err, -EINVAL, "class '%s': no CDI class for it", name);
+		for (size_t j = 0; r >= 0 && !o->no_cdi && j < i; j++)
+			if (!strcmp(run.s[j].cdi, run.s[i].cdi))
+				r = log_err_set(err, -EINVAL,
+						"classes '%s' and '%s' have one CDI class, '%s': "
+						"rename one",
+						devices_class_name(run.c, j), name, run.s[i].cdi);
+	}
+	if (r < 0)
+		goto out;
 	if (!o->no_cdi &&
 	    (r = fs_mkdir_if_missing(o->cdi_dir ? o->cdi_dir : DEVICES_CDI_DIR, err)) < 0)
 		goto out;

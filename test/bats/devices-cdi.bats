@@ -72,12 +72,13 @@ consumer() {
     --device '{"name": "audio", "groups": [{"paths": [{"path": "/dev/snd"}]}]}' \
     --device '{"name": "byid", "groups": [{"paths": [{"path": "/dev/serial/by-id/*"}, {"path": "/sys/class/tty", "type": "Mount", "readOnly": true}]}]}' \
     --device '{"name": "odd", "groups": [{"paths": [{"path": "/dev/weird*"}]}]}' \
+    --device '{"name": "9p.usb", "groups": [{"paths": [{"path": "/dev/ttyUSB0"}]}]}' \
     --dev-root "$T/dev" --sys-root "$T/sys" --cdi-dir "$T/cdi" --plugin-directory "$T/kl" \
     2> "$T/plugin.log" & PLUGIN=$!
-  run /usr/bin/python3 "$FK" wait-reg "$T/kl" 5
+  run /usr/bin/python3 "$FK" wait-reg "$T/kl" 6
   [ "$status" -eq 0 ]
   : > "$T/names"
-  for r in serial kvm audio byid odd; do
+  for r in serial kvm audio byid odd 9p.usb; do
     S="$T/kl/nodeprobe-nodeprobe.io_$r.sock"
     ids=$(/usr/bin/python3 "$FK" watch "$S" 1 10 | grep -o '"ID": "[^"]*"' | cut -d'"' -f4 |
           sed 's/.*/"&"/' | paste -sd, -)
@@ -109,5 +110,16 @@ consumer() {
     "device /dev/serial/by-id/usb-FTDI_FT232R-if00-port0 c 188:1 mrw" \
     "mount /sys/class/tty /sys/class/tty bind ro,nosuid,nodev,rbind"
   expect nodeprobe.io/odd=weird "device /dev/weird- c 1:7 mrw"
-  [ "$(wc -l < "$T/names")" -eq 6 ]
+  # a class name that is no CDI class before CDI 0.6.0 (a leading digit, a dot) gets one
+  expect nodeprobe.io/c9p_usb=ttyUSB0 "device /dev/ttyUSB0 c 188:0 mrw"
+  [ "$(wc -l < "$T/names")" -eq 7 ]
+}
+
+@test "devices-cdi: two classes with one CDI class exit 2 naming both (unless --cdi=false)" {
+  node kvm 10 232
+  run "$D" --device 'a.b,/dev/kvm' --device 'a_b,/dev/kvm' --dev-root "$T/dev" --sys-root "$T/sys" \
+    --cdi-dir "$T/cdi" --plugin-directory "$T/kl"
+  [ "$status" -eq 2 ]
+  [ "$output" = "nodeprobe-devices: error: classes 'a.b' and 'a_b' have one CDI class, 'a_b': rename one" ]
+  [ -z "$(find "$T/kl" "$T/cdi" -mindepth 1)" ]
 }
