@@ -463,3 +463,47 @@ same_class_args() {
   tpl --set devices.enabled=true --set 'devices.presets={kvm}' --set devices.labels.enabled=false >"$W/c.json"
   [ -z "$(ds_args "$W/c.json" labels)" ]
 }
+
+# dev_sys FILE: "sys" when the devices DaemonSet mounts the host's /sys (volume, mounts and both
+# --sys-root/--sysfs, all or none), "none" when it does not; anything else fails.
+dev_sys() {
+  jq -r -s '[.[] | select(.kind == "DaemonSet") | .spec.template.spec
+      | select(any(.containers[]; .name == "devices"))][0]
+    | [any(.volumes[]; .hostPath.path == "/sys"),
+       any(.containers[] | select(.name == "devices") | .volumeMounts[]; .mountPath == "/host/sys"),
+       any(.containers[] | select(.name == "devices") | .args[]; . == "--sys-root=/host/sys"),
+       any(.initContainers[] | select(.name == "labels") | .volumeMounts[]; .mountPath == "/host/sys"),
+       any(.initContainers[] | select(.name == "labels") | .args[]; . == "--sysfs=/host/sys")]
+    | if all then "sys" elif any then "partly: \(.)" else "none" end' "$1"
+}
+
+@test "devices: the host's /sys is mounted only when a class reads it; hostPaths that are not ours are type Directory" {
+  local c=(--set devices.enabled=true) f
+  want() { # SYS|none ARGS...
+    local w=$1; shift
+    tpl "${c[@]}" "$@" >"$W/d.json"
+    [ "$(dev_sys "$W/d.json")" = "$w" ] || { echo "$*: $(dev_sys "$W/d.json"), want $w" >&2; return 1; }
+  }
+  want none --set 'devices.presets={kvm,tun,fuse,serial,video,snd}'
+  want sys --set 'devices.presets={kvm,dri}'
+  want sys --set 'devices.presets={intel-gpu}'
+  want sys --set 'devices.classes[0].name=z' --set 'devices.classes[0].spec.matchFeatures[0].feature=usb.device'
+  want sys --set 'devices.classes[0].name=g' --set 'devices.classes[0].spec.preset=intel-gpu'
+  want none --set 'devices.classes[0].name=k' --set 'devices.classes[0].spec.preset=kvm'
+  want sys --set 'devices.classes[0].name=u' --set 'devices.classes[0].spec.groups[0].usb[0].vendor=10c4' \
+    --set 'devices.classes[0].spec.groups[0].usb[0].product=ea60'
+  want none --set 'devices.classes[0].name=p' --set 'devices.classes[0].spec.groups[0].paths[0].path=/dev/ttyUSB*'
+  want sys --set 'devices.classes[0].name=m' --set 'devices.classes[0].spec.groups[0].paths[0].path=/sys/class/tty' \
+    --set 'devices.classes[0].spec.groups[0].paths[0].type=Mount'
+  # every hostPath is Directory (nothing created on the host) but the CDI spec directory, which
+  # each CDI writer creates when absent; each has a comment saying why it is there
+  for f in "$W/d.json"; do
+    jq -e -s '[.[] | select(.kind == "DaemonSet") | .spec.template.spec
+        | select(any(.containers[]; .name == "devices")) | .volumes[] | select(.hostPath)
+        | {name, type: .hostPath.type}] | map(select(.type != "Directory")) == [{"name": "cdi", "type": "DirectoryOrCreate"}]' "$f" >/dev/null
+  done
+  for v in dev sys plugins features-d cdi; do
+    grep -B3 -- "- name: $v\$" "$C/templates/devices-daemonset.yaml" | grep -q '^ *#' ||
+      { echo "hostPath $v has no comment" >&2; return 1; }
+  done
+}

@@ -704,3 +704,20 @@ kustomizations() {
   done
   render k8s/devices/with-classes | grep -q -- '--classes=/etc/nodeprobe-devices/classes.yaml'
 }
+
+@test "devices: kustomize mounts the host's /sys only with components/sys (with-classes reads it); hostPaths not ours are Directory" {
+  sysd() { # DIR: "sys" or "none" (all of volume, mounts and args, or none of them)
+    render "$1" | json | jq -r -s '[.[] | select(.kind == "DaemonSet") | .spec.template.spec][0]
+      | [any(.volumes[]; .hostPath.path == "/sys"),
+         any(.containers[0].volumeMounts[]; .mountPath == "/host/sys"),
+         any(.containers[0].args[]; . == "--sys-root=/host/sys"),
+         any(.initContainers[0].volumeMounts[]; .mountPath == "/host/sys"),
+         any(.initContainers[0].args[]; . == "--sysfs=/host/sys")]
+      | if all then "sys" elif any then "partly \(.)" else "none" end'
+  }
+  [ "$(sysd k8s/devices)" = none ]
+  [ "$(sysd k8s/devices/with-classes)" = sys ]
+  render k8s/devices/with-classes | json | jq -e -s '[.[] | select(.kind == "DaemonSet") | .spec.template.spec
+    | .volumes[] | select(.hostPath) | {name, type: .hostPath.type}] | map(select(.type != "Directory"))
+    == [{"name": "cdi", "type": "DirectoryOrCreate"}]' >/dev/null
+}
