@@ -37,15 +37,8 @@ setup() {
 }
 
 teardown() {
-  [ -n "${PLUGIN:-}" ] && kill "$PLUGIN" 2>/dev/null; [ -n "${KUBELET:-}" ] && kill "$KUBELET" 2>/dev/null
-  wait 2>/dev/null || true
+  stop_plugin
   rm -rf "$T"
-}
-
-wait_for() {
-  local i
-  for i in $(seq 50); do "$@" && return 0; sleep 0.1; done
-  return 1
 }
 
 # node PATH MAJOR MINOR: a character node (distinct numbers: the OCI spec names nodes by them).

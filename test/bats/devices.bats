@@ -14,8 +14,7 @@ setup() {
 }
 
 teardown() {
-  [ -n "${PLUGIN:-}" ] && kill "$PLUGIN" 2>/dev/null; [ -n "${KUBELET:-}" ] && kill "$KUBELET" 2>/dev/null
-  wait 2>/dev/null || true
+  stop_plugin
   rm -rf "$T"
 }
 
@@ -86,13 +85,6 @@ YAML
   [[ "$output" == "nodeprobe-devices: error: $T/c.yaml:4:"*"path '/var/lib/data': want /dev/..."* ]]
   run "$D" --list --dev-root "$T/dev" --sys-root "$T/sys" --device 'snd,/dev/snd'
   [ "$status" -eq 0 ]
-}
-
-# wait_for CMD...: retry CMD for up to 5 s (the plugin's socket, a registration).
-wait_for() {
-  local i
-  for i in $(seq 50); do "$@" && return 0; sleep 0.1; done
-  return 1
 }
 
 @test "devices: test kubelet sees register, ListAndWatch across a hotplug, Allocate with CDI" {

@@ -63,3 +63,16 @@ mknode() {
     mknod "$p" c 1 3 2>/dev/null || skip "mknod $p refused (device nodes need root)"
   done
 }
+
+# wait_for CMD...: retry CMD for up to 5 s (a socket, a registration, a log line).
+wait_for() {
+  local i
+  for i in $(seq 50); do "$@" && return 0; sleep 0.1; done
+  return 1
+}
+
+# stop_plugin: the devices suites' teardown: the plugin and the test kubelet they started.
+stop_plugin() {
+  [ -n "${PLUGIN:-}" ] && kill "$PLUGIN" 2>/dev/null; [ -n "${KUBELET:-}" ] && kill "$KUBELET" 2>/dev/null
+  wait 2>/dev/null || true
+}
