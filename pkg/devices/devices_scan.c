@@ -586,11 +586,11 @@ static int by_id(const struct devices_roots *r, struct devices_dev *d, const cha
 		    dpath_resolve(r, path, res, sizeof(res), &st) < 0)
 			continue; /* a link out of the dev root is nothing of ours */
 		for (j = 0; j < nodes; j++) {
-			const struct devices_node *x = &d->nodes[j];
+			const struct devices_node x = d->nodes[j]; /* node_add moves nodes */
 
-			if (strcmp(x->host, res) || strncmp(strrchr(x->host, '/') + 1, "tty", 3))
+			if (strcmp(x.host, res) || strncmp(strrchr(x.host, '/') + 1, "tty", 3))
 				continue;
-			if (node_add(d, x->host, path, perms, false, false, x) < 0)
+			if (node_add(d, x.host, path, perms, false, false, &x) < 0)
 				rc = log_err_set(err, -ENOMEM, "out of memory");
 			break;
 		}
