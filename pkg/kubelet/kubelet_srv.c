@@ -30,8 +30,11 @@ struct kres {
 struct kconn {
 	struct kg_conn *g;
 	size_t res;
-	long long last_ms; /* last I/O */
-	size_t watches;	   /* ListAndWatch streams open on it */
+	long long last_ms;  /* last I/O */
+	long long since_ms; /* accepted */
+	long long watch_ms; /* its newest ListAndWatch began */
+	bool requested;	    /* a request came: no first-request deadline */
+	size_t watches;	    /* ListAndWatch streams open on it */
 };
 
 struct kwatch {
@@ -218,6 +221,7 @@ static void on_request(void *ctx, struct kg_conn *g, int32_t sid, const char *pa
 
 	if (!kc)
 		return;
+	kc->requested = true;
 	if (strncmp(path, DP, strlen(DP))) {
 		snprintf(e.msg, sizeof(e.msg), "unknown method '%s'", path);
 		kg_finish(g, sid, KG_UNIMPLEMENTED, e.msg);
@@ -238,6 +242,7 @@ static void on_request(void *ctx, struct kg_conn *g, int32_t sid, const char *pa
 		if (rc == 0 && s->n_w < sizeof(s->w) / sizeof(s->w[0])) {
 			s->w[s->n_w++] = (struct kwatch){.g = g, .sid = sid, .res = kc->res};
 			kc->watches++;
+			kc->watch_ms = kg_now_ms();
 			send_list(s, g, sid, kc->res);
 			return;
 		}
@@ -320,9 +325,10 @@ static int listen_on(struct kres *r, struct log_err *err)
 			close(fd);
 		unlink(r->path); /* a stale socket of ours (same name): nobody listens */
 	}
+	/* The kubelet (root) is the only peer: 0600 before listen, so no one else ever connects. */
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 16) < 0 ||
-	    stat(r->path, &st) < 0) {
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    chmod(r->path, KSRV_SOCK_MODE) < 0 || listen(fd, 16) < 0 || stat(r->path, &st) < 0) {
 		int e = errno;
 
 		if (fd >= 0)
@@ -354,6 +360,17 @@ static int expire(struct kubelet_srv *s, int timeout)
 
 		if (!kc->g)
 			continue;
+		if (!kc->requested && kg_conn_deadline(kc->g) >= 0)
+			kc->requested = true; /* a request began: the request deadline holds now */
+		if (!kc->requested && now - kc->since_ms >= KSRV_FIRST_REQ_MS) {
+			log_warn("kubelet: %s: a connection without a request after %d s: closed",
+				 s->res[kc->res].name, KSRV_FIRST_REQ_MS / 1000);
+			conn_drop(s, kc);
+			continue;
+		}
+		if (!kc->requested &&
+		    (timeout < 0 || kc->since_ms + KSRV_FIRST_REQ_MS - now < timeout))
+			timeout = (int)(kc->since_ms + KSRV_FIRST_REQ_MS - now);
 		if (kg_conn_expire(kc->g, now) > 0) {
 			log_warn("kubelet: %s: a request not complete after %d s: reset",
 				 s->res[kc->res].name, KG_REQ_DEADLINE_MS / 1000);
@@ -369,41 +386,50 @@ static int expire(struct kubelet_srv *s, int timeout)
 	return timeout;
 }
 
-/* Accept on res's socket; a full table evicts the connection idle longest without a stream. */
+/*
+ * The connection a full table gives up for a new one (a new connection always gets in, so no
+ * number of other clients can lock the kubelet out): the one idle longest among those without a
+ * ListAndWatch stream (a kubelet's new connection has just done I/O; half-open and idle clients
+ * go first); when every one has a stream, the one whose newest ListAndWatch began last, so that
+ * a flood of streams cannot push out the kubelet's, which is older.
+ */
+static struct kconn *victim(struct kubelet_srv *s)
+{
+	struct kconn *idle = NULL, *streaming = NULL;
+
+	for (size_t i = 0; i < KSRV_MAX_CONNS; i++) {
+		struct kconn *c = &s->conns[i];
+
+		if (!c->watches && (!idle || c->last_ms < idle->last_ms))
+			idle = c;
+		if (c->watches && (!streaming || c->watch_ms > streaming->watch_ms))
+			streaming = c;
+	}
+	return idle ? idle : streaming;
+}
+
+/* Accept on res's socket; a full table gives up victim()'s connection. */
 static void accept_on(struct kubelet_srv *s, size_t res, long long now)
 {
 	for (int k = 0; k < 8; k++) {
 		int fd = accept4(s->res[res].lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		struct kconn *slot = NULL, *idlest = NULL;
+		struct kconn *slot = NULL;
 
 		if (fd < 0)
 			return;
 		for (size_t i = 0; i < KSRV_MAX_CONNS && !slot; i++)
 			if (!s->conns[i].g)
 				slot = &s->conns[i];
-		for (size_t i = 0; i < KSRV_MAX_CONNS && !slot; i++) /* every one: the oldest */
-			if (!s->conns[i].watches &&
-			    (!idlest || s->conns[i].last_ms < idlest->last_ms))
-				idlest = &s->conns[i];
-		if (!slot)
-			slot = idlest;
 		if (!slot) {
-			log_warn("kubelet: %d connections, each with a ListAndWatch stream: "
-				 "refusing one more",
-				 KSRV_MAX_CONNS);
-			close(fd);
-			continue;
-		}
-		if (slot->g) {
-			log_warn("kubelet: %d connections: closing the one idle longest",
-				 KSRV_MAX_CONNS);
+			slot = victim(s);
+			log_warn("kubelet: %d connections: closing %s", KSRV_MAX_CONNS,
+				 slot->watches ? "the one whose ListAndWatch began last"
+					       : "the one idle longest");
 			conn_drop(s, slot);
 		}
 		if (kg_conn_new(fd, true, &srv_handler, s, &slot->g) < 0)
 			continue;
-		slot->res = res;
-		slot->last_ms = now;
-		slot->watches = 0;
+		*slot = (struct kconn){.g = slot->g, .res = res, .last_ms = now, .since_ms = now};
 	}
 }
 

@@ -62,6 +62,9 @@ demo_up() {
   DPID=$!
 }
 
+# count_ge FILE REGEX N: FILE has at least N lines matching REGEX (for wait_for).
+count_ge() { [ "$(grep -cE "$2" "$1" 2>/dev/null)" -ge "$3" ] 2>/dev/null; }
+
 # wait_for CMD...: poll CMD for up to 10 s.
 wait_for() {
   for _ in $(seq 100); do "$@" && return 0; sleep 0.1; done
@@ -333,7 +336,7 @@ EOF2
   KPID=$!
   wait_for test -S "$D/kubelet.sock"
   demo_up
-  wait_for test "$(grep -c '"devices"' "$D/lists.jsonl" 2>/dev/null)" -ge 2
+  wait_for count_ge "$D/lists.jsonl" '"devices"' 2
   diff -u - <(sort "$D/registrations.jsonl") <<'EOF2'
 {"endpoint":"demo-example.com_foo.sock","options":{"get_preferred_allocation_available":true},"resource_name":"example.com/foo","version":"v1beta1"}
 {"endpoint":"demo-nodeprobe.io_bar.sock","options":{"get_preferred_allocation_available":true},"resource_name":"nodeprobe.io/bar","version":"v1beta1"}
@@ -344,5 +347,48 @@ EOF2
 EOF2
   # A health change reaches the kubelet's open ListAndWatch.
   kill -USR1 "$DPID"
-  wait_for test "$(grep -c '"example.com/foo"' "$D/lists.jsonl")" -ge 2
+  wait_for count_ge "$D/lists.jsonl" '"example.com/foo"' 2
+}
+
+@test "kubelet: plugin sockets are 0600 whatever the umask (only the kubelet, root, connects)" {
+  kubelet_up
+  (umask 000 && exec "$BUILD/test/tools/kubelet-demo" "$D" example.com/foo,3 2>>"$D/demo.log" 3>&-) &
+  DPID=$!
+  fk wait-reg "$D" 1
+  [ "$(stat -c '%a %U' "$FOO")" = "600 $(id -un)" ]
+}
+
+@test "kubelet: 40 ListAndWatch streams nobody reads do not lock the kubelet out: its Allocate and a restarted kubelet's ListAndWatch are served" {
+  go_kubelet
+  kubelet_up
+  demo_up
+  fk wait-reg "$D" 2
+  /usr/bin/python3 "$FK" hostile "$FOO" watchers 60 >"$D/hold" 3>&- &
+  local h=$!
+  wait_for grep -q holding "$D/hold"
+  cat "$D/hold" >&2
+  # Before: a full table of streams refused every new connection, the kubelet's too.
+  run fk call "$FOO" Allocate '{"container_requests":[{"devices_ids":["foo-0"]}]}'
+  [ "$(jq -r '.container_responses[0].envs.DEMO_0' <<<"$output")" = foo-0 ]
+  run "$GK" --dial 1.25 call "$FOO" Allocate '{"container_requests":[{"devices_ids":["foo-1"]}]}'
+  [ "$(jq -r '.container_responses[0].envs.DEMO_0' <<<"$output")" = foo-1 ]
+  grep -q '32 connections: closing the one whose ListAndWatch began last' "$D/demo.log"
+  # The kubelet restarts (a grpc-go one now): it registers, dials back, its ListAndWatch is served.
+  kubelet_down
+  "$GK" serve "$D" 2>>"$D/kubelet.log" 3>&- &
+  KPID=$!
+  wait_for count_ge "$D/lists.jsonl" '"devices"' 2
+  kill -USR1 "$DPID"
+  wait_for count_ge "$D/lists.jsonl" '"example.com/foo"' 2
+  kill "$h"
+  wait "$h" || true
+}
+
+@test "kubelet: a connection that sends nothing is closed 10 s after it connected" {
+  kubelet_up
+  demo_up
+  fk wait-reg "$D" 2
+  run fk hostile "$FOO" silent 20
+  [ "$output" = closed ]
+  grep -q 'example.com/foo: a connection without a request after 10 s: closed' "$D/demo.log"
 }
