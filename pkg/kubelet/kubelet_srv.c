@@ -208,68 +208,112 @@ static void reply(struct kg_conn *g, int32_t sid, int rc, struct kpb_buf *b, int
 	kg_finish(g, sid, status, msg);
 }
 
+/* One call being answered: the method's row gets it, fills out (or keeps the stream open). */
+struct kcall {
+	struct kubelet_srv *s;
+	struct kconn *kc;
+	struct kg_conn *g;
+	int32_t sid;
+	const uint8_t *m; /* the request message (unframed) */
+	size_t len;
+	struct kpb_buf out; /* the answer, sent when the row returns 0 */
+	int status;	    /* the gRPC status of a failure, KG_OK: status_of(rc) */
+	struct log_err e;
+};
+
+static int m_options(struct kcall *c)
+{
+	int rc = kpb_check_empty(c->m, c->len, &c->e);
+
+	return rc < 0 ? rc : kpb_options(false, c->s->ops.preferred != NULL, &c->out);
+}
+
+/* Returns 1: the stream stays open (the list sent now and on every change). */
+static int m_watch(struct kcall *c)
+{
+	struct kubelet_srv *s = c->s;
+	int rc = kpb_check_empty(c->m, c->len, &c->e);
+
+	if (rc < 0)
+		return rc;
+	if (s->n_w == sizeof(s->w) / sizeof(s->w[0]))
+		return log_err_set(&c->e, -E2BIG, "too many ListAndWatch streams");
+	s->w[s->n_w++] = (struct kwatch){.g = c->g, .sid = c->sid, .res = c->kc->res};
+	c->kc->watches++;
+	c->kc->watch_ms = kg_now_ms();
+	send_list(s, c->g, c->sid, c->kc->res);
+	return 1;
+}
+
+static int m_allocate(struct kcall *c)
+{
+	return kpb_allocate(c->m, c->len, &c->s->ops, c->s->ctx, c->kc->res, &c->out, &c->status,
+			    &c->e);
+}
+
+static int m_preferred(struct kcall *c)
+{
+	if (!c->s->ops.preferred) {
+		c->status = KG_UNIMPLEMENTED;
+		return log_err_set(&c->e, -ENOTSUP, "no preferred allocation");
+	}
+	return kpb_preferred(c->m, c->len, &c->s->ops, c->s->ctx, c->kc->res, &c->out, &c->status,
+			     &c->e);
+}
+
+static int m_prestart(struct kcall *c)
+{
+	int rc = kpb_check_prestart(c->m, c->len, &c->e);
+
+	return rc < 0 ? rc : kpb_empty(&c->out);
+}
+
+/*
+ * The gRPC methods served on our sockets, by full path: a service we add is rows here; every one
+ * gets kubelet_grpc's transport (any :authority, the bounds and deadlines) and kconn's admission.
+ */
+static const struct kmethod {
+	const char *path;
+	int (*call)(struct kcall *c); /* 0: send c->out; 1: answered itself; -errno: c->e */
+} methods[] = {
+    {DP "GetDevicePluginOptions", m_options},	{DP "ListAndWatch", m_watch},
+    {DP "GetPreferredAllocation", m_preferred}, {DP "Allocate", m_allocate},
+    {DP "PreStartContainer", m_prestart},
+};
+
 static void on_request(void *ctx, struct kg_conn *g, int32_t sid, const char *path,
 		       const uint8_t *body, size_t n)
 {
-	struct kubelet_srv *s = ctx;
-	struct kconn *kc = conn_of(s, g);
-	struct kpb_buf b = {0};
-	struct log_err e = {0};
-	const uint8_t *m;
-	size_t len;
-	int rc, status = KG_OK;
+	struct kcall c = {.s = ctx, .g = g, .sid = sid, .status = KG_OK};
+	const struct kmethod *me = NULL;
+	int rc;
 
-	if (!kc)
+	c.kc = conn_of(c.s, g);
+	if (!c.kc)
 		return;
-	kc->requested = true;
-	if (strncmp(path, DP, strlen(DP))) {
-		snprintf(e.msg, sizeof(e.msg), "unknown method '%s'", path);
-		kg_finish(g, sid, KG_UNIMPLEMENTED, e.msg);
+	c.kc->requested = true;
+	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]) && !me; i++)
+		if (!strcmp(path, methods[i].path))
+			me = &methods[i];
+	if (!me) {
+		snprintf(c.e.msg, sizeof(c.e.msg), "unknown method '%s'", path);
+		kg_finish(g, sid, KG_UNIMPLEMENTED, c.e.msg);
 		return;
 	}
-	path += strlen(DP);
-	rc = kpb_unframe(body, n, &m, &len, &e);
+	rc = kpb_unframe(body, n, &c.m, &c.len, &c.e);
 	if (rc < 0) {
-		kg_finish(g, sid, status_of(rc), e.msg);
+		kg_finish(g, sid, status_of(rc), c.e.msg);
 		return;
 	}
-	if (!strcmp(path, "GetDevicePluginOptions")) {
-		rc = kpb_check_empty(m, len, &e);
-		if (rc == 0)
-			rc = kpb_options(false, s->ops.preferred != NULL, &b);
-	} else if (!strcmp(path, "ListAndWatch")) {
-		rc = kpb_check_empty(m, len, &e);
-		if (rc == 0 && s->n_w < sizeof(s->w) / sizeof(s->w[0])) {
-			s->w[s->n_w++] = (struct kwatch){.g = g, .sid = sid, .res = kc->res};
-			kc->watches++;
-			kc->watch_ms = kg_now_ms();
-			send_list(s, g, sid, kc->res);
-			return;
-		}
-		if (rc == 0)
-			rc = log_err_set(&e, -E2BIG, "too many ListAndWatch streams");
-	} else if (!strcmp(path, "Allocate")) {
-		rc = kpb_allocate(m, len, &s->ops, s->ctx, kc->res, &b, &status, &e);
-	} else if (!strcmp(path, "GetPreferredAllocation")) {
-		if (!s->ops.preferred) {
-			kg_finish(g, sid, KG_UNIMPLEMENTED, "no preferred allocation");
-			return;
-		}
-		rc = kpb_preferred(m, len, &s->ops, s->ctx, kc->res, &b, &status, &e);
-	} else if (!strcmp(path, "PreStartContainer")) {
-		rc = kpb_check_prestart(m, len, &e);
-		if (rc == 0)
-			rc = kpb_empty(&b);
-	} else {
-		snprintf(e.msg, sizeof(e.msg), "unknown method '%s%s'", DP, path);
-		kg_finish(g, sid, KG_UNIMPLEMENTED, e.msg);
+	rc = me->call(&c);
+	if (rc == 1)
 		return;
-	}
-	if (rc < 0 && status == KG_OK)
-		status = status_of(rc);
-	if (rc < 0)
-		log_warn("kubelet: %s %s: %s", s->res[kc->res].name, path, e.msg);
-	reply(g, sid, rc, &b, status, rc < 0 ? e.msg : NULL);
+	if (rc < 0 && c.status == KG_OK)
+		c.status = status_of(rc);
+	if (rc < 0 && c.status != KG_UNIMPLEMENTED)
+		log_warn("kubelet: %s %s: %s", c.s->res[c.kc->res].name, strrchr(path, '/') + 1,
+			 c.e.msg);
+	reply(g, sid, rc, &c.out, c.status, rc < 0 ? c.e.msg : NULL);
 }
 
 static void on_closed(void *ctx, struct kg_conn *g, int32_t sid)
