@@ -62,12 +62,23 @@ demo_up() {
   DPID=$!
 }
 
+# hostile_bg MODE SECONDS WORD: a served demo and kubelet, then fake-kubelet's hostile MODE in the
+# background ($H), its output in $D/hostile, until it prints WORD.
+hostile_bg() {
+  kubelet_up
+  demo_up
+  fk wait-reg "$D" 2
+  /usr/bin/python3 "$FK" hostile "$FOO" "$1" "$2" >"$D/hostile" 3>&- &
+  H=$!
+  wait_for grep -q "$3" "$D/hostile"
+}
+
 # count_ge FILE REGEX N: FILE has at least N lines matching REGEX (for wait_for).
 count_ge() { [ "$(grep -cE "$2" "$1" 2>/dev/null)" -ge "$3" ] 2>/dev/null; }
 
-# wait_for CMD...: poll CMD for up to 10 s.
+# wait_for CMD...: poll CMD for up to 30 s (a loaded machine, a sanitizer build).
 wait_for() {
-  for _ in $(seq 100); do "$@" && return 0; sleep 0.1; done
+  for _ in $(seq 300); do "$@" && return 0; sleep 0.1; done
   echo "timed out waiting for: $*" >&2
   return 1
 }
@@ -292,17 +303,12 @@ EOF2
 }
 
 @test "kubelet: a request trickled a byte at a time is reset 10 s after its HEADERS; others are served meanwhile" {
-  kubelet_up
-  demo_up
-  fk wait-reg "$D" 2
-  /usr/bin/python3 "$FK" hostile "$FOO" trickle 20 >"$D/trickle" 3>&- &
-  local h=$!
-  wait_for grep -q trickling "$D/trickle"
+  hostile_bg trickle 20 trickling
   run fk call "$FOO" GetDevicePluginOptions
   [ "$output" = '{"get_preferred_allocation_available": true}' ]
-  wait "$h"
-  echo "$(cat "$D/trickle")" >&2
-  grep -qE '^reset after (9|10|11) s \(code 8\)$' "$D/trickle"
+  wait "$H"
+  cat "$D/hostile" >&2
+  grep -qE '^reset after (9|10|11) s \(code 8\)$' "$D/hostile"
   grep -q 'a request not complete after 10 s: reset' "$D/demo.log"
   kill -0 "$DPID"
 }
@@ -360,13 +366,8 @@ EOF2
 
 @test "kubelet: 40 ListAndWatch streams nobody reads do not lock the kubelet out: its Allocate and a restarted kubelet's ListAndWatch are served" {
   go_kubelet
-  kubelet_up
-  demo_up
-  fk wait-reg "$D" 2
-  /usr/bin/python3 "$FK" hostile "$FOO" watchers 60 >"$D/hold" 3>&- &
-  local h=$!
-  wait_for grep -q holding "$D/hold"
-  cat "$D/hold" >&2
+  hostile_bg watchers 60 holding
+  cat "$D/hostile" >&2
   # Before: a full table of streams refused every new connection, the kubelet's too.
   run fk call "$FOO" Allocate '{"container_requests":[{"devices_ids":["foo-0"]}]}'
   [ "$(jq -r '.container_responses[0].envs.DEMO_0' <<<"$output")" = foo-0 ]
@@ -377,11 +378,11 @@ EOF2
   kubelet_down
   "$GK" serve "$D" 2>>"$D/kubelet.log" 3>&- &
   KPID=$!
-  wait_for count_ge "$D/lists.jsonl" '"devices"' 2
+  wait_for count_ge "$D/lists.jsonl" '"devices"' 2 || { cat "$D/lists.jsonl" "$D/kubelet.log" "$D/demo.log" >&2; false; }
   kill -USR1 "$DPID"
   wait_for count_ge "$D/lists.jsonl" '"example.com/foo"' 2
-  kill "$h"
-  wait "$h" || true
+  kill "$H"
+  wait "$H" || true
 }
 
 @test "kubelet: a connection that sends nothing is closed 10 s after it connected" {

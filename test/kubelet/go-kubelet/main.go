@@ -89,6 +89,16 @@ func dial(ctx context.Context, sock string) (*grpc.ClientConn, error) {
 	return grpc.DialContext(ctx, sock, opts...)
 }
 
+// plugin dials sock (dial) for a command: the client, and what to close; nil after saying why.
+func plugin(ctx context.Context, sock string) (pb.DevicePluginClient, *grpc.ClientConn) {
+	conn, err := dial(ctx, sock)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "go-kubelet: dial %s: %v\n", sock, err)
+		return nil, nil
+	}
+	return pb.NewDevicePluginClient(conn), conn
+}
+
 // js prints m as one line of JSON with sorted keys.
 func js(m proto.Message) string {
 	b, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(m)
@@ -141,20 +151,18 @@ func cmdCall(args []string) int {
 	if len(args) < 2 {
 		return usage()
 	}
-	ctx := context.Background()
-	conn, err := dial(ctx, args[0])
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "go-kubelet: dial %s: %v\n", args[0], err)
+	c, conn := plugin(context.Background(), args[0])
+	if c == nil {
 		return 1
 	}
 	defer conn.Close()
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	arg := ""
 	if len(args) > 2 {
 		arg = args[2]
 	}
-	resp, err := unary(ctx, pb.NewDevicePluginClient(conn), args[1], arg)
+	resp, err := unary(ctx, c, args[1], arg)
 	if err != nil {
 		if _, ok := status.FromError(err); !ok {
 			fmt.Fprintf(os.Stderr, "go-kubelet: %v\n", err)
@@ -177,13 +185,12 @@ func cmdWatch(args []string) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	conn, err := dial(ctx, args[0])
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "go-kubelet: dial %s: %v\n", args[0], err)
+	c, conn := plugin(ctx, args[0])
+	if c == nil {
 		return 1
 	}
 	defer conn.Close()
-	st, err := pb.NewDevicePluginClient(conn).ListAndWatch(ctx, &pb.Empty{})
+	st, err := c.ListAndWatch(ctx, &pb.Empty{})
 	for n := 0; err == nil && n < count; n++ {
 		var m *pb.ListAndWatchResponse
 		if m, err = st.Recv(); err == nil {
@@ -203,13 +210,11 @@ func cmdAll(args []string) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	conn, err := dial(ctx, args[0])
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "go-kubelet: dial %s: %v\n", args[0], err)
+	c, conn := plugin(ctx, args[0])
+	if c == nil {
 		return 1
 	}
 	defer conn.Close()
-	c := pb.NewDevicePluginClient(conn)
 	ids := strings.Split(args[1], ",")
 	idsJSON, _ := json.Marshal(ids)
 	rc := 0
