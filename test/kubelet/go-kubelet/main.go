@@ -89,14 +89,17 @@ func dial(ctx context.Context, sock string) (*grpc.ClientConn, error) {
 	return grpc.DialContext(ctx, sock, opts...)
 }
 
-// plugin dials sock (dial) for a command: the client, and what to close; nil after saying why.
-func plugin(ctx context.Context, sock string) (pb.DevicePluginClient, *grpc.ClientConn) {
+// withPlugin dials sock (dial) and runs f with the client, all within 20 s; 1 if the dial failed.
+func withPlugin(sock string, f func(ctx context.Context, c pb.DevicePluginClient) int) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
 	conn, err := dial(ctx, sock)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "go-kubelet: dial %s: %v\n", sock, err)
-		return nil, nil
+		return 1
 	}
-	return pb.NewDevicePluginClient(conn), conn
+	defer conn.Close()
+	return f(ctx, pb.NewDevicePluginClient(conn))
 }
 
 // js prints m as one line of JSON with sorted keys.
@@ -151,28 +154,23 @@ func cmdCall(args []string) int {
 	if len(args) < 2 {
 		return usage()
 	}
-	c, conn := plugin(context.Background(), args[0])
-	if c == nil {
-		return 1
-	}
-	defer conn.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	arg := ""
 	if len(args) > 2 {
 		arg = args[2]
 	}
-	resp, err := unary(ctx, c, args[1], arg)
-	if err != nil {
-		if _, ok := status.FromError(err); !ok {
-			fmt.Fprintf(os.Stderr, "go-kubelet: %v\n", err)
-			return 1
+	return withPlugin(args[0], func(ctx context.Context, c pb.DevicePluginClient) int {
+		resp, err := unary(ctx, c, args[1], arg)
+		if err != nil {
+			if _, ok := status.FromError(err); !ok {
+				fmt.Fprintf(os.Stderr, "go-kubelet: %v\n", err)
+				return 1
+			}
+			fmt.Println(errJSON(err))
+			return 0
 		}
-		fmt.Println(errJSON(err))
+		fmt.Println(js(resp))
 		return 0
-	}
-	fmt.Println(js(resp))
-	return 0
+	})
 }
 
 func cmdWatch(args []string) int {
@@ -183,65 +181,55 @@ func cmdWatch(args []string) int {
 	if err != nil {
 		return usage()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	c, conn := plugin(ctx, args[0])
-	if c == nil {
-		return 1
-	}
-	defer conn.Close()
-	st, err := c.ListAndWatch(ctx, &pb.Empty{})
-	for n := 0; err == nil && n < count; n++ {
-		var m *pb.ListAndWatchResponse
-		if m, err = st.Recv(); err == nil {
-			fmt.Println(js(m))
+	return withPlugin(args[0], func(ctx context.Context, c pb.DevicePluginClient) int {
+		st, err := c.ListAndWatch(ctx, &pb.Empty{})
+		for n := 0; err == nil && n < count; n++ {
+			var m *pb.ListAndWatchResponse
+			if m, err = st.Recv(); err == nil {
+				fmt.Println(js(m))
+			}
 		}
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "go-kubelet: ListAndWatch: %s\n", errJSON(err))
-		return 1
-	}
-	return 0
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "go-kubelet: ListAndWatch: %s\n", errJSON(err))
+			return 1
+		}
+		return 0
+	})
 }
 
 func cmdAll(args []string) int {
 	if len(args) < 2 {
 		return usage()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	c, conn := plugin(ctx, args[0])
-	if c == nil {
-		return 1
-	}
-	defer conn.Close()
-	ids := strings.Split(args[1], ",")
-	idsJSON, _ := json.Marshal(ids)
-	rc := 0
-	show := func(name string, m proto.Message, err error) {
-		if err != nil {
-			fmt.Printf("%s %s\n", name, errJSON(err))
-			rc = 1
-			return
+	return withPlugin(args[0], func(ctx context.Context, c pb.DevicePluginClient) int {
+		ids := strings.Split(args[1], ",")
+		idsJSON, _ := json.Marshal(ids)
+		rc := 0
+		show := func(name string, m proto.Message, err error) {
+			if err != nil {
+				fmt.Printf("%s %s\n", name, errJSON(err))
+				rc = 1
+				return
+			}
+			fmt.Printf("%s %s\n", name, js(m))
 		}
-		fmt.Printf("%s %s\n", name, js(m))
-	}
-	m, err := unary(ctx, c, "GetDevicePluginOptions", "")
-	show("GetDevicePluginOptions", m, err)
-	st, err := c.ListAndWatch(ctx, &pb.Empty{})
-	var l *pb.ListAndWatchResponse
-	if err == nil {
-		l, err = st.Recv()
-	}
-	show("ListAndWatch", l, err)
-	m, err = unary(ctx, c, "GetPreferredAllocation",
-		fmt.Sprintf(`{"container_requests":[{"available_deviceIDs":%s,"allocation_size":1}]}`, idsJSON))
-	show("GetPreferredAllocation", m, err)
-	m, err = unary(ctx, c, "Allocate", fmt.Sprintf(`{"container_requests":[{"devices_ids":%s}]}`, idsJSON))
-	show("Allocate", m, err)
-	m, err = unary(ctx, c, "PreStartContainer", fmt.Sprintf(`{"devices_ids":%s}`, idsJSON))
-	show("PreStartContainer", m, err)
-	return rc
+		m, err := unary(ctx, c, "GetDevicePluginOptions", "")
+		show("GetDevicePluginOptions", m, err)
+		st, err := c.ListAndWatch(ctx, &pb.Empty{})
+		var l *pb.ListAndWatchResponse
+		if err == nil {
+			l, err = st.Recv()
+		}
+		show("ListAndWatch", l, err)
+		m, err = unary(ctx, c, "GetPreferredAllocation",
+			fmt.Sprintf(`{"container_requests":[{"available_deviceIDs":%s,"allocation_size":1}]}`, idsJSON))
+		show("GetPreferredAllocation", m, err)
+		m, err = unary(ctx, c, "Allocate", fmt.Sprintf(`{"container_requests":[{"devices_ids":%s}]}`, idsJSON))
+		show("Allocate", m, err)
+		m, err = unary(ctx, c, "PreStartContainer", fmt.Sprintf(`{"devices_ids":%s}`, idsJSON))
+		show("PreStartContainer", m, err)
+		return rc
+	})
 }
 
 // registration plays kubelet.sock: it records each request, then connects back as a kubelet.
