@@ -4,7 +4,16 @@
  * polled by the run loop, and every answer is made in that thread.
  * libmicrohttpd is loaded (dlopen) only when --listen is given: Debian's links GnuTLS and with it
  * p11-kit, GMP, Nettle's hogweed, libunistring..., 2.3 MB of resident pages a plugin without
- * --listen (the default) does not need (make bench, test/bench/devices.sh). */
+ * --listen (the default) does not need (make bench, test/bench/devices.sh).
+ *
+ * Slow clients: libmicrohttpd's idle timeout (HTTP_IDLE_S) starts again with every byte, so 16
+ * clients trickling a header byte a second held every slot for ever and /health went unanswered
+ * (the kubelet's liveness probe then restarts the pod). So, as pkg/reload's server does, each
+ * connection waiting for a request head (new, or kept alive after an answer) is on a list, oldest
+ * first: closed HTTP_HEAD_S after it began waiting, and when more than HTTP_CONNS - HTTP_RESERVE
+ * wait, the oldest is closed for the newcomer, so the table never fills with heads and a probe
+ * always gets a slot. Closing is shutdown(2): libmicrohttpd sees the end of the stream and
+ * closes the connection itself; the fd is ours to name until its CLOSED notification. */
 #include <arpa/inet.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -12,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -21,10 +32,12 @@
 #include "log/log.h"
 #include "strbuf/strbuf.h"
 
-#define HTTP_CONNS  16	      /* connections at once */
-#define HTTP_IDLE_S 10	      /* an idle connection is closed after this */
-#define HTTP_BODY   (1 << 20) /* bytes of /metrics */
-#define MHD_SONAME  "libmicrohttpd.so.12"
+#define HTTP_CONNS   16	       /* connections at once */
+#define HTTP_IDLE_S  10	       /* an idle connection is closed after this */
+#define HTTP_BODY    (1 << 20) /* bytes of /metrics */
+#define HTTP_HEAD_S  5	       /* a request head must be complete this long after waiting began */
+#define HTTP_RESERVE 4	       /* slots never held by connections waiting for a head */
+#define MHD_SONAME   "libmicrohttpd.so.12"
 
 /* The libmicrohttpd functions we call, from dlopen (mhd_load). */
 static struct {
@@ -37,6 +50,7 @@ static struct {
 	__typeof__(MHD_add_response_header) *add_response_header;
 	__typeof__(MHD_queue_response) *queue_response;
 	__typeof__(MHD_destroy_response) *destroy_response;
+	__typeof__(MHD_get_connection_info) *get_connection_info;
 } mhd;
 
 static int mhd_load(struct log_err *err)
@@ -59,17 +73,114 @@ static int mhd_load(struct log_err *err)
 	MHD_SYM(add_response_header)
 	MHD_SYM(queue_response)
 	MHD_SYM(destroy_response)
+	MHD_SYM(get_connection_info)
 	MHD_SYM(run) /* last: set means all are */
 #undef MHD_SYM
 	return 0;
 }
 
+/* A connection waiting for a request head (on devices_http.wait while it is). */
+struct hconn {
+	struct hconn *prev, *next;
+	int fd;
+	long long since_ms; /* accepted, or its previous answer done (monotonic) */
+	bool linked, culled;
+};
+
 struct devices_http {
 	struct MHD_Daemon *d;
-	int tfd;		   /* timerfd: MHD's next timeout */
-	devices_http_body metrics; /* fills /metrics */
-	void *ctx;		   /* for metrics */
+	struct hconn wait;	     /* list head: oldest first */
+	unsigned int nwait, nculled; /* on the list; of them, being closed */
+	int tfd;		     /* timerfd: MHD's next timeout */
+	devices_http_body metrics;   /* fills /metrics */
+	void *ctx;		     /* for metrics */
 };
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void hc_unlink(struct devices_http *h, struct hconn *hc)
+{
+	if (!hc->linked)
+		return;
+	hc->prev->next = hc->next;
+	hc->next->prev = hc->prev;
+	hc->linked = false;
+	h->nwait--;
+	if (hc->culled)
+		h->nculled--;
+	hc->culled = false;
+}
+
+/* hc waits for a head from now on: to the list's end, then the oldest go past the reserve. */
+static void hc_link(struct devices_http *h, struct hconn *hc)
+{
+	hc->since_ms = now_ms();
+	hc->prev = h->wait.prev;
+	hc->next = &h->wait;
+	h->wait.prev->next = hc;
+	h->wait.prev = hc;
+	hc->linked = true;
+	h->nwait++;
+	for (struct hconn *o = h->wait.next;
+	     o != hc && h->nwait - h->nculled > HTTP_CONNS - HTTP_RESERVE; o = o->next) {
+		if (o->culled)
+			continue;
+		o->culled = true;
+		h->nculled++;
+		shutdown(o->fd, SHUT_RDWR);
+	}
+}
+
+static void on_conn(void *cls, struct MHD_Connection *c, void **sctx,
+		    enum MHD_ConnectionNotificationCode code)
+{
+	struct devices_http *h = cls;
+	struct hconn *hc = *sctx;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+		    mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		hc = ci ? calloc(1, sizeof(*hc)) : NULL;
+		if (!hc)
+			return; /* untracked: the idle timeout still holds */
+		hc->fd = ci->connect_fd;
+		*sctx = hc;
+		hc_link(h, hc);
+		return;
+	}
+	if (!hc)
+		return;
+	hc_unlink(h, hc);
+	free(hc);
+	*sctx = NULL;
+}
+
+static struct hconn *hc_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+	    mhd.get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+/* An answer is done: a kept-alive connection waits for its next head. */
+static void on_done(void *cls, struct MHD_Connection *c, void **state,
+		    enum MHD_RequestTerminationCode code)
+{
+	struct hconn *hc = hc_of(c);
+
+	(void)state;
+	(void)code;
+	if (hc && !hc->linked)
+		hc_link(cls, hc);
+}
 
 static enum MHD_Result answer(struct MHD_Connection *c, unsigned code, const char *type,
 			      const char *body, size_t len)
@@ -97,6 +208,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	(void)version;
 	(void)upload;
 	if (!*state) { /* headers only: answer once the request is complete */
+		struct hconn *hc = hc_of(c);
+
+		if (hc)
+			hc_unlink(h, hc); /* the head is in: no deadline */
 		*state = h;
 		return MHD_YES;
 	}
@@ -162,12 +277,14 @@ int devices_http_new(const char *listen, devices_http_body metrics, void *ctx,
 		return log_err_set(err, -ENOMEM, "out of memory");
 	h->metrics = metrics;
 	h->ctx = ctx;
+	h->wait.next = h->wait.prev = &h->wait;
 	h->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	h->d =
-	    mhd.start_daemon(MHD_USE_EPOLL | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0), 0, NULL,
-			     NULL, handle, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONNS,
-			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IDLE_S, MHD_OPTION_END);
+	h->d = mhd.start_daemon(MHD_USE_EPOLL | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0), 0,
+				NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONNS,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IDLE_S,
+				MHD_OPTION_NOTIFY_CONNECTION, on_conn, h,
+				MHD_OPTION_NOTIFY_COMPLETED, on_done, h, MHD_OPTION_END);
 	if (!h->d || h->tfd < 0) {
 		devices_http_free(h);
 		return log_err_set(err, -EADDRINUSE, "--listen '%s': cannot listen", listen);
@@ -193,13 +310,29 @@ int devices_http_ready(struct devices_http *h)
 	struct itimerspec t = {0};
 	MHD_UNSIGNED_LONG_LONG ms;
 	unsigned long long n;
+	long long now, next = -1;
 
 	if (read(h->tfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		return -errno;
 	mhd.run(h->d);
-	if (mhd.get_timeout(h->d, &ms) == MHD_YES) { /* a connection's timeout: be back then */
-		t.it_value.tv_sec = (time_t)(ms / 1000);
-		t.it_value.tv_nsec = (long)(ms % 1000) * 1000000L + (ms ? 0 : 1);
+	now = now_ms();
+	for (struct hconn *hc = h->wait.next; hc != &h->wait; hc = hc->next) {
+		if (hc->culled)
+			continue;
+		if (now - hc->since_ms < HTTP_HEAD_S * 1000LL) {
+			next = hc->since_ms + HTTP_HEAD_S * 1000LL - now; /* oldest first */
+			break;
+		}
+		hc->culled = true; /* its head is late: closed */
+		h->nculled++;
+		shutdown(hc->fd, SHUT_RDWR);
+		next = 0;
+	}
+	if (mhd.get_timeout(h->d, &ms) == MHD_YES && (next < 0 || (long long)ms < next))
+		next = (long long)ms; /* a connection's timeout: be back then */
+	if (next >= 0) {
+		t.it_value.tv_sec = (time_t)(next / 1000);
+		t.it_value.tv_nsec = (long)(next % 1000) * 1000000L + (next ? 0 : 1);
 	}
 	timerfd_settime(h->tfd, 0, &t, NULL);
 	return 0;

@@ -6,6 +6,21 @@
  * provider as the socket takes them, so a peer that never reads costs bounded memory and never
  * blocks the caller. Client side: unary calls (Register). Framing of a message's 5-byte prefix is
  * kubelet_pb's; the request, response and trailer headers are gRPC's (PROTOCOL-HTTP2.md).
+ *
+ * A server session runs with libnghttp2's HTTP messaging checks off
+ * (nghttp2_option_set_no_http_messaging): among them, nghttp2_http_on_header requires a request's
+ * :authority to be non-empty and made of RFC 3986 authority characters, and resets the stream
+ * (PROTOCOL_ERROR) otherwise. grpc-go dials a target without a scheme with that target as the
+ * :authority, so kubelet v1.25, whose target is the plugin socket's path, sent
+ * "/var/lib/kubelet/device-plugins/<ours>.sock" and had every call reset; later kubelets add
+ * grpc.WithAuthority("localhost") (pkg/kubelet/cm/devicemanager/plugin/v1beta1/client.go, dial).
+ * A gRPC server ignores :authority and :scheme, as grpc-go's does. What a gRPC server does check
+ * is ours (on_header, request_ok): a POST of content-type application/grpc[+...|;...] with a
+ * :path, pseudo-headers only in the request's own HEADERS (never in trailers); anything else is
+ * reset with PROTOCOL_ERROR. The frame layer (preface, SETTINGS, flow control, HPACK, stream
+ * states, the CONTINUATION bounds) stays nghttp2's, and our own bounds stay: KG_MAX_HEADERS per
+ * request, KG_MAX_STREAMS, the byte budgets and deadlines (kubelet_internal.h). Client sessions
+ * (Register) keep the checks: they read what a kubelet's grpc-go server answers.
  */
 #include <errno.h>
 #include <nghttp2/nghttp2.h>
@@ -30,6 +45,8 @@ struct kg_stream {
 	bool too_big;	    /* body passed the message limit: answered RESOURCE_EXHAUSTED */
 	bool over_budget;   /* ... or the process-wide byte budget */
 	bool dispatched;    /* server: request complete (handed on) or reset: no deadline */
+	bool post, grpc_ct; /* server: :method POST; content-type application/grpc[+..|;..] */
+	bool has_path;	    /* server: a :path came (path "" when too long: an unknown method) */
 	long long start_ms; /* server: HEADERS received (CLOCK_MONOTONIC) */
 	struct kpb_buf cur; /* the message being sent, from off */
 	size_t off;
@@ -235,9 +252,19 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 	if (st->hdr_bytes > KG_MAX_HEADERS)
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* resets this stream only */
 	if (c->server) {
-		if (nlen == 5 && !memcmp(name, ":path", 5) && vlen < sizeof(st->path)) {
-			memcpy(st->path, value, vlen);
-			st->path[vlen] = '\0';
+		if (f->hd.type != NGHTTP2_HEADERS || f->headers.cat != NGHTTP2_HCAT_REQUEST)
+			return 0; /* trailers: nothing of them is read */
+		if (nlen == 5 && !memcmp(name, ":path", 5)) {
+			st->has_path = vlen > 0;
+			if (vlen < sizeof(st->path)) {
+				memcpy(st->path, value, vlen);
+				st->path[vlen] = '\0';
+			}
+		} else if (nlen == 7 && !memcmp(name, ":method", 7)) {
+			st->post = vlen == 4 && !memcmp(value, "POST", 4);
+		} else if (nlen == 12 && !memcmp(name, "content-type", 12)) {
+			st->grpc_ct = vlen >= 16 && !memcmp(value, "application/grpc", 16) &&
+				      (vlen == 16 || value[16] == '+' || value[16] == ';');
 		}
 		return 0;
 	}
@@ -281,11 +308,27 @@ static int on_data(nghttp2_session *s, uint8_t flags, int32_t sid, const uint8_t
 	return 0;
 }
 
+/* The request's HEADERS are complete: is it a gRPC call? Not: RST_STREAM PROTOCOL_ERROR. */
+static int request_ok(nghttp2_session *s, struct kg_stream *st)
+{
+	if (st->post && st->grpc_ct && st->has_path)
+		return 0;
+	st->dispatched = true;
+	return nghttp2_submit_rst_stream(s, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_PROTOCOL_ERROR) == 0
+		   ? 0
+		   : NGHTTP2_ERR_CALLBACK_FAILURE;
+}
+
 static int on_frame(nghttp2_session *s, const nghttp2_frame *f, void *u)
 {
 	struct kg_conn *c = u;
 	struct kg_stream *st;
 
+	if (c->server && f->hd.type == NGHTTP2_HEADERS && f->headers.cat == NGHTTP2_HCAT_REQUEST) {
+		st = nghttp2_session_get_stream_user_data(s, f->hd.stream_id);
+		if (st && request_ok(s, st) < 0)
+			return NGHTTP2_ERR_CALLBACK_FAILURE;
+	}
 	if (!c->server || (f->hd.type != NGHTTP2_DATA && f->hd.type != NGHTTP2_HEADERS) ||
 	    !(f->hd.flags & NGHTTP2_FLAG_END_STREAM))
 		return 0;
@@ -361,6 +404,7 @@ int kg_conn_new(int fd, bool server, const struct kg_handler *h, void *ctx, stru
 	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame);
 	nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_close);
 	nghttp2_option_set_max_send_header_block_length(opt, KG_MAX_HEADERS);
+	nghttp2_option_set_no_http_messaging(opt, server); /* see the top of this file */
 	if (server)
 		rc = nghttp2_session_server_new2(&c->s, cb, c, opt);
 	else

@@ -20,9 +20,15 @@
  *                             request past it is answered RESOURCE_EXHAUSTED (its bytes dropped),
  *                             an answer past it closes that connection.
  *   KG_REQ_DEADLINE_MS 10 s   from a request's HEADERS to its end: later, RST_STREAM (CANCEL).
- *   KSRV_MAX_CONNS    32      plugin connections (all resources); one more evicts the one idle
- *                             longest, so a peer holding connections open cannot lock the kubelet
- * out. KSRV_MAX_RES      64      resources per server; KSRV_MAX_DEVICES 4096 devices per resource,
+ *   KSRV_MAX_CONNS    32      plugin connections (all resources). A new connection always gets
+ *                             in: a full table closes the connection idle longest (last I/O) of
+ *                             those without a ListAndWatch stream, or, every one having one, the
+ *                             one whose newest ListAndWatch began last (kubelet_srv.c victim), so
+ *                             no number of idle, half-open or streaming peers locks the kubelet
+ *                             out or pushes out its older stream.
+ *   KSRV_FIRST_REQ_MS 10 s    a connection that has sent no complete request by then is closed.
+ *   KSRV_SOCK_MODE    0600    our sockets (set before listen): only the kubelet (root) connects.
+ *   KSRV_MAX_RES      64      resources per server; KSRV_MAX_DEVICES 4096 devices per resource,
  *                             device IDs 1..255 bytes.
  *   KREG_TIMEOUT_MS   5000    one Register call; then it is retried.
  *   KREG_BACKOFF_*    1 s doubling to 30 s between Register attempts after a failure (refused,
@@ -50,6 +56,8 @@ struct log_err;
 #define KG_MAX_TOTAL	    (16u << 20)
 #define KG_REQ_DEADLINE_MS  10000
 #define KSRV_MAX_CONNS	    32
+#define KSRV_FIRST_REQ_MS   10000
+#define KSRV_SOCK_MODE	    0600
 #define KSRV_MAX_RES	    64
 #define KSRV_MAX_DEVICES    KUBELET_DEVICES_MAX
 #define KSRV_MAX_ID	    255

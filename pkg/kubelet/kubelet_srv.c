@@ -30,8 +30,11 @@ struct kres {
 struct kconn {
 	struct kg_conn *g;
 	size_t res;
-	long long last_ms; /* last I/O */
-	size_t watches;	   /* ListAndWatch streams open on it */
+	long long last_ms;  /* last I/O */
+	long long since_ms; /* accepted */
+	long long watch_ms; /* its newest ListAndWatch began */
+	bool requested;	    /* a request came: no first-request deadline */
+	size_t watches;	    /* ListAndWatch streams open on it */
 };
 
 struct kwatch {
@@ -205,66 +208,112 @@ static void reply(struct kg_conn *g, int32_t sid, int rc, struct kpb_buf *b, int
 	kg_finish(g, sid, status, msg);
 }
 
+/* One call being answered: the method's row gets it, fills out (or keeps the stream open). */
+struct kcall {
+	struct kubelet_srv *s;
+	struct kconn *kc;
+	struct kg_conn *g;
+	int32_t sid;
+	const uint8_t *m; /* the request message (unframed) */
+	size_t len;
+	struct kpb_buf out; /* the answer, sent when the row returns 0 */
+	int status;	    /* the gRPC status of a failure, KG_OK: status_of(rc) */
+	struct log_err e;
+};
+
+static int m_options(struct kcall *c)
+{
+	int rc = kpb_check_empty(c->m, c->len, &c->e);
+
+	return rc < 0 ? rc : kpb_options(false, c->s->ops.preferred != NULL, &c->out);
+}
+
+/* Returns 1: the stream stays open (the list sent now and on every change). */
+static int m_watch(struct kcall *c)
+{
+	struct kubelet_srv *s = c->s;
+	int rc = kpb_check_empty(c->m, c->len, &c->e);
+
+	if (rc < 0)
+		return rc;
+	if (s->n_w == sizeof(s->w) / sizeof(s->w[0]))
+		return log_err_set(&c->e, -E2BIG, "too many ListAndWatch streams");
+	s->w[s->n_w++] = (struct kwatch){.g = c->g, .sid = c->sid, .res = c->kc->res};
+	c->kc->watches++;
+	c->kc->watch_ms = kg_now_ms();
+	send_list(s, c->g, c->sid, c->kc->res);
+	return 1;
+}
+
+static int m_allocate(struct kcall *c)
+{
+	return kpb_allocate(c->m, c->len, &c->s->ops, c->s->ctx, c->kc->res, &c->out, &c->status,
+			    &c->e);
+}
+
+static int m_preferred(struct kcall *c)
+{
+	if (!c->s->ops.preferred) {
+		c->status = KG_UNIMPLEMENTED;
+		return log_err_set(&c->e, -ENOTSUP, "no preferred allocation");
+	}
+	return kpb_preferred(c->m, c->len, &c->s->ops, c->s->ctx, c->kc->res, &c->out, &c->status,
+			     &c->e);
+}
+
+static int m_prestart(struct kcall *c)
+{
+	int rc = kpb_check_prestart(c->m, c->len, &c->e);
+
+	return rc < 0 ? rc : kpb_empty(&c->out);
+}
+
+/*
+ * The gRPC methods served on our sockets, by full path: a service we add is rows here; every one
+ * gets kubelet_grpc's transport (any :authority, the bounds and deadlines) and kconn's admission.
+ */
+static const struct kmethod {
+	const char *path;
+	int (*call)(struct kcall *c); /* 0: send c->out; 1: answered itself; -errno: c->e */
+} methods[] = {
+    {DP "GetDevicePluginOptions", m_options},	{DP "ListAndWatch", m_watch},
+    {DP "GetPreferredAllocation", m_preferred}, {DP "Allocate", m_allocate},
+    {DP "PreStartContainer", m_prestart},
+};
+
 static void on_request(void *ctx, struct kg_conn *g, int32_t sid, const char *path,
 		       const uint8_t *body, size_t n)
 {
-	struct kubelet_srv *s = ctx;
-	struct kconn *kc = conn_of(s, g);
-	struct kpb_buf b = {0};
-	struct log_err e = {0};
-	const uint8_t *m;
-	size_t len;
-	int rc, status = KG_OK;
+	struct kcall c = {.s = ctx, .g = g, .sid = sid, .status = KG_OK};
+	const struct kmethod *me = NULL;
+	int rc;
 
-	if (!kc)
+	c.kc = conn_of(c.s, g);
+	if (!c.kc)
 		return;
-	if (strncmp(path, DP, strlen(DP))) {
-		snprintf(e.msg, sizeof(e.msg), "unknown method '%s'", path);
-		kg_finish(g, sid, KG_UNIMPLEMENTED, e.msg);
+	c.kc->requested = true;
+	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]) && !me; i++)
+		if (!strcmp(path, methods[i].path))
+			me = &methods[i];
+	if (!me) {
+		snprintf(c.e.msg, sizeof(c.e.msg), "unknown method '%s'", path);
+		kg_finish(g, sid, KG_UNIMPLEMENTED, c.e.msg);
 		return;
 	}
-	path += strlen(DP);
-	rc = kpb_unframe(body, n, &m, &len, &e);
+	rc = kpb_unframe(body, n, &c.m, &c.len, &c.e);
 	if (rc < 0) {
-		kg_finish(g, sid, status_of(rc), e.msg);
+		kg_finish(g, sid, status_of(rc), c.e.msg);
 		return;
 	}
-	if (!strcmp(path, "GetDevicePluginOptions")) {
-		rc = kpb_check_empty(m, len, &e);
-		if (rc == 0)
-			rc = kpb_options(false, s->ops.preferred != NULL, &b);
-	} else if (!strcmp(path, "ListAndWatch")) {
-		rc = kpb_check_empty(m, len, &e);
-		if (rc == 0 && s->n_w < sizeof(s->w) / sizeof(s->w[0])) {
-			s->w[s->n_w++] = (struct kwatch){.g = g, .sid = sid, .res = kc->res};
-			kc->watches++;
-			send_list(s, g, sid, kc->res);
-			return;
-		}
-		if (rc == 0)
-			rc = log_err_set(&e, -E2BIG, "too many ListAndWatch streams");
-	} else if (!strcmp(path, "Allocate")) {
-		rc = kpb_allocate(m, len, &s->ops, s->ctx, kc->res, &b, &status, &e);
-	} else if (!strcmp(path, "GetPreferredAllocation")) {
-		if (!s->ops.preferred) {
-			kg_finish(g, sid, KG_UNIMPLEMENTED, "no preferred allocation");
-			return;
-		}
-		rc = kpb_preferred(m, len, &s->ops, s->ctx, kc->res, &b, &status, &e);
-	} else if (!strcmp(path, "PreStartContainer")) {
-		rc = kpb_check_prestart(m, len, &e);
-		if (rc == 0)
-			rc = kpb_empty(&b);
-	} else {
-		snprintf(e.msg, sizeof(e.msg), "unknown method '%s%s'", DP, path);
-		kg_finish(g, sid, KG_UNIMPLEMENTED, e.msg);
+	rc = me->call(&c);
+	if (rc == 1)
 		return;
-	}
-	if (rc < 0 && status == KG_OK)
-		status = status_of(rc);
-	if (rc < 0)
-		log_warn("kubelet: %s %s: %s", s->res[kc->res].name, path, e.msg);
-	reply(g, sid, rc, &b, status, rc < 0 ? e.msg : NULL);
+	if (rc < 0 && c.status == KG_OK)
+		c.status = status_of(rc);
+	if (rc < 0 && c.status != KG_UNIMPLEMENTED)
+		log_warn("kubelet: %s %s: %s", c.s->res[c.kc->res].name, strrchr(path, '/') + 1,
+			 c.e.msg);
+	reply(g, sid, rc, &c.out, c.status, rc < 0 ? c.e.msg : NULL);
 }
 
 static void on_closed(void *ctx, struct kg_conn *g, int32_t sid)
@@ -320,9 +369,10 @@ static int listen_on(struct kres *r, struct log_err *err)
 			close(fd);
 		unlink(r->path); /* a stale socket of ours (same name): nobody listens */
 	}
+	/* The kubelet (root) is the only peer: 0600 before listen, so no one else ever connects. */
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 16) < 0 ||
-	    stat(r->path, &st) < 0) {
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    chmod(r->path, KSRV_SOCK_MODE) < 0 || listen(fd, 16) < 0 || stat(r->path, &st) < 0) {
 		int e = errno;
 
 		if (fd >= 0)
@@ -354,6 +404,17 @@ static int expire(struct kubelet_srv *s, int timeout)
 
 		if (!kc->g)
 			continue;
+		if (!kc->requested && kg_conn_deadline(kc->g) >= 0)
+			kc->requested = true; /* a request began: the request deadline holds now */
+		if (!kc->requested && now - kc->since_ms >= KSRV_FIRST_REQ_MS) {
+			log_warn("kubelet: %s: a connection without a request after %d s: closed",
+				 s->res[kc->res].name, KSRV_FIRST_REQ_MS / 1000);
+			conn_drop(s, kc);
+			continue;
+		}
+		if (!kc->requested &&
+		    (timeout < 0 || kc->since_ms + KSRV_FIRST_REQ_MS - now < timeout))
+			timeout = (int)(kc->since_ms + KSRV_FIRST_REQ_MS - now);
 		if (kg_conn_expire(kc->g, now) > 0) {
 			log_warn("kubelet: %s: a request not complete after %d s: reset",
 				 s->res[kc->res].name, KG_REQ_DEADLINE_MS / 1000);
@@ -369,41 +430,50 @@ static int expire(struct kubelet_srv *s, int timeout)
 	return timeout;
 }
 
-/* Accept on res's socket; a full table evicts the connection idle longest without a stream. */
+/*
+ * The connection a full table gives up for a new one (a new connection always gets in, so no
+ * number of other clients can lock the kubelet out): the one idle longest among those without a
+ * ListAndWatch stream (a kubelet's new connection has just done I/O; half-open and idle clients
+ * go first); when every one has a stream, the one whose newest ListAndWatch began last, so that
+ * a flood of streams cannot push out the kubelet's, which is older.
+ */
+static struct kconn *victim(struct kubelet_srv *s)
+{
+	struct kconn *idle = NULL, *streaming = NULL;
+
+	for (size_t i = 0; i < KSRV_MAX_CONNS; i++) {
+		struct kconn *c = &s->conns[i];
+
+		if (!c->watches && (!idle || c->last_ms < idle->last_ms))
+			idle = c;
+		if (c->watches && (!streaming || c->watch_ms > streaming->watch_ms))
+			streaming = c;
+	}
+	return idle ? idle : streaming;
+}
+
+/* Accept on res's socket; a full table gives up victim()'s connection. */
 static void accept_on(struct kubelet_srv *s, size_t res, long long now)
 {
 	for (int k = 0; k < 8; k++) {
 		int fd = accept4(s->res[res].lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		struct kconn *slot = NULL, *idlest = NULL;
+		struct kconn *slot = NULL;
 
 		if (fd < 0)
 			return;
 		for (size_t i = 0; i < KSRV_MAX_CONNS && !slot; i++)
 			if (!s->conns[i].g)
 				slot = &s->conns[i];
-		for (size_t i = 0; i < KSRV_MAX_CONNS && !slot; i++) /* every one: the oldest */
-			if (!s->conns[i].watches &&
-			    (!idlest || s->conns[i].last_ms < idlest->last_ms))
-				idlest = &s->conns[i];
-		if (!slot)
-			slot = idlest;
 		if (!slot) {
-			log_warn("kubelet: %d connections, each with a ListAndWatch stream: "
-				 "refusing one more",
-				 KSRV_MAX_CONNS);
-			close(fd);
-			continue;
-		}
-		if (slot->g) {
-			log_warn("kubelet: %d connections: closing the one idle longest",
-				 KSRV_MAX_CONNS);
+			slot = victim(s);
+			log_warn("kubelet: %d connections: closing %s", KSRV_MAX_CONNS,
+				 slot->watches ? "the one whose ListAndWatch began last"
+					       : "the one idle longest");
 			conn_drop(s, slot);
 		}
 		if (kg_conn_new(fd, true, &srv_handler, s, &slot->g) < 0)
 			continue;
-		slot->res = res;
-		slot->last_ms = now;
-		slot->watches = 0;
+		*slot = (struct kconn){.g = slot->g, .res = res, .last_ms = now, .since_ms = now};
 	}
 }
 

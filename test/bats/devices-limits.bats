@@ -117,3 +117,92 @@ for i in range(1, 1001): os.mknod(f"{sys.argv[1]}/ttyUSB{i}", 0o20666, os.makede
   [[ "$output" != *cdi_devices* ]]
   kill -0 "$PLUGIN"
 }
+
+# http_up: the plugin with --listen on a free loopback port (no kubelet needed for /health).
+http_up() {
+  PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  "$D" --preset kvm --dev-root "$T/dev" --sys-root "$T/sys" --cdi-dir "$T/cdi" \
+    --plugin-directory "$T/kl" --listen "127.0.0.1:$PORT" 2>"$T/plugin.log" & PLUGIN=$!
+  wait_for curl -sf -o /dev/null "http://127.0.0.1:$PORT/health"
+}
+
+# hold MODE N SECONDS: N connections to the plugin's --listen port, held SECONDS (printing
+# "holding" once all are open): idle (nothing sent), slow (a request head, one byte a second).
+hold() {
+  python3 - "$PORT" "$@" <<'PY' &
+import socket, sys, time
+port, mode, n, secs = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+head = b"GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 4096
+held = []
+for _ in range(n):
+    try:
+        held.append(socket.create_connection(("127.0.0.1", port)))
+    except OSError:
+        pass
+print("holding %d" % len(held), flush=True)
+t0 = time.time()
+while time.time() - t0 < secs:
+    for i in range(len(held)):
+        if mode == "slow" and held[i]:
+            try:
+                held[i].send(head[int(time.time() - t0):][:1])
+            except OSError:
+                held[i] = None
+    time.sleep(1)
+PY
+  HOLD=$!
+}
+
+@test "devices-limits: /health answers while 20 clients trickle their request heads a byte a second" {
+  http_up
+  hold slow 20 60 >"$T/hold"
+  wait_for grep -q holding "$T/hold"
+  sleep 1
+  # Before: the 16 slots were held for as long as each byte came within the 10 s idle timeout.
+  run curl -sS --max-time 10 "http://127.0.0.1:$PORT/health"
+  kill "$HOLD"
+  echo "$output" >&2
+  [ "$status" -eq 0 ] && [ "$output" = ok ]
+}
+
+@test "devices-limits: /health answers while a burst of 40 silent connections is held, and once it is gone" {
+  http_up
+  hold idle 40 8 >"$T/hold"
+  wait_for grep -q holding "$T/hold"
+  # Before: the 16 slots stayed held until the 10 s idle timeout; now the oldest silent ones go.
+  run curl -sS --max-time 5 "http://127.0.0.1:$PORT/health"
+  echo "$output" >&2
+  [ "$status" -eq 0 ] && [ "$output" = ok ]
+  wait "$HOLD"
+  run curl -sS --max-time 10 "http://127.0.0.1:$PORT/health"
+  echo "$output" >&2
+  [ "$status" -eq 0 ] && [ "$output" = ok ]
+  run curl -sS --max-time 10 "http://127.0.0.1:$PORT/metrics"
+  [ "$status" -eq 0 ]
+}
+
+@test "devices-limits: a request head trickled a byte a second is closed 5 s after the connection began" {
+  http_up
+  run python3 - "$PORT" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+head, t0 = b"GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 64, time.time()
+while time.time() - t0 < 20:
+    try:
+        s.send(head[int(time.time() - t0):][:1])
+        s.settimeout(1)
+        if not s.recv(4096):
+            print("closed")
+            sys.exit(0)
+    except socket.timeout:
+        pass
+    except OSError:
+        print("closed")
+        sys.exit(0)
+print("open after 20 s")
+PY
+  # Before: each byte restarted the 10 s idle timeout, so the head could trickle for ever.
+  [ "$output" = closed ]
+  run curl -sS --max-time 10 "http://127.0.0.1:$PORT/health"
+  [ "$output" = ok ]
+}

@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
 # pkg/kubelet on the wire: test/tools/kubelet-demo (fake devices over pkg/kubelet) driven by
-# test/kubelet/fake-kubelet.py, a kubelet on Debian's python3-grpcio (real gRPC). Waits are
-# bounded polls, never timing assertions.
+# test/kubelet/fake-kubelet.py, a kubelet on Debian's python3-grpcio (real gRPC), and by
+# test/kubelet/go-kubelet, one on grpc-go (the library kubelets are built with; built into
+# $BUILD/go-kubelet by test/kubelet/build-go-kubelet). Waits are bounded polls, never timing
+# assertions.
 load helpers
 
 FK="$NP_ROOT/test/kubelet/fake-kubelet.py"
@@ -12,6 +14,16 @@ setup_file() {
     return 0 # each test skips with the reason
   export FAKE_KUBELET_GEN="$BATS_FILE_TMPDIR/gen"
   /usr/bin/python3 "$FK" gen
+  # The grpc-go peer; its tests skip with the reason build-go-kubelet gave (exit 77).
+  "$NP_ROOT/test/kubelet/build-go-kubelet" "$BUILD/go-kubelet" 2>"$BUILD/go-kubelet.why" ||
+    [ $? -eq 77 ]
+}
+
+# go_kubelet: skip unless the grpc-go peer was built (saying why not).
+go_kubelet() {
+  [ -x "$BUILD/go-kubelet/go-kubelet" ] ||
+    skip "no grpc-go peer: $(tail -n1 "$BUILD/go-kubelet.why" 2>/dev/null) (scripts/install-deps)"
+  GK="$BUILD/go-kubelet/go-kubelet"
 }
 
 setup() {
@@ -50,9 +62,23 @@ demo_up() {
   DPID=$!
 }
 
-# wait_for CMD...: poll CMD for up to 10 s.
+# hostile_bg MODE SECONDS WORD: a served demo and kubelet, then fake-kubelet's hostile MODE in the
+# background ($H), its output in $D/hostile, until it prints WORD.
+hostile_bg() {
+  kubelet_up
+  demo_up
+  fk wait-reg "$D" 2
+  /usr/bin/python3 "$FK" hostile "$FOO" "$1" "$2" >"$D/hostile" 3>&- &
+  H=$!
+  wait_for grep -q "$3" "$D/hostile"
+}
+
+# count_ge FILE REGEX N: FILE has at least N lines matching REGEX (for wait_for).
+count_ge() { [ "$(grep -cE "$2" "$1" 2>/dev/null)" -ge "$3" ] 2>/dev/null; }
+
+# wait_for CMD...: poll CMD for up to 30 s (a loaded machine, a sanitizer build).
 wait_for() {
-  for _ in $(seq 100); do "$@" && return 0; sleep 0.1; done
+  for _ in $(seq 300); do "$@" && return 0; sleep 0.1; done
   echo "timed out waiting for: $*" >&2
   return 1
 }
@@ -277,17 +303,93 @@ EOF2
 }
 
 @test "kubelet: a request trickled a byte at a time is reset 10 s after its HEADERS; others are served meanwhile" {
+  hostile_bg trickle 20 trickling
+  run fk call "$FOO" GetDevicePluginOptions
+  [ "$output" = '{"get_preferred_allocation_available": true}' ]
+  wait "$H"
+  cat "$D/hostile" >&2
+  grep -qE '^reset after (9|10|11) s \(code 8\)$' "$D/hostile"
+  grep -q 'a request not complete after 10 s: reset' "$D/demo.log"
+  kill -0 "$DPID"
+}
+
+# Kubelet v1.25 dials with the socket's path as grpc-go's target, so its :authority is that path:
+# before, every call was reset (RST_STREAM PROTOCOL_ERROR) by libnghttp2's :authority check.
+@test "kubelet (grpc-go): kubelet 1.25's dial (:authority = the socket's path) and today's (localhost) get every RPC answered" {
+  go_kubelet
   kubelet_up
   demo_up
   fk wait-reg "$D" 2
-  /usr/bin/python3 "$FK" hostile "$FOO" trickle 20 >"$D/trickle" 3>&- &
-  local h=$!
-  wait_for grep -q trickling "$D/trickle"
-  run fk call "$FOO" GetDevicePluginOptions
-  [ "$output" = '{"get_preferred_allocation_available": true}' ]
-  wait "$h"
-  echo "$(cat "$D/trickle")" >&2
-  grep -qE '^reset after (9|10|11) s \(code 8\)$' "$D/trickle"
-  grep -q 'a request not complete after 10 s: reset' "$D/demo.log"
-  kill -0 "$DPID"
+  for dial in 1.25 current; do
+    run "$GK" --dial "$dial" all "$FOO" foo-1,foo-2
+    echo "--dial $dial: $output" >&2
+    [ "$status" -eq 0 ]
+    diff -u - <(echo "$output") <<'EOF2'
+GetDevicePluginOptions {"get_preferred_allocation_available":true}
+ListAndWatch {"devices":[{"ID":"foo-0","health":"Healthy"},{"ID":"foo-1","health":"Healthy","topology":{"nodes":[{"ID":"1"}]}},{"ID":"foo-2","health":"Healthy"}]}
+GetPreferredAllocation {"container_responses":[{"deviceIDs":["foo-1"]}]}
+Allocate {"container_responses":[{"annotations":{"demo.nodeprobe.io/foo-1":"example.com/foo","demo.nodeprobe.io/foo-2":"example.com/foo"},"cdi_devices":[{"name":"nodeprobe.io/demo=foo-1"},{"name":"nodeprobe.io/demo=foo-2"}],"devices":[{"container_path":"/dev/foo-1","host_path":"/dev/null","permissions":"rw"},{"container_path":"/dev/foo-2","host_path":"/dev/null","permissions":"rw"}],"envs":{"DEMO_0":"foo-1","DEMO_1":"foo-2"},"mounts":[{"container_path":"/mnt/foo-1","host_path":"/tmp","read_only":true},{"container_path":"/mnt/foo-2","host_path":"/tmp","read_only":true}]}]}
+PreStartContainer {}
+EOF2
+  done
+  run "$GK" call "$FOO" Allocate '{"container_requests":[{"devices_ids":["bar-0"]}]}'
+  [ "$output" = '{"code":"NotFound","details":"unknown device '\''bar-0'\''"}' ]
+}
+
+@test "kubelet (grpc-go): registers with a grpc-go kubelet.sock, which dials back as kubelet 1.25 and gets options and the list" {
+  go_kubelet
+  "$GK" serve "$D" 2>>"$D/kubelet.log" 3>&- &
+  KPID=$!
+  wait_for test -S "$D/kubelet.sock"
+  demo_up
+  wait_for count_ge "$D/lists.jsonl" '"devices"' 2
+  diff -u - <(sort "$D/registrations.jsonl") <<'EOF2'
+{"endpoint":"demo-example.com_foo.sock","options":{"get_preferred_allocation_available":true},"resource_name":"example.com/foo","version":"v1beta1"}
+{"endpoint":"demo-nodeprobe.io_bar.sock","options":{"get_preferred_allocation_available":true},"resource_name":"nodeprobe.io/bar","version":"v1beta1"}
+EOF2
+  diff -u - <(sort "$D/lists.jsonl") <<'EOF2'
+{"devices":1,"resource":"nodeprobe.io/bar"}
+{"devices":3,"resource":"example.com/foo"}
+EOF2
+  # A health change reaches the kubelet's open ListAndWatch.
+  kill -USR1 "$DPID"
+  wait_for count_ge "$D/lists.jsonl" '"example.com/foo"' 2
+}
+
+@test "kubelet: plugin sockets are 0600 whatever the umask (only the kubelet, root, connects)" {
+  kubelet_up
+  (umask 000 && exec "$BUILD/test/tools/kubelet-demo" "$D" example.com/foo,3 2>>"$D/demo.log" 3>&-) &
+  DPID=$!
+  fk wait-reg "$D" 1
+  [ "$(stat -c '%a %U' "$FOO")" = "600 $(id -un)" ]
+}
+
+@test "kubelet: 40 ListAndWatch streams nobody reads do not lock the kubelet out: its Allocate and a restarted kubelet's ListAndWatch are served" {
+  go_kubelet
+  hostile_bg watchers 60 holding
+  cat "$D/hostile" >&2
+  # Before: a full table of streams refused every new connection, the kubelet's too.
+  run fk call "$FOO" Allocate '{"container_requests":[{"devices_ids":["foo-0"]}]}'
+  [ "$(jq -r '.container_responses[0].envs.DEMO_0' <<<"$output")" = foo-0 ]
+  run "$GK" --dial 1.25 call "$FOO" Allocate '{"container_requests":[{"devices_ids":["foo-1"]}]}'
+  [ "$(jq -r '.container_responses[0].envs.DEMO_0' <<<"$output")" = foo-1 ]
+  grep -q '32 connections: closing the one whose ListAndWatch began last' "$D/demo.log"
+  # The kubelet restarts (a grpc-go one now): it registers, dials back, its ListAndWatch is served.
+  kubelet_down
+  "$GK" serve "$D" 2>>"$D/kubelet.log" 3>&- &
+  KPID=$!
+  wait_for count_ge "$D/lists.jsonl" '"devices"' 2 || { cat "$D/lists.jsonl" "$D/kubelet.log" "$D/demo.log" >&2; false; }
+  kill -USR1 "$DPID"
+  wait_for count_ge "$D/lists.jsonl" '"example.com/foo"' 2
+  kill "$H"
+  wait "$H" || true
+}
+
+@test "kubelet: a connection that sends nothing is closed 10 s after it connected" {
+  kubelet_up
+  demo_up
+  fk wait-reg "$D" 2
+  run fk hostile "$FOO" silent 20
+  [ "$output" = closed ]
+  grep -q 'example.com/foo: a connection without a request after 10 s: closed' "$D/demo.log"
 }

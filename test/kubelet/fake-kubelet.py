@@ -25,7 +25,12 @@ into $FAKE_KUBELET_GEN (made if absent; default a temp dir). Commands (JSON on s
                                   until the plugin closes A or B: print which),
                                   trickle (an Allocate whose body comes a byte every 0.5 s
                                   and never ends: print when the plugin resets it, at most
-                                  SECONDS)
+                                  SECONDS),
+                                  watchers (40 connections, each opening a ListAndWatch it
+                                  never reads, more than the plugin keeps; print how many
+                                  the plugin closed and hold the rest SECONDS),
+                                  silent (connect, send nothing: print "closed" when the
+                                  plugin closes it, or "open" after SECONDS)
 """
 import json
 import os
@@ -268,6 +273,42 @@ def trickle(sock, limit):
     return 0
 
 
+def watchers(sock, hold):
+    """40 connections, each with a ListAndWatch stream it never reads (HTTP/2 by hand)."""
+    hdrs = b"".join(hpack_literal(n, v) for n, v in [
+        (b":method", b"POST"), (b":scheme", b"http"), (b":authority", b"x"),
+        (b":path", b"/v1beta1.DevicePlugin/ListAndWatch"),
+        (b"content-type", b"application/grpc"), (b"te", b"trailers")])
+    held = []
+    for _ in range(40):
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        c.connect(sock)
+        c.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0, b"") +
+                  frame(1, 4, 1, hdrs) + frame(0, 1, 1, b"\0\0\0\0\0"))
+        c.setblocking(False)
+        held.append(c)
+        time.sleep(0.02)  # each stream begins after the one before
+    time.sleep(0.2)
+    print("holding; the plugin closed %d" % sum(closed(c) for c in held), flush=True)
+    time.sleep(hold)
+    return 0
+
+
+def silent(sock, limit):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(sock)
+    s.settimeout(limit)
+    try:
+        while s.recv(4096):
+            pass
+        print("closed")
+    except socket.timeout:
+        print("open")
+    except OSError:
+        print("closed")
+    return 0
+
+
 def hostile(argv):
     sock, mode = argv[0], argv[1]
     hold = float(argv[2]) if len(argv) > 2 else 5
@@ -295,6 +336,10 @@ def hostile(argv):
         return evict(sock)
     if mode == "trickle":
         return trickle(sock, hold)
+    if mode == "watchers":
+        return watchers(sock, hold)
+    if mode == "silent":
+        return silent(sock, hold)
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.connect(sock)
     if mode == "garbage":

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_kubelet: pkg/kubelet's messages (encode, decode, the gRPC prefix) and gRPC over nghttp2. */
 #include <errno.h>
+#include <nghttp2/nghttp2.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -411,4 +412,151 @@ TEST(grpc_process_wide_byte_budget)
 		kg_conn_free(cli[i]);
 	}
 	CHECK_INT(kg_total_bytes(), 0); /* every byte given back */
+}
+
+/* A raw HTTP/2 client (nghttp2, HTTP messaging left on as any client has it) that sends one
+ * request with the headers a test chooses: what grpc-go clients of each kubelet send. */
+struct raw {
+	int fd;
+	int status;    /* grpc-status read, -1: none */
+	uint32_t code; /* the stream's close code */
+	bool closed;
+	int requests; /* the requests the server handed on */
+};
+
+static ssize_t raw_send(nghttp2_session *s, const uint8_t *d, size_t n, int fl, void *u)
+{
+	(void)s, (void)fl;
+	ssize_t w = write(((struct raw *)u)->fd, d, n);
+
+	return w < 0 ? NGHTTP2_ERR_WOULDBLOCK : w;
+}
+
+static int raw_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *name, size_t nl,
+		      const uint8_t *v, size_t vl, uint8_t fl, void *u)
+{
+	(void)s, (void)f, (void)vl, (void)fl;
+	if (nl == 11 && !memcmp(name, "grpc-status", 11))
+		((struct raw *)u)->status = atoi((const char *)v);
+	return 0;
+}
+
+static int raw_close(nghttp2_session *s, int32_t sid, uint32_t code, void *u)
+{
+	(void)s, (void)sid;
+	((struct raw *)u)->code = code;
+	((struct raw *)u)->closed = true;
+	return 0;
+}
+
+static ssize_t raw_body(nghttp2_session *s, int32_t sid, uint8_t *buf, size_t len, uint32_t *fl,
+			nghttp2_data_source *src, void *u)
+{
+	(void)s, (void)sid, (void)src, (void)u, (void)len; /* len: at least 16 KiB */
+	memset(buf, 0, 5);				   /* one empty message: Empty */
+	*fl |= NGHTTP2_DATA_FLAG_EOF;
+	return 5;
+}
+
+#define RNV(n, v)                                                                                  \
+	{                                                                                          \
+		(uint8_t *)(n), (uint8_t *)(v), strlen(n), strlen(v), NGHTTP2_NV_FLAG_NONE         \
+	}
+
+/* Send hdr[0..n) and an Empty message to a kg server; *r filled. */
+static void raw_call(const nghttp2_nv *hdr, size_t n, struct raw *r)
+{
+	struct pair p = {0};
+	nghttp2_session_callbacks *cb;
+	nghttp2_session *cli;
+	nghttp2_data_provider prd = {.read_callback = raw_body};
+	int sv[2];
+
+	*r = (struct raw){.status = -1};
+	REQUIRE_INT(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+	REQUIRE_INT(kg_conn_new(sv[0], true, &ph, &p, &p.srv), 0);
+	r->fd = sv[1];
+	REQUIRE_INT(nghttp2_session_callbacks_new(&cb), 0);
+	nghttp2_session_callbacks_set_send_callback(cb, raw_send);
+	nghttp2_session_callbacks_set_on_header_callback(cb, raw_header);
+	nghttp2_session_callbacks_set_on_stream_close_callback(cb, raw_close);
+	REQUIRE_INT(nghttp2_session_client_new(&cli, cb, r), 0);
+	nghttp2_session_callbacks_del(cb);
+	REQUIRE_INT(nghttp2_submit_settings(cli, NGHTTP2_FLAG_NONE, NULL, 0), 0);
+	REQUIRE(nghttp2_submit_request(cli, NULL, hdr, n, &prd, NULL) > 0);
+	for (int i = 0; i < 100 && !r->closed; i++) {
+		struct pollfd f[2] = {
+		    {kg_conn_fd(p.srv), kg_conn_events(p.srv), 0},
+		    {sv[1], POLLIN | (nghttp2_session_want_write(cli) ? POLLOUT : 0), 0}};
+		uint8_t buf[4096];
+		ssize_t got;
+
+		REQUIRE(poll(f, 2, 1000) > 0);
+		if (f[0].revents)
+			REQUIRE_INT(kg_conn_io(p.srv, f[0].revents, NULL), 0);
+		if (f[1].revents & POLLIN) {
+			got = read(sv[1], buf, sizeof(buf));
+			REQUIRE(got > 0);
+			REQUIRE(nghttp2_session_mem_recv(cli, buf, (size_t)got) == got);
+		}
+		REQUIRE_INT(nghttp2_session_send(cli), 0);
+	}
+	REQUIRE(r->closed);
+	nghttp2_session_del(cli);
+	close(sv[1]);
+	kg_conn_free(p.srv);
+	r->requests = p.requests;
+}
+
+/* Any :authority is served: kubelet 1.25's grpc-go sends the socket's path (a target without a
+ * scheme is passed through as the authority), later kubelets "localhost"; a gRPC server ignores
+ * it. Before: libnghttp2's HTTP messaging checks refused '/' in an authority (RST_STREAM
+ * PROTOCOL_ERROR on every call of kubelet 1.25). */
+TEST(grpc_any_authority_is_served)
+{
+	const char *auth[] = {"/var/lib/kubelet/device-plugins/np-x.sock", "localhost", "",
+			      "unix:///var/lib/kubelet/device-plugins/np-x.sock", "a b\\x"};
+
+	for (size_t i = 0; i < sizeof(auth) / sizeof(auth[0]); i++) {
+		nghttp2_nv h[] = {
+		    RNV(":method", "POST"),
+		    RNV(":scheme", "http"),
+		    RNV(":path", "/v1beta1.DevicePlugin/GetDevicePluginOptions"),
+		    RNV(":authority", auth[i]),
+		    RNV("content-type", "application/grpc"),
+		    RNV("user-agent", "grpc-go/1.33.3"),
+		    RNV("te", "trailers"),
+		    RNV("grpc-timeout", "9999867u"),
+		};
+		struct raw r;
+
+		raw_call(h, sizeof(h) / sizeof(h[0]), &r);
+		if (r.requests != 1)
+			fprintf(stderr, "  :authority '%s' not served\n", auth[i]);
+		CHECK_INT(r.requests, 1);
+		CHECK_INT(r.code, NGHTTP2_NO_ERROR);
+		CHECK_INT(r.status, KG_NOT_FOUND); /* p_request's answer */
+	}
+}
+
+/* What a gRPC server does check: a POST of a gRPC content type with a :path. */
+TEST(grpc_non_grpc_requests_are_reset)
+{
+	nghttp2_nv get[] = {RNV(":method", "GET"), RNV(":scheme", "http"), RNV(":path", "/x"),
+			    RNV(":authority", "l"), RNV("content-type", "application/grpc")};
+	nghttp2_nv json[] = {RNV(":method", "POST"), RNV(":scheme", "http"), RNV(":path", "/x"),
+			     RNV(":authority", "l"), RNV("content-type", "application/json")};
+	nghttp2_nv plus[] = {RNV(":method", "POST"), RNV(":scheme", "http"), RNV(":path", "/x"),
+			     RNV("content-type", "application/grpc+proto")};
+	struct raw r;
+
+	raw_call(get, 5, &r);
+	CHECK_INT(r.requests, 0);
+	CHECK_INT(r.code, NGHTTP2_PROTOCOL_ERROR);
+	raw_call(json, 5, &r);
+	CHECK_INT(r.requests, 0);
+	CHECK_INT(r.code, NGHTTP2_PROTOCOL_ERROR);
+	raw_call(plus, 4, &r);
+	CHECK_INT(r.requests, 1);
+	CHECK_INT(r.code, NGHTTP2_NO_ERROR);
 }
