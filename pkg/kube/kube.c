@@ -29,6 +29,7 @@ struct kube_watch {
 	void *ctx;
 	int res;	  /* first feed error */
 	long retry_after; /* Retry-After of the answer, seconds, -1 if none */
+	int open;	  /* the 200 answer's headers have arrived: events flow from now */
 	struct log_err err;
 	struct strbuf errbody; /* body of a non-200 answer */
 	char errbuf[CURL_ERROR_SIZE];
@@ -625,7 +626,23 @@ static size_t watch_write(char *ptr, size_t size, size_t n, void *p)
 
 static size_t watch_header(char *buf, size_t size, size_t n, void *p)
 {
-	return note_retry_after(buf, size * n, &((struct kube_watch *)p)->retry_after);
+	struct kube_watch *w = p;
+	size_t len = size * n;
+
+	/* the blank line ending the answer's headers: a 200 means the server watches for us */
+	if (len <= 2 && (len == 0 || buf[0] == '\r' || buf[0] == '\n')) {
+		long status = 0;
+
+		curl_easy_getinfo(w->easy, CURLINFO_RESPONSE_CODE, &status);
+		if (status == 200)
+			w->open = 1;
+	}
+	return note_retry_after(buf, len, &w->retry_after);
+}
+
+int kube_watch_open(const struct kube_watch *w)
+{
+	return w->open;
 }
 
 long kube_watch_retry_after(const struct kube_watch *w)

@@ -238,6 +238,11 @@ struct kube_watch *kube_watch_start(struct kube_client *cl, const char *url, str
 				    kube_watch_done_fn done, void *ctx, struct log_err *err);
 /* The Retry-After seconds of the watch's answer (-1 if none); for use in its done callback. */
 long kube_watch_retry_after(const struct kube_watch *w);
+/*
+ * 1 once the watch's answer arrived with status 200 (its headers: the server has registered the
+ * watch and events flow from now), 0 while the request is still being connected, sent or held.
+ */
+int kube_watch_open(const struct kube_watch *w);
 /* Abort a running watch without calling done. Not from inside its own done callback. */
 void kube_watch_cancel(struct kube_client *cl, struct kube_watch *w);
 

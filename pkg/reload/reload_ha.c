@@ -51,6 +51,9 @@ struct reload_ha {
 	int lease_write;	  /* a request on the Lease itself: not fenced */
 	int completing;		  /* a write completing one made (a Job's POST after its DELETE) */
 	char reported[256];	  /* the leader last logged */
+	char *owner;	   /* $NODEPROBE_RELOAD_LEASE_OWNER: our Deployment's name, or NULL */
+	json_t *owner_ref; /* its ownerReferences entry once read (uid), or NULL */
+	int owner_warned;  /* the Deployment could not be read: said once */
 };
 
 /* A MicroTime: RFC 3339 in UTC with microseconds, as metav1.MicroTime encodes. */
@@ -166,6 +169,62 @@ static int is_holder(const struct reload_ha *ha)
 	return ha->holder && strcmp(ha->holder, ha->id) == 0;
 }
 
+/*
+ * Our Deployment as the Lease's owner, so that deleting it (helm uninstall, kubectl delete)
+ * deletes the Lease too (the garbage collector; Helm removes the Role before the pods have
+ * released it). The Deployment is named by $NODEPROBE_RELOAD_LEASE_OWNER (the chart sets it) and
+ * must be in the Lease's namespace (an owner is never in another namespace); its uid is read once
+ * with a GET. Returns the ownerReferences array to set (a new reference), or NULL: none.
+ */
+static json_t *owner_refs(struct ctl *c)
+{
+	struct reload_ha *ha = c->gate.ha;
+	struct log_err err = {0};
+	json_t *obj;
+	const char *uid;
+	int r;
+
+	if (!ha->owner)
+		return NULL;
+	if (!ha->owner_ref && !ha->owner_warned) {
+		sb_reset(&c->url);
+		kube_url(&c->url, kube_client_server(c->cl), &kube_deployments, ha->ns, ha->owner,
+			 NULL);
+		c->resp.max = OBJ_MAX;
+		r = kube_request(c->cl, "GET", c->url.buf, NULL, NULL, &c->resp, &err);
+		obj = r == 200 ? json_loadb(c->resp.buf, c->resp.len, 0, NULL) : NULL;
+		uid = json_string_value(json_object_get(json_object_get(obj, "metadata"), "uid"));
+		if (uid && *uid)
+			ha->owner_ref =
+			    json_pack("{s:s,s:s,s:s,s:s}", "apiVersion", "apps/v1", "kind",
+				      "Deployment", "name", ha->owner, "uid", uid);
+		json_decref(obj);
+		if (!ha->owner_ref) {
+			ha->owner_warned = 1;
+			log_warn(
+			    "Lease %s/%s: its owner, Deployment %s/%s, cannot be read (%s): the "
+			    "Lease is not deleted with it",
+			    ha->ns, ha->name, ha->ns, ha->owner,
+			    r < 0      ? err.msg
+			    : r == 200 ? "no uid"
+				       : "HTTP error");
+		}
+	}
+	return ha->owner_ref ? json_pack("[O]", ha->owner_ref) : NULL;
+}
+
+/* A Lease (created by an older version, or by hand) without an owner gets ours when we write it. */
+static void adopt(struct ctl *c, json_t *lease)
+{
+	json_t *meta = json_object_get(lease, "metadata"), *refs;
+
+	if (!json_is_object(meta) || json_array_size(json_object_get(meta, "ownerReferences")))
+		return;
+	refs = owner_refs(c);
+	if (refs)
+		json_object_set_new(meta, "ownerReferences", refs);
+}
+
 /* client-go's tryAcquireOrRenew. Returns 1 when we hold the lease afterwards, else 0. */
 static int try_acquire_or_renew(struct ctl *c)
 {
@@ -182,6 +241,8 @@ static int try_acquire_or_renew(struct ctl *c)
 		lease_s = 1;
 	r = lease_request(c, "GET", ha->name, NULL, &err);
 	if (r == 404) {
+		json_t *refs = owner_refs(c);
+
 		obj = json_object();
 		spec = spec_new(ha->id, lease_s, ts, ts, 0);
 		if (!obj || !spec || json_object_set_new(obj, "kind", json_string("Lease")) < 0 ||
@@ -189,7 +250,9 @@ static int try_acquire_or_renew(struct ctl *c)
 			0 ||
 		    json_object_set_new(
 			obj, "metadata",
-			json_pack("{s:s,s:s}", "name", ha->name, "namespace", ha->ns)) < 0 ||
+			refs ? json_pack("{s:s,s:s,s:o}", "name", ha->name, "namespace", ha->ns,
+					 "ownerReferences", refs)
+			     : json_pack("{s:s,s:s}", "name", ha->name, "namespace", ha->ns)) < 0 ||
 		    json_object_set_new(obj, "spec", spec) < 0) {
 			json_decref(obj);
 			return 0;
@@ -231,6 +294,7 @@ static int try_acquire_or_renew(struct ctl *c)
 			is_holder(ha) ? ha->transitions : ha->transitions + 1);
 	if (!spec || json_object_set_new(ha->lease, "spec", spec) < 0)
 		return 0;
+	adopt(c, ha->lease);
 	body = json_dumps(ha->lease, JSON_COMPACT);
 	r = body ? lease_request(c, "PUT", ha->name, body, &err) : -ENOMEM;
 	free(body);
@@ -487,7 +551,7 @@ int reload_ha_new(struct ctl *c, struct log_err *err)
 {
 	struct reload_ha *ha = calloc(1, sizeof(*ha));
 	struct strbuf f = STRBUF_INIT(256), path = STRBUF_INIT(4096);
-	const char *ns = c->o->lease_namespace, *pod = getenv("POD_NAME");
+	const char *ns = c->o->lease_namespace, *pod = getenv("POD_NAME"), *owner;
 	char host[256] = "";
 
 	if (!ha)
@@ -541,6 +605,9 @@ int reload_ha_new(struct ctl *c, struct log_err *err)
 		ha->id = strdup(id);
 	}
 	ha->name = strdup(c->o->lease_name ? c->o->lease_name : "stakater-reloader-lock");
+	owner = getenv("NODEPROBE_RELOAD_LEASE_OWNER");
+	if (owner && *owner && !(ha->owner = strdup(owner)))
+		return log_err_set(err, -ENOMEM, "out of memory");
 	if (!ha->ns || !ha->id || !ha->name)
 		return log_err_set(err, -ENOMEM, "out of memory");
 	kube_client_set_gate(c->cl, fence, c);
@@ -557,6 +624,8 @@ void reload_ha_free(struct ctl *c)
 	if (c->cl)
 		kube_client_set_gate(c->cl, NULL, NULL);
 	json_decref(ha->lease);
+	json_decref(ha->owner_ref);
+	free(ha->owner);
 	free(ha->observed);
 	free(ha->holder);
 	free(ha->ns);

@@ -58,6 +58,15 @@ static int render(struct strbuf *sb, struct reload_metrics *m)
 	for (i = 0; i < NCLS && !r; i++)
 		r = sb_addf(sb, "%s{resource=\"%s\"} %lu\n", objects, cls_names[i],
 			    METRIC_GET(m->objects[i]));
+	r = r ? r
+	      : head(sb, "nodeprobe_reload_watches", "gauge",
+		     "Watches that should run (kinds the cluster does not serve are not counted).");
+	r = r ? r : sb_addf(sb, "nodeprobe_reload_watches %lu\n", METRIC_GET(m->watches));
+	r = r ? r
+	      : head(sb, "nodeprobe_reload_watches_open", "gauge",
+		     "Watches whose answer has arrived: changes are seen as they happen. /readyz "
+		     "is ready once each watch has been open.");
+	r = r ? r : sb_addf(sb, "nodeprobe_reload_watches_open %lu\n", METRIC_GET(m->watches_open));
 	if (METRIC_GET(m->leader)) { /* --enable-ha */
 		r = r ? r
 		      : head(sb, "nodeprobe_reload_leader", "gauge",
@@ -325,9 +334,17 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	if (strcmp(url, "/live") == 0)
 		return reply(conn, 200, "text/plain", "alive", 5);
 	if (strcmp(url, "/readyz") == 0) {
+		char why[96];
+		int n;
+
 		if (METRIC_GET(m->ready))
 			return reply(conn, 200, "text/plain", "ok\n", 3);
-		return reply(conn, 503, "text/plain", "syncing\n", 8);
+		if (!METRIC_GET(m->synced))
+			return reply(conn, 503, "text/plain", "syncing\n", 8);
+		/* listed, but a watch is not answered yet: a change made now would wait for it */
+		n = snprintf(why, sizeof(why), "watches opening: %lu of %lu open\n",
+			     METRIC_GET(m->watches_open), METRIC_GET(m->watches));
+		return reply(conn, 503, "text/plain", why, (size_t)n);
 	}
 	if (strcmp(url, "/metrics") == 0) {
 		struct strbuf sb = STRBUF_INIT(1024 * 1024);

@@ -66,6 +66,12 @@ int reload_list_pages(struct ctl *c, const struct reload_list *l, struct log_err
 int reload_start_watch(struct ctl *c, struct rs *s, struct log_err *err);
 
 void reload_restart_watches(struct ctl *c);
+/*
+ * Note the watches whose answer arrived since the last call (logged at -v with the
+ * resourceVersion they start from; the watch gauges; ready once each has been open), and
+ * start again a watch whose answer has not come within WATCH_OPEN_MS.
+ */
+void reload_watches_check(struct ctl *c);
 
 /* --reload-on-delete: keep ce as a tombstone with Reloader's delete hash and roll what it selects.
  */

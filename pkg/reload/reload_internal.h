@@ -355,7 +355,10 @@ struct reload_metrics {
 	unsigned long skipped[NSKIP];
 	unsigned long watch_restarts[NCLS];
 	unsigned long objects[NCLS];  /* gauge: objects tracked */
-	int ready;		      /* initial sync done, watches running */
+	int ready;		      /* initial sync done, every watch has been open */
+	int synced;		      /* initial sync done (watches may still be opening) */
+	unsigned long watches;	      /* gauge: watches that should run (absent kinds excluded) */
+	unsigned long watches_open;   /* gauge: watches whose 200 answer has arrived */
 	int leader;		      /* --enable-ha: 2 leading, 1 standing by; 0 without */
 	const struct kube_client *cl; /* for API request counts by code */
 	/* Reloader's metrics and latencies (reload_promreloader.c) */
@@ -502,6 +505,7 @@ struct rs {
 	long long start_ms;   /* when the current watch started */
 	long events;	      /* events the current watch delivered */
 	long error_code;      /* code of an ERROR event other than 410 on it, or 0 */
+	int open;	      /* the current watch's answer has arrived (kube_watch_open) */
 	int absent;	      /* the resource is not served (a CRD not installed): 404 */
 	/* the ConfigMap/Secret item being parsed (FLAT mode) */
 	struct strbuf name, ns_, irv;
@@ -598,6 +602,8 @@ void reload_refused_remove(struct ctl *c, struct wl_ent *we);
 /* ---- kinds (reload_kinds.c), writes (reload_write.c), pause-period (reload_pause.c), Events ----
  */
 
+/* A watch whose answer has not come by then is started again (issue 30: a held first watch). */
+#define WATCH_OPEN_MS	 10000
 #define ABSENT_RECHECK_S 30 /* a workload resource not served (CRD absent) is listed again */
 
 /* Whether class cls is listed and watched under the options (ignored types, Argo). */

@@ -251,7 +251,8 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 	r = reload_nsel_watch(&c, err);
 	if (r < 0)
 		goto out;
-	METRIC_SET(c.m.ready, 1);
+	METRIC_SET(c.m.synced, 1); /* ready once every watch is open (reload_watches_check) */
+	reload_watches_check(&c);
 	while (!atomic_load(&reload_stop_flag)) {
 		long long wait = reload_next_wakeup(&c) - reload_now_ms();
 
@@ -264,6 +265,7 @@ int reload_run(const struct reload_opts *o, struct log_err *err)
 		}
 		reload_ha_tick(&c); /* first round: at once (a sole instance leads) */
 		reload_process_deferred(&c);
+		reload_watches_check(&c);
 		reload_restart_watches(&c);
 		reload_nsel_tick(&c);
 		reload_process_due(&c, 0);

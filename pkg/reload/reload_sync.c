@@ -575,6 +575,15 @@ int reload_list_stream(struct ctl *c, struct rs *s, struct log_err *err)
 
 static void watch_done(void *ctx, struct kube_watch *w, int status, int res, const char *msg);
 
+/* A failed watch's jittered back-off: 0.2 s doubling with each consecutive failure, up to 12.8 s.
+ */
+static long long backoff_ms(const struct rs *s)
+{
+	long long base = 200LL << (s->fails < 6 ? s->fails : 6);
+
+	return base / 2 + random() % (base / 2 + 1);
+}
+
 int reload_start_watch(struct ctl *c, struct rs *s, struct log_err *err)
 {
 	struct kube_query q;
@@ -602,6 +611,7 @@ int reload_start_watch(struct ctl *c, struct rs *s, struct log_err *err)
 	s->start_ms = reload_now_ms();
 	s->events = 0;
 	s->error_code = 0;
+	s->open = 0;
 	return 0;
 }
 
@@ -613,6 +623,7 @@ static void watch_done(void *ctx, struct kube_watch *w, int status, int res, con
 	char why[64] = "";
 
 	s->w = NULL;
+	s->open = 0;
 	if (kube_stream_rv(s->st)[0])
 		snprintf(s->rv, sizeof(s->rv), "%s", kube_stream_rv(s->st));
 	if (status == 410)
@@ -633,15 +644,11 @@ static void watch_done(void *ctx, struct kube_watch *w, int status, int res, con
 		}
 	}
 	if (res < 0 || (status != 200 && status != 410)) {
-		long long base;
-
 		/* A watch that delivered events was healthy: the back-off starts over
 		 * (client-go's backoff manager resets after a quiet period). */
 		if (s->events > 0 && !s->error_code)
 			s->fails = 0;
-		base = 200LL << (s->fails < 6 ? s->fails : 6);
-
-		delay = base / 2 + random() % (base / 2 + 1);
+		delay = backoff_ms(s);
 		if (status == 429) { /* Retry-After, capped as for requests */
 			long ra = kube_watch_retry_after(w);
 
@@ -690,14 +697,54 @@ void reload_restart_watches(struct ctl *c)
 		if (r == 0)
 			r = reload_start_watch(c, s, &err);
 		if (r < 0) {
-			long long base = 200LL << (s->fails < 6 ? s->fails : 6);
-
+			s->restart_ms = now + backoff_ms(s);
 			s->fails++;
-			s->restart_ms = now + base / 2 + random() % (base / 2 + 1);
 			log_warn("%s: %s", reload_cls_res[s->cls]->plural, err.msg);
 		}
 	}
 }
+void reload_watches_check(struct ctl *c)
+{
+	long long now = reload_now_ms();
+	unsigned long want = 0, open = 0;
+	size_t i;
+
+	for (i = 0; i < c->in.nrs; i++) {
+		struct rs *s = &c->in.rs[i];
+		const char *what = reload_cls_res[s->cls]->plural;
+
+		if (s->absent)
+			continue; /* not served: nothing to wait for (re-checked by a LIST) */
+		want++;
+		if (s->w && !s->open && kube_watch_open(s->w)) {
+			s->open = 1;
+			log_debug("watch %s%s%s open from resourceVersion %s (%lld ms after its "
+				  "request)",
+				  what, *s->ns ? " in " : "", s->ns, s->rv, now - s->start_ms);
+		}
+		if (s->w && !s->open && now - s->start_ms >= WATCH_OPEN_MS) {
+			/*
+			 * Connected, sent and unanswered (a request held on the way or by the
+			 * server): events wait behind it. Start it again, as a failed watch.
+			 */
+			kube_watch_cancel(c->cl, s->w);
+			s->w = NULL;
+			s->restart_ms = now + backoff_ms(s);
+			s->fails++;
+			METRIC_INC(c->m.watch_restarts[s->cls]);
+			log_warn("watch %s%s%s: no answer within %d s; starting it again", what,
+				 *s->ns ? " in " : "", s->ns, WATCH_OPEN_MS / 1000);
+		}
+		open += s->w && s->open;
+	}
+	METRIC_SET(c->m.watches, want);
+	METRIC_SET(c->m.watches_open, open);
+	if (!METRIC_GET(c->m.ready) && open == want) {
+		log_debug("all %lu watches open: ready", want);
+		METRIC_SET(c->m.ready, 1);
+	}
+}
+
 /* ---- --reload-on-delete ---- */
 
 void reload_tombstone(struct ctl *c, struct cfg_ent *ce)

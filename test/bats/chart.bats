@@ -260,7 +260,8 @@ E
   one Role '.metadata.namespace == "nodeprobe"' "$W/r.json"
   tpl -f "$V/ha-monitoring.yaml" >"$W/r.json"
   one Deployment '.spec.replicas == 2 and .spec.strategy.type == "RollingUpdate" and (.spec.template.spec.containers[0].args | index("--enable-ha") != null)
-    and ([.spec.template.spec.containers[0].env[].name] == ["POD_NAME", "POD_NAMESPACE"])' "$W/r.json"
+    and ([.spec.template.spec.containers[0].env[].name] == ["POD_NAME", "POD_NAMESPACE", "NODEPROBE_RELOAD_LEASE_OWNER"])
+    and (.spec.template.spec.containers[0].env[2].value == .metadata.name)' "$W/r.json"
   one RoleBinding '.roleRef.name == "nodeprobe-reload-leader-election" and .metadata.namespace == "nodeprobe"' "$W/r.json"
   one ServiceMonitor '.metadata.labels.release == "kube-prometheus-stack" and .spec.endpoints[0].port == "http" and .spec.endpoints[0].path == "/metrics"' "$W/r.json"
   one PodMonitor '.spec.podMetricsEndpoints[0].port == "http"' "$W/r.json"

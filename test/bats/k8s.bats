@@ -234,14 +234,14 @@ kustomizations() {
   [ "$(jq -r 'select(.kind == "Role") | [.metadata.name, .metadata.namespace] | join(" ")' "$W/ha.json")" = "nodeprobe-reload-leader-election nodeprobe-system" ]
   [ "$(jq -r 'select(.kind == "ClusterRole") | .rules[].resources[]' "$W/ha.json" | grep -c leases)" -eq 0 ]
   one RoleBinding '.roleRef.name == "nodeprobe-reload-leader-election" and .subjects[0].name == "nodeprobe-reload"' "$W/ha.json"
-  one Deployment '.spec.replicas == 2 and (.spec.template.spec.containers[0].args | index("--enable-ha=true") != null) and ([.spec.template.spec.containers[0].env[].name] == ["POD_NAME", "POD_NAMESPACE"])' "$W/ha.json"
+  one Deployment '.spec.replicas == 2 and (.spec.template.spec.containers[0].args | index("--enable-ha=true") != null) and ([.spec.template.spec.containers[0].env[].name] == ["POD_NAME", "POD_NAMESPACE", "NODEPROBE_RELOAD_LEASE_OWNER"]) and (.spec.template.spec.containers[0].env[2].value == .metadata.name)' "$W/ha.json"
   # the component on the one-namespace variant: both env vars kept, the leases Role there too
   render test/k8s/reload-namespaced-ha >"$W/nsha.json"
   "$T/check-manifests" --role nodeprobe-reload="$T/rbac-reload.txt" \
     --role nodeprobe-reload-leader-election="$T/rbac-lease.txt" <"$W/nsha.json"
   [ "$(jq -r 'select(.kind | test("^Cluster")) | .kind' "$W/nsha.json")" = "" ]
   [ "$(jq -r 'select(.kind == "Role") | .metadata.namespace' "$W/nsha.json" | sort -u)" = my-app ]
-  one Deployment '([.spec.template.spec.containers[0].env[].name] | sort) == ["POD_NAME", "POD_NAMESPACE"] and (.spec.template.spec.containers[0].args | index("--namespace=$(POD_NAMESPACE)") != null)' "$W/nsha.json"
+  one Deployment '([.spec.template.spec.containers[0].env[].name] | sort) == ["NODEPROBE_RELOAD_LEASE_OWNER", "POD_NAME", "POD_NAMESPACE"] and (.spec.template.spec.containers[0].args | index("--namespace=$(POD_NAMESPACE)") != null)' "$W/nsha.json"
 }
 
 @test "RBAC: the Secrets Store CSI component (off by default) adds its flag and rbac-csi.txt, nothing else" {

@@ -12,6 +12,7 @@ RFIX="$NP_ROOT/test/fixtures/reloader"
 
 setup() {
   SINK_PID=
+  CG=
   reload_fake_setup
 }
 
@@ -22,7 +23,24 @@ teardown() {
     kill "$p" 2>/dev/null || true
     wait "$p" 2>/dev/null || true
   done
+  [ -z "$CG" ] || rmdir "$CG" 2>/dev/null || true
   fake_stop
+}
+
+# cpu_cgroup_or_skip: a cgroup of our own limited to 1% of one CPU (1 ms per 100 ms), in CG;
+# cgroup v2 (cpu.max) or v1 (cpu.cfs_quota_us); the test is skipped where neither is writable.
+cpu_cgroup_or_skip() {
+  local d=nptest-reload-$$-$RANDOM
+  if [ -w /sys/fs/cgroup/cgroup.subtree_control ] && grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control &&
+    mkdir "/sys/fs/cgroup/$d" 2>/dev/null; then
+    CG=/sys/fs/cgroup/$d
+    echo "1000 100000" >"$CG/cpu.max" || skip "cannot write $CG/cpu.max"
+  elif [ -w /sys/fs/cgroup/cpu ] && mkdir "/sys/fs/cgroup/cpu/$d" 2>/dev/null; then
+    CG=/sys/fs/cgroup/cpu/$d
+    { echo 100000 >"$CG/cpu.cfs_period_us" && echo 1000 >"$CG/cpu.cfs_quota_us"; } || skip "cannot write $CG/cpu.cfs_quota_us"
+  else
+    skip "no writable cgroup cpu controller (v2 cpu.max or v1 cpu.cfs_quota_us)"
+  fi
 }
 
 # cm NAME DATA-JSON [NS] [LABELS-JSON]
@@ -517,4 +535,56 @@ PY
   grep -q "warning: stopping: 1 alerts or webhooks not sent" "$RL_LOG" || { cat "$RL_LOG" >&2; return 1; }
   ! grep -q "Error sending alert" "$RL_LOG"
   ! grep -q "timed out" "$RL_LOG"
+}
+
+@test "chart flags: a first watch the server holds keeps /readyz 503 and is started again; a change made meanwhile rolls before the server answers it (issue 30)" {
+  cm cfg '{"k":"1"}'
+  deploy web default cfg
+  # the API server holds the first ConfigMaps watch for 60 s (answered late, as a real node saw it)
+  fake_ctl POST /faults '{"path":"/configmaps$","watch":true,"action":"delay","seconds":60}' >/dev/null
+  port=$(free_port)
+  # the chart's arguments (reload-deployment.yaml: --listen only; every duration its default), -v
+  "$BIN" --kubeconfig "$KC" "--listen=127.0.0.1:$port" -v >"$RL_LOG" 2>&1 3>&- &
+  RL_PID=$!
+  fake_ctl GET "/watchers?min=6&wait=10" >/dev/null
+  # listed, six watches answered, the ConfigMaps one held: not ready, and /readyz says why
+  for i in $(seq 200); do
+    body=$(curl -s "http://127.0.0.1:$port/readyz") && [ "$body" = "watches opening: 6 of 7 open" ] && break
+    sleep 0.05
+  done
+  [ "$body" = "watches opening: 6 of 7 open" ] || { echo "readyz: $body" >&2; cat "$RL_LOG" >&2; return 1; }
+  [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = 503 ]
+  # a change made now rolls once the held watch is given up and started again: before the server
+  # answers the held one (no answered request carries the fault yet)
+  cm cfg '{"k":"2"}'
+  fake_ctl GET "/requests?method=PATCH&path=/deployments/web$&min=1&wait=40" >/dev/null
+  [ "$(npatches /deployments/web$)" -eq 1 ]
+  [ "$(fake_ctl GET '/requests?watch=1&path=/configmaps$' | jq '[.items[] | select(.fault != null)] | length')" -eq 0 ]
+  [ "$(fake_ctl GET '/requests?watch=1&path=/configmaps$' | jq '.items | length')" -eq 1 ]
+  grep -q "warning: watch configmaps: no answer within 10 s; starting it again" "$RL_LOG"
+  grep -qE "watch configmaps open from resourceVersion [0-9]+ " "$RL_LOG"
+  [ "$(grep -c ' open from resourceVersion ' "$RL_LOG")" -eq 7 ]
+  [ "$(curl -s "http://127.0.0.1:$port/readyz")" = ok ]
+  curl -sf "http://127.0.0.1:$port/metrics" >"$BATS_TEST_TMPDIR/m"
+  grep -qx 'nodeprobe_reload_watches 7' "$BATS_TEST_TMPDIR/m"
+  grep -qx 'nodeprobe_reload_watches_open 7' "$BATS_TEST_TMPDIR/m"
+  grep -qx 'nodeprobe_reload_watch_restarts_total{resource="configmaps"} 1' "$BATS_TEST_TMPDIR/m"
+}
+
+@test "chart flags under a CPU limit (cgroup, 1% of a CPU): /readyz is 200 only once the server has every watch (issue 30)" {
+  cpu_cgroup_or_skip
+  cm cfg '{"k":"1"}'
+  deploy web default cfg
+  port=$(free_port)
+  (echo "$BASHPID" >"$CG/cgroup.procs" && exec "$BIN" --kubeconfig "$KC" "--listen=127.0.0.1:$port") >"$RL_LOG" 2>&1 3>&- &
+  RL_PID=$!
+  for i in $(seq 1200); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = 200 ] && break
+    sleep 0.05
+  done
+  # the first 200: the API server holds all 7 watches (it registers one before answering it)
+  [ "$(fake_ctl GET /watchers | jq .count)" -eq 7 ] || { cat "$RL_LOG" >&2; return 1; }
+  cm cfg '{"k":"2"}'
+  fake_ctl GET "/requests?method=PATCH&path=/deployments/web$&min=1&wait=30" >/dev/null
+  [ "$(npatches /deployments/web$)" -eq 1 ]
 }

@@ -355,3 +355,32 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
   ! grep -q "lost Lease" "$BATS_TEST_TMPDIR/a.log"
   grep -q "renewal is overdue by the end of the retry wait" "$BATS_TEST_TMPDIR/a.log"
 }
+
+@test "the Lease is owned by the Deployment NODEPROBE_RELOAD_LEASE_OWNER names (deleted with it); a Lease without an owner is adopted at takeover (issue 30)" {
+  fake_deployment nodeprobe-reload '{}' '{"containers":[{"name":"reload","image":"x"}]}' '' reload
+  uid=$(fake_ctl GET '/objects?apiVersion=apps/v1&kind=Deployment&namespace=reload&name=nodeprobe-reload' | jq -r .metadata.uid)
+  want="[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"name\":\"nodeprobe-reload\",\"uid\":\"$uid\"}]"
+  NODEPROBE_RELOAD_LEASE_OWNER=nodeprobe-reload run_ha a
+  wait_holder a
+  # created with the reference (the garbage collector deletes it with the Deployment)
+  [ "$(fake_ctl GET "/requests?method=POST&path=$LEASES\$" | jq -c '.items[0].body | fromjson | .metadata.ownerReferences')" = "$want" ]
+  [ "$(lease | jq -c .metadata.ownerReferences)" = "$want" ]
+  # renewals keep it
+  fake_ctl GET "/requests?method=PUT&path=$LEASES/stakater-reloader-lock\$&min=2&wait=10" >/dev/null
+  [ "$(lease | jq -c .metadata.ownerReferences)" = "$want" ]
+  kill -9 "$PID_a"
+  # a Lease left without an owner (an older version's, expired): the next leader adds ours
+  fake_put '{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"stakater-reloader-lock","namespace":"reload"},"spec":{"holderIdentity":"gone","leaseDurationSeconds":1,"leaseTransitions":3}}'
+  [ "$(lease | jq -c '.metadata.ownerReferences // []')" = "[]" ]
+  NODEPROBE_RELOAD_LEASE_OWNER=nodeprobe-reload run_ha b
+  wait_holder b
+  [ "$(lease | jq -c .metadata.ownerReferences)" = "$want" ]
+}
+
+@test "an owner Deployment that cannot be read: one warning, the Lease is made without an owner (issue 30)" {
+  NODEPROBE_RELOAD_LEASE_OWNER=missing run_ha a
+  wait_holder a
+  wait_log a "Lease reload/stakater-reloader-lock: its owner, Deployment reload/missing, cannot be read (HTTP error): the Lease is not deleted with it"
+  [ "$(lease | jq -c '.metadata.ownerReferences // []')" = "[]" ]
+  [ "$(grep -c 'cannot be read' "$BATS_TEST_TMPDIR/a.log")" -eq 1 ]
+}
