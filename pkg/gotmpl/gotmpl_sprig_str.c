@@ -159,12 +159,18 @@ static int trim_set(struct gotmpl_fctx *c, const struct gotmpl_val *v, const cha
 	while (b < e) {
 		int l = gotmpl_utf8(s + b, e - b, &r);
 
+		/* a rune looked up in the cutset, as Go's trimLeftUnicode does */
+		if (gotmpl_work(c->a, n))
+			return -ELOOP;
 		if (!cut(set, n, r))
 			break;
 		b += (size_t)l;
 	}
 	while (e > b) {
 		size_t k = e - 1;
+
+		if (gotmpl_work(c->a, n))
+			return -ELOOP;
 
 		while (k > b && ((unsigned char)s[k] & 0xC0) == 0x80)
 			k--;
