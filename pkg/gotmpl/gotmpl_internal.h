@@ -68,6 +68,8 @@ struct gotmpl_arena {
 
 void gotmpl_arena_init(struct gotmpl_arena *a, size_t max);
 void gotmpl_arena_free(struct gotmpl_arena *a);
+/* The bytes handed out from a's chunks (what a chunk's unused tail never touched is left out). */
+size_t gotmpl_arena_inuse(const struct gotmpl_arena *a);
 /* n zeroed bytes, or NULL (budget spent: a->over set; or out of memory). */
 void *gotmpl_alloc(struct gotmpl_arena *a, size_t n);
 char *gotmpl_strdup(struct gotmpl_arena *a, const char *s, size_t n);

@@ -31,6 +31,15 @@ int gotmpl_work(struct gotmpl_arena *a, size_t n)
 	return a->work > a->work_max ? -ELOOP : 0;
 }
 
+size_t gotmpl_arena_inuse(const struct gotmpl_arena *a)
+{
+	size_t n = 0;
+
+	for (const struct gotmpl_chunk *c = a->head; c; c = c->next)
+		n += sizeof(*c) + c->used;
+	return n;
+}
+
 size_t gotmpl_room(struct gotmpl_arena *a, unsigned per_byte)
 {
 	unsigned long left = a->work < a->work_max ? a->work_max - a->work : 0;
