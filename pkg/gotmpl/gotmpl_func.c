@@ -414,10 +414,12 @@ GT_FN(f_printf)
 	return gotmpl_printed(c, &sb, rc, GT_PRINTF_UNITS, res);
 }
 
-/* evalArgs of html, js, urlquery: one string as is, else fmt.Sprint. */
+/* evalArgs of html, js, urlquery: one string as is, else fmt.Sprint (charged as print is). */
 static int eval_args(struct gotmpl_fctx *c, struct strbuf *sb, struct gotmpl_val **av, int ac)
 {
+	struct strbuf t = STRBUF_INIT(gotmpl_room(c->a, GT_PRINT_UNITS));
 	struct gotmpl_val **v;
+	int rc;
 
 	if (ac == 1 && av[0]->kind == GOTMPL_STRING)
 		return sb_addn(sb, av[0]->u.s.p, av[0]->u.s.n);
@@ -427,7 +429,14 @@ static int eval_args(struct gotmpl_fctx *c, struct strbuf *sb, struct gotmpl_val
 	for (int i = 0; i < ac; i++) /* Go's printableValue: nil is the string "<no value>" */
 		if (!(v[i] = av[i]->kind == GOTMPL_NIL ? gotmpl_cstr(c->a, "<no value>") : av[i]))
 			return -ENOMEM;
-	return gotmpl_sprint(sb, v, ac, 0);
+	rc = gotmpl_sprint(&t, v, ac, 0);
+	if (rc == -E2BIG && t.max < GT_STR_MAX) /* the budget's cap */
+		rc = gotmpl_work(c->a, (t.max + 1) * GT_PRINT_UNITS);
+	else if (!rc && gotmpl_work(c->a, t.len * GT_PRINT_UNITS))
+		rc = -ELOOP;
+	rc = rc ?: sb_addn(sb, t.buf, t.len);
+	sb_free(&t);
+	return rc;
 }
 
 GT_FN(f_html)

@@ -449,7 +449,7 @@ GT_FN(f_squote)
 
 GT_FN(f_cat)
 {
-	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
+	struct strbuf sb = STRBUF_INIT(gotmpl_room(c->a, GT_PRINT_UNITS));
 	int rc = 0, first = 1;
 
 	for (int i = 0; i < ac && !rc; i++) {
@@ -458,7 +458,7 @@ GT_FN(f_cat)
 		rc = (first ? 0 : sb_addch(&sb, ' ')) ?: gotmpl_fmt_v(&sb, av[i]);
 		first = 0;
 	}
-	return gotmpl_done(c, &sb, rc, res);
+	return gotmpl_printed(c, &sb, rc, GT_PRINT_UNITS, res);
 }
 
 static int indent(struct gotmpl_fctx *c, int64_t n, const char *s, size_t len, int nl,
