@@ -576,7 +576,7 @@ static const char *const touch_little[] = {
     "coalesce", "deepEqual", "default",	  "dict",	"dig",	    "empty",  "first",
     "get",	"has",	     "hasKey",	  "index",	"kindIs",   "kindOf", "last",
     "len",	"list",	     "mustFirst", "mustHas",	"mustLast", "not",    "set",
-    "ternary",	"tuple",     "typeIs",	  "typeIsLike", "typeOf",   "unset",
+    "ternary",	"tuple",     "typeIs",	  "typeIsLike", "typeOf",
 };
 
 static int name_cmp(const void *k, const void *e)
