@@ -127,6 +127,9 @@ int gotmpl_parse(const char *name, const char *src, size_t len, struct gotmpl **
 int gotmpl_exec(const struct gotmpl *t, const struct gotmpl_val *data, struct strbuf *out,
 		struct gotmpl_err *err);
 
+/* The bytes t's parse tree holds (at most about 200 per source byte); 0 for NULL. */
+size_t gotmpl_mem(const struct gotmpl *t);
+
 /* Free a set from gotmpl_parse; NULL is a no-op. */
 void gotmpl_free(struct gotmpl *t);
 

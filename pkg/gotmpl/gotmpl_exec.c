@@ -163,7 +163,7 @@ static struct gotmpl_val *call_result(struct exec *e, const char *name, int rc,
 		xerr(e, -EINVAL, "error calling %s: %s", name, c->msg);
 		return NULL;
 	}
-	if (e->a.work > e->a.work_max) {
+	if (e->a.work > e->a.work_max && !(rc && e->a.over)) { /* a limit it met says more */
 		xerr(e, -ELOOP,
 		     "error calling %s: execution stopped: its work passed the step budget (%lu)",
 		     name, GOTMPL_STEPS_MAX);
@@ -172,8 +172,8 @@ static struct gotmpl_val *call_result(struct exec *e, const char *name, int rc,
 	if (rc == -ELOOP || rc == -E2BIG || (rc == -ENOMEM && e->a.over)) {
 		xerr(
 		    e, -ELOOP,
-		    "error calling %s: its result passed the limits (%u bytes of values, %u bytes a string)",
-		    name, GOTMPL_MEM_MAX, GT_STR_MAX);
+		    "error calling %s: its result passed the limits (%u bytes of values, %u bytes a string, %d levels of nesting)",
+		    name, GOTMPL_MEM_MAX, GT_STR_MAX, GT_VAL_DEPTH_MAX);
 		return NULL;
 	}
 	if (rc)
@@ -216,7 +216,14 @@ static struct gotmpl_val *eval_method(struct exec *e, struct gotmpl_val *dot, co
 	if (final != MISSING && !(argv[i] = validate(e, final, m->sig[i])))
 		return NULL;
 	e->at = at;
-	rc = m->fn(&c, recv, argv, &v);
+	if (gotmpl_work(&e->a, gotmpl_func_charge(NULL, argv, n))) {
+		rc = -ELOOP;
+	} else {
+		size_t made = e->a.used;
+
+		rc = m->fn(&c, recv, argv, &v);
+		gotmpl_work(&e->a, e->a.used - made);
+	}
 	return call_result(e, name, rc, &c, v);
 }
 
@@ -329,7 +336,14 @@ static struct gotmpl_val *eval_function(struct exec *e, struct gotmpl_val *dot,
 			return NULL;
 	}
 	e->at = cmd;
-	rc = f->fn(&c, argv, (int)n, &v);
+	if (gotmpl_work(&e->a, gotmpl_func_charge(f, argv, n))) {
+		rc = -ELOOP;
+	} else {
+		size_t made = e->a.used;
+
+		rc = f->fn(&c, argv, (int)n, &v);
+		gotmpl_work(&e->a, e->a.used - made); /* the values it made, bytes */
+	}
 	return call_result(e, f->name, rc, &c, v);
 }
 
@@ -543,6 +557,8 @@ static int print_value(struct exec *e, const struct gotmpl_val *v)
 
 	if (rc == -E2BIG)
 		xerr(e, -E2BIG, "output longer than %u bytes (the limit)", GOTMPL_OUT_MAX);
+	else if (rc == -ELOOP)
+		xerr(e, -ELOOP, "value nested deeper than %d (the limit)", GT_VAL_DEPTH_MAX);
 	else if (rc)
 		oom(e);
 	return rc ? -1 : 0;

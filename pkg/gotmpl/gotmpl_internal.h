@@ -61,19 +61,26 @@ struct gotmpl_arena {
 	struct gotmpl_chunk *head; /* newest chunk first */
 	size_t used;		   /* bytes handed out plus chunk overhead */
 	size_t max;		   /* budget; gotmpl_alloc fails past it */
-	int over;		   /* set once the budget was hit */
-	unsigned long work;	   /* work done without allocating (compares, moves) */
+	int over;		   /* set once the budget (or a string or nesting limit) was hit */
+	unsigned long work;	   /* work charged: bytes, elements and nodes touched */
 	unsigned long work_max;	   /* gotmpl_work fails past it */
 };
 
 void gotmpl_arena_init(struct gotmpl_arena *a, size_t max);
 void gotmpl_arena_free(struct gotmpl_arena *a);
+/* The bytes handed out from a's chunks (what a chunk's unused tail never touched is left out). */
+size_t gotmpl_arena_inuse(const struct gotmpl_arena *a);
 /* n zeroed bytes, or NULL (budget spent: a->over set; or out of memory). */
 void *gotmpl_alloc(struct gotmpl_arena *a, size_t n);
 char *gotmpl_strdup(struct gotmpl_arena *a, const char *s, size_t n);
 /* Count n units of work that allocate nothing: 0, or -ELOOP once past a->work_max. */
 #define GT_WORK_PER_STEP 64ul /* an execution's work budget: this many units per step */
 int gotmpl_work(struct gotmpl_arena *a, size_t n);
+/*
+ * The longest string (at most GT_STR_MAX) a function whose work is per_byte units a byte of its
+ * output can still pay for: its strbuf's cap, so a slow printer stops at the budget, not after.
+ */
+size_t gotmpl_room(struct gotmpl_arena *a, unsigned per_byte);
 
 extern const struct gotmpl_val gotmpl_nil_val;
 #define GT_NIL ((struct gotmpl_val *)&gotmpl_nil_val)
@@ -101,8 +108,12 @@ int gotmpl_truth(const struct gotmpl_val *v);
 const char *gotmpl_kindname(const struct gotmpl_val *v);
 /* Go's type name ("string", "int", "[]interface {}", "<nil>", ...). */
 const char *gotmpl_typename(const struct gotmpl_val *v);
-/* reflect.DeepEqual of two values; *work counts the nodes compared. */
-int gotmpl_deep_equal(const struct gotmpl_val *a, const struct gotmpl_val *b, unsigned long *work);
+/* reflect.DeepEqual of two values (gotmpl_deepeq.c): 1, 0, or -ELOOP (a's work budget spent, or
+ * nested deeper than GT_VAL_DEPTH_MAX). Each node and string byte compared is a's work. */
+int gotmpl_deep_equal(struct gotmpl_arena *a, const struct gotmpl_val *x,
+		      const struct gotmpl_val *y);
+/* How deep the walks over a value go (%v, deepEqual): a dict holding itself is a cycle. */
+#define GT_VAL_DEPTH_MAX 1000
 /* Byte order of two strings. */
 int gotmpl_strcmp(const struct gotmpl_val *a, const struct gotmpl_val *b);
 
@@ -150,7 +161,8 @@ int gotmpl_sv_compare(const struct gotmpl_sv *v, const struct gotmpl_sv *o);
 struct gotmpl_val *gotmpl_sv_new(struct gotmpl_arena *a, const struct gotmpl_sv *v,
 				 const char *orig, size_t norig);
 
-/* fmt's %v of v into sb; nil is "<nil>". Returns 0 or a strbuf error. */
+/* fmt's %v of v into sb; nil is "<nil>". Returns 0, a strbuf error, or -ELOOP (v nested deeper
+ * than GT_VAL_DEPTH_MAX). */
 int gotmpl_fmt_v(struct strbuf *sb, const struct gotmpl_val *v);
 /* strconv.FormatFloat(f, fmt, prec, 64) for fmt in "eEfgG" (prec -1: shortest). */
 int gotmpl_fmt_float(struct strbuf *sb, double f, char fmt, int prec);
@@ -205,6 +217,14 @@ int gotmpl_param_ok(const struct gotmpl_val *v, char t);
 char gotmpl_func_param(const struct gotmpl_func *f, size_t i, size_t *nfixed, int *variadic);
 /* Why a GT_F_NOT_NFD function is refused, or NULL (gotmpl_sprig_misc.c). */
 const char *gotmpl_func_why(const struct gotmpl_func *f);
+/*
+ * The units of work a call of f over argv[0..n) is charged before it runs: a unit per argument,
+ * and per byte of a string, element of a list and entry of a map it is given, but for the functions
+ * that touch a fixed part of them (index, len, first, ...). What it makes is charged after, by the
+ * bytes of values it made (the arena's growth); the deep walks charge their nodes as they go.
+ * f NULL: a method (its arguments all charged).
+ */
+size_t gotmpl_func_charge(const struct gotmpl_func *f, struct gotmpl_val *const *argv, size_t n);
 /* The function named name[0..n), or NULL. */
 const struct gotmpl_func *gotmpl_func_find(const char *name, size_t n);
 /* fmt.Sprintf over argv into sb: 0, -EINVAL (c->msg) or a strbuf error. */
@@ -245,6 +265,15 @@ uint32_t gotmpl_toupper(uint32_t r);
 uint32_t gotmpl_tolower(uint32_t r);
 /* Finish a function that built sb: its contents as *res (sb freed), or rc when it failed. */
 int gotmpl_done(struct gotmpl_fctx *c, struct strbuf *sb, int rc, struct gotmpl_val **res);
+/*
+ * The end of a function that printed into sb (its cap gotmpl_room(c->a, per_byte)) with result
+ * rc: sb's bytes charged per_byte units each (formatting is slower than copying), its contents as
+ * *res. A cap the budget set that was hit is the budget spent (-ELOOP), not the string limit.
+ */
+int gotmpl_printed(struct gotmpl_fctx *c, struct strbuf *sb, int rc, unsigned per_byte,
+		   struct gotmpl_val **res);
+#define GT_PRINT_UNITS	4  /* %v, JSON, a regexp's expansion: about 20 ns a byte (measured) */
+#define GT_PRINTF_UNITS 32 /* printf: up to 370 ns a byte (%x of a string, measured) */
 int gotmpl_fail(struct gotmpl_fctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* JSON text as Go's json.Unmarshal into interface{} (gotmpl_fromjson.c, over yajl): 0, -EINVAL
  * (c->msg), -ENOMEM or -ELOOP. */

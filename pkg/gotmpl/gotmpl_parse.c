@@ -307,6 +307,11 @@ static struct gotmpl_node *define(struct gotmpl_parser *p)
 	return body;
 }
 
+size_t gotmpl_mem(const struct gotmpl *t)
+{
+	return t ? gotmpl_arena_inuse(&t->a) : 0;
+}
+
 int gotmpl_parse(const char *name, const char *src, size_t len, struct gotmpl **out,
 		 struct gotmpl_err *err)
 {

@@ -164,8 +164,9 @@ static size_t mp_msg(uint8_t *b, const char *s, size_t n)
 
 /*
  * derivePassword counter type password user site. scrypt's cost is charged as an eighth of the
- * execution's step budget, so one execution runs it at most 8 times (fewer when
- * the template does other work or the user and site are long); each run holds 32 MiB
+ * execution's step budget, so one execution runs it at most 8 times (fewer when the template does
+ * other work or its inputs are long: 64 units a byte of user and site, 8 of the password, so the
+ * longest user is under 1 MiB and the longest password under 8 MiB); each run holds 32 MiB
  * (scrypt's N·r·128 bytes) from OpenSSL's allocator until it returns.
  */
 GT_FN(f_derivepassword)
@@ -191,7 +192,10 @@ GT_FN(f_derivepassword)
 
 		return gotmpl_done(c, &sb, r ? r : sb_addn(&sb, GT_S(1), GT_SN(1)), res);
 	}
-	rc = gotmpl_work(c->a, GOTMPL_STEPS_MAX * GT_WORK_PER_STEP / 8 + (nuser + nsite) / 64);
+	/* measured: PBKDF2 hashes the salt (seed and user) once per 32-byte block of scrypt's
+	 * 2 KiB, so 64 times; OpenSSL holds copies of the password while it runs */
+	rc = gotmpl_work(c->a, GOTMPL_STEPS_MAX * GT_WORK_PER_STEP / 8 + 64 * (nuser + nsite) +
+				   8 * GT_SN(2));
 	if (rc)
 		return rc;
 	pthread_once(&scrypt_once, scrypt_load);

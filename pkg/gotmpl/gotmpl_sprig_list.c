@@ -143,14 +143,14 @@ GT_FN(f_reverse)
 	return 0;
 }
 
-/* 1 when v is in l (reflect.DeepEqual), 0 when not, -ELOOP when the work budget is spent. */
+/* 1 when v is in l (reflect.DeepEqual), 0 when not, -ELOOP (the work budget, or too deep). */
 static int in_list(struct gotmpl_fctx *c, const struct gotmpl_val *l, const struct gotmpl_val *v)
 {
 	for (size_t i = 0; i < l->u.l.n; i++) {
-		if (gotmpl_deep_equal(l->u.l.v[i], v, &c->a->work))
-			return 1;
-		if (gotmpl_work(c->a, 1))
-			return -ELOOP;
+		int eq = gotmpl_deep_equal(c->a, l->u.l.v[i], v);
+
+		if (eq)
+			return eq;
 	}
 	return 0;
 }
@@ -470,6 +470,10 @@ static int merge_into(struct gotmpl_fctx *c, struct gotmpl_val *dst, const struc
 		long i = gotmpl_map_find(dst, e->k, e->klen);
 		struct gotmpl_val *d = i >= 0 ? dst->u.m.e[i].v : NULL;
 
+		/* maps sharing sub-maps: each entry walked is work (a lookup: 16, its key) */
+		if (gotmpl_work(c->a, 16 + e->klen))
+			return -ELOOP;
+
 		if (d && d->kind == GOTMPL_MAP && e->v->kind == GOTMPL_MAP) {
 			int rc = mutable_map(c, d) ?: merge_into(c, d, e->v, overwrite, depth + 1);
 
@@ -477,9 +481,12 @@ static int merge_into(struct gotmpl_fctx *c, struct gotmpl_val *dst, const struc
 				return rc;
 			continue;
 		}
-		if (!d || !gotmpl_truth(d) || (overwrite && gotmpl_truth(e->v)))
-			if (gotmpl_map_put(c->a, dst, e->k, e->klen, e->v))
-				return -ENOMEM;
+		if (!d || !gotmpl_truth(d) || (overwrite && gotmpl_truth(e->v))) {
+			int rc = gotmpl_map_put(c->a, dst, e->k, e->klen, e->v);
+
+			if (rc)
+				return rc;
+		}
 	}
 	return 0;
 }

@@ -224,10 +224,12 @@ static int json_enc(struct strbuf *sb, const struct gotmpl_val *v, int html, int
 	return 0;
 }
 
+#define JSON_UNITS 16 /* json_enc's work a byte: up to 60 ns (a number via sb_addf), measured */
+
 static int to_json(struct gotmpl_fctx *c, const struct gotmpl_val *v, int html, int pretty,
 		   int must, struct gotmpl_val **res)
 {
-	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
+	struct strbuf sb = STRBUF_INIT(gotmpl_room(c->a, JSON_UNITS));
 	int rc = json_enc(&sb, v, html, pretty, 0);
 
 	if (rc == -EINVAL) {
@@ -236,7 +238,7 @@ static int to_json(struct gotmpl_fctx *c, const struct gotmpl_val *v, int html, 
 			return gotmpl_fail(c, "json: unsupported value");
 		GT_RES(gotmpl_str(c->a, "", 0));
 	}
-	return gotmpl_done(c, &sb, rc, res);
+	return gotmpl_printed(c, &sb, rc, JSON_UNITS, res);
 }
 
 GT_FN(f_tojson)
@@ -338,8 +340,12 @@ GT_FN(f_kindis)
 
 GT_FN(f_deepequal)
 {
+	int eq = gotmpl_deep_equal(c->a, av[0], av[1]);
+
 	(void)ac;
-	GT_RES(gotmpl_bool(c->a, gotmpl_deep_equal(av[0], av[1], &c->a->work)));
+	if (eq < 0)
+		return eq;
+	GT_RES(gotmpl_bool(c->a, eq));
 }
 
 /*
@@ -351,8 +357,10 @@ static struct gotmpl_val *deep_copy(struct gotmpl_fctx *c, const struct gotmpl_v
 {
 	struct gotmpl_val *r;
 
-	if (depth > 200)
+	if (depth > GT_VAL_DEPTH_MAX) { /* a limit met (a dict holding itself), not memory */
+		c->a->over = 1;
 		return NULL;
+	}
 	switch (v->kind) {
 	case GOTMPL_LIST:
 		r = gotmpl_list(c->a, v->u.l.n, v->sub);

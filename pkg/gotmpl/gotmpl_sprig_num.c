@@ -149,6 +149,16 @@ GT_FN(f_sortalpha)
 		copy->u.l.n = l->u.l.n;
 		l = copy;
 	}
+	{ /* qsort's compares: each byte is read at most once a level, log2(n) levels */
+		size_t bytes = 0, levels = 1;
+
+		for (size_t i = 0; i < l->u.l.n; i++)
+			bytes += l->u.l.v[i]->u.s.n;
+		while (((size_t)1 << levels) < l->u.l.n)
+			levels++;
+		if (gotmpl_work(c->a, bytes * levels))
+			return -ELOOP;
+	}
 	qsort(l->u.l.v, l->u.l.n, sizeof(*l->u.l.v), cmp_vals);
 	*res = l;
 	return 0;

@@ -10,11 +10,26 @@
 
 /* ---- regular expressions (Go's regexp through pkg/goregex) ---- */
 
-static int compile(struct gotmpl_fctx *c, const struct gotmpl_val *pat, struct goregex **re)
+/*
+ * Charge a regexp av[0] run over av[1] (every function here has them so): its compile, 64 units a
+ * pattern byte, and its match, a unit per subject byte and pattern byte: RE2's NFA, which it falls
+ * back on for captures or when its DFA's cache thrashes, steps every instruction at every byte, as
+ * Go's regexp does (measured: a 6 KiB pattern over 1 MiB with captures ran 56 s, 9 ns a unit).
+ */
+static int charge(struct gotmpl_fctx *c, struct gotmpl_val **av)
 {
-	char why[160];
-	int rc = goregex_compile(pat->u.s.p, GOREGEX_CAPTURE, re, why, sizeof(why));
+	return gotmpl_work(c->a, av[0]->u.s.n * (64 + av[1]->u.s.n));
+}
 
+static int compile(struct gotmpl_fctx *c, struct gotmpl_val **av, struct goregex **re)
+{
+	const struct gotmpl_val *pat = av[0];
+	char why[160];
+	int rc = charge(c, av);
+
+	if (rc)
+		return rc;
+	rc = goregex_compile(pat->u.s.p, GOREGEX_CAPTURE, re, why, sizeof(why));
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc)
@@ -29,6 +44,8 @@ GT_FN(f_regexmatch)
 	int m;
 
 	(void)ac;
+	if (charge(c, av))
+		return -ELOOP;
 	if (goregex_compile(GT_S(0), 0, &re, NULL, 0))
 		GT_RES(gotmpl_bool(c->a, 0)); /* Sprig ignores the error */
 	m = goregex_match(re, GT_S(1), GT_SN(1));
@@ -39,7 +56,7 @@ GT_FN(f_regexmatch)
 GT_FN(f_mustregexmatch)
 {
 	struct goregex *re;
-	int m, rc = compile(c, av[0], &re);
+	int m, rc = compile(c, av, &re);
 
 	(void)ac;
 	if (rc)
@@ -114,7 +131,7 @@ GT_FN(f_regexfindall)
 	struct goregex *re;
 	struct matches *m;
 	size_t n;
-	int rc = compile(c, av[0], &re);
+	int rc = compile(c, av, &re);
 
 	(void)ac;
 	if (rc)
@@ -143,7 +160,7 @@ GT_FN(f_regexfind)
 {
 	struct goregex *re;
 	long m[2];
-	int rc = compile(c, av[0], &re), found;
+	int rc = compile(c, av, &re), found;
 
 	(void)ac;
 	if (rc)
@@ -208,11 +225,11 @@ static int expand(struct strbuf *sb, struct goregex *re, const char *t, size_t t
 static int replace_all(struct gotmpl_fctx *c, struct gotmpl_val **av, int literal,
 		       struct gotmpl_val **res)
 {
-	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
+	struct strbuf sb = STRBUF_INIT(gotmpl_room(c->a, GT_PRINT_UNITS));
 	struct goregex *re;
 	const char *s = GT_S(1);
 	size_t len = GT_SN(1), search = 0, last = 0;
-	int rc = compile(c, av[0], &re), ng;
+	int rc = compile(c, av, &re), ng;
 
 	if (rc)
 		return rc;
@@ -241,7 +258,7 @@ static int replace_all(struct gotmpl_fctx *c, struct gotmpl_val **av, int litera
 	}
 	goregex_free(re);
 	rc = rc ?: sb_addn(&sb, s + last, len - last);
-	return gotmpl_done(c, &sb, rc, res);
+	return gotmpl_printed(c, &sb, rc, GT_PRINT_UNITS, res);
 }
 
 GT_FN(f_regexreplaceall)
@@ -269,7 +286,7 @@ GT_FN(f_regexsplit)
 	if (lim == 0) { /* Go returns nil */
 		GT_RES(gotmpl_list(c->a, 0, GT_STRS));
 	}
-	rc = compile(c, av[0], &re);
+	rc = compile(c, av, &re);
 	if (rc)
 		return rc;
 	l = gotmpl_list(c->a, 0, GT_STRS);

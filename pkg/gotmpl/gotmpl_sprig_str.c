@@ -159,12 +159,18 @@ static int trim_set(struct gotmpl_fctx *c, const struct gotmpl_val *v, const cha
 	while (b < e) {
 		int l = gotmpl_utf8(s + b, e - b, &r);
 
+		/* a rune looked up in the cutset, as Go's trimLeftUnicode does */
+		if (gotmpl_work(c->a, n))
+			return -ELOOP;
 		if (!cut(set, n, r))
 			break;
 		b += (size_t)l;
 	}
 	while (e > b) {
 		size_t k = e - 1;
+
+		if (gotmpl_work(c->a, n))
+			return -ELOOP;
 
 		while (k > b && ((unsigned char)s[k] & 0xC0) == 0x80)
 			k--;
@@ -443,7 +449,7 @@ GT_FN(f_squote)
 
 GT_FN(f_cat)
 {
-	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
+	struct strbuf sb = STRBUF_INIT(gotmpl_room(c->a, GT_PRINT_UNITS));
 	int rc = 0, first = 1;
 
 	for (int i = 0; i < ac && !rc; i++) {
@@ -452,7 +458,7 @@ GT_FN(f_cat)
 		rc = (first ? 0 : sb_addch(&sb, ' ')) ?: gotmpl_fmt_v(&sb, av[i]);
 		first = 0;
 	}
-	return gotmpl_done(c, &sb, rc, res);
+	return gotmpl_printed(c, &sb, rc, GT_PRINT_UNITS, res);
 }
 
 static int indent(struct gotmpl_fctx *c, int64_t n, const char *s, size_t len, int nl,

@@ -31,6 +31,22 @@ int gotmpl_work(struct gotmpl_arena *a, size_t n)
 	return a->work > a->work_max ? -ELOOP : 0;
 }
 
+size_t gotmpl_arena_inuse(const struct gotmpl_arena *a)
+{
+	size_t n = 0;
+
+	for (const struct gotmpl_chunk *c = a->head; c; c = c->next)
+		n += sizeof(*c) + c->used;
+	return n;
+}
+
+size_t gotmpl_room(struct gotmpl_arena *a, unsigned per_byte)
+{
+	unsigned long left = a->work < a->work_max ? a->work_max - a->work : 0;
+
+	return left / per_byte < GT_STR_MAX ? left / per_byte : GT_STR_MAX;
+}
+
 void gotmpl_arena_free(struct gotmpl_arena *a)
 {
 	struct gotmpl_chunk *c = a->head, *n;
@@ -510,47 +526,6 @@ int gotmpl_strcmp(const struct gotmpl_val *a, const struct gotmpl_val *b)
 	return keycmp(a->u.s.p, a->u.s.n, b->u.s.p, b->u.s.n);
 }
 
-int gotmpl_deep_equal(const struct gotmpl_val *a, const struct gotmpl_val *b, unsigned long *work)
-{
-	size_t i;
-
-	(*work)++;
-	if (a->kind != b->kind || (a->sub != b->sub && a->kind != GOTMPL_STRING))
-		return 0;
-	switch (a->kind) {
-	case GOTMPL_NIL:
-		return 1;
-	case GOTMPL_BOOL:
-		return a->u.b == b->u.b;
-	case GOTMPL_INT:
-		return a->u.i == b->u.i;
-	case GOTMPL_FLOAT:
-		return a->u.f == b->u.f;
-	case GOTMPL_STRING:
-		return gotmpl_strcmp(a, b) == 0;
-	case GOTMPL_LIST:
-		if (a->u.l.n != b->u.l.n)
-			return 0;
-		for (i = 0; i < a->u.l.n; i++)
-			if (!gotmpl_deep_equal(a->u.l.v[i], b->u.l.v[i], work))
-				return 0;
-		return 1;
-	case GOTMPL_MAP:
-		if (a->u.m.n != b->u.m.n)
-			return 0;
-		for (i = 0; i < a->u.m.n; i++)
-			if (keycmp(a->u.m.e[i].k, a->u.m.e[i].klen, b->u.m.e[i].k,
-				   b->u.m.e[i].klen) ||
-			    !gotmpl_deep_equal(a->u.m.e[i].v, b->u.m.e[i].v, work))
-				return 0;
-		return 1;
-	case GT_OBJ: /* pointers: the same one, or deeply equal targets */
-		return a->u.o.t == b->u.o.t &&
-		       (a->u.o.p == b->u.o.p || a->u.o.t->same(a->u.o.p, b->u.o.p));
-	}
-	return 0;
-}
-
 /* ---- printing ---- */
 
 int gotmpl_utf8(const char *s, size_t n, uint32_t *r)
@@ -753,18 +728,31 @@ int gotmpl_fmt_float(struct strbuf *sb, double f, char fmt, int prec)
 	return rc;
 }
 
-int gotmpl_fmt_v(struct strbuf *sb, const struct gotmpl_val *v)
+/* fmt's %v of v, depth levels down: -ELOOP past GT_VAL_DEPTH_MAX (a cycle a dict made, or a
+ * chain of lists: Go's fmt would recurse until its stack ends). */
+static int fmt_v(struct strbuf *sb, const struct gotmpl_val *v, int depth)
 {
 	size_t i;
 	int rc = 0;
 
+	if (depth > GT_VAL_DEPTH_MAX)
+		return -ELOOP;
 	switch (v->kind) {
 	case GOTMPL_NIL:
 		return sb_add(sb, "<nil>");
 	case GOTMPL_BOOL:
 		return sb_add(sb, v->u.b ? "true" : "false");
-	case GOTMPL_INT:
-		return sb_addf(sb, "%lld", (long long)v->u.i);
+	case GOTMPL_INT: { /* by hand: vsnprintf twice a number made printing a list slow */
+		char d[24], *p = d + sizeof(d);
+		uint64_t u = v->u.i < 0 ? -(uint64_t)v->u.i : (uint64_t)v->u.i;
+
+		do
+			*--p = (char)('0' + u % 10);
+		while (u /= 10);
+		if (v->u.i < 0)
+			*--p = '-';
+		return sb_addn(sb, p, (size_t)(d + sizeof(d) - p));
+	}
 	case GOTMPL_FLOAT:
 		return gotmpl_fmt_float(sb, v->u.f, 'g', -1);
 	case GOTMPL_STRING:
@@ -772,17 +760,22 @@ int gotmpl_fmt_v(struct strbuf *sb, const struct gotmpl_val *v)
 	case GOTMPL_LIST:
 		rc = sb_addch(sb, '[');
 		for (i = 0; i < v->u.l.n && !rc; i++)
-			rc = (i ? sb_addch(sb, ' ') : 0) ?: gotmpl_fmt_v(sb, v->u.l.v[i]);
+			rc = (i ? sb_addch(sb, ' ') : 0) ?: fmt_v(sb, v->u.l.v[i], depth + 1);
 		return rc ?: sb_addch(sb, ']');
 	case GOTMPL_MAP:
 		rc = sb_add(sb, "map[");
 		for (i = 0; i < v->u.m.n && !rc; i++)
 			rc = (i ? sb_addch(sb, ' ') : 0)
 				 ?: sb_addn(sb, v->u.m.e[i].k, v->u.m.e[i].klen)
-				 ?: sb_addch(sb, ':') ?: gotmpl_fmt_v(sb, v->u.m.e[i].v);
+				 ?: sb_addch(sb, ':') ?: fmt_v(sb, v->u.m.e[i].v, depth + 1);
 		return rc ?: sb_addch(sb, ']');
 	case GT_OBJ: /* fmt calls its String() */
 		return v->u.o.t->str(sb, v->u.o.p);
 	}
 	return 0;
+}
+
+int gotmpl_fmt_v(struct strbuf *sb, const struct gotmpl_val *v)
+{
+	return fmt_v(sb, v, 0);
 }

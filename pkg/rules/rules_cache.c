@@ -149,12 +149,20 @@ int rules_tmpl(struct rcache *c, const char *src, struct rtmpl *t, char *why, si
 		c->compiled++;
 		if (x == -ENOMEM)
 			return -ENOMEM;
+		if (gotmpl_mem(p) > RULES_TMPL_MEM - c->tmem) { /* a dense template: 200 B a byte */
+			gotmpl_free(p);
+			snprintf(why, whylen,
+				 "the rules' templates need more than %u MiB parsed (the limit)",
+				 RULES_TMPL_MEM >> 20);
+			return -ENOSPC;
+		}
 		e = add(&c->tmpl, src, p, x < 0 ? why : NULL);
 		if (!e) {
 			gotmpl_free(p);
 			return -ENOMEM;
 		}
 		c->tsrc += len;
+		c->tmem += gotmpl_mem(p);
 	}
 	t->set = true;
 	t->t = e->val;

@@ -18,6 +18,7 @@
 #define RULES_TEMPLATE_OUT (1u << 20)  /* bytes a template may expand to */
 #define RULES_TMPL_MAX	   10000       /* distinct templates over all loaded rules */
 #define RULES_TMPL_SRC	   (16u << 20) /* bytes of their texts together */
+#define RULES_TMPL_MEM	   (32u << 20) /* bytes of their parse trees together (gotmpl_mem) */
 #define RULES_RULE_LABELS  4096	 /* labels one rule may produce (a features.d file holds 64 KiB) */
 #define RULES_REGEX_MAX	   10000 /* distinct regular expressions over all loaded rules */
 #define RULES_REGEX_MEM	   (64u << 20) /* memory they may use together (goregex_compile_mem) */
@@ -112,6 +113,7 @@ struct rcache {
 	struct rtable re, tmpl; /* patterns (struct goregex), templates (struct gotmpl) */
 	size_t mem;		/* what the patterns may use, at most RULES_REGEX_MEM */
 	size_t tsrc;		/* bytes of the template texts, at most RULES_TMPL_SRC */
+	size_t tmem;		/* bytes of their parse trees, at most RULES_TMPL_MEM */
 	size_t compiled;	/* compiles and parses done (tests count them) */
 };
 

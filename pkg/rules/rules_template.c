@@ -364,7 +364,7 @@ static int put_line(const struct rule *rl, const char *what, bool count, bool br
 }
 
 /* One template over m into c (count: LabelCountRule's counting). 0; -EINVAL/-E2BIG (warned:
- * the rule fails); -ENOMEM. */
+ * the rule fails, also when the template ran out of memory); -ENOMEM (storing its output). */
 static int run_template(const struct rule *rl, const struct rtmpl *t, const char *what, bool count,
 			const struct gotmpl_val *data, bool broke, struct cand *c)
 {
@@ -379,9 +379,8 @@ static int run_template(const struct rule *rl, const struct rtmpl *t, const char
 		log_warn("%s: rule '%s' not applied: %s: %s", rl->where, rl->name, what, msg);
 		return -EINVAL;
 	}
+	/* whatever a template runs out of (memory too) is its rule's failure, never the run's */
 	r = gotmpl_exec(t->t, data, &out, &err);
-	if (r == -ENOMEM)
-		goto out;
 	if (r < 0) {
 		if (r == -E2BIG && !err.msg[0])
 			snprintf(err.msg, sizeof(err.msg), "output longer than %u bytes",

@@ -157,6 +157,33 @@ TEST(rules_template_cache_budget)
 }
 
 /*
+ * Issue 27: parse trees are bounded together, not only texts: "{{.}}" repeated to NFD's 64 KiB
+ * cap parses to about 12 MiB, so 16 MiB of such text (the text limit) took 3 GB. The third
+ * distinct one passes RULES_TMPL_MEM and is refused by name; two fit.
+ */
+TEST(rules_template_cache_parse_memory)
+{
+	struct rcache c = {0};
+	struct rtmpl a = {0};
+	char why[600] = "", *src = malloc(65000);
+	int i, r = 0;
+
+	REQUIRE(src);
+	for (i = 0; i < 12990; i++)
+		memcpy(src + 5 * i, "{{.}}", 5);
+	for (i = 0; i < 10 && r == 0; i++) {
+		snprintf(src + 5 * 12990, 65000 - 5 * 12990, "{{/*%d*/}}", i);
+		r = rules_tmpl(&c, src, &a, why, sizeof(why));
+	}
+	CHECK_INT(r, -ENOSPC);
+	CHECK_INT(i, 3);
+	CHECK(strstr(why, "the rules' templates need more than 32 MiB parsed (the limit)"));
+	CHECK(c.tmem <= RULES_TMPL_MEM);
+	free(src);
+	rules_cache_free(&c);
+}
+
+/*
  * rules_grow: every append keeps what was there and gives a zeroed element, across the
  * powers of two where it reallocates (its room is implied by the count, issue 17 review).
  */
