@@ -17,6 +17,8 @@
 
 #define SA_DIR	 "/var/run/secrets/kubernetes.io/serviceaccount"
 #define NODE_MAX 256 /* device nodes of one device handed to a claim's CDI spec */
+#define RESYNC_MS                                                                                  \
+	10000 /* slices checked again (the kubelet deletes them at its start; a failed write) */
 
 struct side {
 	const struct devices_classes *c;
@@ -24,6 +26,9 @@ struct side {
 	struct kube_client *kube;
 	struct dra_prep *prep;
 	struct dra_srv *srv;
+	struct dra_pub *pub;
+	const struct devices_roots *roots;
+	size_t last; /* the last DRA class: its update ends a scan, the slices follow */
 	struct dra_node nodes[NODE_MAX]; /* the last lookup's answer */
 };
 
@@ -68,6 +73,8 @@ static int kube_of(const struct devices_opts *o, struct kube_client **out, struc
 	return 0;
 }
 
+static int publish(void *ctx, struct log_err *err);
+
 static int start(void *ctx, const struct devices_opts *o, const struct devices_classes *c, int *fd,
 		 struct log_err *err)
 {
@@ -87,6 +94,10 @@ static int start(void *ctx, const struct devices_opts *o, const struct devices_c
 		    err, -EINVAL, "--dra-driver '%s': not a DNS subdomain of at most 63 characters",
 		    driver);
 	d->c = c;
+	d->roots = &o->roots;
+	for (size_t i = 0; i < devices_classes_count(c); i++)
+		if (devices_dra_is(c, i, o->api ? o->api : DEVICES_API_DEVICE_PLUGIN))
+			d->last = i;
 	d->f = calloc(devices_classes_count(c) + 1, sizeof(*d->f));
 	if (!d->f)
 		return log_err_set(err, -ENOMEM, "out of memory");
@@ -118,7 +129,11 @@ static int start(void *ctx, const struct devices_opts *o, const struct devices_c
 		r = dra_srv_new(&so, &d->srv, err);
 	}
 	if (r == 0)
+		r = dra_pub_new(d->kube, driver, node, &d->pub, err);
+	if (r == 0)
 		r = dra_srv_start(d->srv, err);
+	if (r == 0)
+		r = dra_srv_every(d->srv, RESYNC_MS, publish, d, err);
 	if (r < 0)
 		return r;
 	r = dra_prep_sweep(d->prep, err); /* claims deleted while we were down */
@@ -129,6 +144,56 @@ static int start(void *ctx, const struct devices_opts *o, const struct devices_c
 	}
 	*fd = dra_srv_fd(d->srv);
 	return 0;
+}
+
+/* Our pool's devices with their attributes, to the API server (nothing when unchanged). */
+static int publish(void *ctx, struct log_err *err)
+{
+	struct side *d = ctx;
+	size_t n = 0, at = 0, na = 0;
+	struct dra_slice_dev *sd;
+	struct devices_attr *a;
+	struct dra_attr *da;
+	char(*names)[64];
+	int r = -ENOMEM;
+
+	for (size_t i = 0; i < devices_classes_count(d->c); i++)
+		n += d->f[i] ? d->f[i]->n : 0;
+	sd = calloc(n + 1, sizeof(*sd));
+	names = calloc(n + 1, sizeof(*names));
+	a = calloc((n + 1) * DEVICES_ATTRS_MAX, sizeof(*a));
+	da = calloc((n + 1) * DEVICES_ATTRS_MAX, sizeof(*da));
+	if (!sd || !names || !a || !da)
+		goto out;
+	for (size_t i = 0; i < devices_classes_count(d->c); i++) {
+		const char *cls = devices_class_name(d->c, i);
+
+		for (size_t k = 0; d->f[i] && k < d->f[i]->n; k++) {
+			const struct devices_dev *v = &d->f[i]->d[k];
+			size_t m;
+
+			if (devices_dra_name(cls, v->name, names[at], sizeof(names[0])) < 0)
+				continue;
+			m = devices_dra_attrs(d->roots, cls, v, a + na, DEVICES_ATTRS_MAX);
+			sd[at] = (struct dra_slice_dev){names[at], da + na, m};
+			for (size_t j = 0; j < m; j++, na++)
+				da[na] = (struct dra_attr){
+				    a[na].id, a[na].is_num ? NULL : a[na].str, a[na].num};
+			at++;
+		}
+	}
+	r = dra_pub_sync(d->pub, sd, at, err);
+	if (r < 0) {
+		log_warn("dra: ResourceSlices: %s; again in %d s", err->msg, RESYNC_MS / 1000);
+		log_err_clear(err);
+		r = 0;
+	}
+out:
+	free(sd);
+	free(names);
+	free(a);
+	free(da);
+	return r < 0 ? log_err_set(err, r, "out of memory") : 0;
 }
 
 static int ready(void *ctx, struct log_err *err)
@@ -142,8 +207,13 @@ static void update(void *ctx, size_t cls, const struct devices_found *f)
 {
 	struct side *d = ctx;
 
-	if (d->f)
-		d->f[cls] = f;
+	struct log_err e = {0};
+
+	if (!d->f)
+		return;
+	d->f[cls] = f;
+	if (cls == d->last)
+		publish(d, &e);
 }
 
 static void stop(void *ctx)
@@ -151,6 +221,7 @@ static void stop(void *ctx)
 	struct side *d = ctx;
 
 	dra_srv_free(d->srv);
+	dra_pub_free(d->pub);
 	dra_prep_free(d->prep);
 	kube_client_free(d->kube);
 	free(d->f);

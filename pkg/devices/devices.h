@@ -272,6 +272,26 @@ const struct devices_dev *devices_dra_find(const struct devices_classes *c,
 					   const struct devices_found *const *f,
 					   const char *device);
 
+/* One attribute of a device as a ResourceSlice publishes it (issue 28). */
+#define DEVICES_ATTRS_MAX 32
+struct devices_attr {
+	char id[33];  /* a C identifier */
+	char str[65]; /* the string value; "" with is_num */
+	long long num;
+	bool is_num;
+};
+
+/*
+ * The attributes of device d of class cls from the host (under roots): class, devPath (and
+ * devPath1.. for more nodes), major and minor (character and block nodes), and from sysfs
+ * (<sys>/dev/{char,block}/<major>:<minor>, up to its USB device or PCI function): usbVendorID,
+ * usbProductID, usbSerial, usbBcdDevice, usbBusPath; pciVendorID, pciDeviceID, pciClass,
+ * pciSubsystemVendorID, pciSubsystemDeviceID, pciAddress, pciDriver, numaNode, iommuGroup.
+ * Hex ids without "0x", lower case. Fills out[0..max); returns how many.
+ */
+size_t devices_dra_attrs(const struct devices_roots *roots, const char *cls,
+			 const struct devices_dev *d, struct devices_attr *out, size_t max);
+
 /* ------------------------------------------------------------------ run (devices_run.c) */
 
 struct devices_opts {

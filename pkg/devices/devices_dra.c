@@ -6,8 +6,13 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "devices/devices_internal.h"
 #include "log/log.h"
@@ -82,4 +87,160 @@ const struct devices_dev *devices_dra_find(const struct devices_classes *c,
 			    !strcmp(name, device))
 				return &f[i]->d[k];
 	return NULL;
+}
+
+/* ---- attributes (devices_dra_attrs) */
+
+struct attrs {
+	struct devices_attr *a;
+	size_t n, max;
+};
+
+static void put_str(struct attrs *t, const char *id, const char *v)
+{
+	if (t->n == t->max || !v || !*v)
+		return;
+	snprintf(t->a[t->n].id, sizeof(t->a[0].id), "%s", id);
+	snprintf(t->a[t->n].str, sizeof(t->a[0].str), "%s", v);
+	t->a[t->n++].is_num = false;
+}
+
+static void put_num(struct attrs *t, const char *id, long long v)
+{
+	if (t->n == t->max)
+		return;
+	snprintf(t->a[t->n].id, sizeof(t->a[0].id), "%s", id);
+	t->a[t->n].str[0] = 0;
+	t->a[t->n].num = v;
+	t->a[t->n++].is_num = true;
+}
+
+/* dir/name's first line, without a leading "0x", lower case: into v (empty when absent). */
+static bool read_attr(const char *dir, const char *name, char *v, size_t cap)
+{
+	char path[4096], buf[128];
+	FILE *f;
+	size_t l;
+
+	v[0] = 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	l = strcspn(buf, "\n");
+	buf[l] = 0;
+	snprintf(v, cap, "%s", !strncmp(buf, "0x", 2) ? buf + 2 : buf);
+	for (char *p = v; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return true;
+}
+
+static void link_base(const char *dir, const char *name, char *v, size_t cap)
+{
+	char path[4096], tgt[4096];
+	ssize_t l;
+
+	v[0] = 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	l = readlink(path, tgt, sizeof(tgt) - 1);
+	if (l <= 0)
+		return;
+	tgt[l] = 0;
+	snprintf(v, cap, "%.127s", strrchr(tgt, '/') ? strrchr(tgt, '/') + 1 : tgt);
+}
+
+static bool pci_addr(const char *s)
+{
+	unsigned d, b, dv, f;
+	char end;
+
+	return sscanf(s, "%4x:%2x:%2x.%1x%c", &d, &b, &dv, &f, &end) == 4;
+}
+
+/* Walk up from the node's sysfs device to its USB device and PCI function. */
+static void sysfs_attrs(struct attrs *t, const char *dir0)
+{
+	char dir[4096], v[128];
+	bool usb = false, pci = false;
+
+	snprintf(dir, sizeof(dir), "%s", dir0);
+	for (int depth = 0; depth < 32 && !pci; depth++) {
+		const char *base = strrchr(dir, '/');
+		char *slash;
+
+		if (!base)
+			break;
+		base++;
+		if (!usb && read_attr(dir, "idVendor", v, sizeof(v))) {
+			usb = true;
+			put_str(t, "usbVendorID", v);
+			if (read_attr(dir, "idProduct", v, sizeof(v)))
+				put_str(t, "usbProductID", v);
+			if (read_attr(dir, "serial", v, sizeof(v)))
+				put_str(t, "usbSerial", v);
+			if (read_attr(dir, "bcdDevice", v, sizeof(v)))
+				put_str(t, "usbBcdDevice", v);
+			put_str(t, "usbBusPath", base);
+		} else if (pci_addr(base) && read_attr(dir, "vendor", v, sizeof(v))) {
+			pci = true;
+			put_str(t, "pciVendorID", v);
+			if (read_attr(dir, "device", v, sizeof(v)))
+				put_str(t, "pciDeviceID", v);
+			if (read_attr(dir, "class", v, sizeof(v)))
+				put_str(t, "pciClass", v);
+			if (read_attr(dir, "subsystem_vendor", v, sizeof(v)))
+				put_str(t, "pciSubsystemVendorID", v);
+			if (read_attr(dir, "subsystem_device", v, sizeof(v)))
+				put_str(t, "pciSubsystemDeviceID", v);
+			put_str(t, "pciAddress", base);
+			link_base(dir, "driver", v, sizeof(v));
+			put_str(t, "pciDriver", v);
+			if (read_attr(dir, "numa_node", v, sizeof(v)) && v[0] && v[0] != '-')
+				put_num(t, "numaNode", strtoll(v, NULL, 10));
+			link_base(dir, "iommu_group", v, sizeof(v));
+			if (v[0])
+				put_num(t, "iommuGroup", strtoll(v, NULL, 10));
+		}
+		slash = strrchr(dir, '/');
+		*slash = 0;
+	}
+}
+
+size_t devices_dra_attrs(const struct devices_roots *roots, const char *cls,
+			 const struct devices_dev *d, struct devices_attr *out, size_t max)
+{
+	const char *dev = roots && roots->dev ? roots->dev : "/dev";
+	const char *sys = roots && roots->sys ? roots->sys : "/sys";
+	struct attrs t = {out, 0, max};
+	bool first = true;
+
+	put_str(&t, "class", cls);
+	for (size_t i = 0, k = 0; i < d->n_nodes && k < 4; i++) {
+		char id[16], path[4096], link[4096], real[PATH_MAX];
+		const char *h = d->nodes[i].host;
+		struct stat st;
+
+		if (d->nodes[i].mount)
+			continue;
+		snprintf(id, sizeof(id), k ? "devPath%zu" : "devPath", k);
+		put_str(&t, id, h);
+		k++;
+		if (!first)
+			continue;
+		first = false;
+		snprintf(path, sizeof(path), "%s%s", dev, !strncmp(h, "/dev", 4) ? h + 4 : h);
+		if (stat(path, &st) < 0 || !(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
+			continue;
+		put_num(&t, "major", major(st.st_rdev));
+		put_num(&t, "minor", minor(st.st_rdev));
+		snprintf(link, sizeof(link), "%s/dev/%s/%u:%u", sys,
+			 S_ISCHR(st.st_mode) ? "char" : "block", major(st.st_rdev),
+			 minor(st.st_rdev));
+		if (realpath(link, real))
+			sysfs_attrs(&t, real);
+	}
+	return t.n;
 }

@@ -100,6 +100,11 @@ int dra_srv_ready(struct dra_srv *s, struct log_err *err);
 void dra_srv_registrations(const struct dra_srv *s, unsigned *ok, unsigned *refused,
 			   const char **last);
 
+/* Call fn(ctx) every ms milliseconds from dra_srv_ready (after dra_srv_start; one at a time:
+ * a later call replaces it). Its error stops dra_srv_ready's caller only when -ENOMEM. */
+int dra_srv_every(struct dra_srv *s, int ms, int (*fn)(void *ctx, struct log_err *err), void *ctx,
+		  struct log_err *err);
+
 /* The service socket's path (borrowed). */
 const char *dra_srv_endpoint(const struct dra_srv *s);
 
@@ -161,5 +166,47 @@ int dra_prep_sweep(struct dra_prep *p, struct log_err *err);
 
 /* Prepared claims in the checkpoint. */
 size_t dra_prep_count(const struct dra_prep *p);
+
+/* ------------------------------------------------- ResourceSlices (dra_slice.c) */
+
+#define DRA_SLICE_DEVICES  128	/* devices per slice (ResourceSliceMaxDevices) */
+#define DRA_DEVICE_ATTRS   32	/* attributes + capacities per device (API limit) */
+#define DRA_ATTR_VALUE_MAX 64	/* a string or version attribute's length (API limit) */
+#define DRA_POOL_DEVICES   4096 /* devices of our pool: more are not published (a warning) */
+
+/* One attribute of a device: id a C identifier of at most 32 characters; a string or an int. */
+struct dra_attr {
+	const char *id;
+	const char *str; /* NULL: an int */
+	long long num;
+};
+
+/* One device of our pool as a slice lists it (name a DNS label). */
+struct dra_slice_dev {
+	const char *name;
+	const struct dra_attr *attrs;
+	size_t n_attrs;
+};
+
+struct dra_pub;
+
+/* A publisher of the pool <node> of driver through kube (borrowed). -ENOMEM. */
+int dra_pub_new(struct kube_client *kube, const char *driver, const char *node,
+		struct dra_pub **out, struct log_err *err);
+void dra_pub_free(struct dra_pub *p);
+
+/*
+ * Make the API server's slices of our pool (spec.driver, spec.nodeName) say devices d[0..n)
+ * (sorted by name or not): LIST them; when they already do (same devices, one generation,
+ * resourceSliceCount right) nothing is written; else every slice is written with the next
+ * generation (DRA_SLICE_DEVICES devices each, at least one slice), extra ones deleted. A 409
+ * (someone changed a slice) lists again, up to 3 times. Attributes over the limits are dropped
+ * with a warning naming the device. Returns the number of writes (0: up to date), or -errno /
+ * KUBE_E* with err (the caller retries later).
+ */
+int dra_pub_sync(struct dra_pub *p, const struct dra_slice_dev *d, size_t n, struct log_err *err);
+
+/* Delete every slice of our pool (uninstall). Returns how many, or -errno with err. */
+int dra_pub_delete_all(struct dra_pub *p, struct log_err *err);
 
 #endif

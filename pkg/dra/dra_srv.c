@@ -19,7 +19,7 @@
 #include "fsutil/fsutil.h"
 #include "log/log.h"
 
-enum { SOCK_SVC = 0, SOCK_REG = 1, TAG_INOTIFY = 2, TAG_TIMER = 3, TAG_CONN = 16 };
+enum { SOCK_SVC = 0, SOCK_REG = 1, TAG_INOTIFY = 2, TAG_TIMER = 3, TAG_TICK = 4, TAG_CONN = 16 };
 
 struct dsock {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -43,6 +43,9 @@ struct dra_srv {
 	struct dsock sock[2];
 	struct dconn conns[DRA_MAX_CONNS];
 	int ep, ino, tfd;
+	int tick; /* dra_srv_every's timerfd, or -1 */
+	int (*tick_fn)(void *ctx, struct log_err *err);
+	void *tick_ctx;
 	unsigned reg_ok, reg_refused;
 	char last[256];
 };
@@ -189,7 +192,7 @@ int dra_srv_new(const struct dra_opts *o, struct dra_srv **out, struct log_err *
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return log_err_set(err, -ENOMEM, "out of memory");
-	s->ep = s->ino = s->tfd = -1;
+	s->ep = s->ino = s->tfd = s->tick = -1;
 	s->sock[0].lfd = s->sock[1].lfd = -1;
 	s->ops = o->ops;
 	s->ctx = o->ctx;
@@ -316,6 +319,24 @@ void dra_srv_registrations(const struct dra_srv *s, unsigned *ok, unsigned *refu
 	*ok = s->reg_ok;
 	*refused = s->reg_refused;
 	*last = s->last;
+}
+
+int dra_srv_every(struct dra_srv *s, int ms, int (*fn)(void *ctx, struct log_err *err), void *ctx,
+		  struct log_err *err)
+{
+	struct itimerspec at = {.it_interval = {ms / 1000, (ms % 1000) * 1000000L}};
+
+	at.it_value = at.it_interval;
+	if (s->tick < 0) {
+		s->tick = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (s->tick < 0 || ep_add(s, s->tick, TAG_TICK, EPOLLIN) < 0)
+			return log_err_set(err, -errno, "dra: timer: %s", strerror(errno));
+	}
+	s->tick_fn = fn;
+	s->tick_ctx = ctx;
+	if (timerfd_settime(s->tick, 0, &at, NULL) < 0)
+		return log_err_set(err, -errno, "dra: timer: %s", strerror(errno));
+	return 0;
 }
 
 static void conn_drop(struct dconn *c)
@@ -448,6 +469,14 @@ int dra_srv_ready(struct dra_srv *s, struct log_err *err)
 
 			if (rc < 0)
 				return rc;
+		} else if (tag == TAG_TICK) {
+			uint64_t ticks;
+			int rc;
+
+			if (read(s->tick, &ticks, sizeof(ticks)) > 0 && s->tick_fn &&
+			    (rc = s->tick_fn(s->tick_ctx, err)) == -ENOMEM)
+				return rc;
+			log_err_clear(err);
 		} else if (tag == TAG_TIMER) {
 			uint64_t ticks;
 
@@ -492,6 +521,8 @@ void dra_srv_free(struct dra_srv *s)
 		close(s->ino);
 	if (s->tfd >= 0)
 		close(s->tfd);
+	if (s->tick >= 0)
+		close(s->tick);
 	free(s->driver);
 	free(s);
 }

@@ -260,3 +260,66 @@ squat.ai/kvm.count=1
 squat.ai/serial.count=2
 OUT
 }
+
+# slices: the ResourceSlices of our pool as the API server holds them (sorted by name)
+slices() {
+  fake_api GET '/apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.driver%3Dnodeprobe.io%2Cspec.nodeName%3Dnode1' |
+    jq -c '[.items[] | {gen: .spec.pool.generation, count: .spec.pool.resourceSliceCount, pool: .spec.pool.name, n: (.spec.devices | length)}]'
+}
+
+slices_are() { [ "$(slices)" = "$1" ]; }
+
+writes() { fake_ctl GET '/requests?method=POST|PUT|DELETE&path=resourceslices&count=1' | jq .count; }
+
+@test "devices-dra: ResourceSlices: attributes from sysfs, hotplug bumps the generation, no write when unchanged, 409" {
+  [ "$(id -u)" = 0 ] || skip "mknod needs root"
+  rm "$T/dev/ttyUSB0"
+  mknod "$T/dev/ttyUSB0" c 188 0 2>/dev/null || skip "mknod refused here"
+  # sysfs: ttyUSB0 under the USB device 1-4 (a CP210x) of the PCI function 0000:00:14.0
+  U="$T/sys/devices/pci0000:00/0000:00:14.0/usb1/1-4"
+  mkdir -p "$U/1-4:1.0/ttyUSB0/tty/ttyUSB0" "$T/sys/dev/char" "$T/sys/kernel/iommu_groups/7" "$T/sys/bus/pci/drivers/xhci_hcd"
+  ln -s "../../devices/pci0000:00/0000:00:14.0/usb1/1-4/1-4:1.0/ttyUSB0/tty/ttyUSB0" "$T/sys/dev/char/188:0"
+  P="$T/sys/devices/pci0000:00/0000:00:14.0"
+  echo 0x8086 > "$P/vendor"; echo 0xa36d > "$P/device"; echo 0x0c0330 > "$P/class"
+  echo 0x1028 > "$P/subsystem_vendor"; echo 0x0869 > "$P/subsystem_device"; echo 0 > "$P/numa_node"
+  ln -s ../../../kernel/iommu_groups/7 "$P/iommu_group"; ln -s ../../../bus/pci/drivers/xhci_hcd "$P/driver"
+  echo 10c4 > "$U/idVendor"; echo ea60 > "$U/idProduct"; echo 0001 > "$U/serial"; echo 0100 > "$U/bcdDevice"
+  plugin_start
+  dra_wait slices_are '[{"gen":1,"count":1,"pool":"node1","n":2}]'
+  fake_api GET /apis/resource.k8s.io/v1/resourceslices | jq '.items[0].spec' > "$T/spec.json"
+  cat "$T/spec.json" >&2
+  [ "$(jq -r .driver "$T/spec.json")" = nodeprobe.io ]
+  [ "$(jq -r .nodeName "$T/spec.json")" = node1 ]
+  [ "$(jq -c '.devices[0]' "$T/spec.json")" = '{"name":"serial-ttyusb0","attributes":{"class":{"string":"serial"},"devPath":{"string":"/dev/ttyUSB0"},"major":{"int":188},"minor":{"int":0},"usbVendorID":{"string":"10c4"},"usbProductID":{"string":"ea60"},"usbSerial":{"string":"0001"},"usbBcdDevice":{"string":"0100"},"usbBusPath":{"string":"1-4"},"pciVendorID":{"string":"8086"},"pciDeviceID":{"string":"a36d"},"pciClass":{"string":"0c0330"},"pciSubsystemVendorID":{"string":"1028"},"pciSubsystemDeviceID":{"string":"0869"},"pciAddress":{"string":"0000:00:14.0"},"pciDriver":{"string":"xhci_hcd"},"numaNode":{"int":0},"iommuGroup":{"int":7}}}' ]
+  [ "$(jq -c '.devices[1]' "$T/spec.json")" = '{"name":"serial-ttyusb1","attributes":{"class":{"string":"serial"},"devPath":{"string":"/dev/ttyUSB1"}}}' ]
+  # a hotplug that changes nothing of ours: a LIST, no write
+  w=$(writes)
+  lists=$(fake_ctl GET '/requests?method=GET&path=resourceslices&count=1' | jq .count)
+  : > "$T/dev/video0"
+  fake_wait_requests "method=GET&path=resourceslices&min=$((lists + 1))" "$((lists + 1))" >/dev/null
+  [ "$(writes)" = "$w" ]
+  # ttyUSB2 comes: generation 2, three devices
+  : > "$T/dev/ttyUSB2"
+  dra_wait slices_are '[{"gen":2,"count":1,"pool":"node1","n":3}]'
+  # a 409 on the update (someone changed the slice): listed again, written
+  fake_ctl POST /faults '{"method":"PUT","path":"resourceslices","code":409}' >/dev/null
+  rm "$T/dev/ttyUSB2"
+  dra_wait slices_are '[{"gen":3,"count":1,"pool":"node1","n":2}]'
+  [ "$(fake_ctl GET /faults | jq '.[0].hits // .items[0].hits // 1')" != 0 ]
+  grep -q 'a slice changed under us (409)' "$T/plugin.log"
+  # the kubelet wipes the node's slices at its start: made again at the next scan
+  fake_api DELETE "/apis/resource.k8s.io/v1/resourceslices/$(fake_api GET /apis/resource.k8s.io/v1/resourceslices | jq -r '.items[0].metadata.name')" >/dev/null
+  : > "$T/dev/video1"
+  dra_wait slices_are '[{"gen":1,"count":1,"pool":"node1","n":2}]'
+}
+
+@test "devices-dra: ResourceSlices: 300 devices are 3 slices of 128 at most, one generation" {
+  for i in $(seq 2 299); do : > "$T/dev/ttyUSB$i"; done
+  plugin_start
+  gens() { [ "$(slices | jq -c '[.[] | [.gen, .count]] | unique')" = '[[1,3]]' ]; }
+  dra_wait gens
+  slices >&2
+  [ "$(slices | jq -c '[.[].n] | sort')" = '[44,128,128]' ]
+  # every device once
+  [ "$(fake_api GET /apis/resource.k8s.io/v1/resourceslices | jq '[.items[].spec.devices[].name] | unique | length')" = 300 ]
+}
