@@ -206,7 +206,4 @@ void dra_pub_free(struct dra_pub *p);
  */
 int dra_pub_sync(struct dra_pub *p, const struct dra_slice_dev *d, size_t n, struct log_err *err);
 
-/* Delete every slice of our pool (uninstall). Returns how many, or -errno with err. */
-int dra_pub_delete_all(struct dra_pub *p, struct log_err *err);
-
 #endif

@@ -275,27 +275,3 @@ out:
 		log_err_set(err, rc, "out of memory");
 	return rc;
 }
-
-int dra_pub_delete_all(struct dra_pub *p, struct log_err *err)
-{
-	json_t *items = list(p, err), *s;
-	size_t i;
-	int n = 0;
-
-	if (!items)
-		return -EIO;
-	json_array_foreach(items, i, s)
-	{
-		const char *name =
-		    json_string_value(json_object_get(json_object_get(s, "metadata"), "name"));
-		int st = call(p, "DELETE", name, NULL, NULL, NULL, err);
-
-		if (st != 0 && st != 404) {
-			json_decref(items);
-			return -EIO;
-		}
-		n++;
-	}
-	json_decref(items);
-	return n;
-}

@@ -323,3 +323,29 @@ writes() { fake_ctl GET '/requests?method=POST|PUT|DELETE&path=resourceslices&co
   # every device once
   [ "$(fake_api GET /apis/resource.k8s.io/v1/resourceslices | jq '[.items[].spec.devices[].name] | unique | length')" = 300 ]
 }
+
+@test "devices-dra: API server slow for one claim: that claim fails after the timeout, the other is prepared" {
+  claim slow uid-s "[$(res ser nodeprobe.io node1 serial-ttyusb0)]"
+  claim fast uid-f "[$(res ser nodeprobe.io node1 serial-ttyusb1)]"
+  plugin_start
+  fake_ctl POST /faults '{"method":"GET","path":"resourceclaims/slow$","action":"delay","seconds":7,"count":-1}' >/dev/null
+  run "${DK[@]}" prepare "$EP" v1beta1 '[{"namespace":"default","uid":"uid-s","name":"slow"},{"namespace":"default","uid":"uid-f","name":"fast"}]'
+  echo "$output" >&2
+  [[ "$(jq -r '.claims["uid-s"].error' <<<"$output")" == *"claim default/slow:"* ]]
+  [ "$(jq -r '.claims["uid-f"].devices[0].device_name' <<<"$output")" = serial-ttyusb1 ]
+  [ ! -e "$T/cdi/nodeprobe.io-claim_uid-s.json" ]
+}
+
+@test "devices-dra: a checkpoint that cannot be written: the claim's spec is taken back, the claim fails" {
+  claim c1 uid-1 "[$(res ser nodeprobe.io node1 serial-ttyusb0)]"
+  plugin_start
+  mkdir -p "$T/plugins/nodeprobe.io/checkpoint.json"   # a directory: the rename fails
+  run "${DK[@]}" prepare "$EP" v1 '[{"namespace":"default","uid":"uid-1","name":"c1"}]'
+  echo "$output" >&2
+  [[ "$(jq -r '.claims["uid-1"].error' <<<"$output")" == *"checkpoint: "* ]]
+  [ ! -e "$T/cdi/nodeprobe.io-claim_uid-1.json" ]
+  rmdir "$T/plugins/nodeprobe.io/checkpoint.json"
+  run "${DK[@]}" prepare "$EP" v1 '[{"namespace":"default","uid":"uid-1","name":"c1"}]'
+  [ "$(jq -r '.claims["uid-1"].devices[0].device_name' <<<"$output")" = serial-ttyusb0 ]
+  [ -e "$T/cdi/nodeprobe.io-claim_uid-1.json" ]
+}
