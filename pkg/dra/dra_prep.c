@@ -423,7 +423,14 @@ static int take_results(struct dra_prep *p, const struct dra_claim *cl, json_t *
 
 		if (strcmp(drv, p->driver))
 			continue; /* another driver's device: that driver prepares it */
-		if (strcmp(pool, p->pool)) {
+		if (json_object_get(r, "shareID") ||
+		    json_object_size(json_object_get(r, "consumedCapacity"))) {
+			snprintf(msg, cap,
+				 "claim %s/%s: device %s: consumable capacity (shareID) is not "
+				 "offered by this driver",
+				 cl->ns, cl->name, dev);
+			rc = -ENOTSUP;
+		} else if (strcmp(pool, p->pool)) {
 			snprintf(msg, cap,
 				 "claim %s/%s: device %s of pool '%s': not ours (pool '%s')",
 				 cl->ns, cl->name, dev, pool, p->pool);

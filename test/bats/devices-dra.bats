@@ -144,17 +144,18 @@ PY
   [ "$output" = '{"claims": {"uid-1": {}}}' ]
 }
 
-@test "devices-dra: each bad claim fails alone: other pool, gone device, replaced, deleted, taken" {
+@test "devices-dra: each bad claim fails alone: other pool, gone device, replaced, deleted, taken, shared" {
   claim good uid-g "[$(res ser nodeprobe.io node1 serial-ttyusb1)]"
   claim pool uid-p "[$(res ser nodeprobe.io node2 serial-ttyusb0)]"
   claim gone uid-x "[$(res ser nodeprobe.io node1 serial-ttyusb9)]"
   claim repl uid-new "[$(res ser nodeprobe.io node1 serial-ttyusb0)]"
   claim taken uid-t "[$(res ser nodeprobe.io node1 serial-ttyusb1)]"
+  claim share uid-sh '[{"request":"ser","driver":"nodeprobe.io","pool":"node1","device":"serial-ttyusb0","shareID":"0b7f5d2c-7f2a-4a39-9e43-3c1e9f0f1a11"}]'
   plugin_start
   run "${DK[@]}" prepare "$EP" v1 '[{"namespace":"default","uid":"uid-g","name":"good"},
     {"namespace":"default","uid":"uid-p","name":"pool"},{"namespace":"default","uid":"uid-x","name":"gone"},
     {"namespace":"default","uid":"uid-old","name":"repl"},{"namespace":"default","uid":"uid-d","name":"deleted"},
-    {"namespace":"default","uid":"uid-t","name":"taken"}]'
+    {"namespace":"default","uid":"uid-t","name":"taken"},{"namespace":"default","uid":"uid-sh","name":"share"}]'
   echo "$output" | jq . >&2
   [ "$(jq -r '.claims["uid-g"].devices[0].device_name' <<<"$output")" = serial-ttyusb1 ]
   [[ "$(jq -r '.claims["uid-p"].error' <<<"$output")" == *"pool 'node2': not ours"* ]]
@@ -162,6 +163,7 @@ PY
   [[ "$(jq -r '.claims["uid-old"].error' <<<"$output")" == *"got replaced"* ]]
   [[ "$(jq -r '.claims["uid-d"].error' <<<"$output")" == *"answered 404"* ]]
   [[ "$(jq -r '.claims["uid-t"].error' <<<"$output")" == *"prepared for claim uid-g already"* ]]
+  [[ "$(jq -r '.claims["uid-sh"].error' <<<"$output")" == *"consumable capacity (shareID) is not offered"* ]]
   ls "$T/cdi" >&2
   [ "$(ls "$T/cdi" | grep -c claim_)" = 1 ]
 }
