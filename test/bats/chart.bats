@@ -471,6 +471,11 @@ same_class_args() {
     --set 'devices.classes[1].name=cam' --set 'devices.classes[1].spec.preset=video' \
     --set 'devices.classes[1].spec.api=device-plugin' --set devices.dra.extendedResourceName=true >"$W/d.json"
   check "$W/d.json"
+  # the classes file holds both documents, each with its own spec.api (a join without the newline
+  # ran "preset: serial---" into one document), and the binary takes it
+  jq -r 'select(.kind == "ConfigMap" and .metadata.name == "nodeprobe-devices") | .data["classes.yaml"]' "$W/d.json" >"$W/classes.yaml"
+  [ "$(grep -c '^---$' "$W/classes.yaml")" = 1 ]
+  "$BUILD/nodeprobe-devices" --list --classes "$W/classes.yaml" --dev-root "$W" --sys-root "$W" >/dev/null
   # one DeviceClass per DRA class, CEL on our driver and class; cam stays a device plugin
   [ "$(jq -r 'select(.kind == "DeviceClass") | .metadata.name' "$W/d.json" | sort | tr '\n' ' ')" = "i915.nodeprobe.io zigbee.nodeprobe.io " ]
   [ "$(jq -r 'select(.kind == "DeviceClass" and .metadata.name == "zigbee.nodeprobe.io") | .spec.selectors[0].cel.expression' "$W/d.json")" = 'device.driver == "nodeprobe.io" && device.attributes["nodeprobe.io"].class == "zigbee"' ]
