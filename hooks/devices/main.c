@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "devices/devices.h"
+#include "dra.h"
 #include "log/log.h"
 #include "strbuf/strbuf.h"
 
@@ -19,6 +20,12 @@ enum {
 	OPT_CDI_DIR,
 	OPT_CDI,
 	OPT_LIST,
+	OPT_API,
+	OPT_DRA_DRIVER,
+	OPT_REGISTRY,
+	OPT_DRA_DIR,
+	OPT_NODE_NAME,
+	OPT_KUBECONFIG,
 };
 
 static const struct cli_opt opts[] = {
@@ -32,6 +39,13 @@ static const struct cli_opt opts[] = {
     {"cdi-dir", 0, "DIR", "where CDI specs are written (/var/run/cdi)", OPT_CDI_DIR},
     {"cdi", 0, "[=BOOL]", "answer Allocate with CDI names and write specs (true)", OPT_CDI},
     {"list", 0, NULL, "scan once, print each class's devices, exit", OPT_LIST},
+    {"api", 0, "API", "device-plugin or dra, for classes that say none (device-plugin)", OPT_API},
+    {"dra-driver", 0, "NAME", "DRA driver name, CDI vendor of claims (nodeprobe.io)",
+     OPT_DRA_DRIVER},
+    {"plugins-registry", 0, "DIR", "the kubelet's plugin registry (DRA)", OPT_REGISTRY},
+    {"dra-plugins-dir", 0, "DIR", "the kubelet's plugins directory (DRA)", OPT_DRA_DIR},
+    {"node-name", 0, "NAME", "this node (DRA pool); default $NODE_NAME", OPT_NODE_NAME},
+    {"kubeconfig", 0, "FILE", "API server for DRA claims (default in-cluster)", OPT_KUBECONFIG},
     {NULL, 0, NULL, NULL, 0},
 };
 
@@ -106,6 +120,27 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 	case OPT_LIST:
 		a->list = true;
 		return 0;
+	case OPT_API:
+		if (devices_api_parse(arg, &a->o.api) < 0) {
+			snprintf(msg, (size_t)msglen, "--api '%s': want device-plugin or dra", arg);
+			return -1;
+		}
+		return 0;
+	case OPT_DRA_DRIVER:
+		a->o.dra_driver = arg;
+		return 0;
+	case OPT_REGISTRY:
+		a->o.registry_dir = arg;
+		return 0;
+	case OPT_DRA_DIR:
+		a->o.dra_dir = arg;
+		return 0;
+	case OPT_NODE_NAME:
+		a->o.node_name = arg;
+		return 0;
+	case OPT_KUBECONFIG:
+		a->o.kubeconfig = arg;
+		return 0;
 	}
 	return -1;
 }
@@ -132,6 +167,7 @@ int main(int argc, char **argv)
 			fputs(sb.buf ? sb.buf : "", stdout);
 		sb_free(&sb);
 	} else {
+		a.o.dra = &devices_dra_side;
 		r = devices_run(&a.o, &err);
 	}
 	devices_opts_free(&a.o);

@@ -23,14 +23,45 @@ struct strbuf;
 #define DEVICES_MATCH_MAX      1024    /* matches of one glob, devices of one class */
 #define DEVICES_COUNT_MAX      1000    /* count (shares) of one group; limit of one path */
 #define DEVICES_IDS_MAX	       4096 /* device IDs of one class: pkg/kubelet's KUBELET_DEVICES_MAX */
-#define DEVICES_ARG_MAX	       (64 << 10) /* bytes of one --device value */
-#define DEVICES_FILE_MAX       (1 << 20)  /* bytes of a classes file */
+#define DEVICES_ARG_MAX	       (64 << 10)     /* bytes of one --device value */
+#define DEVICES_FILE_MAX       (1 << 20)      /* bytes of a classes file */
+#define DEVICES_DRA_DRIVER     "nodeprobe.io" /* the DRA driver name: CDI kind nodeprobe.io/claim */
 
 /* GetPreferredAllocation among the shares of several devices (Intel's -allocation-policy). */
 enum devices_policy {
 	DEVICES_POLICY_NONE = 0, /* the kubelet's order */
 	DEVICES_POLICY_BALANCED, /* spread over devices: the one with most free shares first */
 	DEVICES_POLICY_PACKED,	 /* fill one device's shares before the next */
+};
+
+/* Which kubelet API serves a class (class documents' spec.api, nodeprobe-devices --api). */
+enum devices_api {
+	DEVICES_API_UNSET = 0,	   /* not said: --api decides (device-plugin by default) */
+	DEVICES_API_DEVICE_PLUGIN, /* "device-plugin": pkg/kubelet, one extended resource */
+	DEVICES_API_DRA,	   /* "dra": pkg/dra, ResourceSlices and claims */
+};
+
+/* Parse "device-plugin" or "dra": 0 with *a, -EINVAL otherwise. */
+int devices_api_parse(const char *s, enum devices_api *a);
+
+struct devices_found;
+struct devices_dev;
+struct devices_opts;
+struct devices_classes;
+
+/*
+ * The DRA side of a run (issue 28): pkg/dra and pkg/kube are another layer (API), so the binary
+ * brings them (hooks/devices/dra.c) and devices_run drives them through these.
+ */
+struct devices_dra_hooks {
+	/* Start serving the DRA classes of c (borrowed for the run): 0 with *fd to poll. */
+	int (*start)(void *ctx, const struct devices_opts *o, const struct devices_classes *c,
+		     int *fd, struct log_err *err);
+	int (*ready)(void *ctx, struct log_err *err); /* *fd readable */
+	/* Class cls was scanned: its devices f (borrowed until the next update of cls). */
+	void (*update)(void *ctx, size_t cls, const struct devices_found *f);
+	void (*stop)(void *ctx); /* after a start, also a failed one */
+	void *ctx;
 };
 
 /* Where to look: every path is rooted here (tests point them at temp trees). */
@@ -81,6 +112,8 @@ int devices_load_file(struct devices_classes *c, const char *path, const char *d
 size_t devices_classes_count(const struct devices_classes *c);
 const char *devices_class_name(const struct devices_classes *c, size_t i);
 const char *devices_class_resource(const struct devices_classes *c, size_t i);
+/* Its api (DEVICES_API_UNSET when its document said none). */
+enum devices_api devices_class_api(const struct devices_classes *c, size_t i);
 /* Its GetPreferredAllocation policy. */
 enum devices_policy devices_class_policy(const struct devices_classes *c, size_t i);
 
@@ -240,6 +273,41 @@ int devices_http_timer_fd(const struct devices_http *h);
 int devices_http_ready(struct devices_http *h);
 void devices_http_free(struct devices_http *h);
 
+/* ------------------------------------------------------------------ DRA (devices_dra.c) */
+
+/* Is class i served by DRA (its api, or dflt when it has none)? Any class? */
+bool devices_dra_is(const struct devices_classes *c, size_t i, enum devices_api dflt);
+bool devices_dra_any(const struct devices_classes *c, enum devices_api dflt);
+/*
+ * "<class>-<device>" as a DNS label (lower case, other characters '-', at most 63): a device's
+ * name in our pool (ResourceSlices, claims). 0, or -EINVAL (nothing left).
+ */
+int devices_dra_name(const char *cls, const char *dev, char *out, size_t cap);
+/* The device of pool name device among the DRA classes' scans f[0..count): NULL when none. */
+const struct devices_dev *devices_dra_find(const struct devices_classes *c,
+					   const struct devices_found *const *f,
+					   const char *device);
+
+/* One attribute of a device as a ResourceSlice publishes it (issue 28). */
+#define DEVICES_ATTRS_MAX 32
+struct devices_attr {
+	char id[33];  /* a C identifier */
+	char str[65]; /* the string value; "" with is_num */
+	long long num;
+	bool is_num;
+};
+
+/*
+ * The attributes of device d of class cls from the host (under roots): class, devPath (and
+ * devPath1.. for more nodes), major and minor (character and block nodes), and from sysfs
+ * (<sys>/dev/{char,block}/<major>:<minor>, up to its USB device or PCI function): usbVendorID,
+ * usbProductID, usbSerial, usbBcdDevice, usbBusPath; pciVendorID, pciDeviceID, pciClass,
+ * pciSubsystemVendorID, pciSubsystemDeviceID, pciAddress, pciDriver, numaNode, iommuGroup.
+ * Hex ids without "0x", lower case. Fills out[0..max); returns how many.
+ */
+size_t devices_dra_attrs(const struct devices_roots *roots, const char *cls,
+			 const struct devices_dev *d, struct devices_attr *out, size_t max);
+
 /* ------------------------------------------------------------------ run (devices_run.c) */
 
 struct devices_opts {
@@ -255,6 +323,15 @@ struct devices_opts {
 	size_t n_preset;
 	const char *classes_file;      /* --classes, or NULL */
 	struct devices_preset_opts po; /* --shared-dev-num, --allocation-policy */
+	/* DRA (devices_dra.c) */
+	enum devices_api api;	/* --api: classes whose document says none; UNSET: device-plugin */
+	const char *dra_driver; /* --dra-driver; NULL: DEVICES_DRA_DRIVER */
+	const char *registry_dir; /* --plugins-registry; NULL: the kubelet's */
+	const char *dra_dir;	  /* --dra-plugins-dir; NULL: the kubelet's plugins directory */
+	const char *node_name;	  /* --node-name; NULL: $NODE_NAME */
+	const char *kubeconfig;	  /* --kubeconfig; NULL: in-cluster */
+	const struct devices_dra_hooks
+	    *dra; /* the DRA side (the binary's); NULL: api: dra refused */
 };
 
 /*

@@ -675,7 +675,7 @@ static int parse_class_doc(struct devices_classes *c, struct ydoc *y, const char
 	static const char *const top[] = {"apiVersion", "kind", "metadata", "spec", NULL};
 	static const char *const spec_keys[] = {
 	    "preset",	   "groups",	   "matchFeatures",    "resource", "count",
-	    "permissions", "sharedDevNum", "allocationPolicy", NULL};
+	    "permissions", "sharedDevNum", "allocationPolicy", "api",	   NULL};
 	const yaml_node_t *root = ydoc_root(y), *v, *spec, *md;
 	const char *s, *name, *resource = NULL;
 	struct devices_preset_opts po = {0};
@@ -776,7 +776,7 @@ int devices_load_file(struct devices_classes *c, const char *path, const char *d
 		return r;
 	}
 	while ((r = ydoc_stream_next(&st, &y)) > 0) {
-		r = parse_class_doc(c, &y, domain);
+		r = devices_api_doc(c, &y, domain, parse_class_doc); /* + spec.api */
 		ydoc_free(&y);
 		if (r < 0)
 			break;

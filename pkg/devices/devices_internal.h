@@ -12,6 +12,9 @@
  *   cdi    devices_cdi.c    CDI specs
  *   watch  devices_watch.c  hotplug (inotify)
  *   http   devices_http.c   --listen: /health, /metrics (libmicrohttpd, no thread)
+ *   api    devices_api.c    a class document's spec.api (device-plugin or dra)
+ *   dra    devices_dra.c    DRA classes: pool device names, the refusals (hooks/devices/dra.c
+ *                           serves them over pkg/dra)
  *   run    devices_run.c    the long-running loop over pkg/kubelet
  */
 #ifndef NP_DEVICES_INTERNAL_H
@@ -111,11 +114,21 @@ struct dclass {
 	size_t ng;	  /* number */
 	bool squat_ids;	  /* IDs as squat makes them (sha1), else "<dev>-<n>" */
 	enum devices_policy policy;
+	enum devices_api api; /* spec.api; DEVICES_API_UNSET: --api decides */
 };
 
 struct devices_classes {
 	struct dclass *c;
 	size_t n;
 };
+
+/* ---- devices_api.c: a class document's spec.api. */
+struct ydoc;
+/* parse(c, y, domain) for one document, then its spec.api onto the classes it added. */
+int devices_api_doc(struct devices_classes *c, struct ydoc *y, const char *domain,
+		    int (*parse)(struct devices_classes *, struct ydoc *, const char *));
+
+/* ---- devices_dra.c: refuse by name what DRA classes cannot do yet (shares: count > 1). */
+int devices_dra_check(const struct devices_classes *c, enum devices_api dflt, struct log_err *err);
 
 #endif

@@ -42,9 +42,10 @@ struct run {
 	struct cls_state *s; /* per class */
 	struct kubelet_srv *srv;
 	struct devices_watch *w;
-	struct devices_http *http; /* --listen, or NULL */
-	int sfd;		   /* signalfd */
-	int tfd;		   /* timerfd: the rescan COALESCE_MS after the first event */
+	struct devices_http *http;	     /* --listen, or NULL */
+	const struct devices_dra_hooks *dra; /* started for api: dra classes, or NULL */
+	int sfd;			     /* signalfd */
+	int tfd; /* timerfd: the rescan COALESCE_MS after the first event */
 	bool armed;
 	unsigned long events, rescans; /* hotplug batches drained, rescans done (-vv) */
 };
@@ -134,6 +135,13 @@ static int publish(struct run *run, size_t i, struct log_err *err)
 			d[at++] = (struct kubelet_device){s->f.d[j].ids[k], true, -1};
 	for (j = s->n_gone - (n - healthy); j < s->n_gone; j++)
 		d[at++] = (struct kubelet_device){s->gone[j], false, -1};
+	if (s->res == SIZE_MAX) { /* a DRA class: its devices are our pool's (devices_dra.c) */
+		free(d);
+		if (run->dra)
+			run->dra->update(run->dra->ctx, i, &s->f);
+		log_info("%s: %zu devices (DRA)", devices_class_resource(run->c, i), s->f.n);
+		return 0;
+	}
 	r = run->srv ? kubelet_srv_set_devices(run->srv, s->res, d, n, err) : 0;
 	free(d);
 	if (r == -ENOMEM)
@@ -276,6 +284,13 @@ static int on_timer(void *ctx, struct log_err *err)
 	return refresh(run, err);
 }
 
+static int on_dra(void *ctx, struct log_err *err)
+{
+	struct run *run = ctx;
+
+	return run->dra->ready(run->dra->ctx, err);
+}
+
 static int on_http(void *ctx, struct log_err *err)
 {
 	struct run *run = ctx;
@@ -320,7 +335,8 @@ int devices_run(const struct devices_opts *o, struct log_err *err)
 	    .socket_prefix = "nodeprobe-",
 	    .ops = {op_allocate, op_free, op_preferred},
 	};
-	struct kubelet_poll polls[5];
+	struct kubelet_poll polls[6];
+	enum devices_api dflt = o->api ? o->api : DEVICES_API_DEVICE_PLUGIN;
 	size_t np = 3;
 	sigset_t mask;
 	size_t i;
@@ -352,8 +368,19 @@ int devices_run(const struct devices_opts *o, struct log_err *err)
 	if (!o->no_cdi &&
 	    (r = fs_mkdir_if_missing(o->cdi_dir ? o->cdi_dir : DEVICES_CDI_DIR, err)) < 0)
 		goto out;
+	r = devices_dra_check(run.c, dflt, err);
+	if (r < 0)
+		goto out;
+	if (devices_dra_any(run.c, dflt) && !o->dra) {
+		r = log_err_set(err, -EINVAL, "api: dra: this binary has no DRA side");
+		goto out;
+	}
 	r = kubelet_srv_new(&ko, &run.srv, err);
 	for (i = 0; r >= 0 && i < run.c->n; i++) {
+		if (devices_dra_is(run.c, i, dflt)) {
+			run.s[i].res = SIZE_MAX;
+			continue;
+		}
 		r = kubelet_srv_add(run.srv, devices_class_resource(run.c, i), err);
 		run.s[i].res = (size_t)r;
 	}
@@ -379,6 +406,18 @@ int devices_run(const struct devices_opts *o, struct log_err *err)
 	polls[0] = (struct kubelet_poll){run.sfd, on_signal, &run};
 	polls[1] = (struct kubelet_poll){devices_watch_fd(run.w), on_hotplug, &run};
 	polls[2] = (struct kubelet_poll){run.tfd, on_timer, &run};
+	if (devices_dra_any(run.c, dflt)) {
+		int fd = -1;
+
+		run.dra = o->dra; /* stopped at out, also after a failed start */
+		r = o->dra->start(o->dra->ctx, o, run.c, &fd, err);
+		if (r < 0)
+			goto out;
+		for (i = 0; i < run.c->n; i++) /* the first scan's devices */
+			if (run.s[i].res == SIZE_MAX)
+				o->dra->update(o->dra->ctx, i, &run.s[i].f);
+		polls[np++] = (struct kubelet_poll){fd, on_dra, &run};
+	}
 	if (o->listen) {
 		r = devices_http_new(o->listen, metrics, &run, &run.http, err);
 		if (r < 0)
@@ -389,6 +428,8 @@ int devices_run(const struct devices_opts *o, struct log_err *err)
 	r = kubelet_srv_run(run.srv, polls, np, err);
 out:
 	kubelet_srv_free(run.srv);
+	if (run.dra)
+		run.dra->stop(run.dra->ctx);
 	devices_http_free(run.http);
 	devices_watch_free(run.w);
 	if (run.sfd >= 0)

@@ -84,6 +84,9 @@ struct kpb_buf {
 };
 
 void kpb_buf_free(struct kpb_buf *b);
+/* Frame a protobuf-c message (a ProtobufCMessage *) into out: 0, -E2BIG (over KPB_MAX_MSG),
+ * -ENOMEM. For other modules serving their own services over kubelet_grpc (pkg/dra). */
+int kpb_pack(const void *msg, struct kpb_buf *out);
 /* Parse a request body holding exactly one uncompressed message: *msg, *len point into body. */
 int kpb_unframe(const uint8_t *body, size_t n, const uint8_t **msg, size_t *len,
 		struct log_err *err);

@@ -41,6 +41,11 @@ static int pack(const ProtobufCMessage *m, struct kpb_buf *out)
 	return 0;
 }
 
+int kpb_pack(const void *msg, struct kpb_buf *out)
+{
+	return pack(msg, out);
+}
+
 int kpb_unframe(const uint8_t *body, size_t n, const uint8_t **msg, size_t *len,
 		struct log_err *err)
 {

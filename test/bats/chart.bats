@@ -39,6 +39,7 @@ check() {
       *-leader-election) f=rbac-lease.txt ;;
       *-mirror-cleanup) f=rbac-mirror-cleanup.txt ;;
       *-reload) f=rbac-reload.txt ;;
+      *-devices-dra) f=rbac-devices-dra.txt ;;
       *) echo "unexpected role $r" >&2; return 1 ;;
     esac
     f=$T/$f
@@ -507,4 +508,39 @@ dev_sys() {
     grep -B3 -- "- name: $v\$" "$C/templates/devices-daemonset.yaml" | grep -q '^ *#' ||
       { echo "hostPath $v has no comment" >&2; return 1; }
   done
+}
+
+@test "devices: api: dra (issue 28): a token for the plugin only, RBAC on slices and claims, DeviceClasses; device-plugin-only stays token-free" {
+  tpl --set devices.enabled=true --set 'devices.presets={intel-gpu}' --set devices.api=dra \
+    --set 'devices.classes[0].name=zigbee' --set 'devices.classes[0].spec.preset=serial' \
+    --set 'devices.classes[1].name=cam' --set 'devices.classes[1].spec.preset=video' \
+    --set 'devices.classes[1].spec.api=device-plugin' --set devices.dra.extendedResourceName=true >"$W/d.json"
+  check "$W/d.json"
+  # the classes file holds both documents, each with its own spec.api (a join without the newline
+  # ran "preset: serial---" into one document), and the binary takes it
+  jq -r 'select(.kind == "ConfigMap" and .metadata.name == "nodeprobe-devices") | .data["classes.yaml"]' "$W/d.json" >"$W/classes.yaml"
+  [ "$(grep -c '^---$' "$W/classes.yaml")" = 1 ]
+  "$BUILD/nodeprobe-devices" --list --classes "$W/classes.yaml" --dev-root "$W" --sys-root "$W" >/dev/null
+  # one DeviceClass per DRA class, CEL on our driver and class; cam stays a device plugin
+  [ "$(jq -r 'select(.kind == "DeviceClass") | .metadata.name' "$W/d.json" | sort | tr '\n' ' ')" = "i915.nodeprobe.io zigbee.nodeprobe.io " ]
+  [ "$(jq -r 'select(.kind == "DeviceClass" and .metadata.name == "zigbee.nodeprobe.io") | .spec.selectors[0].cel.expression' "$W/d.json")" = 'device.driver == "nodeprobe.io" && device.attributes["nodeprobe.io"].class == "zigbee"' ]
+  [ "$(jq -r 'select(.kind == "DeviceClass" and .metadata.name == "i915.nodeprobe.io") | .spec.extendedResourceName' "$W/d.json")" = gpu.intel.com/i915 ]
+  ds_args "$W/d.json" devices | grep -qx -- '--api=dra'
+  ds_args "$W/d.json" devices | grep -qx -- '--dra-driver=nodeprobe.io'
+  ds_args "$W/d.json" devices | grep -qx -- '--plugins-registry=/var/lib/kubelet/plugins_registry'
+  jq -s -e '.[] | select(.kind == "DaemonSet" and .metadata.name == "nodeprobe-devices") | .spec.template.spec |
+    .automountServiceAccountToken == false and .serviceAccountName == "nodeprobe-devices" and
+    ((.containers[] | select(.name == "devices") | .volumeMounts | map(.name) | index("sa-token")) != null) and
+    ((.initContainers[] | select(.name == "labels") | .volumeMounts | map(.name) | index("sa-token")) == null) and
+    ((.containers[] | select(.name == "devices") | .env[0].valueFrom.fieldRef.fieldPath) == "spec.nodeName")' "$W/d.json" >/dev/null
+  # the chart's arguments are the binary's: --help names every one
+  for a in api dra-driver plugins-registry dra-plugins-dir; do
+    "$BUILD/nodeprobe-devices" --help | grep -q -- "--$a"
+  done
+  # device-plugin only: no ServiceAccount, no role, no token
+  tpl --set devices.enabled=true --set 'devices.presets={kvm}' >"$W/p.json"
+  check "$W/p.json"
+  [ "$(jq -r 'select(.metadata.name | test("devices")) | .kind' "$W/p.json" | sort -u | tr '\n' ' ')" = "DaemonSet " ]
+  jq -s -e '.[] | select(.kind == "DaemonSet" and .metadata.name == "nodeprobe-devices") | .spec.template.spec |
+    .automountServiceAccountToken == false and .serviceAccountName == null' "$W/p.json" >/dev/null
 }

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * devices_dra: the classes whose api is dra (issue 28). Each device of such a class is a device of
+ * our pool (the node's name) named "<class>-<device>" as a DNS label; hooks/devices/dra.c serves
+ * them over pkg/dra (another layer). ../shared/reference/dra.md.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "devices/devices_internal.h"
+#include "log/log.h"
+
+int devices_dra_name(const char *cls, const char *dev, char *out, size_t cap)
+{
+	size_t at = 0;
+	char buf[512];
+
+	if (cap < 2)
+		return -EINVAL;
+	snprintf(buf, sizeof(buf), "%s-%s", cls, dev);
+	for (const char *p = buf; *p && at + 1 < cap && at < 63; p++) {
+		char ch = (char)tolower((unsigned char)*p);
+
+		if (!isalnum((unsigned char)ch))
+			ch = '-';
+		if (ch == '-' && (at == 0 || out[at - 1] == '-'))
+			continue;
+		out[at++] = ch;
+	}
+	while (at && out[at - 1] == '-')
+		at--;
+	out[at] = 0;
+	return at ? 0 : -EINVAL;
+}
+
+bool devices_dra_is(const struct devices_classes *c, size_t i, enum devices_api dflt)
+{
+	enum devices_api a = c->c[i].api;
+
+	return (a == DEVICES_API_UNSET ? dflt : a) == DEVICES_API_DRA;
+}
+
+bool devices_dra_any(const struct devices_classes *c, enum devices_api dflt)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (devices_dra_is(c, i, dflt))
+			return true;
+	return false;
+}
+
+int devices_dra_check(const struct devices_classes *c, enum devices_api dflt, struct log_err *err)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const struct dclass *k = &c->c[i];
+
+		if (!devices_dra_is(c, i, dflt))
+			continue;
+		for (size_t g = 0; g < k->ng; g++)
+			if (k->g[g].count > 1)
+				return log_err_set(
+				    err, -EINVAL,
+				    "class %s: api: dra with count %u: shares are a device-plugin "
+				    "scheme; in DRA several claims share a device through the API "
+				    "(adminAccess, consumable capacity), which nodeprobe-devices does "
+				    "not offer yet: use api: device-plugin for this class",
+				    k->name, k->g[g].count);
+	}
+	return 0;
+}
+
+const struct devices_dev *devices_dra_find(const struct devices_classes *c,
+					   const struct devices_found *const *f, const char *device)
+{
+	char name[64];
+
+	for (size_t i = 0; i < c->n; i++)
+		for (size_t k = 0; f[i] && k < f[i]->n; k++)
+			if (devices_dra_name(c->c[i].name, f[i]->d[k].name, name, sizeof(name)) ==
+				0 &&
+			    !strcmp(name, device))
+				return &f[i]->d[k];
+	return NULL;
+}
+
+/* ---- attributes (devices_dra_attrs) */
+
+struct attrs {
+	struct devices_attr *a;
+	size_t n, max;
+};
+
+static void put_str(struct attrs *t, const char *id, const char *v)
+{
+	if (t->n == t->max || !v || !*v)
+		return;
+	snprintf(t->a[t->n].id, sizeof(t->a[0].id), "%s", id);
+	snprintf(t->a[t->n].str, sizeof(t->a[0].str), "%s", v);
+	t->a[t->n++].is_num = false;
+}
+
+static void put_num(struct attrs *t, const char *id, long long v)
+{
+	if (t->n == t->max)
+		return;
+	snprintf(t->a[t->n].id, sizeof(t->a[0].id), "%s", id);
+	t->a[t->n].str[0] = 0;
+	t->a[t->n].num = v;
+	t->a[t->n++].is_num = true;
+}
+
+/* dir/name's first line, without a leading "0x", lower case: into v (empty when absent). */
+static bool read_attr(const char *dir, const char *name, char *v, size_t cap)
+{
+	char path[4096], buf[128];
+	FILE *f;
+	size_t l;
+
+	v[0] = 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	l = strcspn(buf, "\n");
+	buf[l] = 0;
+	snprintf(v, cap, "%s", !strncmp(buf, "0x", 2) ? buf + 2 : buf);
+	for (char *p = v; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return true;
+}
+
+static void link_base(const char *dir, const char *name, char *v, size_t cap)
+{
+	char path[4096], tgt[4096];
+	ssize_t l;
+
+	v[0] = 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	l = readlink(path, tgt, sizeof(tgt) - 1);
+	if (l <= 0)
+		return;
+	tgt[l] = 0;
+	snprintf(v, cap, "%.127s", strrchr(tgt, '/') ? strrchr(tgt, '/') + 1 : tgt);
+}
+
+static bool pci_addr(const char *s)
+{
+	unsigned d, b, dv, f;
+	char end;
+
+	return sscanf(s, "%4x:%2x:%2x.%1x%c", &d, &b, &dv, &f, &end) == 4;
+}
+
+/* Walk up from the node's sysfs device to its USB device and PCI function. */
+static void sysfs_attrs(struct attrs *t, const char *dir0)
+{
+	char dir[4096], v[128];
+	bool usb = false, pci = false;
+
+	snprintf(dir, sizeof(dir), "%s", dir0);
+	for (int depth = 0; depth < 32 && !pci; depth++) {
+		const char *base = strrchr(dir, '/');
+		char *slash;
+
+		if (!base)
+			break;
+		base++;
+		if (!usb && read_attr(dir, "idVendor", v, sizeof(v))) {
+			usb = true;
+			put_str(t, "usbVendorID", v);
+			if (read_attr(dir, "idProduct", v, sizeof(v)))
+				put_str(t, "usbProductID", v);
+			if (read_attr(dir, "serial", v, sizeof(v)))
+				put_str(t, "usbSerial", v);
+			if (read_attr(dir, "bcdDevice", v, sizeof(v)))
+				put_str(t, "usbBcdDevice", v);
+			put_str(t, "usbBusPath", base);
+		} else if (pci_addr(base) && read_attr(dir, "vendor", v, sizeof(v))) {
+			pci = true;
+			put_str(t, "pciVendorID", v);
+			if (read_attr(dir, "device", v, sizeof(v)))
+				put_str(t, "pciDeviceID", v);
+			if (read_attr(dir, "class", v, sizeof(v)))
+				put_str(t, "pciClass", v);
+			if (read_attr(dir, "subsystem_vendor", v, sizeof(v)))
+				put_str(t, "pciSubsystemVendorID", v);
+			if (read_attr(dir, "subsystem_device", v, sizeof(v)))
+				put_str(t, "pciSubsystemDeviceID", v);
+			put_str(t, "pciAddress", base);
+			link_base(dir, "driver", v, sizeof(v));
+			put_str(t, "pciDriver", v);
+			if (read_attr(dir, "numa_node", v, sizeof(v)) && v[0] && v[0] != '-')
+				put_num(t, "numaNode", strtoll(v, NULL, 10));
+			link_base(dir, "iommu_group", v, sizeof(v));
+			if (v[0])
+				put_num(t, "iommuGroup", strtoll(v, NULL, 10));
+		}
+		slash = strrchr(dir, '/');
+		*slash = 0;
+	}
+}
+
+size_t devices_dra_attrs(const struct devices_roots *roots, const char *cls,
+			 const struct devices_dev *d, struct devices_attr *out, size_t max)
+{
+	const char *dev = roots && roots->dev ? roots->dev : "/dev";
+	const char *sys = roots && roots->sys ? roots->sys : "/sys";
+	struct attrs t = {out, 0, max};
+	bool first = true;
+
+	put_str(&t, "class", cls);
+	for (size_t i = 0, k = 0; i < d->n_nodes && k < 4; i++) {
+		char id[16], path[4096], link[4096], real[PATH_MAX];
+		const char *h = d->nodes[i].host;
+		struct stat st;
+
+		if (d->nodes[i].mount)
+			continue;
+		snprintf(id, sizeof(id), k ? "devPath%zu" : "devPath", k);
+		put_str(&t, id, h);
+		k++;
+		if (!first)
+			continue;
+		first = false;
+		snprintf(path, sizeof(path), "%s%s", dev, !strncmp(h, "/dev", 4) ? h + 4 : h);
+		if (stat(path, &st) < 0 || !(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
+			continue;
+		put_num(&t, "major", major(st.st_rdev));
+		put_num(&t, "minor", minor(st.st_rdev));
+		snprintf(link, sizeof(link), "%s/dev/%s/%u:%u", sys,
+			 S_ISCHR(st.st_mode) ? "char" : "block", major(st.st_rdev),
+			 minor(st.st_rdev));
+		if (realpath(link, real))
+			sysfs_attrs(&t, real);
+	}
+	return t.n;
+}

@@ -1,0 +1,637 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * dra_prep: NodePrepareResources / NodeUnprepareResources for a node-local driver
+ * (../shared/reference/dra.md sections 1, 6 and 7): read each claim from the API server
+ * (GET /apis/resource.k8s.io/v1/namespaces/<ns>/resourceclaims/<name>), check its UID and
+ * allocation, keep the results of our driver, write one CDI spec per claim
+ * (<cdi_dir>/<driver>-claim_<uid>.json, kind <driver>/claim, devices <uid>-<device>) and
+ * answer its CDI ids; the prepared claims are kept in <state_dir>/checkpoint.json.
+ *
+ * Order of a Prepare call: every claim's CDI spec, then one checkpoint write, then the answer.
+ * A run killed between the two leaves a spec the checkpoint does not hold: dra_prep_new removes
+ * it, and the kubelet (which got no answer) prepares the claim again. A repeated Prepare answers
+ * from the checkpoint, with the same ids; Unprepare of a claim we do not know is success.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dra/dra.h"
+#include "fsutil/fsutil.h"
+#include "kube/kube.h"
+#include "log/log.h"
+#include "strbuf/strbuf.h"
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static const struct kube_resource claims_res = {"/apis/resource.k8s.io/v1", "resourceclaims",
+						"ResourceClaim"};
+
+struct pdev {
+	char *request, *pool, *device;
+	char *cdi; /* one id: <driver>/claim=<uid>-<device> */
+	bool admin;
+};
+
+struct pclaim {
+	char *uid, *ns, *name;
+	struct pdev *d;
+	size_t n;
+};
+
+struct dra_prep {
+	struct dra_prep_opts o;
+	char *driver, *pool, *state_dir, *cdi_dir;
+	struct pclaim **c; /* each allocated alone: results point into them */
+	size_t n;
+};
+
+static void pclaim_free(struct pclaim *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->d[i].request);
+		free(c->d[i].pool);
+		free(c->d[i].device);
+		free(c->d[i].cdi);
+	}
+	free(c->d);
+	free(c->uid);
+	free(c->ns);
+	free(c->name);
+	free(c);
+}
+
+static long find(const struct dra_prep *p, const char *uid)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (!strcmp(p->c[i]->uid, uid))
+			return (long)i;
+	return -1;
+}
+
+/* "<driver>-claim_<uid>.json" */
+static int spec_name(const struct dra_prep *p, const char *uid, char *out, size_t cap)
+{
+	if ((size_t)snprintf(out, cap, "%s-%s_%s.json", p->driver, DRA_CDI_CLASS, uid) >= cap ||
+	    !fs_name_is_safe(out))
+		return -EINVAL;
+	return 0;
+}
+
+static int write_checkpoint(struct dra_prep *p, struct log_err *err)
+{
+	json_t *root = json_object(), *arr = json_array();
+	char *s;
+	int rc;
+
+	if (!root || !arr)
+		goto oom;
+	json_object_set_new(root, "kind", json_string("NodeprobeDRACheckpoint"));
+	json_object_set_new(root, "version", json_integer(1));
+	json_object_set_new(root, "driver", json_string(p->driver));
+	json_object_set_new(root, "claims", arr);
+	for (size_t i = 0; i < p->n; i++) {
+		const struct pclaim *c = p->c[i];
+		json_t *jc = json_pack("{s:s,s:s,s:s,s:[]}", "uid", c->uid, "namespace", c->ns,
+				       "name", c->name, "devices");
+
+		if (!jc)
+			goto oom;
+		for (size_t k = 0; k < c->n; k++)
+			json_array_append_new(json_object_get(jc, "devices"),
+					      json_pack("{s:s,s:s,s:s,s:s,s:b}", "request",
+							c->d[k].request, "pool", c->d[k].pool,
+							"device", c->d[k].device, "cdi",
+							c->d[k].cdi, "adminAccess", c->d[k].admin));
+		json_array_append_new(arr, jc);
+	}
+	s = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(root);
+	if (!s)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	rc = fs_publish(p->state_dir, DRA_CHECKPOINT, s, strlen(s), 0600, err);
+	free(s);
+	return rc < 0 ? rc : 0;
+oom:
+	json_decref(root);
+	json_decref(arr);
+	return log_err_set(err, -ENOMEM, "out of memory");
+}
+
+static char *dup_str(json_t *o, const char *k)
+{
+	const char *v = json_string_value(json_object_get(o, k));
+
+	return strdup(v ? v : "");
+}
+
+static int load_checkpoint(struct dra_prep *p, struct log_err *err)
+{
+	char path[4096];
+	json_error_t je;
+	json_t *root, *arr, *jc;
+	size_t i;
+
+	if (fs_path_join(path, sizeof(path), p->state_dir, DRA_CHECKPOINT, err) < 0)
+		return -ENAMETOOLONG;
+	if (access(path, F_OK) != 0)
+		return 0;
+	root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	arr = json_object_get(root, "claims");
+	if (!root || !json_is_array(arr)) {
+		json_decref(root);
+		return log_err_set(err, -EINVAL, "%s:%d: not a checkpoint: %s", path, je.line,
+				   root ? "no claims" : je.text);
+	}
+	json_array_foreach(arr, i, jc)
+	{
+		struct pclaim *c = calloc(1, sizeof(*c)), **g;
+		json_t *devs = json_object_get(jc, "devices"), *jd;
+		size_t k;
+
+		g = realloc(p->c, (p->n + 1) * sizeof(*p->c));
+		if (!c || !g) {
+			free(c);
+			p->c = g ? g : p->c;
+			json_decref(root);
+			return log_err_set(err, -ENOMEM, "out of memory");
+		}
+		p->c = g;
+		p->c[p->n++] = c;
+		c->uid = dup_str(jc, "uid");
+		c->ns = dup_str(jc, "namespace");
+		c->name = dup_str(jc, "name");
+		c->d = calloc(json_array_size(devs) + 1, sizeof(*c->d));
+		if (!c->uid || !c->ns || !c->name || !c->d) {
+			json_decref(root);
+			return log_err_set(err, -ENOMEM, "out of memory");
+		}
+		json_array_foreach(devs, k, jd)
+		{
+			struct pdev *d = &c->d[c->n++];
+
+			d->request = dup_str(jd, "request");
+			d->pool = dup_str(jd, "pool");
+			d->device = dup_str(jd, "device");
+			d->cdi = dup_str(jd, "cdi");
+			d->admin = json_is_true(json_object_get(jd, "adminAccess"));
+		}
+	}
+	json_decref(root);
+	return 0;
+}
+
+/* Remove our claim specs the checkpoint does not hold (a run killed before writing it). */
+static void clean_orphans(struct dra_prep *p)
+{
+	char prefix[256], **names = NULL;
+	size_t n = 0, pl;
+
+	snprintf(prefix, sizeof(prefix), "%s-%s_", p->driver, DRA_CDI_CLASS);
+	pl = strlen(prefix);
+	if (fs_list_dir(p->cdi_dir, &names, &n, NULL) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(names[i]);
+		char uid[256], path[4096];
+
+		if (strncmp(names[i], prefix, pl) || l < pl + 6 ||
+		    strcmp(names[i] + l - 5, ".json"))
+			continue;
+		snprintf(uid, sizeof(uid), "%.*s", (int)(l - pl - 5), names[i] + pl);
+		if (find(p, uid) >= 0)
+			continue;
+		log_info("dra: %s/%s: a claim spec no checkpoint holds (a run stopped "
+			 "mid-prepare): removed",
+			 p->cdi_dir, names[i]);
+		if (fs_path_join(path, sizeof(path), p->cdi_dir, names[i], NULL) == 0)
+			unlink(path);
+	}
+	fs_names_free(names, n);
+}
+
+int dra_prep_new(const struct dra_prep_opts *o, struct dra_prep **out, struct log_err *err)
+{
+	struct dra_prep *p = calloc(1, sizeof(*p));
+	int rc;
+
+	*out = NULL;
+	if (!p)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	p->o = *o;
+	p->driver = strdup(o->driver);
+	p->pool = strdup(o->pool);
+	p->state_dir = strdup(o->state_dir);
+	p->cdi_dir = strdup(o->cdi_dir);
+	if (!p->driver || !p->pool || !p->state_dir || !p->cdi_dir) {
+		dra_prep_free(p);
+		return log_err_set(err, -ENOMEM, "out of memory");
+	}
+	rc = fs_mkdir_p(p->state_dir, 0750);
+	if (rc < 0 && !fs_is_dir(p->state_dir)) {
+		dra_prep_free(p);
+		return log_err_set(err, rc, "%s: cannot create directory: %s", o->state_dir,
+				   strerror(-rc));
+	}
+	rc = load_checkpoint(p, err);
+	if (rc < 0) {
+		dra_prep_free(p);
+		return rc;
+	}
+	clean_orphans(p);
+	*out = p;
+	return 0;
+}
+
+void dra_prep_free(struct dra_prep *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++)
+		pclaim_free(p->c[i]);
+	free(p->c);
+	free(p->driver);
+	free(p->pool);
+	free(p->state_dir);
+	free(p->cdi_dir);
+	free(p);
+}
+
+size_t dra_prep_count(const struct dra_prep *p)
+{
+	return p->n;
+}
+
+/* GET the claim: 0 with *obj, or -errno with msg (the claim's error). 404: -ENOENT. */
+static int get_claim(struct dra_prep *p, const char *ns, const char *name, json_t **obj, char *msg,
+		     size_t cap)
+{
+	struct strbuf url = STRBUF_INIT(8192), body = STRBUF_INIT(DRA_CLAIM_BYTES_MAX);
+	struct log_err e = {0};
+	json_error_t je;
+	int st;
+
+	*obj = NULL;
+	if (!p->o.kube) {
+		snprintf(msg, cap, "no API server configured: cannot read claim %s/%s", ns, name);
+		return -ENOTCONN;
+	}
+	st = kube_url(&url, kube_client_server(p->o.kube), &claims_res, ns, name, NULL);
+	if (st == 0)
+		st = kube_request(p->o.kube, "GET", url.buf, NULL, NULL, &body, &e);
+	sb_free(&url);
+	if (st != 200) {
+		if (st < 0)
+			snprintf(msg, cap, "claim %s/%s: %.160s", ns, name, e.msg);
+		else
+			snprintf(msg, cap, "claim %s/%s: the API server answered %d", ns, name, st);
+		sb_free(&body);
+		return st == 404 ? -ENOENT : st < 0 ? st : -EIO;
+	}
+	*obj = json_loadb(body.buf, body.len, 0, &je);
+	sb_free(&body);
+	if (!*obj) {
+		snprintf(msg, cap, "claim %s/%s: not JSON: %s", ns, name, je.text);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Is device prepared for a claim other than uid, not for admin access? Its holder's UID. */
+static const char *held_by(const struct dra_prep *p, const char *uid, const char *device)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		if (!strcmp(p->c[i]->uid, uid))
+			continue;
+		for (size_t k = 0; k < p->c[i]->n; k++)
+			if (!p->c[i]->d[k].admin && !strcmp(p->c[i]->d[k].device, device))
+				return p->c[i]->uid;
+	}
+	return NULL;
+}
+
+/* The claim's CDI spec as JSON (malloc'd). */
+static char *spec_json(const struct dra_prep *p, const struct pclaim *c)
+{
+	char kind[300], *s;
+	json_t *root;
+
+	snprintf(kind, sizeof(kind), "%s/%s", p->driver, DRA_CDI_CLASS);
+	root = json_pack("{s:s,s:s,s:[]}", "cdiVersion", DRA_CDI_VERSION, "kind", kind, "devices");
+	if (!root)
+		return NULL;
+	for (size_t k = 0; k < c->n; k++) {
+		const struct dra_node *nodes;
+		size_t nn = 0;
+		json_t *dn = json_array();
+		char name[512];
+
+		if (p->o.lookup(p->o.ctx, c->d[k].device, &nodes, &nn) < 0)
+			nn = 0;
+		for (size_t j = 0; j < nn; j++)
+			json_array_append_new(dn, json_pack("{s:s,s:s}", "path", nodes[j].container,
+							    "hostPath", nodes[j].host));
+		snprintf(name, sizeof(name), "%s-%s", c->uid, c->d[k].device);
+		json_array_append_new(
+		    json_object_get(root, "devices"),
+		    json_pack("{s:s,s:{s:o}}", "name", name, "containerEdits", "deviceNodes", dn));
+	}
+	s = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(root);
+	return s;
+}
+
+static int add_dev(struct pclaim *c, const char *request, const char *pool, const char *device,
+		   bool admin, const char *driver)
+{
+	struct pdev *d = &c->d[c->n];
+	const char *slash = strchr(request, '/');
+	size_t l = strlen(driver) + strlen(DRA_CDI_CLASS) + strlen(c->uid) + strlen(device) + 4;
+
+	/* containers name only the main request: "main/sub" is "main" (K dynamic-resource-
+	 * allocation kubeletplugin/draplugin.go stripSubrequestNames) */
+	d->request = slash ? strndup(request, (size_t)(slash - request)) : strdup(request);
+	d->pool = strdup(pool);
+	d->device = strdup(device);
+	d->cdi = malloc(l);
+	d->admin = admin;
+	c->n++;
+	if (!d->request || !d->pool || !d->device || !d->cdi)
+		return -ENOMEM;
+	snprintf(d->cdi, l, "%s/%s=%s-%s", driver, DRA_CDI_CLASS, c->uid, device);
+	return 0;
+}
+
+/* Our results of the claim object into a new pclaim; a refusal is -errno with msg. */
+static int take_results(struct dra_prep *p, const struct dra_claim *cl, json_t *obj,
+			struct pclaim **out, char *msg, size_t cap)
+{
+	const char *uid =
+	    json_string_value(json_object_get(json_object_get(obj, "metadata"), "uid"));
+	json_t *alloc = json_object_get(json_object_get(obj, "status"), "allocation");
+	json_t *res = json_object_get(json_object_get(alloc, "devices"), "results"), *r;
+	struct pclaim *c;
+	size_t i, n = 0;
+
+	*out = NULL;
+	if (!uid || strcmp(uid, cl->uid)) {
+		snprintf(msg, cap, "claim %s/%s: its UID is %s, not %s (it got replaced)", cl->ns,
+			 cl->name, uid ? uid : "absent", cl->uid);
+		return -ESTALE;
+	}
+	if (!json_is_object(alloc)) {
+		snprintf(msg, cap, "claim %s/%s: not allocated", cl->ns, cl->name);
+		return -EINVAL;
+	}
+	json_array_foreach(res, i, r) n +=
+	    !strcmp(json_string_value(json_object_get(r, "driver")) ?: "", p->driver);
+	if (n > DRA_RESULTS_MAX) {
+		snprintf(msg, cap, "claim %s/%s: %zu devices of %s, limit %d", cl->ns, cl->name, n,
+			 p->driver, DRA_RESULTS_MAX);
+		return -E2BIG;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c || !(c->d = calloc(n + 1, sizeof(*c->d))) || !(c->uid = strdup(cl->uid)) ||
+	    !(c->ns = strdup(cl->ns)) || !(c->name = strdup(cl->name))) {
+		pclaim_free(c);
+		snprintf(msg, cap, "out of memory");
+		return -ENOMEM;
+	}
+	json_array_foreach(res, i, r)
+	{
+		const char *drv = json_string_value(json_object_get(r, "driver")) ?: "";
+		const char *pool = json_string_value(json_object_get(r, "pool")) ?: "";
+		const char *dev = json_string_value(json_object_get(r, "device")) ?: "";
+		const char *req = json_string_value(json_object_get(r, "request")) ?: "";
+		bool admin = json_is_true(json_object_get(r, "adminAccess"));
+		const struct dra_node *nodes;
+		const char *holder;
+		size_t nn;
+		int rc = 0;
+
+		if (strcmp(drv, p->driver))
+			continue; /* another driver's device: that driver prepares it */
+		if (json_object_get(r, "shareID") ||
+		    json_object_size(json_object_get(r, "consumedCapacity"))) {
+			snprintf(msg, cap,
+				 "claim %s/%s: device %s: consumable capacity (shareID) is not "
+				 "offered by this driver",
+				 cl->ns, cl->name, dev);
+			rc = -ENOTSUP;
+		} else if (strcmp(pool, p->pool)) {
+			snprintf(msg, cap,
+				 "claim %s/%s: device %s of pool '%s': not ours (pool '%s')",
+				 cl->ns, cl->name, dev, pool, p->pool);
+			rc = -EXDEV;
+		} else if (p->o.lookup(p->o.ctx, dev, &nodes, &nn) < 0) {
+			snprintf(msg, cap, "claim %s/%s: device %s: not on this node (any more)",
+				 cl->ns, cl->name, dev);
+			rc = -ENOENT;
+		} else if (!admin && (holder = held_by(p, cl->uid, dev))) {
+			snprintf(msg, cap,
+				 "claim %s/%s: device %s is prepared for claim %s already", cl->ns,
+				 cl->name, dev, holder);
+			rc = -EBUSY;
+		} else if (add_dev(c, req, pool, dev, admin, p->driver) < 0) {
+			snprintf(msg, cap, "out of memory");
+			rc = -ENOMEM;
+		}
+		if (rc < 0) {
+			pclaim_free(c);
+			return rc;
+		}
+	}
+	*out = c;
+	return 0;
+}
+
+static void answer(struct dra_result *r, const struct pclaim *c)
+{
+	r->devs = calloc(c->n + 1, sizeof(*r->devs));
+	if (!r->devs) {
+		snprintf(r->err, sizeof(r->err), "out of memory");
+		return;
+	}
+	r->n = c->n;
+	for (size_t k = 0; k < c->n; k++)
+		r->devs[k] = (struct dra_device){c->d[k].request, c->d[k].pool, c->d[k].device,
+						 (const char *const *)&c->d[k].cdi, 1};
+}
+
+/* Prepare one claim not in the checkpoint: its spec written, the claim appended to p->c. */
+static int prepare_one(struct dra_prep *p, const struct dra_claim *cl, struct dra_result *r)
+{
+	struct pclaim *c = NULL, **g;
+	json_t *obj = NULL;
+	struct log_err e = {0};
+	char name[512], *spec;
+	int rc = get_claim(p, cl->ns, cl->name, &obj, r->err, sizeof(r->err));
+
+	if (rc == 0)
+		rc = take_results(p, cl, obj, &c, r->err, sizeof(r->err));
+	json_decref(obj);
+	if (rc < 0)
+		return rc;
+	if (spec_name(p, cl->uid, name, sizeof(name)) < 0) {
+		snprintf(r->err, sizeof(r->err), "claim UID '%s': not usable in a file name",
+			 cl->uid);
+		pclaim_free(c);
+		return -EINVAL;
+	}
+	if (c->n) {
+		spec = spec_json(p, c);
+		rc = spec ? fs_publish(p->cdi_dir, name, spec, strlen(spec), 0644, &e) : -ENOMEM;
+		free(spec);
+		if (rc < 0) {
+			snprintf(r->err, sizeof(r->err), "CDI spec: %.200s",
+				 e.msg[0] ? e.msg : strerror(-rc));
+			pclaim_free(c);
+			return rc;
+		}
+	}
+	g = realloc(p->c, (p->n + 1) * sizeof(*p->c));
+	if (!g) {
+		snprintf(r->err, sizeof(r->err), "out of memory");
+		pclaim_free(c);
+		return -ENOMEM;
+	}
+	p->c = g;
+	p->c[p->n++] = c;
+	return 0;
+}
+
+/* Remove claim i: its spec, then the entry. */
+static void drop(struct dra_prep *p, size_t i)
+{
+	char name[512], path[4096];
+
+	if (spec_name(p, p->c[i]->uid, name, sizeof(name)) == 0 &&
+	    fs_path_join(path, sizeof(path), p->cdi_dir, name, NULL) == 0)
+		unlink(path);
+	pclaim_free(p->c[i]);
+	memmove(&p->c[i], &p->c[i + 1], (p->n - i - 1) * sizeof(*p->c));
+	p->n--;
+}
+
+int dra_prep_prepare(void *ctx, const struct dra_claim *cl, size_t n, struct dra_result *r,
+		     struct log_err *err)
+{
+	struct dra_prep *p = ctx;
+	long long t0 = mono_ms();
+	size_t before = p->n, added;
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		long at = find(p, cl[i].uid);
+
+		if (at < 0 && mono_ms() - t0 > DRA_PREPARE_BUDGET_MS) {
+			snprintf(r[i].err, sizeof(r[i].err),
+				 "claim %s/%s: not prepared: the API server took over %d s for "
+				 "this call's claims; the kubelet asks again",
+				 cl[i].ns, cl[i].name, DRA_PREPARE_BUDGET_MS / 1000);
+			continue;
+		}
+		if (at < 0 && prepare_one(p, &cl[i], &r[i]) < 0) {
+			log_warn("dra: %s", r[i].err);
+			continue;
+		}
+		answer(&r[i], p->c[at < 0 ? (long)p->n - 1 : at]);
+	}
+	added = p->n - before;
+	if (!added)
+		return 0;
+	rc = write_checkpoint(p, err);
+	if (rc < 0) { /* none of this call's new claims is prepared: take them back */
+		for (size_t i = 0; i < n; i++) {
+			long at = find(p, cl[i].uid);
+
+			if (at >= (long)before) {
+				free(r[i].devs);
+				r[i].devs = NULL;
+				r[i].n = 0;
+				snprintf(r[i].err, sizeof(r[i].err), "checkpoint: %.200s",
+					 err->msg);
+			}
+		}
+		while (p->n > before)
+			drop(p, p->n - 1);
+		log_err_clear(err);
+	}
+	return 0;
+}
+
+int dra_prep_unprepare(void *ctx, const struct dra_claim *cl, size_t n, struct dra_result *r,
+		       struct log_err *err)
+{
+	struct dra_prep *p = ctx;
+	size_t dropped = 0;
+
+	(void)r;
+	for (size_t i = 0; i < n; i++) {
+		long at = find(p, cl[i].uid);
+		char name[512], path[4096];
+
+		if (at >= 0) {
+			drop(p, (size_t)at);
+			dropped++;
+		} else if (spec_name(p, cl[i].uid, name, sizeof(name)) == 0 &&
+			   fs_path_join(path, sizeof(path), p->cdi_dir, name, NULL) == 0) {
+			unlink(path); /* a spec without checkpoint (killed mid-prepare) */
+		}
+	}
+	if (!dropped)
+		return 0;
+	if (write_checkpoint(p, err) < 0) { /* the specs are gone; the next write records it */
+		log_warn("dra: %s", err->msg);
+		log_err_clear(err);
+	}
+	return 0;
+}
+
+void dra_prep_free_result(void *ctx, struct dra_result *r)
+{
+	(void)ctx;
+	free(r->devs);
+	r->devs = NULL;
+}
+
+int dra_prep_sweep(struct dra_prep *p, struct log_err *err)
+{
+	size_t gone = 0;
+
+	for (size_t i = 0; i < p->n;) {
+		json_t *obj = NULL;
+		char msg[256];
+		const struct pclaim *c = p->c[i];
+		int rc = get_claim(p, c->ns, c->name, &obj, msg, sizeof(msg));
+		const char *uid =
+		    json_string_value(json_object_get(json_object_get(obj, "metadata"), "uid"));
+		bool vanished = rc == -ENOENT || (rc == 0 && (!uid || strcmp(uid, c->uid)));
+
+		json_decref(obj);
+		if (rc < 0 && rc != -ENOENT)
+			return log_err_set(err, rc, "dra: sweep: %s", msg);
+		if (!vanished) {
+			i++;
+			continue;
+		}
+		log_info("dra: claim %s/%s (%s) is gone: unprepared", c->ns, c->name, c->uid);
+		drop(p, i);
+		gone++;
+	}
+	if (gone && write_checkpoint(p, err) < 0)
+		return -EIO;
+	return (int)gone;
+}

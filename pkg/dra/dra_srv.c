@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * dra_srv: the public API (dra.h): the service and registration sockets, their connections over
+ * pkg/kubelet's kubelet_grpc, the method table, all in one epoll set the caller polls.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/inotify.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "dra/dra_internal.h"
+#include "fsutil/fsutil.h"
+#include "log/log.h"
+
+enum { SOCK_SVC = 0, SOCK_REG = 1, TAG_INOTIFY = 2, TAG_TIMER = 3, TAG_TICK = 4, TAG_CONN = 16 };
+
+struct dsock {
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const char *name; /* its file name, inside path */
+	int lfd;
+	dev_t dev; /* the socket file we bound, to remove only ours */
+	ino_t ino;
+};
+
+struct dconn {
+	struct kg_conn *g;
+	long long last_ms;
+	uint32_t ev; /* the epoll events asked for */
+};
+
+struct dra_srv {
+	char *driver;
+	char dir[2][4096]; /* the service socket's directory, the registry */
+	struct dra_ops ops;
+	void *ctx;
+	struct dsock sock[2];
+	struct dconn conns[DRA_MAX_CONNS];
+	int ep, ino, tfd;
+	int tick; /* dra_srv_every's timerfd, or -1 */
+	int (*tick_fn)(void *ctx, struct log_err *err);
+	void *tick_ctx;
+	unsigned reg_ok, reg_refused;
+	char last[256];
+};
+
+/* The method table: each path's handler. */
+typedef int (*method_fn)(struct dra_srv *s, const uint8_t *m, size_t len, struct kpb_buf *out,
+			 struct log_err *err);
+
+static int m_info(struct dra_srv *s, const uint8_t *m, size_t len, struct kpb_buf *out,
+		  struct log_err *err)
+{
+	int rc = dpb_empty_ok(m, len, err);
+
+	return rc < 0 ? rc : dpb_info(s->driver, s->sock[SOCK_SVC].path, out);
+}
+
+static int m_status(struct dra_srv *s, const uint8_t *m, size_t len, struct kpb_buf *out,
+		    struct log_err *err)
+{
+	bool ok = false;
+	int rc = dpb_status(m, len, &ok, s->last, sizeof(s->last), err);
+
+	if (rc < 0)
+		return rc;
+	if (ok) {
+		s->reg_ok++;
+		log_info("dra: %s registered with the kubelet", s->driver);
+	} else {
+		s->reg_refused++;
+		log_warn("dra: the kubelet refused %s: %s", s->driver, s->last);
+	}
+	return dpb_empty_resp(out);
+}
+
+static int m_prepare(struct dra_srv *s, const uint8_t *m, size_t len, struct kpb_buf *out,
+		     struct log_err *err)
+{
+	return dpb_call(m, len, true, &s->ops, s->ctx, out, err);
+}
+
+static int m_unprepare(struct dra_srv *s, const uint8_t *m, size_t len, struct kpb_buf *out,
+		       struct log_err *err)
+{
+	return dpb_call(m, len, false, &s->ops, s->ctx, out, err);
+}
+
+static const struct {
+	const char *path;
+	method_fn fn;
+} methods[] = {
+    {"/" DRA_REG_SVC "/GetInfo", m_info},
+    {"/" DRA_REG_SVC "/NotifyRegistrationStatus", m_status},
+    {"/" DRA_SVC_V1 "/NodePrepareResources", m_prepare},
+    {"/" DRA_SVC_V1 "/NodeUnprepareResources", m_unprepare},
+    {"/" DRA_SVC_V1BETA1 "/NodePrepareResources", m_prepare},
+    {"/" DRA_SVC_V1BETA1 "/NodeUnprepareResources", m_unprepare},
+};
+
+static int status_of(int rc)
+{
+	return rc == -E2BIG	? KG_RESOURCE_EXHAUSTED
+	       : rc == -ENOTSUP ? KG_UNIMPLEMENTED
+	       : rc == -EINVAL	? KG_INVALID_ARGUMENT
+				: KG_INTERNAL;
+}
+
+static void on_request(void *ctx, struct kg_conn *g, int32_t sid, const char *path,
+		       const uint8_t *body, size_t n)
+{
+	struct dra_srv *s = ctx;
+	struct kpb_buf b = {0};
+	struct log_err e = {0};
+	method_fn fn = NULL;
+	const uint8_t *m;
+	size_t len;
+	int rc;
+
+	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]) && !fn; i++)
+		if (!strcmp(path, methods[i].path))
+			fn = methods[i].fn;
+	if (!fn) {
+		snprintf(e.msg, sizeof(e.msg), "unknown method '%s'", path);
+		kg_finish(g, sid, KG_UNIMPLEMENTED, e.msg);
+		return;
+	}
+	rc = kpb_unframe(body, n, &m, &len, &e);
+	if (rc == 0)
+		rc = fn(s, m, len, &b, &e);
+	if (rc < 0) {
+		log_warn("dra: %s: %s", path, e.msg);
+		kg_finish(g, sid, status_of(rc), e.msg);
+		return;
+	}
+	if (kg_send(g, sid, &b, false) == 0)
+		kg_finish(g, sid, KG_OK, NULL);
+}
+
+static void on_closed(void *ctx, struct kg_conn *g, int32_t sid)
+{
+	(void)ctx;
+	(void)g;
+	(void)sid;
+}
+
+static const struct kg_handler handler = {.request = on_request, .closed = on_closed};
+
+bool dra_driver_ok(const char *d)
+{
+	size_t n = d ? strlen(d) : 0, lab = 0;
+
+	if (n == 0 || n > 63)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = d[i];
+
+		if (c == '.') {
+			if (lab == 0 || d[i - 1] == '-')
+				return false;
+			lab = 0;
+			continue;
+		}
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'))
+			return false;
+		if (c == '-' && lab == 0)
+			return false;
+		lab++;
+	}
+	return lab > 0 && d[n - 1] != '-';
+}
+
+int dra_srv_new(const struct dra_opts *o, struct dra_srv **out, struct log_err *err)
+{
+	struct dra_srv *s;
+	const char *reg = o->registry_dir ? o->registry_dir : DRA_REGISTRY_DIR;
+	const char *plug = o->plugins_dir ? o->plugins_dir : DRA_PLUGINS_DIR;
+
+	*out = NULL;
+	if (!dra_driver_ok(o->driver))
+		return log_err_set(err, -EINVAL,
+				   "DRA driver '%s': not a DNS subdomain of at most 63 characters",
+				   o->driver ? o->driver : "");
+	if (!o->ops.prepare || !o->ops.unprepare)
+		return log_err_set(err, -EINVAL, "dra: no prepare/unprepare callback");
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	s->ep = s->ino = s->tfd = s->tick = -1;
+	s->sock[0].lfd = s->sock[1].lfd = -1;
+	s->ops = o->ops;
+	s->ctx = o->ctx;
+	s->driver = strdup(o->driver);
+	if (!s->driver) {
+		free(s);
+		return log_err_set(err, -ENOMEM, "out of memory");
+	}
+	snprintf(s->dir[SOCK_SVC], sizeof(s->dir[0]), "%s/%s", plug, o->driver);
+	snprintf(s->dir[SOCK_REG], sizeof(s->dir[0]), "%s", reg);
+	if ((size_t)snprintf(s->sock[SOCK_SVC].path, sizeof(s->sock[0].path), "%s/dra.sock",
+			     s->dir[SOCK_SVC]) >= sizeof(s->sock[0].path) ||
+	    (size_t)snprintf(s->sock[SOCK_REG].path, sizeof(s->sock[0].path), "%s/%s-reg.sock", reg,
+			     o->driver) >= sizeof(s->sock[0].path)) {
+		dra_srv_free(s);
+		return log_err_set(err, -ENAMETOOLONG,
+				   "dra: %s or %s: longer than a socket path may be", plug, reg);
+	}
+	for (int i = 0; i < 2; i++)
+		s->sock[i].name = strrchr(s->sock[i].path, '/') + 1;
+	*out = s;
+	return 0;
+}
+
+static int ep_add(struct dra_srv *s, int fd, uint64_t tag, uint32_t ev)
+{
+	struct epoll_event e = {.events = ev, .data.u64 = tag};
+
+	return epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &e) < 0 ? -errno : 0;
+}
+
+/* Create socket i. A socket file already there is replaced only when nobody serves it. */
+static int listen_on(struct dra_srv *s, int i, struct log_err *err)
+{
+	struct dsock *k = &s->sock[i];
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct stat st;
+	int fd;
+
+	memcpy(sa.sun_path, k->path, sizeof(sa.sun_path));
+	if (k->lfd >= 0)
+		close(k->lfd); /* (closing removes it from the epoll set) */
+	k->lfd = -1;
+	if (lstat(k->path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode))
+			return log_err_set(err, -EEXIST, "%s: exists and is no socket", k->path);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+			close(fd);
+			return log_err_set(err, -EADDRINUSE, "%s: another process serves it",
+					   k->path);
+		}
+		if (fd >= 0)
+			close(fd);
+		unlink(k->path); /* a stale socket of ours (same name): nobody listens */
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 16) < 0 ||
+	    stat(k->path, &st) < 0) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		return log_err_set(err, -e, "%s: %s", k->path, strerror(e));
+	}
+	k->lfd = fd;
+	k->dev = st.st_dev;
+	k->ino = st.st_ino;
+	if (ep_add(s, fd, (uint64_t)i, EPOLLIN) < 0)
+		return log_err_set(err, -errno, "epoll: %s", strerror(errno));
+	return 0;
+}
+
+static bool ours_there(const struct dsock *k)
+{
+	struct stat st;
+
+	return k->lfd >= 0 && stat(k->path, &st) == 0 && st.st_dev == k->dev && st.st_ino == k->ino;
+}
+
+int dra_srv_start(struct dra_srv *s, struct log_err *err)
+{
+	int rc;
+
+	s->ep = epoll_create1(EPOLL_CLOEXEC);
+	s->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	s->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (s->ep < 0 || s->ino < 0 || s->tfd < 0)
+		return log_err_set(err, -errno, "dra: %s", strerror(errno));
+	for (int i = 0; i < 2; i++) {
+		if (fs_mkdir_p(s->dir[i], 0750) < 0 && !fs_is_dir(s->dir[i]))
+			return log_err_set(err, -errno, "%s: cannot create directory: %s",
+					   s->dir[i], strerror(errno));
+		if (inotify_add_watch(s->ino, s->dir[i], IN_DELETE | IN_MOVED_FROM) < 0)
+			return log_err_set(err, -errno, "%s: inotify: %s", s->dir[i],
+					   strerror(errno));
+	}
+	if (ep_add(s, s->ino, TAG_INOTIFY, EPOLLIN) < 0 ||
+	    ep_add(s, s->tfd, TAG_TIMER, EPOLLIN) < 0)
+		return log_err_set(err, -errno, "epoll: %s", strerror(errno));
+	/* the service first: the kubelet may call it right after GetInfo */
+	rc = listen_on(s, SOCK_SVC, err);
+	if (rc == 0)
+		rc = listen_on(s, SOCK_REG, err);
+	if (rc == 0)
+		log_info("dra: %s serving %s, registering through %s", s->driver,
+			 s->sock[SOCK_SVC].path, s->sock[SOCK_REG].path);
+	return rc;
+}
+
+int dra_srv_fd(const struct dra_srv *s)
+{
+	return s->ep;
+}
+
+const char *dra_srv_endpoint(const struct dra_srv *s)
+{
+	return s->sock[SOCK_SVC].path;
+}
+
+void dra_srv_registrations(const struct dra_srv *s, unsigned *ok, unsigned *refused,
+			   const char **last)
+{
+	*ok = s->reg_ok;
+	*refused = s->reg_refused;
+	*last = s->last;
+}
+
+int dra_srv_every(struct dra_srv *s, int ms, int (*fn)(void *ctx, struct log_err *err), void *ctx,
+		  struct log_err *err)
+{
+	struct itimerspec at = {.it_interval = {ms / 1000, (ms % 1000) * 1000000L}};
+
+	at.it_value = at.it_interval;
+	if (s->tick < 0) {
+		s->tick = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (s->tick < 0 || ep_add(s, s->tick, TAG_TICK, EPOLLIN) < 0)
+			return log_err_set(err, -errno, "dra: timer: %s", strerror(errno));
+	}
+	s->tick_fn = fn;
+	s->tick_ctx = ctx;
+	if (timerfd_settime(s->tick, 0, &at, NULL) < 0)
+		return log_err_set(err, -errno, "dra: timer: %s", strerror(errno));
+	return 0;
+}
+
+static void conn_drop(struct dconn *c)
+{
+	kg_conn_free(c->g); /* closes the fd: out of the epoll set */
+	*c = (struct dconn){0};
+}
+
+/* Accept on socket i; a full table closes the connection idle longest. */
+static void accept_on(struct dra_srv *s, int i, long long now)
+{
+	for (int k = 0; k < 8; k++) {
+		int fd = accept4(s->sock[i].lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct dconn *slot = NULL;
+		size_t at = 0;
+
+		if (fd < 0)
+			return;
+		for (size_t j = 0; j < DRA_MAX_CONNS; j++) {
+			if (!s->conns[j].g) {
+				slot = &s->conns[j], at = j;
+				break;
+			}
+			if (!slot || s->conns[j].last_ms < slot->last_ms)
+				slot = &s->conns[j], at = j;
+		}
+		if (slot->g) {
+			log_warn("dra: %d connections: closing the one idle longest",
+				 DRA_MAX_CONNS);
+			conn_drop(slot);
+		}
+		if (kg_conn_new(fd, true, &handler, s, &slot->g) < 0)
+			continue;
+		slot->last_ms = now;
+		slot->ev = EPOLLIN;
+		if (ep_add(s, fd, TAG_CONN + at, EPOLLIN) < 0)
+			conn_drop(slot);
+	}
+}
+
+/* Someone removed a socket of ours: make it again (the kubelet registers us again). */
+static int on_inotify(struct dra_srv *s, struct log_err *err)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool gone = false;
+	ssize_t n;
+
+	while ((n = read(s->ino, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			struct inotify_event *ev = (struct inotify_event *)p;
+
+			if (ev->len && (!strcmp(ev->name, s->sock[0].name) ||
+					!strcmp(ev->name, s->sock[1].name)))
+				gone = true;
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+	for (int i = 0; gone && i < 2; i++) {
+		int rc;
+
+		if (ours_there(&s->sock[i]))
+			continue;
+		log_info("dra: %s removed: serving it again", s->sock[i].path);
+		rc = listen_on(s, i, err);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* After I/O: drop finished connections, ask epoll for what each wants, arm the deadline timer. */
+static void settle(struct dra_srv *s)
+{
+	long long now = kg_now_ms(), next = -1;
+	struct itimerspec at = {0};
+
+	for (size_t i = 0; i < DRA_MAX_CONNS; i++) {
+		struct dconn *c = &s->conns[i];
+		struct log_err e = {0};
+		uint32_t want;
+		short pe;
+		long long d;
+
+		if (!c->g)
+			continue;
+		if (kg_conn_expire(c->g, now) > 0 && kg_conn_io(c->g, 0, &e) < 0) {
+			conn_drop(c);
+			continue;
+		}
+		pe = kg_conn_events(c->g);
+		if (!pe) {
+			conn_drop(c);
+			continue;
+		}
+		want = (pe & POLLIN ? EPOLLIN : 0) | (pe & POLLOUT ? EPOLLOUT : 0);
+		if (want != c->ev) {
+			struct epoll_event ev = {.events = want, .data.u64 = TAG_CONN + i};
+
+			epoll_ctl(s->ep, EPOLL_CTL_MOD, kg_conn_fd(c->g), &ev);
+			c->ev = want;
+		}
+		d = kg_conn_deadline(c->g);
+		if (d >= 0 && (next < 0 || d < next))
+			next = d;
+	}
+	if (next >= 0) {
+		long long ms = next - now < 1 ? 1 : next - now;
+
+		at.it_value.tv_sec = ms / 1000;
+		at.it_value.tv_nsec = (ms % 1000) * 1000000L;
+	}
+	timerfd_settime(s->tfd, 0, &at, NULL);
+}
+
+int dra_srv_ready(struct dra_srv *s, struct log_err *err)
+{
+	struct epoll_event ev[32];
+	long long now = kg_now_ms();
+	int n = epoll_wait(s->ep, ev, 32, 0);
+
+	if (n < 0 && errno != EINTR)
+		return log_err_set(err, -errno, "epoll: %s", strerror(errno));
+	for (int i = 0; i < n; i++) {
+		uint64_t tag = ev[i].data.u64;
+
+		if (tag == SOCK_SVC || tag == SOCK_REG) {
+			accept_on(s, (int)tag, now);
+		} else if (tag == TAG_INOTIFY) {
+			int rc = on_inotify(s, err);
+
+			if (rc < 0)
+				return rc;
+		} else if (tag == TAG_TICK) {
+			uint64_t ticks;
+			int rc;
+
+			if (read(s->tick, &ticks, sizeof(ticks)) > 0 && s->tick_fn &&
+			    (rc = s->tick_fn(s->tick_ctx, err)) == -ENOMEM)
+				return rc;
+			log_err_clear(err);
+		} else if (tag == TAG_TIMER) {
+			uint64_t ticks;
+
+			if (read(s->tfd, &ticks, sizeof(ticks)) < 0)
+				(void)0; /* expiry is checked in settle */
+		} else if (tag >= TAG_CONN && tag < TAG_CONN + DRA_MAX_CONNS) {
+			struct dconn *c = &s->conns[tag - TAG_CONN];
+			struct log_err e = {0};
+			short re = (ev[i].events & EPOLLIN ? POLLIN : 0) |
+				   (ev[i].events & EPOLLOUT ? POLLOUT : 0) |
+				   (ev[i].events & (EPOLLHUP | EPOLLERR) ? POLLHUP : 0);
+
+			if (!c->g)
+				continue;
+			c->last_ms = now;
+			if (kg_conn_io(c->g, re, &e) < 0) {
+				log_debug("dra: connection closed: %s", e.msg);
+				conn_drop(c);
+			}
+		}
+	}
+	settle(s);
+	return 0;
+}
+
+void dra_srv_free(struct dra_srv *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < DRA_MAX_CONNS; i++)
+		if (s->conns[i].g)
+			conn_drop(&s->conns[i]);
+	for (int i = 1; i >= 0; i--) { /* the registration first: the kubelet deregisters */
+		if (ours_there(&s->sock[i]))
+			unlink(s->sock[i].path);
+		if (s->sock[i].lfd >= 0)
+			close(s->sock[i].lfd);
+	}
+	if (s->ep >= 0)
+		close(s->ep);
+	if (s->ino >= 0)
+		close(s->ino);
+	if (s->tfd >= 0)
+		close(s->tfd);
+	if (s->tick >= 0)
+		close(s->tick);
+	free(s->driver);
+	free(s);
+}

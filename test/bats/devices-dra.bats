@@ -1,0 +1,353 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# nodeprobe-devices as a DRA kubelet plugin (issue 28): registration through the plugin
+# registry, NodePrepareResources / NodeUnprepareResources in v1 and v1beta1 from the test
+# kubelet (test/kubelet/dra-kubelet.py, Debian's python3-grpcio), claims read from
+# test/fake-apiserver, claim CDI specs and the checkpoint; hostile claims and restarts.
+load helpers
+source "$NP_ROOT/test/fake-apiserver/fake.bash"
+
+# dra_wait CMD...: retry CMD for up to 10 s (a socket, a log line).
+dra_wait() {
+  local i
+  for i in $(seq 100); do "$@" && return 0; sleep 0.1; done
+  return 1
+}
+
+setup_file() {
+  export FAKE_CERTS=$BATS_FILE_TMPDIR/certs
+  fake_certs "$FAKE_CERTS" >/dev/null
+  export DRA_KUBELET_GEN=$BATS_FILE_TMPDIR/gen
+  /usr/bin/python3 "$NP_ROOT/test/kubelet/dra-kubelet.py" gen || true
+}
+
+setup() {
+  /usr/bin/python3 -c 'import grpc, grpc_tools' 2>/dev/null || skip "python3-grpcio/grpc-tools absent"
+  T=$BATS_TEST_TMPDIR
+  mkdir -p "$T/dev" "$T/sys" "$T/kl" "$T/reg" "$T/plugins" "$T/cdi"
+  : > "$T/dev/ttyUSB0"; : > "$T/dev/ttyUSB1"; : > "$T/dev/kvm"
+  cat > "$T/classes.yaml" <<'YAML'
+apiVersion: nodeprobe.io/v1alpha1
+kind: DeviceClass
+metadata: {name: serial}
+spec: {preset: serial, api: dra}
+---
+apiVersion: nodeprobe.io/v1alpha1
+kind: DeviceClass
+metadata: {name: kvm}
+spec: {preset: kvm, count: 1}
+YAML
+  D="$BUILD/nodeprobe-devices"
+  DK=(/usr/bin/python3 "$NP_ROOT/test/kubelet/dra-kubelet.py")
+  EP="$T/plugins/nodeprobe.io/dra.sock"
+  PLUGIN=
+  fake_start
+  fake_kubeconfig "$T/kubeconfig"
+}
+
+teardown() {
+  [ -n "${PLUGIN:-}" ] && kill "$PLUGIN" 2>/dev/null && wait "$PLUGIN" 2>/dev/null
+  fake_stop
+}
+
+plugin_start() {
+  "$D" --classes "$T/classes.yaml" --dev-root "$T/dev" --sys-root "$T/sys" --cdi-dir "$T/cdi" \
+    --plugin-directory "$T/kl" --plugins-registry "$T/reg" --dra-plugins-dir "$T/plugins" \
+    --node-name node1 --kubeconfig "$T/kubeconfig" "$@" 2>> "$T/plugin.log" & PLUGIN=$!
+  dra_wait test -S "$T/reg/nodeprobe.io-reg.sock"
+}
+
+# claim NAME UID RESULTS-JSON: a ResourceClaim in namespace default, allocated with RESULTS
+claim() {
+  fake_put "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",
+    \"metadata\":{\"name\":\"$1\",\"namespace\":\"default\",\"uid\":\"$2\"},
+    \"spec\":{\"devices\":{\"requests\":[{\"name\":\"ser\",\"exactly\":{\"deviceClassName\":\"serial.nodeprobe.io\"}}]}},
+    \"status\":{\"allocation\":{\"devices\":{\"results\":$3}}}}"
+}
+
+res() { # res REQUEST DRIVER POOL DEVICE
+  printf '{"request":"%s","driver":"%s","pool":"%s","device":"%s"}' "$1" "$2" "$3" "$4"
+}
+
+@test "devices-dra: registers through the plugin registry; both DRA versions answer" {
+  plugin_start
+  run "${DK[@]}" register "$T/reg" 5
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  [ "$(jq -r .type <<<"$output")" = DRAPlugin ]
+  [ "$(jq -r .name <<<"$output")" = nodeprobe.io ]
+  [ "$(jq -r .endpoint <<<"$output")" = "$EP" ]
+  [ "$(jq -c .supported_versions <<<"$output")" = '["v1.DRAPlugin","v1beta1.DRAPlugin"]' ]
+  [ "$(jq -r .chosen <<<"$output")" = v1.DRAPlugin ]
+  dra_wait grep -q 'registered with the kubelet' "$T/plugin.log"
+  # an empty request succeeds (the example driver's liveness probe sends one), both versions
+  for v in v1 v1beta1; do
+    run "${DK[@]}" prepare "$EP" "$v" '[]'
+    [ "$output" = '{}' ]
+    run "${DK[@]}" unprepare "$EP" "$v" '[]'
+    [ "$output" = '{}' ]
+  done
+  # a refusal is logged; a kubelet restart registers again from the same socket
+  run "${DK[@]}" register "$T/reg" 5 --refuse "driver name taken"
+  dra_wait grep -q 'the kubelet refused nodeprobe.io: driver name taken' "$T/plugin.log"
+  run "${DK[@]}" register "$T/reg" 5
+  [ "$status" -eq 0 ]
+  # our registration socket removed: made again (the kubelet's watcher sees it anew)
+  rm "$T/reg/nodeprobe.io-reg.sock"
+  dra_wait test -S "$T/reg/nodeprobe.io-reg.sock"
+  run "${DK[@]}" register "$T/reg" 5
+  [ "$status" -eq 0 ]
+  # the device-plugin class is still a device plugin, the DRA class is not
+  [ -S "$T/kl/nodeprobe-squat.ai_kvm.sock" ]
+  [ ! -e "$T/kl/nodeprobe-squat.ai_serial.sock" ]
+  # SIGTERM: both our sockets go
+  kill "$PLUGIN"; wait "$PLUGIN"; PLUGIN=
+  [ ! -e "$T/reg/nodeprobe.io-reg.sock" ]
+  [ ! -e "$EP" ]
+}
+
+@test "devices-dra: prepare writes the claim's CDI spec and answers its ids; repeat and unprepare" {
+  claim c1 uid-1 "[$(res ser nodeprobe.io node1 serial-ttyusb0),$(res other gpu.example.com node1 gpu-0)]"
+  plugin_start
+  run "${DK[@]}" prepare "$EP" v1 '[{"namespace":"default","uid":"uid-1","name":"c1"}]'
+  echo "$output" >&2
+  [ "$output" = '{"claims": {"uid-1": {"devices": [{"cdi_device_ids": ["nodeprobe.io/claim=uid-1-serial-ttyusb0"], "device_name": "serial-ttyusb0", "pool_name": "node1", "request_names": ["ser"]}]}}}' ]
+  F="$T/cdi/nodeprobe.io-claim_uid-1.json"
+  cat "$F" >&2
+  /usr/bin/python3 - "$F" "$NP_ROOT/test/devices/cdi-spec.schema.json" <<'PY'
+import json, sys
+import jsonschema
+spec = json.load(open(sys.argv[1]))
+jsonschema.validate(spec, json.load(open(sys.argv[2])))
+assert spec["kind"] == "nodeprobe.io/claim", spec
+assert spec["cdiVersion"] == "0.5.0", spec
+dev = spec["devices"][0]
+assert dev["name"] == "uid-1-serial-ttyusb0", dev
+assert dev["containerEdits"]["deviceNodes"] == [{"path": "/dev/ttyUSB0", "hostPath": "/dev/ttyUSB0"}], dev
+PY
+  # the same answer again, from v1beta1, without a second spec or claim read
+  before=$(fake_ctl GET '/requests?path=resourceclaims/c1' | jq .count)
+  run "${DK[@]}" prepare "$EP" v1beta1 '[{"namespace":"default","uid":"uid-1","name":"c1"}]'
+  [[ "$output" == *'"cdi_device_ids": ["nodeprobe.io/claim=uid-1-serial-ttyusb0"]'* ]]
+  [ "$(fake_ctl GET '/requests?path=resourceclaims/c1' | jq .count)" = "$before" ]
+  [ "$(jq '.claims | length' "$T/plugins/nodeprobe.io/checkpoint.json")" = 1 ]
+  # a restart keeps it: the same ids from the checkpoint
+  kill "$PLUGIN"; wait "$PLUGIN"; plugin_start
+  run "${DK[@]}" prepare "$EP" v1 '[{"namespace":"default","uid":"uid-1","name":"c1"}]'
+  [[ "$output" == *'"cdi_device_ids": ["nodeprobe.io/claim=uid-1-serial-ttyusb0"]'* ]]
+  # unprepare removes the spec; again is success
+  run "${DK[@]}" unprepare "$EP" v1 '[{"namespace":"default","uid":"uid-1","name":"c1"}]'
+  [ "$output" = '{"claims": {"uid-1": {}}}' ]
+  [ ! -e "$F" ]
+  [ "$(jq '.claims | length' "$T/plugins/nodeprobe.io/checkpoint.json")" = 0 ]
+  run "${DK[@]}" unprepare "$EP" v1beta1 '[{"namespace":"default","uid":"uid-1","name":"c1"}]'
+  [ "$output" = '{"claims": {"uid-1": {}}}' ]
+}
+
+@test "devices-dra: each bad claim fails alone: other pool, gone device, replaced, deleted, taken, shared" {
+  claim good uid-g "[$(res ser nodeprobe.io node1 serial-ttyusb1)]"
+  claim pool uid-p "[$(res ser nodeprobe.io node2 serial-ttyusb0)]"
+  claim gone uid-x "[$(res ser nodeprobe.io node1 serial-ttyusb9)]"
+  claim repl uid-new "[$(res ser nodeprobe.io node1 serial-ttyusb0)]"
+  claim taken uid-t "[$(res ser nodeprobe.io node1 serial-ttyusb1)]"
+  claim share uid-sh '[{"request":"ser","driver":"nodeprobe.io","pool":"node1","device":"serial-ttyusb0","shareID":"0b7f5d2c-7f2a-4a39-9e43-3c1e9f0f1a11"}]'
+  plugin_start
+  run "${DK[@]}" prepare "$EP" v1 '[{"namespace":"default","uid":"uid-g","name":"good"},
+    {"namespace":"default","uid":"uid-p","name":"pool"},{"namespace":"default","uid":"uid-x","name":"gone"},
+    {"namespace":"default","uid":"uid-old","name":"repl"},{"namespace":"default","uid":"uid-d","name":"deleted"},
+    {"namespace":"default","uid":"uid-t","name":"taken"},{"namespace":"default","uid":"uid-sh","name":"share"}]'
+  echo "$output" | jq . >&2
+  [ "$(jq -r '.claims["uid-g"].devices[0].device_name' <<<"$output")" = serial-ttyusb1 ]
+  [[ "$(jq -r '.claims["uid-p"].error' <<<"$output")" == *"pool 'node2': not ours"* ]]
+  [[ "$(jq -r '.claims["uid-x"].error' <<<"$output")" == *"serial-ttyusb9: not on this node"* ]]
+  [[ "$(jq -r '.claims["uid-old"].error' <<<"$output")" == *"got replaced"* ]]
+  [[ "$(jq -r '.claims["uid-d"].error' <<<"$output")" == *"answered 404"* ]]
+  [[ "$(jq -r '.claims["uid-t"].error' <<<"$output")" == *"prepared for claim uid-g already"* ]]
+  [[ "$(jq -r '.claims["uid-sh"].error' <<<"$output")" == *"consumable capacity (shareID) is not offered"* ]]
+  ls "$T/cdi" >&2
+  [ "$(ls "$T/cdi" | grep -c claim_)" = 1 ]
+}
+
+@test "devices-dra: 1,000 claims in one call are all answered, one checkpoint write" {
+  /usr/bin/python3 - "$T/claims.json" <<'PY'
+import json, sys
+items = [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+          "metadata": {"name": f"m-{i}", "namespace": "default", "uid": f"m-{i}"},
+          "spec": {}, "status": {"allocation": {"devices": {"results": [
+              {"request": "r", "driver": "gpu.example.com", "pool": "node1", "device": f"d{i}"}]}}}}
+         for i in range(1000)]
+json.dump({"apiVersion": "v1", "kind": "List", "items": items}, open(sys.argv[1], "w"))
+PY
+  curl -sS --fail-with-body -X POST --data-binary "@$T/claims.json" "$FAKE_CTL/objects" >/dev/null
+  plugin_start
+  run "${DK[@]}" many "$EP" v1 1000 default m
+  echo "$output" >&2
+  [ "$output" = '{"answered": 1000, "errors": 0, "first_error": ""}' ]
+  [ "$(jq '.claims | length' "$T/plugins/nodeprobe.io/checkpoint.json")" = 1000 ]
+  # over the limit: refused as a whole, by name
+  run "${DK[@]}" many "$EP" v1 4097 default m
+  [[ "$output" == *'"code": "RESOURCE_EXHAUSTED"'* ]]
+  [[ "$output" == *'4097 claims in one call: limit 4096'* ]]
+}
+
+@test "devices-dra: killed between CDI write and checkpoint, deleted while down: cleaned at start" {
+  claim c1 uid-1 "[$(res ser nodeprobe.io node1 serial-ttyusb0)]"
+  claim c2 uid-2 "[$(res ser nodeprobe.io node1 serial-ttyusb1)]"
+  plugin_start
+  run "${DK[@]}" prepare "$EP" v1 '[{"namespace":"default","uid":"uid-1","name":"c1"},{"namespace":"default","uid":"uid-2","name":"c2"}]'
+  [ "$(ls "$T/cdi" | grep -c claim_)" = 2 ]
+  kill -9 "$PLUGIN"; wait "$PLUGIN" || true; PLUGIN=
+  # what a run killed after the spec, before the checkpoint leaves; and c2 deleted meanwhile
+  echo '{"cdiVersion":"0.5.0","kind":"nodeprobe.io/claim","devices":[]}' > "$T/cdi/nodeprobe.io-claim_uid-9.json"
+  echo '{"foreign":true}' > "$T/cdi/other-claim_uid-9.json"
+  fake_api DELETE /apis/resource.k8s.io/v1/namespaces/default/resourceclaims/c2 >/dev/null
+  plugin_start
+  dra_wait grep -q 'claim default/c2 (uid-2) is gone' "$T/plugin.log"
+  ls "$T/cdi" >&2
+  [ ! -e "$T/cdi/nodeprobe.io-claim_uid-9.json" ]
+  [ ! -e "$T/cdi/nodeprobe.io-claim_uid-2.json" ]
+  [ -e "$T/cdi/nodeprobe.io-claim_uid-1.json" ]
+  [ -e "$T/cdi/other-claim_uid-9.json" ]
+  [ "$(jq -c '[.claims[].uid]' "$T/plugins/nodeprobe.io/checkpoint.json")" = '["uid-1"]' ]
+}
+
+@test "devices-dra: API server down while preparing: the claim fails, the call answers" {
+  claim c1 uid-1 "[$(res ser nodeprobe.io node1 serial-ttyusb0)]"
+  plugin_start
+  fake_stop
+  run "${DK[@]}" prepare "$EP" v1 '[{"namespace":"default","uid":"uid-1","name":"c1"}]'
+  echo "$output" >&2
+  [[ "$(jq -r '.claims["uid-1"].error' <<<"$output")" == *"claim default/c1:"* ]]
+  [ ! -e "$T/cdi/nodeprobe.io-claim_uid-1.json" ]
+}
+
+@test "devices-dra: refused by name: shares in a DRA class, bad api values, no node name" {
+  run "$D" --preset serial --api dra --dev-root "$T/dev" --sys-root "$T/sys" --shared-dev-num 2 \
+    --preset intel-gpu --node-name n --kubeconfig "$T/kubeconfig" --plugin-directory "$T/kl" \
+    --cdi-dir "$T/cdi"
+  echo "$output" >&2
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"class i915: api: dra with count 2"* ]]
+  cat > "$T/c2.yaml" <<'YAML'
+apiVersion: nodeprobe.io/v1alpha1
+kind: DeviceClass
+metadata: {name: kvm}
+spec: {preset: kvm, count: 4, api: dra}
+YAML
+  run "$D" --classes "$T/c2.yaml" --dev-root "$T/dev" --sys-root "$T/sys" --node-name n \
+    --kubeconfig "$T/kubeconfig" --plugin-directory "$T/kl"
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"class kvm: api: dra with count 4: shares are a device-plugin scheme"* ]]
+  sed -i 's/api: dra/api: csi/' "$T/c2.yaml"
+  run "$D" --classes "$T/c2.yaml" --list --dev-root "$T/dev" --sys-root "$T/sys"
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"c2.yaml:4:"*"api 'csi': want device-plugin or dra"* ]]
+  run "$D" --preset kvm --api bogus
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"--api 'bogus': want device-plugin or dra"* ]]
+  run env -u NODE_NAME "$D" --preset serial --api dra --dev-root "$T/dev" --kubeconfig "$T/kubeconfig" \
+    --cdi-dir "$T/cdi"
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"api: dra needs the node's name (its pool): --node-name or \$NODE_NAME"* ]]
+}
+
+@test "devices-dra: nodeprobe labels <resource>.count for DRA classes too" {
+  mkdir -p "$T/proc" "$T/sys/bus"
+  run "$BUILD/nodeprobe" --dry-run --no-builtin-rules --sysfs "$T/sys" --proc "$T/proc" \
+    --os-release /dev/null --device-classes "$T/classes.yaml" --dev-root "$T/dev"
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  diff -u - <(printf '%s\n' "$output") <<'OUT'
+squat.ai/kvm.count=1
+squat.ai/serial.count=2
+OUT
+}
+
+# slices: the ResourceSlices of our pool as the API server holds them (sorted by name)
+slices() {
+  fake_api GET '/apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.driver%3Dnodeprobe.io%2Cspec.nodeName%3Dnode1' |
+    jq -c '[.items[] | {gen: .spec.pool.generation, count: .spec.pool.resourceSliceCount, pool: .spec.pool.name, n: (.spec.devices | length)}]'
+}
+
+slices_are() { [ "$(slices)" = "$1" ]; }
+
+writes() { fake_ctl GET '/requests?method=POST|PUT|DELETE&path=resourceslices&count=1' | jq .count; }
+
+@test "devices-dra: ResourceSlices: attributes from sysfs, hotplug bumps the generation, no write when unchanged, 409" {
+  [ "$(id -u)" = 0 ] || skip "mknod needs root"
+  rm "$T/dev/ttyUSB0"
+  mknod "$T/dev/ttyUSB0" c 188 0 2>/dev/null || skip "mknod refused here"
+  # sysfs: ttyUSB0 under the USB device 1-4 (a CP210x) of the PCI function 0000:00:14.0
+  U="$T/sys/devices/pci0000:00/0000:00:14.0/usb1/1-4"
+  mkdir -p "$U/1-4:1.0/ttyUSB0/tty/ttyUSB0" "$T/sys/dev/char" "$T/sys/kernel/iommu_groups/7" "$T/sys/bus/pci/drivers/xhci_hcd"
+  ln -s "../../devices/pci0000:00/0000:00:14.0/usb1/1-4/1-4:1.0/ttyUSB0/tty/ttyUSB0" "$T/sys/dev/char/188:0"
+  P="$T/sys/devices/pci0000:00/0000:00:14.0"
+  echo 0x8086 > "$P/vendor"; echo 0xa36d > "$P/device"; echo 0x0c0330 > "$P/class"
+  echo 0x1028 > "$P/subsystem_vendor"; echo 0x0869 > "$P/subsystem_device"; echo 0 > "$P/numa_node"
+  ln -s ../../../kernel/iommu_groups/7 "$P/iommu_group"; ln -s ../../../bus/pci/drivers/xhci_hcd "$P/driver"
+  echo 10c4 > "$U/idVendor"; echo ea60 > "$U/idProduct"; echo 0001 > "$U/serial"; echo 0100 > "$U/bcdDevice"
+  plugin_start
+  dra_wait slices_are '[{"gen":1,"count":1,"pool":"node1","n":2}]'
+  fake_api GET /apis/resource.k8s.io/v1/resourceslices | jq '.items[0].spec' > "$T/spec.json"
+  cat "$T/spec.json" >&2
+  [ "$(jq -r .driver "$T/spec.json")" = nodeprobe.io ]
+  [ "$(jq -r .nodeName "$T/spec.json")" = node1 ]
+  [ "$(jq -c '.devices[0]' "$T/spec.json")" = '{"name":"serial-ttyusb0","attributes":{"class":{"string":"serial"},"devPath":{"string":"/dev/ttyUSB0"},"major":{"int":188},"minor":{"int":0},"usbVendorID":{"string":"10c4"},"usbProductID":{"string":"ea60"},"usbSerial":{"string":"0001"},"usbBcdDevice":{"string":"0100"},"usbBusPath":{"string":"1-4"},"pciVendorID":{"string":"8086"},"pciDeviceID":{"string":"a36d"},"pciClass":{"string":"0c0330"},"pciSubsystemVendorID":{"string":"1028"},"pciSubsystemDeviceID":{"string":"0869"},"pciAddress":{"string":"0000:00:14.0"},"pciDriver":{"string":"xhci_hcd"},"numaNode":{"int":0},"iommuGroup":{"int":7}}}' ]
+  [ "$(jq -c '.devices[1]' "$T/spec.json")" = '{"name":"serial-ttyusb1","attributes":{"class":{"string":"serial"},"devPath":{"string":"/dev/ttyUSB1"}}}' ]
+  # a hotplug that changes nothing of ours: a LIST, no write
+  w=$(writes)
+  lists=$(fake_ctl GET '/requests?method=GET&path=resourceslices&count=1' | jq .count)
+  : > "$T/dev/video0"
+  fake_wait_requests "method=GET&path=resourceslices&min=$((lists + 1))" "$((lists + 1))" >/dev/null
+  [ "$(writes)" = "$w" ]
+  # ttyUSB2 comes: generation 2, three devices
+  : > "$T/dev/ttyUSB2"
+  dra_wait slices_are '[{"gen":2,"count":1,"pool":"node1","n":3}]'
+  # a 409 on the update (someone changed the slice): listed again, written
+  fake_ctl POST /faults '{"method":"PUT","path":"resourceslices","code":409}' >/dev/null
+  rm "$T/dev/ttyUSB2"
+  dra_wait slices_are '[{"gen":3,"count":1,"pool":"node1","n":2}]'
+  [ "$(fake_ctl GET /faults | jq '.[0].hits // .items[0].hits // 1')" != 0 ]
+  grep -q 'a slice changed under us (409)' "$T/plugin.log"
+  # the kubelet wipes the node's slices at its start: made again at the next scan
+  fake_api DELETE "/apis/resource.k8s.io/v1/resourceslices/$(fake_api GET /apis/resource.k8s.io/v1/resourceslices | jq -r '.items[0].metadata.name')" >/dev/null
+  : > "$T/dev/video1"
+  dra_wait slices_are '[{"gen":1,"count":1,"pool":"node1","n":2}]'
+}
+
+@test "devices-dra: ResourceSlices: 300 devices are 3 slices of 128 at most, one generation" {
+  for i in $(seq 2 299); do : > "$T/dev/ttyUSB$i"; done
+  plugin_start
+  gens() { [ "$(slices | jq -c '[.[] | [.gen, .count]] | unique')" = '[[1,3]]' ]; }
+  dra_wait gens
+  slices >&2
+  [ "$(slices | jq -c '[.[].n] | sort')" = '[44,128,128]' ]
+  # every device once
+  [ "$(fake_api GET /apis/resource.k8s.io/v1/resourceslices | jq '[.items[].spec.devices[].name] | unique | length')" = 300 ]
+}
+
+@test "devices-dra: API server slow for one claim: that claim fails after the timeout, the other is prepared" {
+  claim slow uid-s "[$(res ser nodeprobe.io node1 serial-ttyusb0)]"
+  claim fast uid-f "[$(res ser nodeprobe.io node1 serial-ttyusb1)]"
+  plugin_start
+  fake_ctl POST /faults '{"method":"GET","path":"resourceclaims/slow$","action":"delay","seconds":7,"count":-1}' >/dev/null
+  run "${DK[@]}" prepare "$EP" v1beta1 '[{"namespace":"default","uid":"uid-s","name":"slow"},{"namespace":"default","uid":"uid-f","name":"fast"}]'
+  echo "$output" >&2
+  [[ "$(jq -r '.claims["uid-s"].error' <<<"$output")" == *"claim default/slow:"* ]]
+  [ "$(jq -r '.claims["uid-f"].devices[0].device_name' <<<"$output")" = serial-ttyusb1 ]
+  [ ! -e "$T/cdi/nodeprobe.io-claim_uid-s.json" ]
+}
+
+@test "devices-dra: a checkpoint that cannot be written: the claim's spec is taken back, the claim fails" {
+  claim c1 uid-1 "[$(res ser nodeprobe.io node1 serial-ttyusb0)]"
+  plugin_start
+  mkdir -p "$T/plugins/nodeprobe.io/checkpoint.json"   # a directory: the rename fails
+  run "${DK[@]}" prepare "$EP" v1 '[{"namespace":"default","uid":"uid-1","name":"c1"}]'
+  echo "$output" >&2
+  [[ "$(jq -r '.claims["uid-1"].error' <<<"$output")" == *"checkpoint: "* ]]
+  [ ! -e "$T/cdi/nodeprobe.io-claim_uid-1.json" ]
+  rmdir "$T/plugins/nodeprobe.io/checkpoint.json"
+  run "${DK[@]}" prepare "$EP" v1 '[{"namespace":"default","uid":"uid-1","name":"c1"}]'
+  [ "$(jq -r '.claims["uid-1"].devices[0].device_name' <<<"$output")" = serial-ttyusb0 ]
+  [ -e "$T/cdi/nodeprobe.io-claim_uid-1.json" ]
+}
