@@ -38,7 +38,7 @@ static void xerr(struct exec *e, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void xerr(struct exec *e, int rc, const char *fmt, ...)
 {
-	char m[300];
+	char m[640];
 	struct strbuf ctx = STRBUF_INIT(4096);
 	va_list ap;
 	size_t line = 1, col, i, lastnl = 0;
@@ -63,15 +63,11 @@ static void xerr(struct exec *e, int rc, const char *fmt, ...)
 			seen_nl = 1;
 		}
 	col = seen_nl ? e->at->pos - lastnl - 1 : e->at->pos;
+	/* Go's ErrorContext: the node's whole String() (Go 1.19 and later cut nothing) */
 	gotmpl_node_string(&ctx, e->at);
-	if (ctx.len > 20)
-		snprintf(e->err->msg, sizeof(e->err->msg),
-			 "template: %s:%zu:%zu: executing \"%s\" at <%.20s...>: %s",
-			 e->t->tm[0].name, line, col, e->tm->name, ctx.buf, m);
-	else
-		snprintf(e->err->msg, sizeof(e->err->msg),
-			 "template: %s:%zu:%zu: executing \"%s\" at <%s>: %s", e->t->tm[0].name,
-			 line, col, e->tm->name, ctx.buf, m);
+	snprintf(e->err->msg, sizeof(e->err->msg),
+		 "template: %s:%zu:%zu: executing \"%s\" at <%s>: %s", e->t->tm[0].name, line, col,
+		 e->tm->name, ctx.buf ? ctx.buf : "", m);
 	sb_free(&ctx);
 }
 
