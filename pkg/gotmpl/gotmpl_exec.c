@@ -180,7 +180,8 @@ static struct gotmpl_val *call_result(struct exec *e, const char *name, int rc,
 /* Go's evalCall of recv's method name: its arguments are cmd's after the first, then final. */
 static struct gotmpl_val *eval_method(struct exec *e, struct gotmpl_val *dot, const char *name,
 				      const struct gotmpl_node *cmd, size_t nargs,
-				      struct gotmpl_val *final, const struct gotmpl_val *recv)
+				      struct gotmpl_val *final, const struct gotmpl_val *recv,
+				      const struct gotmpl_node *node)
 {
 	const struct gotmpl_method *m = gotmpl_obj_method(recv, name);
 	const struct gotmpl_node *at = e->at;
@@ -211,14 +212,19 @@ static struct gotmpl_val *eval_method(struct exec *e, struct gotmpl_val *dot, co
 			return NULL;
 	if (final != MISSING && !(argv[i] = validate(e, final, m->sig[i])))
 		return NULL;
-	e->at = at;
+	e->at = node; /* Go's evalCall names the field or chain node on an error only */
 	rc = m->fn(&c, recv, argv, &v);
-	return call_result(e, name, rc, &c, v);
+	v = call_result(e, name, rc, &c, v);
+	if (v)
+		e->at = at;
+	return v;
 }
 
+/* iface: recv came out of an interface{} slot (Go's receiver.Type() names interface {}). */
 static struct gotmpl_val *eval_field(struct exec *e, struct gotmpl_val *dot, const char *name,
 				     const struct gotmpl_node *cmd, size_t nargs,
-				     struct gotmpl_val *final, struct gotmpl_val *recv, int first)
+				     struct gotmpl_val *final, struct gotmpl_val *recv, int first,
+				     int iface, const struct gotmpl_node *node)
 {
 	long i;
 
@@ -230,9 +236,10 @@ static struct gotmpl_val *eval_field(struct exec *e, struct gotmpl_val *dot, con
 		return NULL;
 	}
 	if (recv->kind == GT_OBJ)
-		return eval_method(e, dot, name, cmd, nargs, final, recv);
+		return eval_method(e, dot, name, cmd, nargs, final, recv, node);
 	if (recv->kind != GOTMPL_MAP) {
-		xerr(e, -EINVAL, "can't evaluate field %s in type %s", name, gotmpl_typename(recv));
+		xerr(e, -EINVAL, "can't evaluate field %s in type %s", name,
+		     iface ? "interface {}" : gotmpl_typename(recv));
 		return NULL;
 	}
 	if (has_args(nargs, final)) {
@@ -253,10 +260,16 @@ static struct gotmpl_val *eval_field_chain(struct exec *e, struct gotmpl_val *do
 					   char **ids, size_t nids, const struct gotmpl_node *cmd,
 					   size_t nargs, struct gotmpl_val *final, int first)
 {
+	int iface = 0;
+
 	for (size_t i = 0; recv && i < nids; i++) {
-		e->at = n;
+		struct gotmpl_val *r = recv;
+
+		if (n->type != N_CHAIN) /* Go's evalChainNode leaves the pipeline's last node */
+			e->at = n;
 		recv = eval_field(e, dot, ids[i], cmd, i + 1 == nids ? nargs : 0,
-				  i + 1 == nids ? final : MISSING, recv, first && i == 0);
+				  i + 1 == nids ? final : MISSING, recv, first && i == 0, iface, n);
+		iface = r->kind == GOTMPL_MAP && r->sub != GT_STRS;
 	}
 	return recv;
 }
@@ -289,6 +302,7 @@ static struct gotmpl_val *eval_function(struct exec *e, struct gotmpl_val *dot,
 	size_t n = nargs + (final != MISSING), nfixed, i;
 	struct gotmpl_val **argv, *v = NULL;
 	struct gotmpl_fctx c = {.a = &e->a};
+	const struct gotmpl_node *at;
 	int variadic, rc;
 
 	e->at = ident;
@@ -324,9 +338,13 @@ static struct gotmpl_val *eval_function(struct exec *e, struct gotmpl_val *dot,
 		if (!argv[i])
 			return NULL;
 	}
-	e->at = cmd;
+	at = e->at;
+	e->at = cmd; /* Go's evalCall names the command on an error only */
 	rc = f->fn(&c, argv, (int)n, &v);
-	return call_result(e, f->name, rc, &c, v);
+	v = call_result(e, f->name, rc, &c, v);
+	if (v)
+		e->at = at;
+	return v;
 }
 
 static struct gotmpl_val *constant(struct exec *e, const struct gotmpl_node *n)
@@ -365,7 +383,8 @@ static struct gotmpl_val *eval_command(struct exec *e, struct gotmpl_val *dot,
 
 	if (step(e))
 		return NULL;
-	e->at = first;
+	if (first->type != N_PIPE) /* Go's evalCommand: a parenthesized pipeline sets none */
+		e->at = first;
 	switch (first->type) {
 	case N_FIELD:
 		return eval_field_chain(e, dot, dot, first, first->ids, first->nids, cmd,
@@ -615,8 +634,7 @@ static int walk_range(struct exec *e, struct gotmpl_val *dot, const struct gotmp
 		}
 		break;
 	case GOTMPL_INT:
-		if (n->pipe->ndecl > 1) {
-			e->at = n;
+		if (n->pipe->ndecl > 1) { /* at: the last node evaluated, as Go's walkRange */
 			xerr(e, -EINVAL, "can't use %lld to iterate over more than one variable",
 			     (long long)v->u.i);
 			return -1;
@@ -632,7 +650,6 @@ static int walk_range(struct exec *e, struct gotmpl_val *dot, const struct gotmp
 		struct strbuf sb = STRBUF_INIT(64);
 
 		gotmpl_fmt_v(&sb, v);
-		e->at = n;
 		xerr(e, -EINVAL, "range can't iterate over %s", sb.buf);
 		sb_free(&sb);
 		return -1;

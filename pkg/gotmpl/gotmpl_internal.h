@@ -17,6 +17,7 @@ enum gotmpl_sub {
 	GT_INT64 = 1,  /* int64 */
 	GT_STRS = 2,   /* []string, map[string]string */
 	GT_UINT64 = 3, /* uint64 (a GOTMPL_INT that is never negative) */
+	GT_INTS = 4,   /* []int (Sprig's until and untilStep) */
 };
 
 /* An internal kind past enum gotmpl_kind: a Go object with methods (gotmpl_sprig_semver_obj.c). */

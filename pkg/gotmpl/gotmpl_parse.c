@@ -87,6 +87,8 @@ static struct gotmpl_node *template_control(struct gotmpl_parser *p, int block)
 
 	if (!n)
 		return NULL;
+	n->pos = t->pos; /* Go's newTemplate(token.pos, ...): the name's position */
+	n->line = t->line;
 	if (t->type != T_STRING && t->type != T_RAWSTRING) {
 		gotmpl_p_unexpected(p, t, ctx);
 		return NULL;

@@ -342,6 +342,8 @@ static struct gotmpl_node *operand(struct gotmpl_parser *p)
 		for (size_t i = 0; i < c->nids; i++)
 			sb_addf(&sb, ".%s", c->ids[i]);
 		n->nids = 0;
+		n->pos = c->pos; /* Go's newField(chain.Position(), ...): the second field's */
+		n->line = c->line;
 		split_ids(p, n, sb.buf, sb.len);
 		sb_free(&sb);
 		return n;

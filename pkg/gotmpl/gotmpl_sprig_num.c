@@ -280,7 +280,7 @@ GT_FN(f_splitlist)
 static struct gotmpl_val *until_step(struct gotmpl_fctx *c, int64_t start, int64_t stop,
 				     int64_t step)
 {
-	struct gotmpl_val *l = gotmpl_list(c->a, 0, GT_PLAIN);
+	struct gotmpl_val *l = gotmpl_list(c->a, 0, GT_INTS); /* Sprig's untilStep: a []int */
 
 	if (!l)
 		return NULL;

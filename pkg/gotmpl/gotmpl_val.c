@@ -494,7 +494,9 @@ const char *gotmpl_typename(const struct gotmpl_val *v)
 {
 	switch (v->kind) {
 	case GOTMPL_LIST:
-		return v->sub == GT_STRS ? "[]string" : "[]interface {}";
+		return v->sub == GT_STRS   ? "[]string"
+		       : v->sub == GT_INTS ? "[]int"
+					   : "[]interface {}";
 	case GOTMPL_MAP:
 		return v->sub == GT_STRS ? "map[string]string" : "map[string]interface {}";
 	case GOTMPL_NIL:
