@@ -395,8 +395,9 @@ static struct gotmpl_val *eval_command(struct exec *e, struct gotmpl_val *dot,
 			return NULL;
 		}
 		v = eval_arg(e, dot, 'a', first->sub);
+		/* first: a (pipeline)'s nil is no value at all (Go's evalPipeline unwraps it) */
 		return v ? eval_field_chain(e, dot, v, first, first->ids, first->nids, cmd,
-					    cmd->nkids, final, 0)
+					    cmd->nkids, final, 1)
 			 : NULL;
 	case N_IDENT:
 		return eval_function(e, dot, first, cmd, cmd->kids + 1, cmd->nkids - 1, final);

@@ -285,6 +285,7 @@ enum gotmpl_tok {
 	T_ASSIGN,
 	T_DECLARE,
 	T_COMMA,
+	T_OTHER, /* another printable ASCII character (Go's itemChar) */
 	T_BLOCK,
 	T_BREAK,
 	T_CONTINUE,

@@ -312,10 +312,18 @@ static int lex_action(struct lexer *l, int *trim_after)
 			uint32_t r;
 
 			gotmpl_utf8(l->src + l->pos, l->len - l->pos, &r);
-			if (r >= 0x20 && r < 0x7F)
-				snprintf(m, sizeof(m), "unexpected \"%c\" in command", (char)r);
+			if (r >= 0x20 && r < 0x7F) { /* Go's itemChar: the parser names its place */
+				l->pos++;
+				return emit(l, T_OTHER, start, l->pos);
+			}
+			if (gotmpl_isprint(r))
+				snprintf(
+				    m, sizeof(m), "unrecognized character in action: U+%04X '%.*s'",
+				    (unsigned)r, gotmpl_utf8(l->src + l->pos, l->len - l->pos, &r),
+				    l->src + l->pos);
 			else
-				snprintf(m, sizeof(m), "bad character U+%04X", (unsigned)r);
+				snprintf(m, sizeof(m), "unrecognized character in action: U+%04X",
+					 (unsigned)r);
 			return lex_error(l, m);
 		}
 	}
@@ -469,6 +477,12 @@ int gotmpl_number(const struct gotmpl_token *t, struct gotmpl_node *n, char *msg
 		uint32_t r;
 		int l;
 
+		/* strconv.UnquoteChar's error ('' or a bad escape) is "invalid syntax" */
+		if (t->n < 3 || t->s[1] == '\'' ||
+		    (t->s[1] == '\\' && !strchr("abfnrtv\\'\"xuU01234567", t->s[2]))) {
+			snprintf(msg, msglen, "invalid syntax");
+			return -1;
+		}
 		if (gotmpl_unquote(t->s, t->n, &sb) || sb.len == 0) {
 			sb_free(&sb);
 			snprintf(msg, msglen, "malformed character constant: %.*s", (int)t->n,
