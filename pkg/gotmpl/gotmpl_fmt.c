@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* gotmpl_fmt: Go's fmt.Sprint over template values, conversions, and helpers functions share. */
 #include <ctype.h>
+#include <locale.h>
+#include <pthread.h>
+#include <wctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -37,18 +40,60 @@ int gotmpl_uspace(uint32_t r)
 	       r == 0x205F || r == 0x3000;
 }
 
+/*
+ * Unicode case beyond ASCII, as Go's unicode.IsUpper, IsLower, ToUpper, ToLower (simple case
+ * mappings): glibc's tables through the C.UTF-8 locale (built into glibc 2.35 and later; made
+ * once, never changed, so executions may share it). Without it, Latin-1 only.
+ */
+static locale_t utf8_loc;
+
+static void make_utf8_locale(void)
+{
+	utf8_loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+}
+
+static locale_t utf8_locale(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, make_utf8_locale);
+	return utf8_loc;
+}
+
+int gotmpl_istitle(uint32_t r)
+{
+	return r == 0x1C5 || r == 0x1C8 || r == 0x1CB || r == 0x1F2 ||
+	       (r >= 0x1F88 && r <= 0x1F8F) || (r >= 0x1F98 && r <= 0x1F9F) ||
+	       (r >= 0x1FA8 && r <= 0x1FAF) || r == 0x1FBC || r == 0x1FCC || r == 0x1FFC;
+}
+
 int gotmpl_isupper(uint32_t r)
 {
+	locale_t l = r < 0x80 ? (locale_t)0 : utf8_locale();
+
+	if (gotmpl_istitle(r)) /* Lt is not Lu */
+		return 0;
+	if (l)
+		return iswupper_l((wint_t)r, l) && towlower_l((wint_t)r, l) != (wint_t)r;
 	return (r >= 'A' && r <= 'Z') || (r >= 0xC0 && r <= 0xDE && r != 0xD7);
 }
 
 int gotmpl_islower(uint32_t r)
 {
+	locale_t l = r < 0x80 ? (locale_t)0 : utf8_locale();
+
+	if (l)
+		return iswlower_l((wint_t)r, l) && (towupper_l((wint_t)r, l) != (wint_t)r ||
+						    r == 0xDF || (r >= 0x250 && r <= 0x2AF));
 	return (r >= 'a' && r <= 'z') || (r >= 0xDF && r <= 0xFF && r != 0xF7);
 }
 
 uint32_t gotmpl_toupper(uint32_t r)
 {
+	locale_t l = r < 0x80 ? (locale_t)0 : utf8_locale();
+
+	if (l)
+		return (uint32_t)towupper_l((wint_t)r, l);
 	if ((r >= 'a' && r <= 'z') || (r >= 0xE0 && r <= 0xFE && r != 0xF7))
 		return r - 32;
 	return r == 0xFF ? 0x178 : r;
@@ -56,9 +101,23 @@ uint32_t gotmpl_toupper(uint32_t r)
 
 uint32_t gotmpl_tolower(uint32_t r)
 {
+	locale_t l = r < 0x80 ? (locale_t)0 : utf8_locale();
+
+	if (l)
+		return (uint32_t)towlower_l((wint_t)r, l);
 	if ((r >= 'A' && r <= 'Z') || (r >= 0xC0 && r <= 0xDE && r != 0xD7))
 		return r + 32;
 	return r;
+}
+
+uint32_t gotmpl_totitle(uint32_t r)
+{
+	if ((r >= 0x1C4 && r <= 0x1CC) ||
+	    (r >= 0x1F1 && r <= 0x1F3)) /* the digraphs: Dž, Lj, Nj, Dz */
+		return r <= 0x1C6 ? 0x1C5 : r <= 0x1C9 ? 0x1C8 : r <= 0x1CC ? 0x1CB : 0x1F2;
+	if ((r >= 0x10D0 && r <= 0x10FA) || (r >= 0x10FD && r <= 0x10FF)) /* Georgian: itself */
+		return r;
+	return gotmpl_toupper(r);
 }
 
 int gotmpl_done(struct gotmpl_fctx *c, struct strbuf *sb, int rc, struct gotmpl_val **res)
@@ -100,9 +159,44 @@ static size_t trim_zero_decimal(const char *s, size_t n)
 	return n;
 }
 
+/* strconv's underscoreOK: underscores only between digits, or after a base prefix. */
+static int underscore_ok(const char *s, size_t n)
+{
+	char saw = '^';
+	size_t i = 0;
+	int hex = 0;
+
+	if (n && (s[0] == '-' || s[0] == '+'))
+		s++, n--;
+	if (n >= 2 && s[0] == '0' && strchr("bBoOxX", s[1])) {
+		i = 2;
+		saw = '0';
+		hex = (s[1] | 0x20) == 'x';
+	}
+	for (; i < n; i++) {
+		char ch = s[i];
+
+		if ((ch >= '0' && ch <= '9') || (hex && (ch | 0x20) >= 'a' && (ch | 0x20) <= 'f')) {
+			saw = '0';
+			continue;
+		}
+		if (ch == '_') {
+			if (saw != '0')
+				return 0;
+			saw = '_';
+			continue;
+		}
+		if (saw == '_')
+			return 0;
+		saw = '!';
+	}
+	return saw != '_';
+}
+
 /* strconv.ParseInt(s[0..n), 0, 64): 0, or -1 for bad syntax or out of range. */
 static int parse_int0(const char *s, size_t n, int64_t *out)
 {
+	int us_ok = memchr(s, '_', n) && underscore_ok(s, n);
 	uint64_t v = 0, lim;
 	unsigned base = 10;
 	size_t i = 0, digits = 0;
@@ -125,7 +219,7 @@ static int parse_int0(const char *s, size_t n, int64_t *out)
 				 ? (unsigned)((ch | 0x20) - 'a' + 10)
 				 : 99;
 
-		if (ch == '_' && base != 10)
+		if (ch == '_' && us_ok)
 			continue;
 		if (d >= base || v > (lim - d) / base)
 			return -1;
@@ -175,6 +269,19 @@ double gotmpl_tofloat64(const struct gotmpl_val *v)
 		if (!v->u.s.n || isspace((unsigned char)v->u.s.p[0]) ||
 		    (strcasestr(v->u.s.p, "0x") && !strpbrk(v->u.s.p, "pP")))
 			return 0;
+		if (memchr(v->u.s.p, '_', v->u.s.n)) { /* Go's digit separators, where allowed */
+			char buf[64];
+			size_t k = 0;
+
+			if (!underscore_ok(v->u.s.p, v->u.s.n) || v->u.s.n >= sizeof(buf))
+				return 0;
+			for (size_t i = 0; i < v->u.s.n; i++)
+				if (v->u.s.p[i] != '_')
+					buf[k++] = v->u.s.p[i];
+			buf[k] = 0;
+			d = strtod(buf, &end);
+			return *end || (isinf(d) && !strpbrk(buf, "iI")) ? 0 : d;
+		}
 		d = strtod(v->u.s.p, &end);
 		/* cast.ToFloat64: ParseFloat's error (syntax, or out of range: "1e400") gives 0 */
 		return *end || (isinf(d) && !strpbrk(v->u.s.p, "iI")) ? 0 : d;

@@ -244,6 +244,10 @@ int gotmpl_isupper(uint32_t r);
 int gotmpl_islower(uint32_t r);
 uint32_t gotmpl_toupper(uint32_t r);
 uint32_t gotmpl_tolower(uint32_t r);
+/* unicode.IsTitle: the titlecase letters (Lt). */
+int gotmpl_istitle(uint32_t r);
+/* unicode.ToTitle: ToUpper but for the digraphs (U+01C5 ...) and Georgian. */
+uint32_t gotmpl_totitle(uint32_t r);
 /* Finish a function that built sb: its contents as *res (sb freed), or rc when it failed. */
 int gotmpl_done(struct gotmpl_fctx *c, struct strbuf *sb, int rc, struct gotmpl_val **res);
 int gotmpl_fail(struct gotmpl_fctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -378,10 +378,21 @@ int gotmpl_unquote(const char *s, size_t n, struct strbuf *sb)
 		int digits = 0, base = 16;
 
 		if (s[i] != '\\') {
+			uint32_t r;
+			int l;
+
 			if (s[i] == q || s[i] == '\n')
 				return -1;
-			if (sb_addch(sb, s[i++]))
+			if ((unsigned char)s[i] < 0x80) {
+				if (sb_addch(sb, s[i++]))
+					return -1;
+				continue;
+			}
+			/* strconv.UnquoteChar: a byte of no UTF-8 becomes U+FFFD */
+			l = gotmpl_utf8(s + i, n - i, &r);
+			if (l == 1 ? gotmpl_put_utf8(sb, 0xFFFD) : sb_addn(sb, s + i, (size_t)l))
 				return -1;
+			i += (size_t)l;
 			continue;
 		}
 		if (++i >= n)

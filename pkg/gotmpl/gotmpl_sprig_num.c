@@ -586,7 +586,8 @@ static double dec_float(const struct dec *d)
 	{
 		char out[96];
 
-		snprintf(out, sizeof(out), "%s%se%d", d->neg ? "-" : "", p, d->e);
+		/* a decimal has no negative zero */
+		snprintf(out, sizeof(out), "%s%se%d", d->neg && d->m ? "-" : "", p, d->e);
 		return strtod(out, NULL);
 	}
 }

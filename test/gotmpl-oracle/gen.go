@@ -192,7 +192,18 @@ func (g *gen) template() string {
 	return b.String()
 }
 
-// generate: n cases from seed, each with NFD's data (the same n and seed give the same lines).
+// caseStrings and caseFuncs: every case and width function over text beyond ASCII (digraphs,
+// titlecase Greek, dotted I, Georgian, ligatures) and over bytes of no UTF-8.
+var (
+	caseStrings = []string{"héllo wörld ǅemal Σίσυφος", "ǆungla ǉ ǌ", "İstanbul ı", "straße ß",
+		"ﬁ ᾳ ᾼ", "ა ბ Ⴀ", "ÀÉÎ õü ÿ", "x\xff y\xc3", "Ǆ Ǉ", "ǈx ǅ", "ABC déf_GHI-jkl"}
+	caseFuncs = []string{"upper", "lower", "title", "untitle", "swapcase", "camelcase",
+		"snakecase", "kebabcase", "initials", "nospace", "trunc 3", "abbrev 5", "wrap 3",
+		"substr 1 3", "trim", "quote", "len", "toJson"}
+)
+
+// generate: n cases from seed, each with NFD's data (the same n and seed give the same lines),
+// then the case corpus (each string as a Go string literal: \x escapes are raw bytes).
 func generate(w io.Writer, seed int64, n int) error {
 	g := &gen{rand.New(rand.NewSource(seed))}
 	var compact bytes.Buffer
@@ -210,6 +221,20 @@ func generate(w io.Writer, seed int64, n int) error {
 		}{fmt.Sprintf("gen-%d-%d", seed, i), g.template(), data}
 		if err := enc.Encode(&c); err != nil {
 			return err
+		}
+	}
+	k := 0
+	for _, str := range caseStrings {
+		for _, f := range caseFuncs {
+			c := struct {
+				Name string `json:"name"`
+				Tmpl string `json:"tmpl"`
+			}{fmt.Sprintf("gen-%d-case-%d", seed, k), "{{ " + f + " \"" + str + "\" }}" +
+				"{{ " + f + " `" + strings.ReplaceAll(str, `\x`, "") + "` }}"}
+			k++
+			if err := enc.Encode(&c); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
