@@ -163,7 +163,11 @@ GT_FN(f_atoi)
 	(void)ac;
 	errno = 0;
 	v = strtoll(s, &end, 10);
-	if (!av[0]->u.s.n || *end || errno || s[0] == ' ' || (s[0] == '+' && s[1] == '+'))
+	/* strconv.Atoi: digits after an optional sign; out of range is clamped (its ErrRange
+	 * ignored by Sprig), as strtoll clamps */
+	if (!av[0]->u.s.n || end != s + av[0]->u.s.n || (errno && errno != ERANGE) ||
+	    !(s[0] == '+' || s[0] == '-' || (s[0] >= '0' && s[0] <= '9')) ||
+	    ((s[0] == '+' || s[0] == '-') && !(s[1] >= '0' && s[1] <= '9')))
 		v = 0;
 	GT_RES(gotmpl_int(c->a, v, GT_PLAIN));
 }

@@ -150,6 +150,12 @@ TEST(nfd_templates)
 	CHECK(run_fixture("nfd.json") > 0);
 }
 
+/* Go 1.19 + Sprig 3.2.3's own outputs and errors (test/gotmpl-oracle), for where go is absent. */
+TEST(go_oracle_vectors)
+{
+	CHECK(run_fixture("go_oracle.json") > 0);
+}
+
 TEST(source_cap_is_nfds)
 {
 	size_t n = GOTMPL_SRC_MAX + 1;
