@@ -119,8 +119,8 @@ static int at_terminator(const struct lexer *l)
 	if (l->pos >= l->len)
 		return 1;
 	c = l->src[l->pos];
-	if (is_space(c) || c == '.' || c == ',' || c == '|' || c == ':' || c == ')' || c == '(' ||
-	    c == '=')
+	/* Go's atTerminator: no '=' ("$x=1" is "bad character U+003D '='") */
+	if (is_space(c) || c == '.' || c == ',' || c == '|' || c == ':' || c == ')' || c == '(')
 		return 1;
 	return right_delim(l, l->pos, &trim) > 0;
 }
