@@ -27,6 +27,10 @@
 	0x2u /* keep capture groups (for goregex_find); else only match/no match                   \
 	      */
 
+#define GOREGEX_GOERR                                                                              \
+	0x4u /* errbuf as Go's regexp/syntax Error() words it: "error parsing regexp: CODE: `ARG`" \
+	      */
+
 struct goregex; /* opaque; owned by its creator, freed by goregex_free */
 
 /*

@@ -85,6 +85,41 @@ static const char *go_to_re2(const char *p, std::string &dst)
 	return nullptr;
 }
 
+// Go's regexp/syntax ErrorCode for RE2's code (the two parsers share their checks).
+static const char *go_code(re2::RE2::ErrorCode c)
+{
+	switch (c) {
+	case re2::RE2::ErrorBadEscape:
+		return "invalid escape sequence";
+	case re2::RE2::ErrorBadCharClass:
+		return "invalid character class";
+	case re2::RE2::ErrorBadCharRange:
+		return "invalid character class range";
+	case re2::RE2::ErrorMissingBracket:
+		return "missing closing ]";
+	case re2::RE2::ErrorMissingParen:
+		return "missing closing )";
+	case re2::RE2::ErrorUnexpectedParen:
+		return "unexpected )";
+	case re2::RE2::ErrorTrailingBackslash:
+		return "trailing backslash at end of expression";
+	case re2::RE2::ErrorRepeatArgument:
+		return "missing argument to repetition operator";
+	case re2::RE2::ErrorRepeatSize:
+		return "invalid repeat count";
+	case re2::RE2::ErrorRepeatOp:
+		return "invalid nested repetition operator";
+	case re2::RE2::ErrorBadPerlOp:
+		return "invalid or unsupported Perl syntax";
+	case re2::RE2::ErrorBadUTF8:
+		return "invalid UTF-8";
+	case re2::RE2::ErrorBadNamedCapture:
+		return "invalid named capture";
+	default:
+		return "regexp/syntax: internal error";
+	}
+}
+
 // Compile pattern with RE2's budget max_mem; *large when it needs more.
 static int compile(const char *pattern, unsigned flags, size_t max_mem, struct goregex **out,
 		   bool *large, char *errbuf, size_t errlen)
@@ -109,6 +144,10 @@ static int compile(const char *pattern, unsigned flags, size_t max_mem, struct g
 	}
 	if (why) {
 		delete src;
+		if ((flags & GOREGEX_GOERR) && errbuf && errlen) // Go: ErrInvalidEscape, `\C`
+			return snprintf(errbuf, errlen,
+					"error parsing regexp: invalid escape sequence: `\\C`"),
+			       -EINVAL;
 		return fail(errbuf, errlen, -EINVAL, why);
 	}
 	re2::RE2::Options opt;
@@ -131,6 +170,9 @@ static int compile(const char *pattern, unsigned flags, size_t max_mem, struct g
 			*large = true;
 			fail(errbuf, errlen, -EINVAL,
 			     "pattern too large: it needs more memory than allowed");
+		} else if ((flags & GOREGEX_GOERR) && errbuf && errlen) {
+			snprintf(errbuf, errlen, "error parsing regexp: %s: `%s`",
+				 go_code(re->error_code()), re->error_arg().c_str());
 		} else if (errbuf && errlen) {
 			// RE2 appends ": <the offending text>"; keep the reason only.
 			const std::string &msg = re->error();

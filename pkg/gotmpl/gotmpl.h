@@ -100,7 +100,7 @@ void gotmpl_val_free(struct gotmpl_val *v);
 
 /* An error: one line, Go's wording where Go has one. */
 struct gotmpl_err {
-	char msg[512]; /* NUL-terminated; "" when no error */
+	char msg[1024]; /* NUL-terminated; "" when no error */
 };
 
 struct gotmpl; /* a parsed template set; owned by the caller, freed by gotmpl_free */

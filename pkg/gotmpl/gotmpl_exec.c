@@ -38,7 +38,7 @@ static void xerr(struct exec *e, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void xerr(struct exec *e, int rc, const char *fmt, ...)
 {
-	char m[300];
+	char m[640];
 	struct strbuf ctx = STRBUF_INIT(4096);
 	va_list ap;
 	size_t line = 1, col, i, lastnl = 0;
@@ -63,15 +63,11 @@ static void xerr(struct exec *e, int rc, const char *fmt, ...)
 			seen_nl = 1;
 		}
 	col = seen_nl ? e->at->pos - lastnl - 1 : e->at->pos;
+	/* Go's ErrorContext: the node's whole String() (Go 1.19 and later cut nothing) */
 	gotmpl_node_string(&ctx, e->at);
-	if (ctx.len > 20)
-		snprintf(e->err->msg, sizeof(e->err->msg),
-			 "template: %s:%zu:%zu: executing \"%s\" at <%.20s...>: %s",
-			 e->t->tm[0].name, line, col, e->tm->name, ctx.buf, m);
-	else
-		snprintf(e->err->msg, sizeof(e->err->msg),
-			 "template: %s:%zu:%zu: executing \"%s\" at <%s>: %s", e->t->tm[0].name,
-			 line, col, e->tm->name, ctx.buf, m);
+	snprintf(e->err->msg, sizeof(e->err->msg),
+		 "template: %s:%zu:%zu: executing \"%s\" at <%s>: %s", e->t->tm[0].name, line, col,
+		 e->tm->name, ctx.buf ? ctx.buf : "", m);
 	sb_free(&ctx);
 }
 
@@ -184,7 +180,8 @@ static struct gotmpl_val *call_result(struct exec *e, const char *name, int rc,
 /* Go's evalCall of recv's method name: its arguments are cmd's after the first, then final. */
 static struct gotmpl_val *eval_method(struct exec *e, struct gotmpl_val *dot, const char *name,
 				      const struct gotmpl_node *cmd, size_t nargs,
-				      struct gotmpl_val *final, const struct gotmpl_val *recv)
+				      struct gotmpl_val *final, const struct gotmpl_val *recv,
+				      const struct gotmpl_node *node)
 {
 	const struct gotmpl_method *m = gotmpl_obj_method(recv, name);
 	const struct gotmpl_node *at = e->at;
@@ -215,7 +212,7 @@ static struct gotmpl_val *eval_method(struct exec *e, struct gotmpl_val *dot, co
 			return NULL;
 	if (final != MISSING && !(argv[i] = validate(e, final, m->sig[i])))
 		return NULL;
-	e->at = at;
+	e->at = node; /* Go's evalCall names the field or chain node on an error only */
 	if (gotmpl_work(&e->a, gotmpl_func_charge(NULL, argv, n))) {
 		rc = -ELOOP;
 	} else {
@@ -224,12 +221,17 @@ static struct gotmpl_val *eval_method(struct exec *e, struct gotmpl_val *dot, co
 		rc = m->fn(&c, recv, argv, &v);
 		gotmpl_work(&e->a, e->a.used - made);
 	}
-	return call_result(e, name, rc, &c, v);
+	v = call_result(e, name, rc, &c, v);
+	if (v)
+		e->at = at;
+	return v;
 }
 
+/* iface: recv came out of an interface{} slot (Go's receiver.Type() names interface {}). */
 static struct gotmpl_val *eval_field(struct exec *e, struct gotmpl_val *dot, const char *name,
 				     const struct gotmpl_node *cmd, size_t nargs,
-				     struct gotmpl_val *final, struct gotmpl_val *recv, int first)
+				     struct gotmpl_val *final, struct gotmpl_val *recv, int first,
+				     int iface, const struct gotmpl_node *node)
 {
 	long i;
 
@@ -241,9 +243,10 @@ static struct gotmpl_val *eval_field(struct exec *e, struct gotmpl_val *dot, con
 		return NULL;
 	}
 	if (recv->kind == GT_OBJ)
-		return eval_method(e, dot, name, cmd, nargs, final, recv);
+		return eval_method(e, dot, name, cmd, nargs, final, recv, node);
 	if (recv->kind != GOTMPL_MAP) {
-		xerr(e, -EINVAL, "can't evaluate field %s in type %s", name, gotmpl_typename(recv));
+		xerr(e, -EINVAL, "can't evaluate field %s in type %s", name,
+		     iface ? "interface {}" : gotmpl_typename(recv));
 		return NULL;
 	}
 	if (has_args(nargs, final)) {
@@ -264,10 +267,16 @@ static struct gotmpl_val *eval_field_chain(struct exec *e, struct gotmpl_val *do
 					   char **ids, size_t nids, const struct gotmpl_node *cmd,
 					   size_t nargs, struct gotmpl_val *final, int first)
 {
+	int iface = 0;
+
 	for (size_t i = 0; recv && i < nids; i++) {
-		e->at = n;
+		struct gotmpl_val *r = recv;
+
+		if (n->type != N_CHAIN) /* Go's evalChainNode leaves the pipeline's last node */
+			e->at = n;
 		recv = eval_field(e, dot, ids[i], cmd, i + 1 == nids ? nargs : 0,
-				  i + 1 == nids ? final : MISSING, recv, first && i == 0);
+				  i + 1 == nids ? final : MISSING, recv, first && i == 0, iface, n);
+		iface = r->kind == GOTMPL_MAP && r->sub != GT_STRS;
 	}
 	return recv;
 }
@@ -300,6 +309,7 @@ static struct gotmpl_val *eval_function(struct exec *e, struct gotmpl_val *dot,
 	size_t n = nargs + (final != MISSING), nfixed, i;
 	struct gotmpl_val **argv, *v = NULL;
 	struct gotmpl_fctx c = {.a = &e->a};
+	const struct gotmpl_node *at;
 	int variadic, rc;
 
 	e->at = ident;
@@ -335,7 +345,8 @@ static struct gotmpl_val *eval_function(struct exec *e, struct gotmpl_val *dot,
 		if (!argv[i])
 			return NULL;
 	}
-	e->at = cmd;
+	at = e->at;
+	e->at = cmd; /* Go's evalCall names the command on an error only */
 	if (gotmpl_work(&e->a, gotmpl_func_charge(f, argv, n))) {
 		rc = -ELOOP;
 	} else {
@@ -344,7 +355,10 @@ static struct gotmpl_val *eval_function(struct exec *e, struct gotmpl_val *dot,
 		rc = f->fn(&c, argv, (int)n, &v);
 		gotmpl_work(&e->a, e->a.used - made); /* the values it made, bytes */
 	}
-	return call_result(e, f->name, rc, &c, v);
+	v = call_result(e, f->name, rc, &c, v);
+	if (v)
+		e->at = at;
+	return v;
 }
 
 static struct gotmpl_val *constant(struct exec *e, const struct gotmpl_node *n)
@@ -383,7 +397,8 @@ static struct gotmpl_val *eval_command(struct exec *e, struct gotmpl_val *dot,
 
 	if (step(e))
 		return NULL;
-	e->at = first;
+	if (first->type != N_PIPE) /* Go's evalCommand: a parenthesized pipeline sets none */
+		e->at = first;
 	switch (first->type) {
 	case N_FIELD:
 		return eval_field_chain(e, dot, dot, first, first->ids, first->nids, cmd,
@@ -394,8 +409,9 @@ static struct gotmpl_val *eval_command(struct exec *e, struct gotmpl_val *dot,
 			return NULL;
 		}
 		v = eval_arg(e, dot, 'a', first->sub);
+		/* first: a (pipeline)'s nil is no value at all (Go's evalPipeline unwraps it) */
 		return v ? eval_field_chain(e, dot, v, first, first->ids, first->nids, cmd,
-					    cmd->nkids, final, 0)
+					    cmd->nkids, final, 1)
 			 : NULL;
 	case N_IDENT:
 		return eval_function(e, dot, first, cmd, cmd->kids + 1, cmd->nkids - 1, final);
@@ -635,8 +651,7 @@ static int walk_range(struct exec *e, struct gotmpl_val *dot, const struct gotmp
 		}
 		break;
 	case GOTMPL_INT:
-		if (n->pipe->ndecl > 1) {
-			e->at = n;
+		if (n->pipe->ndecl > 1) { /* at: the last node evaluated, as Go's walkRange */
 			xerr(e, -EINVAL, "can't use %lld to iterate over more than one variable",
 			     (long long)v->u.i);
 			return -1;
@@ -652,7 +667,6 @@ static int walk_range(struct exec *e, struct gotmpl_val *dot, const struct gotmp
 		struct strbuf sb = STRBUF_INIT(64);
 
 		gotmpl_fmt_v(&sb, v);
-		e->at = n;
 		xerr(e, -EINVAL, "range can't iterate over %s", sb.buf);
 		sb_free(&sb);
 		return -1;

@@ -104,8 +104,10 @@ GT_FN(f_len)
 		GT_RES(gotmpl_int(c->a, (int64_t)v->u.l.n, GT_PLAIN));
 	case GOTMPL_MAP:
 		GT_RES(gotmpl_int(c->a, (int64_t)v->u.m.n, GT_PLAIN));
-	case GOTMPL_NIL:
-		return gotmpl_fail(c, "len of nil pointer");
+	case GOTMPL_NIL: /* data's nil is an interface holding nil; the literal nil no value */
+		if (v != GT_NIL)
+			return gotmpl_fail(c, "len of nil pointer");
+		return gotmpl_fail(c, "reflect: call of reflect.Value.Type on zero Value");
 	}
 	return gotmpl_fail(c, "len of type %s", indirect_typename(v));
 }
@@ -253,6 +255,28 @@ static int eq_obj(struct gotmpl_fctx *c, const struct gotmpl_val *a, const struc
 	return -EINVAL;
 }
 
+/* funcs.go's eq of two values of no basic kind: canCompare (the same type), then the error of a
+ * type that is not comparable; values as fmt prints the reflect.Values (%s, %v). */
+static int non_comparable(struct gotmpl_fctx *c, const struct gotmpl_val *a,
+			  const struct gotmpl_val *b)
+{
+	struct strbuf sa = STRBUF_INIT(sizeof(c->msg)), sb = STRBUF_INIT(sizeof(c->msg));
+	struct gotmpl_val *av[1] = {(struct gotmpl_val *)a}, *bv[1] = {(struct gotmpl_val *)b};
+	int same = strcmp(gotmpl_typename(a), gotmpl_typename(b)) == 0;
+
+	gotmpl_sprintf(c, &sa, "%s", 2, same ? bv : av, 1);
+	gotmpl_sprintf(c, &sb, "%v", 2, bv, 1);
+	if (same)
+		gotmpl_fail(c, "non-comparable type %s: %s", sa.buf ? sa.buf : "",
+			    gotmpl_typename(b));
+	else
+		gotmpl_fail(c, "non-comparable types %s: %s, %s: %s", sa.buf ? sa.buf : "",
+			    gotmpl_typename(a), gotmpl_typename(b), sb.buf ? sb.buf : "");
+	sb_free(&sa);
+	sb_free(&sb);
+	return -EINVAL;
+}
+
 /* eq of two values: 1, 0 or -EINVAL. */
 static int eq2(struct gotmpl_fctx *c, const struct gotmpl_val *a, const struct gotmpl_val *b)
 {
@@ -277,7 +301,7 @@ static int eq2(struct gotmpl_fctx *c, const struct gotmpl_val *a, const struct g
 	case K_STRING:
 		return gotmpl_strcmp(a, b) == 0;
 	}
-	return gotmpl_fail(c, "non-comparable type %s", gotmpl_typename(b));
+	return non_comparable(c, a, b);
 }
 
 GT_FN(f_eq)
@@ -309,11 +333,13 @@ static int lt2(struct gotmpl_fctx *c, const struct gotmpl_val *a, const struct g
 {
 	int ka = basic_kind(a), kb = basic_kind(b);
 
-	if (ka == K_INVALID || ka == K_BOOL || ka == K_OTHER || kb == K_INVALID || kb == K_BOOL ||
-	    kb == K_OTHER)
+	/* funcs.go's lt: no basic kind, then kinds that differ, then bool */
+	if (ka == K_INVALID || ka == K_OTHER || kb == K_INVALID || kb == K_OTHER)
 		return gotmpl_fail(c, "invalid type for comparison");
 	if (ka != kb)
 		return gotmpl_fail(c, "incompatible types for comparison");
+	if (ka == K_BOOL)
+		return gotmpl_fail(c, "invalid type for comparison");
 	switch (ka) {
 	case K_INT:
 		return a->u.i < b->u.i;

@@ -17,6 +17,7 @@ enum gotmpl_sub {
 	GT_INT64 = 1,  /* int64 */
 	GT_STRS = 2,   /* []string, map[string]string */
 	GT_UINT64 = 3, /* uint64 (a GOTMPL_INT that is never negative) */
+	GT_INTS = 4,   /* []int (Sprig's until and untilStep) */
 };
 
 /* An internal kind past enum gotmpl_kind: a Go object with methods (gotmpl_sprig_semver_obj.c). */
@@ -263,6 +264,10 @@ int gotmpl_isupper(uint32_t r);
 int gotmpl_islower(uint32_t r);
 uint32_t gotmpl_toupper(uint32_t r);
 uint32_t gotmpl_tolower(uint32_t r);
+/* unicode.IsTitle: the titlecase letters (Lt). */
+int gotmpl_istitle(uint32_t r);
+/* unicode.ToTitle: ToUpper but for the digraphs (U+01C5 ...) and Georgian. */
+uint32_t gotmpl_totitle(uint32_t r);
 /* Finish a function that built sb: its contents as *res (sb freed), or rc when it failed. */
 int gotmpl_done(struct gotmpl_fctx *c, struct strbuf *sb, int rc, struct gotmpl_val **res);
 /*
@@ -313,6 +318,7 @@ enum gotmpl_tok {
 	T_ASSIGN,
 	T_DECLARE,
 	T_COMMA,
+	T_OTHER, /* another printable ASCII character (Go's itemChar) */
 	T_BLOCK,
 	T_BREAK,
 	T_CONTINUE,

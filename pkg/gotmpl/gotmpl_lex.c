@@ -119,8 +119,8 @@ static int at_terminator(const struct lexer *l)
 	if (l->pos >= l->len)
 		return 1;
 	c = l->src[l->pos];
-	if (is_space(c) || c == '.' || c == ',' || c == '|' || c == ':' || c == ')' || c == '(' ||
-	    c == '=')
+	/* Go's atTerminator: no '=' ("$x=1" is "bad character U+003D '='") */
+	if (is_space(c) || c == '.' || c == ',' || c == '|' || c == ':' || c == ')' || c == '(')
 		return 1;
 	return right_delim(l, l->pos, &trim) > 0;
 }
@@ -312,10 +312,18 @@ static int lex_action(struct lexer *l, int *trim_after)
 			uint32_t r;
 
 			gotmpl_utf8(l->src + l->pos, l->len - l->pos, &r);
-			if (r >= 0x20 && r < 0x7F)
-				snprintf(m, sizeof(m), "unexpected \"%c\" in command", (char)r);
+			if (r >= 0x20 && r < 0x7F) { /* Go's itemChar: the parser names its place */
+				l->pos++;
+				return emit(l, T_OTHER, start, l->pos);
+			}
+			if (gotmpl_isprint(r))
+				snprintf(
+				    m, sizeof(m), "unrecognized character in action: U+%04X '%.*s'",
+				    (unsigned)r, gotmpl_utf8(l->src + l->pos, l->len - l->pos, &r),
+				    l->src + l->pos);
 			else
-				snprintf(m, sizeof(m), "bad character U+%04X", (unsigned)r);
+				snprintf(m, sizeof(m), "unrecognized character in action: U+%04X",
+					 (unsigned)r);
 			return lex_error(l, m);
 		}
 	}
@@ -370,10 +378,21 @@ int gotmpl_unquote(const char *s, size_t n, struct strbuf *sb)
 		int digits = 0, base = 16;
 
 		if (s[i] != '\\') {
+			uint32_t r;
+			int l;
+
 			if (s[i] == q || s[i] == '\n')
 				return -1;
-			if (sb_addch(sb, s[i++]))
+			if ((unsigned char)s[i] < 0x80) {
+				if (sb_addch(sb, s[i++]))
+					return -1;
+				continue;
+			}
+			/* strconv.UnquoteChar: a byte of no UTF-8 becomes U+FFFD */
+			l = gotmpl_utf8(s + i, n - i, &r);
+			if (l == 1 ? gotmpl_put_utf8(sb, 0xFFFD) : sb_addn(sb, s + i, (size_t)l))
 				return -1;
+			i += (size_t)l;
 			continue;
 		}
 		if (++i >= n)
@@ -469,6 +488,12 @@ int gotmpl_number(const struct gotmpl_token *t, struct gotmpl_node *n, char *msg
 		uint32_t r;
 		int l;
 
+		/* strconv.UnquoteChar's error ('' or a bad escape) is "invalid syntax" */
+		if (t->n < 3 || t->s[1] == '\'' ||
+		    (t->s[1] == '\\' && !strchr("abfnrtv\\'\"xuU01234567", t->s[2]))) {
+			snprintf(msg, msglen, "invalid syntax");
+			return -1;
+		}
 		if (gotmpl_unquote(t->s, t->n, &sb) || sb.len == 0) {
 			sb_free(&sb);
 			snprintf(msg, msglen, "malformed character constant: %.*s", (int)t->n,

@@ -87,6 +87,8 @@ static struct gotmpl_node *template_control(struct gotmpl_parser *p, int block)
 
 	if (!n)
 		return NULL;
+	n->pos = t->pos; /* Go's newTemplate(token.pos, ...): the name's position */
+	n->line = t->line;
 	if (t->type != T_STRING && t->type != T_RAWSTRING) {
 		gotmpl_p_unexpected(p, t, ctx);
 		return NULL;
@@ -145,9 +147,16 @@ static struct gotmpl_node *action(struct gotmpl_parser *p, int *ended)
 		if (expect_rdelim(p, t->type == T_BREAK ? "{{break}}" : "{{continue}}"))
 			return NULL;
 		return n;
-	case T_ELSE:
+	case T_ELSE: { /* Go's elseControl checks its own syntax before its place is judged */
+		struct gotmpl_token *nx = gotmpl_p_peek_ns(p);
+
+		if (nx->type != T_IF && nx->type != T_WITH && nx->type != T_RDELIM) {
+			gotmpl_p_unexpected(p, nx, "else");
+			return NULL;
+		}
 		*ended = END_ELSE;
 		return NULL;
+	}
 	case T_END:
 		*ended = END_END;
 		expect_rdelim(p, "end");

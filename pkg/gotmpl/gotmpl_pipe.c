@@ -67,25 +67,28 @@ void gotmpl_p_backup(struct gotmpl_parser *p)
 }
 
 /* A token's description in messages, as Go's item.String. */
+/* Go's item.String(): EOF, <keyword>, else the text quoted (its first 10 runes, then "..."). */
 static const char *tok_desc(const struct gotmpl_token *t, char *buf, size_t len)
 {
-	switch (t->type) {
-	case T_EOF:
+	struct strbuf sb = STRBUF_INIT(len - 1);
+	size_t n = 0, runes = 0;
+	uint32_t r;
+
+	if (t->type == T_EOF)
 		return "EOF";
-	case T_RDELIM:
-		return "\"}}\"";
-	case T_TEXT:
-	case T_STRING:
-	case T_RAWSTRING:
-		snprintf(buf, len, "%.*s", (int)(t->n > 40 ? 40 : t->n), t->s);
-		return buf;
-	default:
-		if (t->type >= T_BLOCK)
-			snprintf(buf, len, "<%.*s>", (int)t->n, t->s);
-		else
-			snprintf(buf, len, "\"%.*s\"", (int)(t->n > 40 ? 40 : t->n), t->s);
+	if (t->type >= T_BLOCK || t->type == T_DOT || t->type == T_NIL) {
+		snprintf(buf, len, "<%.*s>", (int)t->n, t->s);
 		return buf;
 	}
+	while (n < t->n && runes < 10) {
+		n += (size_t)gotmpl_utf8(t->s + n, t->n - n, &r);
+		runes++;
+	}
+	if (gotmpl_quote(&sb, t->s, n, '"') == 0 && n < t->n)
+		sb_add(&sb, "...");
+	snprintf(buf, len, "%s", sb.buf ? sb.buf : "");
+	sb_free(&sb);
+	return buf;
 }
 
 /* The lexer's error, at its line. */
@@ -107,7 +110,7 @@ void gotmpl_p_lex_fail(struct gotmpl_parser *p)
 
 void gotmpl_p_unexpected(struct gotmpl_parser *p, const struct gotmpl_token *t, const char *ctx)
 {
-	char b[64];
+	char b[160];
 
 	if (t->type == T_EOF && p->lx->err[0]) {
 		gotmpl_p_lex_fail(p);
@@ -342,6 +345,8 @@ static struct gotmpl_node *operand(struct gotmpl_parser *p)
 		for (size_t i = 0; i < c->nids; i++)
 			sb_addf(&sb, ".%s", c->ids[i]);
 		n->nids = 0;
+		n->pos = c->pos; /* Go's newField(chain.Position(), ...): the second field's */
+		n->line = c->line;
 		split_ids(p, n, sb.buf, sb.len);
 		sb_free(&sb);
 		return n;
@@ -349,9 +354,17 @@ static struct gotmpl_node *operand(struct gotmpl_parser *p)
 	case N_STRING:
 	case N_NUMBER:
 	case N_NIL:
-	case N_DOT:
-		gotmpl_p_perr(p, "unexpected . after term");
+	case N_DOT: { /* Go: "unexpected . after term %q", node.String() */
+		struct strbuf ts = STRBUF_INIT(GOTMPL_SRC_MAX), q = STRBUF_INIT(GOTMPL_SRC_MAX);
+
+		if (gotmpl_node_string(&ts, n) == 0 && gotmpl_quote(&q, ts.buf, ts.len, '"') == 0)
+			gotmpl_p_perr(p, "unexpected . after term %s", q.buf);
+		else
+			gotmpl_p_perr(p, "unexpected . after term");
+		sb_free(&ts);
+		sb_free(&q);
 		return NULL;
+	}
 	default:
 		return c;
 	}

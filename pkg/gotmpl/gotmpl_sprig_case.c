@@ -151,7 +151,9 @@ static int lower(struct strbuf *sb, int wt, const char *w, size_t n, char conn)
 		uint32_t r;
 
 		i += (size_t)gotmpl_utf8(w + i, n - i, &r);
-		rc = is_connector(r) ? sb_addch(sb, conn) : gotmpl_put_utf8(sb, gotmpl_tolower(r));
+		rc = is_connector(r)
+			 ? sb_addch(sb, conn)
+			 : gotmpl_put_utf8(sb, gotmpl_istitle(r) ? r : gotmpl_tolower(r));
 	}
 	return rc;
 }

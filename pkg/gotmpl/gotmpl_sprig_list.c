@@ -250,7 +250,7 @@ GT_FN(f_slice)
 	if (ac > 2)
 		end = gotmpl_toint64(av[2]);
 	if (start < 0 || end > n || start > end)
-		return gotmpl_fail(c, "reflect: slice index out of range");
+		return gotmpl_fail(c, "reflect.Value.Slice: slice index out of bounds");
 	r = copy_list(c, av[0], (size_t)start, (size_t)end, 0);
 	if (!r)
 		return -ENOMEM;

@@ -173,7 +173,11 @@ GT_FN(f_atoi)
 	(void)ac;
 	errno = 0;
 	v = strtoll(s, &end, 10);
-	if (!av[0]->u.s.n || *end || errno || s[0] == ' ' || (s[0] == '+' && s[1] == '+'))
+	/* strconv.Atoi: digits after an optional sign; out of range is clamped (its ErrRange
+	 * ignored by Sprig), as strtoll clamps */
+	if (!av[0]->u.s.n || end != s + av[0]->u.s.n || (errno && errno != ERANGE) ||
+	    !(s[0] == '+' || s[0] == '-' || (s[0] >= '0' && s[0] <= '9')) ||
+	    ((s[0] == '+' || s[0] == '-') && !(s[1] >= '0' && s[1] <= '9')))
 		v = 0;
 	GT_RES(gotmpl_int(c->a, v, GT_PLAIN));
 }
@@ -290,7 +294,7 @@ GT_FN(f_splitlist)
 static struct gotmpl_val *until_step(struct gotmpl_fctx *c, int64_t start, int64_t stop,
 				     int64_t step)
 {
-	struct gotmpl_val *l = gotmpl_list(c->a, 0, GT_PLAIN);
+	struct gotmpl_val *l = gotmpl_list(c->a, 0, GT_INTS); /* Sprig's untilStep: a []int */
 
 	if (!l)
 		return NULL;
@@ -526,28 +530,159 @@ GT_FN(f_round)
 	GT_RES(gotmpl_float(c->a, r / pow10));
 }
 
-/* Sprig's decimal arithmetic, approximated in binary: the result is rounded to 15 digits. */
-static double decimal_round(double d)
-{
-	char buf[40];
+/*
+ * Sprig's execDecimalOp (numeric.go): each operand becomes shopspring/decimal's NewFromFloat
+ * (the shortest decimal that reads back as the float64), the operation runs exactly in decimal
+ * (Div rounds to DivisionPrecision, 16 places, half away from zero), and the result is the
+ * float64 nearest to it (Float64, through big.Rat). Here a decimal is sign, a 128-bit
+ * coefficient and a power of ten; an operation whose exact result does not fit 38 digits falls
+ * back to binary arithmetic (a last-digit difference from Go at worst).
+ */
+struct dec {
+	int neg;
+	unsigned __int128 m; /* coefficient */
+	int e;		     /* value = m * 10^e */
+};
 
-	if (!isfinite(d))
-		return d;
-	snprintf(buf, sizeof(buf), "%.15g", d);
-	return strtod(buf, NULL);
+#define DEC_MAX ((unsigned __int128)1 << 126) /* leave room for one more decimal digit */
+
+/* NewFromFloat: f's shortest decimal; -1 for NaN and the infinities (Sprig panics there). */
+static int dec_from(double f, struct dec *d)
+{
+	struct strbuf sb = STRBUF_INIT(64);
+	const char *p;
+	int rc = 0, frac = -1;
+
+	if (!isfinite(f))
+		return -1;
+	*d = (struct dec){.neg = signbit(f) != 0};
+	if (f == 0)
+		return 0;
+	if (gotmpl_fmt_float(&sb, fabs(f), 'e', -1)) {
+		sb_free(&sb);
+		return -1;
+	}
+	for (p = sb.buf; *p && *p != 'e'; p++) { /* "d.ddde+XX" */
+		if (*p == '.') {
+			frac = 0;
+		} else {
+			d->m = d->m * 10 + (unsigned)(*p - '0');
+			frac += frac >= 0;
+		}
+	}
+	d->e = (*p == 'e' ? atoi(p + 1) : 0) - (frac > 0 ? frac : 0);
+	sb_free(&sb);
+	return rc;
+}
+
+/* m * 10^k, or -1 when it would not fit. */
+static int dec_scale(unsigned __int128 *m, int k)
+{
+	for (; k > 0; k--) {
+		if (*m > DEC_MAX / 10)
+			return -1;
+		*m *= 10;
+	}
+	return 0;
+}
+
+/* The float64 nearest to d (strtod rounds correctly). */
+static double dec_float(const struct dec *d)
+{
+	char buf[64], *p = buf + sizeof(buf) - 1;
+	unsigned __int128 m = d->m;
+
+	*p = 0;
+	do {
+		*--p = (char)('0' + (int)(m % 10));
+		m /= 10;
+	} while (m);
+	{
+		char out[96];
+
+		/* a decimal has no negative zero */
+		snprintf(out, sizeof(out), "%s%se%d", d->neg && d->m ? "-" : "", p, d->e);
+		return strtod(out, NULL);
+	}
+}
+
+/* a op b exactly (division: rounded to 16 places); -1 when it does not fit. */
+static int dec_op(struct dec *a, const struct dec *b, char op)
+{
+	unsigned __int128 x = a->m, y = b->m;
+
+	if (op == '*') {
+		if (x && y > DEC_MAX / x)
+			return -1;
+		a->m = x * y;
+		a->e += b->e;
+		a->neg ^= b->neg;
+		return 0;
+	}
+	if (op == '/') { /* round(x * 10^(a.e - b.e + 16) / y) * 10^-16 */
+		int k = a->e - b->e + 16;
+		unsigned __int128 q, r;
+
+		if (k >= 0 ? dec_scale(&x, k) : dec_scale(&y, -k))
+			return -1;
+		q = x / y;
+		r = x % y;
+		if (r >= y - r) /* half away from zero */
+			q++;
+		a->m = q;
+		a->e = -16;
+		a->neg ^= b->neg;
+		return 0;
+	}
+	/* + and -: align the powers of ten */
+	int e = a->e < b->e ? a->e : b->e, bneg = b->neg ^ (op == '-');
+
+	if (dec_scale(&x, a->e - e) || dec_scale(&y, b->e - e))
+		return -1;
+	a->e = e;
+	if (a->neg == bneg) {
+		a->m = x + y;
+	} else if (x >= y) {
+		a->m = x - y;
+	} else {
+		a->m = y - x;
+		a->neg = bneg;
+	}
+	return 0;
 }
 
 static int floatop(struct gotmpl_fctx *c, double acc, struct gotmpl_val **av, int ac, char op,
 		   struct gotmpl_val **res)
 {
+	struct dec d, x;
+	int exact = dec_from(acc, &d) == 0;
+
+	if (!exact && !isnan(acc) && !isinf(acc))
+		return -ENOMEM;
+	if (!exact)
+		return gotmpl_fail(c, "Cannot create a Decimal from %s",
+				   isnan(acc) ? "NaN"
+				   : acc > 0  ? "+Inf"
+					      : "-Inf");
 	for (int i = 0; i < ac; i++) {
 		double b = gotmpl_tofloat64(av[i]);
 
-		if (op == '/' && b == 0)
+		if (dec_from(b, &x))
+			return gotmpl_fail(c, "Cannot create a Decimal from %s",
+					   isnan(b) ? "NaN"
+					   : b > 0  ? "+Inf"
+						    : "-Inf");
+		if (op == '/' && x.m == 0)
 			return gotmpl_fail(c, "decimal division by 0");
-		acc = op == '+' ? acc + b : op == '-' ? acc - b : op == '*' ? acc * b : acc / b;
+		if (exact && dec_op(&d, &x, op))
+			exact = 0, acc = dec_float(&d);
+		if (!exact)
+			acc = op == '+'	  ? acc + b
+			      : op == '-' ? acc - b
+			      : op == '*' ? acc * b
+					  : acc / b;
 	}
-	GT_RES(gotmpl_float(c->a, decimal_round(acc)));
+	GT_RES(gotmpl_float(c->a, exact ? dec_float(&d) : acc));
 }
 
 GT_FN(f_add1f)

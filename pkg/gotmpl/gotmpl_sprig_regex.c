@@ -21,21 +21,40 @@ static int charge(struct gotmpl_fctx *c, struct gotmpl_val **av)
 	return gotmpl_work(c->a, av[0]->u.s.n * (64 + av[1]->u.s.n));
 }
 
-static int compile(struct gotmpl_fctx *c, struct gotmpl_val **av, struct goregex **re)
+/*
+ * Charge, then compile av[0]. Sprig's must* functions return regexp.Compile's error (Go's syntax
+ * error: "error parsing regexp: CODE: `ARG`"); the others call regexp.MustCompile, whose panic
+ * prefixes "regexp: Compile(" + the pattern (backquoted when it can be, else quoted) + "): ".
+ */
+static int compile_as(struct gotmpl_fctx *c, struct gotmpl_val **av, struct goregex **re, int must)
 {
 	const struct gotmpl_val *pat = av[0];
-	char why[160];
+	char why[200];
 	int rc = charge(c, av);
+	struct strbuf q = STRBUF_INIT(sizeof(c->msg));
+	int bq = 1;
 
 	if (rc)
 		return rc;
-	rc = goregex_compile(pat->u.s.p, GOREGEX_CAPTURE, re, why, sizeof(why));
+	rc = goregex_compile(pat->u.s.p, GOREGEX_CAPTURE | GOREGEX_GOERR, re, why, sizeof(why));
 	if (rc == -ENOMEM)
 		return rc;
-	if (rc)
-		return gotmpl_fail(c, "regexp: Compile(%.*s): %s",
-				   (int)(pat->u.s.n > 60 ? 60 : pat->u.s.n), pat->u.s.p, why);
-	return 0;
+	if (!rc)
+		return 0;
+	if (must)
+		return gotmpl_fail(c, "%s", why);
+	for (size_t i = 0; i < pat->u.s.n && bq; i++) { /* strconv.CanBackquote */
+		unsigned char ch = (unsigned char)pat->u.s.p[i];
+
+		bq = ch != '`' && ch != 0x7F && (ch >= ' ' || ch == '\t');
+	}
+	if (bq)
+		rc = sb_addch(&q, '`') ?: sb_addn(&q, pat->u.s.p, pat->u.s.n) ?: sb_addch(&q, '`');
+	else
+		rc = gotmpl_quote(&q, pat->u.s.p, pat->u.s.n, '"');
+	rc = gotmpl_fail(c, "regexp: Compile(%s): %s", q.buf ? q.buf : "", why);
+	sb_free(&q);
+	return rc;
 }
 
 GT_FN(f_regexmatch)
@@ -56,7 +75,7 @@ GT_FN(f_regexmatch)
 GT_FN(f_mustregexmatch)
 {
 	struct goregex *re;
-	int m, rc = compile(c, av, &re);
+	int m, rc = compile_as(c, av, &re, 1);
 
 	(void)ac;
 	if (rc)
@@ -126,12 +145,13 @@ static int all_matches(struct gotmpl_fctx *c, struct goregex *re, const char *s,
 	return 0;
 }
 
-GT_FN(f_regexfindall)
+static int f_regexfindall_as(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
+			     struct gotmpl_val **res, int must)
 {
 	struct goregex *re;
 	struct matches *m;
 	size_t n;
-	int rc = compile(c, av, &re);
+	int rc = compile_as(c, av, &re, must);
 
 	(void)ac;
 	if (rc)
@@ -156,11 +176,22 @@ GT_FN(f_regexfindall)
 	return 0;
 }
 
-GT_FN(f_regexfind)
+GT_FN(f_regexfindall)
+{
+	return f_regexfindall_as(c, av, ac, res, 0);
+}
+
+GT_FN(f_regexfindall_must)
+{
+	return f_regexfindall_as(c, av, ac, res, 1);
+}
+
+static int f_regexfind_as(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
+			  struct gotmpl_val **res, int must)
 {
 	struct goregex *re;
 	long m[2];
-	int rc = compile(c, av, &re), found;
+	int rc = compile_as(c, av, &re, must), found;
 
 	(void)ac;
 	if (rc)
@@ -170,6 +201,16 @@ GT_FN(f_regexfind)
 	if (!found)
 		GT_RES(gotmpl_str(c->a, "", 0));
 	GT_RES(gotmpl_str(c->a, GT_S(1) + m[0], (size_t)(m[1] - m[0])));
+}
+
+GT_FN(f_regexfind)
+{
+	return f_regexfind_as(c, av, ac, res, 0);
+}
+
+GT_FN(f_regexfind_must)
+{
+	return f_regexfind_as(c, av, ac, res, 1);
 }
 
 /* regexp.Expand of template t for match m into sb. */
@@ -222,14 +263,14 @@ static int expand(struct strbuf *sb, struct goregex *re, const char *t, size_t t
 	return rc;
 }
 
-static int replace_all(struct gotmpl_fctx *c, struct gotmpl_val **av, int literal,
+static int replace_all(struct gotmpl_fctx *c, struct gotmpl_val **av, int literal, int must,
 		       struct gotmpl_val **res)
 {
 	struct strbuf sb = STRBUF_INIT(gotmpl_room(c->a, GT_PRINT_UNITS));
 	struct goregex *re;
 	const char *s = GT_S(1);
 	size_t len = GT_SN(1), search = 0, last = 0;
-	int rc = compile(c, av, &re), ng;
+	int rc = compile_as(c, av, &re, must), ng;
 
 	if (rc)
 		return rc;
@@ -264,16 +305,29 @@ static int replace_all(struct gotmpl_fctx *c, struct gotmpl_val **av, int litera
 GT_FN(f_regexreplaceall)
 {
 	(void)ac;
-	return replace_all(c, av, 0, res);
+	return replace_all(c, av, 0, 0, res);
 }
 
 GT_FN(f_regexreplaceallliteral)
 {
 	(void)ac;
-	return replace_all(c, av, 1, res);
+	return replace_all(c, av, 1, 0, res);
 }
 
-GT_FN(f_regexsplit)
+GT_FN(f_regexreplaceall_must)
+{
+	(void)ac;
+	return replace_all(c, av, 0, 1, res);
+}
+
+GT_FN(f_regexreplaceallliteral_must)
+{
+	(void)ac;
+	return replace_all(c, av, 1, 1, res);
+}
+
+static int f_regexsplit_as(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac,
+			   struct gotmpl_val **res, int must)
 {
 	struct goregex *re;
 	struct matches *m = NULL;
@@ -283,12 +337,13 @@ GT_FN(f_regexsplit)
 	int rc;
 
 	(void)ac;
-	if (lim == 0) { /* Go returns nil */
-		GT_RES(gotmpl_list(c->a, 0, GT_STRS));
-	}
-	rc = compile(c, av, &re);
+	rc = compile_as(c, av, &re, must); /* compiled first, as Sprig's regexSplit */
 	if (rc)
 		return rc;
+	if (lim == 0) { /* Go returns nil */
+		goregex_free(re);
+		GT_RES(gotmpl_list(c->a, 0, GT_STRS));
+	}
 	l = gotmpl_list(c->a, 0, GT_STRS);
 	if (!l) {
 		goregex_free(re);
@@ -320,13 +375,23 @@ GT_FN(f_regexsplit)
 	return rc;
 }
 
+GT_FN(f_regexsplit)
+{
+	return f_regexsplit_as(c, av, ac, res, 0);
+}
+
+GT_FN(f_regexsplit_must)
+{
+	return f_regexsplit_as(c, av, ac, res, 1);
+}
+
 const struct gotmpl_func gotmpl_sprig_regex_funcs[] = {
-    {"mustRegexFind", f_regexfind, "ss", 0},
-    {"mustRegexFindAll", f_regexfindall, "ssi", 0},
+    {"mustRegexFind", f_regexfind_must, "ss", 0},
+    {"mustRegexFindAll", f_regexfindall_must, "ssi", 0},
     {"mustRegexMatch", f_mustregexmatch, "ss", 0},
-    {"mustRegexReplaceAll", f_regexreplaceall, "sss", 0},
-    {"mustRegexReplaceAllLiteral", f_regexreplaceallliteral, "sss", 0},
-    {"mustRegexSplit", f_regexsplit, "ssi", 0},
+    {"mustRegexReplaceAll", f_regexreplaceall_must, "sss", 0},
+    {"mustRegexReplaceAllLiteral", f_regexreplaceallliteral_must, "sss", 0},
+    {"mustRegexSplit", f_regexsplit_must, "ssi", 0},
     {"regexFind", f_regexfind, "ss", 0},
     {"regexFindAll", f_regexfindall, "ssi", 0},
     {"regexMatch", f_regexmatch, "ss", 0},

@@ -7,6 +7,7 @@
 
 #include "gotmpl/gotmpl_internal.h"
 
+/* strings.Map of fn over s (strings.ToUpper, ToLower): a byte of no UTF-8 becomes U+FFFD. */
 static int map_runes(struct gotmpl_fctx *c, const char *s, size_t n, uint32_t (*fn)(uint32_t),
 		     struct gotmpl_val **res)
 {
@@ -17,7 +18,7 @@ static int map_runes(struct gotmpl_fctx *c, const char *s, size_t n, uint32_t (*
 	for (size_t i = 0; i < n && !rc;) {
 		int l = gotmpl_utf8(s + i, n - i, &r);
 
-		rc = (r == 0xFFFD && l == 1) ? sb_addch(&sb, s[i]) : gotmpl_put_utf8(&sb, fn(r));
+		rc = gotmpl_put_utf8(&sb, (r == 0xFFFD && l == 1) ? r : fn(r));
 		i += (size_t)l;
 	}
 	return gotmpl_done(c, &sb, rc, res);
@@ -35,17 +36,30 @@ GT_FN(f_lower)
 	return map_runes(c, GT_S(0), GT_SN(0), gotmpl_tolower, res);
 }
 
-static uint32_t swap(uint32_t r)
-{
-	uint32_t u = gotmpl_toupper(r);
-
-	return u != r ? u : gotmpl_tolower(r);
-}
-
+/* goutils' SwapCase: upper and title to lower; lower to title after a space, else upper. */
 GT_FN(f_swapcase)
 {
+	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
+	int rc = 0, space = 1;
+	uint32_t r;
+
 	(void)ac;
-	return map_runes(c, GT_S(0), GT_SN(0), swap, res);
+	for (size_t i = 0; i < GT_SN(0) && !rc;) {
+		int l = gotmpl_utf8(GT_S(0) + i, GT_SN(0) - i, &r);
+
+		if (gotmpl_isupper(r) || gotmpl_istitle(r)) {
+			r = gotmpl_tolower(r);
+			space = 0;
+		} else if (gotmpl_islower(r)) {
+			r = space ? gotmpl_totitle(r) : gotmpl_toupper(r);
+			space = 0;
+		} else {
+			space = gotmpl_uspace(r);
+		}
+		rc = gotmpl_put_utf8(&sb, r);
+		i += (size_t)l;
+	}
+	return gotmpl_done(c, &sb, rc, res);
 }
 
 /* strings.Title: the first letter after a separator upper-cased. */
@@ -62,18 +76,15 @@ GT_FN(f_title)
 					  (prev >= '0' && prev <= '9') || prev == '_')
 				      : gotmpl_uspace(prev);
 
-		rc = (r == 0xFFFD && l == 1) ? sb_addch(&sb, GT_S(0)[i])
-					     : gotmpl_put_utf8(&sb, sep ? gotmpl_toupper(r) : r);
+		rc = gotmpl_put_utf8(&sb, sep ? gotmpl_totitle(r) : r); /* strings.Map: U+FFFD */
 		prev = r;
 		i += (size_t)l;
 	}
 	return gotmpl_done(c, &sb, rc, res);
 }
 
-/*
- * goutils' byte-wise word walks (bytes taken as Latin-1 runes, as goutils does): untitle lowers
- * each word's first letter and keeps the rest; initials keeps only each word's first letter.
- */
+/* goutils' Initials: a byte-wise walk (each byte taken as a Latin-1 rune, as goutils does),
+ * keeping each word's first letter. */
 static int word_walk(struct gotmpl_fctx *c, struct gotmpl_val **av, int initials,
 		     struct gotmpl_val **res)
 {
@@ -96,10 +107,28 @@ static int word_walk(struct gotmpl_fctx *c, struct gotmpl_val **av, int initials
 	return gotmpl_done(c, &sb, rc, res);
 }
 
+/* goutils' Uncapitalize: over runes ([]rune(str): a byte of no UTF-8 is U+FFFD), each word's
+ * first lowered (words split at unicode.IsSpace). */
 GT_FN(f_untitle)
 {
+	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
+	int rc = 0, first = 1;
+	uint32_t r;
+
 	(void)ac;
-	return word_walk(c, av, 0, res);
+	for (size_t i = 0; i < GT_SN(0) && !rc;) {
+		int l = gotmpl_utf8(GT_S(0) + i, GT_SN(0) - i, &r);
+
+		if (gotmpl_uspace(r)) {
+			first = 1;
+		} else if (first) {
+			first = 0;
+			r = gotmpl_tolower(r);
+		}
+		rc = gotmpl_put_utf8(&sb, r);
+		i += (size_t)l;
+	}
+	return gotmpl_done(c, &sb, rc, res);
 }
 
 GT_FN(f_initials)

@@ -510,7 +510,9 @@ const char *gotmpl_typename(const struct gotmpl_val *v)
 {
 	switch (v->kind) {
 	case GOTMPL_LIST:
-		return v->sub == GT_STRS ? "[]string" : "[]interface {}";
+		return v->sub == GT_STRS   ? "[]string"
+		       : v->sub == GT_INTS ? "[]int"
+					   : "[]interface {}";
 	case GOTMPL_MAP:
 		return v->sub == GT_STRS ? "map[string]string" : "map[string]interface {}";
 	case GOTMPL_NIL:
@@ -597,7 +599,7 @@ int gotmpl_put_utf8(struct strbuf *sb, uint32_t r)
 int gotmpl_isprint(uint32_t r)
 {
 	if (r < 0x20 || r == 0x7F || (r >= 0x80 && r < 0xA0) || r == 0xAD ||
-	    (r & 0xFFFE) == 0xFFFE) /* U+xFFFE, U+xFFFF: noncharacters */
+	    (r & 0xFFFE) == 0xFFFE || r >= 0xF0000) /* noncharacters; planes 15, 16: private use */
 		return 0;
 	if (r == 0xFFFD || (r >= 0xFFF9 && r <= 0xFFFB) || (r >= 0x2028 && r <= 0x202E) ||
 	    (r >= 0x200B && r <= 0x200F) || (r >= 0x2060 && r <= 0x206F) || r == 0xFEFF ||

@@ -218,7 +218,7 @@ shared_regexes() {
   echo "$output"
   [ "$status" -eq 0 ]
   # loaded; each rule then fails as NFD's would (no such feature), the plain one applies
-  [ "$(printf '%s\n' "$output" | grep -c "not applied: labelsTemplate: failed to expand template: template: :1:8: executing \"\" at <.nope.nope>: map has no entry for key \"nope\"")" -eq 70 ]
+  [ "$(printf '%s\n' "$output" | grep -c "not applied: labelsTemplate: failed to expand template: template: :1:13: executing \"\" at <.nope.nope>: map has no entry for key \"nope\"")" -eq 70 ]
   [ "$(cat "$T/fd/nodeprobe")" = "example.com/plain=true" ]
 }
 

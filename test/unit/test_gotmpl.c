@@ -5,78 +5,9 @@
 
 #include <jansson.h>
 
+#include "../tools/gotmpl_json.h"
 #include "gotmpl/gotmpl.h"
 #include "harness.h"
-
-/*
- * Test data is JSON; values map to template data as Go's json.Unmarshal
- * would, except: integral numbers are Go ints, {"$strmap": {...}} is a
- * map[string]string, {"$strlist": [...]} a []string, {"$int64": N} an int64,
- * {"$float": N} a float64 even when integral.
- */
-static struct gotmpl_val *from_json(json_t *j)
-{
-	struct gotmpl_val *v;
-	const char *k;
-	json_t *x;
-	size_t i;
-
-	switch (json_typeof(j)) {
-	case JSON_OBJECT:
-		if ((x = json_object_get(j, "$strmap")) || (x = json_object_get(j, "$strlist"))) {
-			int map = json_is_object(x);
-
-			v = map ? gotmpl_val_map(1) : gotmpl_val_list(1);
-			if (map) {
-				json_object_foreach(x, k, j)
-				{
-					if (gotmpl_map_set(v, k,
-							   gotmpl_val_str(json_string_value(j))))
-						abort();
-				}
-			} else {
-				json_array_foreach(x, i, j)
-				{
-					if (gotmpl_list_push(v,
-							     gotmpl_val_str(json_string_value(j))))
-						abort();
-				}
-			}
-			return v;
-		}
-		if ((x = json_object_get(j, "$int64")))
-			return gotmpl_val_int64(json_integer_value(x));
-		if ((x = json_object_get(j, "$float")))
-			return gotmpl_val_float(json_number_value(x));
-		v = gotmpl_val_map(0);
-		json_object_foreach(j, k, x)
-		{
-			if (gotmpl_map_set(v, k, from_json(x)))
-				abort();
-		}
-		return v;
-	case JSON_ARRAY:
-		v = gotmpl_val_list(0);
-		json_array_foreach(j, i, x)
-		{
-			if (gotmpl_list_push(v, from_json(x)))
-				abort();
-		}
-		return v;
-	case JSON_STRING:
-		return gotmpl_val_strn(json_string_value(j), json_string_length(j));
-	case JSON_INTEGER:
-		return gotmpl_val_int(json_integer_value(j));
-	case JSON_REAL:
-		return gotmpl_val_float(json_real_value(j));
-	case JSON_TRUE:
-		return gotmpl_val_bool(1);
-	case JSON_FALSE:
-		return gotmpl_val_bool(0);
-	default:
-		return gotmpl_val_nil();
-	}
-}
 
 /*
  * Run src over data: 0 and the output in out (static), or the error code and
@@ -217,6 +148,12 @@ TEST(sprig_vectors)
 TEST(nfd_templates)
 {
 	CHECK(run_fixture("nfd.json") > 0);
+}
+
+/* Go 1.19 + Sprig 3.2.3's own outputs and errors (test/gotmpl-oracle), for where go is absent. */
+TEST(go_oracle_vectors)
+{
+	CHECK(run_fixture("go_oracle.json") > 0);
 }
 
 TEST(source_cap_is_nfds)

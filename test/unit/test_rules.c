@@ -443,7 +443,7 @@ TEST(rules_template_missing_key_voids_rule)
 		  "");
 	CHECK(strstr(
 	    warnings,
-	    "rule 'a' not applied: labelsTemplate: failed to expand template: template: :1:14: "
+	    "rule 'a' not applied: labelsTemplate: failed to expand template: template: :1:18: "
 	    "executing \"\" at <.pci.device>: map has no entry for key \"pci\""));
 	/* with the instances where it is there, the same template works */
 	CHECK_STR(
