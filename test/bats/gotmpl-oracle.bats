@@ -47,9 +47,14 @@ differ() {
   differ "$BATS_TEST_TMPDIR/gen.jsonl"
 }
 
-@test "the fixtures (test/fixtures/gotmpl) and the fuzzer's seeds print and fail as Go's" {
-  "$O" corpus "$NP_ROOT"/test/fixtures/gotmpl/*.json "$NP_ROOT"/test/fuzz/fuzz_gotmpl.seeds/* \
-    > "$BATS_TEST_TMPDIR/fix.jsonl"
+@test "the fixtures (test/fixtures/gotmpl but hostile.json) and the fuzzer's seeds print and fail as Go's" {
+  # hostile.json is left out: its templates are built to run past nodeprobe's step budget, and
+  # Go, which has none, runs them for hours or overflows its stack (test/fixtures/gotmpl/README.md).
+  local f fix=()
+  for f in "$NP_ROOT"/test/fixtures/gotmpl/*.json; do
+    [ "${f##*/}" = hostile.json ] || fix+=("$f")
+  done
+  "$O" corpus "${fix[@]}" "$NP_ROOT"/test/fuzz/fuzz_gotmpl.seeds/* > "$BATS_TEST_TMPDIR/fix.jsonl"
   differ "$BATS_TEST_TMPDIR/fix.jsonl"
 }
 
