@@ -244,3 +244,31 @@ TEST(devices_path_cdi_names)
 	devices_found_free(&f);
 	devices_classes_free(c);
 }
+
+/* A Device path that is a directory gives every device node under it, as containerd's
+ * DevicesFromPath does for the kubelet's DeviceSpec (squat hands it /dev/bus/usb as it is): its
+ * subdirectories too, but not pts, shm, fd, mqueue, .lxc, .lxd-mounts, .udev, a "console", or a
+ * link to a directory (no loops). Before: the nodes one level down only, so /dev/bus/usb was one
+ * device with no node at all. */
+TEST(devices_path_dir_recursive)
+{
+	struct devices_classes *c;
+	struct devices_found f = {0};
+	char h[4096];
+
+	trees();
+	harness_put_str(top, "dev/bus/usb/001/.keep", "");
+	harness_put_str(top, "dev/bus/usb/shm/.keep", "");
+	mk("bus/usb/001/002", 3);
+	mk("bus/usb/shm/x", 4);
+	mk("bus/usb/console", 5);
+	ln("..", "bus/usb/001/up");
+	one(&c, "/dev/bus/usb", 1, &f);
+	hosts(&f, h, sizeof(h));
+	CHECK_STR(h, "/dev/bus/usb/001/002\n");
+	REQUIRE_INT((int)f.n, 1);
+	REQUIRE_INT((int)f.d[0].n_nodes, 1);
+	CHECK_STR(f.d[0].nodes[0].container, "/dev/bus/usb/001/002");
+	devices_found_free(&f);
+	devices_classes_free(c);
+}
