@@ -305,9 +305,9 @@ static bool runtime_skips(const char *name, bool dir)
  * A Device path that is a directory (squat's audio example: /dev/snd; /dev/bus/usb) becomes the
  * device nodes under it (sorted; container paths under its container path; other files skipped
  * with a warning): a CDI deviceNode must be a node, and the runtime gets the same nodes either
- * way: containerd's DevicesFromPath expands it recursively, leaving out what runtime_skips names.
- * A link to a directory is not followed (no loops); at most DEVICES_MATCH_MAX nodes and
- * directories in all.
+ * way: containerd's DevicesFromPath expands it recursively, leaving out what runtime_skips names
+ * and every symbolic link (its DeviceFromPath lstats: /dev/snd/by-path's links are no nodes of
+ * their own; no loops either); at most DEVICES_MATCH_MAX nodes and directories in all.
  */
 static int expand_dirs(const struct devices_roots *r, const struct dclass *k, struct devices_dev *d,
 		       struct log_err *err)
@@ -340,10 +340,9 @@ static int expand_dirs(const struct devices_roots *r, const struct dclass *k, st
 			    runtime_skips(names[j], false))
 				continue;
 			o = offer(r, k, h, DPATH_DEVICE_OR_DIR, res, sizeof(res), &t);
-			if (o < 0 || (o == DPATH_IS_DIR &&
-				      (strcmp(res, h) || runtime_skips(names[j], true))))
-				continue; /* skipped with a warning, a link to a directory, or
-					     pts... */
+			if (o < 0 || strcmp(res, h) ||
+			    (o == DPATH_IS_DIR && runtime_skips(names[j], true)))
+				continue; /* skipped with a warning, a link, or pts... */
 			snprintf(c, sizeof(c), "%s/%s", d->nodes[i].container, names[j]);
 			memcpy(perms, d->nodes[i].perms, sizeof(perms)); /* node_add moves nodes */
 			if (node_add(d, res, c, perms, false, false, &t) < 0)

@@ -248,8 +248,8 @@ TEST(devices_path_cdi_names)
 /* A Device path that is a directory gives every device node under it, as containerd's
  * DevicesFromPath does for the kubelet's DeviceSpec (squat hands it /dev/bus/usb as it is): its
  * subdirectories too, but not pts, shm, fd, mqueue, .lxc, .lxd-mounts, .udev, a "console", or a
- * link to a directory (no loops). Before: the nodes one level down only, so /dev/bus/usb was one
- * device with no node at all. */
+ * symbolic link (containerd lstats: a link is no device; no loops). Before: the nodes one level
+ * down only, so /dev/bus/usb was one device with no node at all. */
 TEST(devices_path_dir_recursive)
 {
 	struct devices_classes *c;
@@ -263,6 +263,7 @@ TEST(devices_path_dir_recursive)
 	mk("bus/usb/shm/x", 4);
 	mk("bus/usb/console", 5);
 	ln("..", "bus/usb/001/up");
+	ln("001/002", "bus/usb/link");
 	one(&c, "/dev/bus/usb", 1, &f);
 	hosts(&f, h, sizeof(h));
 	CHECK_STR(h, "/dev/bus/usb/001/002\n");
