@@ -273,3 +273,29 @@ TEST(devices_path_dir_recursive)
 	devices_found_free(&f);
 	devices_classes_free(c);
 }
+
+/* A path through a directory anyone may write (/dev/shm, /dev/mqueue: mode 1777) is never offered:
+ * any local user could swap its entry for a link to another node (/dev/sda) between our check and
+ * the runtime's open. The directory itself may still be named (a Mount of /dev/shm). */
+TEST(devices_path_world_writable_dir)
+{
+	struct devices_classes *c;
+	struct devices_found f = {0};
+	char p[400], h[4096];
+
+	trees();
+	snprintf(p, sizeof(p), "%s/dev/shm", top);
+	REQUIRE(mkdir(p, 0755) == 0);
+	REQUIRE(chmod(p, 01777) == 0);
+	mk("shm/ttyUSB9", 3);
+	one(&c, "/dev/shm/*", 0, &f);
+	devices_found_free(&f);
+	devices_classes_free(c);
+	mk("ttyUSB0", 3);
+	ln("shm/ttyUSB9", "ttyUSB1"); /* a link into it: the same */
+	one(&c, "/dev/ttyUSB*", 1, &f);
+	hosts(&f, h, sizeof(h));
+	CHECK_STR(h, "/dev/ttyUSB0\n");
+	devices_found_free(&f);
+	devices_classes_free(c);
+}
