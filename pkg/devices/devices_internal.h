@@ -65,7 +65,8 @@ bool dpath_host_ok(const char *p);
  * are followed while they stay inside the root (relative targets, or absolute ones naming the same
  * tree: "/dev/..." in the dev root); ".." never goes above it. out is the host path of what it
  * names ("/dev/ttyUSB0"), *st its lstat. 0; -EINVAL (not /dev or /sys, or a "."/".." component
- * in host); -EXDEV (leads out of the root); -ELOOP; -ENAMETOOLONG; -ENOENT and other -errno.
+ * in host); -EXDEV (leads out of the root); -EPERM (through a directory anyone may write, such
+ * as /dev/shm); -ELOOP; -ENAMETOOLONG; -ENOENT and other -errno.
  */
 int dpath_resolve(const struct devices_roots *r, const char *host, char *out, size_t size,
 		  struct stat *st);

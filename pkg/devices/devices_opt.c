@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,10 +91,15 @@ int devices_listen_check(const char *s, char *msg, int msglen)
 	}
 	n = (size_t)(colon - s);
 	if (n >= 2 && s[0] == '[' && s[n - 1] == ']' && n - 2 < sizeof(host)) {
+		struct addrinfo hints = {.ai_family = AF_INET6, .ai_flags = AI_NUMERICHOST}, *ai;
+
 		memcpy(host, s + 1, n - 2);
 		host[n - 2] = 0;
-		if (inet_pton(AF_INET6, host, buf) == 1)
+		/* a zone ("fe80::1%eth0") too, as the listener's getaddrinfo takes it */
+		if (getaddrinfo(host, NULL, &hints, &ai) == 0) {
+			freeaddrinfo(ai);
 			return 0;
+		}
 	} else if (n < sizeof(host)) {
 		memcpy(host, s, n);
 		host[n] = 0;

@@ -53,7 +53,9 @@ static const char *root_of(const struct devices_roots *r, const char *host)
  * The walk: todo is what is left to resolve, done the resolved part (relative to the root, ""
  * the root itself). A ".." takes one component off done and never goes above the root; a link's
  * target replaces its component: a relative one from done, an absolute one from the root when it
- * names the same tree ("/dev/..." in the dev root), anything else leads out.
+ * names the same tree ("/dev/..." in the dev root), anything else leads out. A directory anyone
+ * may write (/dev/shm, /dev/mqueue) is not gone through (-EPERM): any local user could put a link
+ * to another node (/dev/sda) in place of its entry between this walk and the runtime's open.
  */
 static int walk(int rootfd, const char *prefix, const char *rest, char *done, size_t size)
 {
@@ -115,6 +117,8 @@ static int walk(int rootfd, const char *prefix, const char *rest, char *done, si
 		}
 		if (*t && !S_ISDIR(st.st_mode))
 			return -ENOTDIR;
+		if (*t && (st.st_mode & S_IWOTH)) /* /dev/shm: anyone could swap what is in it */
+			return -EPERM;
 		if ((size_t)snprintf(done, size, "%s", cand) >= size)
 			return -ENAMETOOLONG;
 	}
@@ -162,7 +166,9 @@ int dpath_check(const struct devices_roots *r, const char *host, enum dpath_want
 	       : rc == -ELOOP	     ? "too many symbolic links"
 	       : rc == -ENAMETOOLONG ? "path too long"
 	       : rc == -EINVAL	     ? "a '.' or '..' component"
-				     : "cannot be resolved";
+	       : rc == -EPERM ? "through a directory anyone may write (its entry could be swapped "
+				"for a link after this check)"
+			      : "cannot be resolved";
 	if (rc < 0)
 		return rc;
 	if (node) {

@@ -286,19 +286,36 @@ static int dev_finish(struct devices_found *f, struct devices_dev *d, const stru
 
 /* ------------------------------------------------------------ squat's groups */
 
+/* What containerd's DevicesFromPath (pkg/oci/utils_unix.go getDevices) leaves out of a directory
+ * it expands: these subdirectories, and a "console". */
+static bool runtime_skips(const char *name, bool dir)
+{
+	static const char *const skip[] = {"pts",  "shm",	  "fd",	   "mqueue",
+					   ".lxc", ".lxd-mounts", ".udev", NULL};
+
+	if (!dir)
+		return !strcmp(name, "console");
+	for (size_t i = 0; skip[i]; i++)
+		if (!strcmp(name, skip[i]))
+			return true;
+	return false;
+}
+
 /*
- * A Device path that is a directory (squat's audio example: /dev/snd) becomes the device nodes in
- * it (one level, sorted; container paths under its container path; subdirectories left out, other
- * files skipped with a warning): a CDI deviceNode must be a node, and the runtime gets the same
- * nodes either way (containerd's DevicesFromPath expands it).
+ * A Device path that is a directory (squat's audio example: /dev/snd; /dev/bus/usb) becomes the
+ * device nodes under it (sorted; container paths under its container path; other files skipped
+ * with a warning): a CDI deviceNode must be a node, and the runtime gets the same nodes either
+ * way: containerd's DevicesFromPath expands it recursively, leaving out what runtime_skips names
+ * and every symbolic link (its DeviceFromPath lstats: /dev/snd/by-path's links are no nodes of
+ * their own; no loops either); at most DEVICES_MATCH_MAX nodes and directories in all.
  */
 static int expand_dirs(const struct devices_roots *r, const struct dclass *k, struct devices_dev *d,
 		       struct log_err *err)
 {
-	size_t i, j, n0 = d->n_nodes;
+	size_t i, j;
 	int rc = 0;
 
-	for (i = 0; i < n0 && rc >= 0; i++) {
+	for (i = 0; i < d->n_nodes && rc >= 0; i++) { /* directories found are appended: walked */
 		char seen[PATH_LEN], h[PATH_LEN + 256], c[PATH_LEN + 256], res[PATH_LEN];
 		char **names = NULL;
 		size_t n = 0;
@@ -307,13 +324,25 @@ static int expand_dirs(const struct devices_roots *r, const struct dclass *k, st
 		    rooted(r, d->nodes[i].host, seen, sizeof(seen)) < 0 ||
 		    fs_list_dir(seen, &names, &n, NULL) < 0)
 			continue;
-		for (j = 0; j < n && j < DEVICES_MATCH_MAX && rc >= 0; j++) {
+		for (j = 0; j < n && rc >= 0; j++) {
 			struct devices_node t;
 			char perms[4];
+			int o;
 
-			snprintf(h, sizeof(h), "%s/%s", d->nodes[i].host, names[j]);
-			if (offer(r, k, h, DPATH_DEVICE_OR_DIR, res, sizeof(res), &t) != 0)
-				continue; /* a subdirectory (by-path), or skipped with a warning */
+			if (d->n_nodes >= DEVICES_MATCH_MAX) {
+				log_warn(
+				    "class '%s': %s: more than %d nodes under it; the rest left out",
+				    k->name, d->nodes[i].host, DEVICES_MATCH_MAX);
+				break;
+			}
+			if ((size_t)snprintf(h, sizeof(h), "%s/%s", d->nodes[i].host, names[j]) >=
+				PATH_LEN ||
+			    runtime_skips(names[j], false))
+				continue;
+			o = offer(r, k, h, DPATH_DEVICE_OR_DIR, res, sizeof(res), &t);
+			if (o < 0 || strcmp(res, h) ||
+			    (o == DPATH_IS_DIR && runtime_skips(names[j], true)))
+				continue; /* skipped with a warning, a link, or pts... */
 			snprintf(c, sizeof(c), "%s/%s", d->nodes[i].container, names[j]);
 			memcpy(perms, d->nodes[i].perms, sizeof(perms)); /* node_add moves nodes */
 			if (node_add(d, res, c, perms, false, false, &t) < 0)
@@ -322,7 +351,7 @@ static int expand_dirs(const struct devices_roots *r, const struct dclass *k, st
 		fs_names_free(names, n);
 	}
 	for (i = 0, j = 0; i < d->n_nodes; i++) { /* the directories themselves go */
-		if (i < n0 && !d->nodes[i].mount && d->nodes[i].type == S_IFDIR) {
+		if (!d->nodes[i].mount && d->nodes[i].type == S_IFDIR) {
 			free(d->nodes[i].host);
 			free(d->nodes[i].container);
 			continue;

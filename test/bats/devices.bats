@@ -299,6 +299,10 @@ OUT
   done
   run "$D" --listen '[::1]:8080' --list --preset kvm --dev-root "$T/dev" --sys-root "$T/sys"
   [ "$status" -eq 0 ]
+  # a link-local address with its zone, as the listener's getaddrinfo takes it (and main did)
+  run "$D" --listen '[fe80::1%lo]:8080' --list --preset kvm --dev-root "$T/dev" --sys-root "$T/sys"
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
   deep=$(/usr/bin/python3 -c 'print("{name: x, groups: " + "[" * 100 + "]" * 100 + "}")')
   run "$D" --list --device "$deep"
   [ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ]

@@ -244,3 +244,58 @@ TEST(devices_path_cdi_names)
 	devices_found_free(&f);
 	devices_classes_free(c);
 }
+
+/* A Device path that is a directory gives every device node under it, as containerd's
+ * DevicesFromPath does for the kubelet's DeviceSpec (squat hands it /dev/bus/usb as it is): its
+ * subdirectories too, but not pts, shm, fd, mqueue, .lxc, .lxd-mounts, .udev, a "console", or a
+ * symbolic link (containerd lstats: a link is no device; no loops). Before: the nodes one level
+ * down only, so /dev/bus/usb was one device with no node at all. */
+TEST(devices_path_dir_recursive)
+{
+	struct devices_classes *c;
+	struct devices_found f = {0};
+	char h[4096];
+
+	trees();
+	harness_put_str(top, "dev/bus/usb/001/.keep", "");
+	harness_put_str(top, "dev/bus/usb/shm/.keep", "");
+	mk("bus/usb/001/002", 3);
+	mk("bus/usb/shm/x", 4);
+	mk("bus/usb/console", 5);
+	ln("..", "bus/usb/001/up");
+	ln("001/002", "bus/usb/link");
+	one(&c, "/dev/bus/usb", 1, &f);
+	hosts(&f, h, sizeof(h));
+	CHECK_STR(h, "/dev/bus/usb/001/002\n");
+	REQUIRE_INT((int)f.n, 1);
+	REQUIRE_INT((int)f.d[0].n_nodes, 1);
+	CHECK_STR(f.d[0].nodes[0].container, "/dev/bus/usb/001/002");
+	devices_found_free(&f);
+	devices_classes_free(c);
+}
+
+/* A path through a directory anyone may write (/dev/shm, /dev/mqueue: mode 1777) is never offered:
+ * any local user could swap its entry for a link to another node (/dev/sda) between our check and
+ * the runtime's open. The directory itself may still be named (a Mount of /dev/shm). */
+TEST(devices_path_world_writable_dir)
+{
+	struct devices_classes *c;
+	struct devices_found f = {0};
+	char p[400], h[4096];
+
+	trees();
+	snprintf(p, sizeof(p), "%s/dev/shm", top);
+	REQUIRE(mkdir(p, 0755) == 0);
+	REQUIRE(chmod(p, 01777) == 0);
+	mk("shm/ttyUSB9", 3);
+	one(&c, "/dev/shm/*", 0, &f);
+	devices_found_free(&f);
+	devices_classes_free(c);
+	mk("ttyUSB0", 3);
+	ln("shm/ttyUSB9", "ttyUSB1"); /* a link into it: the same */
+	one(&c, "/dev/ttyUSB*", 1, &f);
+	hosts(&f, h, sizeof(h));
+	CHECK_STR(h, "/dev/ttyUSB0\n");
+	devices_found_free(&f);
+	devices_classes_free(c);
+}
