@@ -60,6 +60,13 @@ bool dpath_has_dots(const char *p);
  */
 bool dpath_host_ok(const char *p);
 
+/* A host path ("/dev/x") as the plugin sees it ("<dev root>/x"); other paths as they are. 0 or
+ * -ENAMETOOLONG. */
+int dpath_rooted(const struct devices_roots *r, const char *host, char *out, size_t size);
+/* A path under the dev or sys root back as the host's "/dev/..." or "/sys/..." (others as they
+ * are). 0 or -ENAMETOOLONG. */
+int dpath_unrooted(const struct devices_roots *r, const char *seen, char *out, size_t size);
+
 /*
  * host ("/dev/serial/by-id/x") resolved under its root, one component at a time: symbolic links
  * are followed while they stay inside the root (relative targets, or absolute ones naming the same

@@ -49,6 +49,31 @@ static const char *root_of(const struct devices_roots *r, const char *host)
 	return NULL;
 }
 
+int dpath_rooted(const struct devices_roots *r, const char *host, char *out, size_t size)
+{
+	const char *root = root_of(r, host);
+
+	if ((size_t)snprintf(out, size, "%s%s", root ? root : host, root ? host + 4 : "") >= size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int dpath_unrooted(const struct devices_roots *r, const char *seen, char *out, size_t size)
+{
+	static const char *const host[2] = {"/dev", "/sys"};
+
+	for (int i = 0; i < 2; i++) {
+		const char *root = root_of(r, host[i]);
+		size_t n = strlen(root);
+
+		if (!strncmp(seen, root, n) && (seen[n] == '/' || !seen[n]))
+			return (size_t)snprintf(out, size, "%s%s", host[i], seen + n) < size
+				   ? 0
+				   : -ENAMETOOLONG;
+	}
+	return (size_t)snprintf(out, size, "%s", seen) < size ? 0 : -ENAMETOOLONG;
+}
+
 /*
  * The walk: todo is what is left to resolve, done the resolved part (relative to the root, ""
  * the root itself). A ".." takes one component off done and never goes above the root; a link's

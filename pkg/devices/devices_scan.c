@@ -34,37 +34,6 @@ static const char *sys_root(const struct devices_roots *r)
 	return r && r->sys ? r->sys : "/sys";
 }
 
-/* host path ("/dev/x") as we see it ("<dev root>/x"); other paths as they are. */
-static int rooted(const struct devices_roots *r, const char *host, char *out, size_t size)
-{
-	const char *rest = NULL, *root = NULL;
-
-	if (!strncmp(host, "/dev/", 5) || !strcmp(host, "/dev"))
-		rest = host + 4, root = dev_root(r);
-	else if (!strncmp(host, "/sys/", 5) || !strcmp(host, "/sys"))
-		rest = host + 4, root = sys_root(r);
-	if ((size_t)snprintf(out, size, "%s%s", root ? root : host, root ? rest : "") >= size)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-/* A path under the dev or sys root back as the host's "/dev/..." or "/sys/..." (others as they
- * are). */
-static int unrooted(const struct devices_roots *r, const char *seen, char *out, size_t size)
-{
-	const char *roots[2] = {dev_root(r), sys_root(r)}, *host[2] = {"/dev", "/sys"};
-
-	for (int i = 0; i < 2; i++) {
-		size_t n = strlen(roots[i]);
-
-		if (!strncmp(seen, roots[i], n) && (seen[n] == '/' || !seen[n]))
-			return (size_t)snprintf(out, size, "%s%s", host[i], seen + n) < size
-				   ? 0
-				   : -ENAMETOOLONG;
-	}
-	return (size_t)snprintf(out, size, "%s", seen) < size ? 0 : -ENAMETOOLONG;
-}
-
 /*
  * host as a node of kind want (devices_path.c): 0 with its resolved host path in out (and n's type
  * and rdev when n is not NULL), DPATH_IS_DIR, or <0 after one warning naming it and what is wrong
@@ -97,7 +66,7 @@ static int glob_host(const struct devices_roots *r, const char *pattern, char **
 	int rc;
 
 	*out = NULL;
-	if (rooted(r, pattern, p, sizeof(p)) < 0)
+	if (dpath_rooted(r, pattern, p, sizeof(p)) < 0)
 		return log_err_set(err, -ENAMETOOLONG, "%s: path too long", pattern);
 	rc = glob(p, 0, NULL, &g);
 	if (rc == GLOB_NOMATCH)
@@ -111,7 +80,7 @@ static int glob_host(const struct devices_roots *r, const char *pattern, char **
 	}
 	*out = calloc(g.gl_pathc + 1, sizeof(char *));
 	for (i = 0, n = 0; *out && i < g.gl_pathc; i++) {
-		if (unrooted(r, g.gl_pathv[i], h, sizeof(h)) < 0)
+		if (dpath_unrooted(r, g.gl_pathv[i], h, sizeof(h)) < 0)
 			break;
 		if (dpath_has_dots(h)) /* glob's ".*" or "[.]" matches "." and "..": never */
 			continue;
@@ -321,7 +290,7 @@ static int expand_dirs(const struct devices_roots *r, const struct dclass *k, st
 		size_t n = 0;
 
 		if (d->nodes[i].mount || d->nodes[i].type != S_IFDIR ||
-		    rooted(r, d->nodes[i].host, seen, sizeof(seen)) < 0 ||
+		    dpath_rooted(r, d->nodes[i].host, seen, sizeof(seen)) < 0 ||
 		    fs_list_dir(seen, &names, &n, NULL) < 0)
 			continue;
 		for (j = 0; j < n && rc >= 0; j++) {

@@ -363,29 +363,14 @@ static struct gotmpl_val *eval_function(struct exec *e, struct gotmpl_val *dot,
 
 static struct gotmpl_val *constant(struct exec *e, const struct gotmpl_node *n)
 {
-	switch (n->type) {
-	case N_BOOL:
-		return gotmpl_bool(&e->a, n->bval) ?: oom(e);
-	case N_STRING:
-		return gotmpl_str(&e->a, n->text, n->tlen) ?: oom(e);
-	case N_NUMBER: { /* Go's idealConstant: a float only if written as one */
-		const char *r = n->raw + (n->raw[0] == '+' || n->raw[0] == '-');
-		size_t rl = n->rawlen - (size_t)(r - n->raw);
-		int hex = rl > 1 && r[0] == '0' && (r[1] | 0x20) == 'x', floaty = 0;
+	struct gotmpl_val *v = NULL;
+	int rc = gotmpl_node_constant(&e->a, n, &v);
 
-		for (size_t i = 0; i < rl && n->raw[0] != '\'' && n->is_float; i++)
-			if (strchr(hex ? "pP" : ".eEpP", r[i]))
-				floaty = 1;
-		if (floaty)
-			return gotmpl_float(&e->a, n->fval) ?: oom(e);
-		if (n->is_int)
-			return gotmpl_int(&e->a, n->ival, GT_PLAIN) ?: oom(e);
+	if (rc == -ENOMEM)
+		return oom(e);
+	if (rc)
 		xerr(e, -EINVAL, "%.*s overflows int", (int)n->rawlen, n->raw);
-		return NULL;
-	}
-	default:
-		return NULL;
-	}
+	return v;
 }
 
 static struct gotmpl_val *eval_command(struct exec *e, struct gotmpl_val *dot,

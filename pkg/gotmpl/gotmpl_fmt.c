@@ -31,6 +31,22 @@ struct gotmpl_val *gotmpl_take(struct gotmpl_fctx *c, struct strbuf *sb)
 	return v;
 }
 
+int gotmpl_printed(struct gotmpl_fctx *c, struct strbuf *sb, int rc, unsigned per_byte,
+		   struct gotmpl_val **res)
+{
+	if (rc == -E2BIG && sb->max < GT_STR_MAX) /* the budget's cap, not the string limit */
+		rc = gotmpl_work(c->a, (sb->max + 1) * per_byte);
+	if (rc) {
+		sb_free(sb);
+		return rc;
+	}
+	if (gotmpl_work(c->a, sb->len * per_byte)) {
+		sb_free(sb);
+		return -ELOOP;
+	}
+	GT_RES(gotmpl_take(c, sb));
+}
+
 /* ---- Unicode classes the string functions share ---- */
 
 int gotmpl_uspace(uint32_t r)

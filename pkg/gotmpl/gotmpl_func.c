@@ -395,22 +395,6 @@ GT_FN(f_ge)
 	return cmp_fn(c, av, res, 3);
 }
 
-int gotmpl_printed(struct gotmpl_fctx *c, struct strbuf *sb, int rc, unsigned per_byte,
-		   struct gotmpl_val **res)
-{
-	if (rc == -E2BIG && sb->max < GT_STR_MAX) /* the budget's cap, not the string limit */
-		rc = gotmpl_work(c->a, (sb->max + 1) * per_byte);
-	if (rc) {
-		sb_free(sb);
-		return rc;
-	}
-	if (gotmpl_work(c->a, sb->len * per_byte)) {
-		sb_free(sb);
-		return -ELOOP;
-	}
-	GT_RES(gotmpl_take(c, sb));
-}
-
 GT_FN(f_print)
 {
 	struct strbuf sb = STRBUF_INIT(gotmpl_room(c->a, GT_PRINT_UNITS));

@@ -462,6 +462,12 @@ void gotmpl_p_push_var(struct gotmpl_parser *p, const char *name);
 struct gotmpl_node *gotmpl_p_pipeline(struct gotmpl_parser *p, const char *ctx,
 				      enum gotmpl_tok end);
 
+/*
+ * The value of a constant node (bool, string, number) in a: 0 and *out (NULL for any other node),
+ * -ERANGE for an integer constant no int holds (Go's "overflows int"), -ENOMEM.
+ */
+int gotmpl_node_constant(struct gotmpl_arena *a, const struct gotmpl_node *n,
+			 struct gotmpl_val **out);
 /* Go's String() of a node (for "executing ... at <...>"). */
 int gotmpl_node_string(struct strbuf *sb, const struct gotmpl_node *n);
 

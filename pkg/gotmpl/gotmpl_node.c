@@ -1,6 +1,43 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* gotmpl_node: Go's String() of parse-tree nodes, for execution errors (node.go). */
+/* gotmpl_node: Go's String() of parse-tree nodes, for execution errors (node.go), and the values of
+ * constant nodes. */
+#include <errno.h>
+#include <string.h>
+
 #include "gotmpl/gotmpl_internal.h"
+
+int gotmpl_node_constant(struct gotmpl_arena *a, const struct gotmpl_node *n,
+			 struct gotmpl_val **out)
+{
+	switch (n->type) {
+	case N_BOOL:
+		*out = gotmpl_bool(a, n->bval);
+		break;
+	case N_STRING:
+		*out = gotmpl_str(a, n->text, n->tlen);
+		break;
+	case N_NUMBER: { /* Go's idealConstant: a float only if written as one */
+		const char *r = n->raw + (n->raw[0] == '+' || n->raw[0] == '-');
+		size_t rl = n->rawlen - (size_t)(r - n->raw);
+		int hex = rl > 1 && r[0] == '0' && (r[1] | 0x20) == 'x', floaty = 0;
+
+		for (size_t i = 0; i < rl && n->raw[0] != '\'' && n->is_float; i++)
+			if (strchr(hex ? "pP" : ".eEpP", r[i]))
+				floaty = 1;
+		if (floaty)
+			*out = gotmpl_float(a, n->fval);
+		else if (n->is_int)
+			*out = gotmpl_int(a, n->ival, GT_PLAIN);
+		else
+			return -ERANGE;
+		break;
+	}
+	default:
+		*out = NULL;
+		return 0;
+	}
+	return *out ? 0 : -ENOMEM;
+}
 
 int gotmpl_node_string(struct strbuf *sb, const struct gotmpl_node *n)
 {

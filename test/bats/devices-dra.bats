@@ -25,7 +25,7 @@ setup() {
   /usr/bin/python3 -c 'import grpc, grpc_tools' 2>/dev/null || skip "python3-grpcio/grpc-tools absent"
   T=$BATS_TEST_TMPDIR
   mkdir -p "$T/dev" "$T/sys" "$T/kl" "$T/reg" "$T/plugins" "$T/cdi"
-  : > "$T/dev/ttyUSB0"; : > "$T/dev/ttyUSB1"; : > "$T/dev/kvm"
+  mknode "$T/dev/ttyUSB0" "$T/dev/ttyUSB1" "$T/dev/kvm" # char nodes: a class offers nothing else
   cat > "$T/classes.yaml" <<'YAML'
 apiVersion: nodeprobe.io/v1alpha1
 kind: DeviceClass
@@ -293,7 +293,7 @@ writes() { fake_ctl GET '/requests?method=POST|PUT|DELETE&path=resourceslices&co
   [ "$(jq -r .driver "$T/spec.json")" = nodeprobe.io ]
   [ "$(jq -r .nodeName "$T/spec.json")" = node1 ]
   [ "$(jq -c '.devices[0]' "$T/spec.json")" = '{"name":"serial-ttyusb0","attributes":{"class":{"string":"serial"},"devPath":{"string":"/dev/ttyUSB0"},"major":{"int":188},"minor":{"int":0},"usbVendorID":{"string":"10c4"},"usbProductID":{"string":"ea60"},"usbSerial":{"string":"0001"},"usbBcdDevice":{"string":"0100"},"usbBusPath":{"string":"1-4"},"pciVendorID":{"string":"8086"},"pciDeviceID":{"string":"a36d"},"pciClass":{"string":"0c0330"},"pciSubsystemVendorID":{"string":"1028"},"pciSubsystemDeviceID":{"string":"0869"},"pciAddress":{"string":"0000:00:14.0"},"pciDriver":{"string":"xhci_hcd"},"numaNode":{"int":0},"iommuGroup":{"int":7}}}' ]
-  [ "$(jq -c '.devices[1]' "$T/spec.json")" = '{"name":"serial-ttyusb1","attributes":{"class":{"string":"serial"},"devPath":{"string":"/dev/ttyUSB1"}}}' ]
+  [ "$(jq -c '.devices[1]' "$T/spec.json")" = '{"name":"serial-ttyusb1","attributes":{"class":{"string":"serial"},"devPath":{"string":"/dev/ttyUSB1"},"major":{"int":1},"minor":{"int":3}}}' ]
   # a hotplug that changes nothing of ours: a LIST, no write
   w=$(writes)
   lists=$(fake_ctl GET '/requests?method=GET&path=resourceslices&count=1' | jq .count)
@@ -301,7 +301,7 @@ writes() { fake_ctl GET '/requests?method=POST|PUT|DELETE&path=resourceslices&co
   fake_wait_requests "method=GET&path=resourceslices&min=$((lists + 1))" "$((lists + 1))" >/dev/null
   [ "$(writes)" = "$w" ]
   # ttyUSB2 comes: generation 2, three devices
-  : > "$T/dev/ttyUSB2"
+  mknode "$T/dev/ttyUSB2"
   dra_wait slices_are '[{"gen":2,"count":1,"pool":"node1","n":3}]'
   # a 409 on the update (someone changed the slice): listed again, written
   fake_ctl POST /faults '{"method":"PUT","path":"resourceslices","code":409}' >/dev/null
@@ -316,7 +316,7 @@ writes() { fake_ctl GET '/requests?method=POST|PUT|DELETE&path=resourceslices&co
 }
 
 @test "devices-dra: ResourceSlices: 300 devices are 3 slices of 128 at most, one generation" {
-  for i in $(seq 2 299); do : > "$T/dev/ttyUSB$i"; done
+  for i in $(seq 2 299); do mknode "$T/dev/ttyUSB$i"; done
   plugin_start
   gens() { [ "$(slices | jq -c '[.[] | [.gen, .count]] | unique')" = '[[1,3]]' ]; }
   dra_wait gens
