@@ -77,8 +77,14 @@ static int mark_over(struct kube_stream *st, const char *what)
 			    strcmp(what, "a JSON value") == 0 ? KUBE_VALUE_MAX : KUBE_ITEM_MAX);
 		return 0;
 	}
-	if (!st->over)
-		snprintf(st->over_what, sizeof(st->over_what), "%s", what);
+	if (!st->over && strcmp(what, "a JSON value") == 0)
+		snprintf(st->over_what, sizeof(st->over_what), "a value over %d bytes",
+			 KUBE_VALUE_MAX);
+	else if (!st->over && strcmp(what, "an object") == 0)
+		snprintf(st->over_what, sizeof(st->over_what), "over %d bytes in all",
+			 KUBE_ITEM_MAX);
+	else if (!st->over)
+		snprintf(st->over_what, sizeof(st->over_what), "a key over %d bytes", KEY_MAX);
 	st->over = 1;
 	while (st->jdepth > 0)
 		json_decref(st->stack[--st->jdepth]);
@@ -352,7 +358,7 @@ static int cb_map_key(void *c, const unsigned char *k, size_t len)
 	if (sb_addn(key, k, len) < 0) {
 		if (st->ops->oversize && in_item(st)) { /* skipped; the key's start stands in */
 			sb_addn(key, k, key->max);
-			return mark_over(st, "a key over 1 KiB");
+			return mark_over(st, "a key");
 		}
 		log_err_set(st->err, KUBE_EJSON, "JSON key longer than %d bytes", KEY_MAX);
 		return 0;

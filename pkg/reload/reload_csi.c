@@ -299,6 +299,14 @@ static void spcps_del(struct ctl *c, struct spcps_ent *pe)
 	METRIC_SET(c->m.objects[CLS_SPC], c->m.objects[CLS_SPC] - 1);
 }
 
+void reload_csi_keep(struct ctl *c, const char *ns, const char *name)
+{
+	struct spcps_ent *pe = (struct spcps_ent *)reload_tab_get(&c->in.spcps, CLS_SPC, ns, name);
+
+	if (pe)
+		pe->seen = 1;
+}
+
 void reload_csi_mark(struct ctl *c, const char *ns)
 {
 	size_t i;

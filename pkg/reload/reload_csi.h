@@ -27,6 +27,8 @@ int reload_spc_hash(json_t *status, char hex[RELOAD_HASH_HEX]);
  * selects that SecretProviderClass in its namespace (told through c->in.on->changed).
  */
 void reload_csi_item(struct rs *s, const char *type, json_t *obj);
+/* Status ns/name was skipped (over the stream's limits): what is known of it stays, seen. */
+void reload_csi_keep(struct ctl *c, const char *ns, const char *name);
 /* Before a (re-)LIST of the statuses in ns ("": all): mark them unseen. */
 void reload_csi_mark(struct ctl *c, const char *ns);
 /*

@@ -58,6 +58,12 @@ static int render(struct strbuf *sb, struct reload_metrics *m)
 	for (i = 0; i < NCLS && !r; i++)
 		r = sb_addf(sb, "%s{resource=\"%s\"} %lu\n", objects, cls_names[i],
 			    METRIC_GET(m->objects[i]));
+	r = r ? r
+	      : head(sb, "nodeprobe_reload_objects_skipped_total", "counter",
+		     "Objects skipped: over the limits of one value or one object.");
+	for (i = 0; i < NCLS && !r; i++)
+		r = sb_addf(sb, "nodeprobe_reload_objects_skipped_total{resource=\"%s\"} %lu\n",
+			    cls_names[i], METRIC_GET(m->oversize[i]));
 	if (METRIC_GET(m->leader)) { /* --enable-ha */
 		r = r ? r
 		      : head(sb, "nodeprobe_reload_leader", "gauge",

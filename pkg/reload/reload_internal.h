@@ -370,6 +370,7 @@ struct reload_metrics {
 	unsigned long notify_dropped;	   /* alerts/webhooks dropped from a full queue */
 	unsigned long notify_queued;	   /* gauge: alerts/webhooks waiting */
 	unsigned long fenced;		   /* API writes not sent: the Lease not held */
+	unsigned long oversize[NCLS];	   /* objects skipped: over the stream's limits */
 };
 
 /* Start /healthz, /readyz, /metrics on listen ("[host]:port"). Returns a handle or NULL + err. */

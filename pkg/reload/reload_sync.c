@@ -233,6 +233,8 @@ void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *o
 
 /* ---- stream callbacks ---- */
 
+static int cfg_class(const struct rs *s);
+
 static int cfg_begin(void *p)
 {
 	struct rs *s = p;
@@ -368,14 +370,72 @@ static int wl_item(void *p, const char *type, json_t *obj)
 	return 0;
 }
 
+/*
+ * An object over the stream's limits (kube_stream_ops.oversize): skipped with one warning naming
+ * it, and the LIST or watch goes on. What was known of it stays (a re-list does not sweep it, so
+ * no --reload-on-delete rollout follows); a DELETED event still forgets it, by its name.
+ */
+static int item_oversize(void *p, const char *type, const char *ns, const char *name,
+			 const char *what)
+{
+	struct rs *s = p;
+	struct ctl *c = s->c;
+	const char *kind = reload_cls_res[s->cls]->kind;
+
+	s->events++;
+	if (s->hs_live) {
+		reload_hasher_free(&s->hs);
+		s->hs_live = 0;
+	}
+	METRIC_INC(c->m.oversize[s->cls]);
+	if (!*name || strcmp(type, "BOOKMARK") == 0 || strcmp(type, "ERROR") == 0) {
+		log_warn("%s watch: a %s event %s: skipped", reload_cls_res[s->cls]->plural, type,
+			 what);
+		return 0;
+	}
+	if (reload_ns_ignored(c, ns))
+		return 0;
+	if (strcmp(type, "DELETED") == 0) {
+		json_t *stub = json_pack("{s:{s:s,s:s}}", "metadata", "name", name, "namespace", ns);
+
+		if (!stub)
+			return -ENOMEM;
+		if (cfg_class(s))
+			apply_config(c, s->cls, "DELETED", ns, name, "", "", NULL, 0, 0, 0);
+		else
+			wl_item(s, type, stub);
+		json_decref(stub);
+		return 0;
+	}
+	log_warn("%s %s/%s: %s (the API server's object is over nodeprobe-reload's limit): "
+		 "skipped; what was read of it before is kept",
+		 kind, ns, name, what);
+	if (cfg_class(s)) {
+		struct cfg_ent *ce = (struct cfg_ent *)reload_tab_get(&c->cfg, s->cls, ns, name);
+
+		if (ce)
+			ce->seen = 1;
+	} else if (s->cls == CLS_SPC) {
+		reload_csi_keep(c, ns, name);
+	} else {
+		struct wl_ent *we = (struct wl_ent *)reload_tab_get(&c->wl, s->cls, ns, name);
+
+		if (we)
+			we->seen = 1;
+	}
+	return 0;
+}
+
 static const struct kube_stream_ops cfg_ops = {
     .scalar = cfg_scalar,
     .begin = cfg_begin,
     .item = cfg_item,
+    .oversize = item_oversize,
 };
 
 static const struct kube_stream_ops wl_ops = {
     .item = wl_item,
+    .oversize = item_oversize,
 };
 
 /* ConfigMaps and Secrets (flat items, cfg_ops), or a workload kind (JSON items, wl_ops). */

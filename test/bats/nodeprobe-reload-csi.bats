@@ -279,3 +279,43 @@ env_of() {
   run "$BIN" --enable-csi-integration=maybe
   [ "$status" -eq 2 ]
 }
+
+# huge KIND-TEMPLATE: one object over the stream's one-value limit (KUBE_VALUE_MAX, 4.5 MiB):
+# "{blob:3600000}" is 4,800,000 base64 characters (POST /generate makes it on the server).
+huge() { fake_ctl POST /generate "{\"template\":$1,\"count\":1}" >/dev/null; }
+BLOB='{blob:3600000}'
+
+@test "limits: one object over the value limit in a LIST or a watch event is skipped with one warning naming it, for every kind; the rest rolls on" {
+  fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
+  fake_ctl POST /crds "$SPC_CRD" >/dev/null
+  fake_cm a '{"k":"1"}'
+  huge "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"big\",\"namespace\":\"default\"},\"data\":{\"k\":\"$BLOB\"}}"
+  fake_cm z '{"k":"1"}'
+  huge "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"bigs\",\"namespace\":\"default\"},\"data\":{\"k\":\"$BLOB\"}}"
+  fake_deploy web a
+  huge "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"bigd\",\"namespace\":\"default\"},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"b\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"b\"}},\"spec\":{\"containers\":[{\"name\":\"app\",\"image\":\"x\",\"env\":[{\"name\":\"E\",\"value\":\"$BLOB\"}]}]}}}}"
+  huge "{\"apiVersion\":\"secrets-store.csi.x-k8s.io/v1\",\"kind\":\"SecretProviderClassPodStatus\",\"metadata\":{\"name\":\"bigp\",\"namespace\":\"default\"},\"status\":{\"secretProviderClassName\":\"vault-db\",\"objects\":[{\"id\":\"$BLOB\",\"version\":\"1\"}]}}"
+  huge "{\"apiVersion\":\"secrets-store.csi.x-k8s.io/v1\",\"kind\":\"SecretProviderClass\",\"metadata\":{\"name\":\"bigc\",\"namespace\":\"default\"},\"spec\":{\"provider\":\"vault\",\"parameters\":{\"objects\":\"$BLOB\"}}}"
+  port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  start 8 --listen "127.0.0.1:$port"
+  m=$(curl -sS "http://127.0.0.1:$port/metrics")
+  grep -qx 'nodeprobe_reload_objects{resource="configmaps"} 2' <<<"$m"
+  grep -qx 'nodeprobe_reload_objects_skipped_total{resource="configmaps"} 1' <<<"$m"
+  for w in 'ConfigMap default/big' 'Secret default/bigs' 'Deployment default/bigd' 'SecretProviderClassPodStatus default/bigp'; do
+    [ "$(grep -c "warning: $w: a value over 4718592 bytes" "$RL_LOG")" -eq 1 ] || { cat "$RL_LOG" >&2; false; }
+  done
+  # a change of a small one still rolls its Deployment
+  fake_cm a '{"k":"2"}'
+  reqs PATCH /deployments/web$ >/dev/null
+  # a watch event over the limit: skipped and named too; the watch goes on
+  huge "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"z\",\"namespace\":\"default\"},\"data\":{\"k\":\"$BLOB\"}}"
+  for _ in $(seq 50); do grep -q 'warning: ConfigMap default/z: a value over' "$RL_LOG" && break; sleep 0.1; done
+  grep -q 'warning: ConfigMap default/z: a value over 4718592 bytes' "$RL_LOG"
+  fake_cm a '{"k":"3"}'
+  reqs PATCH /deployments/web$ 2 >/dev/null
+  # its deletion (the DELETED event carries the big object) forgets it by its name
+  fake_ctl DELETE '/objects?apiVersion=v1&kind=ConfigMap&namespace=default&name=z' >/dev/null
+  for _ in $(seq 50); do curl -sS "http://127.0.0.1:$port/metrics" | grep -qx 'nodeprobe_reload_objects{resource="configmaps"} 1' && break; sleep 0.1; done
+  curl -sS "http://127.0.0.1:$port/metrics" | grep -qx 'nodeprobe_reload_objects{resource="configmaps"} 1'
+  kill -0 "$RL_PID"
+}

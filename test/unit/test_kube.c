@@ -412,13 +412,13 @@ TEST(stream_skips_one_oversize_item)
 	/* [watch][mode]: the items around it arrive whole, nothing of it after the cut */
 	static const char *const want[2][2] = {
 	    {"<metadata.name=a;data.k=1;>LIST\n<metadata.name=big;metadata.namespace=ns;!LIST "
-	     "ns/big (a JSON value)\n<metadata.name=c;>LIST\n",
-	     ">LIST{\"data\":{\"k\":\"1\"},\"metadata\":{\"name\":\"a\"}}\n!LIST ns/big (a JSON "
-	     "value)\n>LIST{\"metadata\":{\"name\":\"c\"}}\n"},
+	     "ns/big (a value over 4718592 bytes)\n<metadata.name=c;>LIST\n",
+	     ">LIST{\"data\":{\"k\":\"1\"},\"metadata\":{\"name\":\"a\"}}\n!LIST ns/big (a value "
+	     "over 4718592 bytes)\n>LIST{\"metadata\":{\"name\":\"c\"}}\n"},
 	    {"<metadata.name=a;data.k=1;>ADDED\n<metadata.name=big;metadata.namespace=ns;!MODIFIED "
-	     "ns/big (a JSON value)\n<metadata.name=c;>DELETED\n",
+	     "ns/big (a value over 4718592 bytes)\n<metadata.name=c;>DELETED\n",
 	     ">ADDED{\"data\":{\"k\":\"1\"},\"metadata\":{\"name\":\"a\"}}\n!MODIFIED ns/big (a "
-	     "JSON value)\n>DELETED{\"metadata\":{\"name\":\"c\"}}\n"}};
+	     "value over 4718592 bytes)\n>DELETED{\"metadata\":{\"name\":\"c\"}}\n"}};
 	int mode, watch, k;
 
 	for (k = 0; k < 3; k++)
@@ -477,7 +477,7 @@ TEST(stream_skips_big_json_item_and_long_key)
 	}
 	CHECK_INT(kube_stream_feed(st, tail, strlen(tail), &err), 0);
 	CHECK_INT(kube_stream_finish(st, &err), 0);
-	CHECK_STR(r.log.buf, "!LIST n/w (an object)\n>LIST{\"metadata\":{\"name\":\"x\"}}\n");
+	CHECK_STR(r.log.buf, "!LIST n/w (over 8388608 bytes in all)\n>LIST{\"metadata\":{\"name\":\"x\"}}\n");
 	kube_stream_free(st);
 	sb_reset(&r.log);
 	st = kube_stream_new(KUBE_STREAM_LIST, KUBE_ITEM_FLAT, &sops, &r);
@@ -488,7 +488,7 @@ TEST(stream_skips_big_json_item_and_long_key)
 	memcpy(key + i + 1100, "\":\"v\"}}]}", 10);
 	CHECK_INT(kube_stream_feed(st, key, strlen(key), &err), 0);
 	CHECK_INT(kube_stream_finish(st, &err), 0);
-	CHECK_STR(r.log.buf, "<metadata.name=q;!LIST /q (a key over 1 KiB)\n");
+	CHECK_STR(r.log.buf, "<metadata.name=q;!LIST /q (a key over 1024 bytes)\n");
 	kube_stream_free(st);
 	sb_free(&r.log);
 }
