@@ -37,13 +37,13 @@ struct kube_stream {
 	size_t item_bytes;		  /* JSON mode: bytes fed since the current item started */
 	struct log_err *err;
 	/* an item over a limit (ops->oversize): skipped, named by its metadata */
-	int over;		/* the current item is over a limit: not built, not reported */
-	char over_what[64];	/* what was over it */
-	struct strbuf iname;	/* the current item's metadata.name */
-	struct strbuf ins;	/* its metadata.namespace */
+	int over;	     /* the current item is over a limit: not built, not reported */
+	char over_what[64];  /* what was over it */
+	struct strbuf iname; /* the current item's metadata.name */
+	struct strbuf ins;   /* its metadata.namespace */
 	/* the bytes before yajl (it buffers an unfinished string or number whole) */
-	unsigned char in_str;	/* inside a string (key or value) */
-	unsigned char esc;	/* 1: the byte after a backslash comes; 2..5: \u hex digits left + 1 */
+	unsigned char in_str; /* inside a string (key or value) */
+	unsigned char esc; /* 1: the byte after a backslash comes; 2..5: \u hex digits left + 1 */
 	unsigned char dropping; /* the rest of an over-long string is not fed to yajl */
 	size_t slen;		/* bytes of the current string so far */
 	size_t run;		/* bytes of the current number or literal so far */
@@ -475,10 +475,11 @@ int kube_stream_feed(struct kube_stream *st, const void *buf, size_t len, struct
 				st->run = 0;
 			} else if (++st->run > KUBE_VALUE_MAX) {
 				r = feed_yajl(st, p + from, i - from);
-				return r ? r : log_err_set(err, KUBE_EJSON,
-							   "a JSON value from the API server "
-							   "exceeds %d bytes",
-							   KUBE_VALUE_MAX);
+				return r ? r
+					 : log_err_set(err, KUBE_EJSON,
+						       "a JSON value from the API server "
+						       "exceeds %d bytes",
+						       KUBE_VALUE_MAX);
 			}
 			continue;
 		}

@@ -396,7 +396,8 @@ static int item_oversize(void *p, const char *type, const char *ns, const char *
 	if (reload_ns_ignored(c, ns))
 		return 0;
 	if (strcmp(type, "DELETED") == 0) {
-		json_t *stub = json_pack("{s:{s:s,s:s}}", "metadata", "name", name, "namespace", ns);
+		json_t *stub =
+		    json_pack("{s:{s:s,s:s}}", "metadata", "name", name, "namespace", ns);
 
 		if (!stub)
 			return -ENOMEM;
@@ -446,11 +447,13 @@ static int cfg_class(const struct rs *s)
 
 static enum kube_item_mode item_mode(const struct rs *s)
 {
-	return cfg_class(s) ? KUBE_ITEM_FLAT : KUBE_ITEM_JSON;
+	return cfg_class(s) || s->cls == CLS_SPCS ? KUBE_ITEM_FLAT : KUBE_ITEM_JSON;
 }
 
 static const struct kube_stream_ops *item_ops(const struct rs *s)
 {
+	if (s->cls == CLS_SPCS)
+		return &reload_csi_spcs_ops; /* SecretProviderClasses: name, match, ignore */
 	return cfg_class(s) ? &cfg_ops : &wl_ops;
 }
 
@@ -472,7 +475,6 @@ static void fill_query(const struct ctl *c, const struct rs *s, struct kube_quer
 /* Fetch one object whose keys arrived out of order and hash it whole. */
 void reload_process_deferred(struct ctl *c)
 {
-	reload_csi_fetch(c); /* rotations wait for their SecretProviderClass's annotations */
 	while (c->in.defer) {
 		struct deferred *d = c->in.defer;
 		struct log_err err = {0};
@@ -524,8 +526,8 @@ static void mark_unseen(struct ctl *c, const struct rs *s)
 	size_t i;
 	struct ent *e;
 
-	if (s->cls == CLS_SPC) {
-		reload_csi_mark(c, s->ns);
+	if (s->cls == CLS_SPC || s->cls == CLS_SPCS) {
+		(s->cls == CLS_SPC ? reload_csi_mark : reload_csi_spcs_mark)(c, s->ns);
 		return;
 	}
 
@@ -549,8 +551,8 @@ static void sweep_unseen(struct ctl *c, const struct rs *s)
 	size_t i;
 	struct ent *e, *nx;
 
-	if (s->cls == CLS_SPC) {
-		reload_csi_sweep(c, s->ns);
+	if (s->cls == CLS_SPC || s->cls == CLS_SPCS) {
+		(s->cls == CLS_SPC ? reload_csi_sweep : reload_csi_spcs_sweep)(c, s->ns);
 		return;
 	}
 
@@ -580,6 +582,8 @@ static int list_status(void *ctx, int status)
 {
 	struct rs *s = ctx;
 
+	if (reload_csi_cls(s->cls)) /* 403 and 404 stop the CSI side only */
+		return reload_csi_status(s, status, 0);
 	if (status == 404 && s->cls >= CLS_CJ) {
 		/* batch/v1 on an old cluster, or a CRD (Argo Rollouts) not installed */
 		if (!s->absent)
@@ -641,7 +645,9 @@ int reload_start_watch(struct ctl *c, struct rs *s, struct log_err *err)
 
 	if (s->absent) { /* LIST again later: the resource may be installed meanwhile */
 		s->gone = 1;
-		s->restart_ms = reload_now_ms() + ABSENT_RECHECK_S * 1000LL;
+		s->restart_ms =
+		    reload_now_ms() + (reload_csi_cls(s->cls) ? reload_csi_retry_ms(c, s)
+							      : ABSENT_RECHECK_S * 1000LL);
 		return 0;
 	}
 	fill_query(c, s, &q);
@@ -677,6 +683,13 @@ static void watch_done(void *ctx, struct kube_watch *w, int status, int res, con
 		snprintf(s->rv, sizeof(s->rv), "%s", kube_stream_rv(s->st));
 	if (status == 410)
 		s->gone = 1;
+	if (reload_csi_cls(s->cls) && reload_csi_status(s, status, 1)) {
+		/* RBAC revoked or CRD removed while watching: LIST again after a back-off */
+		METRIC_INC(c->m.watch_restarts[s->cls]);
+		s->gone = 1;
+		s->restart_ms = reload_now_ms() + reload_csi_retry_ms(c, s);
+		return;
+	}
 	/*
 	 * Besides errors: an ERROR event other than 410, or a watch closed within a
 	 * second without a single event, is a failure too (as client-go's "very short

@@ -477,7 +477,8 @@ TEST(stream_skips_big_json_item_and_long_key)
 	}
 	CHECK_INT(kube_stream_feed(st, tail, strlen(tail), &err), 0);
 	CHECK_INT(kube_stream_finish(st, &err), 0);
-	CHECK_STR(r.log.buf, "!LIST n/w (over 8388608 bytes in all)\n>LIST{\"metadata\":{\"name\":\"x\"}}\n");
+	CHECK_STR(r.log.buf,
+		  "!LIST n/w (over 8388608 bytes in all)\n>LIST{\"metadata\":{\"name\":\"x\"}}\n");
 	kube_stream_free(st);
 	sb_reset(&r.log);
 	st = kube_stream_new(KUBE_STREAM_LIST, KUBE_ITEM_FLAT, &sops, &r);
