@@ -181,7 +181,7 @@ static void spc_put(struct ctl *c, struct spc_ent *se)
  * the ConfigMaps and Secrets (for the rollouts) goes too (memory stays bounded by the statuses
  * there are). O(1): the count, not a scan of the statuses.
  */
-static void spc_unref(struct ctl *c, const char *ns, const char *spc)
+static void spc_unref(struct ctl *c, const char *ns, const char *spc, int keep)
 {
 	struct spc_ent *se;
 	struct ent *ce;
@@ -197,7 +197,8 @@ static void spc_unref(struct ctl *c, const char *ns, const char *spc)
 		reload_tab_del(&c->cfg, ce);
 		reload_cfg_free((struct cfg_ent *)ce);
 	}
-	spc_put(c, se);
+	if (!keep) /* keep: a sweep is walking the table (se may be its next entry) */
+		spc_put(c, se);
 }
 
 /*
@@ -232,11 +233,11 @@ static void spc_changed(struct ctl *c, const char *ns, const char *spc, const ch
 	RELOAD_IN_TELL(c, changed, c, ce);
 }
 
-/* Forget status pe (O(1)). */
-static void spcps_del(struct ctl *c, struct spcps_ent *pe)
+/* Forget status pe (O(1)); keep: leave an unneeded SecretProviderClass entry to the caller. */
+static void spcps_del(struct ctl *c, struct spcps_ent *pe, int keep)
 {
 	if (pe->spc && *pe->spc)
-		spc_unref(c, pe->e.ns, pe->spc);
+		spc_unref(c, pe->e.ns, pe->spc, keep);
 	reload_tab_del(&c->in.spcps, &pe->e);
 	free(pe->spc);
 	free(pe->e.ns);
@@ -274,7 +275,14 @@ void reload_csi_sweep(struct ctl *c, const char *ns)
 			nx = e->next;
 			if (e->cls == CLS_SPC && (!*ns || strcmp(e->ns, ns) == 0) &&
 			    !((struct spcps_ent *)e)->seen)
-				spcps_del(c, (struct spcps_ent *)e);
+				spcps_del(c, (struct spcps_ent *)e, 1);
+		}
+	/* then the SecretProviderClass entries nothing keeps any more */
+	for (i = 0; i < c->in.spcps.nb; i++)
+		for (e = c->in.spcps.b[i]; e; e = nx, c->in.csi_steps++) {
+			nx = e->next;
+			if (e->cls == CLS_SPCS)
+				spc_put(c, (struct spc_ent *)e);
 		}
 }
 
@@ -297,7 +305,7 @@ void reload_csi_item(struct rs *s, const char *type, json_t *obj)
 	pe = (struct spcps_ent *)reload_tab_get(&c->in.spcps, CLS_SPC, ns, name);
 	if (strcmp(type, "DELETED") == 0) {
 		if (pe)
-			spcps_del(c, pe);
+			spcps_del(c, pe, 0);
 		return;
 	}
 	r = reload_spc_hash(status, hex);
@@ -346,7 +354,7 @@ void reload_csi_item(struct rs *s, const char *type, json_t *obj)
 		if (se)
 			se->refs++;
 		if (pe->spc && *pe->spc)
-			spc_unref(c, ns, pe->spc);
+			spc_unref(c, ns, pe->spc, 0);
 		free(pe->spc);
 		pe->spc = nspc;
 	}
@@ -395,37 +403,33 @@ static int spcs_scalar(void *p, int depth, const char *const *keys, const char *
 	return 0;
 }
 
-/* SecretProviderClass ns/name: deleted (gone from the API), or seen with its two bits. */
+/*
+ * SecretProviderClass ns/name (may be the entry's own strings): deleted (gone from the API), or
+ * seen with its two bits.
+ */
 static int spcs_apply(struct ctl *c, const char *type, const char *ns, const char *name, int match,
 		      int ignore)
 {
-	struct spc_ent *se;
-	struct cfg_ent *ce;
+	int del = strcmp(type, "DELETED") == 0;
+	struct spc_ent *se = spc_get(c, ns, name, !del);
+	struct cfg_ent *ce = (struct cfg_ent *)reload_tab_get(&c->cfg, CLS_SPC, ns, name);
 
-	if (strcmp(type, "DELETED") == 0) {
-		se = spc_get(c, ns, name, 0);
-		if (se && se->listed) {
-			se->listed = 0;
-			METRIC_SET(c->m.objects[CLS_SPCS], c->m.objects[CLS_SPCS] - 1);
-			spc_put(c, se);
-		}
-		match = ignore = 0;
-	} else {
-		se = spc_get(c, ns, name, 1);
-		if (!se)
-			return -ENOMEM;
-		if (!se->listed)
-			METRIC_SET(c->m.objects[CLS_SPCS], c->m.objects[CLS_SPCS] + 1);
-		se->listed = se->seen = 1;
-		se->match = (unsigned char)match;
-		se->ignore = (unsigned char)ignore;
+	if (!se && !del)
+		return -ENOMEM;
+	if (ce) { /* what a later reconcile reads: the bits as they are now */
+		ce->match = (unsigned char)(del ? 0 : match);
+		ce->ignore = (unsigned char)(del ? 0 : ignore);
 	}
-	/* what a later reconcile reads: the bits as they are now */
-	ce = (struct cfg_ent *)reload_tab_get(&c->cfg, CLS_SPC, ns, name);
-	if (ce) {
-		ce->match = (unsigned char)match;
-		ce->ignore = (unsigned char)ignore;
-	}
+	if (!se)
+		return 0;
+	if (se->listed != !del)
+		METRIC_SET(c->m.objects[CLS_SPCS], c->m.objects[CLS_SPCS] + (del ? -1 : 1));
+	se->listed = (unsigned char)!del;
+	se->seen = 1;
+	se->match = (unsigned char)(del ? 0 : match);
+	se->ignore = (unsigned char)(del ? 0 : ignore);
+	if (del)
+		spc_put(c, se); /* last: ns and name may be its own */
 	return 0;
 }
 

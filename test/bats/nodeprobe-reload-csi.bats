@@ -291,11 +291,11 @@ BLOB='{blob:3600000}'
   huge "{\"apiVersion\":\"secrets-store.csi.x-k8s.io/v1\",\"kind\":\"SecretProviderClassPodStatus\",\"metadata\":{\"name\":\"bigp\",\"namespace\":\"default\"},\"status\":{\"secretProviderClassName\":\"vault-db\",\"objects\":[{\"id\":\"$BLOB\",\"version\":\"1\"}]}}"
   huge "{\"apiVersion\":\"secrets-store.csi.x-k8s.io/v1\",\"kind\":\"SecretProviderClass\",\"metadata\":{\"name\":\"bigc\",\"namespace\":\"default\"},\"spec\":{\"provider\":\"vault\",\"parameters\":{\"objects\":\"$BLOB\"}}}"
   port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  start 8 --listen "127.0.0.1:$port"
+  start 9 --listen "127.0.0.1:$port"
   m=$(curl -sS "http://127.0.0.1:$port/metrics")
   grep -qx 'nodeprobe_reload_objects{resource="configmaps"} 2' <<<"$m"
   grep -qx 'nodeprobe_reload_objects_skipped_total{resource="configmaps"} 1' <<<"$m"
-  for w in 'ConfigMap default/big' 'Secret default/bigs' 'Deployment default/bigd' 'SecretProviderClassPodStatus default/bigp'; do
+  for w in 'ConfigMap default/big' 'Secret default/bigs' 'Deployment default/bigd' 'SecretProviderClassPodStatus default/bigp' 'SecretProviderClass default/bigc'; do
     [ "$(grep -c "warning: $w: a value over 4718592 bytes" "$RL_LOG")" -eq 1 ] || { cat "$RL_LOG" >&2; false; }
   done
   # a change of a small one still rolls its Deployment

@@ -191,3 +191,66 @@ TEST(spc_namespace_delete_is_linear)
 		free(c.cfg.b);
 	}
 }
+
+/*
+ * A re-list that finds none of the statuses sweeps them all, and with them every
+ * SecretProviderClass entry only they kept (the same table: a sweep must not free the entry it
+ * walks to next; ASan checks it under make check); a listed SecretProviderClass stays.
+ */
+TEST(spc_sweep_frees_statuses_and_their_classes)
+{
+	static const struct kube_stream_ops *const ops = &reload_csi_spcs_ops;
+	struct reload_opts o;
+	struct ctl c;
+	struct rs s, cs;
+	char name[32], spc[32];
+	const char *body = "{\"items\":[{\"metadata\":{\"name\":\"s7\",\"namespace\":\"a\","
+			   "\"annotations\":{\"reloader.stakater.com/match\":\"true\"}}}]}";
+	struct kube_stream *st;
+	int i;
+
+	reload_opts_init(&o);
+	memset(&c, 0, sizeof(c));
+	memset(&s, 0, sizeof(s));
+	memset(&cs, 0, sizeof(cs));
+	c.o = &o;
+	s.c = cs.c = &c;
+	s.cls = CLS_SPC;
+	cs.cls = CLS_SPCS;
+	sb_init(&cs.name, NAME_MAX_);
+	sb_init(&cs.ns_, NAME_MAX_);
+	/* SecretProviderClass a/s7 listed, with its match annotation */
+	st = kube_stream_new(KUBE_STREAM_LIST, KUBE_ITEM_FLAT, ops, &cs);
+	REQUIRE(st != NULL);
+	CHECK_INT(kube_stream_feed(st, body, strlen(body), NULL), 0);
+	CHECK_INT(kube_stream_finish(st, NULL), 0);
+	kube_stream_free(st);
+	CHECK_INT((int)c.m.objects[CLS_SPCS], 1);
+	for (i = 0; i < 2000; i++) {
+		snprintf(name, sizeof(name), "p%d", i);
+		snprintf(spc, sizeof(spc), "s%d", i % 50);
+		status_item(&s, "LIST", "a", name, spc, "1");
+	}
+	status_item(&s, "MODIFIED", "a", "p7", "s7", "2"); /* a rotation: s7's bits are read */
+	{
+		struct cfg_ent *ce = (struct cfg_ent *)reload_tab_get(&c.cfg, CLS_SPC, "a", "s7");
+
+		REQUIRE(ce != NULL);
+		CHECK_INT(ce->match, 1);
+		CHECK_INT(ce->ignore, 0);
+	}
+	reload_csi_mark(&c, "");
+	reload_csi_sweep(&c, "");
+	CHECK_INT((int)c.m.objects[CLS_SPC], 0);
+	CHECK_INT((int)c.in.spcps.n, 1); /* the listed class alone */
+	CHECK(reload_tab_get(&c.cfg, CLS_SPC, "a", "s7") == NULL);
+	/* and a re-list of the classes that finds none forgets it */
+	reload_csi_spcs_mark(&c, "");
+	reload_csi_spcs_sweep(&c, "");
+	CHECK_INT((int)c.in.spcps.n, 0);
+	CHECK_INT((int)c.m.objects[CLS_SPCS], 0);
+	reload_csi_free(&c);
+	free(c.cfg.b);
+	sb_free(&cs.name);
+	sb_free(&cs.ns_);
+}
