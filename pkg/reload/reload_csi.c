@@ -367,41 +367,8 @@ void reload_csi_item(struct rs *s, const char *type, json_t *obj)
 		spc_changed(c, ns, spc, hex);
 }
 
-/* ---- secretproviderclasses: LIST and WATCH (flat items: name, match, ignore) ---- */
-
-static int spcs_begin(void *p)
-{
-	struct rs *s = p;
-
-	sb_reset(&s->name);
-	sb_reset(&s->ns_);
-	s->match = s->ignore = 0;
-	s->code = 0;
-	return 0;
-}
-
-static int spcs_scalar(void *p, int depth, const char *const *keys, const char *val, size_t len)
-{
-	struct rs *s = p;
-
-	if (depth == 1 && strcmp(keys[0], "code") == 0) {
-		s->code = strtol(val, NULL, 10);
-	} else if (depth == 2 && strcmp(keys[0], "metadata") == 0) {
-		if (strcmp(keys[1], "name") == 0)
-			sb_addn(&s->name, val, len);
-		else if (strcmp(keys[1], "namespace") == 0)
-			sb_addn(&s->ns_, val, len);
-	} else if (depth == 3 && strcmp(keys[0], "metadata") == 0 &&
-		   strcmp(keys[1], "annotations") == 0) {
-		int t = len == 4 && memcmp(val, "true", 4) == 0;
-
-		if (strcmp(keys[2], RELOAD_MATCH) == 0)
-			s->match = t;
-		else if (strcmp(keys[2], RELOAD_IGNORE) == 0)
-			s->ignore = t;
-	}
-	return 0;
-}
+/* ---- secretproviderclasses: LIST and WATCH (flat items: name, match, ignore; reload_sync.c's
+ * scalar callback reads them into the rs) ---- */
 
 /*
  * SecretProviderClass ns/name (may be the entry's own strings): deleted (gone from the API), or
@@ -433,7 +400,7 @@ static int spcs_apply(struct ctl *c, const char *type, const char *ns, const cha
 	return 0;
 }
 
-static int spcs_item(void *p, const char *type, json_t *obj)
+int reload_csi_spcs_item(void *p, const char *type, json_t *obj)
 {
 	struct rs *s = p;
 
@@ -454,8 +421,8 @@ static int spcs_item(void *p, const char *type, json_t *obj)
 }
 
 /* Over the stream's limits: a DELETED still goes; else what was read of it before stays. */
-static int spcs_oversize(void *p, const char *type, const char *ns, const char *name,
-			 const char *what)
+int reload_csi_spcs_oversize(void *p, const char *type, const char *ns, const char *name,
+			     const char *what)
 {
 	struct rs *s = p;
 	struct spc_ent *se;
@@ -474,13 +441,6 @@ static int spcs_oversize(void *p, const char *type, const char *ns, const char *
 		se->seen = 1;
 	return 0;
 }
-
-const struct kube_stream_ops reload_csi_spcs_ops = {
-    .scalar = spcs_scalar,
-    .begin = spcs_begin,
-    .item = spcs_item,
-    .oversize = spcs_oversize,
-};
 
 void reload_csi_spcs_mark(struct ctl *c, const char *ns)
 {

@@ -35,8 +35,14 @@ void reload_csi_mark(struct ctl *c, const char *ns);
  * re-list), and each SecretProviderClass entry no status names any more.
  */
 void reload_csi_sweep(struct ctl *c, const char *ns);
-/* secretproviderclasses' LIST and WATCH items (flat): each one's name, match and ignore bits. */
-extern const struct kube_stream_ops reload_csi_spcs_ops;
+/*
+ * A secretproviderclasses LIST or WATCH item (flat; s->name, s->ns_, s->match, s->ignore and
+ * s->code read by reload_sync.c's scalar callback): kept as its name and the two bits; and one
+ * over the stream's limits (kube_stream_ops.oversize). p is the struct rs.
+ */
+int reload_csi_spcs_item(void *p, const char *type, json_t *obj);
+int reload_csi_spcs_oversize(void *p, const char *type, const char *ns, const char *name,
+			     const char *what);
 /* Before and after a (re-)LIST of the SecretProviderClasses in ns ("": all), as for statuses. */
 void reload_csi_spcs_mark(struct ctl *c, const char *ns);
 void reload_csi_spcs_sweep(struct ctl *c, const char *ns);

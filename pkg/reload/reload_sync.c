@@ -246,6 +246,8 @@ static int cfg_begin(void *p)
 	s->code = 0;
 	if (s->hs_live)
 		reload_hasher_free(&s->hs);
+	if (!cfg_class(s)) /* SecretProviderClasses: metadata only, nothing hashed */
+		return 0;
 	s->hs_live = reload_hasher_init(&s->hs) == 0;
 	return s->hs_live ? 0 : -ENOMEM;
 }
@@ -439,6 +441,14 @@ static const struct kube_stream_ops wl_ops = {
     .oversize = item_oversize,
 };
 
+/* SecretProviderClasses: their name, namespace, match and ignore (reload_csi.c keeps them). */
+static const struct kube_stream_ops spcs_ops = {
+    .scalar = cfg_scalar,
+    .begin = cfg_begin,
+    .item = reload_csi_spcs_item,
+    .oversize = reload_csi_spcs_oversize,
+};
+
 /* ConfigMaps and Secrets (flat items, cfg_ops), or a workload kind (JSON items, wl_ops). */
 static int cfg_class(const struct rs *s)
 {
@@ -453,7 +463,7 @@ static enum kube_item_mode item_mode(const struct rs *s)
 static const struct kube_stream_ops *item_ops(const struct rs *s)
 {
 	if (s->cls == CLS_SPCS)
-		return &reload_csi_spcs_ops; /* SecretProviderClasses: name, match, ignore */
+		return &spcs_ops; /* SecretProviderClasses: name, match, ignore */
 	return cfg_class(s) ? &cfg_ops : &wl_ops;
 }
 

@@ -291,7 +291,12 @@ BLOB='{blob:3600000}'
   huge "{\"apiVersion\":\"secrets-store.csi.x-k8s.io/v1\",\"kind\":\"SecretProviderClassPodStatus\",\"metadata\":{\"name\":\"bigp\",\"namespace\":\"default\"},\"status\":{\"secretProviderClassName\":\"vault-db\",\"objects\":[{\"id\":\"$BLOB\",\"version\":\"1\"}]}}"
   huge "{\"apiVersion\":\"secrets-store.csi.x-k8s.io/v1\",\"kind\":\"SecretProviderClass\",\"metadata\":{\"name\":\"bigc\",\"namespace\":\"default\"},\"spec\":{\"provider\":\"vault\",\"parameters\":{\"objects\":\"$BLOB\"}}}"
   port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  start 9 --listen "127.0.0.1:$port"
+  # six objects of 4.8 MB to list: give the start more time on a loaded machine
+  "$BIN" --kubeconfig "$KC" --listen "127.0.0.1:$port" --coalesce-window 0 --min-interval 0 \
+    --max-rollouts-per-second 0 --enable-csi-integration >"$RL_LOG" 2>&1 3>&- &
+  RL_PID=$!
+  fake_ctl GET "/watchers?min=9&wait=60" >/dev/null
+  [ "$(fake_ctl GET /watchers | jq .count)" -ge 9 ] || { cat "$RL_LOG" >&2; false; }
   m=$(curl -sS "http://127.0.0.1:$port/metrics")
   grep -qx 'nodeprobe_reload_objects{resource="configmaps"} 2' <<<"$m"
   grep -qx 'nodeprobe_reload_objects_skipped_total{resource="configmaps"} 1' <<<"$m"

@@ -199,14 +199,10 @@ TEST(spc_namespace_delete_is_linear)
  */
 TEST(spc_sweep_frees_statuses_and_their_classes)
 {
-	static const struct kube_stream_ops *const ops = &reload_csi_spcs_ops;
 	struct reload_opts o;
 	struct ctl c;
 	struct rs s, cs;
 	char name[32], spc[32];
-	const char *body = "{\"items\":[{\"metadata\":{\"name\":\"s7\",\"namespace\":\"a\","
-			   "\"annotations\":{\"reloader.stakater.com/match\":\"true\"}}}]}";
-	struct kube_stream *st;
 	int i;
 
 	reload_opts_init(&o);
@@ -219,12 +215,11 @@ TEST(spc_sweep_frees_statuses_and_their_classes)
 	cs.cls = CLS_SPCS;
 	sb_init(&cs.name, NAME_MAX_);
 	sb_init(&cs.ns_, NAME_MAX_);
-	/* SecretProviderClass a/s7 listed, with its match annotation */
-	st = kube_stream_new(KUBE_STREAM_LIST, KUBE_ITEM_FLAT, ops, &cs);
-	REQUIRE(st != NULL);
-	CHECK_INT(kube_stream_feed(st, body, strlen(body), NULL), 0);
-	CHECK_INT(kube_stream_finish(st, NULL), 0);
-	kube_stream_free(st);
+	/* SecretProviderClass a/s7 listed, with its match annotation (as the scalars read it) */
+	sb_add(&cs.name, "s7");
+	sb_add(&cs.ns_, "a");
+	cs.match = 1;
+	CHECK_INT(reload_csi_spcs_item(&cs, "LIST", NULL), 0);
 	CHECK_INT((int)c.m.objects[CLS_SPCS], 1);
 	for (i = 0; i < 2000; i++) {
 		snprintf(name, sizeof(name), "p%d", i);
