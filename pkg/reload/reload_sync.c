@@ -233,7 +233,11 @@ void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *o
 
 /* ---- stream callbacks ---- */
 
-static int cfg_class(const struct rs *s);
+/* ConfigMaps and Secrets (flat items, cfg_ops), or a workload kind (JSON items, wl_ops). */
+static int cfg_class(const struct rs *s)
+{
+	return s->cls == CLS_CM || s->cls == CLS_SEC;
+}
 
 static int cfg_begin(void *p)
 {
@@ -382,50 +386,34 @@ static int item_oversize(void *p, const char *type, const char *ns, const char *
 {
 	struct rs *s = p;
 	struct ctl *c = s->c;
-	const char *kind = reload_cls_res[s->cls]->kind;
+	struct ent *e;
 
-	s->events++;
-	if (s->hs_live) {
-		reload_hasher_free(&s->hs);
-		s->hs_live = 0;
-	}
+	s->events++; /* a live hasher is freed by the next item's begin */
 	METRIC_INC(c->m.oversize[s->cls]);
-	if (!*name || strcmp(type, "BOOKMARK") == 0 || strcmp(type, "ERROR") == 0) {
-		log_warn("%s watch: a %s event %s: skipped", reload_cls_res[s->cls]->plural, type,
-			 what);
+	if (!*name || reload_ns_ignored(c, ns)) /* no object's: nothing to name or forget */
+		return 0;
+	if (strcmp(type, "DELETED") == 0 && cfg_class(s)) {
+		apply_config(c, s->cls, "DELETED", ns, name, "", "", NULL, 0, 0, 0);
 		return 0;
 	}
-	if (reload_ns_ignored(c, ns))
-		return 0;
-	if (strcmp(type, "DELETED") == 0) {
+	if (strcmp(type, "DELETED") == 0) { /* a workload or status: forgotten by its name */
 		json_t *stub =
 		    json_pack("{s:{s:s,s:s}}", "metadata", "name", name, "namespace", ns);
+		int r = stub ? wl_item(s, type, stub) : -ENOMEM;
 
-		if (!stub)
-			return -ENOMEM;
-		if (cfg_class(s))
-			apply_config(c, s->cls, "DELETED", ns, name, "", "", NULL, 0, 0, 0);
-		else
-			wl_item(s, type, stub);
 		json_decref(stub);
-		return 0;
+		return r;
 	}
 	log_warn("%s %s/%s: %s (the API server's object is over nodeprobe-reload's limit): "
 		 "skipped; what was read of it before is kept",
-		 kind, ns, name, what);
-	if (cfg_class(s)) {
-		struct cfg_ent *ce = (struct cfg_ent *)reload_tab_get(&c->cfg, s->cls, ns, name);
-
-		if (ce)
-			ce->seen = 1;
-	} else if (s->cls == CLS_SPC) {
+		 reload_cls_res[s->cls]->kind, ns, name, what);
+	if (s->cls == CLS_SPC) {
 		reload_csi_keep(c, ns, name);
-	} else {
-		struct wl_ent *we = (struct wl_ent *)reload_tab_get(&c->wl, s->cls, ns, name);
-
-		if (we)
-			we->seen = 1;
+		return 0;
 	}
+	e = reload_tab_get(cfg_class(s) ? &c->cfg : &c->wl, s->cls, ns, name);
+	if (e)
+		*(cfg_class(s) ? &((struct cfg_ent *)e)->seen : &((struct wl_ent *)e)->seen) = 1;
 	return 0;
 }
 
@@ -448,12 +436,6 @@ static const struct kube_stream_ops spcs_ops = {
     .item = reload_csi_spcs_item,
     .oversize = reload_csi_spcs_oversize,
 };
-
-/* ConfigMaps and Secrets (flat items, cfg_ops), or a workload kind (JSON items, wl_ops). */
-static int cfg_class(const struct rs *s)
-{
-	return s->cls == CLS_CM || s->cls == CLS_SEC;
-}
 
 static enum kube_item_mode item_mode(const struct rs *s)
 {
