@@ -405,18 +405,6 @@ int reload_csi_spcs_item(void *p, const char *type, json_t *obj)
 	struct rs *s = p;
 
 	(void)obj;
-	s->events++;
-	if (strcmp(type, "ERROR") == 0) {
-		if (s->code == 410)
-			s->gone = 1;
-		else
-			s->error_code = s->code ? s->code : -1;
-		log_info("%s watch: ERROR event (code %ld)", reload_cls_res[s->cls]->plural,
-			 s->code);
-		return 0;
-	}
-	if (strcmp(type, "BOOKMARK") == 0 || !s->name.len || reload_ns_ignored(s->c, s->ns_.buf))
-		return 0;
 	return spcs_apply(s->c, type, s->ns_.buf, s->name.buf, s->match, s->ignore);
 }
 

@@ -36,9 +36,10 @@ void reload_csi_mark(struct ctl *c, const char *ns);
  */
 void reload_csi_sweep(struct ctl *c, const char *ns);
 /*
- * A secretproviderclasses LIST or WATCH item (flat; s->name, s->ns_, s->match, s->ignore and
- * s->code read by reload_sync.c's scalar callback): kept as its name and the two bits; and one
- * over the stream's limits (kube_stream_ops.oversize). p is the struct rs.
+ * A secretproviderclasses LIST or WATCH item other than ERROR and BOOKMARK (flat; s->name,
+ * s->ns_, s->match and s->ignore read by reload_sync.c's callbacks, which handle those two):
+ * kept as its name and the two bits; and one over the stream's limits
+ * (kube_stream_ops.oversize). p is the struct rs.
  */
 int reload_csi_spcs_item(void *p, const char *type, json_t *obj);
 int reload_csi_spcs_oversize(void *p, const char *type, const char *ns, const char *name,

@@ -325,10 +325,10 @@ static int cfg_item(void *p, const char *type, json_t *obj)
 			 s->code);
 		return 0;
 	}
-	if (strcmp(type, "BOOKMARK") == 0 || !s->name.len)
+	if (strcmp(type, "BOOKMARK") == 0 || !s->name.len || reload_ns_ignored(s->c, s->ns_.buf))
 		return 0;
-	if (reload_ns_ignored(s->c, s->ns_.buf))
-		return 0;
+	if (s->cls == CLS_SPCS) /* SecretProviderClasses: name, match, ignore (reload_csi.c) */
+		return reload_csi_spcs_item(s, type, obj);
 	r = s->hs_live ? reload_hasher_final(&s->hs, hex, alt) : -EINVAL;
 	s->hs_live = 0;
 	if (r == -EAGAIN) {
@@ -429,11 +429,10 @@ static const struct kube_stream_ops wl_ops = {
     .oversize = item_oversize,
 };
 
-/* SecretProviderClasses: their name, namespace, match and ignore (reload_csi.c keeps them). */
 static const struct kube_stream_ops spcs_ops = {
     .scalar = cfg_scalar,
     .begin = cfg_begin,
-    .item = reload_csi_spcs_item,
+    .item = cfg_item,
     .oversize = reload_csi_spcs_oversize,
 };
 
