@@ -188,6 +188,16 @@ struct kube_stream_ops {
 	 * and NULL in FLAT mode.
 	 */
 	int (*item)(void *ctx, const char *type, json_t *obj);
+	/*
+	 * Optional: an item over a limit (one string longer than KUBE_VALUE_MAX, a key longer
+	 * than 1 KiB, a JSON-mode item larger than KUBE_ITEM_MAX) is skipped, not built: this is
+	 * called once at its end instead of item, with its event type, metadata.namespace and
+	 * metadata.name ("" when absent; borrowed, valid during the call) and what was over the
+	 * limit. No scalar of the item is reported after that point. NULL: such an item fails
+	 * the parse with KUBE_EJSON.
+	 */
+	int (*oversize)(void *ctx, const char *type, const char *ns, const char *name,
+			const char *what);
 };
 
 struct kube_stream;
@@ -198,7 +208,9 @@ struct kube_stream *kube_stream_new(enum kube_stream_kind kind, enum kube_item_m
 /*
  * Feed bytes. Returns 0, the callback's negative code, or KUBE_EJSON with err
  * set (bad JSON, one value longer than KUBE_VALUE_MAX, or a JSON-mode item
- * larger than KUBE_ITEM_MAX).
+ * larger than KUBE_ITEM_MAX, each unless inside an item and ops->oversize is set).
+ * yajl buffers an unfinished string whole: a string inside an item is cut at
+ * KUBE_VALUE_MAX and the rest of it dropped, so no more than that is held.
  */
 int kube_stream_feed(struct kube_stream *st, const void *buf, size_t len, struct log_err *err);
 /* Finish (end of body). Returns 0 or KUBE_EJSON (truncated document). */

@@ -35,8 +35,18 @@ struct kube_stream {
 	int item_done;			  /* FLAT mode: an item ended, waiting for its event end */
 	int cb_err;			  /* a callback's negative return */
 	size_t item_bytes;		  /* JSON mode: bytes fed since the current item started */
-	size_t pending; /* bytes fed since the last complete token (yajl buffers them) */
 	struct log_err *err;
+	/* an item over a limit (ops->oversize): skipped, named by its metadata */
+	int over;	     /* the current item is over a limit: not built, not reported */
+	char over_what[64];  /* what was over it */
+	struct strbuf iname; /* the current item's metadata.name */
+	struct strbuf ins;   /* its metadata.namespace */
+	/* the bytes before yajl (it buffers an unfinished string or number whole) */
+	unsigned char in_str; /* inside a string (key or value) */
+	unsigned char esc; /* 1: the byte after a backslash comes; 2..5: \u hex digits left + 1 */
+	unsigned char dropping; /* the rest of an over-long string is not fed to yajl */
+	size_t slen;		/* bytes of the current string so far */
+	size_t run;		/* bytes of the current number or literal so far */
 };
 
 static int in_item(const struct kube_stream *st)
@@ -50,12 +60,48 @@ static int item_depth(const struct kube_stream *st)
 	return st->lvl - st->item_lvl + 1;
 }
 
+/* JSON mode: the item is built and its values attached. */
+static int building(const struct kube_stream *st)
+{
+	return st->mode == KUBE_ITEM_JSON && in_item(st) && !st->over;
+}
+
+/*
+ * The current item passed a limit (what): with ops->oversize, it is skipped (what is built of it
+ * freed) and 1 returned; without, 0 with err set, as before.
+ */
+static int mark_over(struct kube_stream *st, const char *what)
+{
+	if (!st->ops->oversize || !in_item(st)) {
+		log_err_set(st->err, KUBE_EJSON, "%s from the API server exceeds %d bytes", what,
+			    strcmp(what, "a JSON value") == 0 ? KUBE_VALUE_MAX : KUBE_ITEM_MAX);
+		return 0;
+	}
+	if (!st->over && strcmp(what, "a JSON value") == 0)
+		snprintf(st->over_what, sizeof(st->over_what), "a value over %d bytes",
+			 KUBE_VALUE_MAX);
+	else if (!st->over && strcmp(what, "an object") == 0)
+		snprintf(st->over_what, sizeof(st->over_what), "over %d bytes in all",
+			 KUBE_ITEM_MAX);
+	else if (!st->over)
+		snprintf(st->over_what, sizeof(st->over_what), "a key over %d bytes", KEY_MAX);
+	st->over = 1;
+	while (st->jdepth > 0)
+		json_decref(st->stack[--st->jdepth]);
+	return 1;
+}
+
 static int emit_item(struct kube_stream *st)
 {
 	const char *type = st->kind == KUBE_STREAM_LIST ? "LIST" : st->type.buf;
 	int r;
 
-	r = st->ops->item ? st->ops->item(st->ctx, type, st->item) : 0;
+	if (st->over)
+		r = st->ops->oversize(st->ctx, type, st->ins.len ? st->ins.buf : "",
+				      st->iname.len ? st->iname.buf : "", st->over_what);
+	else
+		r = st->ops->item ? st->ops->item(st->ctx, type, st->item) : 0;
+	st->over = 0;
 	if (st->item) {
 		json_decref(st->item);
 		st->item = NULL;
@@ -98,7 +144,6 @@ static int on_scalar(struct kube_stream *st, const char *val, size_t len, json_t
 {
 	int d;
 
-	st->pending = 0;
 	if (!in_item(st)) {
 		json_decref(jv);
 		if (!val || st->is_array[st->lvl])
@@ -120,13 +165,27 @@ static int on_scalar(struct kube_stream *st, const char *val, size_t len, json_t
 	}
 	d = item_depth(st);
 	if (val && !st->is_array[st->lvl] && d == 2 &&
-	    strcmp(st->key[st->item_lvl].buf, "metadata") == 0 &&
-	    strcmp(st->key[st->lvl].buf, "resourceVersion") == 0 && st->kind == KUBE_STREAM_WATCH)
-		note_rv(st, val, len);
-	if (st->mode == KUBE_ITEM_JSON)
+	    strcmp(st->key[st->item_lvl].buf, "metadata") == 0) {
+		const char *k = st->key[st->lvl].buf;
+
+		if (strcmp(k, "resourceVersion") == 0 && st->kind == KUBE_STREAM_WATCH)
+			note_rv(st, val, len);
+		else if (strcmp(k, "name") == 0 || strcmp(k, "namespace") == 0) {
+			struct strbuf *to = k[4] ? &st->ins : &st->iname;
+
+			sb_reset(to);
+			sb_addn(to, val, len < to->max ? len : to->max); /* what fits names it */
+		}
+	}
+	if (st->mode == KUBE_ITEM_JSON) {
+		if (st->over) {
+			json_decref(jv);
+			return 1;
+		}
 		return json_attach(st, jv);
+	}
 	json_decref(jv);
-	if (val && d <= KUBE_FLAT_DEPTH && st->ops->scalar) {
+	if (val && d <= KUBE_FLAT_DEPTH && st->ops->scalar && !st->over) {
 		const char *keys[KUBE_FLAT_DEPTH];
 		int i, r;
 
@@ -148,16 +207,14 @@ static int cb_null(void *c)
 {
 	struct kube_stream *st = c;
 
-	return on_scalar(st, NULL, 0,
-			 st->mode == KUBE_ITEM_JSON && in_item(st) ? json_null() : NULL);
+	return on_scalar(st, NULL, 0, building(st) ? json_null() : NULL);
 }
 
 static int cb_bool(void *c, int b)
 {
 	struct kube_stream *st = c;
 
-	return on_scalar(st, NULL, 0,
-			 st->mode == KUBE_ITEM_JSON && in_item(st) ? json_boolean(b) : NULL);
+	return on_scalar(st, NULL, 0, building(st) ? json_boolean(b) : NULL);
 }
 
 static int cb_number(void *c, const char *s, size_t len)
@@ -165,7 +222,7 @@ static int cb_number(void *c, const char *s, size_t len)
 	struct kube_stream *st = c;
 	json_t *jv = NULL;
 
-	if (st->mode == KUBE_ITEM_JSON && in_item(st)) {
+	if (building(st)) {
 		char buf[64];
 		char *end;
 
@@ -186,7 +243,7 @@ static int cb_string(void *c, const unsigned char *s, size_t len)
 	struct kube_stream *st = c;
 	json_t *jv = NULL;
 
-	if (st->mode == KUBE_ITEM_JSON && in_item(st))
+	if (building(st))
 		jv = json_stringn_nocheck((const char *)s, len);
 	return on_scalar(st, (const char *)s, len, jv);
 }
@@ -195,7 +252,6 @@ static int open_container(struct kube_stream *st, int array)
 {
 	int starts_item = 0;
 
-	st->pending = 0;
 	if (st->lvl >= MAX_DEPTH) {
 		log_err_set(st->err, KUBE_EJSON, "JSON nested deeper than %d levels", MAX_DEPTH);
 		return 0;
@@ -208,7 +264,12 @@ static int open_container(struct kube_stream *st, int array)
 	if (!st->item_lvl && !array && st->kind == KUBE_STREAM_LIST && st->lvl == 2 &&
 	    st->is_array[2] && strcmp(st->key[1].buf, "items") == 0)
 		starts_item = 1;
-	if (st->mode == KUBE_ITEM_JSON && (starts_item || in_item(st))) {
+	if (starts_item) {
+		st->over = 0;
+		sb_reset(&st->iname);
+		sb_reset(&st->ins);
+	}
+	if (st->mode == KUBE_ITEM_JSON && (starts_item || building(st))) {
 		json_t *v = array ? json_array() : json_object();
 
 		if (!v) {
@@ -241,8 +302,7 @@ static int close_container(struct kube_stream *st)
 {
 	int ends_item = st->item_lvl && st->lvl == st->item_lvl;
 
-	st->pending = 0;
-	if (st->mode == KUBE_ITEM_JSON && in_item(st)) {
+	if (building(st)) {
 		json_t *v = st->stack[--st->jdepth];
 
 		if (ends_item) {
@@ -294,9 +354,12 @@ static int cb_map_key(void *c, const unsigned char *k, size_t len)
 	struct kube_stream *st = c;
 	struct strbuf *key = &st->key[st->lvl];
 
-	st->pending = 0;
 	sb_reset(key);
 	if (sb_addn(key, k, len) < 0) {
+		if (st->ops->oversize && in_item(st)) { /* skipped; the key's start stands in */
+			sb_addn(key, k, key->max);
+			return mark_over(st, "a key");
+		}
 		log_err_set(st->err, KUBE_EJSON, "JSON key longer than %d bytes", KEY_MAX);
 		return 0;
 	}
@@ -332,6 +395,8 @@ struct kube_stream *kube_stream_new(enum kube_stream_kind kind, enum kube_item_m
 	sb_init(&st->type, 64);
 	sb_init(&st->cont, 64 * 1024);
 	sb_init(&st->rv, 256);
+	sb_init(&st->iname, 256);
+	sb_init(&st->ins, 256);
 	st->y = yajl_alloc(&callbacks, NULL, st);
 	if (!st->y) {
 		free(st);
@@ -364,30 +429,92 @@ static int parse_error(struct kube_stream *st, const unsigned char *buf, size_t 
 	return KUBE_EJSON;
 }
 
+/* A string is cut once it holds this much (then at most 4 bytes of a UTF-8 sequence more). */
+#define STR_CUT (KUBE_VALUE_MAX - 8)
+
+/* Give yajl buf[0..len). Returns 0, or the error code with st->err set. */
+static int feed_yajl(struct kube_stream *st, const unsigned char *buf, size_t len)
+{
+	if (!len)
+		return 0;
+	if (yajl_parse(st->y, buf, len) != yajl_status_ok)
+		return parse_error(st, buf, len);
+	/* A JSON-mode item is built whole: cap it too (counted per chunk, so roughly). */
+	if (st->mode == KUBE_ITEM_JSON && st->item_lvl && !st->over) {
+		st->item_bytes += len;
+		if (st->item_bytes > KUBE_ITEM_MAX && !mark_over(st, "an object"))
+			return KUBE_EJSON;
+	}
+	return 0;
+}
+
+/*
+ * Track strings byte by byte: yajl holds an unfinished string whole, so one inside an item is
+ * cut at STR_CUT (before a backslash escape or a UTF-8 sequence, so what yajl gets is valid)
+ * and the rest of it not fed, the item marked over; outside an item, or without
+ * ops->oversize, it is an error as before. A number or literal longer than KUBE_VALUE_MAX is
+ * one too (no object has one).
+ */
 int kube_stream_feed(struct kube_stream *st, const void *buf, size_t len, struct log_err *err)
 {
-	yajl_status s;
+	const unsigned char *p = buf;
+	size_t i, from = 0;
+	int r;
 
 	st->err = err;
 	log_err_clear(err);
-	s = yajl_parse(st->y, buf, len);
-	if (s != yajl_status_ok)
-		return parse_error(st, buf, len);
-	/* yajl keeps an unfinished string or number whole: cap what it may hold. */
-	st->pending += len;
-	if (st->pending > KUBE_VALUE_MAX)
-		return log_err_set(err, KUBE_EJSON,
-				   "a JSON value from the API server exceeds %d bytes",
-				   KUBE_VALUE_MAX);
-	/* A JSON-mode item is built whole: cap it too (counted per chunk, so roughly). */
-	if (st->mode == KUBE_ITEM_JSON && st->item_lvl) {
-		st->item_bytes += len;
-		if (st->item_bytes > KUBE_ITEM_MAX)
-			return log_err_set(err, KUBE_EJSON,
-					   "an object from the API server exceeds %d bytes",
-					   KUBE_ITEM_MAX);
+	for (i = 0; i < len; i++) {
+		unsigned char ch = p[i];
+
+		if (!st->in_str) {
+			if (ch == '"') {
+				st->in_str = 1;
+				st->slen = 0;
+				st->run = 0;
+			} else if (strchr("{}[],: \t\r\n", ch) && ch) {
+				st->run = 0;
+			} else if (++st->run > KUBE_VALUE_MAX) {
+				r = feed_yajl(st, p + from, i - from);
+				return r ? r
+					 : log_err_set(err, KUBE_EJSON,
+						       "a JSON value from the API server "
+						       "exceeds %d bytes",
+						       KUBE_VALUE_MAX);
+			}
+			continue;
+		}
+		if (st->esc) {
+			st->esc = st->esc == 1 ? (ch == 'u' ? 5 : 0) : (unsigned char)(st->esc - 1);
+			if (st->esc == 1)
+				st->esc = 0; /* the last hex digit */
+			st->slen++;
+			if (st->dropping)
+				from = i + 1;
+			continue;
+		}
+		if (ch == '"') {
+			st->in_str = 0;
+			if (st->dropping) {
+				st->dropping = 0;
+				from = i; /* the closing quote ends what yajl holds */
+			}
+			continue;
+		}
+		if (!st->dropping && st->slen >= STR_CUT && (ch < 0x80 || ch >= 0xC0)) {
+			r = feed_yajl(st, p + from, i - from);
+			if (r)
+				return r;
+			if (!mark_over(st, "a JSON value"))
+				return KUBE_EJSON;
+			st->dropping = 1;
+		}
+		if (ch == '\\')
+			st->esc = 1;
+		st->slen++;
+		if (st->dropping)
+			from = i + 1;
 	}
-	return 0;
+	return feed_yajl(st, p + from, len - from);
 }
 
 int kube_stream_finish(struct kube_stream *st, struct log_err *err)
@@ -428,6 +555,8 @@ void kube_stream_free(struct kube_stream *st)
 	sb_free(&st->type);
 	sb_free(&st->cont);
 	sb_free(&st->rv);
+	sb_free(&st->iname);
+	sb_free(&st->ins);
 	yajl_free(st->y);
 	free(st);
 }

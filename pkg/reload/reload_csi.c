@@ -22,10 +22,15 @@
  * (kubernetes-sigs/secrets-store-csi-driver apis/v1 SecretProviderClassPodStatus: status.podName,
  * status.secretProviderClassName, status.mounted, status.objects[].id, .version); only the
  * SecretProviderClass name and the hash are kept. Reloader reads the SecretProviderClass's
- * reloader.stakater.com/match and ignore annotations with a GET (an error reads as none); so do we,
- * once per rotation and SecretProviderClass, before the change is told: one try of at most
- * RELOAD_SPC_GET_MS, at most RELOAD_SPC_GETS_PER_PASS per run-loop pass (oldest first, the rest
- * the next pass), none on a standby replica, so a slow apiserver stalls no watch or lease.
+ * reloader.stakater.com/match and ignore annotations with a GET at each rotation (an error reads
+ * as none); we LIST and WATCH secretproviderclasses instead (class CLS_SPCS, flat items: only its
+ * name and those two bits are kept), so a rotation needs no request and a slow apiserver stalls
+ * nothing. A SecretProviderClass entry counts the statuses naming it, so forgetting a status
+ * (a namespace deleted) is O(1), not a scan of every status.
+ *
+ * Either resource answering 403 (RBAC not granted) or 404 (CRD absent or removed) stops only the
+ * CSI side: warned about once, listed again after a back-off, shown in
+ * nodeprobe_reload_csi_available and /healthz; ConfigMaps, Secrets and workloads go on.
  */
 
 /* A SecretProviderClassPodStatus: the SecretProviderClass it names and its hash. */
@@ -34,6 +39,16 @@ struct spcps_ent {
 	char *spc;		    /* status.secretProviderClassName; owned */
 	char hash[RELOAD_HASH_HEX]; /* Reloader's hash; "" while status.objects is absent */
 	unsigned char seen;	    /* in the current (re-)LIST */
+};
+
+/* A SecretProviderClass (in the same table, cls CLS_SPCS): listed, or named by statuses. */
+struct spc_ent {
+	struct ent e;	      /* cls CLS_SPCS, namespace, name */
+	unsigned long refs;   /* statuses naming it */
+	unsigned char match;  /* reloader.stakater.com/match is "true" */
+	unsigned char ignore; /* reloader.stakater.com/ignore is "true" */
+	unsigned char listed; /* the API has it (LIST, WATCH) */
+	unsigned char seen;   /* in the current (re-)LIST */
 };
 
 /* One "id=version" (or "SecretProviderClassName=<spc>") entry of the hash. */
@@ -118,33 +133,84 @@ void reload_csi_free(struct ctl *c)
 	for (i = 0; i < c->in.spcps.nb; i++)
 		for (e = c->in.spcps.b[i]; e; e = nx) {
 			nx = e->next;
-			free(((struct spcps_ent *)e)->spc);
+			if (e->cls == CLS_SPC)
+				free(((struct spcps_ent *)e)->spc);
 			free(e->ns);
 			free(e->name);
 			free(e);
 		}
 	free(c->in.spcps.b);
 	memset(&c->in.spcps, 0, sizeof(c->in.spcps));
-	while (c->in.spc_gets) {
-		struct deferred *d = c->in.spc_gets;
+}
 
-		c->in.spc_gets = d->next;
-		free(d->ns);
-		free(d->name);
-		free(d);
+/* The SecretProviderClass entry ns/name; create: make it when absent (NULL: out of memory). */
+static struct spc_ent *spc_get(struct ctl *c, const char *ns, const char *name, int create)
+{
+	struct spc_ent *se = (struct spc_ent *)reload_tab_get(&c->in.spcps, CLS_SPCS, ns, name);
+
+	if (se || !create)
+		return se;
+	se = calloc(1, sizeof(*se));
+	if (!se)
+		return NULL;
+	se->e.cls = CLS_SPCS;
+	se->e.ns = strdup(ns);
+	se->e.name = strdup(name);
+	if (!se->e.ns || !se->e.name || reload_tab_put(&c->in.spcps, &se->e) < 0) {
+		free(se->e.ns);
+		free(se->e.name);
+		free(se);
+		return NULL;
 	}
+	return se;
+}
+
+/* Free se once nothing keeps it: not listed and no status naming it. */
+static void spc_put(struct ctl *c, struct spc_ent *se)
+{
+	if (se->refs || se->listed)
+		return;
+	reload_tab_del(&c->in.spcps, &se->e);
+	free(se->e.ns);
+	free(se->e.name);
+	free(se);
 }
 
 /*
- * The SecretProviderClass spc in ns changed to hash: its entry among the ConfigMaps and
- * Secrets (cls CLS_SPC, kept for the rollouts that follow) takes the hash, and a GET of the
- * SecretProviderClass is queued (once per SecretProviderClass while one is queued): its match
- * and ignore annotations are read before the change is told (reload_csi_fetch).
+ * One status less names SecretProviderClass spc in ns: with the last one, the entry it kept among
+ * the ConfigMaps and Secrets (for the rollouts) goes too (memory stays bounded by the statuses
+ * there are). O(1): the count, not a scan of the statuses.
+ */
+static void spc_unref(struct ctl *c, const char *ns, const char *spc, int keep)
+{
+	struct spc_ent *se;
+	struct ent *ce;
+
+	c->in.csi_steps++;
+	se = spc_get(c, ns, spc, 0);
+	if (!se || !se->refs)
+		return;
+	if (--se->refs)
+		return;
+	ce = reload_tab_get(&c->cfg, CLS_SPC, ns, spc);
+	if (ce) {
+		reload_tab_del(&c->cfg, ce);
+		reload_cfg_free((struct cfg_ent *)ce);
+	}
+	if (!keep) /* keep: a sweep is walking the table (se may be its next entry) */
+		spc_put(c, se);
+}
+
+/*
+ * The SecretProviderClass spc in ns changed to hash: its entry among the ConfigMaps and Secrets
+ * (cls CLS_SPC, kept for the rollouts that follow) takes the hash and the match and ignore bits
+ * its watch read last (none when it is not listed: as Reloader reads a failed GET), and the
+ * change is told.
  */
 static void spc_changed(struct ctl *c, const char *ns, const char *spc, const char *hash)
 {
 	struct cfg_ent *ce = (struct cfg_ent *)reload_tab_get(&c->cfg, CLS_SPC, ns, spc);
-	struct deferred *d;
+	struct spc_ent *se = spc_get(c, ns, spc, 0);
 
 	if (!ce) {
 		ce = calloc(1, sizeof(*ce));
@@ -162,135 +228,16 @@ static void spc_changed(struct ctl *c, const char *ns, const char *spc, const ch
 	}
 	memcpy(ce->hash, hash, RELOAD_HASH_HEX);
 	ce->seen = 1;
-	for (d = c->in.spc_gets; d; d = d->next)
-		if (strcmp(d->ns, ns) == 0 && strcmp(d->name, spc) == 0)
-			return; /* its GET is queued: the change is told with the latest hash */
-	d = calloc(1, sizeof(*d));
-	if (d) {
-		d->cls = CLS_SPC;
-		d->ns = strdup(ns);
-		d->name = strdup(spc);
-	}
-	if (!d || !d->ns || !d->name) {
-		if (d) {
-			free(d->ns);
-			free(d->name);
-			free(d);
-		}
-		RELOAD_IN_TELL(c, changed, c, ce); /* told without the annotations */
-		return;
-	}
-	{ /* FIFO: the oldest rotation is read first */
-		struct deferred **t = &c->in.spc_gets;
-
-		while (*t)
-			t = &(*t)->next;
-		*t = d;
-	}
+	ce->match = se && se->listed ? se->match : 0;
+	ce->ignore = se && se->listed ? se->ignore : 0;
+	RELOAD_IN_TELL(c, changed, c, ce);
 }
 
-/* GET SecretProviderClass d->ns/d->name: *match and *ignore from its annotations (0 if none). */
-static void spc_get(struct ctl *c, const struct deferred *d, int *match, int *ignore)
+/* Forget status pe (O(1)); keep: leave an unneeded SecretProviderClass entry to the caller. */
+static void spcps_del(struct ctl *c, struct spcps_ent *pe, int keep)
 {
-	struct log_err err = {0};
-	json_t *obj = NULL, *ann;
-	const char *m, *ig;
-	long old;
-	int r;
-
-	*match = *ignore = 0;
-	sb_reset(&c->url);
-	kube_url(&c->url, kube_client_server(c->cl), &reload_res_spcs, d->ns, d->name, NULL);
-	c->resp.max = RELOAD_SPC_GET_MAX;
-	/* the run loop waits for it: one try, bounded (a slow apiserver stalls no watch or lease)
-	 */
-	kube_client_set_retries(c->cl, 1, c->o->retry_base_ms);
-	old = kube_client_set_timeout(c->cl, RELOAD_SPC_GET_MS);
-	r = kube_request(c->cl, "GET", c->url.buf, NULL, NULL, &c->resp, &err);
-	kube_client_set_timeout(c->cl, old);
-	kube_client_set_retries(c->cl, c->o->retries, c->o->retry_base_ms);
-	if (r == 200)
-		obj = json_loadb(c->resp.buf, c->resp.len, 0, NULL);
-	sb_reset(&c->resp);
-	if (!obj) {
-		/* as Reloader: an error reads as no annotations; a 404 (no such object) is quiet */
-		if (r != 404)
-			log_warn("SecretProviderClass %s/%s: %s: its match and ignore annotations "
-				 "are not read",
-				 d->ns, d->name,
-				 r < 0	    ? err.msg
-				 : r == 200 ? "not JSON (or over the size limit)"
-					    : "unexpected answer");
-		return;
-	}
-	ann = json_object_get(json_object_get(obj, "metadata"), "annotations");
-	m = json_string_value(json_object_get(ann, RELOAD_MATCH));
-	ig = json_string_value(json_object_get(ann, RELOAD_IGNORE));
-	*match = m && strcmp(m, "true") == 0;
-	*ignore = ig && strcmp(ig, "true") == 0;
-	json_decref(obj);
-}
-
-void reload_csi_fetch(struct ctl *c)
-{
-	int n = 0;
-
-	while (c->in.spc_gets && n < RELOAD_SPC_GETS_PER_PASS) {
-		struct deferred *d = c->in.spc_gets;
-		struct cfg_ent *ce;
-		int match = 0, ignore = 0, got = c->m.leader != 1; /* 1: standing by */
-
-		c->in.spc_gets = d->next;
-		if (got) { /* a standby writes nothing: the bits it read last do */
-			spc_get(c, d, &match, &ignore);
-			n++;
-		}
-		ce = (struct cfg_ent *)reload_tab_get(&c->cfg, CLS_SPC, d->ns, d->name);
-		if (ce) { /* else its last status went meanwhile */
-			if (got) {
-				ce->match = (unsigned char)match;
-				ce->ignore = (unsigned char)ignore;
-			}
-			RELOAD_IN_TELL(c, changed, c, ce);
-		}
-		free(d->ns);
-		free(d->name);
-		free(d);
-	}
-}
-
-/* Does a status other than except in ns still name SecretProviderClass spc? */
-static int spc_named(const struct ctl *c, const char *ns, const char *spc,
-		     const struct spcps_ent *except)
-{
-	size_t i;
-	const struct ent *e;
-
-	for (i = 0; i < c->in.spcps.nb; i++)
-		for (e = c->in.spcps.b[i]; e; e = e->next) {
-			const struct spcps_ent *pe = (const struct spcps_ent *)e;
-
-			if (pe != except && pe->spc && strcmp(pe->spc, spc) == 0 &&
-			    strcmp(e->ns, ns) == 0)
-				return 1;
-		}
-	return 0;
-}
-
-/*
- * Forget status pe; the SecretProviderClass entry it kept among the ConfigMaps and Secrets goes
- * with its last status (memory stays bounded by the statuses there are).
- */
-static void spcps_del(struct ctl *c, struct spcps_ent *pe)
-{
-	struct ent *ce = NULL;
-
-	if (pe->spc && *pe->spc && !spc_named(c, pe->e.ns, pe->spc, pe))
-		ce = reload_tab_get(&c->cfg, CLS_SPC, pe->e.ns, pe->spc);
-	if (ce) {
-		reload_tab_del(&c->cfg, ce);
-		reload_cfg_free((struct cfg_ent *)ce);
-	}
+	if (pe->spc && *pe->spc)
+		spc_unref(c, pe->e.ns, pe->spc, keep);
 	reload_tab_del(&c->in.spcps, &pe->e);
 	free(pe->spc);
 	free(pe->e.ns);
@@ -299,14 +246,22 @@ static void spcps_del(struct ctl *c, struct spcps_ent *pe)
 	METRIC_SET(c->m.objects[CLS_SPC], c->m.objects[CLS_SPC] - 1);
 }
 
+void reload_csi_keep(struct ctl *c, const char *ns, const char *name)
+{
+	struct spcps_ent *pe = (struct spcps_ent *)reload_tab_get(&c->in.spcps, CLS_SPC, ns, name);
+
+	if (pe)
+		pe->seen = 1;
+}
+
 void reload_csi_mark(struct ctl *c, const char *ns)
 {
 	size_t i;
 	struct ent *e;
 
 	for (i = 0; i < c->in.spcps.nb; i++)
-		for (e = c->in.spcps.b[i]; e; e = e->next)
-			if (!*ns || strcmp(e->ns, ns) == 0)
+		for (e = c->in.spcps.b[i]; e; e = e->next, c->in.csi_steps++)
+			if (e->cls == CLS_SPC && (!*ns || strcmp(e->ns, ns) == 0))
 				((struct spcps_ent *)e)->seen = 0;
 }
 
@@ -316,10 +271,18 @@ void reload_csi_sweep(struct ctl *c, const char *ns)
 	struct ent *e, *nx;
 
 	for (i = 0; i < c->in.spcps.nb; i++)
-		for (e = c->in.spcps.b[i]; e; e = nx) {
+		for (e = c->in.spcps.b[i]; e; e = nx, c->in.csi_steps++) {
 			nx = e->next;
-			if ((!*ns || strcmp(e->ns, ns) == 0) && !((struct spcps_ent *)e)->seen)
-				spcps_del(c, (struct spcps_ent *)e);
+			if (e->cls == CLS_SPC && (!*ns || strcmp(e->ns, ns) == 0) &&
+			    !((struct spcps_ent *)e)->seen)
+				spcps_del(c, (struct spcps_ent *)e, 1);
+		}
+	/* then the SecretProviderClass entries nothing keeps any more */
+	for (i = 0; i < c->in.spcps.nb; i++)
+		for (e = c->in.spcps.b[i]; e; e = nx, c->in.csi_steps++) {
+			nx = e->next;
+			if (e->cls == CLS_SPCS)
+				spc_put(c, (struct spc_ent *)e);
 		}
 }
 
@@ -342,7 +305,7 @@ void reload_csi_item(struct rs *s, const char *type, json_t *obj)
 	pe = (struct spcps_ent *)reload_tab_get(&c->in.spcps, CLS_SPC, ns, name);
 	if (strcmp(type, "DELETED") == 0) {
 		if (pe)
-			spcps_del(c, pe);
+			spcps_del(c, pe, 0);
 		return;
 	}
 	r = reload_spc_hash(status, hex);
@@ -379,9 +342,19 @@ void reload_csi_item(struct rs *s, const char *type, json_t *obj)
 	if (!spc)
 		spc = "";
 	if (!pe->spc || strcmp(pe->spc, spc) != 0) {
+		struct spc_ent *se = *spc ? spc_get(c, ns, spc, 1) : NULL;
+
 		nspc = strdup(spc);
-		if (!nspc)
+		if (!nspc || (*spc && !se)) {
+			free(nspc);
+			if (se)
+				spc_put(c, se);
 			return;
+		}
+		if (se)
+			se->refs++;
+		if (pe->spc && *pe->spc)
+			spc_unref(c, ns, pe->spc, 0);
 		free(pe->spc);
 		pe->spc = nspc;
 	}
@@ -392,4 +365,165 @@ void reload_csi_item(struct rs *s, const char *type, json_t *obj)
 		pe->hash[0] = '\0';
 	if (changed && *spc)
 		spc_changed(c, ns, spc, hex);
+}
+
+/* ---- secretproviderclasses: LIST and WATCH (flat items: name, match, ignore; reload_sync.c's
+ * scalar callback reads them into the rs) ---- */
+
+/*
+ * SecretProviderClass ns/name (may be the entry's own strings): deleted (gone from the API), or
+ * seen with its two bits.
+ */
+static int spcs_apply(struct ctl *c, const char *type, const char *ns, const char *name, int match,
+		      int ignore)
+{
+	int del = strcmp(type, "DELETED") == 0;
+	struct spc_ent *se = spc_get(c, ns, name, !del);
+	struct cfg_ent *ce = (struct cfg_ent *)reload_tab_get(&c->cfg, CLS_SPC, ns, name);
+
+	if (!se && !del)
+		return -ENOMEM;
+	if (ce) { /* what a later reconcile reads: the bits as they are now */
+		ce->match = (unsigned char)(del ? 0 : match);
+		ce->ignore = (unsigned char)(del ? 0 : ignore);
+	}
+	if (!se)
+		return 0;
+	if (se->listed != !del)
+		METRIC_SET(c->m.objects[CLS_SPCS], c->m.objects[CLS_SPCS] + (del ? -1 : 1));
+	se->listed = (unsigned char)!del;
+	se->seen = 1;
+	se->match = (unsigned char)(del ? 0 : match);
+	se->ignore = (unsigned char)(del ? 0 : ignore);
+	if (del)
+		spc_put(c, se); /* last: ns and name may be its own */
+	return 0;
+}
+
+int reload_csi_spcs_item(void *p, const char *type, json_t *obj)
+{
+	struct rs *s = p;
+
+	(void)obj;
+	return spcs_apply(s->c, type, s->ns_.buf, s->name.buf, s->match, s->ignore);
+}
+
+/* Over the stream's limits: a DELETED still goes; else what was read of it before stays. */
+int reload_csi_spcs_oversize(void *p, const char *type, const char *ns, const char *name,
+			     const char *what)
+{
+	struct rs *s = p;
+	struct spc_ent *se;
+
+	s->events++;
+	METRIC_INC(s->c->m.oversize[CLS_SPCS]);
+	if (!*name || reload_ns_ignored(s->c, ns))
+		return 0;
+	if (strcmp(type, "DELETED") == 0)
+		return spcs_apply(s->c, type, ns, name, 0, 0);
+	log_warn("SecretProviderClass %s/%s: %s (the API server's object is over "
+		 "nodeprobe-reload's limit): skipped; what was read of it before is kept",
+		 ns, name, what);
+	se = spc_get(s->c, ns, name, 0);
+	if (se)
+		se->seen = 1;
+	return 0;
+}
+
+void reload_csi_spcs_mark(struct ctl *c, const char *ns)
+{
+	size_t i;
+	struct ent *e;
+
+	for (i = 0; i < c->in.spcps.nb; i++)
+		for (e = c->in.spcps.b[i]; e; e = e->next, c->in.csi_steps++)
+			if (e->cls == CLS_SPCS && (!*ns || strcmp(e->ns, ns) == 0))
+				((struct spc_ent *)e)->seen = 0;
+}
+
+void reload_csi_spcs_sweep(struct ctl *c, const char *ns)
+{
+	size_t i;
+	struct ent *e, *nx;
+
+	for (i = 0; i < c->in.spcps.nb; i++)
+		for (e = c->in.spcps.b[i]; e; e = nx, c->in.csi_steps++) {
+			nx = e->next;
+			if (e->cls == CLS_SPCS && (!*ns || strcmp(e->ns, ns) == 0) &&
+			    ((struct spc_ent *)e)->listed && !((struct spc_ent *)e)->seen)
+				spcs_apply(c, "DELETED", e->ns, e->name, 0, 0);
+		}
+}
+
+/* ---- availability: 403 and 404 stop the CSI side only ---- */
+
+int reload_csi_cls(int cls)
+{
+	return cls == CLS_SPC || cls == CLS_SPCS;
+}
+
+/* What the missing resource takes away (for the one warning). */
+static const char *loss(int cls)
+{
+	return cls == CLS_SPC ? "SecretProviderClass rotations are not reloaded"
+			      : "SecretProviderClasses' reloader.stakater.com/match and ignore "
+				"annotations read as unset (as Reloader reads a failed GET)";
+}
+
+int reload_csi_status(struct rs *s, int status, int watch)
+{
+	struct ctl *c = s->c;
+	const struct kube_resource *res = reload_cls_res[s->cls];
+	int i = s->cls - CLS_SPC, was = METRIC_GET(c->m.csi_state[i]);
+
+	if (status == 200) {
+		if (was == 403 || was == 404)
+			log_info("%s %s are %s now: watching them", res->prefix + 6, res->plural,
+				 was == 403 ? "granted" : "served");
+		METRIC_SET(c->m.csi_state[i], 1);
+		c->in.csi_fails[i] = 0;
+		s->absent = 0;
+		return 0;
+	}
+	if (status != 403 && status != 404)
+		return 0;
+	if (was != status && status == 403)
+		log_warn(
+		    "%s %s: forbidden (HTTP 403 on %s): this service account may not list and "
+		    "watch %s in API group %s (RBAC); %s until it may; ConfigMaps, Secrets and "
+		    "workloads are reloaded as before; trying again with back-off (at most "
+		    "every %d s)",
+		    res->prefix + 6, res->plural, watch ? "WATCH" : "LIST", res->plural,
+		    "secrets-store.csi.x-k8s.io", loss(s->cls), RELOAD_CSI_RETRY_MAX_S);
+	else if (was != status && s->cls == CLS_SPC)
+		log_warn("%s %s are not served by this cluster (HTTP 404 on %s): %s objects are "
+			 "not reloaded; checking again every %d s",
+			 res->prefix + 6, res->plural, watch ? "WATCH" : "LIST", res->kind,
+			 ABSENT_RECHECK_S);
+	else if (was != status)
+		log_warn("%s %s are not served by this cluster (HTTP 404 on %s): %s; checking "
+			 "again every %d s",
+			 res->prefix + 6, res->plural, watch ? "WATCH" : "LIST", loss(s->cls),
+			 ABSENT_RECHECK_S);
+	if (was != status)
+		METRIC_INC(c->m.csi_lost[i]);
+	METRIC_SET(c->m.csi_state[i], status);
+	s->absent = 1;
+	s->relist = 0; /* a 403 forgets nothing: a grant re-lists and compares */
+	return 1;
+}
+
+long long reload_csi_retry_ms(struct ctl *c, const struct rs *s)
+{
+	int i = s->cls - CLS_SPC, f = c->in.csi_fails[i];
+	long long base;
+
+	if (METRIC_GET(c->m.csi_state[i]) != 403)
+		return ABSENT_RECHECK_S * 1000LL;
+	/* 5 s doubling to RELOAD_CSI_RETRY_MAX_S, jittered down to half (client-go's style) */
+	base = f < 6 ? 5000LL << f : RELOAD_CSI_RETRY_MAX_S * 1000LL;
+	if (base > RELOAD_CSI_RETRY_MAX_S * 1000LL)
+		base = RELOAD_CSI_RETRY_MAX_S * 1000LL;
+	c->in.csi_fails[i]++;
+	return base / 2 + random() % (base / 2 + 1);
 }

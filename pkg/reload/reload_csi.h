@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* reload_csi: Reloader's Secrets Store CSI integration (reload_csi.c), part of the input stage:
- * reload_sync.c hands it CLS_SPC's LIST and WATCH items; reload_run.c frees its table. */
+ * reload_sync.c hands it CLS_SPC's and CLS_SPCS's LIST and WATCH items; reload_run.c frees its
+ * table. */
 #ifndef NP_RELOAD_CSI_H
 #define NP_RELOAD_CSI_H
 
 #include "reload/reload_internal.h"
 
-#define RELOAD_SPC_OBJECTS_MAX	 4096	   /* status.objects of one status object hashed */
-#define RELOAD_SPC_HASHED_MAX	 (1 << 20) /* bytes of its "id=version;..." string */
-#define RELOAD_SPC_GET_MAX	 (1 << 20) /* bytes of a SecretProviderClass read by GET */
-#define RELOAD_SPC_GET_MS	 5000	   /* its one try's timeout (no retry) */
-#define RELOAD_SPC_GETS_PER_PASS 1	   /* GETs per run-loop pass; the rest wait for the next */
+#define RELOAD_SPC_OBJECTS_MAX 4096	 /* status.objects of one status object hashed */
+#define RELOAD_SPC_HASHED_MAX  (1 << 20) /* bytes of its "id=version;..." string */
+#define RELOAD_CSI_RETRY_MAX_S 300	 /* a 403 on a CSI resource: LIST again at most this late */
 
 /*
  * Reloader's hash of a SecretProviderClassPodStatus's status (jansson, borrowed; NULL: none):
@@ -27,6 +26,8 @@ int reload_spc_hash(json_t *status, char hex[RELOAD_HASH_HEX]);
  * selects that SecretProviderClass in its namespace (told through c->in.on->changed).
  */
 void reload_csi_item(struct rs *s, const char *type, json_t *obj);
+/* Status ns/name was skipped (over the stream's limits): what is known of it stays, seen. */
+void reload_csi_keep(struct ctl *c, const char *ns, const char *name);
 /* Before a (re-)LIST of the statuses in ns ("": all): mark them unseen. */
 void reload_csi_mark(struct ctl *c, const char *ns);
 /*
@@ -35,16 +36,32 @@ void reload_csi_mark(struct ctl *c, const char *ns);
  */
 void reload_csi_sweep(struct ctl *c, const char *ns);
 /*
- * GET the SecretProviderClasses rotations named (queued by reload_csi_item; from the run loop,
- * never inside a stream callback), oldest first, at most RELOAD_SPC_GETS_PER_PASS a call, each
- * one try of at most RELOAD_SPC_GET_MS; set its entry's match and ignore from its
- * reloader.stakater.com/match and ignore annotations (none when the GET fails: a warning, but
- * quiet for a 404, as Reloader reads an error as no annotations), then tell the change. A
- * standby replica (--enable-ha, not leading) sends no GET and tells the change with the bits
- * read last.
+ * A secretproviderclasses LIST or WATCH item other than ERROR and BOOKMARK (flat; s->name,
+ * s->ns_, s->match and s->ignore read by reload_sync.c's callbacks, which handle those two):
+ * kept as its name and the two bits; and one over the stream's limits
+ * (kube_stream_ops.oversize). p is the struct rs.
  */
-void reload_csi_fetch(struct ctl *c);
-/* Free c->in.spcps and the queued GETs. */
+int reload_csi_spcs_item(void *p, const char *type, json_t *obj);
+int reload_csi_spcs_oversize(void *p, const char *type, const char *ns, const char *name,
+			     const char *what);
+/* Before and after a (re-)LIST of the SecretProviderClasses in ns ("": all), as for statuses. */
+void reload_csi_spcs_mark(struct ctl *c, const char *ns);
+void reload_csi_spcs_sweep(struct ctl *c, const char *ns);
+/* Whether class cls is one of the CSI driver's (CLS_SPC, CLS_SPCS). */
+int reload_csi_cls(int cls);
+/*
+ * The HTTP status of a LIST page or a WATCH (watch 1) of CSI stream s: 200 marks it available
+ * (said once after a loss); 403 (RBAC) or 404 (CRD absent or removed) marks it unavailable,
+ * warns once per change of state, sets s->absent (LIST again later, no sweep: a grant re-lists
+ * and compares) and returns 1; anything else returns 0 (the caller's usual handling).
+ */
+int reload_csi_status(struct rs *s, int status, int watch);
+/*
+ * When to LIST unavailable CSI stream s again, in ms from now: 404: ABSENT_RECHECK_S; 403: 5 s
+ * doubling to RELOAD_CSI_RETRY_MAX_S, each jittered down to half.
+ */
+long long reload_csi_retry_ms(struct ctl *c, const struct rs *s);
+/* Free c->in.spcps (statuses and SecretProviderClasses). */
 void reload_csi_free(struct ctl *c);
 
 #endif

@@ -21,10 +21,31 @@ static const char *const skip_names[NSKIP] = {
     [SKIP_NO_CONTAINER] = "no_container", [SKIP_UNCHANGED] = "no_data_change",
 };
 
-static const char *const cls_names[NCLS] = {
-    "configmaps",   "secrets",	  "deployments",
-    "statefulsets", "daemonsets", "cronjobs",
-    "jobs",	    "rollouts",	  "secretproviderclasspodstatuses"};
+static const char *const cls_names[NCLS] = {"configmaps",
+					    "secrets",
+					    "deployments",
+					    "statefulsets",
+					    "daemonsets",
+					    "cronjobs",
+					    "jobs",
+					    "rollouts",
+					    "secretproviderclasspodstatuses",
+					    "secretproviderclasses"};
+
+/* /healthz's word for a CSI resource's state (reload_metrics.csi_state). */
+static const char *csi_word(int state)
+{
+	switch (state) {
+	case 1:
+		return "available";
+	case 403:
+		return "unavailable: HTTP 403 (RBAC: list and watch not granted); retrying with back-off";
+	case 404:
+		return "unavailable: HTTP 404 (CRD not installed); checking every 30 s";
+	default:
+		return "not listed yet";
+	}
+}
 
 static int head(struct strbuf *sb, const char *name, const char *type, const char *help)
 {
@@ -67,6 +88,28 @@ static int render(struct strbuf *sb, struct reload_metrics *m)
 		     "Watches whose answer has arrived: changes are seen as they happen. /readyz "
 		     "is ready once each watch has been open.");
 	r = r ? r : sb_addf(sb, "nodeprobe_reload_watches_open %lu\n", METRIC_GET(m->watches_open));
+	r = r ? r
+	      : head(sb, "nodeprobe_reload_objects_skipped_total", "counter",
+		     "Objects skipped: over the limits of one value or one object.");
+	for (i = 0; i < NCLS && !r; i++)
+		r = sb_addf(sb, "nodeprobe_reload_objects_skipped_total{resource=\"%s\"} %lu\n",
+			    cls_names[i], METRIC_GET(m->oversize[i]));
+	if (m->csi) { /* --enable-csi-integration: is each CSI resource listed and watched */
+		r = r ? r
+		      : head(
+			    sb, "nodeprobe_reload_csi_available", "gauge",
+			    "1 while the CSI resource is listed and watched; 0 before, or while it "
+			    "answers 403 (RBAC) or 404 (CRD absent).");
+		for (i = 0; i < 2 && !r; i++)
+			r = sb_addf(sb, "nodeprobe_reload_csi_available{resource=\"%s\"} %d\n",
+				    cls_names[CLS_SPC + i], METRIC_GET(m->csi_state[i]) == 1);
+		r = r ? r
+		      : head(sb, "nodeprobe_reload_csi_lost_total", "counter",
+			     "Times a CSI resource became unavailable (403 or 404).");
+		for (i = 0; i < 2 && !r; i++)
+			r = sb_addf(sb, "nodeprobe_reload_csi_lost_total{resource=\"%s\"} %lu\n",
+				    cls_names[CLS_SPC + i], METRIC_GET(m->csi_lost[i]));
+	}
 	if (METRIC_GET(m->leader)) { /* --enable-ha */
 		r = r ? r
 		      : head(sb, "nodeprobe_reload_leader", "gauge",
@@ -327,6 +370,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	}
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 		return reply(conn, 405, "text/plain", "method not allowed\n", 19);
+	if (strcmp(url, "/healthz") == 0 && m->csi) {
+		char b[512]; /* live either way: the CSI side's state is a detail */
+		int n = snprintf(b, sizeof(b), "ok\n%s: %s\n%s: %s\n", cls_names[CLS_SPC],
+				 csi_word(METRIC_GET(m->csi_state[0])), cls_names[CLS_SPCS],
+				 csi_word(METRIC_GET(m->csi_state[1])));
+
+		return reply(conn, 200, "text/plain", b, (size_t)n);
+	}
 	if (strcmp(url, "/healthz") == 0)
 		return reply(conn, 200, "text/plain", "ok\n", 3);
 	/* Reloader's liveness path (its chart probes it): kept so a Reloader Deployment's probes

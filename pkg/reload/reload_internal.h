@@ -321,7 +321,20 @@ int reload_last_reloaded_json(struct strbuf *v, const char *ns, const struct rel
 			      long long now);
 
 /* Resource classes the controller lists and watches. */
-enum { CLS_CM = 0, CLS_SEC, CLS_DEP, CLS_STS, CLS_DS, CLS_CJ, CLS_JOB, CLS_RO, CLS_SPC, NCLS };
+/* CLS_SPC: secretproviderclasspodstatuses; CLS_SPCS: secretproviderclasses (reload_csi.c). */
+enum {
+	CLS_CM = 0,
+	CLS_SEC,
+	CLS_DEP,
+	CLS_STS,
+	CLS_DS,
+	CLS_CJ,
+	CLS_JOB,
+	CLS_RO,
+	CLS_SPC,
+	CLS_SPCS,
+	NCLS
+};
 
 /* Skip reasons counted in nodeprobe_reload_skipped_total. */
 enum {
@@ -373,6 +386,10 @@ struct reload_metrics {
 	unsigned long notify_dropped;	   /* alerts/webhooks dropped from a full queue */
 	unsigned long notify_queued;	   /* gauge: alerts/webhooks waiting */
 	unsigned long fenced;		   /* API writes not sent: the Lease not held */
+	unsigned long oversize[NCLS];	   /* objects skipped: over the stream's limits */
+	/* [CLS_SPC, CLS_SPCS]: 0 not listed yet, 1 available, 403 or 404: the answer (csi) */
+	int csi_state[2];
+	unsigned long csi_lost[2]; /* times it became unavailable */
 };
 
 /* Start /healthz, /readyz, /metrics on listen ("[host]:port"). Returns a handle or NULL + err. */
@@ -536,8 +553,10 @@ struct reload_in_state {
 	struct reload_nsel *nsel; /* --namespace-selector, NULL: none */
 	int list_max_pages;	  /* a LIST's page cap; 0: LIST_MAX_PAGES (tests set fewer) */
 	const struct reload_in_hooks *on; /* what input tells the stages above (reload_in.h) */
-	struct tab spcps;		  /* SecretProviderClassPodStatuses (reload_csi.c) */
-	struct deferred *spc_gets; /* SecretProviderClasses to GET before a rotation is told */
+	struct tab
+	    spcps; /* SecretProviderClassPodStatuses and SecretProviderClasses (reload_csi.c) */
+	int csi_fails[2];	 /* [CLS_SPC, CLS_SPCS]: 403s in a row (the back-off) */
+	unsigned long csi_steps; /* entries reload_csi.c visited (tests: a delete is O(1)) */
 };
 
 /* What the gates own (reload_ha.c, reload_pause.c). */

@@ -33,14 +33,15 @@ const struct kube_resource reload_res_spcps = {"/apis/secrets-store.csi.x-k8s.io
 					       "secretproviderclasspodstatuses",
 					       "SecretProviderClassPodStatus"};
 
-/* Its SecretProviderClass, read (GET) for the match and ignore annotations (reload_csi.c). */
+/* Its SecretProviderClass, listed and watched for the match and ignore annotations (reload_csi.c).
+ */
 const struct kube_resource reload_res_spcs = {"/apis/secrets-store.csi.x-k8s.io/v1",
 					      "secretproviderclasses", "SecretProviderClass"};
 
 const struct kube_resource *const reload_cls_res[NCLS] = {
-    &kube_configmaps,	&kube_secrets,	      &kube_deployments,
-    &kube_statefulsets, &kube_daemonsets,     &reload_res_cronjobs,
-    &reload_res_jobs,	&reload_res_rollouts, &reload_res_spcps,
+    &kube_configmaps,  &kube_secrets,	     &kube_deployments, &kube_statefulsets,
+    &kube_daemonsets,  &reload_res_cronjobs, &reload_res_jobs,	&reload_res_rollouts,
+    &reload_res_spcps, &reload_res_spcs,
 };
 
 /* The object type each class is the trigger of (workload classes: none, RELOAD_CONFIGMAP). */
@@ -68,6 +69,7 @@ int reload_cls_enabled(const struct reload_opts *o, int cls)
 	case CLS_RO:
 		return o->argo_rollouts;
 	case CLS_SPC:
+	case CLS_SPCS:
 		return o->csi;
 	default:
 		return 1;

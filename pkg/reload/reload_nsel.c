@@ -91,7 +91,30 @@ static int on_item(void *ctx, const char *type, json_t *obj)
 	return 0;
 }
 
-static const struct kube_stream_ops ops = {.item = on_item};
+/*
+ * A Namespace over the stream's limits: the server's selector chose it, and its name is all the
+ * set keeps, so it is taken by its name (one warning).
+ */
+static int on_oversize(void *ctx, const char *type, const char *ns, const char *name,
+		       const char *what)
+{
+	json_t *stub;
+	int r;
+
+	(void)ns;
+	if (!*name)
+		return 0;
+	log_warn("Namespace %s: %s (over nodeprobe-reload's limit): taken by its name only", name,
+		 what);
+	stub = json_pack("{s:{s:s}}", "metadata", "name", name);
+	if (!stub)
+		return -ENOMEM;
+	r = on_item(ctx, type, stub);
+	json_decref(stub);
+	return r;
+}
+
+static const struct kube_stream_ops ops = {.item = on_item, .oversize = on_oversize};
 
 int reload_nsel_selected(const struct ctl *c, const char *ns)
 {

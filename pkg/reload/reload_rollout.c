@@ -463,8 +463,6 @@ long long reload_next_wakeup(const struct ctl *c)
 			t = we->due_ms;
 	if (reload_ha_next(c) < t)
 		t = reload_ha_next(c);
-	if (c->in.spc_gets) /* GETs left over from the last pass (reload_csi_fetch) */
-		t = reload_now_ms();
 	for (i = 0; i < c->in.nrs; i++)
 		if (!c->in.rs[i].w && c->in.rs[i].restart_ms && c->in.rs[i].restart_ms < t)
 			t = c->in.rs[i].restart_ms;

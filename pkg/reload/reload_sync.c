@@ -233,6 +233,12 @@ void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *o
 
 /* ---- stream callbacks ---- */
 
+/* ConfigMaps and Secrets (flat items, cfg_ops), or a workload kind (JSON items, wl_ops). */
+static int cfg_class(const struct rs *s)
+{
+	return s->cls == CLS_CM || s->cls == CLS_SEC;
+}
+
 static int cfg_begin(void *p)
 {
 	struct rs *s = p;
@@ -244,6 +250,8 @@ static int cfg_begin(void *p)
 	s->code = 0;
 	if (s->hs_live)
 		reload_hasher_free(&s->hs);
+	if (!cfg_class(s)) /* SecretProviderClasses: metadata only, nothing hashed */
+		return 0;
 	s->hs_live = reload_hasher_init(&s->hs) == 0;
 	return s->hs_live ? 0 : -ENOMEM;
 }
@@ -317,10 +325,10 @@ static int cfg_item(void *p, const char *type, json_t *obj)
 			 s->code);
 		return 0;
 	}
-	if (strcmp(type, "BOOKMARK") == 0 || !s->name.len)
+	if (strcmp(type, "BOOKMARK") == 0 || !s->name.len || reload_ns_ignored(s->c, s->ns_.buf))
 		return 0;
-	if (reload_ns_ignored(s->c, s->ns_.buf))
-		return 0;
+	if (s->cls == CLS_SPCS) /* SecretProviderClasses: name, match, ignore (reload_csi.c) */
+		return reload_csi_spcs_item(s, type, obj);
 	r = s->hs_live ? reload_hasher_final(&s->hs, hex, alt) : -EINVAL;
 	s->hs_live = 0;
 	if (r == -EAGAIN) {
@@ -368,29 +376,75 @@ static int wl_item(void *p, const char *type, json_t *obj)
 	return 0;
 }
 
+/*
+ * An object over the stream's limits (kube_stream_ops.oversize): skipped with one warning naming
+ * it, and the LIST or watch goes on. What was known of it stays (a re-list does not sweep it, so
+ * no --reload-on-delete rollout follows); a DELETED event still forgets it, by its name.
+ */
+static int item_oversize(void *p, const char *type, const char *ns, const char *name,
+			 const char *what)
+{
+	struct rs *s = p;
+	struct ctl *c = s->c;
+	struct ent *e;
+
+	s->events++; /* a live hasher is freed by the next item's begin */
+	METRIC_INC(c->m.oversize[s->cls]);
+	if (!*name || reload_ns_ignored(c, ns)) /* no object's: nothing to name or forget */
+		return 0;
+	if (strcmp(type, "DELETED") == 0 && cfg_class(s)) {
+		apply_config(c, s->cls, "DELETED", ns, name, "", "", NULL, 0, 0, 0);
+		return 0;
+	}
+	if (strcmp(type, "DELETED") == 0) { /* a workload or status: forgotten by its name */
+		json_t *stub =
+		    json_pack("{s:{s:s,s:s}}", "metadata", "name", name, "namespace", ns);
+		int r = stub ? wl_item(s, type, stub) : -ENOMEM;
+
+		json_decref(stub);
+		return r;
+	}
+	log_warn("%s %s/%s: %s (the API server's object is over nodeprobe-reload's limit): "
+		 "skipped; what was read of it before is kept",
+		 reload_cls_res[s->cls]->kind, ns, name, what);
+	if (s->cls == CLS_SPC) {
+		reload_csi_keep(c, ns, name);
+		return 0;
+	}
+	e = reload_tab_get(cfg_class(s) ? &c->cfg : &c->wl, s->cls, ns, name);
+	if (e)
+		*(cfg_class(s) ? &((struct cfg_ent *)e)->seen : &((struct wl_ent *)e)->seen) = 1;
+	return 0;
+}
+
 static const struct kube_stream_ops cfg_ops = {
     .scalar = cfg_scalar,
     .begin = cfg_begin,
     .item = cfg_item,
+    .oversize = item_oversize,
 };
 
 static const struct kube_stream_ops wl_ops = {
     .item = wl_item,
+    .oversize = item_oversize,
 };
 
-/* ConfigMaps and Secrets (flat items, cfg_ops), or a workload kind (JSON items, wl_ops). */
-static int cfg_class(const struct rs *s)
-{
-	return s->cls == CLS_CM || s->cls == CLS_SEC;
-}
+static const struct kube_stream_ops spcs_ops = {
+    .scalar = cfg_scalar,
+    .begin = cfg_begin,
+    .item = cfg_item,
+    .oversize = reload_csi_spcs_oversize,
+};
 
 static enum kube_item_mode item_mode(const struct rs *s)
 {
-	return cfg_class(s) ? KUBE_ITEM_FLAT : KUBE_ITEM_JSON;
+	return cfg_class(s) || s->cls == CLS_SPCS ? KUBE_ITEM_FLAT : KUBE_ITEM_JSON;
 }
 
 static const struct kube_stream_ops *item_ops(const struct rs *s)
 {
+	if (s->cls == CLS_SPCS)
+		return &spcs_ops; /* SecretProviderClasses: name, match, ignore */
 	return cfg_class(s) ? &cfg_ops : &wl_ops;
 }
 
@@ -412,7 +466,6 @@ static void fill_query(const struct ctl *c, const struct rs *s, struct kube_quer
 /* Fetch one object whose keys arrived out of order and hash it whole. */
 void reload_process_deferred(struct ctl *c)
 {
-	reload_csi_fetch(c); /* rotations wait for their SecretProviderClass's annotations */
 	while (c->in.defer) {
 		struct deferred *d = c->in.defer;
 		struct log_err err = {0};
@@ -464,8 +517,8 @@ static void mark_unseen(struct ctl *c, const struct rs *s)
 	size_t i;
 	struct ent *e;
 
-	if (s->cls == CLS_SPC) {
-		reload_csi_mark(c, s->ns);
+	if (s->cls == CLS_SPC || s->cls == CLS_SPCS) {
+		(s->cls == CLS_SPC ? reload_csi_mark : reload_csi_spcs_mark)(c, s->ns);
 		return;
 	}
 
@@ -489,8 +542,8 @@ static void sweep_unseen(struct ctl *c, const struct rs *s)
 	size_t i;
 	struct ent *e, *nx;
 
-	if (s->cls == CLS_SPC) {
-		reload_csi_sweep(c, s->ns);
+	if (s->cls == CLS_SPC || s->cls == CLS_SPCS) {
+		(s->cls == CLS_SPC ? reload_csi_sweep : reload_csi_spcs_sweep)(c, s->ns);
 		return;
 	}
 
@@ -520,6 +573,8 @@ static int list_status(void *ctx, int status)
 {
 	struct rs *s = ctx;
 
+	if (reload_csi_cls(s->cls)) /* 403 and 404 stop the CSI side only */
+		return reload_csi_status(s, status, 0);
 	if (status == 404 && s->cls >= CLS_CJ) {
 		/* batch/v1 on an old cluster, or a CRD (Argo Rollouts) not installed */
 		if (!s->absent)
@@ -590,7 +645,9 @@ int reload_start_watch(struct ctl *c, struct rs *s, struct log_err *err)
 
 	if (s->absent) { /* LIST again later: the resource may be installed meanwhile */
 		s->gone = 1;
-		s->restart_ms = reload_now_ms() + ABSENT_RECHECK_S * 1000LL;
+		s->restart_ms =
+		    reload_now_ms() + (reload_csi_cls(s->cls) ? reload_csi_retry_ms(c, s)
+							      : ABSENT_RECHECK_S * 1000LL);
 		return 0;
 	}
 	fill_query(c, s, &q);
@@ -628,6 +685,13 @@ static void watch_done(void *ctx, struct kube_watch *w, int status, int res, con
 		snprintf(s->rv, sizeof(s->rv), "%s", kube_stream_rv(s->st));
 	if (status == 410)
 		s->gone = 1;
+	if (reload_csi_cls(s->cls) && reload_csi_status(s, status, 1)) {
+		/* RBAC revoked or CRD removed while watching: LIST again after a back-off */
+		METRIC_INC(c->m.watch_restarts[s->cls]);
+		s->gone = 1;
+		s->restart_ms = reload_now_ms() + reload_csi_retry_ms(c, s);
+		return;
+	}
 	/*
 	 * Besides errors: an ERROR event other than 410, or a watch closed within a
 	 * second without a single event, is a failure too (as client-go's "very short

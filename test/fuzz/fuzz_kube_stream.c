@@ -35,7 +35,7 @@ static int on_item(void *ctx, const char *type, json_t *obj)
 	return 0;
 }
 
-static const struct kube_stream_ops ops = {on_scalar, NULL, on_item};
+static const struct kube_stream_ops ops = {on_scalar, NULL, on_item, NULL};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -231,7 +231,7 @@ static int r_item(void *ctx, const char *type, json_t *obj)
 	return 0;
 }
 
-static const struct kube_stream_ops rops = {r_scalar, r_begin, r_item};
+static const struct kube_stream_ops rops = {r_scalar, r_begin, r_item, NULL};
 
 /* Feed text one byte at a time: chunk boundaries anywhere must not matter. */
 static int feed_bytes(struct kube_stream *st, const char *text)
@@ -358,6 +358,138 @@ TEST(stream_caps_one_json_item)
 	CHECK_INT(kube_stream_feed(st, head, strlen(head), &err), 0);
 	CHECK_INT(feed_until_error(st, chunk, sizeof(chunk), KUBE_ITEM_MAX, &err), KUBE_EJSON);
 	CHECK_STR(err.msg, "an object from the API server exceeds 8388608 bytes");
+	kube_stream_free(st);
+	sb_free(&r.log);
+}
+
+static int r_oversize(void *ctx, const char *type, const char *ns, const char *name,
+		      const char *what)
+{
+	sb_addf(&((struct rec *)ctx)->log, "!%s %s/%s (%s)\n", type, ns, name, what);
+	return 0;
+}
+
+static const struct kube_stream_ops sops = {r_scalar, r_begin, r_item, r_oversize};
+
+/*
+ * Feed a LIST or WATCH body whose middle item has one string of vlen bytes (escapes and
+ * multibyte characters at the cut too) between two small ones, in chunks of step bytes.
+ */
+static int feed_huge(struct kube_stream *st, int watch, size_t vlen, size_t step,
+		     struct log_err *err)
+{
+	static const char *const parts[2][4] = {
+	    {"{\"items\":[{\"metadata\":{\"name\":\"a\"},\"data\":{\"k\":\"1\"}},"
+	     "{\"metadata\":{\"name\":\"big\",\"namespace\":\"ns\"},\"data\":{\"k\":\"",
+	     "\",\"l\":\"2\"},\"spec\":[1,{\"x\":true}]},{\"metadata\":{\"name\":\"c\"}}]}"},
+	    {"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"},\"data\":{\"k\":\"1\"}}}\n"
+	     "{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{\"name\":\"big\",\"namespace\":"
+	     "\"ns\"},\"data\":{\"k\":\"",
+	     "\",\"l\":\"2\"},\"spec\":[1,{\"x\":true}]}}\n"
+	     "{\"type\":\"DELETED\",\"object\":{\"metadata\":{\"name\":\"c\"}}}\n"}};
+	char *body;
+	size_t hl = strlen(parts[watch][0]), tl = strlen(parts[watch][1]), n = hl + vlen + tl, i;
+	int r = 0;
+
+	body = malloc(n);
+	if (!body)
+		return -ENOMEM;
+	memcpy(body, parts[watch][0], hl);
+	/* vlen is a multiple of 14: "é" (2 bytes), "\u00e9" and "\"" among plain letters */
+	for (i = 0; i < vlen; i++)
+		body[hl + i] = "ab\xc3\xa9\\u00e9\\\"cd"[i % 14];
+	memcpy(body + hl + vlen, parts[watch][1], tl);
+	for (i = 0; i < n && r == 0; i += step)
+		r = kube_stream_feed(st, body + i, n - i < step ? n - i : step, err);
+	free(body);
+	return r ? r : kube_stream_finish(st, err);
+}
+
+/* With ops->oversize, an item with a string over KUBE_VALUE_MAX is skipped, named, not fatal. */
+TEST(stream_skips_one_oversize_item)
+{
+	static const size_t steps[] = {65536, 4099, 1 << 22};
+	/* [watch][mode]: the items around it arrive whole, nothing of it after the cut */
+	static const char *const want[2][2] = {
+	    {"<metadata.name=a;data.k=1;>LIST\n<metadata.name=big;metadata.namespace=ns;!LIST "
+	     "ns/big (a value over 4718592 bytes)\n<metadata.name=c;>LIST\n",
+	     ">LIST{\"data\":{\"k\":\"1\"},\"metadata\":{\"name\":\"a\"}}\n!LIST ns/big (a value "
+	     "over 4718592 bytes)\n>LIST{\"metadata\":{\"name\":\"c\"}}\n"},
+	    {"<metadata.name=a;data.k=1;>ADDED\n<metadata.name=big;metadata.namespace=ns;!MODIFIED "
+	     "ns/big (a value over 4718592 bytes)\n<metadata.name=c;>DELETED\n",
+	     ">ADDED{\"data\":{\"k\":\"1\"},\"metadata\":{\"name\":\"a\"}}\n!MODIFIED ns/big (a "
+	     "value over 4718592 bytes)\n>DELETED{\"metadata\":{\"name\":\"c\"}}\n"}};
+	int mode, watch, k;
+
+	for (k = 0; k < 3; k++)
+		for (watch = 0; watch < 2; watch++)
+			for (mode = 0; mode < 2; mode++) {
+				struct rec r = {STRBUF_INIT(1 << 16)};
+				struct kube_stream *st = kube_stream_new(
+				    watch ? KUBE_STREAM_WATCH : KUBE_STREAM_LIST,
+				    mode ? KUBE_ITEM_JSON : KUBE_ITEM_FLAT, &sops, &r);
+				struct log_err err = {0};
+
+				REQUIRE(st != NULL);
+				CHECK_INT(feed_huge(st, watch, KUBE_VALUE_MAX + 14 * 1000, steps[k],
+						    &err),
+					  0);
+				CHECK_STR(r.log.buf, want[watch][mode]);
+				kube_stream_free(st);
+				sb_free(&r.log);
+			}
+}
+
+/* A value just under the cut is taken whole, escapes and all; no oversize call. */
+TEST(stream_value_under_the_limit_is_whole)
+{
+	struct rec r = {STRBUF_INIT(1 << 16)};
+	struct kube_stream *st = kube_stream_new(KUBE_STREAM_LIST, KUBE_ITEM_JSON, &sops, &r);
+	struct log_err err = {0};
+
+	REQUIRE(st != NULL);
+	CHECK_INT(feed_huge(st, 0, 14 * 1000, 4096, &err), 0);
+	CHECK(strstr(r.log.buf, "!") == NULL);
+	CHECK(strstr(r.log.buf, "\"l\":\"2\"") != NULL);
+	kube_stream_free(st);
+	sb_free(&r.log);
+}
+
+/* A JSON-mode item over KUBE_ITEM_MAX of small values, and a key over 1 KiB: skipped too. */
+TEST(stream_skips_big_json_item_and_long_key)
+{
+	struct rec r = {STRBUF_INIT(1 << 16)};
+	struct kube_stream *st = kube_stream_new(KUBE_STREAM_LIST, KUBE_ITEM_JSON, &sops, &r);
+	struct log_err err = {0};
+	static char chunk[64 * 1024];
+	const char *head = "{\"items\":[{\"metadata\":{\"namespace\":\"n\",\"name\":\"w\"},\"a\":[";
+	const char *tail = "1]},{\"metadata\":{\"name\":\"x\"}}]}";
+	size_t i, fed = 0;
+	char key[1100 + 64];
+
+	REQUIRE(st != NULL);
+	for (i = 0; i + 2 <= sizeof(chunk); i += 2)
+		memcpy(chunk + i, "1,", 2);
+	CHECK_INT(kube_stream_feed(st, head, strlen(head), &err), 0);
+	while (fed <= KUBE_ITEM_MAX + sizeof(chunk)) {
+		CHECK_INT(kube_stream_feed(st, chunk, sizeof(chunk), &err), 0);
+		fed += sizeof(chunk);
+	}
+	CHECK_INT(kube_stream_feed(st, tail, strlen(tail), &err), 0);
+	CHECK_INT(kube_stream_finish(st, &err), 0);
+	CHECK_STR(r.log.buf,
+		  "!LIST n/w (over 8388608 bytes in all)\n>LIST{\"metadata\":{\"name\":\"x\"}}\n");
+	kube_stream_free(st);
+	sb_reset(&r.log);
+	st = kube_stream_new(KUBE_STREAM_LIST, KUBE_ITEM_FLAT, &sops, &r);
+	REQUIRE(st != NULL);
+	memset(key, 'k', sizeof(key));
+	i = strlen("{\"items\":[{\"metadata\":{\"name\":\"q\"},\"data\":{\"");
+	memcpy(key, "{\"items\":[{\"metadata\":{\"name\":\"q\"},\"data\":{\"", i);
+	memcpy(key + i + 1100, "\":\"v\"}}]}", 10);
+	CHECK_INT(kube_stream_feed(st, key, strlen(key), &err), 0);
+	CHECK_INT(kube_stream_finish(st, &err), 0);
+	CHECK_STR(r.log.buf, "<metadata.name=q;!LIST /q (a key over 1024 bytes)\n");
 	kube_stream_free(st);
 	sb_free(&r.log);
 }
