@@ -788,16 +788,25 @@ void reload_watches_check(struct ctl *c)
 		}
 		if (s->w && !s->open && now - s->start_ms >= WATCH_OPEN_MS) {
 			/*
-			 * Connected, sent and unanswered (a request held on the way or by the
-			 * server): events wait behind it. Start it again, as a failed watch.
+			 * Connected, sent and unanswered: events wait behind it. A kube-apiserver
+			 * whose watch cache for this resource has not finished its own first list
+			 * holds every WATCH from a resourceVersion until it has (Cacher.Watch waits
+			 * on c.ready, staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go),
+			 * while our LIST (no resourceVersion, a limit) is delegated to etcd
+			 * (shouldDelegateList) and answered at once. So catch up as after a 410:
+			 * re-list (acting on what changed meanwhile), then watch again from the
+			 * new resourceVersion. The back-off is not raised: the server answers, and
+			 * a held watch costs one LIST per WATCH_OPEN_MS; a failing LIST raises it
+			 * (reload_restart_watches).
 			 */
 			kube_watch_cancel(c->cl, s->w);
 			s->w = NULL;
+			s->gone = 1;
 			s->restart_ms = now + backoff_ms(s);
-			s->fails++;
 			METRIC_INC(c->m.watch_restarts[s->cls]);
-			log_warn("watch %s%s%s: no answer within %d s; starting it again", what,
-				 *s->ns ? " in " : "", s->ns, WATCH_OPEN_MS / 1000);
+			log_warn("watch %s%s%s: no answer within %d s; re-listing and starting it "
+				 "again",
+				 what, *s->ns ? " in " : "", s->ns, WATCH_OPEN_MS / 1000);
 		}
 		open += s->w && s->open;
 	}

@@ -537,16 +537,23 @@ PY
   ! grep -q "timed out" "$RL_LOG"
 }
 
-@test "chart flags: a first watch the server holds keeps /readyz 503 and is started again; a change made meanwhile rolls before the server answers it (issue 30)" {
+# start_cm_watch_held COUNT: ConfigMap cfg referenced by Deployment web; the fake holds COUNT
+# ConfigMaps watch requests (-1: every one) 60 s each; nodeprobe-reload started with the chart's
+# arguments (reload-deployment.yaml: --listen only, every duration its default) and -v, on PORT;
+# returns once the six other watches are at the server.
+start_cm_watch_held() {
   cm cfg '{"k":"1"}'
   deploy web default cfg
-  # the API server holds the first ConfigMaps watch for 60 s (answered late, as a real node saw it)
-  fake_ctl POST /faults '{"path":"/configmaps$","watch":true,"action":"delay","seconds":60}' >/dev/null
+  fake_ctl POST /faults "{\"path\":\"/configmaps\$\",\"watch\":true,\"action\":\"delay\",\"seconds\":60,\"count\":$1}" >/dev/null
   port=$(free_port)
-  # the chart's arguments (reload-deployment.yaml: --listen only; every duration its default), -v
   "$BIN" --kubeconfig "$KC" "--listen=127.0.0.1:$port" -v >"$RL_LOG" 2>&1 3>&- &
   RL_PID=$!
   fake_ctl GET "/watchers?min=6&wait=10" >/dev/null
+}
+
+@test "chart flags: a first watch the server holds keeps /readyz 503 and is started again; a change made meanwhile rolls before the server answers it (issue 30)" {
+  # the API server holds the first ConfigMaps watch for 60 s (answered late, as a real node saw it)
+  start_cm_watch_held 1
   # listed, six watches answered, the ConfigMaps one held: not ready, and /readyz says why
   for i in $(seq 200); do
     body=$(curl -s "http://127.0.0.1:$port/readyz") && [ "$body" = "watches opening: 6 of 7 open" ] && break
@@ -561,7 +568,7 @@ PY
   [ "$(npatches /deployments/web$)" -eq 1 ]
   [ "$(fake_ctl GET '/requests?watch=1&path=/configmaps$' | jq '[.items[] | select(.fault != null)] | length')" -eq 0 ]
   [ "$(fake_ctl GET '/requests?watch=1&path=/configmaps$' | jq '.items | length')" -eq 1 ]
-  grep -q "warning: watch configmaps: no answer within 10 s; starting it again" "$RL_LOG"
+  grep -q "warning: watch configmaps: no answer within 10 s; re-listing and starting it again" "$RL_LOG"
   grep -qE "watch configmaps open from resourceVersion [0-9]+ " "$RL_LOG"
   [ "$(grep -c ' open from resourceVersion ' "$RL_LOG")" -eq 7 ]
   [ "$(curl -s "http://127.0.0.1:$port/readyz")" = ok ]
@@ -569,6 +576,25 @@ PY
   grep -qx 'nodeprobe_reload_watches 7' "$BATS_TEST_TMPDIR/m"
   grep -qx 'nodeprobe_reload_watches_open 7' "$BATS_TEST_TMPDIR/m"
   grep -qx 'nodeprobe_reload_watch_restarts_total{resource="configmaps"} 1' "$BATS_TEST_TMPDIR/m"
+}
+
+@test "chart flags: every ConfigMaps watch held by the server (a watch cache not yet initialized): a change made after start still rolls, by a re-list, while the watches are held (issue 30)" {
+  # every ConfigMaps watch held 60 s, the re-sent ones too (kube-apiserver's Cacher.Watch waiting
+  # for its cache's first list), while LISTs are answered at once (served from etcd)
+  start_cm_watch_held -1
+  nlists=$(fake_ctl GET '/requests?method=GET&path=/configmaps$&watch=0&count=1' | jq .count)
+  [ "$nlists" -ge 1 ]
+  cm cfg '{"k":"2"}'
+  fake_ctl GET "/requests?method=PATCH&path=/deployments/web$&min=1&wait=40" >/dev/null
+  [ "$(npatches /deployments/web$)" -eq 1 ] || { cat "$RL_LOG" >&2; return 1; }
+  # the PATCH came while the server still held every ConfigMaps watch: none has been answered
+  [ "$(fake_ctl GET '/requests?watch=1&path=/configmaps$&count=1' | jq .count)" -eq 0 ]
+  # ...and it came from a LIST after the first one (no resourceVersion: the server's etcd read)
+  run fake_ctl GET '/requests?method=GET&path=/configmaps$&watch=0'
+  [ "$(jq '.count' <<<"$output")" -gt "$nlists" ]
+  [ "$(jq '[.items[].query | select(test("resourceVersion="))] | length' <<<"$output")" -eq 0 ]
+  grep -q "warning: watch configmaps: no answer within 10 s; re-listing and starting it again" "$RL_LOG"
+  [ "$(curl -s "http://127.0.0.1:$port/readyz")" = "watches opening: 6 of 7 open" ]
 }
 
 @test "chart flags under a CPU limit (cgroup, 1% of a CPU): /readyz is 200 only once the server has every watch (issue 30)" {

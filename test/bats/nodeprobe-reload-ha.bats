@@ -204,9 +204,18 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
   wait_log b "leader is a"
   # a renewal answered 409 (as when another writer came first) is retried within the renew
   # deadline: a stays the leader
-  fake_ctl POST /faults '{"method":"PUT","path":"/leases/","code":409,"count":1}' >/dev/null
-  fake_ctl GET "/requests?method=PUT&path=/leases/&min=3&wait=20" >/dev/null
-  [ "$(fake_ctl GET '/requests?method=PUT&path=/leases/' | jq '[.items[].status] | index(409) != null')" = true ]
+  # (counted from the faulted PUT on: renewals sent before the fault do not count)
+  fid=$(fake_ctl POST /faults '{"method":"PUT","path":"/leases/","code":409,"count":1}' | jq .id)
+  for i in $(seq 400); do
+    seq409=$(fake_ctl GET '/requests?method=PUT&path=/leases/' | jq --argjson f "$fid" '[.items[] | select(.fault == $f) | .seq] | first // empty')
+    [ -n "$seq409" ] && break
+    sleep 0.05
+  done
+  [ -n "$seq409" ]
+  [ "$(fake_ctl GET '/requests?method=PUT&path=/leases/' | jq --argjson s "$seq409" '.items[] | select(.seq == $s) | .status')" -eq 409 ]
+  # the PUTs after it: the retry and a renewal, both accepted
+  fake_ctl GET "/requests?method=PUT&path=/leases/&since=$((seq409 + 1))&min=2&wait=20" >/dev/null
+  [ "$(fake_ctl GET "/requests?method=PUT&path=/leases/&since=$((seq409 + 1))" | jq '[.items[].status] | length >= 2 and all(. == 200)')" = true ]
   wait_holder a
   grep -q "another instance wrote it first (409)" "$BATS_TEST_TMPDIR/a.log"
   ! grep -q "lost Lease" "$BATS_TEST_TMPDIR/a.log"
