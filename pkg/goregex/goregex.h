@@ -78,6 +78,12 @@ int goregex_find(const struct goregex *re, const char *s, size_t len, size_t pos
 /* Capture groups of re (0 unless compiled with GOREGEX_CAPTURE). */
 int goregex_groups(const struct goregex *re);
 
+/*
+ * The instructions of re's compiled program (RE2's ProgramSize): what its NFA may step at each
+ * subject byte. A short pattern can be a long program (`a{1000}` is 7 bytes, 1000 instructions).
+ */
+size_t goregex_size(const struct goregex *re);
+
 /* The index of the group named name[0..n) ((?P<name>re)), or -1. */
 int goregex_group_index(const struct goregex *re, const char *name, size_t n);
 

@@ -267,6 +267,13 @@ extern "C" int goregex_groups(const struct goregex *g)
 	return g->re->NumberOfCapturingGroups() < 0 ? 0 : g->re->NumberOfCapturingGroups();
 }
 
+extern "C" size_t goregex_size(const struct goregex *g)
+{
+	int n = g->re->ProgramSize();
+
+	return n < 0 ? 0 : (size_t)n;
+}
+
 extern "C" int goregex_group_index(const struct goregex *g, const char *name, size_t n)
 {
 	try {

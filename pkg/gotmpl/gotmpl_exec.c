@@ -673,6 +673,12 @@ static int walk_template(struct exec *e, struct gotmpl_val *dot, const struct go
 	int rc;
 
 	e->at = n;
+	/* the lookup reads every define's name (2700 and a {{template}} in a loop: 1.5 s) */
+	if (gotmpl_work(&e->a, e->t->ntm)) {
+		xerr(e, -ELOOP, "execution stopped: its work passed the step budget (%lu)",
+		     GOTMPL_STEPS_MAX);
+		return -1;
+	}
 	for (size_t i = 0; i < e->t->ntm; i++)
 		if (strlen(e->t->tm[i].name) == n->tlen &&
 		    memcmp(e->t->tm[i].name, n->text, n->tlen) == 0 && e->t->tm[i].root)

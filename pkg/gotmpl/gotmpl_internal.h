@@ -422,6 +422,7 @@ struct gotmpl {
 	size_t srclen;
 	struct gotmpl_tmpl *tm; /* tm[0] the main template, then the define'd ones */
 	size_t ntm;
+	size_t captm; /* room in tm (doubled: a define each grew it by one, quadratic) */
 };
 
 /* ---- the parser's state and the pipeline stage (gotmpl_pipe.c), used by gotmpl_parse.c ---- */

@@ -12,13 +12,17 @@
 
 /*
  * Charge a regexp av[0] run over av[1] (every function here has them so): its compile, 64 units a
- * pattern byte, and its match, a unit per subject byte and pattern byte: RE2's NFA, which it falls
- * back on for captures or when its DFA's cache thrashes, steps every instruction at every byte, as
- * Go's regexp does (measured: a 6 KiB pattern over 1 MiB with captures ran 56 s, 9 ns a unit).
+ * pattern byte, before it; its match, after it, a unit per subject byte and instruction of its
+ * program (at least a pattern byte's): RE2's NFA, which it falls back on for captures or when its
+ * DFA's cache thrashes, steps every instruction at every byte, as Go's regexp does (measured: a
+ * 6 KiB pattern over 1 MiB with captures ran 56 s, 9 ns a unit). The program, not the pattern:
+ * "a{1000}" forty times is 280 bytes and 40000 instructions (21 s over 200 KB charged by bytes).
  */
-static int charge(struct gotmpl_fctx *c, struct gotmpl_val **av)
+static int charge(struct gotmpl_fctx *c, const struct goregex *re, struct gotmpl_val **av)
 {
-	return gotmpl_work(c->a, av[0]->u.s.n * (64 + av[1]->u.s.n));
+	size_t insts = goregex_size(re);
+
+	return gotmpl_work(c->a, (insts > av[0]->u.s.n ? insts : av[0]->u.s.n) * av[1]->u.s.n);
 }
 
 /*
@@ -30,7 +34,7 @@ static int compile_as(struct gotmpl_fctx *c, struct gotmpl_val **av, struct gore
 {
 	const struct gotmpl_val *pat = av[0];
 	char why[200];
-	int rc = charge(c, av);
+	int rc = gotmpl_work(c->a, 64 * pat->u.s.n);
 	struct strbuf q = STRBUF_INIT(sizeof(c->msg));
 	int bq = 1;
 
@@ -39,8 +43,13 @@ static int compile_as(struct gotmpl_fctx *c, struct gotmpl_val **av, struct gore
 	rc = goregex_compile(pat->u.s.p, GOREGEX_CAPTURE | GOREGEX_GOERR, re, why, sizeof(why));
 	if (rc == -ENOMEM)
 		return rc;
-	if (!rc)
-		return 0;
+	if (!rc) {
+		if (!charge(c, *re, av))
+			return 0;
+		goregex_free(*re);
+		*re = NULL;
+		return -ELOOP;
+	}
 	if (must)
 		return gotmpl_fail(c, "%s", why);
 	for (size_t i = 0; i < pat->u.s.n && bq; i++) { /* strconv.CanBackquote */
@@ -63,10 +72,14 @@ GT_FN(f_regexmatch)
 	int m;
 
 	(void)ac;
-	if (charge(c, av))
+	if (gotmpl_work(c->a, 64 * GT_SN(0)))
 		return -ELOOP;
 	if (goregex_compile(GT_S(0), 0, &re, NULL, 0))
 		GT_RES(gotmpl_bool(c->a, 0)); /* Sprig ignores the error */
+	if (charge(c, re, av)) {
+		goregex_free(re);
+		return -ELOOP;
+	}
 	m = goregex_match(re, GT_S(1), GT_SN(1));
 	goregex_free(re);
 	GT_RES(gotmpl_bool(c->a, m == 1));

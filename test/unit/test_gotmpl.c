@@ -367,3 +367,33 @@ TEST(hostile_vectors)
 {
 	CHECK(run_fixture("hostile.json") > 0);
 }
+
+/*
+ * Issue 27 review: 2800 {{define}}s in NFD's 64 KiB. Each grew the table of templates by one in
+ * the parse arena, so they took 32 MiB and the parse said "out of memory" (nodeprobe: the whole
+ * run, exit 1); and each {{template}} reads every name, so one in a loop ran 1.5 s uncharged.
+ */
+static char *many_defines(const char *tail)
+{
+	size_t cap = 64u << 10, n = 0;
+	char *s = malloc(cap);
+
+	for (int i = 0; s && i < 2800; i++)
+		n += (size_t)snprintf(s + n, cap - n, "{{define \"%x\"}}{{end}}", i);
+	if (s)
+		snprintf(s + n, cap - n, "%s", tail);
+	return s;
+}
+
+TEST(many_defines_parse_and_their_lookup_is_charged)
+{
+	char *ok = many_defines("ok"),
+	     *loop = many_defines("{{range until 1000000}}{{template \"0\"}}{{end}}ok");
+
+	REQUIRE(ok && loop);
+	check_out(ok, NULL, "ok");
+	check_err(loop, NULL, -ELOOP,
+		  "at <{{template \"0\"}}>: execution stopped: its work passed the step budget");
+	free(ok);
+	free(loop);
+}
