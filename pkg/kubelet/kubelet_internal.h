@@ -17,8 +17,10 @@
  *                             being the full list); more: the connection is closed.
  *   KG_MAX_HEADERS    16 KiB  a request's header list.
  *   KG_MAX_TOTAL      16 MiB  request and answer bytes buffered by all connections together: a
- *                             request past it is answered RESOURCE_EXHAUSTED (its bytes dropped),
- *                             an answer past it closes that connection.
+ *                             request or answer past it first closes the connection holding the
+ *                             most, if it holds more than the asking one would (kubelet_grpc.c
+ *                             budget_room); else a request is answered RESOURCE_EXHAUSTED (its
+ *                             bytes dropped), an answer closes its own connection.
  *   KG_REQ_DEADLINE_MS 10 s   from a request's HEADERS to its end: later, RST_STREAM (CANCEL).
  *   KSRV_MAX_CONNS    32      plugin connections (all resources). A new connection always gets
  *                             in: a full table closes the connection idle longest (last I/O) of
