@@ -212,3 +212,30 @@ PY
   run curl -sS --max-time 10 "http://127.0.0.1:$PORT/health"
   [ "$output" = ok ]
 }
+
+@test "devices-limits: a request whose head is in but whose chunked body trickles is closed too" {
+  http_up
+  run python3 - "$PORT" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"POST /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+body, t0 = b"1;" + b"a" * 64, time.time()  # a chunk extension, never its data
+while time.time() - t0 < 20:
+    try:
+        s.send(body[int(time.time() - t0):][:1])
+        s.settimeout(1)
+        if not s.recv(4096):
+            print("closed")
+            sys.exit(0)
+    except socket.timeout:
+        pass
+    except OSError:
+        print("closed")
+        sys.exit(0)
+print("open after 20 s")
+PY
+  # Before: the head deadline ended with the head; each body byte restarted the 10 s idle timeout.
+  [ "$output" = closed ]
+  run curl -sS --max-time 10 "http://127.0.0.1:$PORT/health"
+  [ "$output" = ok ]
+}
