@@ -158,6 +158,8 @@ void kreg_free(struct kreg *r);
 int kreg_add(struct kreg *r, const char *resource, const char *endpoint, bool preferred);
 /* Register i now (its socket is (re)created): cancels any backoff. */
 void kreg_kick(struct kreg *r, size_t i);
+/* How many Register calls of i were sent (a kubelet dials back after each). */
+unsigned kreg_generation(const struct kreg *r, size_t i);
 /* The inotify fd (readable: call kreg_inotify). */
 int kreg_watch_fd(const struct kreg *r);
 /*

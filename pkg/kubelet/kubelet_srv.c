@@ -25,6 +25,7 @@ struct kres {
 	ino_t ino;
 	struct kubelet_device *devs; /* owned, ids strdup'd */
 	size_t n;
+	unsigned kubelet_gen; /* the Register (kreg_generation) whose kubelet stream is marked */
 };
 
 struct kconn {
@@ -34,6 +35,7 @@ struct kconn {
 	long long since_ms; /* accepted */
 	long long watch_ms; /* its newest ListAndWatch began */
 	bool requested;	    /* a request came: no first-request deadline */
+	bool kubelet;	    /* its ListAndWatch was the first after our Register: the kubelet's */
 	size_t watches;	    /* ListAndWatch streams open on it */
 };
 
@@ -240,6 +242,14 @@ static int m_watch(struct kcall *c)
 		return log_err_set(&c->e, -E2BIG, "too many ListAndWatch streams");
 	s->w[s->n_w++] = (struct kwatch){.g = c->g, .sid = c->sid, .res = c->kc->res};
 	c->kc->watches++;
+	if (s->reg && kreg_generation(s->reg, c->kc->res) != s->res[c->kc->res].kubelet_gen) {
+		/* The first ListAndWatch since we registered: the kubelet dialing back (victim) */
+		s->res[c->kc->res].kubelet_gen = kreg_generation(s->reg, c->kc->res);
+		for (size_t i = 0; i < KSRV_MAX_CONNS; i++)
+			if (s->conns[i].res == c->kc->res)
+				s->conns[i].kubelet = false;
+		c->kc->kubelet = true;
+	}
 	c->kc->watch_ms = kg_now_ms();
 	send_list(s, c->g, c->sid, c->kc->res);
 	return 1;
@@ -435,7 +445,11 @@ static int expire(struct kubelet_srv *s, int timeout)
  * number of other clients can lock the kubelet out): the one idle longest among those without a
  * ListAndWatch stream (a kubelet's new connection has just done I/O; half-open and idle clients
  * go first); when every one has a stream, the one whose newest ListAndWatch began last, so that
- * a flood of streams cannot push out the kubelet's, which is older.
+ * a flood of streams cannot push out the kubelet's, which is older. A connection whose
+ * ListAndWatch was the first of its resource after our latest Register (kconn.kubelet: the
+ * kubelet dials back after each) is never chosen while another is there: else a restarted
+ * kubelet's stream, the newest, would be the next one closed. A peer that opens its stream
+ * between our Register and the kubelet's dial takes that mark (LIMITS in the man page).
  */
 static struct kconn *victim(struct kubelet_srv *s)
 {
@@ -444,11 +458,17 @@ static struct kconn *victim(struct kubelet_srv *s)
 	for (size_t i = 0; i < KSRV_MAX_CONNS; i++) {
 		struct kconn *c = &s->conns[i];
 
+		if (c->kubelet)
+			continue;
 		if (!c->watches && (!idle || c->last_ms < idle->last_ms))
 			idle = c;
 		if (c->watches && (!streaming || c->watch_ms > streaming->watch_ms))
 			streaming = c;
 	}
+	if (!idle && !streaming) /* every one is a kubelet's (32 resources or more) */
+		for (size_t i = 0; i < KSRV_MAX_CONNS; i++)
+			if (!streaming || s->conns[i].watch_ms > streaming->watch_ms)
+				streaming = &s->conns[i];
 	return idle ? idle : streaming;
 }
 
