@@ -385,6 +385,20 @@ EOF2
   wait "$H" || true
 }
 
+@test "kubelet: with every slot a peer's stream, a new connection before its first stream is closed only after those streams" {
+  hostile_bg watchers 60 holding
+  # A, B (new, no stream yet, as a kubelet's between its connect and ListAndWatch), I/O on A,
+  # then more connections until A or B is closed. Before: B went for the very next connection
+  # (the only one without a stream), so a kubelet registering two resources at once closed its
+  # own first connection; now the peer's 30 streams go first.
+  run fk hostile "$FOO" evict
+  echo "$output" >&2
+  [[ "$output" =~ ^closed\ B\ after\ ([0-9]+)\ more\;\ A\ open$ ]]
+  [ "${BASH_REMATCH[1]}" -ge 20 ]
+  kill "$H"
+  wait "$H" || true
+}
+
 @test "kubelet: a restarted kubelet's ListAndWatch, the newest stream, outlives new streams of a peer holding the others" {
   go_kubelet
   hostile_bg watchers 60 holding
