@@ -24,10 +24,12 @@
  *   KG_REQ_DEADLINE_MS 10 s   from a request's HEADERS to its end: later, RST_STREAM (CANCEL).
  *   KSRV_MAX_CONNS    32      plugin connections (all resources). A new connection always gets
  *                             in: a full table closes the connection idle longest (last I/O) of
- *                             those without a ListAndWatch stream, or, every one having one, the
- *                             one whose newest ListAndWatch began last (kubelet_srv.c victim), so
- *                             no number of idle, half-open or streaming peers locks the kubelet
- *                             out or pushes out its older stream.
+ *                             those without a ListAndWatch stream older than KSRV_FIRST_REQ_MS,
+ *                             else the one whose newest ListAndWatch began last, else the idle
+ *                             longest of the young ones; never the first ListAndWatch after our
+ *                             Register while another is there (kubelet_srv.c victim), so no number
+ *                             of idle, half-open or streaming peers locks the kubelet out or
+ *                             pushes out its stream.
  *   KSRV_FIRST_REQ_MS 10 s    a connection that has sent no complete request by then is closed.
  *   KSRV_SOCK_MODE    0600    our sockets (set before listen): only the kubelet (root) connects.
  *   KSRV_MAX_RES      64      resources per server; KSRV_MAX_DEVICES 4096 devices per resource,
