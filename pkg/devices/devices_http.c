@@ -12,8 +12,10 @@
  * connection waiting for a request head (new, or kept alive after an answer) is on a list, oldest
  * first: closed HTTP_HEAD_S after it began waiting, and when more than HTTP_CONNS - HTTP_RESERVE
  * wait, the oldest is closed for the newcomer, so the table never fills with heads and a probe
- * always gets a slot. Closing is shutdown(2): libmicrohttpd sees the end of the stream and
- * closes the connection itself; the fd is ours to name until its CLOSED notification. */
+ * always gets a slot. A request waits until it is whole: a head followed by a chunked body
+ * trickled a byte at a time is closed the same. Closing is shutdown(2): libmicrohttpd sees the end
+ * of the stream and closes the connection itself; the fd is ours to name until its CLOSED
+ * notification. */
 #include <arpa/inet.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -203,20 +205,20 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 {
 	struct devices_http *h = cls;
 	struct strbuf sb = STRBUF_INIT(HTTP_BODY);
+	struct hconn *hc;
 	enum MHD_Result ok;
 
 	(void)version;
 	(void)upload;
 	if (!*state) { /* headers only: answer once the request is complete */
-		struct hconn *hc = hc_of(c);
-
-		if (hc)
-			hc_unlink(h, hc); /* the head is in: no deadline */
 		*state = h;
 		return MHD_YES;
 	}
 	if (*upload_len)
 		return MHD_NO; /* no body is taken */
+	hc = hc_of(c);
+	if (hc) /* the whole request is in (not only its head: a chunked body can trickle) */
+		hc_unlink(h, hc);
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return answer(c, 405, "text/plain", "method not allowed\n", 19);
 	if (!strcmp(url, "/health"))

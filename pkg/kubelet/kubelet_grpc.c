@@ -67,10 +67,12 @@ struct kg_conn {
 	void *ctx;
 	struct kg_stream *streams;
 	size_t in_bytes, out_bytes;
+	struct kg_conn *prev_c, *next_c; /* every connection of the process (conns) */
 };
 
 /* Request and answer bytes buffered by every connection of the process (KG_MAX_TOTAL). */
 static size_t total_bytes;
+static struct kg_conn *conns;
 
 static long long mono_ms(void)
 {
@@ -120,6 +122,37 @@ static void stream_free(struct kg_conn *c, struct kg_stream *st)
 	kpb_buf_free(&st->cur);
 	kpb_buf_free(&st->next);
 	free(st);
+}
+
+/*
+ * The process-wide budget cannot take len more bytes for c: the connection holding the most
+ * (requests and answers buffered), when it holds more than c would, gives them back now and is
+ * closed (dead: its owner frees it), until len fits. So peers that never read, or trickle
+ * requests, fill the budget only until a connection that does its share (the kubelet's Allocate,
+ * a new ListAndWatch) needs room: they are the ones closed, not it. Returns whether len fits.
+ */
+static bool budget_room(struct kg_conn *c, size_t len)
+{
+	while (total_bytes + len > KG_MAX_TOTAL) {
+		struct kg_conn *hog = NULL;
+
+		for (struct kg_conn *x = conns; x; x = x->next_c)
+			if (x != c && !x->dead &&
+			    (!hog || x->in_bytes + x->out_bytes > hog->in_bytes + hog->out_bytes))
+				hog = x;
+		if (!hog || hog->in_bytes + hog->out_bytes <= c->in_bytes + c->out_bytes + len)
+			return false;
+		hog->dead = true;
+		for (struct kg_stream *st = hog->streams; st; st = st->next_st) {
+			body_drop(hog, st);
+			hog->out_bytes -= st->cur.len + st->next.len;
+			total_bytes -= st->cur.len + st->next.len;
+			kpb_buf_free(&st->cur);
+			kpb_buf_free(&st->next);
+			st->off = 0;
+		}
+	}
+	return true;
 }
 
 /* grpc-message is percent-encoded: bytes outside printable ASCII and '%' as %XX. */
@@ -287,7 +320,7 @@ static int on_data(nghttp2_session *s, uint8_t flags, int32_t sid, const uint8_t
 	(void)flags;
 	if (!st || st->too_big || st->dispatched)
 		return 0;
-	if (st->in_len + len > KPB_PREFIX + KPB_MAX_MSG || total_bytes + len > KG_MAX_TOTAL) {
+	if (st->in_len + len > KPB_PREFIX + KPB_MAX_MSG || !budget_room(c, len)) {
 		st->too_big = true; /* what it sent so far is dropped; answered at its end */
 		st->over_budget = st->in_len + len <= KPB_PREFIX + KPB_MAX_MSG;
 		body_drop(c, st);
@@ -419,6 +452,10 @@ int kg_conn_new(int fd, bool server, const struct kg_handler *h, void *ctx, stru
 	}
 	nghttp2_session_callbacks_del(cb);
 	nghttp2_option_del(opt);
+	c->next_c = conns;
+	if (conns)
+		conns->prev_c = c;
+	conns = c;
 	*out = c;
 	return 0;
 fail:
@@ -436,6 +473,12 @@ void kg_conn_free(struct kg_conn *c)
 {
 	if (!c)
 		return;
+	if (c->prev_c)
+		c->prev_c->next_c = c->next_c;
+	else
+		conns = c->next_c;
+	if (c->next_c)
+		c->next_c->prev_c = c->prev_c;
 	nghttp2_session_del(c->s);
 	while (c->streams)
 		stream_free(c, c->streams);
@@ -466,6 +509,8 @@ int kg_conn_io(struct kg_conn *c, short revents, struct log_err *err)
 	uint8_t buf[16384];
 	int rc;
 
+	if (c->dead) /* a limit passed, or closed for the budget (budget_room) */
+		return log_err_set(err, -EPROTO, "HTTP/2: connection passed a limit");
 	if (revents & (POLLIN | POLLHUP | POLLERR)) {
 		/* At most 4 reads a turn: one busy peer cannot starve the others. */
 		for (int i = 0; i < 4; i++) {
@@ -530,7 +575,7 @@ int kg_send(struct kg_conn *c, int32_t sid, struct kpb_buf *msg, bool latest)
 	c->out_bytes -= slot->len;
 	total_bytes -= slot->len;
 	kpb_buf_free(slot);
-	if (c->out_bytes + msg->len > KG_MAX_OUT || total_bytes + msg->len > KG_MAX_TOTAL) {
+	if (c->dead || c->out_bytes + msg->len > KG_MAX_OUT || !budget_room(c, msg->len)) {
 		kpb_buf_free(msg);
 		c->dead = true;
 		return -ENOBUFS;

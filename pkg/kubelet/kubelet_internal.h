@@ -17,15 +17,19 @@
  *                             being the full list); more: the connection is closed.
  *   KG_MAX_HEADERS    16 KiB  a request's header list.
  *   KG_MAX_TOTAL      16 MiB  request and answer bytes buffered by all connections together: a
- *                             request past it is answered RESOURCE_EXHAUSTED (its bytes dropped),
- *                             an answer past it closes that connection.
+ *                             request or answer past it first closes the connection holding the
+ *                             most, if it holds more than the asking one would (kubelet_grpc.c
+ *                             budget_room); else a request is answered RESOURCE_EXHAUSTED (its
+ *                             bytes dropped), an answer closes its own connection.
  *   KG_REQ_DEADLINE_MS 10 s   from a request's HEADERS to its end: later, RST_STREAM (CANCEL).
  *   KSRV_MAX_CONNS    32      plugin connections (all resources). A new connection always gets
  *                             in: a full table closes the connection idle longest (last I/O) of
- *                             those without a ListAndWatch stream, or, every one having one, the
- *                             one whose newest ListAndWatch began last (kubelet_srv.c victim), so
- *                             no number of idle, half-open or streaming peers locks the kubelet
- *                             out or pushes out its older stream.
+ *                             those without a ListAndWatch stream older than KSRV_FIRST_REQ_MS,
+ *                             else the one whose newest ListAndWatch began last, else the idle
+ *                             longest of the young ones; never the first ListAndWatch after our
+ *                             Register while another is there (kubelet_srv.c victim), so no number
+ *                             of idle, half-open or streaming peers locks the kubelet out or
+ *                             pushes out its stream.
  *   KSRV_FIRST_REQ_MS 10 s    a connection that has sent no complete request by then is closed.
  *   KSRV_SOCK_MODE    0600    our sockets (set before listen): only the kubelet (root) connects.
  *   KSRV_MAX_RES      64      resources per server; KSRV_MAX_DEVICES 4096 devices per resource,
@@ -159,6 +163,8 @@ void kreg_free(struct kreg *r);
 int kreg_add(struct kreg *r, const char *resource, const char *endpoint, bool preferred);
 /* Register i now (its socket is (re)created): cancels any backoff. */
 void kreg_kick(struct kreg *r, size_t i);
+/* How many Register calls of i were sent (a kubelet dials back after each). */
+unsigned kreg_generation(const struct kreg *r, size_t i);
 /* The inotify fd (readable: call kreg_inotify). */
 int kreg_watch_fd(const struct kreg *r);
 /*

@@ -26,6 +26,7 @@ struct kreg_res {
 	bool preferred;
 	enum kreg_state state;
 	long long due_ms, started_ms; /* DUE: when; CALLING: since when */
+	unsigned gen;		      /* Register calls sent */
 	int backoff_ms;		      /* the wait after the next failure */
 	struct kg_conn *c;	      /* CALLING: the call's connection */
 	bool got;		      /* the call's answer arrived */
@@ -232,6 +233,12 @@ static void start(struct kreg *r, struct kreg_res *x, long long now)
 	}
 	x->state = KREG_CALLING;
 	x->started_ms = now;
+	x->gen++;
+}
+
+unsigned kreg_generation(const struct kreg *r, size_t i)
+{
+	return i < r->n ? r->r[i].gen : 0;
 }
 
 size_t kreg_pollfds(struct kreg *r, struct pollfd *pfd, size_t max)

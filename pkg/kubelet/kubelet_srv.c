@@ -25,6 +25,7 @@ struct kres {
 	ino_t ino;
 	struct kubelet_device *devs; /* owned, ids strdup'd */
 	size_t n;
+	unsigned kubelet_gen; /* the Register (kreg_generation) whose kubelet stream is marked */
 };
 
 struct kconn {
@@ -34,6 +35,7 @@ struct kconn {
 	long long since_ms; /* accepted */
 	long long watch_ms; /* its newest ListAndWatch began */
 	bool requested;	    /* a request came: no first-request deadline */
+	bool kubelet;	    /* its ListAndWatch was the first after our Register: the kubelet's */
 	size_t watches;	    /* ListAndWatch streams open on it */
 };
 
@@ -240,6 +242,14 @@ static int m_watch(struct kcall *c)
 		return log_err_set(&c->e, -E2BIG, "too many ListAndWatch streams");
 	s->w[s->n_w++] = (struct kwatch){.g = c->g, .sid = c->sid, .res = c->kc->res};
 	c->kc->watches++;
+	if (s->reg && kreg_generation(s->reg, c->kc->res) != s->res[c->kc->res].kubelet_gen) {
+		/* The first ListAndWatch since we registered: the kubelet dialing back (victim) */
+		s->res[c->kc->res].kubelet_gen = kreg_generation(s->reg, c->kc->res);
+		for (size_t i = 0; i < KSRV_MAX_CONNS; i++)
+			if (s->conns[i].res == c->kc->res)
+				s->conns[i].kubelet = false;
+		c->kc->kubelet = true;
+	}
 	c->kc->watch_ms = kg_now_ms();
 	send_list(s, c->g, c->sid, c->kc->res);
 	return 1;
@@ -432,24 +442,43 @@ static int expire(struct kubelet_srv *s, int timeout)
 
 /*
  * The connection a full table gives up for a new one (a new connection always gets in, so no
- * number of other clients can lock the kubelet out): the one idle longest among those without a
- * ListAndWatch stream (a kubelet's new connection has just done I/O; half-open and idle clients
- * go first); when every one has a stream, the one whose newest ListAndWatch began last, so that
- * a flood of streams cannot push out the kubelet's, which is older.
+ * number of other clients can lock the kubelet out), first found of:
+ *   - the one idle longest (last I/O) among those without a ListAndWatch stream older than
+ *     KSRV_FIRST_REQ_MS (idle clients, unary calls done, half-open ones go first);
+ *   - the one whose newest ListAndWatch began last, so that a flood of streams cannot push out
+ *     the kubelet's, which is older;
+ *   - the one idle longest of the younger ones without a stream: a kubelet's new connection is
+ *     one until its ListAndWatch (it asks GetDevicePluginOptions first), so a kubelet registering
+ *     two resources at once no longer closes its own first connection for its second one.
+ * A connection whose ListAndWatch was the first of its resource after our latest Register
+ * (kconn.kubelet: the kubelet dials back after each) is never chosen while another is there:
+ * else a restarted kubelet's stream, the newest, would be the next one closed. A peer that opens
+ * its stream between our Register and the kubelet's dial takes that mark (LIMITS in the man page).
  */
-static struct kconn *victim(struct kubelet_srv *s)
+static struct kconn *victim(struct kubelet_srv *s, long long now)
 {
-	struct kconn *idle = NULL, *streaming = NULL;
+	struct kconn *idle = NULL, *streaming = NULL, *young = NULL;
 
 	for (size_t i = 0; i < KSRV_MAX_CONNS; i++) {
 		struct kconn *c = &s->conns[i];
 
-		if (!c->watches && (!idle || c->last_ms < idle->last_ms))
+		if (c->kubelet)
+			continue;
+		if (c->watches) {
+			if (!streaming || c->watch_ms > streaming->watch_ms)
+				streaming = c;
+		} else if (now - c->since_ms < KSRV_FIRST_REQ_MS) {
+			if (!young || c->last_ms < young->last_ms)
+				young = c;
+		} else if (!idle || c->last_ms < idle->last_ms) {
 			idle = c;
-		if (c->watches && (!streaming || c->watch_ms > streaming->watch_ms))
-			streaming = c;
+		}
 	}
-	return idle ? idle : streaming;
+	if (!idle && !streaming && !young) /* every one is a kubelet's (32 resources or more) */
+		for (size_t i = 0; i < KSRV_MAX_CONNS; i++)
+			if (!streaming || s->conns[i].watch_ms > streaming->watch_ms)
+				streaming = &s->conns[i];
+	return idle ? idle : streaming ? streaming : young;
 }
 
 /* Accept on res's socket; a full table gives up victim()'s connection. */
@@ -465,7 +494,7 @@ static void accept_on(struct kubelet_srv *s, size_t res, long long now)
 			if (!s->conns[i].g)
 				slot = &s->conns[i];
 		if (!slot) {
-			slot = victim(s);
+			slot = victim(s, now);
 			log_warn("kubelet: %d connections: closing %s", KSRV_MAX_CONNS,
 				 slot->watches ? "the one whose ListAndWatch began last"
 					       : "the one idle longest");

@@ -202,15 +202,19 @@ PY
   [ "$status" -eq 0 ]
 }
 
-@test "devices-limits: a request head trickled a byte a second is closed 5 s after the connection began" {
-  http_up
-  run python3 - "$PORT" <<'PY'
+# trickle FIRST SLOW: connect to --listen, send FIRST at once, then SLOW a byte a second (both
+# with Python escapes: \r\n); print "closed" when the plugin closes the connection, or "open
+# after 20 s".
+trickle() {
+  python3 - "$PORT" "$1" "$2" <<'PY'
 import socket, sys, time
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-head, t0 = b"GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 64, time.time()
+first, slow = (a.encode().decode("unicode_escape").encode("latin-1") for a in sys.argv[2:4])
+s.sendall(first)
+t0 = time.time()
 while time.time() - t0 < 20:
     try:
-        s.send(head[int(time.time() - t0):][:1])
+        s.send(slow[int(time.time() - t0):][:1])
         s.settimeout(1)
         if not s.recv(4096):
             print("closed")
@@ -222,7 +226,22 @@ while time.time() - t0 < 20:
         sys.exit(0)
 print("open after 20 s")
 PY
+}
+
+@test "devices-limits: a request head trickled a byte a second is closed 5 s after the connection began" {
+  http_up
+  run trickle '' "GET /health HTTP/1.1\\r\\nHost: x\\r\\nX-Slow: $(printf 'a%.0s' {1..64})"
   # Before: each byte restarted the 10 s idle timeout, so the head could trickle for ever.
+  [ "$output" = closed ]
+  run curl -sS --max-time 10 "http://127.0.0.1:$PORT/health"
+  [ "$output" = ok ]
+}
+
+@test "devices-limits: a request whose head is in but whose chunked body trickles is closed too" {
+  http_up
+  # The head at once, then a chunk extension a byte a second, never the chunk's data.
+  run trickle 'POST /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n' "1;$(printf 'a%.0s' {1..64})"
+  # Before: the head deadline ended with the head; each body byte restarted the 10 s idle timeout.
   [ "$output" = closed ]
   run curl -sS --max-time 10 "http://127.0.0.1:$PORT/health"
   [ "$output" = ok ]

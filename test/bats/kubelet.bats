@@ -353,7 +353,7 @@ EOF2
 EOF2
   # A health change reaches the kubelet's open ListAndWatch.
   kill -USR1 "$DPID"
-  wait_for count_ge "$D/lists.jsonl" '"example.com/foo"' 2
+  wait_for count_ge "$D/lists.jsonl" '"devices":[0-9]+,"resource":"example.com/foo"' 2
 }
 
 @test "kubelet: plugin sockets are 0600 whatever the umask (only the kubelet, root, connects)" {
@@ -380,9 +380,42 @@ EOF2
   KPID=$!
   wait_for count_ge "$D/lists.jsonl" '"devices"' 2 || { cat "$D/lists.jsonl" "$D/kubelet.log" "$D/demo.log" >&2; false; }
   kill -USR1 "$DPID"
-  wait_for count_ge "$D/lists.jsonl" '"example.com/foo"' 2
+  wait_for count_ge "$D/lists.jsonl" '"devices":[0-9]+,"resource":"example.com/foo"' 2
   kill "$H"
   wait "$H" || true
+}
+
+@test "kubelet: with every slot a peer's stream, a new connection before its first stream is closed only after those streams" {
+  hostile_bg watchers 60 holding
+  # A, B (new, no stream yet, as a kubelet's between its connect and ListAndWatch), I/O on A,
+  # then more connections until A or B is closed. Before: B went for the very next connection
+  # (the only one without a stream), so a kubelet registering two resources at once closed its
+  # own first connection; now the peer's 30 streams go first.
+  run fk hostile "$FOO" evict
+  echo "$output" >&2
+  [[ "$output" =~ ^closed\ B\ after\ ([0-9]+)\ more\;\ A\ open$ ]]
+  [ "${BASH_REMATCH[1]}" -ge 20 ]
+  kill "$H"
+  wait "$H" || true
+}
+
+@test "kubelet: a restarted kubelet's ListAndWatch, the newest stream, outlives new streams of a peer holding the others" {
+  go_kubelet
+  hostile_bg watchers 60 holding
+  kubelet_down
+  "$GK" serve "$D" 2>>"$D/kubelet.log" 3>&- &
+  KPID=$!
+  wait_for count_ge "$D/lists.jsonl" '"devices":[0-9]+,"resource":"example.com/foo"' 1
+  # More streams come after the kubelet's: before, the first of them closed the kubelet's
+  # (every connection streaming, the newest stream went).
+  /usr/bin/python3 "$FK" hostile "$FOO" watchers 60 >"$D/hostile2" 3>&- &
+  local h2=$!
+  wait_for grep -q holding "$D/hostile2"
+  kill -USR1 "$DPID"
+  wait_for count_ge "$D/lists.jsonl" '"devices":[0-9]+,"resource":"example.com/foo"' 2 ||
+    { cat "$D/lists.jsonl" "$D/kubelet.log" >&2; false; }
+  kill "$H" "$h2"
+  wait "$H" "$h2" || true
 }
 
 @test "kubelet: a connection that sends nothing is closed 10 s after it connected" {

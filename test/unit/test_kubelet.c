@@ -372,20 +372,17 @@ static struct kpb_buf big(size_t n)
 	return b;
 }
 
-/* Answers queued on three connections whose peer never reads: 16 MiB in all, whatever each
- * connection's own 8 MiB allows (32 connections x 16 MiB was the worst case before). */
-TEST(grpc_process_wide_byte_budget)
+/* Three server connections, each holding one ListAndWatch-like request open (h[i].sid), their
+ * clients never reading. */
+static void held_conns(struct kg_conn **srv, struct kg_conn **cli, struct held *h, struct pair *p)
 {
-	struct kg_conn *srv[3], *cli[3];
-	struct held h[3] = {{0}};
-	struct pair p = {0};
 	struct kpb_buf m;
 	int sv[2];
 
 	for (int i = 0; i < 3; i++) {
 		REQUIRE_INT(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
 		REQUIRE_INT(kg_conn_new(sv[0], true, &hh, &h[i], &srv[i]), 0);
-		REQUIRE_INT(kg_conn_new(sv[1], false, &ph, &p, &cli[i]), 0);
+		REQUIRE_INT(kg_conn_new(sv[1], false, &ph, p, &cli[i]), 0);
 		kpb_empty(&m);
 		REQUIRE(kg_call(cli[i], "/v1beta1.DevicePlugin/ListAndWatch", &m) > 0);
 		for (int k = 0; k < 50 && !h[i].sid; k++) {
@@ -400,18 +397,65 @@ TEST(grpc_process_wide_byte_budget)
 		}
 		REQUIRE(h[i].sid > 0);
 	}
+}
+
+/* Answers queued on three connections whose peer never reads: 16 MiB in all, whatever each
+ * connection's own 8 MiB allows (32 connections x 16 MiB was the worst case before); the
+ * connection holding the most is closed for a newcomer. */
+TEST(grpc_process_wide_byte_budget)
+{
+	struct kg_conn *srv[3], *cli[3];
+	struct held h[3] = {{0}};
+	struct pair p = {0};
+	struct kpb_buf m;
+
+	held_conns(srv, cli, h, &p);
 	m = big(7u << 20);
 	CHECK_INT(kg_send(srv[0], h[0].sid, &m, false), 0); /* 7 MiB: within 8 per connection */
-	m = big(7u << 20);
-	CHECK_INT(kg_send(srv[1], h[1].sid, &m, false), 0); /* 14 MiB in all */
-	m = big(3u << 20);
-	CHECK_INT(kg_send(srv[2], h[2].sid, &m, false), -ENOBUFS); /* 17 > 16 MiB */
+	m = big(6u << 20);
+	CHECK_INT(kg_send(srv[1], h[1].sid, &m, false), 0); /* 13 MiB in all */
+	m = big(4u << 20);
+	CHECK_INT(kg_send(srv[2], h[2].sid, &m, false), 0); /* 17 > 16 MiB: srv[0] closed */
+	CHECK_INT(kg_conn_events(srv[0]), 0);
+	CHECK(kg_conn_events(srv[1]) != 0);
+	CHECK_INT(kg_total_bytes(), 10u << 20);
+	m = big(7u << 20); /* srv[1] holds 6, less than its own 4 + 7: refused, srv[2] closed */
+	CHECK_INT(kg_send(srv[2], h[2].sid, &m, false), -ENOBUFS);
 	CHECK(kg_total_bytes() <= KG_MAX_TOTAL);
 	for (int i = 0; i < 3; i++) {
 		kg_conn_free(srv[i]);
 		kg_conn_free(cli[i]);
 	}
 	CHECK_INT(kg_total_bytes(), 0); /* every byte given back */
+}
+
+/* Peers that never read their ListAndWatch streams fill the 16 MiB budget: the kubelet's small
+ * Allocate answer on its own connection still goes out, the connection holding the most is
+ * closed. Before: the kubelet's connection was the one closed (-ENOBUFS, dead). */
+TEST(grpc_full_budget_closes_the_biggest_holder_not_the_kubelet)
+{
+	struct kg_conn *srv[3], *cli[3];
+	struct held h[3] = {{0}};
+	struct pair p = {0};
+	struct kpb_buf m;
+
+	held_conns(srv, cli, h, &p);
+	m = big(8u << 20);
+	CHECK_INT(kg_send(srv[0], h[0].sid, &m, false), 0);
+	m = big((8u << 20) - 1000);
+	CHECK_INT(kg_send(srv[1], h[1].sid, &m, false), 0);
+	CHECK_INT(kg_total_bytes(), KG_MAX_TOTAL - 1000);
+	m = big(2000); /* the kubelet's Allocate answer */
+	CHECK_INT(kg_send(srv[2], h[2].sid, &m, false), 0);
+	CHECK(kg_conn_events(srv[2]) != 0);   /* the kubelet's connection lives */
+	CHECK_INT(kg_conn_events(srv[0]), 0); /* the biggest holder is closed */
+	CHECK(kg_conn_events(srv[1]) != 0);
+	CHECK_INT(kg_total_bytes(), (8u << 20) - 1000 + 2000);
+	for (int i = 0; i < 3; i++) {
+		kg_conn_free(srv[i]);
+		kg_conn_free(cli[i]);
+	}
+	CHECK_INT(kg_total_bytes(), 0);
 }
 
 /* A raw HTTP/2 client (nghttp2, HTTP messaging left on as any client has it) that sends one
