@@ -127,17 +127,12 @@ static struct gotmpl_val *eval_pipeline(struct exec *e, struct gotmpl_val *dot,
 static struct gotmpl_val *eval_arg(struct exec *e, struct gotmpl_val *dot, char type,
 				   const struct gotmpl_node *n);
 
-static int has_args(size_t nargs, const struct gotmpl_val *final)
-{
-	return nargs > 1 || final != MISSING;
-}
-
 static int not_a_function(struct exec *e, const struct gotmpl_node *cmd, size_t nargs,
 			  const struct gotmpl_val *final)
 {
 	struct strbuf sb = STRBUF_INIT(4096);
 
-	if (!has_args(nargs, final))
+	if (nargs <= 1 && final == MISSING)
 		return 0;
 	gotmpl_node_string(&sb, cmd->kids[0]);
 	xerr(e, -EINVAL, "can't give argument to non-function %s", sb.buf);
@@ -249,7 +244,7 @@ static struct gotmpl_val *eval_field(struct exec *e, struct gotmpl_val *dot, con
 		     iface ? "interface {}" : gotmpl_typename(recv));
 		return NULL;
 	}
-	if (has_args(nargs, final)) {
+	if (nargs > 1 || final != MISSING) {
 		xerr(e, -EINVAL, "%s is not a method but has arguments", name);
 		return NULL;
 	}
@@ -668,21 +663,16 @@ static int walk_range(struct exec *e, struct gotmpl_val *dot, const struct gotmp
 
 static int walk_template(struct exec *e, struct gotmpl_val *dot, const struct gotmpl_node *n)
 {
-	const struct gotmpl_tmpl *tm = NULL, *saved = e->tm;
+	const struct gotmpl_tmpl *tm, *saved = e->tm;
 	size_t base = e->base, mark;
 	int rc;
 
 	e->at = n;
-	/* the lookup reads every define's name (2700 and a {{template}} in a loop: 1.5 s) */
-	if (gotmpl_work(&e->a, e->t->ntm)) {
+	if (gotmpl_tmpl_find(e->t, &e->a, n->text, n->tlen, &tm)) { /* charged */
 		xerr(e, -ELOOP, "execution stopped: its work passed the step budget (%lu)",
 		     GOTMPL_STEPS_MAX);
 		return -1;
 	}
-	for (size_t i = 0; i < e->t->ntm; i++)
-		if (strlen(e->t->tm[i].name) == n->tlen &&
-		    memcmp(e->t->tm[i].name, n->text, n->tlen) == 0 && e->t->tm[i].root)
-			tm = &e->t->tm[i];
 	if (!tm) {
 		xerr(e, -EINVAL, "template \"%.*s\" not defined", (int)n->tlen, n->text);
 		return -1;

@@ -471,5 +471,9 @@ int gotmpl_node_constant(struct gotmpl_arena *a, const struct gotmpl_node *n,
 			 struct gotmpl_val **out);
 /* Go's String() of a node (for "executing ... at <...>"). */
 int gotmpl_node_string(struct strbuf *sb, const struct gotmpl_node *n);
+/* *out: the template named name[0..len) with a tree (the last so defined), or NULL. It reads
+ * every template's name, and charges a t->ntm units: 0, or -ELOOP when that passes the budget. */
+int gotmpl_tmpl_find(const struct gotmpl *t, struct gotmpl_arena *a, const char *name, size_t len,
+		     const struct gotmpl_tmpl **out);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* gotmpl_node: Go's String() of parse-tree nodes, for execution errors (node.go), and the values of
- * constant nodes. */
+/* gotmpl_node: Go's String() of parse-tree nodes, for execution errors (node.go), the values of
+ * constant nodes, and the lookup of a {{template}}'s tree. */
 #include <errno.h>
 #include <string.h>
 
@@ -113,5 +113,19 @@ int gotmpl_node_string(struct strbuf *sb, const struct gotmpl_node *n)
 	case N_IDENT:
 		return sb_addn(sb, n->raw, n->rawlen);
 	}
+	return 0;
+}
+
+int gotmpl_tmpl_find(const struct gotmpl *t, struct gotmpl_arena *a, const char *name, size_t len,
+		     const struct gotmpl_tmpl **out)
+{
+	*out = NULL;
+	/* the lookup reads every define's name (2700 and a {{template}} in a loop: 1.5 s) */
+	if (gotmpl_work(a, t->ntm))
+		return -ELOOP;
+	for (size_t i = 0; i < t->ntm; i++)
+		if (strlen(t->tm[i].name) == len && memcmp(t->tm[i].name, name, len) == 0 &&
+		    t->tm[i].root)
+			*out = &t->tm[i];
 	return 0;
 }

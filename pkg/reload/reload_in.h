@@ -66,6 +66,9 @@ int reload_list_pages(struct ctl *c, const struct reload_list *l, struct log_err
 int reload_start_watch(struct ctl *c, struct rs *s, struct log_err *err);
 
 void reload_restart_watches(struct ctl *c);
+/* A failed watch's jittered back-off in ms: 0.2 s doubling with each consecutive failure
+ * (s->fails), up to 12.8 s. */
+long long reload_watch_backoff_ms(const struct rs *s);
 /*
  * Note the watches whose answer arrived since the last call (logged at -v with the
  * resourceVersion they start from; the watch gauges; ready once each has been open), and

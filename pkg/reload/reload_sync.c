@@ -630,15 +630,6 @@ int reload_list_stream(struct ctl *c, struct rs *s, struct log_err *err)
 
 static void watch_done(void *ctx, struct kube_watch *w, int status, int res, const char *msg);
 
-/* A failed watch's jittered back-off: 0.2 s doubling with each consecutive failure, up to 12.8 s.
- */
-static long long backoff_ms(const struct rs *s)
-{
-	long long base = 200LL << (s->fails < 6 ? s->fails : 6);
-
-	return base / 2 + random() % (base / 2 + 1);
-}
-
 int reload_start_watch(struct ctl *c, struct rs *s, struct log_err *err)
 {
 	struct kube_query q;
@@ -712,7 +703,7 @@ static void watch_done(void *ctx, struct kube_watch *w, int status, int res, con
 		 * (client-go's backoff manager resets after a quiet period). */
 		if (s->events > 0 && !s->error_code)
 			s->fails = 0;
-		delay = backoff_ms(s);
+		delay = reload_watch_backoff_ms(s);
 		if (status == 429) { /* Retry-After, capped as for requests */
 			long ra = kube_watch_retry_after(w);
 
@@ -761,95 +752,9 @@ void reload_restart_watches(struct ctl *c)
 		if (r == 0)
 			r = reload_start_watch(c, s, &err);
 		if (r < 0) {
-			s->restart_ms = now + backoff_ms(s);
+			s->restart_ms = now + reload_watch_backoff_ms(s);
 			s->fails++;
 			log_warn("%s: %s", reload_cls_res[s->cls]->plural, err.msg);
 		}
 	}
-}
-void reload_watches_check(struct ctl *c)
-{
-	long long now = reload_now_ms();
-	unsigned long want = 0, open = 0;
-	size_t i;
-
-	for (i = 0; i < c->in.nrs; i++) {
-		struct rs *s = &c->in.rs[i];
-		const char *what = reload_cls_res[s->cls]->plural;
-
-		if (s->absent)
-			continue; /* not served: nothing to wait for (re-checked by a LIST) */
-		want++;
-		if (s->w && !s->open && kube_watch_open(s->w)) {
-			s->open = 1;
-			log_debug("watch %s%s%s open from resourceVersion %s (%lld ms after its "
-				  "request)",
-				  what, *s->ns ? " in " : "", s->ns, s->rv, now - s->start_ms);
-		}
-		if (s->w && !s->open && now - s->start_ms >= WATCH_OPEN_MS) {
-			/*
-			 * Connected, sent and unanswered: events wait behind it. A kube-apiserver
-			 * whose watch cache for this resource has not finished its own first list
-			 * holds every WATCH from a resourceVersion until it has (Cacher.Watch waits
-			 * on c.ready, staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go),
-			 * while our LIST (no resourceVersion, a limit) is delegated to etcd
-			 * (shouldDelegateList) and answered at once. So catch up as after a 410:
-			 * re-list (acting on what changed meanwhile), then watch again from the
-			 * new resourceVersion. The back-off is not raised: the server answers, and
-			 * a held watch costs one LIST per WATCH_OPEN_MS; a failing LIST raises it
-			 * (reload_restart_watches).
-			 */
-			kube_watch_cancel(c->cl, s->w);
-			s->w = NULL;
-			s->gone = 1;
-			s->restart_ms = now + backoff_ms(s);
-			METRIC_INC(c->m.watch_restarts[s->cls]);
-			log_warn("watch %s%s%s: no answer within %d s; re-listing and starting it "
-				 "again",
-				 what, *s->ns ? " in " : "", s->ns, WATCH_OPEN_MS / 1000);
-		}
-		open += s->w && s->open;
-	}
-	METRIC_SET(c->m.watches, want);
-	METRIC_SET(c->m.watches_open, open);
-	if (!METRIC_GET(c->m.ready) && open == want) {
-		log_debug("all %lu watches open: ready", want);
-		METRIC_SET(c->m.ready, 1);
-	}
-}
-
-/* ---- --reload-on-delete ---- */
-
-void reload_tombstone(struct ctl *c, struct cfg_ent *ce)
-{
-	/*
-	 * Reloader's delete handler (internal/pkg/handler/delete.go) runs the reload with the hash
-	 * of "__RELOADER_EMPTY_DELETE_MARKER__": annotations records it in last-reloaded-from,
-	 * env-vars removes the STAKATER_* variable instead.
-	 */
-	ce->deleted = 1;
-	c->ntomb++;
-	memcpy(ce->hash, RELOAD_DELETE_HASH, RELOAD_HASH_HEX);
-	memset(ce->alt, 0, sizeof(ce->alt));
-	METRIC_SET(c->m.objects[ce->e.cls], c->m.objects[ce->e.cls] - 1);
-	RELOAD_IN_TELL(c, changed, c, ce);
-}
-
-void reload_tombs_sweep(struct ctl *c)
-{
-	size_t i;
-	struct ent *e, *nx;
-
-	if (!c->ntomb || c->act.pend)
-		return;
-	for (i = 0; i < c->cfg.nb; i++) {
-		for (e = c->cfg.b[i]; e; e = nx) {
-			nx = e->next;
-			if (!((struct cfg_ent *)e)->deleted)
-				continue;
-			reload_tab_del(&c->cfg, e);
-			reload_cfg_free((struct cfg_ent *)e);
-		}
-	}
-	c->ntomb = 0;
 }

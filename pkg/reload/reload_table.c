@@ -10,6 +10,7 @@
 
 #include "kube/kube.h"
 #include "reload/reload.h"
+#include "reload/reload_in.h"
 #include "reload/reload_internal.h"
 
 int reload_ns_ignored(const struct ctl *c, const char *ns)
@@ -90,4 +91,40 @@ void reload_refused_remove(struct ctl *c, struct wl_ent *we)
 		*p = we->rnext;
 	we->refused_q = 0;
 	c->in.nrefused--;
+}
+
+/* ---- --reload-on-delete ---- */
+
+void reload_tombstone(struct ctl *c, struct cfg_ent *ce)
+{
+	/*
+	 * Reloader's delete handler (internal/pkg/handler/delete.go) runs the reload with the hash
+	 * of "__RELOADER_EMPTY_DELETE_MARKER__": annotations records it in last-reloaded-from,
+	 * env-vars removes the STAKATER_* variable instead.
+	 */
+	ce->deleted = 1;
+	c->ntomb++;
+	memcpy(ce->hash, RELOAD_DELETE_HASH, RELOAD_HASH_HEX);
+	memset(ce->alt, 0, sizeof(ce->alt));
+	METRIC_SET(c->m.objects[ce->e.cls], c->m.objects[ce->e.cls] - 1);
+	RELOAD_IN_TELL(c, changed, c, ce);
+}
+
+void reload_tombs_sweep(struct ctl *c)
+{
+	size_t i;
+	struct ent *e, *nx;
+
+	if (!c->ntomb || c->act.pend)
+		return;
+	for (i = 0; i < c->cfg.nb; i++) {
+		for (e = c->cfg.b[i]; e; e = nx) {
+			nx = e->next;
+			if (!((struct cfg_ent *)e)->deleted)
+				continue;
+			reload_tab_del(&c->cfg, e);
+			reload_cfg_free((struct cfg_ent *)e);
+		}
+	}
+	c->ntomb = 0;
 }
