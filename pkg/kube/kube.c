@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* kube: URLs, the libcurl client (TLS, bearer token re-read on change, retries) and watches. */
+/* kube: URLs, the libcurl client (TLS, bearer token re-read on change, retries; libcurl is
+ * loaded with the first client, kube_curl.c) and watches. */
 #include "kube/kube.h"
 
 #include <curl/curl.h>
@@ -9,6 +10,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "kube/kube_curl.h"
 
 #define TOKEN_MAX   (64 * 1024)
 #define ERRBODY_MAX (64 * 1024)
@@ -220,6 +223,7 @@ static void refresh_token(struct kube_client *cl, int force)
 int kube_client_new(struct kube_client **out, struct kube_config *cfg, struct log_err *err)
 {
 	struct kube_client *cl = calloc(1, sizeof(*cl));
+	int r;
 
 	*out = NULL;
 	if (!cl)
@@ -228,14 +232,18 @@ int kube_client_new(struct kube_client **out, struct kube_config *cfg, struct lo
 		free(cl);
 		return log_err_set(err, KUBE_ECONFIG, "no API server configured");
 	}
+	r = kube_curl_load(err);
+	if (r < 0) {
+		free(cl);
+		return r;
+	}
 	cl->cfg = *cfg;
 	memset(cfg, 0, sizeof(*cfg));
 	cl->retries = 5;
 	cl->base_ms = 100;
 	cl->timeout_ms = 120000;
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	cl->easy = curl_easy_init();
-	cl->multi = curl_multi_init();
+	cl->easy = kube_curl.easy_init();
+	cl->multi = kube_curl.multi_init();
 	if (!cl->easy || !cl->multi) {
 		kube_client_free(cl);
 		return log_err_set(err, -ENOMEM, "out of memory");
@@ -262,9 +270,9 @@ void kube_client_free(struct kube_client *cl)
 	while (cl->watches)
 		kube_watch_cancel(cl, cl->watches);
 	if (cl->multi)
-		curl_multi_cleanup(cl->multi);
+		kube_curl.multi_cleanup(cl->multi);
 	if (cl->easy)
-		curl_easy_cleanup(cl->easy);
+		kube_curl.easy_cleanup(cl->easy);
 	free(cl->token);
 	kube_config_free(&cl->cfg);
 	free(cl);
@@ -277,11 +285,11 @@ static void set_pem(CURL *e, CURLoption blob_opt, CURLoption file_opt, CURLoptio
 	if (pem) {
 		struct curl_blob b = {pem, len, CURL_BLOB_COPY};
 
-		curl_easy_setopt(e, blob_opt, &b);
+		kube_curl.easy_setopt(e, blob_opt, &b);
 		if (type_opt)
-			curl_easy_setopt(e, type_opt, "PEM");
+			kube_curl.easy_setopt(e, type_opt, "PEM");
 	} else if (file) {
-		curl_easy_setopt(e, file_opt, file);
+		kube_curl.easy_setopt(e, file_opt, file);
 	}
 }
 
@@ -290,18 +298,18 @@ static void setup_handle(struct kube_client *cl, CURL *e, char *errbuf)
 {
 	const struct kube_config *c = &cl->cfg;
 
-	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
+	kube_curl.easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
 	errbuf[0] = '\0';
-	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
-	curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https,http");
+	kube_curl.easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	kube_curl.easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+	kube_curl.easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+	kube_curl.easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https,http");
 	if (c->insecure) {
-		curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
-		curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+		kube_curl.easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+		kube_curl.easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
 	} else {
-		curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
-		curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
+		kube_curl.easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
+		kube_curl.easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
 	}
 	set_pem(e, CURLOPT_CAINFO_BLOB, CURLOPT_CAINFO, 0, c->ca_pem, c->ca_pem_len, c->ca_file);
 	set_pem(e, CURLOPT_SSLCERT_BLOB, CURLOPT_SSLCERT, CURLOPT_SSLCERTTYPE, c->cert_pem,
@@ -315,16 +323,16 @@ static struct curl_slist *make_headers(struct kube_client *cl, const char *conte
 	struct curl_slist *h = NULL, *t;
 	struct strbuf sb = STRBUF_INIT(TOKEN_MAX + 64);
 
-	h = curl_slist_append(h, "Accept: application/json");
+	h = kube_curl.slist_append(h, "Accept: application/json");
 	if (h && content_type) {
 		sb_addf(&sb, "Content-Type: %s", content_type);
-		t = curl_slist_append(h, sb.buf);
+		t = kube_curl.slist_append(h, sb.buf);
 		h = t ? t : h;
 		sb_reset(&sb);
 	}
 	if (h && cl->token && *cl->token) {
 		if (sb_addf(&sb, "Authorization: Bearer %s", cl->token) == 0) {
-			t = curl_slist_append(h, sb.buf);
+			t = kube_curl.slist_append(h, sb.buf);
 			h = t ? t : h;
 		}
 	}
@@ -336,7 +344,7 @@ static struct curl_slist *make_headers(struct kube_client *cl, const char *conte
 static int curl_fail(struct kube_client *cl, CURLcode rc, const char *errbuf, const char *url,
 		     struct log_err *err)
 {
-	const char *detail = errbuf && *errbuf ? errbuf : curl_easy_strerror(rc);
+	const char *detail = errbuf && *errbuf ? errbuf : kube_curl.easy_strerror(rc);
 
 	switch (rc) {
 	case CURLE_PEER_FAILED_VERIFICATION:
@@ -378,7 +386,7 @@ static size_t req_write(char *ptr, size_t size, size_t n, void *p)
 	int r;
 
 	if (!rc->status)
-		curl_easy_getinfo(rc->easy, CURLINFO_RESPONSE_CODE, &rc->status);
+		kube_curl.easy_getinfo(rc->easy, CURLINFO_RESPONSE_CODE, &rc->status);
 	if (rc->st && rc->status == 200) {
 		rc->fed = 1;
 		r = kube_stream_feed(rc->st, ptr, len, rc->err);
@@ -452,37 +460,37 @@ static int perform(struct kube_client *cl, const char *method, const char *url,
 	if (left > 0 && left < tmo)
 		tmo = left;
 	refresh_token(cl, 0);
-	curl_easy_reset(cl->easy);
+	kube_curl.easy_reset(cl->easy);
 	setup_handle(cl, cl->easy, errbuf);
 	hdrs = make_headers(cl, body ? content_type : NULL);
-	curl_easy_setopt(cl->easy, CURLOPT_URL, url);
-	curl_easy_setopt(cl->easy, CURLOPT_HTTPHEADER, hdrs);
-	curl_easy_setopt(cl->easy, CURLOPT_TIMEOUT_MS, tmo);
-	curl_easy_setopt(cl->easy, CURLOPT_WRITEFUNCTION, req_write);
-	curl_easy_setopt(cl->easy, CURLOPT_WRITEDATA, rc);
-	curl_easy_setopt(cl->easy, CURLOPT_HEADERFUNCTION, req_header);
-	curl_easy_setopt(cl->easy, CURLOPT_HEADERDATA, rc);
-	curl_easy_setopt(cl->easy, CURLOPT_ACCEPT_ENCODING, NULL);
+	kube_curl.easy_setopt(cl->easy, CURLOPT_URL, url);
+	kube_curl.easy_setopt(cl->easy, CURLOPT_HTTPHEADER, hdrs);
+	kube_curl.easy_setopt(cl->easy, CURLOPT_TIMEOUT_MS, tmo);
+	kube_curl.easy_setopt(cl->easy, CURLOPT_WRITEFUNCTION, req_write);
+	kube_curl.easy_setopt(cl->easy, CURLOPT_WRITEDATA, rc);
+	kube_curl.easy_setopt(cl->easy, CURLOPT_HEADERFUNCTION, req_header);
+	kube_curl.easy_setopt(cl->easy, CURLOPT_HEADERDATA, rc);
+	kube_curl.easy_setopt(cl->easy, CURLOPT_ACCEPT_ENCODING, NULL);
 	if (body) {
-		curl_easy_setopt(cl->easy, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(cl->easy, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+		kube_curl.easy_setopt(cl->easy, CURLOPT_POSTFIELDS, body);
+		kube_curl.easy_setopt(cl->easy, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
 	}
 	if (strcmp(method, "GET") != 0)
-		curl_easy_setopt(cl->easy, CURLOPT_CUSTOMREQUEST, method);
+		kube_curl.easy_setopt(cl->easy, CURLOPT_CUSTOMREQUEST, method);
 	/*
 	 * libcurl sends a request again by itself when a reused connection dies before an answer;
 	 * a create (POST) or a DELETE goes on a new connection so it is never sent twice
 	 * (may_resend).
 	 */
 	if (strcmp(method, "POST") == 0 || strcmp(method, "DELETE") == 0)
-		curl_easy_setopt(cl->easy, CURLOPT_FRESH_CONNECT, 1L);
+		kube_curl.easy_setopt(cl->easy, CURLOPT_FRESH_CONNECT, 1L);
 	rc->easy = cl->easy;
 	rc->status = 0;
 	rc->retry_after = -1;
-	res = curl_easy_perform(cl->easy);
+	res = kube_curl.easy_perform(cl->easy);
 	rc->curl_rc = res;
-	curl_slist_free_all(hdrs);
-	curl_easy_getinfo(cl->easy, CURLINFO_RESPONSE_CODE, &rc->status);
+	kube_curl.slist_free_all(hdrs);
+	kube_curl.easy_getinfo(cl->easy, CURLINFO_RESPONSE_CODE, &rc->status);
 	if (rc->fail)
 		return rc->fail;
 	if (res != CURLE_OK) {
@@ -611,7 +619,7 @@ static size_t watch_write(char *ptr, size_t size, size_t n, void *p)
 	long status = 0;
 	int r;
 
-	curl_easy_getinfo(w->easy, CURLINFO_RESPONSE_CODE, &status);
+	kube_curl.easy_getinfo(w->easy, CURLINFO_RESPONSE_CODE, &status);
 	if (status != 200) {
 		sb_addn(&w->errbody, ptr, len);
 		return len;
@@ -666,26 +674,26 @@ struct kube_watch *kube_watch_start(struct kube_client *cl, const char *url, str
 	w->ctx = ctx;
 	w->retry_after = -1;
 	sb_init(&w->errbody, ERRBODY_MAX);
-	w->easy = curl_easy_init();
+	w->easy = kube_curl.easy_init();
 	w->hdrs = make_headers(cl, NULL);
 	if (!w->easy || !w->hdrs) {
-		curl_easy_cleanup(w->easy);
-		curl_slist_free_all(w->hdrs);
+		kube_curl.easy_cleanup(w->easy);
+		kube_curl.slist_free_all(w->hdrs);
 		free(w);
 		log_err_set(err, -ENOMEM, "out of memory");
 		return NULL;
 	}
 	setup_handle(cl, w->easy, w->errbuf);
-	curl_easy_setopt(w->easy, CURLOPT_URL, url);
-	curl_easy_setopt(w->easy, CURLOPT_HTTPHEADER, w->hdrs);
-	curl_easy_setopt(w->easy, CURLOPT_WRITEFUNCTION, watch_write);
-	curl_easy_setopt(w->easy, CURLOPT_WRITEDATA, w);
-	curl_easy_setopt(w->easy, CURLOPT_HEADERFUNCTION, watch_header);
-	curl_easy_setopt(w->easy, CURLOPT_HEADERDATA, w);
-	curl_easy_setopt(w->easy, CURLOPT_PRIVATE, w);
-	if (curl_multi_add_handle(cl->multi, w->easy) != CURLM_OK) {
-		curl_easy_cleanup(w->easy);
-		curl_slist_free_all(w->hdrs);
+	kube_curl.easy_setopt(w->easy, CURLOPT_URL, url);
+	kube_curl.easy_setopt(w->easy, CURLOPT_HTTPHEADER, w->hdrs);
+	kube_curl.easy_setopt(w->easy, CURLOPT_WRITEFUNCTION, watch_write);
+	kube_curl.easy_setopt(w->easy, CURLOPT_WRITEDATA, w);
+	kube_curl.easy_setopt(w->easy, CURLOPT_HEADERFUNCTION, watch_header);
+	kube_curl.easy_setopt(w->easy, CURLOPT_HEADERDATA, w);
+	kube_curl.easy_setopt(w->easy, CURLOPT_PRIVATE, w);
+	if (kube_curl.multi_add_handle(cl->multi, w->easy) != CURLM_OK) {
+		kube_curl.easy_cleanup(w->easy);
+		kube_curl.slist_free_all(w->hdrs);
 		free(w);
 		log_err_set(err, -ENOMEM, "cannot start the watch");
 		return NULL;
@@ -705,13 +713,13 @@ static void watch_unlink(struct kube_client *cl, struct kube_watch *w)
 			break;
 		}
 	}
-	curl_multi_remove_handle(cl->multi, w->easy);
+	kube_curl.multi_remove_handle(cl->multi, w->easy);
 }
 
 static void watch_free(struct kube_watch *w)
 {
-	curl_easy_cleanup(w->easy);
-	curl_slist_free_all(w->hdrs);
+	kube_curl.easy_cleanup(w->easy);
+	kube_curl.slist_free_all(w->hdrs);
 	sb_free(&w->errbody);
 	free(w);
 }
@@ -732,22 +740,22 @@ int kube_poll(struct kube_client *cl, int timeout_ms)
 	 * waits again (curl_multi_poll also wakes for curl's own timers, such as a
 	 * newly added handle's start).
 	 */
-	if (curl_multi_poll(cl->multi, NULL, 0, timeout_ms, NULL) != CURLM_OK)
+	if (kube_curl.multi_poll(cl->multi, NULL, 0, timeout_ms, NULL) != CURLM_OK)
 		return -EIO;
-	curl_multi_perform(cl->multi, &running);
+	kube_curl.multi_perform(cl->multi, &running);
 	for (;;) {
 		struct kube_watch *w = NULL;
 		long status = 0;
 		int res;
 		struct log_err err = {0};
 
-		m = curl_multi_info_read(cl->multi, &left);
+		m = kube_curl.multi_info_read(cl->multi, &left);
 		if (!m)
 			break;
 		if (m->msg != CURLMSG_DONE)
 			continue;
-		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&w);
-		curl_easy_getinfo(w->easy, CURLINFO_RESPONSE_CODE, &status);
+		kube_curl.easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&w);
+		kube_curl.easy_getinfo(w->easy, CURLINFO_RESPONSE_CODE, &status);
 		if (w->res < 0) {
 			res = w->res;
 			err = w->err;

@@ -80,6 +80,8 @@ res() { # res REQUEST DRIVER POOL DEVICE
   [ "$(jq -c .supported_versions <<<"$output")" = '["v1.DRAPlugin","v1beta1.DRAPlugin"]' ]
   [ "$(jq -r .chosen <<<"$output")" = v1.DRAPlugin ]
   dra_wait grep -q 'registered with the kubelet' "$T/plugin.log"
+  # a DRA class talks to the API server: libcurl is loaded now (pkg/kube/kube_curl.c)
+  grep -q 'libcurl\.so\.4' "/proc/$PLUGIN/maps"
   # an empty request succeeds (the example driver's liveness probe sends one), both versions
   for v in v1 v1beta1; do
     run "${DK[@]}" prepare "$EP" "$v" '[]'
@@ -249,6 +251,27 @@ YAML
     --cdi-dir "$T/cdi"
   [ "$status" -eq 2 ]
   [[ "$output" == *"api: dra needs the node's name (its pool): --node-name or \$NODE_NAME"* ]]
+}
+
+@test "devices-dra: no libcurl on the node: device-plugin classes work, a DRA class fails at start naming it" {
+  # libcurl is loaded (pkg/kube/kube_curl.c) for a DRA class only; here it is made unloadable
+  # (/dev/null mounted over it in a private mount namespace)
+  unshare -m true 2>/dev/null || skip "no mount namespace (unshare -m)"
+  local lib
+  lib=$(readlink -f "$(ldconfig -p | awk '$1 == "libcurl.so.4" { print $NF; exit }')")
+  [ -f "$lib" ]
+  nocurl() { unshare -m sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' sh "$lib" "$@"; }
+  run nocurl "$D" --preset kvm --list --dev-root "$T/dev" --sys-root "$T/sys"
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  [[ "$output" == "squat.ai/kvm kvm /dev/kvm:/dev/kvm:rw ids=10 kvm-0" ]]
+  run nocurl "$D" --classes "$T/classes.yaml" --dev-root "$T/dev" --sys-root "$T/sys" \
+    --cdi-dir "$T/cdi" --plugin-directory "$T/kl" --plugins-registry "$T/reg" \
+    --dra-plugins-dir "$T/plugins" --node-name node1 --kubeconfig "$T/kubeconfig"
+  echo "$output" >&2
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"error: the Kubernetes API client needs libcurl.so.4: "*"libcurl.so.4"* ]]
+  [ ! -e "$T/reg/nodeprobe.io-reg.sock" ]
 }
 
 @test "devices-dra: nodeprobe labels <resource>.count for DRA classes too" {

@@ -178,8 +178,9 @@ manifest_of() {
     done <"$W/$a/libs.txt"
     grep -q 'libcurl.so.4$' "$W/$a/libs.txt"
     grep -q 'libpci.so.3$' "$W/$a/libs.txt"
-    # what the binaries dlopen: libcrypto.so.3 (nodeprobe's derivePassword, for scrypt) and
-    # libmicrohttpd.so.12 (nodeprobe-devices --listen) come in with nodeprobe-reload's libraries
+    # what the binaries dlopen: libcrypto.so.3 (nodeprobe's derivePassword, for scrypt),
+    # libmicrohttpd.so.12 (nodeprobe-devices --listen) and libcurl.so.4 (nodeprobe-devices' DRA
+    # classes, pkg/kube/kube_curl.c; checked above) come in with nodeprobe-reload's libraries
     grep -q 'libcrypto.so.3$' "$W/$a/libs.txt"
     grep -q 'libmicrohttpd.so.12$' "$W/$a/libs.txt"
     # libfdt, libyaml and libdeflate are linked in (Makefile STATIC_C), as natively (libnettle
