@@ -113,6 +113,22 @@ assert all(isinstance(v, str) for v in f["attributes"]["kernel.config"]["element
     "$T/a.yaml" "$T/a.json"
 }
 
+@test "--features is a valid NodeFeature by NFD's own CRD (v0.19.0 schema, kube-apiserver's checks): three machines" {
+  np_fc --features >"$T/fc.yaml"
+  "$BUILD/nodeprobe" --sysfs "$NUC" --proc "$T/proc" --modules-dir "$T/modules" --features >"$T/nuc.yaml"
+  "$BUILD/nodeprobe" --sysfs "$FIX/usb/homelab" --fdt "$RPI4" --proc "$T/proc" \
+    --modules-dir "$T/modules" --features -o json >"$T/rpi.json"
+  run "$NP_ROOT/test/crd/crd-validate" --kind NodeFeature "$NP_ROOT/test/crd/nfd-api-crds.yaml" \
+    "$T/fc.yaml" "$T/nuc.yaml" "$T/rpi.json"
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  # and the check can fail: an attributes feature's elements as a list
+  sed 's/elements: {}/elements: []/' "$T/fc.yaml" >"$T/bad.yaml"
+  run "$NP_ROOT/test/crd/crd-validate" --kind NodeFeature "$NP_ROOT/test/crd/nfd-api-crds.yaml" "$T/bad.yaml"
+  [ "$status" -eq 1 ]
+  [[ $output == *"spec.features.attributes.cpu.cstate.elements: [] is not of type 'object'"* ]]
+}
+
 @test "--features agrees with the rules engine, element by element: the Firecracker host, every feature" {
   agree np_fc
 }
