@@ -102,7 +102,7 @@ Q          := $(if $(filter 1,$(V)),,@)
 
 -include $(wildcard cmd/*/build.mk hooks/*/build.mk)
 
-.PHONY: all deps run test test-only check fuzz bench install uninstall clean format-check
+.PHONY: all deps deps-build run test test-only check fuzz bench install uninstall clean format-check
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -116,8 +116,13 @@ $(BUILD)/man/$(notdir $(1)): $(1) Makefile
 endef
 $(foreach m,$(MAN_SRCS),$(eval $(call MAN_RULE,$(m))))
 
+# Which command installs what: make run (and make deps-build) what building needs; make test,
+# check, fuzz, bench and cross everything (scripts/install-deps says which is which).
 deps:
 	@scripts/install-deps
+
+deps-build:
+	@scripts/install-deps --build
 
 # An object's .d names it as make spells it ($@: BUILD=../out, build/) and both ways, relative
 # and absolute: make test (scripts/run-tests) builds with an absolute BUILD, make and make cross
@@ -168,8 +173,21 @@ $(BUILD)/test/unit/%: $(BUILD)/test/unit/%.o $(LIB)
 $(BUILD)/test/tools/%: $(BUILD)/test/tools/%.o $(LIB)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
-run: deps all
-	$(BUILD)/nodeprobe --dry-run -v
+# The first minute: build nodeprobe alone (every core), run it on this machine without writing
+# anything, print what it saw; with no label here, two real machines from the fixtures.
+NPROC      := $(shell nproc 2>/dev/null || echo 1)
+RUN_FIXTURES := "--fdt test/fixtures/dtb/arm64/broadcom/bcm2711-rpi-4-b.dtb|Raspberry Pi 4" \
+                "--sysfs test/fixtures/pci/linuxhw-intel-nuc12-alderlake|Intel NUC 12 (Alder Lake GPU)"
+run: deps-build
+	@$(MAKE) --no-print-directory -j$(NPROC) $(BUILD)/nodeprobe
+	@echo '$$ $(BUILD)/nodeprobe --dry-run --summary'
+	@out=$$($(BUILD)/nodeprobe --dry-run --summary) || exit $$?; printf '%s\n' "$$out"; \
+	case $$out in *"0 labels: "*) ;; *) exit 0 ;; esac; \
+	for f in $(RUN_FIXTURES); do \
+	  echo "The labels of a real machine ($${f#*|}) from the fixtures:"; \
+	  echo "$$ $(BUILD)/nodeprobe --dry-run $${f%|*}"; \
+	  $(BUILD)/nodeprobe --dry-run $${f%|*} | sed 's/^/  /'; \
+	done
 
 # Everything: unit tests, then bats per binary; one summary line, non-zero on failure.
 test: deps

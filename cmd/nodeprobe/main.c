@@ -24,6 +24,9 @@ enum {
 	OPT_REMOVE,
 	OPT_DEV_ROOT,
 	OPT_OUTPUT_NAME,
+	OPT_FEATURES,
+	OPT_OUTPUT,
+	OPT_SUMMARY,
 };
 
 static const struct cli_opt opts_table[] = {
@@ -51,6 +54,11 @@ static const struct cli_opt opts_table[] = {
     {"dry-run", 'd', NULL, "print the labels instead of writing the file", OPT_DRY_RUN},
     {"remove", 0, NULL, "delete <features-dir>/nodeprobe if nodeprobe wrote it, scan nothing",
      OPT_REMOVE},
+    {"features", 0, "[=NAME,...]",
+     "print the raw features rules match (NFD's NodeFeature), only NAMEs; write nothing",
+     OPT_FEATURES},
+    {"output", 'o', "FORMAT", "--features as yaml (default) or json", OPT_OUTPUT},
+    {"summary", 0, NULL, "then print what each source saw and the number of labels", OPT_SUMMARY},
     {NULL, 0, NULL, NULL, 0},
 };
 
@@ -72,6 +80,27 @@ static int add_list(const char **list, size_t *n, const char *v, char *msg, int 
 		return -1;
 	}
 	list[(*n)++] = v;
+	return 0;
+}
+
+static int output_format; /* --output, for --features */
+
+/* --features=a,b: each comma-separated name (borrowed from argv, split in place). */
+static int add_names(struct probe_opts *o, const char *arg, char *msg, int msglen)
+{
+	char *p = (char *)arg, *comma; /* argv's own storage: writable */
+
+	for (; p; p = comma ? comma + 1 : NULL) {
+		comma = strchr(p, ',');
+		if (comma)
+			*comma = '\0';
+		if (!*p) {
+			snprintf(msg, (size_t)msglen, "--features: an empty name");
+			return -1;
+		}
+		if (add_list(o->features, &o->n_features, p, msg, msglen) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -124,6 +153,21 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 	case OPT_DEV_ROOT:
 		o->dev = arg;
 		break;
+	case OPT_FEATURES: /* --features or --features=pci.device,kernel.version */
+		if (!o->features_format)
+			o->features_format = PROBE_FEATURES_YAML;
+		return arg ? add_names(o, arg, msg, msglen) : 0;
+	case 'o':
+	case OPT_OUTPUT:
+		if (strcmp(arg, "yaml") && strcmp(arg, "json")) {
+			snprintf(msg, (size_t)msglen, "--output '%s': want yaml or json", arg);
+			return -1;
+		}
+		output_format = arg[0] == 'y' ? PROBE_FEATURES_YAML : PROBE_FEATURES_JSON;
+		break;
+	case OPT_SUMMARY:
+		o->summary = true;
+		break;
 	case OPT_OUTPUT_NAME: /* a plain name: no '/', no dot-temp look-alike */
 		if (!arg[0] || arg[0] == '.' || strchr(arg, '/') || strlen(arg) > 200) {
 			snprintf(msg, (size_t)msglen,
@@ -172,6 +216,18 @@ int main(int argc, char **argv)
 			cli_error("%s", msg);
 			return CLI_EXIT_USAGE;
 		}
+	}
+	if (output_format && !o.features_format) {
+		cli_error("--output is the format of --features: give --features too");
+		fprintf(stderr, "Try '%s --help' for more information.\n", spec.prog);
+		return CLI_EXIT_USAGE;
+	}
+	if (output_format)
+		o.features_format = output_format;
+	if (o.remove && o.features_format) {
+		cli_error("--remove scans nothing: it takes no --features");
+		fprintf(stderr, "Try '%s --help' for more information.\n", spec.prog);
+		return CLI_EXIT_USAGE;
 	}
 	if (o.remove && (o.dry_run || o.n_dt_nodes)) {
 		cli_error("--remove scans nothing: it takes no --dry-run and no NODE-NAME");

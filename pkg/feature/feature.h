@@ -94,4 +94,21 @@ const char *feat_lookup(const struct feat *f, const char *name);
 size_t feat_ninstances(const struct feat *f);
 const struct feat *feat_instance_at(const struct feat *f, size_t i);
 
+/* Output formats of feat_set_dump. */
+enum feat_dump_format {
+	FEAT_DUMP_YAML = 0,
+	FEAT_DUMP_JSON = 1,
+};
+
+struct strbuf;
+/*
+ * Append fs to out as NFD's NodeFeature object (nfd.k8s-sigs.io/v1alpha1, named node, with
+ * spec.features.{flags,attributes,instances}, each <name>: {elements: ...} as NFD's
+ * api/nfd/v1alpha1 types), in fmt: what a NodeFeatureRule's matchFeatures sees. Only the
+ * features named in names[0..n) (a bare domain "pci" names every "pci.*"); n == 0: all.
+ * Deferred features are made (feat_defer). Returns 0, -ENOMEM or -E2BIG (out's cap).
+ */
+int feat_set_dump(const struct feat_set *fs, const char *node, const char *const *names, size_t n,
+		  enum feat_dump_format fmt, struct strbuf *out);
+
 #endif

@@ -164,18 +164,26 @@ static int load_rules(const struct probe_opts *opts, struct rules *rs, struct lo
 	return 0;
 }
 
-int probe_collect(const struct probe_opts *in, struct label_set *labels, struct log_err *err)
+/*
+ * The scan into fs: rules loaded, roots checked, the sources run (every one when all, else
+ * those a rule reads), the rules evaluated into labels (when not NULL).
+ */
+static int collect(const struct probe_opts *in, bool all, struct feat_set *fs,
+		   struct label_set *labels, struct log_err *err)
 {
 	struct probe_opts opts = *in;
-	struct probe_ctx ctx = {.opts = &opts, .labels = labels};
+	struct label_set *scratch = NULL;
+	struct probe_ctx ctx = {.opts = &opts, .labels = labels, .features = fs};
 	struct rules *rs = NULL;
 	size_t i;
 	int r;
 
 	probe_opts_defaults(&opts);
-	ctx.features = feat_set_new();
 	rs = rules_new();
-	if (!ctx.features || !rs) {
+	/* sources that label directly (devicetree) need a set even when no labels are wanted */
+	if (!labels)
+		ctx.labels = scratch = label_set_new();
+	if (!fs || !rs || !ctx.labels) {
 		r = log_err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -188,7 +196,7 @@ int probe_collect(const struct probe_opts *in, struct label_set *labels, struct 
 	if (r < 0)
 		goto out;
 	for (i = 0; i < sizeof(probe_sources) / sizeof(probe_sources[0]); i++) {
-		if (!source_needed(probe_sources[i], rs)) {
+		if (!all && !source_needed(probe_sources[i], rs)) {
 			log_debug("source %s: skipped, no rule reads %s", probe_sources[i]->name,
 				  probe_sources[i]->features);
 			continue;
@@ -198,7 +206,7 @@ int probe_collect(const struct probe_opts *in, struct label_set *labels, struct 
 		if (r < 0)
 			goto out;
 	}
-	r = rules_eval(rs, ctx.features, labels, err);
+	r = labels ? rules_eval(rs, ctx.features, labels, err) : 0;
 	/* a deferred source (feat_defer) that failed while the rules read it: -ENOMEM */
 	if (r >= 0 && feat_set_error(ctx.features) < 0)
 		r = log_err_set(err, feat_set_error(ctx.features), "out of memory");
@@ -206,8 +214,40 @@ int probe_collect(const struct probe_opts *in, struct label_set *labels, struct 
 		r = 0;
 out:
 	rules_free(rs);
-	feat_set_free(ctx.features);
+	label_set_free(scratch);
 	return r == -ENOMEM ? r : (r < 0 ? -PROBE_EXIT_INPUT : 0);
+}
+
+int probe_collect(const struct probe_opts *opts, struct label_set *labels, struct log_err *err)
+{
+	struct feat_set *fs = feat_set_new();
+	int r = collect(opts, false, fs, labels, err);
+
+	feat_set_free(fs);
+	return r;
+}
+
+int probe_collect_all(const struct probe_opts *opts, struct feat_set *fs, struct label_set *labels,
+		      struct log_err *err)
+{
+	return collect(opts, true, fs, labels, err);
+}
+
+/* --summary: the picture after the run's own output, on stdout. */
+static int print_summary(const struct feat_set *fs, size_t nlabels, struct log_err *err)
+{
+	struct strbuf sb = STRBUF_INIT(1 << 20);
+	int r = probe_summary(fs, nlabels, &sb);
+
+	if (r < 0) {
+		sb_free(&sb);
+		return log_err_set(err, -ENOMEM, "out of memory");
+	}
+	fwrite(sb.buf, 1, sb.len, stdout);
+	sb_free(&sb);
+	return fflush(stdout) == 0
+		   ? 0
+		   : log_err_set(err, -PROBE_EXIT_OUTPUT, "stdout: %s", strerror(errno));
 }
 
 int probe_run(const struct probe_opts *in, struct log_err *err)
@@ -215,12 +255,21 @@ int probe_run(const struct probe_opts *in, struct log_err *err)
 	struct probe_opts opts = *in;
 	struct strbuf out = STRBUF_INIT(PROBE_MAX_FILE);
 	struct label_set *labels = label_set_new();
+	struct feat_set *fs = NULL;
 	int r;
 
 	probe_opts_defaults(&opts);
-	if (!labels)
-		return log_err_set(err, -ENOMEM, "out of memory");
-	r = probe_collect(&opts, labels, err);
+	if (opts.features_format) {
+		label_set_free(labels);
+		return probe_dump(&opts, err);
+	}
+	fs = opts.summary ? feat_set_new() : NULL;
+	if (!labels || (opts.summary && !fs)) {
+		r = log_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	r = opts.summary ? probe_collect_all(&opts, fs, labels, err)
+			 : probe_collect(&opts, labels, err);
 	if (r < 0)
 		goto out;
 	r = label_set_format(labels, &out);
@@ -263,7 +312,10 @@ int probe_run(const struct probe_opts *in, struct log_err *err)
 		 label_set_count(labels), r ? "written" : "unchanged");
 	r = 0;
 out:
+	if (r == 0 && opts.summary)
+		r = print_summary(fs, label_set_count(labels), err);
 	sb_free(&out);
 	label_set_free(labels);
+	feat_set_free(fs);
 	return r;
 }

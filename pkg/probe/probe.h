@@ -11,6 +11,7 @@ struct devices_opts;
 struct feat_set;
 struct label_set;
 struct log_err;
+struct strbuf;
 
 #define PROBE_MAX_LIST 32 /* at most this many -n nodes or --rules paths */
 
@@ -37,6 +38,17 @@ struct probe_opts {
 				       * --classes, --domain...): <resource>.count labels; NULL or
 				       * none given: none */
 	const char *dev;	      /* --dev-root: the host's /dev as seen; NULL: "/dev" */
+	int features_format; /* --features: PROBE_FEATURES_YAML/JSON prints the raw features
+			      * (NFD's NodeFeature), no labels, writes nothing; 0: off */
+	const char *features[PROBE_MAX_LIST]; /* --features=NAME,...: only these (none: all) */
+	size_t n_features;		      /* used entries of features */
+	bool summary; /* --summary: after the run, what each source saw and the labels' count */
+};
+
+/* probe_opts.features_format */
+enum {
+	PROBE_FEATURES_YAML = 1,
+	PROBE_FEATURES_JSON = 2,
 };
 
 /* What a source sees during one run. */
@@ -96,5 +108,30 @@ int probe_remove(const struct probe_opts *opts, struct log_err *err);
  * stage.
  */
 int probe_collect(const struct probe_opts *opts, struct label_set *labels, struct log_err *err);
+
+/*
+ * The same with every source run (not only those a rule reads) and the raw features kept:
+ * fs (from feat_set_new, the caller's) gets them, labels (NULL: rules not evaluated) the
+ * labels. For --features and --summary. Same errors as probe_collect.
+ */
+int probe_collect_all(const struct probe_opts *opts, struct feat_set *fs, struct label_set *labels,
+		      struct log_err *err);
+
+/*
+ * nodeprobe --features (probe_run calls it when opts->features_format is set): every source
+ * run, then the raw features (opts->features, or all) printed to stdout as NFD's NodeFeature
+ * object in the format asked, named after $NODE_NAME (as nfd-worker) or the host name.
+ * Writes no file, evaluates no rule (but loads them: a bad rules file is still refused).
+ * Same errors as probe_run; a NAME no source made is warned about (log_warn), not an error.
+ */
+int probe_dump(const struct probe_opts *opts, struct log_err *err);
+
+/*
+ * Append to out the picture --summary prints: per source (feature domain) how many features
+ * and a few examples (PCI and USB vendor:device with class, kernel version, CPU model and
+ * cpuid flags count, os-release id), then the number of labels and, when none, why and the
+ * command that shows a real machine's labels from the fixtures. Returns 0, -ENOMEM, -E2BIG.
+ */
+int probe_summary(const struct feat_set *fs, size_t nlabels, struct strbuf *out);
 
 #endif

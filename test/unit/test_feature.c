@@ -4,6 +4,7 @@
 
 #include "feature/feature.h"
 #include "harness.h"
+#include "strbuf/strbuf.h"
 
 TEST(flags_attrs_instances)
 {
@@ -185,4 +186,114 @@ TEST(defer_covers_every_kind_of_a_name)
 	CHECK_INT(l.fills, 1);
 	feat_set_free(fs);
 	CHECK_INT(l.releases, 1);
+}
+
+/* feat_set_dump: NFD's NodeFeature layout; YAML quotes what a YAML reader would take for a
+ * number, bool or null, or not read back at all; a filter by name or bare domain. */
+TEST(dump_yaml_json)
+{
+	struct feat_set *fs = feat_set_new();
+	struct strbuf sb = STRBUF_INIT(1 << 20);
+	const char *only[] = {"pci", "kernel.version"};
+	struct feat *inst;
+
+	REQUIRE(fs);
+	CHECK_INT(feat_flag_add(fs, "cpu.cpuid", "AVX2"), 0);
+	CHECK_INT(feat_attr_set(fs, "cpu.cpuid", "AVX10_VERSION", "1"), 0);
+	CHECK_INT(feat_attr_set(fs, "kernel.version", "full", "6.1.0-28-amd64"), 0);
+	CHECK_INT(feat_attr_set(fs, "t.q", "yes", "true"), 0);
+	CHECK_INT(feat_attr_set(fs, "t.q", "empty", ""), 0);
+	CHECK_INT(feat_attr_set(fs, "t.q", "colon", "a: b"), 0);
+	CHECK_INT(feat_attr_set(fs, "t.q", "dash", "-x"), 0);
+	CHECK_INT(feat_attr_set(fs, "t.q", "nl", "a\n\"b\""), 0);
+	CHECK_INT(feat_attr_set(fs, "t.q", "Off", "plain/path_1.2-x"), 0);
+	CHECK_INT(feat_declare(fs, "usb.device", FEAT_INSTANCES), 0);
+	inst = feat_instance_add(fs, "pci.device");
+	REQUIRE(inst);
+	CHECK_INT(feat_instance_set(inst, "vendor", "8086"), 0);
+	CHECK_INT(feat_instance_set(inst, "class", "0300"), 0);
+	REQUIRE(feat_instance_add(fs, "pci.device"));
+
+	CHECK_INT(feat_set_dump(fs, "n1", NULL, 0, FEAT_DUMP_YAML, &sb), 0);
+	CHECK_STR(sb.buf, "apiVersion: nfd.k8s-sigs.io/v1alpha1\n"
+			  "kind: NodeFeature\n"
+			  "metadata:\n"
+			  "  labels:\n"
+			  "    nfd.node.kubernetes.io/node-name: n1\n"
+			  "  name: n1\n"
+			  "spec:\n"
+			  "  features:\n"
+			  "    flags:\n"
+			  "      cpu.cpuid:\n"
+			  "        elements:\n"
+			  "          AVX2: {}\n"
+			  "    attributes:\n"
+			  "      cpu.cpuid:\n"
+			  "        elements:\n"
+			  "          AVX10_VERSION: \"1\"\n"
+			  "      kernel.version:\n"
+			  "        elements:\n"
+			  "          full: \"6.1.0-28-amd64\"\n"
+			  "      t.q:\n"
+			  "        elements:\n"
+			  "          \"Off\": plain/path_1.2-x\n"
+			  "          colon: \"a: b\"\n"
+			  "          dash: \"-x\"\n"
+			  "          empty: \"\"\n"
+			  "          nl: \"a\\n\\\"b\\\"\"\n"
+			  "          \"yes\": \"true\"\n"
+			  "    instances:\n"
+			  "      pci.device:\n"
+			  "        elements:\n"
+			  "        - attributes:\n"
+			  "            class: \"0300\"\n"
+			  "            vendor: \"8086\"\n"
+			  "        - attributes: {}\n"
+			  "      usb.device:\n"
+			  "        elements: []\n");
+	sb_reset(&sb);
+	CHECK_INT(feat_set_dump(fs, "n1", only, 2, FEAT_DUMP_JSON, &sb), 0);
+	CHECK_STR(sb.buf, "{\n"
+			  "  \"apiVersion\": \"nfd.k8s-sigs.io/v1alpha1\",\n"
+			  "  \"kind\": \"NodeFeature\",\n"
+			  "  \"metadata\": {\n"
+			  "    \"labels\": {\n"
+			  "      \"nfd.node.kubernetes.io/node-name\": \"n1\"\n"
+			  "    },\n"
+			  "    \"name\": \"n1\"\n"
+			  "  },\n"
+			  "  \"spec\": {\n"
+			  "    \"features\": {\n"
+			  "      \"flags\": {},\n"
+			  "      \"attributes\": {\n"
+			  "        \"kernel.version\": {\n"
+			  "          \"elements\": {\n"
+			  "            \"full\": \"6.1.0-28-amd64\"\n"
+			  "          }\n"
+			  "        }\n"
+			  "      },\n"
+			  "      \"instances\": {\n"
+			  "        \"pci.device\": {\n"
+			  "          \"elements\": [\n"
+			  "            {\n"
+			  "              \"attributes\": {\n"
+			  "                \"class\": \"0300\",\n"
+			  "                \"vendor\": \"8086\"\n"
+			  "              }\n"
+			  "            },\n"
+			  "            {\n"
+			  "              \"attributes\": {}\n"
+			  "            }\n"
+			  "          ]\n"
+			  "        }\n"
+			  "      }\n"
+			  "    }\n"
+			  "  }\n"
+			  "}\n");
+	/* the output's cap: -E2BIG, never a cut object passed as whole */
+	sb_free(&sb);
+	sb_init(&sb, 64);
+	CHECK_INT(feat_set_dump(fs, "n1", NULL, 0, FEAT_DUMP_YAML, &sb), -E2BIG);
+	sb_free(&sb);
+	feat_set_free(fs);
 }
