@@ -259,9 +259,15 @@ int probe_run(const struct probe_opts *in, struct log_err *err)
 	int r;
 
 	probe_opts_defaults(&opts);
-	if (opts.features_format) {
+	if (opts.features_format) { /* every source run, no rule evaluated, no file written */
 		label_set_free(labels);
-		return probe_dump(&opts, err);
+		fs = feat_set_new();
+		r = fs ? probe_collect_all(&opts, fs, NULL, err)
+		       : log_err_set(err, -ENOMEM, "out of memory");
+		if (r >= 0)
+			r = probe_dump(&opts, fs, err);
+		feat_set_free(fs);
+		return r;
 	}
 	fs = opts.summary ? feat_set_new() : NULL;
 	if (!labels || (opts.summary && !fs)) {

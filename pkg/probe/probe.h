@@ -118,13 +118,13 @@ int probe_collect_all(const struct probe_opts *opts, struct feat_set *fs, struct
 		      struct log_err *err);
 
 /*
- * nodeprobe --features (probe_run calls it when opts->features_format is set): every source
- * run, then the raw features (opts->features, or all) printed to stdout as NFD's NodeFeature
- * object in the format asked, named after $NODE_NAME (as nfd-worker) or the host name.
- * Writes no file, evaluates no rule (but loads them: a bad rules file is still refused).
- * Same errors as probe_run; a NAME no source made is warned about (log_warn), not an error.
+ * nodeprobe --features (probe_run calls it when opts->features_format is set, after
+ * probe_collect_all ran every source into fs, borrowed): the raw features (opts->features, or
+ * all) printed to stdout as NFD's NodeFeature object in the format asked, named after
+ * $NODE_NAME (as nfd-worker) or the host name. Writes no file. -ENOMEM, or -PROBE_EXIT_OUTPUT
+ * when stdout fails; a NAME no source made is warned about (log_warn), not an error.
  */
-int probe_dump(const struct probe_opts *opts, struct log_err *err);
+int probe_dump(const struct probe_opts *opts, const struct feat_set *fs, struct log_err *err);
 
 /*
  * Append to out the picture --summary prints: per source (feature domain) how many features

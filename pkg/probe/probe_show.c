@@ -13,19 +13,13 @@
 
 #define PROBE_MAX_DUMP (64 << 20) /* --features output: far above any machine's */
 
-int probe_dump(const struct probe_opts *opts, struct log_err *err)
+int probe_dump(const struct probe_opts *opts, const struct feat_set *fs, struct log_err *err)
 {
 	struct strbuf out = STRBUF_INIT(PROBE_MAX_DUMP);
-	struct feat_set *fs = feat_set_new();
 	const char *node = getenv("NODE_NAME"); /* nfd-worker's own source of its node's name */
 	struct utsname u;
 	int r;
 
-	if (!fs)
-		return log_err_set(err, -ENOMEM, "out of memory");
-	r = probe_collect_all(opts, fs, NULL, err);
-	if (r < 0)
-		goto out;
 	if (!node || !*node)
 		node = uname(&u) == 0 ? u.nodename : "localhost";
 	for (size_t i = 0; i < opts->n_features; i++) {
@@ -58,7 +52,6 @@ int probe_dump(const struct probe_opts *opts, struct log_err *err)
 		r = log_err_set(err, -PROBE_EXIT_OUTPUT, "stdout: %s", strerror(errno));
 out:
 	sb_free(&out);
-	feat_set_free(fs);
 	return r;
 }
 
