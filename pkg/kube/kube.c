@@ -641,7 +641,7 @@ static size_t watch_header(char *buf, size_t size, size_t n, void *p)
 	if (len <= 2 && (len == 0 || buf[0] == '\r' || buf[0] == '\n')) {
 		long status = 0;
 
-		curl_easy_getinfo(w->easy, CURLINFO_RESPONSE_CODE, &status);
+		kube_curl.easy_getinfo(w->easy, CURLINFO_RESPONSE_CODE, &status);
 		if (status == 200)
 			w->open = 1;
 	}
