@@ -538,13 +538,22 @@ GT_FN(f_round)
  * coefficient and a power of ten; an operation whose exact result does not fit 38 digits falls
  * back to binary arithmetic (a last-digit difference from Go at worst).
  */
+#ifdef __SIZEOF_INT128__
+typedef unsigned __int128 dec_coef;  /* 38 digits */
+#define DEC_MAX ((dec_coef)1 << 126) /* leave room for one more decimal digit */
+#else
+/* 32-bit targets (armhf) have no 128-bit integer: 18 digits, enough for every operand (a float's
+ * shortest decimal has at most 17) and for sums; a product or quotient past them falls back to
+ * binary arithmetic, as any result past 38 digits does elsewhere. */
+typedef unsigned long long dec_coef;
+#define DEC_MAX ((dec_coef)1 << 62)
+#endif
+
 struct dec {
 	int neg;
-	unsigned __int128 m; /* coefficient */
-	int e;		     /* value = m * 10^e */
+	dec_coef m; /* coefficient */
+	int e;	    /* value = m * 10^e */
 };
-
-#define DEC_MAX ((unsigned __int128)1 << 126) /* leave room for one more decimal digit */
 
 /* NewFromFloat: f's shortest decimal; -1 for NaN and the infinities (Sprig panics there). */
 static int dec_from(double f, struct dec *d)
@@ -576,7 +585,7 @@ static int dec_from(double f, struct dec *d)
 }
 
 /* m * 10^k, or -1 when it would not fit. */
-static int dec_scale(unsigned __int128 *m, int k)
+static int dec_scale(dec_coef *m, int k)
 {
 	for (; k > 0; k--) {
 		if (*m > DEC_MAX / 10)
@@ -590,7 +599,7 @@ static int dec_scale(unsigned __int128 *m, int k)
 static double dec_float(const struct dec *d)
 {
 	char buf[64], *p = buf + sizeof(buf) - 1;
-	unsigned __int128 m = d->m;
+	dec_coef m = d->m;
 
 	*p = 0;
 	do {
@@ -609,7 +618,7 @@ static double dec_float(const struct dec *d)
 /* a op b exactly (division: rounded to 16 places); -1 when it does not fit. */
 static int dec_op(struct dec *a, const struct dec *b, char op)
 {
-	unsigned __int128 x = a->m, y = b->m;
+	dec_coef x = a->m, y = b->m;
 
 	if (op == '*') {
 		if (x && y > DEC_MAX / x)
@@ -621,7 +630,7 @@ static int dec_op(struct dec *a, const struct dec *b, char op)
 	}
 	if (op == '/') { /* round(x * 10^(a.e - b.e + 16) / y) * 10^-16 */
 		int k = a->e - b->e + 16;
-		unsigned __int128 q, r;
+		dec_coef q, r;
 
 		if (k >= 0 ? dec_scale(&x, k) : dec_scale(&y, -k))
 			return -1;

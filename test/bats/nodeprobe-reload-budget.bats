@@ -186,6 +186,9 @@ events() { fake_ctl GET '/requests?method=POST&path=/events$' | jq -c --arg r "$
   POD_NAME=b POD_NAMESPACE=reload "$BIN" --kubeconfig "$KC" -v "${ha[@]}" >"$RL_LOG" 2>&1 3>&- &
   B_PID=$!
   for i in $(seq 200); do grep -q "leader is a" "$RL_LOG" && break; sleep 0.1; done
+  # the change only once the standby's 7 watches are open too (14 in all): made before, the
+  # standby's LIST already holds it and there is no event to see (a race on a loaded machine)
+  fake_ctl GET "/watchers?min=14&wait=20" >/dev/null
   fake_cm a.b '{"k":"3"}'
   fake_ctl GET '/requests?method=PATCH&min=1&wait=20' >/dev/null
   for i in $(seq 100); do grep -q "web: rolled by the leader; not pending here" "$RL_LOG" && break; sleep 0.1; done
