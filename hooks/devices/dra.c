@@ -91,7 +91,9 @@ static int start(void *ctx, const struct devices_opts *o, const struct devices_c
 				   "$NODE_NAME");
 	if (!dra_driver_ok(driver))
 		return log_err_set(
-		    err, -EINVAL, "--dra-driver '%s': not a DNS subdomain of at most 63 characters",
+		    err, -EINVAL,
+		    "--dra-driver '%s': not a DNS subdomain of at most 63 characters "
+		    "beginning with a letter",
 		    driver);
 	d->c = c;
 	d->roots = &o->roots;

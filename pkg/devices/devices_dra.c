@@ -57,9 +57,21 @@ bool devices_dra_any(const struct devices_classes *c, enum devices_api dflt)
 
 int devices_dra_check(const struct devices_classes *c, enum devices_api dflt, struct log_err *err)
 {
+	bool dra = devices_dra_any(c, dflt);
+
 	for (size_t i = 0; i < c->n; i++) {
 		const struct dclass *k = &c->c[i];
+		char cdi[80];
 
+		/* <vendor>-claim_<uid>.json is a DRA claim's CDI spec (pkg/dra/dra_prep.c) */
+		if (dra && !devices_dra_is(c, i, dflt) &&
+		    devices_cdi_class(devices_class_name(c, i), cdi, sizeof(cdi)) == 0 &&
+		    !strncmp(cdi, "claim_", 6))
+			return log_err_set(
+			    err, -EINVAL,
+			    "class %s: CDI class '%s' begins with 'claim_': its spec "
+			    "would be named like a DRA claim's spec: rename the class",
+			    devices_class_name(c, i), cdi);
 		if (!devices_dra_is(c, i, dflt))
 			continue;
 		for (size_t g = 0; g < k->ng; g++)

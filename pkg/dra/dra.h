@@ -82,6 +82,8 @@ struct dra_srv;
 
 /* Is d a driver name the API takes (a DNS subdomain of at most 63 characters)? */
 bool dra_driver_ok(const char *d);
+/* A claim UID usable in a file name and CDI id: 1..36 of [A-Za-z0-9-]. */
+bool dra_uid_ok(const char *uid);
 
 /* New server; nothing on disk yet. -EINVAL (bad driver name) / -ENOMEM with err. */
 int dra_srv_new(const struct dra_opts *o, struct dra_srv **out, struct log_err *err);

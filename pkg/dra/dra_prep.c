@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -88,6 +89,68 @@ static int spec_name(const struct dra_prep *p, const char *uid, char *out, size_
 	    !fs_name_is_safe(out))
 		return -EINVAL;
 	return 0;
+}
+
+/*
+ * A claim UID we put in a file name and a CDI id: 1..36 of [A-Za-z0-9-] (the API server's are
+ * UUIDs; the CDI device-name grammar takes these, and no '_', '.' or '/').
+ */
+bool dra_uid_ok(const char *uid)
+{
+	size_t n = 0;
+
+	for (; uid && uid[n]; n++)
+		if (n >= 36 ||
+		    !((uid[n] >= 'a' && uid[n] <= 'z') || (uid[n] >= 'A' && uid[n] <= 'Z') ||
+		      (uid[n] >= '0' && uid[n] <= '9') || uid[n] == '-'))
+			return false;
+	return n > 0;
+}
+
+/*
+ * Is the file at path a claim spec we wrote for uid? A regular file (lstat), kind
+ * <driver>/claim, every device named <uid>-... (like pkg/devices/devices_cdi.c ours()): a file
+ * we did not write is never deleted.
+ */
+static bool spec_is_ours(const struct dra_prep *p, const char *uid, const char *path)
+{
+	struct stat st;
+	char kind[300];
+	json_t *j, *devs, *d;
+	size_t i, ul = strlen(uid);
+	bool yes;
+
+	if (!dra_uid_ok(uid) || lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > DRA_CLAIM_BYTES_MAX)
+		return false;
+	j = json_load_file(path, JSON_REJECT_DUPLICATES, NULL);
+	devs = json_object_get(j, "devices");
+	snprintf(kind, sizeof(kind), "%s/%s", p->driver, DRA_CDI_CLASS);
+	yes = json_is_array(devs) &&
+	      !strcmp(json_string_value(json_object_get(j, "kind")) ?: "", kind);
+	json_array_foreach(devs, i, d)
+	{
+		const char *n = json_string_value(json_object_get(d, "name")) ?: "";
+
+		yes = yes && !strncmp(n, uid, ul) && n[ul] == '-';
+	}
+	json_decref(j);
+	return yes;
+}
+
+/* Remove the spec file of uid if it is ours (spec_is_ours); a foreign file is logged. */
+static void unlink_ours(const struct dra_prep *p, const char *uid)
+{
+	char name[512], path[4096];
+
+	if (spec_name(p, uid, name, sizeof(name)) < 0 ||
+	    fs_path_join(path, sizeof(path), p->cdi_dir, name, NULL) < 0 || access(path, F_OK) != 0)
+		return;
+	if (spec_is_ours(p, uid, path))
+		unlink(path);
+	else
+		log_warn("dra: %s: not a claim spec of ours (kind %s/%s, devices %s-*): left alone",
+			 path, p->driver, DRA_CDI_CLASS, uid);
 }
 
 static int write_checkpoint(struct dra_prep *p, struct log_err *err)
@@ -211,13 +274,19 @@ static void clean_orphans(struct dra_prep *p)
 		    strcmp(names[i] + l - 5, ".json"))
 			continue;
 		snprintf(uid, sizeof(uid), "%.*s", (int)(l - pl - 5), names[i] + pl);
-		if (find(p, uid) >= 0)
+		if (find(p, uid) >= 0 ||
+		    fs_path_join(path, sizeof(path), p->cdi_dir, names[i], NULL) < 0)
 			continue;
+		if (!spec_is_ours(p, uid, path)) {
+			log_warn("dra: %s: named like a claim spec but not ours (kind %s/%s, "
+				 "devices <uid>-*): left alone",
+				 path, p->driver, DRA_CDI_CLASS);
+			continue;
+		}
 		log_info("dra: %s/%s: a claim spec no checkpoint holds (a run stopped "
 			 "mid-prepare): removed",
 			 p->cdi_dir, names[i]);
-		if (fs_path_join(path, sizeof(path), p->cdi_dir, names[i], NULL) == 0)
-			unlink(path);
+		unlink(path);
 	}
 	fs_names_free(names, n);
 }
@@ -470,13 +539,35 @@ static void answer(struct dra_result *r, const struct pclaim *c)
 						 (const char *const *)&c->d[k].cdi, 1};
 }
 
+/*
+ * Write claim c's spec (fs_publish leaves an unchanged file alone). A repeated Prepare calls it
+ * too: after a node reboot the CDI dir (a tmpfs) is empty while the checkpoint survives.
+ */
+static int publish_spec(struct dra_prep *p, const struct pclaim *c, char *msg, size_t cap)
+{
+	struct log_err e = {0};
+	char name[512], *spec;
+	int rc;
+
+	if (spec_name(p, c->uid, name, sizeof(name)) < 0) {
+		snprintf(msg, cap, "claim UID '%s': not usable in a file name", c->uid);
+		return -EINVAL;
+	}
+	if (!c->n)
+		return 0;
+	spec = spec_json(p, c);
+	rc = spec ? fs_publish(p->cdi_dir, name, spec, strlen(spec), 0644, &e) : -ENOMEM;
+	free(spec);
+	if (rc < 0)
+		snprintf(msg, cap, "CDI spec: %.200s", e.msg[0] ? e.msg : strerror(-rc));
+	return rc < 0 ? rc : 0;
+}
+
 /* Prepare one claim not in the checkpoint: its spec written, the claim appended to p->c. */
 static int prepare_one(struct dra_prep *p, const struct dra_claim *cl, struct dra_result *r)
 {
 	struct pclaim *c = NULL, **g;
 	json_t *obj = NULL;
-	struct log_err e = {0};
-	char name[512], *spec;
 	int rc = get_claim(p, cl->ns, cl->name, &obj, r->err, sizeof(r->err));
 
 	if (rc == 0)
@@ -484,22 +575,10 @@ static int prepare_one(struct dra_prep *p, const struct dra_claim *cl, struct dr
 	json_decref(obj);
 	if (rc < 0)
 		return rc;
-	if (spec_name(p, cl->uid, name, sizeof(name)) < 0) {
-		snprintf(r->err, sizeof(r->err), "claim UID '%s': not usable in a file name",
-			 cl->uid);
+	rc = publish_spec(p, c, r->err, sizeof(r->err));
+	if (rc < 0) {
 		pclaim_free(c);
-		return -EINVAL;
-	}
-	if (c->n) {
-		spec = spec_json(p, c);
-		rc = spec ? fs_publish(p->cdi_dir, name, spec, strlen(spec), 0644, &e) : -ENOMEM;
-		free(spec);
-		if (rc < 0) {
-			snprintf(r->err, sizeof(r->err), "CDI spec: %.200s",
-				 e.msg[0] ? e.msg : strerror(-rc));
-			pclaim_free(c);
-			return rc;
-		}
+		return rc;
 	}
 	g = realloc(p->c, (p->n + 1) * sizeof(*p->c));
 	if (!g) {
@@ -515,11 +594,7 @@ static int prepare_one(struct dra_prep *p, const struct dra_claim *cl, struct dr
 /* Remove claim i: its spec, then the entry. */
 static void drop(struct dra_prep *p, size_t i)
 {
-	char name[512], path[4096];
-
-	if (spec_name(p, p->c[i]->uid, name, sizeof(name)) == 0 &&
-	    fs_path_join(path, sizeof(path), p->cdi_dir, name, NULL) == 0)
-		unlink(path);
+	unlink_ours(p, p->c[i]->uid);
 	pclaim_free(p->c[i]);
 	memmove(&p->c[i], &p->c[i + 1], (p->n - i - 1) * sizeof(*p->c));
 	p->n--;
@@ -536,6 +611,17 @@ int dra_prep_prepare(void *ctx, const struct dra_claim *cl, size_t n, struct dra
 	for (size_t i = 0; i < n; i++) {
 		long at = find(p, cl[i].uid);
 
+		if (!dra_uid_ok(cl[i].uid)) {
+			snprintf(r[i].err, sizeof(r[i].err),
+				 "claim %s/%s: UID '%.64s': want 1 to 36 letters, digits or '-'",
+				 cl[i].ns, cl[i].name, cl[i].uid);
+			log_warn("dra: %s", r[i].err);
+			continue;
+		}
+		if (at >= 0 && publish_spec(p, p->c[at], r[i].err, sizeof(r[i].err)) < 0) {
+			log_warn("dra: %s", r[i].err); /* the kubelet asks again */
+			continue;
+		}
 		if (at < 0 && mono_ms() - t0 > DRA_PREPARE_BUDGET_MS) {
 			snprintf(r[i].err, sizeof(r[i].err),
 				 "claim %s/%s: not prepared: the API server took over %d s for "
@@ -572,31 +658,65 @@ int dra_prep_prepare(void *ctx, const struct dra_claim *cl, size_t n, struct dra
 	return 0;
 }
 
+/*
+ * Unprepare: the checkpoint without the claims is written first, then their specs go. A
+ * checkpoint that cannot be written fails those claims (entries and specs kept: the kubelet
+ * asks again); a claim we do not know is success, its spec removed if it is ours.
+ */
 int dra_prep_unprepare(void *ctx, const struct dra_claim *cl, size_t n, struct dra_result *r,
 		       struct log_err *err)
 {
 	struct dra_prep *p = ctx;
-	size_t dropped = 0;
+	struct pclaim **all = p->c, **keep;
+	size_t n_all = p->n, nk = 0;
+	bool *gone = calloc(n_all + 1, sizeof(*gone));
 
-	(void)r;
+	keep = calloc(n_all + 1, sizeof(*keep));
+	if (!gone || !keep) {
+		free(gone);
+		free(keep);
+		return log_err_set(err, -ENOMEM, "out of memory");
+	}
 	for (size_t i = 0; i < n; i++) {
 		long at = find(p, cl[i].uid);
-		char name[512], path[4096];
 
-		if (at >= 0) {
-			drop(p, (size_t)at);
-			dropped++;
-		} else if (spec_name(p, cl[i].uid, name, sizeof(name)) == 0 &&
-			   fs_path_join(path, sizeof(path), p->cdi_dir, name, NULL) == 0) {
-			unlink(path); /* a spec without checkpoint (killed mid-prepare) */
-		}
+		if (!dra_uid_ok(cl[i].uid))
+			snprintf(r[i].err, sizeof(r[i].err),
+				 "claim %s/%s: UID '%.64s': want 1 to 36 letters, digits or '-'",
+				 cl[i].ns, cl[i].name, cl[i].uid);
+		else if (at >= 0)
+			gone[at] = true;
+		else
+			unlink_ours(p,
+				    cl[i].uid); /* a spec without checkpoint (killed mid-prepare) */
 	}
-	if (!dropped)
-		return 0;
-	if (write_checkpoint(p, err) < 0) { /* the specs are gone; the next write records it */
+	for (size_t k = 0; k < n_all; k++)
+		if (!gone[k])
+			keep[nk++] = all[k];
+	if (nk == n_all)
+		goto out;
+	p->c = keep;
+	p->n = nk;
+	if (write_checkpoint(p, err) < 0) { /* nothing removed: the kubelet asks again */
+		p->c = all;
+		p->n = n_all;
+		for (size_t i = 0; i < n; i++)
+			if (find(p, cl[i].uid) >= 0)
+				snprintf(r[i].err, sizeof(r[i].err),
+					 "claim %s/%s: not unprepared: checkpoint: %.180s",
+					 cl[i].ns, cl[i].name, err->msg);
 		log_warn("dra: %s", err->msg);
 		log_err_clear(err);
+		goto out;
 	}
+	for (size_t k = 0; k < n_all; k++)
+		if (gone[k]) {
+			unlink_ours(p, all[k]->uid);
+			pclaim_free(all[k]);
+		}
+out:
+	free(p->c == keep ? all : keep); /* the array p->c does not use */
+	free(gone);
 	return 0;
 }
 

@@ -156,7 +156,7 @@ bool dra_driver_ok(const char *d)
 {
 	size_t n = d ? strlen(d) : 0, lab = 0;
 
-	if (n == 0 || n > 63)
+	if (n == 0 || n > 63 || d[0] < 'a' || d[0] > 'z') /* CDI vendor: a letter first */
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		char c = d[i];

@@ -537,6 +537,11 @@ dev_sys() {
   for a in api dra-driver plugins-registry dra-plugins-dir; do
     "$BUILD/nodeprobe-devices" --help | grep -q -- "--$a"
   done
+  # a class name with '_' (the values schema takes it) is no DNS subdomain: '-' in the
+  # DeviceClass name, which ends in an alphanumeric
+  tpl --set devices.enabled=true --set devices.api=dra --set 'devices.classes[0].name=My_Dev' \
+    --set 'devices.classes[0].spec.preset=serial' >"$W/u.json"
+  [ "$(jq -r 'select(.kind == "DeviceClass") | .metadata.name' "$W/u.json")" = my-dev.nodeprobe.io ]
   # device-plugin only: no ServiceAccount, no role, no token
   tpl --set devices.enabled=true --set 'devices.presets={kvm}' >"$W/p.json"
   check "$W/p.json"

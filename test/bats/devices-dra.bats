@@ -374,3 +374,98 @@ writes() { fake_ctl GET '/requests?method=POST|PUT|DELETE&path=resourceslices&co
   [ "$(jq -r '.claims["uid-1"].devices[0].device_name' <<<"$output")" = serial-ttyusb0 ]
   [ -e "$T/cdi/nodeprobe.io-claim_uid-1.json" ]
 }
+
+@test "devices-dra: after a reboot (CDI dir emptied, checkpoint kept) a repeated prepare writes the spec again" {
+  claim c1 uid-1 "[$(res ser nodeprobe.io node1 serial-ttyusb0)]"
+  plugin_start
+  run "${DK[@]}" prepare "$EP" v1 '[{"namespace":"default","uid":"uid-1","name":"c1"}]'
+  F="$T/cdi/nodeprobe.io-claim_uid-1.json"
+  [ -e "$F" ]
+  cp "$F" "$T/spec.before"
+  kill "$PLUGIN"; wait "$PLUGIN"; PLUGIN=
+  rm -f "$T"/cdi/*   # /var/run/cdi is a tmpfs; the checkpoint under the plugins dir survives
+  plugin_start
+  run "${DK[@]}" prepare "$EP" v1 '[{"namespace":"default","uid":"uid-1","name":"c1"}]'
+  echo "$output" >&2
+  [ "$(jq -c '.claims["uid-1"].devices[0].cdi_device_ids' <<<"$output")" = '["nodeprobe.io/claim=uid-1-serial-ttyusb0"]' ]
+  [ -e "$F" ]
+  cmp "$F" "$T/spec.before"
+}
+
+@test "devices-dra: a file named like a claim spec that we did not write is never deleted; claim_ classes refused" {
+  claim c1 uid-1 "[$(res ser nodeprobe.io node1 serial-ttyusb0)]"
+  # a device-plugin class claim_x's spec, a spec of another kind, a spec naming other devices,
+  # a symlink: none ours
+  echo '{"cdiVersion":"0.5.0","kind":"nodeprobe.io/claim_x","devices":[{"name":"a","containerEdits":{}}]}' > "$T/cdi/nodeprobe.io-claim_x.json"
+  echo '{"cdiVersion":"0.5.0","kind":"nodeprobe.io/claim","devices":[{"name":"uid-9x-a"}]}' > "$T/cdi/nodeprobe.io-claim_uid-9.json"
+  echo '{"cdiVersion":"0.5.0","kind":"nodeprobe.io/claim","devices":[]}' > "$T/target.json"
+  ln -s "$T/target.json" "$T/cdi/nodeprobe.io-claim_uid-8.json"
+  echo '{"cdiVersion":"0.5.0","kind":"nodeprobe.io/claim","devices":[{"name":"uid-7-serial-ttyusb0"}]}' > "$T/cdi/nodeprobe.io-claim_uid-7.json"
+  plugin_start   # the start-up cleanup is done before the registration socket is there
+  ls -l "$T/cdi" >&2
+  [ -e "$T/cdi/nodeprobe.io-claim_x.json" ]
+  grep -q 'nodeprobe.io-claim_x.json: named like a claim spec but not ours' "$T/plugin.log"
+  [ -e "$T/cdi/nodeprobe.io-claim_uid-9.json" ]
+  [ -L "$T/cdi/nodeprobe.io-claim_uid-8.json" ]
+  [ ! -e "$T/cdi/nodeprobe.io-claim_uid-7.json" ]   # ours, no checkpoint: removed
+  # Unprepare of a claim we do not know leaves a foreign file of its name alone
+  run "${DK[@]}" unprepare "$EP" v1 '[{"namespace":"default","uid":"x","name":"c9"},{"namespace":"default","uid":"uid-9","name":"c9"}]'
+  echo "$output" >&2
+  [ "$output" = '{"claims": {"uid-9": {}, "x": {}}}' ]
+  [ -e "$T/cdi/nodeprobe.io-claim_x.json" ]
+  [ -e "$T/cdi/nodeprobe.io-claim_uid-9.json" ]
+  kill "$PLUGIN"; wait "$PLUGIN"; PLUGIN=
+  # a device-plugin class whose CDI class begins with claim_ beside a DRA class: refused
+  cat >> "$T/classes.yaml" <<'YAML'
+---
+apiVersion: nodeprobe.io/v1alpha1
+kind: DeviceClass
+metadata: {name: claim_x}
+spec: {preset: kvm}
+YAML
+  run "$D" --classes "$T/classes.yaml" --dev-root "$T/dev" --sys-root "$T/sys" --cdi-dir "$T/cdi" \
+    --plugin-directory "$T/kl" --plugins-registry "$T/reg" --dra-plugins-dir "$T/plugins" \
+    --node-name node1 --kubeconfig "$T/kubeconfig"
+  echo "$output" >&2
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"class claim_x: CDI class 'claim_x' begins with 'claim_'"* ]]
+}
+
+@test "devices-dra: an unprepare whose checkpoint cannot be written fails; the spec and entry stay" {
+  claim c1 uid-1 "[$(res ser nodeprobe.io node1 serial-ttyusb0)]"
+  plugin_start
+  run "${DK[@]}" prepare "$EP" v1 '[{"namespace":"default","uid":"uid-1","name":"c1"}]'
+  F="$T/cdi/nodeprobe.io-claim_uid-1.json"
+  [ -e "$F" ]
+  CP="$T/plugins/nodeprobe.io/checkpoint.json"
+  mv "$CP" "$T/cp.saved"; mkdir "$CP"   # a directory: the rename fails
+  run "${DK[@]}" unprepare "$EP" v1 '[{"namespace":"default","uid":"uid-1","name":"c1"}]'
+  echo "$output" >&2
+  [[ "$(jq -r '.claims["uid-1"].error' <<<"$output")" == *"not unprepared: checkpoint: "* ]]
+  [ -e "$F" ]
+  rmdir "$CP"; mv "$T/cp.saved" "$CP"
+  # the kubelet asks again: now it is unprepared
+  run "${DK[@]}" unprepare "$EP" v1 '[{"namespace":"default","uid":"uid-1","name":"c1"}]'
+  [ "$output" = '{"claims": {"uid-1": {}}}' ]
+  [ ! -e "$F" ]
+  [ "$(jq '.claims | length' "$CP")" = 0 ]
+}
+
+@test "devices-dra: claim UIDs not usable in a file name or CDI id fail; a driver name must begin with a letter" {
+  plugin_start
+  for u in 'a_b' '../x' "$(printf 'a%.0s' $(seq 37))" 'a.b'; do
+    run "${DK[@]}" prepare "$EP" v1 "[{\"namespace\":\"default\",\"uid\":\"$u\",\"name\":\"c1\"}]"
+    echo "$output" >&2
+    [[ "$(jq -r --arg u "$u" '.claims[$u].error' <<<"$output")" == *"want 1 to 36 letters, digits or '-'"* ]]
+    run "${DK[@]}" unprepare "$EP" v1 "[{\"namespace\":\"default\",\"uid\":\"$u\",\"name\":\"c1\"}]"
+    [[ "$(jq -r --arg u "$u" '.claims[$u].error' <<<"$output")" == *"want 1 to 36 letters, digits or '-'"* ]]
+  done
+  [ -z "$(ls "$T/cdi" | grep claim_)" ]
+  kill "$PLUGIN"; wait "$PLUGIN"; PLUGIN=
+  run "$D" --classes "$T/classes.yaml" --dev-root "$T/dev" --sys-root "$T/sys" --cdi-dir "$T/cdi" \
+    --plugin-directory "$T/kl" --plugins-registry "$T/reg" --dra-plugins-dir "$T/plugins" \
+    --node-name node1 --kubeconfig "$T/kubeconfig" --dra-driver 9p.example.com
+  echo "$output" >&2
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"--dra-driver '9p.example.com': not a DNS subdomain of at most 63 characters beginning with a letter"* ]]
+}
