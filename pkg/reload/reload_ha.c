@@ -53,7 +53,8 @@ struct reload_ha {
 	char reported[256];	  /* the leader last logged */
 	char *owner;	   /* $NODEPROBE_RELOAD_LEASE_OWNER: our Deployment's name, or NULL */
 	json_t *owner_ref; /* its ownerReferences entry once read (uid), or NULL */
-	int owner_warned;  /* the Deployment could not be read: said once */
+	int owner_warned;  /* the Deployment cannot be read (403, 404, no uid): said once */
+	int owner_tries;   /* reads that failed otherwise (said once; tried again) */
 };
 
 /* A MicroTime: RFC 3339 in UTC with microseconds, as metav1.MicroTime encodes. */
@@ -182,6 +183,7 @@ static json_t *owner_refs(struct ctl *c)
 	struct log_err err = {0};
 	json_t *obj;
 	const char *uid;
+	long old;
 	int r;
 
 	if (!ha->owner)
@@ -191,7 +193,13 @@ static json_t *owner_refs(struct ctl *c)
 		kube_url(&c->url, kube_client_server(c->cl), &kube_deployments, ha->ns, ha->owner,
 			 NULL);
 		c->resp.max = OBJ_MAX;
+		/* one try within the renew deadline, as lease_request: it runs inside a renewal;
+		 * a failed read is tried again at the next one */
+		kube_client_set_retries(c->cl, 1, c->o->retry_base_ms);
+		old = kube_client_set_timeout(c->cl, c->o->renew_deadline_ms / 2);
 		r = kube_request(c->cl, "GET", c->url.buf, NULL, NULL, &c->resp, &err);
+		kube_client_set_timeout(c->cl, old);
+		kube_client_set_retries(c->cl, c->o->retries, c->o->retry_base_ms);
 		obj = r == 200 ? json_loadb(c->resp.buf, c->resp.len, 0, NULL) : NULL;
 		uid = json_string_value(json_object_get(json_object_get(obj, "metadata"), "uid"));
 		if (uid && *uid)
@@ -200,14 +208,19 @@ static json_t *owner_refs(struct ctl *c)
 				      "Deployment", "name", ha->owner, "uid", uid);
 		json_decref(obj);
 		if (!ha->owner_ref) {
-			ha->owner_warned = 1;
-			log_warn(
-			    "Lease %s/%s: its owner, Deployment %s/%s, cannot be read (%s): the "
-			    "Lease is not deleted with it",
-			    ha->ns, ha->name, ha->ns, ha->owner,
-			    r < 0      ? err.msg
-			    : r == 200 ? "no uid"
-				       : "HTTP error");
+			/* given up only when it cannot succeed: forbidden, absent, or no uid */
+			int final = r == 403 || r == 404 || r == 200;
+
+			if (final || !ha->owner_tries++)
+				log_warn("Lease %s/%s: its owner, Deployment %s/%s, cannot be read "
+					 "(%s): %s",
+					 ha->ns, ha->name, ha->ns, ha->owner,
+					 r < 0	    ? err.msg
+					 : r == 200 ? "no uid"
+						    : "HTTP error",
+					 final ? "the Lease is not deleted with it"
+					       : "trying again at the next renewal");
+			ha->owner_warned = final;
 		}
 	}
 	return ha->owner_ref ? json_pack("[O]", ha->owner_ref) : NULL;

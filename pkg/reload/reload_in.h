@@ -69,6 +69,8 @@ void reload_restart_watches(struct ctl *c);
 /* A failed watch's jittered back-off in ms: 0.2 s doubling with each consecutive failure
  * (s->fails), up to 12.8 s. */
 long long reload_watch_backoff_ms(const struct rs *s);
+/* How long the current watch may stay unanswered before it is given up (held: longer). */
+long long reload_watch_open_ms(const struct rs *s);
 /*
  * Note the watches whose answer arrived since the last call (logged at -v with the
  * resourceVersion they start from; the watch gauges; ready once each has been open), and

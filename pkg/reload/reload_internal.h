@@ -523,6 +523,7 @@ struct rs {
 	long events;	      /* events the current watch delivered */
 	long error_code;      /* code of an ERROR event other than 410 on it, or 0 */
 	int open;	      /* the current watch's answer has arrived (kube_watch_open) */
+	int held;	      /* watches given up unanswered in a row (reset once one opens) */
 	int absent;	      /* the resource is not served (a CRD not installed): 404 */
 	/* the ConfigMap/Secret item being parsed (FLAT mode) */
 	struct strbuf name, ns_, irv;
@@ -623,6 +624,7 @@ void reload_refused_remove(struct ctl *c, struct wl_ent *we);
 
 /* A watch whose answer has not come by then is started again (issue 30: a held first watch). */
 #define WATCH_OPEN_MS	 10000
+#define WATCH_HELD_MAX	 5  /* ...doubled per held watch in a row, up to WATCH_OPEN_MS << 5 */
 #define ABSENT_RECHECK_S 30 /* a workload resource not served (CRD absent) is listed again */
 
 /* Whether class cls is listed and watched under the options (ignored types, Argo). */

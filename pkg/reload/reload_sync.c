@@ -390,6 +390,11 @@ static int item_oversize(void *p, const char *type, const char *ns, const char *
 
 	s->events++; /* a live hasher is freed by the next item's begin */
 	METRIC_INC(c->m.oversize[s->cls]);
+	if (strcmp(type, "ERROR") == 0) { /* a Status, unread: a failed watch (restarted) */
+		s->error_code = -1;
+		log_info("%s watch: ERROR event (%s)", reload_cls_res[s->cls]->plural, what);
+		return -EPROTO;
+	}
 	if (!*name || reload_ns_ignored(c, ns)) /* no object's: nothing to name or forget */
 		return 0;
 	if (strcmp(type, "DELETED") == 0 && cfg_class(s)) {
@@ -688,7 +693,7 @@ static void watch_done(void *ctx, struct kube_watch *w, int status, int res, con
 	 * second without a single event, is a failure too (as client-go's "very short
 	 * watch"); restarting at once would hammer the API server.
 	 */
-	if (res >= 0 && status == 200 && !s->gone) {
+	if ((res >= 0 || s->error_code) && status == 200 && !s->gone) {
 		if (s->error_code)
 			snprintf(why, sizeof(why), "ERROR event, code %ld", s->error_code);
 		else if (s->events == 0 && reload_now_ms() - s->start_ms < 1000)

@@ -17,6 +17,13 @@ long long reload_watch_backoff_ms(const struct rs *s)
 	return base / 2 + random() % (base / 2 + 1);
 }
 
+/* How long the current watch may stay unanswered: WATCH_OPEN_MS, doubled for each watch of this
+ * stream given up unanswered in a row, up to 32 times (320 s). */
+long long reload_watch_open_ms(const struct rs *s)
+{
+	return (long long)WATCH_OPEN_MS << (s->held < WATCH_HELD_MAX ? s->held : WATCH_HELD_MAX);
+}
+
 void reload_watches_check(struct ctl *c)
 {
 	long long now = reload_now_ms();
@@ -32,11 +39,12 @@ void reload_watches_check(struct ctl *c)
 		want++;
 		if (s->w && !s->open && kube_watch_open(s->w)) {
 			s->open = 1;
+			s->held = 0;
 			log_debug("watch %s%s%s open from resourceVersion %s (%lld ms after its "
 				  "request)",
 				  what, *s->ns ? " in " : "", s->ns, s->rv, now - s->start_ms);
 		}
-		if (s->w && !s->open && now - s->start_ms >= WATCH_OPEN_MS) {
+		if (s->w && !s->open && now - s->start_ms >= reload_watch_open_ms(s)) {
 			/*
 			 * Connected, sent and unanswered: events wait behind it. A kube-apiserver
 			 * whose watch cache for this resource has not finished its own first list
@@ -45,18 +53,25 @@ void reload_watches_check(struct ctl *c)
 			 * while our LIST (no resourceVersion, a limit) is delegated to etcd
 			 * (shouldDelegateList) and answered at once. So catch up as after a 410:
 			 * re-list (acting on what changed meanwhile), then watch again from the
-			 * new resourceVersion. The back-off is not raised: the server answers, and
-			 * a held watch costs one LIST per WATCH_OPEN_MS; a failing LIST raises it
-			 * (reload_restart_watches).
+			 * new resourceVersion. The failure back-off is not raised (the server
+			 * answers; a failing LIST raises it, reload_restart_watches), but each
+			 * watch held again in a row is waited for twice as long (held), so a
+			 * server that keeps holding watches gets a LIST every 10, 20, 40 ... 320 s,
+			 * not every 10 s.
 			 */
+			long long waited = reload_watch_open_ms(s);
+
 			kube_watch_cancel(c->cl, s->w);
 			s->w = NULL;
 			s->gone = 1;
 			s->restart_ms = now + reload_watch_backoff_ms(s);
 			METRIC_INC(c->m.watch_restarts[s->cls]);
-			log_warn("watch %s%s%s: no answer within %d s; re-listing and starting it "
-				 "again",
-				 what, *s->ns ? " in " : "", s->ns, WATCH_OPEN_MS / 1000);
+			log_msg(s->held ? LOG_LVL_DEBUG : LOG_LVL_WARN,
+				"watch %s%s%s: no answer within %lld s; re-listing and starting it "
+				"again",
+				what, *s->ns ? " in " : "", s->ns, waited / 1000);
+			if (s->held < WATCH_HELD_MAX)
+				s->held++;
 		}
 		open += s->w && s->open;
 	}

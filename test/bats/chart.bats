@@ -264,6 +264,13 @@ E
     and ([.spec.template.spec.containers[0].env[].name] == ["POD_NAME", "POD_NAMESPACE", "NODEPROBE_RELOAD_LEASE_OWNER"])
     and (.spec.template.spec.containers[0].env[2].value == .metadata.name)' "$W/r.json"
   one RoleBinding '.roleRef.name == "nodeprobe-reload-leader-election" and .metadata.namespace == "nodeprobe"' "$W/r.json"
+  # the Lease's owner (NODEPROBE_RELOAD_LEASE_OWNER) is read by a grant of the leader-election
+  # Role, by name: namespaced grants elsewhere (shop, billing) do not cover the release namespace
+  tpl -f "$V/namespaced.yaml" --set reload.replicas=2 --set reload.ha.enabled=true >"$W/ha.json"
+  one Role '.metadata.name == "nodeprobe-reload-leader-election" and .metadata.namespace == "nodeprobe"
+    and .rules[1] == {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get"], "resourceNames": ["nodeprobe-reload"]}' \
+    <(jq 'select(.metadata.name == "nodeprobe-reload-leader-election")' "$W/ha.json")
+  check "$W/ha.json"
   one ServiceMonitor '.metadata.labels.release == "kube-prometheus-stack" and .spec.endpoints[0].port == "http" and .spec.endpoints[0].path == "/metrics"' "$W/r.json"
   one PodMonitor '.spec.podMetricsEndpoints[0].port == "http"' "$W/r.json"
   one Service '.spec.ports[0].port == 9090' "$W/r.json"

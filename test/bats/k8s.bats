@@ -228,12 +228,14 @@ kustomizations() {
     return 0
   fi
   "$T/man-rbac" "$man" >"$W/man-rbac.txt"
-  diff -u <(grep -hv '^#' "$T/rbac-reload.txt" "$T/rbac-lease.txt" "$T/rbac-csi.txt" | sort) <(sort "$W/man-rbac.txt")
+  diff -u <(grep -hv '^#' "$T/rbac-reload.txt" "$T/rbac-lease.txt" "$T/rbac-csi.txt" | sort -u) <(sort "$W/man-rbac.txt")
   # --enable-ha's leases: a Role in the pod's own namespace (the Lease's), never cluster-wide
   render k8s/reload/ha >"$W/ha.json"
   [ "$(jq -r 'select(.kind == "Role") | [.metadata.name, .metadata.namespace] | join(" ")' "$W/ha.json")" = "nodeprobe-reload-leader-election nodeprobe-system" ]
   [ "$(jq -r 'select(.kind == "ClusterRole") | .rules[].resources[]' "$W/ha.json" | grep -c leases)" -eq 0 ]
   one RoleBinding '.roleRef.name == "nodeprobe-reload-leader-election" and .subjects[0].name == "nodeprobe-reload"' "$W/ha.json"
+  # and a get of its own Deployment by name (NODEPROBE_RELOAD_LEASE_OWNER, the Lease's owner)
+  one Role '.rules[1] == {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get"], "resourceNames": ["nodeprobe-reload"]}' "$W/ha.json"
   one Deployment '.spec.replicas == 2 and (.spec.template.spec.containers[0].args | index("--enable-ha=true") != null) and ([.spec.template.spec.containers[0].env[].name] == ["POD_NAME", "POD_NAMESPACE", "NODEPROBE_RELOAD_LEASE_OWNER"]) and (.spec.template.spec.containers[0].env[2].value == .metadata.name)' "$W/ha.json"
   # the component on the one-namespace variant: both env vars kept, the leases Role there too
   render test/k8s/reload-namespaced-ha >"$W/nsha.json"

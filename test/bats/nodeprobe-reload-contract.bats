@@ -597,6 +597,17 @@ start_cm_watch_held() {
   [ "$(curl -s "http://127.0.0.1:$port/readyz")" = "watches opening: 6 of 7 open" ]
 }
 
+@test "chart flags: a ConfigMaps watch held again and again is waited for twice as long each time, so the server gets fewer LISTs (review: back-off on held watches)" {
+  start_cm_watch_held -1
+  # the first held watch is given up after 10 s (a warning), the re-sent one after 20 s (at -v
+  # only); each is followed by a re-list: wait for the second re-list (the third LIST)
+  fake_ctl GET '/requests?method=GET&path=/configmaps$&watch=0&min=3&wait=60' >/dev/null
+  [ "$(fake_ctl GET '/requests?method=GET&path=/configmaps$&watch=0&count=1' | jq .count)" -ge 3 ]
+  [ "$(grep -c 'watch configmaps: no answer within 10 s' "$RL_LOG")" -eq 1 ] || { cat "$RL_LOG" >&2; return 1; }
+  [ "$(grep -c 'warning: watch configmaps: no answer within' "$RL_LOG")" -eq 1 ]
+  grep -q "watch configmaps: no answer within 20 s; re-listing and starting it again" "$RL_LOG" || { cat "$RL_LOG" >&2; return 1; }
+}
+
 @test "chart flags under a CPU limit (cgroup, 1% of a CPU): /readyz is 200 only once the server has every watch (issue 30)" {
   cpu_cgroup_or_skip
   cm cfg '{"k":"1"}'

@@ -386,6 +386,25 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
   [ "$(lease | jq -c .metadata.ownerReferences)" = "$want" ]
 }
 
+@test "an owner Deployment whose GET fails with 500 (each of the client's 5 tries): read again at a later renewal, the Lease gets its owner (review)" {
+  fake_deployment nodeprobe-reload '{}' '{"containers":[{"name":"reload","image":"x"}]}' '' reload
+  uid=$(fake_ctl GET '/objects?apiVersion=apps/v1&kind=Deployment&namespace=reload&name=nodeprobe-reload' | jq -r .metadata.uid)
+  want="[{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"name\":\"nodeprobe-reload\",\"uid\":\"$uid\"}]"
+  fake_ctl POST /faults '{"method":"GET","path":"/deployments/nodeprobe-reload$","action":"status","code":500,"count":5}' >/dev/null
+  NODEPROBE_RELOAD_LEASE_OWNER=nodeprobe-reload run_ha a
+  wait_holder a
+  # the sixth GET succeeds: the reference is added at the renewal after it
+  fake_ctl GET '/requests?method=GET&path=/deployments/nodeprobe-reload$&min=6&wait=30' >/dev/null
+  fake_ctl GET "/requests?method=PUT&path=$LEASES/stakater-reloader-lock\$&min=1&wait=10" >/dev/null
+  for i in $(seq 100); do
+    [ "$(lease | jq -c '.metadata.ownerReferences // []')" = "$want" ] && break
+    sleep 0.1
+  done
+  [ "$(lease | jq -c '.metadata.ownerReferences // []')" = "$want" ] || { cat "$BATS_TEST_TMPDIR/a.log" >&2; return 1; }
+  [ "$(grep -c 'cannot be read' "$BATS_TEST_TMPDIR/a.log")" -eq 1 ]
+  grep -q "cannot be read (HTTP error): trying again at the next renewal" "$BATS_TEST_TMPDIR/a.log"
+}
+
 @test "an owner Deployment that cannot be read: one warning, the Lease is made without an owner (issue 30)" {
   NODEPROBE_RELOAD_LEASE_OWNER=missing run_ha a
   wait_holder a

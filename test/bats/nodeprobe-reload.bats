@@ -572,6 +572,22 @@ PY
   [[ $(patches) == *"$(sha1 'k=1')"* ]]
 }
 
+@test "faults: a watch ERROR event over the value limit (a Status whose message is 5 MB) is a failed watch too: restarted with backoff (review)" {
+  cm cfg '{"k":"0"}'
+  workload Deployment web "$AUTO" "$(pod_envfrom cm:cfg)"
+  start --no-events
+  /usr/bin/python3 -c 'import json,sys; json.dump({"path":"/configmaps$","watch":True,"action":"watch-error","code":500,"count":1,"message":"x"*5000000}, open(sys.argv[1],"w"))' "$BATS_TEST_TMPDIR/fault.json"
+  fake_ctl POST /faults "@$BATS_TEST_TMPDIR/fault.json" >/dev/null
+  fake_ctl POST /drop-watches >/dev/null
+  fake_ctl GET "/requests?path=/configmaps$&watch=1&min=3&wait=20" >/dev/null
+  # (the event is not read: its code neither)
+  grep -q 'warning: watch configmaps ended (ERROR event, code -1); restarting in [0-9]* ms' "$RL_LOG" || { cat "$RL_LOG" >&2; return 1; }
+  # and it watches again afterwards
+  cm cfg '{"k":"1"}'
+  wait_patches 1
+  [[ $(patches) == *"$(sha1 'k=1')"* ]]
+}
+
 @test "faults: a watch refused with 429 and a huge Retry-After waits at most 30 s, as requests do" {
   cm cfg '{"k":"0"}'
   workload Deployment web "$AUTO" "$(pod_envfrom cm:cfg)"
