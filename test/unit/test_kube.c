@@ -408,7 +408,11 @@ static int feed_huge(struct kube_stream *st, int watch, size_t vlen, size_t step
 /* With ops->oversize, an item with a string over KUBE_VALUE_MAX is skipped, named, not fatal. */
 TEST(stream_skips_one_oversize_item)
 {
-	static const size_t steps[] = {65536, 4099, 1 << 22};
+	/* 4099-byte chunks make yajl rescan the partial string about 1150 times (2.6 GB a feed):
+	 * 48 s natively, over 10 minutes under qemu-user, so left out there (NP_EMULATED, set by
+	 * test/bats/cross.bats); the other two sizes still cut across escapes and characters */
+	static const size_t steps[] = {65536, 1 << 22, 4099};
+	int nsteps = getenv("NP_EMULATED") ? 2 : 3;
 	/* [watch][mode]: the items around it arrive whole, nothing of it after the cut */
 	static const char *const want[2][2] = {
 	    {"<metadata.name=a;data.k=1;>LIST\n<metadata.name=big;metadata.namespace=ns;!LIST "
@@ -421,7 +425,7 @@ TEST(stream_skips_one_oversize_item)
 	     "value over 4718592 bytes)\n>DELETED{\"metadata\":{\"name\":\"c\"}}\n"}};
 	int mode, watch, k;
 
-	for (k = 0; k < 3; k++)
+	for (k = 0; k < nsteps; k++)
 		for (watch = 0; watch < 2; watch++)
 			for (mode = 0; mode < 2; mode++) {
 				struct rec r = {STRBUF_INIT(1 << 16)};
