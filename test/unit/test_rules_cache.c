@@ -176,7 +176,7 @@ TEST(rules_template_cache_parse_memory)
 		r = rules_tmpl(&c, src, &a, why, sizeof(why));
 	}
 	CHECK_INT(r, -ENOSPC);
-	CHECK_INT(i, 3);
+	CHECK_INT(i, sizeof(void *) == 8 ? 3 : 5); /* armhf's parse trees are smaller: the fifth */
 	CHECK(strstr(why, "the rules' templates need more than 32 MiB parsed (the limit)"));
 	CHECK(c.tmem <= RULES_TMPL_MEM);
 	free(src);
