@@ -133,7 +133,8 @@ int hf_list(const char *dir, char ***names, size_t *n, struct log_err *err)
 		*n = 0;
 		return r;
 	}
-	qsort(*names, *n, sizeof(char *), name_cmp); /* Go's os.ReadDir sorts by name */
+	if (*n > 1) /* an empty directory leaves *names NULL: qsort(NULL, 0) is undefined */
+		qsort(*names, *n, sizeof(char *), name_cmp); /* Go's os.ReadDir sorts by name */
 	return 0;
 }
 

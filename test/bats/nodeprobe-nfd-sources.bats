@@ -370,6 +370,13 @@ example.com/hugepages.hugepages-2Mi=1-2" ]
   [ "$output" = "example.com/hp=true
 example.com/hugepages.enabled=false
 example.com/nv=true" ]
+  # present and empty (this VM's /sys/bus/nd/devices): no instance; make check's UBSan caught
+  # qsort(NULL, 0) here
+  mkdir "$T/sys/bus/nd/devices"
+  run np_dry -r "$T/nv.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "example.com/nv=true" ]
+  rmdir "$T/sys/bus/nd/devices"
   printf 'x\n' > "$T/sys/bus/nd/devices"
   printf 'x\n' > "$T/sys/kernel/mm/hugepages"
   run np_dry -r "$T/nv.yaml" -r "$T/hp.yaml" -r "$T/dump.yaml"
