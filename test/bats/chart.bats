@@ -284,6 +284,19 @@ E
   [ "$(jq -r .kind "$W/r.json" | grep -c DaemonSet)" -eq 0 ]
 }
 
+@test "reload: the CPU request is the CPU limit, in the chart and in k8s/reload alike (issue 30)" {
+  # Under contention the kubelet weighs a container by its CPU request (cpu.shares = request *
+  # 1024 / 1000, or the cgroup v2 cpu.weight from it): a 10m request, under a 200m limit, got about
+  # 1% of a busy core and took a minute to open its watches (make bench, reload-latency).
+  tpl >"$W/r.json"
+  "$T/render" "$NP_ROOT/k8s/reload" >"$W/k.json"
+  for f in "$W/r.json" "$W/k.json"; do
+    one Deployment '.spec.template.spec.containers[0].resources.requests.cpu == .spec.template.spec.containers[0].resources.limits.cpu' "$f"
+  done
+  [ "$(jq -c 'select(.kind == "Deployment") | .spec.template.spec.containers[0].resources' "$W/r.json")" = \
+    "$(jq -c 'select(.kind == "Deployment") | .spec.template.spec.containers[0].resources' "$W/k.json")" ]
+}
+
 @test "the arguments the chart passes are accepted by the binaries and do the job" {
   [ -x "$BUILD/nodeprobe-mirror" ]
   [ -x "$BUILD/nodeprobe-reload" ]
