@@ -60,6 +60,10 @@ STATIC_C   := $(if $(filter 1,$(SAN)),-lfdt -lyaml -ldeflate -lnettle -lyajl,-Wl
 LDFLAGS    += $(if $(filter 1,$(SAN)),,-static-libgcc)
 LDLIBS     += -Wl,--as-needed $(STATIC_C) -lpci -lcurl -ljansson \
               -lmicrohttpd -lcrypto -lnghttp2 -lprotobuf-c $(RE2_LIBS) -lm
+# A binary may link an archive and libraries of its own (BIN_LIB_<name>, BIN_LDLIBS_<name>, set in
+# its build.mk): nodeprobe links none of the API hooks' libraries, so `make run` (nodeprobe
+# alone) needs neither their -dev packages nor protoc-c (scripts/install-deps --run).
+lib_of      = $(or $(BIN_LIB_$(call bin_of,$(1))),$(LIB))
 CXX        := $(CROSS_COMPILE)$(if $(filter default,$(origin CXX)),g++,$(CXX))$(if $(SYSROOT), --sysroot=$(SYSROOT))
 CXXFLAGS   ?= $(CFLAGS)
 CXXWARN    := -Wall -Wextra -Wshadow -Wformat=2 -Wno-format-nonliteral $(filter -Werror,$(WARN))
@@ -116,7 +120,8 @@ $(BUILD)/man/$(notdir $(1)): $(1) Makefile
 endef
 $(foreach m,$(MAN_SRCS),$(eval $(call MAN_RULE,$(m))))
 
-# Which command installs what: make run (and make deps-build) what building needs; make test,
+# Which command installs what: make run what building nodeprobe needs, make deps-build what
+# building every binary needs; make test,
 # check, fuzz, bench and cross everything (scripts/install-deps says which is which).
 deps:
 	@scripts/install-deps
@@ -147,21 +152,22 @@ $(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: %.proto
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -w $(DEPFLAGS) -c -o $@ $<
 
-$(filter-out $(BUILD)/gen/%,$(PKG_OBJS)) $(UNIT_BINS:=.o) $(TOOL_BINS:=.o): | $(PROTO_GEN_H)
+$(filter-out $(BUILD)/gen/% $(BIN_NOGEN_OBJS),$(PKG_OBJS)) $(UNIT_BINS:=.o) $(TOOL_BINS:=.o): | $(PROTO_GEN_H)
 
 $(BUILD)/%.o: %.cc
 	@mkdir -p $(@D)
 	$(Q)$(CXX) -std=c++17 -D_GNU_SOURCE -Ipkg $(CXXFLAGS) $(CXXWARN) $(DEPFLAGS) -c -o $@ $<
 
 $(LIB): $(PKG_OBJS)
+$(LIB) $(BIN_LIBS):
 	@mkdir -p $(@D)
 	$(Q)rm -f $@
 	$(Q)$(AR) rcs $@ $^
 
 define BIN_RULE
-$(BUILD)/$(call bin_of,$(1)): $(patsubst %.c,$(BUILD)/%.o,$(wildcard $(1)*.c)) $(LIB)
+$(BUILD)/$(call bin_of,$(1)): $(patsubst %.c,$(BUILD)/%.o,$(wildcard $(1)*.c)) $(call lib_of,$(1))
 	@mkdir -p $$(@D)
-	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIB) $$(LDLIBS)
+	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(call lib_of,$(1)) $(or $(BIN_LDLIBS_$(call bin_of,$(1))),$$(LDLIBS))
 endef
 $(foreach d,$(BIN_DIRS),$(eval $(call BIN_RULE,$(d))))
 
@@ -173,12 +179,14 @@ $(BUILD)/test/unit/%: $(BUILD)/test/unit/%.o $(LIB)
 $(BUILD)/test/tools/%: $(BUILD)/test/tools/%.o $(LIB)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
-# The first minute: build nodeprobe alone (every core), run it on this machine without writing
-# anything, print what it saw; with no label here, two real machines from the fixtures.
+# The first minute: install what nodeprobe alone needs, build it alone (its own modules, every
+# core), run it on this machine without writing anything, print what it saw; with no label here,
+# two real machines from the fixtures. scripts/measure-first-run times it from a fresh bookworm.
 NPROC      := $(shell nproc 2>/dev/null || echo 1)
 RUN_FIXTURES := "--fdt test/fixtures/dtb/arm64/broadcom/bcm2711-rpi-4-b.dtb|Raspberry Pi 4" \
                 "--sysfs test/fixtures/pci/linuxhw-intel-nuc12-alderlake|Intel NUC 12 (Alder Lake GPU)"
-run: deps-build
+run:
+	@scripts/install-deps --run
 	@$(MAKE) --no-print-directory -j$(NPROC) $(BUILD)/nodeprobe
 	@echo '$$ $(BUILD)/nodeprobe --dry-run --summary'
 	@out=$$($(BUILD)/nodeprobe --dry-run --summary) || exit $$?; printf '%s\n' "$$out"; \

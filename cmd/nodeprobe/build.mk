@@ -33,3 +33,19 @@ INSTALL_EXTRA   += install -d $(DESTDIR)$(DATADIR)/nodeprobe/rules.d $(DESTDIR)$
 UNINSTALL_EXTRA += rm -f $(foreach f,$(BUILTIN_NFR),$(DESTDIR)$(DATADIR)/nodeprobe/rules.d/$(notdir $(f))) \
                    $(foreach f,$(BUILTIN_LCR),$(DESTDIR)$(DATADIR)/nodeprobe/counts.d/$(notdir $(f))); \
                    rmdir $(DESTDIR)$(DATADIR)/nodeprobe/rules.d $(DESTDIR)$(DATADIR)/nodeprobe/counts.d $(DESTDIR)$(DATADIR)/nodeprobe 2>/dev/null || true;
+
+# nodeprobe links its own archive of the modules it uses and their libraries only: no libcurl,
+# libjansson, libmicrohttpd, libnghttp2 or libprotobuf-c, and none of its objects includes a
+# header protoc-c generates, so building it alone (make run) needs scripts/install-deps --run's
+# packages and compiles about half of pkg/. A new call into another module fails its link:
+# add the module here (and its -dev package to install-deps' RUN_PACKAGES).
+NODEPROBE_SRCS  := $(wildcard $(addsuffix /*.c,$(addprefix pkg/,base64 cli cpu dt feature fsutil \
+                   goconv gotmpl hostfeat kernel kvmap label log osrelease pciscan probe rules \
+                   strbuf usb ydoc))) pkg/goregex/goregex_re2.cc pkg/kubelet/kubelet_name.c \
+                   $(addprefix pkg/devices/devices_,api.c conf.c index.c list.c opt.c path.c scan.c)
+NODEPROBE_OBJS  := $(patsubst %.cc,$(BUILD)/%.o,$(NODEPROBE_SRCS:%.c=$(BUILD)/%.o)) $(BUILTIN_RULES_O)
+BIN_LIB_nodeprobe := $(BUILD)/cmd/nodeprobe/libnodeprobe-cmd.a
+BIN_LIBS        += $(BIN_LIB_nodeprobe)
+BIN_NOGEN_OBJS  += $(NODEPROBE_OBJS)
+BIN_LDLIBS_nodeprobe := -Wl,--as-needed $(STATIC_C) -lpci $(RE2_LIBS) -lm
+$(BIN_LIB_nodeprobe): $(NODEPROBE_OBJS)

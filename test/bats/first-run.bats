@@ -23,9 +23,17 @@ would_install() {
   sed -n 's/^install-deps: error: need root to install: //p' <<<"$output" | tr ' ' '\n'
 }
 
-@test "install-deps --build names the compilers and libraries only; without it the tests' peers too" {
+@test "install-deps --run names nodeprobe's libraries, --build the hooks' too; without either the tests' peers too" {
+  would_install --run >"$W/run"
   would_install --build >"$W/build"
   would_install >"$W/all"
+  for p in gcc g++ make libfdt-dev libpci-dev libre2-dev libyajl-dev nettle-dev libdeflate-dev; do
+    grep -qx "$p" "$W/run" || { echo "--run lacks $p" >&2; return 1; }
+  done
+  for p in libcurl4-openssl-dev libjansson-dev libmicrohttpd-dev libnghttp2-dev libprotobuf-c-dev protobuf-c-compiler; do
+    ! grep -qx "$p" "$W/run" || { echo "--run names $p" >&2; return 1; }
+  done
+  [ -z "$(comm -23 <(sort "$W/run") <(sort "$W/build"))" ]
   for p in gcc g++ make libfdt-dev libpci-dev libcurl4-openssl-dev libre2-dev protobuf-c-compiler; do
     grep -qx "$p" "$W/build" || { echo "--build lacks $p" >&2; return 1; }
   done
@@ -40,11 +48,29 @@ would_install() {
   [[ $output == *"unknown argument '--tests'"* ]]
 }
 
-@test "make run uses install-deps --build, make test the full set" {
+@test "make run uses install-deps --run, make deps-build --build, make test the full set" {
   run make -C "$NP_ROOT" -n --no-print-directory run BUILD="$BUILD"
+  grep -qx 'scripts/install-deps --run' <<<"$output"
+  run make -C "$NP_ROOT" -n --no-print-directory deps-build BUILD="$BUILD"
   grep -qx 'scripts/install-deps --build' <<<"$output"
   run make -C "$NP_ROOT" -n --no-print-directory test BUILD="$BUILD"
   grep -qx 'scripts/install-deps' <<<"$output"
+}
+
+@test "nodeprobe links none of the hooks' libraries and builds without protoc-c" {
+  # its own archive, objects and libraries: no -lcurl, -ljansson, -lmicrohttpd, -lnghttp2,
+  # -lprotobuf-c on its link line, and no generated (protoc-c) file among what it needs
+  local b=$BATS_TEST_TMPDIR/b
+  run make -C "$NP_ROOT" -n --no-print-directory BUILD="$b" "$b/nodeprobe"
+  [ "$status" -eq 0 ]
+  link=$(grep -E -- "-o $b/nodeprobe " <<<"$output")
+  [ -n "$link" ]
+  for l in -lcurl -ljansson -lmicrohttpd -lnghttp2 -lprotobuf-c; do
+    ! grep -qw -- "$l" <<<"$link" || { echo "nodeprobe links $l" >&2; return 1; }
+  done
+  grep -q -- '-lpci' <<<"$link"
+  ! grep -q 'protoc-c\|pb-c' <<<"$output"
+  ! grep -qE "pkg/(reload|kube|mirror|dra|toml)/" <<<"$output"
 }
 
 @test "make run ends with what nodeprobe saw, the labels, and with none a real machine's from the fixtures" {
