@@ -556,3 +556,40 @@ dev_sys() {
   jq -s -e '.[] | select(.kind == "DaemonSet" and .metadata.name == "nodeprobe-devices") | .spec.template.spec |
     .automountServiceAccountToken == false and .serviceAccountName == null' "$W/p.json" >/dev/null
 }
+
+@test "devices: DRA slices policy (issue 28): our ServiceAccount writes only its node's slices of its driver; auto, true, false" {
+  dra=(--set devices.enabled=true --set devices.api=dra --set 'devices.classes[0].name=zigbee' --set 'devices.classes[0].spec.preset=serial')
+  tpl "${dra[@]}" --set devices.dra.driver=dev.example.org >"$W/d.json"
+  check "$W/d.json"
+  vap() { jq -c --arg k "$1" 'select(.kind == $k)' "$W/d.json"; }
+  [ "$(vap ValidatingAdmissionPolicy | jq -r .metadata.name)" = nodeprobe-devices-slices ]
+  # the binding denies, for the policy it names
+  [ "$(vap ValidatingAdmissionPolicyBinding | jq -c '[.metadata.name, .spec]')" = '["nodeprobe-devices-slices",{"policyName":"nodeprobe-devices-slices","validationActions":["Deny"]}]' ]
+  vap ValidatingAdmissionPolicy | jq -r .spec >"$W/vap.json"
+  # writes of slices, any version, a failed expression denies
+  [ "$(jq -c '[.failurePolicy, .matchConstraints.resourceRules]' "$W/vap.json")" = '["Fail",[{"apiGroups":["resource.k8s.io"],"apiVersions":["*"],"operations":["CREATE","UPDATE","DELETE"],"resources":["resourceslices"]}]]' ]
+  # only our ServiceAccount, by the name the DaemonSet runs as
+  sa=$(jq -r 'select(.kind == "DaemonSet" and .metadata.name == "nodeprobe-devices") | "system:serviceaccount:\(.metadata.namespace):\(.spec.template.spec.serviceAccountName)"' "$W/d.json")
+  [ "$(jq -r '.matchConditions | length' "$W/vap.json")" = 1 ]
+  [ "$(jq -r '.matchConditions[0].expression' "$W/vap.json")" = "request.userInfo.username == \"$sa\"" ]
+  # the node: the token's node-name extra, exactly one; the slice: the object, the old one on DELETE
+  [ "$(jq -r '.variables[] | "\(.name)=\(.expression)"' "$W/vap.json")" = 'nodeNames=request.userInfo.extra[?"authentication.kubernetes.io/node-name"].orValue([])
+nodeName=variables.nodeNames.size() == 1 ? variables.nodeNames[0] : ""
+slice=request.operation == "DELETE" ? oldObject : object' ]
+  # each validation: a node, spec.nodeName that node, spec.driver ours
+  [ "$(jq -r '.validations[].expression' "$W/vap.json")" = 'variables.nodeName != ""
+variables.slice.spec.?nodeName.orValue("") == variables.nodeName
+variables.slice.spec.driver == "dev.example.org"' ]
+  [ "$(jq '[.validations[] | select((.message // .messageExpression // "") == "")] | length' "$W/vap.json")" = 0 ]
+  # auto: only where admissionregistration.k8s.io/v1 exists (1.30+); true and false force it
+  n() { tpl "${dra[@]}" "$@" | jq -r 'select(.kind | test("^ValidatingAdmissionPolicy")) | .kind' | wc -l; }
+  [ "$(n --kube-version 1.29.0)" = 0 ]
+  [ "$(n --kube-version 1.29.0 --api-versions admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy)" = 2 ]
+  [ "$(n --kube-version 1.29.0 --set devices.dra.slicePolicy=true)" = 2 ]
+  [ "$(n --set devices.dra.slicePolicy=false)" = 0 ]
+  run helm template nodeprobe "$C" "${dra[@]}" --set devices.dra.slicePolicy=yes
+  [ "$status" -ne 0 ]
+  [[ $output == *slicePolicy* ]]
+  # device-plugin only: no policy
+  [ "$(tpl --set devices.enabled=true --set 'devices.presets={kvm}' | jq -r 'select(.kind | test("^ValidatingAdmissionPolicy")) | .kind' | wc -l)" = 0 ]
+}
