@@ -593,3 +593,24 @@ variables.slice.spec.driver == "dev.example.org"' ]
   # device-plugin only: no policy
   [ "$(tpl --set devices.enabled=true --set 'devices.presets={kvm}' | jq -r 'select(.kind | test("^ValidatingAdmissionPolicy")) | .kind' | wc -l)" = 0 ]
 }
+
+@test "devices: DRA DeviceClasses (issue 28): YAML-looking class names stay strings, every object passes the schema check, bad values refused" {
+  tpl --set devices.enabled=true --set devices.api=dra --set devices.domain=nodeprobe.io \
+    --set 'devices.classes[0].name=on' --set 'devices.classes[0].spec.preset=serial' \
+    --set 'devices.classes[1].name=1e3' --set 'devices.classes[1].spec.preset=video' \
+    --set 'devices.classes[1].spec.resource=video.example.org/cam.v2' \
+    --set devices.dra.driver=dra.example.org --set devices.dra.extendedResourceName=true >"$W/d.json"
+  check "$W/d.json"
+  [ "$(jq -c -s '[.[] | select(.kind == "DeviceClass") | [.metadata.name, .spec.selectors[0].cel.expression, .spec.extendedResourceName]] | sort' "$W/d.json")" = \
+    '[["1e3.dra.example.org","device.driver == \"dra.example.org\" && device.attributes[\"dra.example.org\"].class == \"1e3\"","video.example.org/cam.v2"],["on.dra.example.org","device.driver == \"dra.example.org\" && device.attributes[\"dra.example.org\"].class == \"on\"","nodeprobe.io/on"]]' ]
+  # the classes file the binary reads keeps them strings too
+  jq -r 'select(.kind == "ConfigMap" and .metadata.name == "nodeprobe-devices") | .data["classes.yaml"]' "$W/d.json" >"$W/classes.yaml"
+  "$BUILD/nodeprobe-devices" --list --classes "$W/classes.yaml" --dev-root "$W" --sys-root "$W" >/dev/null
+  # the schema refuses what would make a bad DeviceClass or policy
+  for bad in 'devices.dra.driver=Bad_Driver' 'devices.dra.extendedResourceName=yes' 'devices.classes[0].spec.api=DRA' \
+    'devices.classes[0].spec.resource=no-slash'; do
+    run helm template nodeprobe "$C" --set devices.enabled=true --set 'devices.classes[0].name=a' \
+      --set 'devices.classes[0].spec.preset=serial' --set "$bad"
+    [ "$status" -ne 0 ] && [[ $output == *values* || $output == *schema* ]] || { echo "$bad: accepted: $output" >&2; return 1; }
+  done
+}
