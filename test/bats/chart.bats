@@ -6,6 +6,7 @@
 # the arguments the chart passes are accepted by the binaries and do the job; the packaged chart
 # goes through a real OCI registry (helm push, helm pull, helm template of the pulled chart).
 load helpers
+source "$NP_ROOT/test/fake-apiserver/fake.bash"
 
 C=$NP_ROOT/k8s/chart/nodeprobe
 T=$NP_ROOT/test/k8s
@@ -581,6 +582,10 @@ slice=request.operation == "DELETE" ? oldObject : object' ]
 variables.slice.spec.?nodeName.orValue("") == variables.nodeName
 variables.slice.spec.driver == "dev.example.org"' ]
   [ "$(jq '[.validations[] | select((.message // .messageExpression // "") == "")] | length' "$W/vap.json")" = 0 ]
+  # kubectl takes every DRA object (kinds and scopes from the fake API server's discovery)
+  jq 'select(.metadata.name | test("devices|dev.example.org$"))' "$W/d.json" >"$W/dra.json"
+  fake_dry_run "$W/dra.json" >"$W/dry.txt"
+  [ "$(sort "$W/dry.txt" | tr '\n' ' ')" = "clusterrole.rbac.authorization.k8s.io/nodeprobe-devices-dra clusterrolebinding.rbac.authorization.k8s.io/nodeprobe-devices-dra configmap/nodeprobe-devices daemonset.apps/nodeprobe-devices deviceclass.resource.k8s.io/zigbee.dev.example.org serviceaccount/nodeprobe-devices validatingadmissionpolicy.admissionregistration.k8s.io/nodeprobe-devices-slices validatingadmissionpolicybinding.admissionregistration.k8s.io/nodeprobe-devices-slices " ]
   # auto: only where admissionregistration.k8s.io/v1 exists (1.30+); true and false force it
   n() { tpl "${dra[@]}" "$@" | jq -r 'select(.kind | test("^ValidatingAdmissionPolicy")) | .kind' | wc -l; }
   [ "$(n --kube-version 1.29.0)" = 0 ]

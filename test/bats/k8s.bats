@@ -6,6 +6,7 @@
 # and post-renderer are applied to the REAL published NFD and Spegel charts and NFD's kustomize
 # deployment in ../shared/charts (rendered with the pinned helm), when that directory exists.
 load helpers
+source "$NP_ROOT/test/fake-apiserver/fake.bash"
 
 K=$NP_ROOT/k8s
 T=$NP_ROOT/test/k8s
@@ -730,6 +731,8 @@ kustomizations() {
   command -v helm >/dev/null || { echo "helm not found: scripts/install-deps installs it" >&2; return 1; }
   render k8s/devices/with-dra >"$W/k.json"
   "$T/check-manifests" --role nodeprobe-devices-dra="$T/rbac-devices-dra.txt" <"$W/k.json"
+  # kubectl takes every object (kinds and scopes from the fake API server's discovery)
+  [ "$(fake_dry_run "$W/k.json" | grep -c '^deviceclass.resource.k8s.io/')" = 3 ]
   # the chart with the component's classes (nodeprobe.io, extendedResourceName on), released as
   # nodeprobe in nodeprobe-devices: its ServiceAccount is the component's nodeprobe-devices
   python3 -c 'import json, sys, yaml
