@@ -500,6 +500,9 @@ YAML
   [ "$(jq -r '[.items[].spec.devices[].name] | sort | join(" ")' "$T/slices.json")" = "gpu-card0 serial-ttyusb0 serial-ttyusb1 vm-kvm" ]
   "$NP_ROOT/test/k8s/render" "$NP_ROOT/k8s/devices/with-dra" >"$T/shipped.json"
   "$NP_ROOT/test/k8s/readme-claims" "$NP_ROOT/README.md" "$T/slices.json" "$T/shipped.json"
+  # and kubectl takes them (kinds and scopes from discovery)
+  "$NP_ROOT/test/k8s/readme-claims" --dump "$NP_ROOT/README.md" >"$T/readme.json"
+  [ "$(fake_dry_run "$T/readme.json" | sort | tr '\n' ' ')" = "pod/jellyfin pod/vm-test pod/zigbee2mqtt resourceclaim.resource.k8s.io/zigbee-stick resourceclaimtemplate.resource.k8s.io/intel-igpu resourceclaimtemplate.resource.k8s.io/kvm " ]
   # the check has teeth: an attribute we do not publish, a value no device has, an unguarded
   # attribute a device lacks, a class nobody ships
   sed -n '/^#### Claims (DRA)/,/^#### Deployment (DRA)/p' "$NP_ROOT/README.md" >"$T/claims.md"

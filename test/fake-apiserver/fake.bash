@@ -154,7 +154,7 @@ reload_stop() {
 fake_put() { fake_ctl POST /objects "$1" >/dev/null; }
 
 fake_dry_run() {
-  local rc=0 FAKE_DIR FAKE_PID FAKE_CERTS=${FAKE_CERTS:-}
+  local rc=0 FAKE_DIR FAKE_PID FAKE_PORT FAKE_CONTROL_PORT FAKE_URL FAKE_CTL FAKE_CA FAKE_TOKEN= FAKE_CERTS=${FAKE_CERTS:-}
   FAKE_DIR=$(mktemp -d)
   fake_start || return 1
   fake_kubeconfig "$FAKE_DIR/kubeconfig"
