@@ -11,24 +11,15 @@ K=$NP_ROOT/k8s
 T=$NP_ROOT/test/k8s
 
 setup() {
-  cd "$NP_ROOT"
-  command -v kubectl >/dev/null ||
-    { echo "kubectl not found: k8s-dra.bats renders with \`kubectl kustomize\`" >&2; return 1; }
-  W=$(mktemp -d)
+  cd "$NP_ROOT" && W=$(mktemp -d)
+  command -v kubectl >/dev/null || { echo "kubectl not found (test/k8s/render uses it)" >&2; return 1; }
 }
 
-teardown() {
-  rm -rf "$W"
-}
-
-render() { "$T/render" "$@"; }
-
-# json: YAML objects on stdin as a stream of JSON objects (test/k8s/render's conversion).
-json() { KUBECONFIG=/dev/null kubectl patch --local -f - --type merge -p '{}' -o json; }
+teardown() { rm -rf "$W"; }
 
 @test "devices: components/dra (issue 28): DRA classes with the chart's DeviceClasses, token for the plugin only, the chart's RBAC and slices policy" {
   command -v helm >/dev/null || { echo "helm not found: scripts/install-deps installs it" >&2; return 1; }
-  render k8s/devices/with-dra >"$W/k.json"
+  "$T/render" k8s/devices/with-dra >"$W/k.json"
   "$T/check-manifests" --role nodeprobe-devices-dra="$T/rbac-devices-dra.txt" <"$W/k.json"
   # kubectl takes every object (kinds and scopes from the fake API server's discovery)
   [ "$(fake_dry_run "$W/k.json" | grep -c '^deviceclass.resource.k8s.io/')" = 3 ]
@@ -38,7 +29,8 @@ json() { KUBECONFIG=/dev/null kubectl patch --local -f - --type merge -p '{}' -o
 docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
 print(json.dumps({"devices": {"enabled": True, "domain": "nodeprobe.io", "classes": [{"name": d["metadata"]["name"], "spec": d["spec"]} for d in docs],
   "dra": {"extendedResourceName": True}}}))' k8s/devices/components/dra/classes.yaml >"$W/values.json"
-  helm template nodeprobe "$NP_ROOT/k8s/chart/nodeprobe" -n nodeprobe-devices -f "$W/values.json" | json >"$W/c.json"
+  helm template nodeprobe "$NP_ROOT/k8s/chart/nodeprobe" -n nodeprobe-devices -f "$W/values.json" |
+    KUBECONFIG=/dev/null kubectl patch --local -f - --type merge -p '{}' -o json >"$W/c.json"
   # one DeviceClass per DRA class of classes.yaml, each the chart's to the byte (labels aside)
   dc() { jq -c -s '[.[] | select(.kind == "DeviceClass") | {name: .metadata.name, spec}] | sort_by(.name)' "$1"; }
   [ "$(dc "$W/k.json" | jq length)" = 3 ]
@@ -74,7 +66,7 @@ print(json.dumps({"devices": {"enabled": True, "domain": "nodeprobe.io", "classe
 }
 
 @test "check-manifests: DeviceClasses, claims, pods' claims and admission policies are held to the API's fields" {
-  render k8s/devices/with-dra >"$W/ok.json"
+  "$T/render" k8s/devices/with-dra >"$W/ok.json"
   python3 "$T/k8s_schema.py" <"$W/ok.json"
   # bad FILTER EXPECTED: the render changed by FILTER gives a problem containing EXPECTED
   bad() {
