@@ -6,6 +6,7 @@
 # the arguments the chart passes are accepted by the binaries and do the job; the packaged chart
 # goes through a real OCI registry (helm push, helm pull, helm template of the pulled chart).
 load helpers
+source "$NP_ROOT/test/fake-apiserver/fake.bash"
 
 C=$NP_ROOT/k8s/chart/nodeprobe
 T=$NP_ROOT/test/k8s
@@ -568,4 +569,66 @@ dev_sys() {
   [ "$(jq -r 'select(.metadata.name | test("devices")) | .kind' "$W/p.json" | sort -u | tr '\n' ' ')" = "DaemonSet " ]
   jq -s -e '.[] | select(.kind == "DaemonSet" and .metadata.name == "nodeprobe-devices") | .spec.template.spec |
     .automountServiceAccountToken == false and .serviceAccountName == null' "$W/p.json" >/dev/null
+}
+
+@test "devices: DRA slices policy (issue 28): our ServiceAccount writes only its node's slices of its driver; auto, true, false" {
+  dra=(--set devices.enabled=true --set devices.api=dra --set 'devices.classes[0].name=zigbee' --set 'devices.classes[0].spec.preset=serial')
+  tpl "${dra[@]}" --set devices.dra.driver=dev.example.org >"$W/d.json"
+  check "$W/d.json"
+  vap() { jq -c --arg k "$1" 'select(.kind == $k)' "$W/d.json"; }
+  [ "$(vap ValidatingAdmissionPolicy | jq -r .metadata.name)" = nodeprobe-devices-slices ]
+  # the binding denies, for the policy it names
+  [ "$(vap ValidatingAdmissionPolicyBinding | jq -c '[.metadata.name, .spec]')" = '["nodeprobe-devices-slices",{"policyName":"nodeprobe-devices-slices","validationActions":["Deny"]}]' ]
+  vap ValidatingAdmissionPolicy | jq -r .spec >"$W/vap.json"
+  # writes of slices, any version, a failed expression denies
+  [ "$(jq -c '[.failurePolicy, .matchConstraints.resourceRules]' "$W/vap.json")" = '["Fail",[{"apiGroups":["resource.k8s.io"],"apiVersions":["*"],"operations":["CREATE","UPDATE","DELETE"],"resources":["resourceslices"]}]]' ]
+  # only our ServiceAccount, by the name the DaemonSet runs as
+  sa=$(jq -r 'select(.kind == "DaemonSet" and .metadata.name == "nodeprobe-devices") | "system:serviceaccount:\(.metadata.namespace):\(.spec.template.spec.serviceAccountName)"' "$W/d.json")
+  [ "$(jq -r '.matchConditions | length' "$W/vap.json")" = 1 ]
+  [ "$(jq -r '.matchConditions[0].expression' "$W/vap.json")" = "request.userInfo.username == \"$sa\"" ]
+  # the node: the token's node-name extra, exactly one; the slice: the object, the old one on DELETE
+  [ "$(jq -r '.variables[] | "\(.name)=\(.expression)"' "$W/vap.json")" = 'nodeNames=request.userInfo.extra[?"authentication.kubernetes.io/node-name"].orValue([])
+nodeName=variables.nodeNames.size() == 1 ? variables.nodeNames[0] : ""
+slice=request.operation == "DELETE" ? oldObject : object' ]
+  # each validation: a node, spec.nodeName that node, spec.driver ours
+  [ "$(jq -r '.validations[].expression' "$W/vap.json")" = 'variables.nodeName != ""
+variables.slice.spec.?nodeName.orValue("") == variables.nodeName
+variables.slice.spec.driver == "dev.example.org"' ]
+  [ "$(jq '[.validations[] | select((.message // .messageExpression // "") == "")] | length' "$W/vap.json")" = 0 ]
+  # kubectl takes every DRA object (kinds and scopes from the fake API server's discovery)
+  jq 'select(.metadata.name | test("devices|dev.example.org$"))' "$W/d.json" >"$W/dra.json"
+  fake_dry_run "$W/dra.json" >"$W/dry.txt"
+  [ "$(sort "$W/dry.txt" | tr '\n' ' ')" = "clusterrole.rbac.authorization.k8s.io/nodeprobe-devices-dra clusterrolebinding.rbac.authorization.k8s.io/nodeprobe-devices-dra configmap/nodeprobe-devices daemonset.apps/nodeprobe-devices deviceclass.resource.k8s.io/zigbee.dev.example.org serviceaccount/nodeprobe-devices validatingadmissionpolicy.admissionregistration.k8s.io/nodeprobe-devices-slices validatingadmissionpolicybinding.admissionregistration.k8s.io/nodeprobe-devices-slices " ]
+  # auto: only where admissionregistration.k8s.io/v1 exists (1.30+); true and false force it
+  n() { tpl "${dra[@]}" "$@" | jq -r 'select(.kind | test("^ValidatingAdmissionPolicy")) | .kind' | wc -l; }
+  [ "$(n --kube-version 1.29.0)" = 0 ]
+  [ "$(n --kube-version 1.29.0 --api-versions admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy)" = 2 ]
+  [ "$(n --kube-version 1.29.0 --set devices.dra.slicePolicy=true)" = 2 ]
+  [ "$(n --set devices.dra.slicePolicy=false)" = 0 ]
+  run helm template nodeprobe "$C" "${dra[@]}" --set devices.dra.slicePolicy=yes
+  [ "$status" -ne 0 ]
+  [[ $output == *slicePolicy* ]]
+  # device-plugin only: no policy
+  [ "$(tpl --set devices.enabled=true --set 'devices.presets={kvm}' | jq -r 'select(.kind | test("^ValidatingAdmissionPolicy")) | .kind' | wc -l)" = 0 ]
+}
+
+@test "devices: DRA DeviceClasses (issue 28): YAML-looking class names stay strings, every object passes the schema check, bad values refused" {
+  tpl --set devices.enabled=true --set devices.api=dra --set devices.domain=nodeprobe.io \
+    --set 'devices.classes[0].name=on' --set 'devices.classes[0].spec.preset=serial' \
+    --set 'devices.classes[1].name=1e3' --set 'devices.classes[1].spec.preset=video' \
+    --set 'devices.classes[1].spec.resource=video.example.org/cam.v2' \
+    --set devices.dra.driver=dra.example.org --set devices.dra.extendedResourceName=true >"$W/d.json"
+  check "$W/d.json"
+  [ "$(jq -c -s '[.[] | select(.kind == "DeviceClass") | [.metadata.name, .spec.selectors[0].cel.expression, .spec.extendedResourceName]] | sort' "$W/d.json")" = \
+    '[["1e3.dra.example.org","device.driver == \"dra.example.org\" && device.attributes[\"dra.example.org\"].class == \"1e3\"","video.example.org/cam.v2"],["on.dra.example.org","device.driver == \"dra.example.org\" && device.attributes[\"dra.example.org\"].class == \"on\"","nodeprobe.io/on"]]' ]
+  # the classes file the binary reads keeps them strings too
+  jq -r 'select(.kind == "ConfigMap" and .metadata.name == "nodeprobe-devices") | .data["classes.yaml"]' "$W/d.json" >"$W/classes.yaml"
+  "$BUILD/nodeprobe-devices" --list --classes "$W/classes.yaml" --dev-root "$W" --sys-root "$W" >/dev/null
+  # the schema refuses what would make a bad DeviceClass or policy
+  for bad in 'devices.dra.driver=Bad_Driver' 'devices.dra.extendedResourceName=yes' 'devices.classes[0].spec.api=DRA' \
+    'devices.classes[0].spec.resource=no-slash'; do
+    run helm template nodeprobe "$C" --set devices.enabled=true --set 'devices.classes[0].name=a' \
+      --set 'devices.classes[0].spec.preset=serial' --set "$bad"
+    [ "$status" -ne 0 ] && [[ $output == *values* || $output == *schema* ]] || { echo "$bad: accepted: $output" >&2; return 1; }
+  done
 }

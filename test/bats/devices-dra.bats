@@ -469,3 +469,51 @@ YAML
   [ "$status" -eq 2 ]
   [[ "$output" == *"--dra-driver '9p.example.com': not a DNS subdomain of at most 63 characters beginning with a letter"* ]]
 }
+
+@test "devices-dra: README's claims name only attributes we publish, and each picks a device of the fixture node" {
+  [ "$(id -u)" = 0 ] || skip "mknod needs root"
+  command -v kubectl >/dev/null || skip "kubectl absent: components/dra is not rendered"
+  rm -f "$T/dev/ttyUSB0" "$T/dev/ttyUSB1" "$T/dev/kvm"
+  mkdir -p "$T/dev/dri" "$T/sys/dev/char" "$T/sys/bus/pci/drivers/i915" "$T/sys/bus/pci/drivers/xhci_hcd" "$T/sys/class/drm"
+  mknod "$T/dev/dri/card0" c 226 0 && mknod "$T/dev/dri/renderD128" c 226 128 &&
+    mknod "$T/dev/ttyUSB0" c 188 0 && mknod "$T/dev/ttyUSB1" c 188 1 && mknod "$T/dev/kvm" c 10 232 ||
+    skip "mknod refused here"
+  # an Intel iGPU (8086:46a6, VGA 030000, i915) at 0000:00:02.0: card0 and renderD128
+  G="$T/sys/devices/pci0000:00/0000:00:02.0"
+  mkdir -p "$G/drm/card0" "$G/drm/renderD128"
+  echo 0x8086 > "$G/vendor"; echo 0x46a6 > "$G/device"; echo 0x030000 > "$G/class"
+  ln -s ../../../bus/pci/drivers/i915 "$G/driver"; ln -s ../../../0000:00:02.0 "$G/drm/card0/device"
+  ln -s ../../devices/pci0000:00/0000:00:02.0/drm/card0 "$T/sys/class/drm/card0"
+  ln -s ../../devices/pci0000:00/0000:00:02.0/drm/card0 "$T/sys/dev/char/226:0"
+  # a CP210x stick (10c4:ea60) on USB 1-4 of the xHCI controller 0000:00:14.0
+  U="$T/sys/devices/pci0000:00/0000:00:14.0/usb1/1-4"
+  mkdir -p "$U/1-4:1.0/ttyUSB0/tty/ttyUSB0"
+  echo 0x8086 > "$U/../../vendor"; echo 0x0c0330 > "$U/../../class"
+  echo 10c4 > "$U/idVendor"; echo ea60 > "$U/idProduct"; echo 0001 > "$U/serial"
+  ln -s ../../devices/pci0000:00/0000:00:14.0/usb1/1-4/1-4:1.0/ttyUSB0/tty/ttyUSB0 "$T/sys/dev/char/188:0"
+  # and ttyUSB1, with nothing in sysfs: a serial device without USB attributes
+  # the classes components/dra ships, served as it serves them
+  cp "$NP_ROOT/k8s/devices/components/dra/classes.yaml" "$T/classes.yaml"
+  plugin_start
+  dra_wait slices_are '[{"gen":1,"count":1,"pool":"node1","n":4}]'
+  fake_api GET /apis/resource.k8s.io/v1/resourceslices >"$T/slices.json"
+  [ "$(jq -r '[.items[].spec.devices[].name] | sort | join(" ")' "$T/slices.json")" = "gpu-card0 serial-ttyusb0 serial-ttyusb1 vm-kvm" ]
+  "$NP_ROOT/test/k8s/render" "$NP_ROOT/k8s/devices/with-dra" >"$T/shipped.json"
+  "$NP_ROOT/test/k8s/readme-claims" "$NP_ROOT/README.md" "$T/slices.json" "$T/shipped.json"
+  # and kubectl takes them (kinds and scopes from discovery)
+  "$NP_ROOT/test/k8s/readme-claims" --dump "$NP_ROOT/README.md" >"$T/readme.json"
+  [ "$(fake_dry_run "$T/readme.json" | sort | tr '\n' ' ')" = "pod/jellyfin pod/vm-test pod/zigbee2mqtt resourceclaim.resource.k8s.io/zigbee-stick resourceclaimtemplate.resource.k8s.io/intel-igpu resourceclaimtemplate.resource.k8s.io/kvm " ]
+  # the check has teeth: an attribute we do not publish, a value no device has, an unguarded
+  # attribute a device lacks, a class nobody ships
+  sed -n '/^#### Claims (DRA)/,/^#### Deployment (DRA)/p' "$NP_ROOT/README.md" >"$T/claims.md"
+  t() {
+    sed "$1" "$T/claims.md" >"$T/bad.md"
+    run "$NP_ROOT/test/k8s/readme-claims" "$T/bad.md" "$T/slices.json" "$T/shipped.json"
+    [ "$status" -eq 1 ] && [[ $output == *"$2"* ]] || { echo "$1: want '$2', got $status: $output" >&2; return 1; }
+  }
+  t 's/?pciDriver/?pciKernelDriver/' 'attribute pciKernelDriver: not published'
+  t 's/"i915"/"xe"/' 'picks no published device of class gpu'
+  t 's/?usbVendorID.orValue("")/usbVendorID/' 'usbVendorID: unguarded'
+  t 's/vm.nodeprobe.io/kvm.nodeprobe.io/' 'deviceClassName kvm.nodeprobe.io: not a shipped DeviceClass'
+  t 's/claims: \[{name: stick}\]/claims: [{name: zigbee}]/' "claim 'zigbee' is not in spec.resourceClaims"
+}

@@ -85,6 +85,7 @@ kustomizations() {
   for d in k8s/mirror k8s/mirror/cleanup k8s/nfd/remove k8s/devices k8s/devices/with-classes; do
     render "$d" | "$T/check-manifests" || { echo "in $d" >&2; return 1; }
   done
+  render k8s/devices/with-dra | "$T/check-manifests" --role nodeprobe-devices-dra="$T/rbac-devices-dra.txt"
   for d in k8s/reload k8s/reload/namespaced; do
     render "$d" | "$T/check-manifests" --rbac "$T/rbac-reload.txt" || { echo "in $d" >&2; return 1; }
   done
@@ -694,7 +695,7 @@ kustomizations() {
 
 @test "devices: the kustomize labels init container has the plugin's class options and /dev read-only" {
   local d
-  for d in k8s/devices k8s/devices/with-classes; do
+  for d in k8s/devices k8s/devices/with-classes k8s/devices/with-dra; do
     render "$d" | json >"$W/r.json"
     jq -e -s '[.[] | select(.kind == "DaemonSet") | .spec.template.spec] | length == 1 and (.[0] |
       def cls: [.args[] | select(test("^--(domain|preset|device|classes|shared-dev-num|allocation-policy)="))];
@@ -719,7 +720,9 @@ kustomizations() {
   }
   [ "$(sysd k8s/devices)" = none ]
   [ "$(sysd k8s/devices/with-classes)" = sys ]
+  [ "$(sysd k8s/devices/with-dra)" = sys ]
   render k8s/devices/with-classes | json | jq -e -s '[.[] | select(.kind == "DaemonSet") | .spec.template.spec
     | .volumes[] | select(.hostPath) | {name, type: .hostPath.type}] | map(select(.type != "Directory"))
     == [{"name": "cdi", "type": "DirectoryOrCreate"}]' >/dev/null
 }
+

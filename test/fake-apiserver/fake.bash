@@ -19,6 +19,11 @@
 #   reload_stop [--watches-closed]  stop the nodeprobe-reload in RL_PID (if any), wait for it and
 #                             clear RL_PID; --watches-closed: then wait (up to 10 s) until the
 #                             fake has no watch open (before a next start counts watches)
+#   fake_dry_run FILE         `kubectl create --dry-run=client -o name` of the objects in FILE
+#                             against a fake of its own (started and stopped here): each kind
+#                             must be one discovery serves, with its scope; prints kind/name
+#                             lines; kubectl's status. No OpenAPI is served: --validate=false
+#                             (test/k8s/k8s_schema.py checks fields offline)
 #   fake_put JSON             create or replace objects (POST /objects); the answer is discarded
 #   fake_cm NAME DATA-JSON [NS] [METADATA-FIELDS]  a ConfigMap in NS (default: default);
 #                             METADATA-FIELDS (e.g. "labels":{...}) go into its metadata
@@ -147,6 +152,17 @@ reload_stop() {
 }
 
 fake_put() { fake_ctl POST /objects "$1" >/dev/null; }
+
+fake_dry_run() {
+  local rc=0 FAKE_DIR FAKE_PID FAKE_PORT FAKE_CONTROL_PORT FAKE_URL FAKE_CTL FAKE_CA FAKE_TOKEN= FAKE_CERTS=${FAKE_CERTS:-}
+  FAKE_DIR=$(mktemp -d)
+  fake_start || return 1
+  fake_kubeconfig "$FAKE_DIR/kubeconfig"
+  KUBECONFIG=$FAKE_DIR/kubeconfig kubectl create --dry-run=client --validate=false -o name -f "$1" || rc=$?
+  fake_stop
+  rm -rf "$FAKE_DIR"
+  return "$rc"
+}
 
 fake_cm() {
   fake_put "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"$1\",\"namespace\":\"${3:-default}\"${4:+,$4}},\"data\":$2}"
