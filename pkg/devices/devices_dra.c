@@ -172,6 +172,73 @@ static bool pci_addr(const char *s)
 	return sscanf(s, "%4x:%2x:%2x.%1x%c", &d, &b, &dv, &f, &end) == 4;
 }
 
+/* How a row of a sysfs table reads its value. */
+enum from {
+	HEX,	  /* the file's first line: lower case, without "0x" */
+	DIRNAME,  /* the device directory's own name (bus path, PCI address) */
+	LINK,	  /* the base name of the symlink's target (the bound driver) */
+	INT,	  /* the file's first line as a decimal int; absent when negative */
+	LINK_INT, /* the symlink target's base name as a decimal int (the IOMMU group) */
+};
+
+/* One attribute of a sysfs device: its file (NULL for DIRNAME), our id, how to read it. */
+struct sysfs_row {
+	const char *file, *id;
+	enum from from;
+};
+
+/* A USB device (it has idVendor), in publishing order. */
+static const struct sysfs_row usb_rows[] = {
+    {"idVendor", "usbVendorID", HEX}, {"idProduct", "usbProductID", HEX},
+    {"serial", "usbSerial", HEX},     {"bcdDevice", "usbBcdDevice", HEX},
+    {NULL, "usbBusPath", DIRNAME},
+};
+
+/* A PCI function (a directory named by its address, with a vendor file), in publishing order. */
+static const struct sysfs_row pci_rows[] = {
+    {"vendor", "pciVendorID", HEX},
+    {"device", "pciDeviceID", HEX},
+    {"class", "pciClass", HEX},
+    {"subsystem_vendor", "pciSubsystemVendorID", HEX},
+    {"subsystem_device", "pciSubsystemDeviceID", HEX},
+    {NULL, "pciAddress", DIRNAME},
+    {"driver", "pciDriver", LINK},
+    {"numa_node", "numaNode", INT},
+    {"iommu_group", "iommuGroup", LINK_INT},
+};
+
+/* The rows r[0..n) of the device directory dir (named base). */
+static void put_rows(struct attrs *t, const char *dir, const char *base, const struct sysfs_row *r,
+		     size_t n)
+{
+	char v[128];
+
+	for (size_t i = 0; i < n; i++) {
+		switch (r[i].from) {
+		case HEX:
+			if (read_attr(dir, r[i].file, v, sizeof(v)))
+				put_str(t, r[i].id, v);
+			break;
+		case DIRNAME:
+			put_str(t, r[i].id, base);
+			break;
+		case LINK:
+			link_base(dir, r[i].file, v, sizeof(v));
+			put_str(t, r[i].id, v);
+			break;
+		case INT:
+			if (read_attr(dir, r[i].file, v, sizeof(v)) && v[0] && v[0] != '-')
+				put_num(t, r[i].id, strtoll(v, NULL, 10));
+			break;
+		case LINK_INT:
+			link_base(dir, r[i].file, v, sizeof(v));
+			if (v[0])
+				put_num(t, r[i].id, strtoll(v, NULL, 10));
+			break;
+		}
+	}
+}
+
 /* Walk up from the node's sysfs device to its USB device and PCI function. */
 static void sysfs_attrs(struct attrs *t, const char *dir0)
 {
@@ -181,43 +248,18 @@ static void sysfs_attrs(struct attrs *t, const char *dir0)
 	snprintf(dir, sizeof(dir), "%s", dir0);
 	for (int depth = 0; depth < 32 && !pci; depth++) {
 		const char *base = strrchr(dir, '/');
-		char *slash;
 
 		if (!base)
 			break;
 		base++;
 		if (!usb && read_attr(dir, "idVendor", v, sizeof(v))) {
 			usb = true;
-			put_str(t, "usbVendorID", v);
-			if (read_attr(dir, "idProduct", v, sizeof(v)))
-				put_str(t, "usbProductID", v);
-			if (read_attr(dir, "serial", v, sizeof(v)))
-				put_str(t, "usbSerial", v);
-			if (read_attr(dir, "bcdDevice", v, sizeof(v)))
-				put_str(t, "usbBcdDevice", v);
-			put_str(t, "usbBusPath", base);
+			put_rows(t, dir, base, usb_rows, sizeof(usb_rows) / sizeof(usb_rows[0]));
 		} else if (pci_addr(base) && read_attr(dir, "vendor", v, sizeof(v))) {
 			pci = true;
-			put_str(t, "pciVendorID", v);
-			if (read_attr(dir, "device", v, sizeof(v)))
-				put_str(t, "pciDeviceID", v);
-			if (read_attr(dir, "class", v, sizeof(v)))
-				put_str(t, "pciClass", v);
-			if (read_attr(dir, "subsystem_vendor", v, sizeof(v)))
-				put_str(t, "pciSubsystemVendorID", v);
-			if (read_attr(dir, "subsystem_device", v, sizeof(v)))
-				put_str(t, "pciSubsystemDeviceID", v);
-			put_str(t, "pciAddress", base);
-			link_base(dir, "driver", v, sizeof(v));
-			put_str(t, "pciDriver", v);
-			if (read_attr(dir, "numa_node", v, sizeof(v)) && v[0] && v[0] != '-')
-				put_num(t, "numaNode", strtoll(v, NULL, 10));
-			link_base(dir, "iommu_group", v, sizeof(v));
-			if (v[0])
-				put_num(t, "iommuGroup", strtoll(v, NULL, 10));
+			put_rows(t, dir, base, pci_rows, sizeof(pci_rows) / sizeof(pci_rows[0]));
 		}
-		slash = strrchr(dir, '/');
-		*slash = 0;
+		*strrchr(dir, '/') = 0;
 	}
 }
 
