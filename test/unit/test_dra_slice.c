@@ -79,7 +79,7 @@ TEST(attributes_the_api_refuses_are_left_out_and_warned_once)
 	    {"yes", NULL, 1, DRA_ATTR_BOOL},
 	};
 	struct dra_attr many[40];
-	char ids[40][8];
+	char ids[40][16];
 	struct dra_slice_dev d[] = {
 	    {"dev-a", a, sizeof(a) / sizeof(a[0])},
 	    {"dev-b", many, 40},
