@@ -148,21 +148,31 @@ static int start(void *ctx, const struct devices_opts *o, const struct devices_c
 	return 0;
 }
 
+/* pkg/devices' attribute types as pkg/dra's. */
+static const enum dra_attr_type attr_type[] = {
+    [DEVICES_ATTR_STRING] = DRA_ATTR_STRING,
+    [DEVICES_ATTR_INT] = DRA_ATTR_INT,
+    [DEVICES_ATTR_BOOL] = DRA_ATTR_BOOL,
+    [DEVICES_ATTR_VERSION] = DRA_ATTR_VERSION,
+};
+
 /* Our pool's devices with their attributes, to the API server (nothing when unchanged). */
 static int publish(void *ctx, struct log_err *err)
 {
 	struct side *d = ctx;
 	size_t n = 0, at = 0, na = 0;
 	struct dra_slice_dev *sd;
-	struct devices_attr *a;
-	struct dra_attr *da;
-	char(*names)[64];
+	struct devices_attr *a = NULL;
+	struct dra_attr *da = NULL;
+	char(*names)[DRA_NAME_MAX + 1] = NULL;
+	size_t n_names = 0, nm = 0;
 	int r = -ENOMEM;
 
 	for (size_t i = 0; i < devices_classes_count(d->c); i++)
 		n += d->f[i] ? d->f[i]->n : 0;
 	sd = calloc(n + 1, sizeof(*sd));
-	names = calloc(n + 1, sizeof(*names));
+	if (devices_dra_names(d->c, d->f, &names, &n_names) < 0)
+		goto out;
 	a = calloc((n + 1) * DEVICES_ATTRS_MAX, sizeof(*a));
 	da = calloc((n + 1) * DEVICES_ATTRS_MAX, sizeof(*da));
 	if (!sd || !names || !a || !da)
@@ -174,13 +184,13 @@ static int publish(void *ctx, struct log_err *err)
 			const struct devices_dev *v = &d->f[i]->d[k];
 			size_t m;
 
-			if (devices_dra_name(cls, v->name, names[at], sizeof(names[0])) < 0)
+			if (!names[nm++][0]) /* no name (a warning) */
 				continue;
 			m = devices_dra_attrs(d->roots, cls, v, a + na, DEVICES_ATTRS_MAX);
-			sd[at] = (struct dra_slice_dev){names[at], da + na, m};
+			sd[at] = (struct dra_slice_dev){names[nm - 1], da + na, m};
 			for (size_t j = 0; j < m; j++, na++)
-				da[na] = (struct dra_attr){
-				    a[na].id, a[na].is_num ? NULL : a[na].str, a[na].num};
+				da[na] = (struct dra_attr){a[na].id, a[na].str, a[na].num,
+							   attr_type[a[na].type]};
 			at++;
 		}
 	}

@@ -279,22 +279,48 @@ void devices_http_free(struct devices_http *h);
 bool devices_dra_is(const struct devices_classes *c, size_t i, enum devices_api dflt);
 bool devices_dra_any(const struct devices_classes *c, enum devices_api dflt);
 /*
- * "<class>-<device>" as a DNS label (lower case, other characters '-', at most 63): a device's
- * name in our pool (ResourceSlices, claims). 0, or -EINVAL (nothing left).
+ * A device's name in our pool (ResourceSlices, claims): a DNS label (the API's device name
+ * rule). "<class>-<device>" lower case, other characters '-', no runs of '-' nor one at the
+ * ends ("serial-ttyusb0"); one longer than 63 is cut to DRA_NAME_CUT and ends in '-' and
+ * DRA_NAME_HASH hex digits of SHA-256(class NUL device), its whole identity, so it stays unique
+ * and the same across restarts. cap at least DRA_NAME_MAX + 1. 0, or -EINVAL (nothing left).
  */
+#define DRA_NAME_MAX  63 /* a DNS label */
+#define DRA_NAME_HASH 10 /* hex digits of the identity's hash */
+#define DRA_NAME_CUT  (DRA_NAME_MAX - 1 - DRA_NAME_HASH)
 int devices_dra_name(const char *cls, const char *dev, char *out, size_t cap);
+/*
+ * The pool names of every device of the scans f[0..count of c) (f[i] NULL: class i has none),
+ * class by class in scan order: devices_dra_name, but where two devices get the same name
+ * (ttyUSB0 and ttyusb0, "a_b" and "a-b"), each of them gets the hashed form instead; a name that
+ * still collides (or none) is "" (not published; a warning). A name depends on its device alone,
+ * except in a collision: the names stay across restarts and hotplug. 0 with *names (free())
+ * and *n, or -ENOMEM.
+ */
+int devices_dra_names(const struct devices_classes *c, const struct devices_found *const *f,
+		      char (**names)[DRA_NAME_MAX + 1], size_t *n);
 /* The device of pool name device among the DRA classes' scans f[0..count): NULL when none. */
 const struct devices_dev *devices_dra_find(const struct devices_classes *c,
 					   const struct devices_found *const *f,
 					   const char *device);
 
 /* One attribute of a device as a ResourceSlice publishes it (issue 28). */
-#define DEVICES_ATTRS_MAX 32
+#define DEVICES_ATTRS_MAX 32 /* the API's attributes a device */
+#define DEVICES_ATTR_VALUE_MAX                                                                     \
+	64 /* the API's string / version bytes (DeviceAttributeMaxValueLength) */
+enum devices_attr_type {
+	DEVICES_ATTR_STRING, /* str */
+	DEVICES_ATTR_INT,    /* num */
+	DEVICES_ATTR_BOOL,   /* num: 0 or 1 */
+	DEVICES_ATTR_VERSION /* str: a semantic version */
+};
 struct devices_attr {
-	char id[33];  /* a C identifier */
-	char str[65]; /* the string value; "" with is_num */
+	char id[97]; /* a C identifier, or <domain>/<identifier> */
+	/* string or version: a longer value than the API takes keeps 65 bytes (still too long:
+	 * pkg/dra leaves it out, never publishes it cut) */
+	char str[DEVICES_ATTR_VALUE_MAX + 2];
 	long long num;
-	bool is_num;
+	enum devices_attr_type type;
 };
 
 /*

@@ -173,14 +173,29 @@ size_t dra_prep_count(const struct dra_prep *p);
 
 #define DRA_SLICE_DEVICES  128	/* devices per slice (ResourceSliceMaxDevices) */
 #define DRA_DEVICE_ATTRS   32	/* attributes + capacities per device (API limit) */
-#define DRA_ATTR_VALUE_MAX 64	/* a string or version attribute's length (API limit) */
+#define DRA_ATTR_VALUE_MAX 64	/* a string or version attribute's bytes (API limit) */
 #define DRA_POOL_DEVICES   4096 /* devices of our pool: more are not published (a warning) */
 
-/* One attribute of a device: id a C identifier of at most 32 characters; a string or an int. */
+/* Is s a device name the API takes (a DNS label: 1..63 of a-z, 0-9, '-', no '-' at the ends)? */
+bool dra_device_name_ok(const char *s);
+
+/* An attribute's type: which one of the DeviceAttribute fields it sets. */
+enum dra_attr_type {
+	DRA_ATTR_STRING,  /* "string": str, at most DRA_ATTR_VALUE_MAX bytes of UTF-8 */
+	DRA_ATTR_INT,	  /* "int": num */
+	DRA_ATTR_BOOL,	  /* "bool": num != 0 */
+	DRA_ATTR_VERSION, /* "version": str, a semantic version (semver.org 2.0.0) */
+};
+
+/*
+ * One attribute of a device: id a C identifier of at most 32 characters (our driver's domain)
+ * or <domain>/<identifier> ("resource.kubernetes.io/pcieRoot").
+ */
 struct dra_attr {
 	const char *id;
-	const char *str; /* NULL: an int */
-	long long num;
+	const char *str; /* DRA_ATTR_STRING, DRA_ATTR_VERSION */
+	long long num;	 /* DRA_ATTR_INT, DRA_ATTR_BOOL */
+	enum dra_attr_type type;
 };
 
 /* One device of our pool as a slice lists it (name a DNS label). */
@@ -200,11 +215,14 @@ void dra_pub_free(struct dra_pub *p);
 /*
  * Make the API server's slices of our pool (spec.driver, spec.nodeName) say devices d[0..n)
  * (sorted by name or not): LIST them; when they already do (same devices, one generation,
- * resourceSliceCount right) nothing is written; else every slice is written with the next
- * generation (DRA_SLICE_DEVICES devices each, at least one slice), extra ones deleted. A 409
- * (someone changed a slice) lists again, up to 3 times. Attributes over the limits are dropped
- * with a warning naming the device. Returns the number of writes (0: up to date), or -errno /
- * KUBE_E* with err (the caller retries later).
+ * resourceSliceCount right, the same owner) nothing is written; else every slice is written
+ * with the next generation (DRA_SLICE_DEVICES devices each, at least one slice), extra ones
+ * deleted. Each slice names its Node as owner (ownerReferences, controller: deleting the Node
+ * deletes them), its uid read once by GET /api/v1/nodes/<node>; a 403 or 404 there publishes
+ * without the owner (one warning). A 409 (someone changed a slice) lists again, up to 3 times.
+ * What the API would refuse is left out with one warning (dra_internal.h dra_slice_build); all
+ * slices are built before the first write, so a failure writes nothing. Returns the number of
+ * writes (0: up to date), or -errno / KUBE_E* with err (the caller retries later).
  */
 int dra_pub_sync(struct dra_pub *p, const struct dra_slice_dev *d, size_t n, struct log_err *err);
 

@@ -315,7 +315,7 @@ writes() { fake_ctl GET '/requests?method=POST|PUT|DELETE&path=resourceslices&co
   cat "$T/spec.json" >&2
   [ "$(jq -r .driver "$T/spec.json")" = nodeprobe.io ]
   [ "$(jq -r .nodeName "$T/spec.json")" = node1 ]
-  [ "$(jq -c '.devices[0]' "$T/spec.json")" = '{"name":"serial-ttyusb0","attributes":{"class":{"string":"serial"},"devPath":{"string":"/dev/ttyUSB0"},"major":{"int":188},"minor":{"int":0},"usbVendorID":{"string":"10c4"},"usbProductID":{"string":"ea60"},"usbSerial":{"string":"0001"},"usbBcdDevice":{"string":"0100"},"usbBusPath":{"string":"1-4"},"pciVendorID":{"string":"8086"},"pciDeviceID":{"string":"a36d"},"pciClass":{"string":"0c0330"},"pciSubsystemVendorID":{"string":"1028"},"pciSubsystemDeviceID":{"string":"0869"},"pciAddress":{"string":"0000:00:14.0"},"pciDriver":{"string":"xhci_hcd"},"numaNode":{"int":0},"iommuGroup":{"int":7}}}' ]
+  [ "$(jq -c '.devices[0]' "$T/spec.json")" = '{"name":"serial-ttyusb0","attributes":{"class":{"string":"serial"},"devPath":{"string":"/dev/ttyUSB0"},"major":{"int":188},"minor":{"int":0},"usbVendorID":{"string":"10c4"},"usbProductID":{"string":"ea60"},"usbSerial":{"string":"0001"},"usbBcdDevice":{"string":"0100"},"usbBusPath":{"string":"1-4"},"pciVendorID":{"string":"8086"},"pciDeviceID":{"string":"a36d"},"pciClass":{"string":"0c0330"},"pciSubsystemVendorID":{"string":"1028"},"pciSubsystemDeviceID":{"string":"0869"},"pciAddress":{"string":"0000:00:14.0"},"pciDriver":{"string":"xhci_hcd"},"numaNode":{"int":0},"iommuGroup":{"int":7},"resource.kubernetes.io/pcieRoot":{"string":"pci0000:00"}}}' ]
   [ "$(jq -c '.devices[1]' "$T/spec.json")" = '{"name":"serial-ttyusb1","attributes":{"class":{"string":"serial"},"devPath":{"string":"/dev/ttyUSB1"},"major":{"int":1},"minor":{"int":3}}}' ]
   # a hotplug that changes nothing of ours: a LIST, no write
   w=$(writes)
@@ -516,4 +516,78 @@ YAML
   t 's/?usbVendorID.orValue("")/usbVendorID/' 'usbVendorID: unguarded'
   t 's/vm.nodeprobe.io/kvm.nodeprobe.io/' 'deviceClassName kvm.nodeprobe.io: not a shipped DeviceClass'
   t 's/claims: \[{name: stick}\]/claims: [{name: zigbee}]/' "claim 'zigbee' is not in spec.resourceClaims"
+}
+
+@test "devices-dra: ResourceSlices are owned by their Node; a forbidden Node GET publishes without the owner, one warning" {
+  fake_put '{"apiVersion":"v1","kind":"Node","metadata":{"name":"node1","uid":"0b7f5d2c-node-1"}}'
+  plugin_start
+  dra_wait slices_are '[{"gen":1,"count":1,"pool":"node1","n":2}]'
+  [ "$(fake_api GET /apis/resource.k8s.io/v1/resourceslices | jq -c '.items[0].metadata.ownerReferences')" = \
+    '[{"apiVersion":"v1","kind":"Node","name":"node1","uid":"0b7f5d2c-node-1","controller":true}]' ]
+  # the Node is read once a run, not at every sync
+  : > "$T/dev/video0"
+  lists=$(fake_ctl GET '/requests?method=GET&path=resourceslices&count=1' | jq .count)
+  rm "$T/dev/video0"
+  fake_wait_requests "method=GET&path=resourceslices&min=$((lists + 1))" "$((lists + 1))" >/dev/null
+  [ "$(fake_ctl GET '/requests?method=GET&path=nodes/node1&count=1' | jq .count)" = 1 ]
+  # no get on nodes (403): written again without the owner, warned once over several syncs
+  kill "$PLUGIN"; wait "$PLUGIN"; PLUGIN=
+  fake_ctl POST /faults '{"method":"GET","path":"nodes/node1","code":403,"count":-1}' >/dev/null
+  plugin_start
+  dra_wait slices_are '[{"gen":2,"count":1,"pool":"node1","n":2}]'
+  [ "$(fake_api GET /apis/resource.k8s.io/v1/resourceslices | jq -c '.items[0].metadata.ownerReferences')" = null ]
+  lists=$(fake_ctl GET '/requests?method=GET&path=resourceslices&count=1' | jq .count)
+  : > "$T/dev/video0"
+  fake_wait_requests "method=GET&path=resourceslices&min=$((lists + 1))" "$((lists + 1))" >/dev/null
+  cat "$T/plugin.log" >&2
+  [ "$(grep -c 'GET nodes/node1: HTTP 403: the ResourceSlices are published without an ownerReference' "$T/plugin.log")" = 1 ]
+  slices_are '[{"gen":2,"count":1,"pool":"node1","n":2}]'
+}
+
+@test "devices-dra: a serial number over the API's 64 bytes is left out, never cut, one warning; a long by-id name gets a hashed pool name" {
+  rm "$T/dev/ttyUSB0"
+  mknod "$T/dev/ttyUSB0" c 188 0 2>/dev/null || skip "mknod refused here"
+  U="$T/sys/devices/pci0000:00/0000:00:14.0/usb1/1-4"
+  mkdir -p "$U/1-4:1.0/ttyUSB0/tty/ttyUSB0" "$T/sys/dev/char"
+  ln -s "../../devices/pci0000:00/0000:00:14.0/usb1/1-4/1-4:1.0/ttyUSB0/tty/ttyUSB0" "$T/sys/dev/char/188:0"
+  echo 10c4 > "$U/idVendor"; echo ea60 > "$U/idProduct"
+  printf 'A%.0s' $(seq 70) > "$U/serial"; echo >> "$U/serial"
+  plugin_start
+  dra_wait slices_are '[{"gen":1,"count":1,"pool":"node1","n":2}]'
+  fake_api GET /apis/resource.k8s.io/v1/resourceslices | jq -c '.items[0].spec.devices[0]' > "$T/dev0.json"
+  cat "$T/dev0.json" >&2
+  [ "$(jq -r .name "$T/dev0.json")" = serial-ttyusb0 ]
+  [ "$(jq -c '.attributes.usbVendorID' "$T/dev0.json")" = '{"string":"10c4"}' ]
+  [ "$(jq -c '.attributes | has("usbSerial")' "$T/dev0.json")" = false ]
+  # another sync (a hotplug): still left out, no second warning
+  lists=$(fake_ctl GET '/requests?method=GET&path=resourceslices&count=1' | jq .count)
+  : > "$T/dev/video0"
+  fake_wait_requests "method=GET&path=resourceslices&min=$((lists + 1))" "$((lists + 1))" >/dev/null
+  [ "$(grep -c "device serial-ttyusb0: attribute usbSerial left out: longer than the API's 64 bytes" "$T/plugin.log")" = 1 ]
+  # a class over a device named longer than a DNS label: cut, with its hash; claims find it
+  kill "$PLUGIN"; wait "$PLUGIN"; PLUGIN=
+  cat > "$T/classes.yaml" <<'YAML'
+apiVersion: nodeprobe.io/v1alpha1
+kind: DeviceClass
+metadata: {name: sticks}
+spec: {api: dra, groups: [{paths: [{path: "/dev/serial/by-id/*"}]}]}
+YAML
+  mkdir -p "$T/dev/serial/by-id"
+  mknode "$T/dev/serial/by-id/usb-Silicon_Labs_CP2102N_USB_to_UART_Bridge_Controller_3a2b-if00-port0" \
+    "$T/dev/serial/by-id/usb-Silicon_Labs_CP2102N_USB_to_UART_Bridge_Controller_3a2b-if01-port0"
+  fake_api DELETE "/apis/resource.k8s.io/v1/resourceslices/$(fake_api GET /apis/resource.k8s.io/v1/resourceslices | jq -r '.items[0].metadata.name')" >/dev/null
+  plugin_start
+  names() { fake_api GET /apis/resource.k8s.io/v1/resourceslices | jq -r '[.items[].spec.devices[].name] | sort | .[]'; }
+  dra_wait test "$(names | wc -l)" = 2
+  names >&2
+  for n in $(names); do
+    [ "${#n}" = 63 ]
+    [[ "$n" =~ ^sticks-usb-silicon-labs-cp2102n-usb-to-uart-bridge-c-[0-9a-f]{10}$ ]]
+  done
+  [ "$(names | sort -u | wc -l)" = 2 ]
+  n=$(names | head -1)
+  claim c1 uid-1 "[$(res ser nodeprobe.io node1 "$n")]"
+  run "${DK[@]}" prepare "$EP" v1 '[{"namespace":"default","uid":"uid-1","name":"c1"}]'
+  echo "$output" >&2
+  [ "$(jq -r '.claims["uid-1"].devices[0].device_name' <<<"$output")" = "$n" ]
 }
