@@ -44,6 +44,7 @@
 #define GOTMPL_DEPTH_MAX 100	     /* nested template calls; parse nesting of actions */
 #define GOTMPL_MEM_MAX	 (64u << 20) /* bytes of values made during one execution */
 #define GOTMPL_NEST_MAX	 1000	     /* nested actions of all running templates together */
+#define GOTMPL_ERR_MAX	 (8u << 10)  /* longest error message, bytes (cut past it) */
 
 /* The kinds of value a template sees (Go's dynamic types, reduced). */
 enum gotmpl_kind {
@@ -100,7 +101,7 @@ void gotmpl_val_free(struct gotmpl_val *v);
 
 /* An error: one line, Go's wording where Go has one. */
 struct gotmpl_err {
-	char msg[1024]; /* NUL-terminated; "" when no error */
+	char msg[GOTMPL_ERR_MAX]; /* NUL-terminated; "" when no error */
 };
 
 struct gotmpl; /* a parsed template set; owned by the caller, freed by gotmpl_free */

@@ -25,6 +25,7 @@ struct exec {
 	int nest;		      /* nested walks, all templates together (the C stack) */
 	const struct gotmpl_node *at; /* the node being evaluated (messages) */
 	struct gotmpl_err *err;
+	char *fmsg; /* a failing function's message (gotmpl_fctx.msg), GOTMPL_ERR_MAX bytes */
 	int rc;
 };
 
@@ -38,8 +39,8 @@ static void xerr(struct exec *e, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void xerr(struct exec *e, int rc, const char *fmt, ...)
 {
-	char m[640];
-	struct strbuf ctx = STRBUF_INIT(4096);
+	char *m;
+	struct strbuf ctx = STRBUF_INIT(GOTMPL_ERR_MAX);
 	va_list ap;
 	size_t line = 1, col, i, lastnl = 0;
 	int seen_nl = 0;
@@ -49,11 +50,18 @@ static void xerr(struct exec *e, int rc, const char *fmt, ...)
 	e->rc = rc;
 	if (!e->err)
 		return;
+	m = malloc(GOTMPL_ERR_MAX);
+	if (!m) {
+		snprintf(e->err->msg, sizeof(e->err->msg), "template: %s: out of memory",
+			 e->tm->name);
+		return;
+	}
 	va_start(ap, fmt);
-	vsnprintf(m, sizeof(m), fmt, ap);
+	vsnprintf(m, GOTMPL_ERR_MAX, fmt, ap);
 	va_end(ap);
 	if (!e->at) {
 		snprintf(e->err->msg, sizeof(e->err->msg), "template: %s: %s", e->tm->name, m);
+		free(m);
 		return;
 	}
 	for (i = 0; i < e->at->pos && i < e->t->srclen; i++)
@@ -69,6 +77,7 @@ static void xerr(struct exec *e, int rc, const char *fmt, ...)
 		 "template: %s:%zu:%zu: executing \"%s\" at <%s>: %s", e->t->tm[0].name, line, col,
 		 e->tm->name, ctx.buf ? ctx.buf : "", m);
 	sb_free(&ctx);
+	free(m);
 }
 
 static int step(struct exec *e)
@@ -181,7 +190,7 @@ static struct gotmpl_val *eval_method(struct exec *e, struct gotmpl_val *dot, co
 	const struct gotmpl_method *m = gotmpl_obj_method(recv, name);
 	const struct gotmpl_node *at = e->at;
 	size_t n = (nargs ? nargs - 1 : 0) + (final != MISSING), i;
-	struct gotmpl_fctx c = {.a = &e->a};
+	struct gotmpl_fctx c = {.a = &e->a, .msg = e->fmsg};
 	struct gotmpl_val *argv[2], *v = NULL;
 	int rc;
 
@@ -303,7 +312,7 @@ static struct gotmpl_val *eval_function(struct exec *e, struct gotmpl_val *dot,
 	const struct gotmpl_func *f = ident->fn;
 	size_t n = nargs + (final != MISSING), nfixed, i;
 	struct gotmpl_val **argv, *v = NULL;
-	struct gotmpl_fctx c = {.a = &e->a};
+	struct gotmpl_fctx c = {.a = &e->a, .msg = e->fmsg};
 	const struct gotmpl_node *at;
 	int variadic, rc;
 
@@ -771,7 +780,10 @@ int gotmpl_exec(const struct gotmpl *t, const struct gotmpl_val *data, struct st
 	gotmpl_arena_init(&e.a, GOTMPL_MEM_MAX);
 	e.a.work_max = GOTMPL_STEPS_MAX * GT_WORK_PER_STEP;
 	sb_init(&e.out, GOTMPL_OUT_MAX);
-	if (push(&e, "$", data ? (struct gotmpl_val *)data : GT_NIL) == 0) {
+	e.fmsg = gotmpl_alloc(&e.a, GOTMPL_ERR_MAX);
+	if (!e.fmsg)
+		e.rc = -ENOMEM;
+	else if (push(&e, "$", data ? (struct gotmpl_val *)data : GT_NIL) == 0) {
 		if (!t->tm[0].root) {
 			xerr(&e, -EINVAL, "\"%s\" is an incomplete or empty template",
 			     t->tm[0].name);

@@ -180,7 +180,8 @@ int gotmpl_isprint(uint32_t r);
 /* What a function sees of the execution. */
 struct gotmpl_fctx {
 	struct gotmpl_arena *a; /* where results are made */
-	char msg[256];		/* the error, when a function fails with -EINVAL */
+	char *msg; /* the error, when a function fails with -EINVAL: GOTMPL_ERR_MAX bytes
+		      of the execution's (one error is taken at a time) */
 };
 
 /*

@@ -500,7 +500,9 @@ GT_FN(f_fail)
 {
 	(void)res;
 	(void)ac;
-	return gotmpl_fail(c, "%.*s", (int)(GT_SN(0) > 200 ? 200 : GT_SN(0)), GT_S(0));
+	/* errors.New(msg): the whole of it, up to GOTMPL_ERR_MAX */
+	return gotmpl_fail(c, "%.*s", (int)(GT_SN(0) > GOTMPL_ERR_MAX ? GOTMPL_ERR_MAX : GT_SN(0)),
+			   GT_S(0));
 }
 
 GT_FN(f_hello)
