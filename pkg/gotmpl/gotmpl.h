@@ -112,7 +112,8 @@ struct gotmpl; /* a parsed template set; owned by the caller, freed by gotmpl_fr
  * the new template set and 0 is returned. Errors (err filled when not NULL):
  * -EINVAL bad syntax, an undefined function or a refused one; -E2BIG src
  * over GOTMPL_SRC_MAX (NFD: "template too large"); -ELOOP actions nested
- * deeper than GOTMPL_DEPTH_MAX; -ENOMEM.
+ * deeper than GOTMPL_DEPTH_MAX; -ENOMEM out of memory, or the parse tree over its budget
+ * (512 bytes a source byte; err says which).
  */
 int gotmpl_parse(const char *name, const char *src, size_t len, struct gotmpl **out,
 		 struct gotmpl_err *err);

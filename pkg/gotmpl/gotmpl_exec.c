@@ -188,7 +188,7 @@ static struct gotmpl_val *eval_method(struct exec *e, struct gotmpl_val *dot, co
 				      const struct gotmpl_node *node)
 {
 	const struct gotmpl_method *m = gotmpl_obj_method(recv, name);
-	const struct gotmpl_node *at = e->at;
+	const struct gotmpl_node *at;
 	size_t n = (nargs ? nargs - 1 : 0) + (final != MISSING), i;
 	struct gotmpl_fctx c = {.a = &e->a, .msg = e->fmsg};
 	struct gotmpl_val *argv[2], *v = NULL;
@@ -216,6 +216,7 @@ static struct gotmpl_val *eval_method(struct exec *e, struct gotmpl_val *dot, co
 			return NULL;
 	if (final != MISSING && !(argv[i] = validate(e, final, m->sig[i])))
 		return NULL;
+	at = e->at;   /* Go's s.node after a call: its last argument's, as evalArg left it */
 	e->at = node; /* Go's evalCall names the field or chain node on an error only */
 	if (gotmpl_work(&e->a, gotmpl_func_charge(NULL, argv, n))) {
 		rc = -ELOOP;
