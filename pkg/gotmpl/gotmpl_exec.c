@@ -25,7 +25,7 @@ struct exec {
 	int nest;		      /* nested walks, all templates together (the C stack) */
 	const struct gotmpl_node *at; /* the node being evaluated (messages) */
 	struct gotmpl_err *err;
-	char *fmsg; /* a failing function's message (gotmpl_fctx.msg), GOTMPL_ERR_MAX bytes */
+	char *fmsg; /* 2 x GOTMPL_ERR_MAX: a failing function's message (gotmpl_fctx), xerr's */
 	int rc;
 };
 
@@ -39,7 +39,7 @@ static void xerr(struct exec *e, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void xerr(struct exec *e, int rc, const char *fmt, ...)
 {
-	char *m;
+	char *m = e->fmsg + GOTMPL_ERR_MAX; /* its second half (a function's is an argument) */
 	struct strbuf ctx = STRBUF_INIT(GOTMPL_ERR_MAX);
 	va_list ap;
 	size_t line = 1, col, i, lastnl = 0;
@@ -50,18 +50,11 @@ static void xerr(struct exec *e, int rc, const char *fmt, ...)
 	e->rc = rc;
 	if (!e->err)
 		return;
-	m = malloc(GOTMPL_ERR_MAX);
-	if (!m) {
-		snprintf(e->err->msg, sizeof(e->err->msg), "template: %s: out of memory",
-			 e->tm->name);
-		return;
-	}
 	va_start(ap, fmt);
 	vsnprintf(m, GOTMPL_ERR_MAX, fmt, ap);
 	va_end(ap);
 	if (!e->at) {
 		snprintf(e->err->msg, sizeof(e->err->msg), "template: %s: %s", e->tm->name, m);
-		free(m);
 		return;
 	}
 	for (i = 0; i < e->at->pos && i < e->t->srclen; i++)
@@ -77,7 +70,6 @@ static void xerr(struct exec *e, int rc, const char *fmt, ...)
 		 "template: %s:%zu:%zu: executing \"%s\" at <%s>: %s", e->t->tm[0].name, line, col,
 		 e->tm->name, ctx.buf ? ctx.buf : "", m);
 	sb_free(&ctx);
-	free(m);
 }
 
 static int step(struct exec *e)
@@ -781,8 +773,7 @@ int gotmpl_exec(const struct gotmpl *t, const struct gotmpl_val *data, struct st
 	gotmpl_arena_init(&e.a, GOTMPL_MEM_MAX);
 	e.a.work_max = GOTMPL_STEPS_MAX * GT_WORK_PER_STEP;
 	sb_init(&e.out, GOTMPL_OUT_MAX);
-	e.fmsg = gotmpl_alloc(&e.a, GOTMPL_ERR_MAX);
-	if (!e.fmsg)
+	if (!(e.fmsg = gotmpl_alloc(&e.a, 2 * GOTMPL_ERR_MAX)))
 		e.rc = -ENOMEM;
 	else if (push(&e, "$", data ? (struct gotmpl_val *)data : GT_NIL) == 0) {
 		if (!t->tm[0].root) {

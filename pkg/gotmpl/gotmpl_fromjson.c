@@ -448,15 +448,20 @@ static int j_step(struct jscan *s, unsigned char c)
 			if (s->st == J_END_VALUE)
 				continue;
 			return 0;
-		case J_DOT:
+		case J_DOT: /* a digit must follow the '.', and the exponent's sign */
+		case J_EXP_SIGN:
 			if (!j_digit(c))
-				return j_error(s, c, "after decimal point in numeric literal");
-			s->st = J_FRAC;
+				return j_error(s, c,
+					       s->st == J_DOT
+						   ? "after decimal point in numeric literal"
+						   : "in exponent of numeric literal");
+			s->st = s->st == J_DOT ? J_FRAC : J_EXP_DIGITS;
 			return 0;
 		case J_FRAC:
+		case J_EXP_DIGITS:
 			if (j_digit(c))
 				return 0;
-			if (c == 'e' || c == 'E') {
+			if (s->st == J_FRAC && (c == 'e' || c == 'E')) {
 				s->st = J_EXP;
 				return 0;
 			}
@@ -466,16 +471,6 @@ static int j_step(struct jscan *s, unsigned char c)
 			s->st = J_EXP_SIGN;
 			if (c == '+' || c == '-')
 				return 0;
-			continue;
-		case J_EXP_SIGN:
-			if (!j_digit(c))
-				return j_error(s, c, "in exponent of numeric literal");
-			s->st = J_EXP_DIGITS;
-			return 0;
-		case J_EXP_DIGITS:
-			if (j_digit(c))
-				return 0;
-			s->st = J_END_VALUE;
 			continue;
 		case J_LIT:
 			if (c != (unsigned char)s->lit[s->u]) {
