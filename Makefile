@@ -247,4 +247,4 @@ format-check:
 clean:
 	rm -rf build build-san build-fuzz
 
--include $(PKG_OBJS:.o=.d) $(wildcard $(BUILD)/cmd/*/*.d $(BUILD)/hooks/*/*.d $(BUILD)/test/unit/*.d)
+-include $(PKG_OBJS:.o=.d) $(wildcard $(BUILD)/cmd/*/*.d $(BUILD)/hooks/*/*.d $(BUILD)/test/unit/*.d $(BUILD)/test/tools/*.d)

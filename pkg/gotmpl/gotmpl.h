@@ -44,6 +44,7 @@
 #define GOTMPL_DEPTH_MAX 100	     /* nested template calls; parse nesting of actions */
 #define GOTMPL_MEM_MAX	 (64u << 20) /* bytes of values made during one execution */
 #define GOTMPL_NEST_MAX	 1000	     /* nested actions of all running templates together */
+#define GOTMPL_ERR_MAX	 (8u << 10)  /* longest error message, bytes (cut past it) */
 
 /* The kinds of value a template sees (Go's dynamic types, reduced). */
 enum gotmpl_kind {
@@ -100,7 +101,7 @@ void gotmpl_val_free(struct gotmpl_val *v);
 
 /* An error: one line, Go's wording where Go has one. */
 struct gotmpl_err {
-	char msg[1024]; /* NUL-terminated; "" when no error */
+	char msg[GOTMPL_ERR_MAX]; /* NUL-terminated; "" when no error */
 };
 
 struct gotmpl; /* a parsed template set; owned by the caller, freed by gotmpl_free */
@@ -111,7 +112,8 @@ struct gotmpl; /* a parsed template set; owned by the caller, freed by gotmpl_fr
  * the new template set and 0 is returned. Errors (err filled when not NULL):
  * -EINVAL bad syntax, an undefined function or a refused one; -E2BIG src
  * over GOTMPL_SRC_MAX (NFD: "template too large"); -ELOOP actions nested
- * deeper than GOTMPL_DEPTH_MAX; -ENOMEM.
+ * deeper than GOTMPL_DEPTH_MAX; -ENOMEM out of memory, or the parse tree over its budget
+ * (512 bytes a source byte; err says which).
  */
 int gotmpl_parse(const char *name, const char *src, size_t len, struct gotmpl **out,
 		 struct gotmpl_err *err);

@@ -25,6 +25,7 @@ struct exec {
 	int nest;		      /* nested walks, all templates together (the C stack) */
 	const struct gotmpl_node *at; /* the node being evaluated (messages) */
 	struct gotmpl_err *err;
+	char *fmsg; /* 2 x GOTMPL_ERR_MAX: a failing function's message (gotmpl_fctx), xerr's */
 	int rc;
 };
 
@@ -38,8 +39,8 @@ static void xerr(struct exec *e, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void xerr(struct exec *e, int rc, const char *fmt, ...)
 {
-	char m[640];
-	struct strbuf ctx = STRBUF_INIT(4096);
+	char *m = e->fmsg + GOTMPL_ERR_MAX; /* its second half (a function's is an argument) */
+	struct strbuf ctx = STRBUF_INIT(GOTMPL_ERR_MAX);
 	va_list ap;
 	size_t line = 1, col, i, lastnl = 0;
 	int seen_nl = 0;
@@ -50,7 +51,7 @@ static void xerr(struct exec *e, int rc, const char *fmt, ...)
 	if (!e->err)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(m, sizeof(m), fmt, ap);
+	vsnprintf(m, GOTMPL_ERR_MAX, fmt, ap);
 	va_end(ap);
 	if (!e->at) {
 		snprintf(e->err->msg, sizeof(e->err->msg), "template: %s: %s", e->tm->name, m);
@@ -179,9 +180,9 @@ static struct gotmpl_val *eval_method(struct exec *e, struct gotmpl_val *dot, co
 				      const struct gotmpl_node *node)
 {
 	const struct gotmpl_method *m = gotmpl_obj_method(recv, name);
-	const struct gotmpl_node *at = e->at;
+	const struct gotmpl_node *at;
 	size_t n = (nargs ? nargs - 1 : 0) + (final != MISSING), i;
-	struct gotmpl_fctx c = {.a = &e->a};
+	struct gotmpl_fctx c = {.a = &e->a, .msg = e->fmsg};
 	struct gotmpl_val *argv[2], *v = NULL;
 	int rc;
 
@@ -207,6 +208,7 @@ static struct gotmpl_val *eval_method(struct exec *e, struct gotmpl_val *dot, co
 			return NULL;
 	if (final != MISSING && !(argv[i] = validate(e, final, m->sig[i])))
 		return NULL;
+	at = e->at;   /* Go's s.node after a call: its last argument's, as evalArg left it */
 	e->at = node; /* Go's evalCall names the field or chain node on an error only */
 	if (gotmpl_work(&e->a, gotmpl_func_charge(NULL, argv, n))) {
 		rc = -ELOOP;
@@ -303,7 +305,7 @@ static struct gotmpl_val *eval_function(struct exec *e, struct gotmpl_val *dot,
 	const struct gotmpl_func *f = ident->fn;
 	size_t n = nargs + (final != MISSING), nfixed, i;
 	struct gotmpl_val **argv, *v = NULL;
-	struct gotmpl_fctx c = {.a = &e->a};
+	struct gotmpl_fctx c = {.a = &e->a, .msg = e->fmsg};
 	const struct gotmpl_node *at;
 	int variadic, rc;
 
@@ -771,7 +773,9 @@ int gotmpl_exec(const struct gotmpl *t, const struct gotmpl_val *data, struct st
 	gotmpl_arena_init(&e.a, GOTMPL_MEM_MAX);
 	e.a.work_max = GOTMPL_STEPS_MAX * GT_WORK_PER_STEP;
 	sb_init(&e.out, GOTMPL_OUT_MAX);
-	if (push(&e, "$", data ? (struct gotmpl_val *)data : GT_NIL) == 0) {
+	if (!(e.fmsg = gotmpl_alloc(&e.a, 2 * GOTMPL_ERR_MAX)))
+		e.rc = -ENOMEM;
+	else if (push(&e, "$", data ? (struct gotmpl_val *)data : GT_NIL) == 0) {
 		if (!t->tm[0].root) {
 			xerr(&e, -EINVAL, "\"%s\" is an incomplete or empty template",
 			     t->tm[0].name);

@@ -18,7 +18,7 @@ int gotmpl_fail(struct gotmpl_fctx *c, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(c->msg, sizeof(c->msg), fmt, ap);
+	vsnprintf(c->msg, GOTMPL_ERR_MAX, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }

@@ -8,9 +8,7 @@
  * for a low one, a wrong rune for an unpaired pair, and rejects invalid UTF-8 unless told not
  * to validate), so strings are decoded here from their raw text, which yajl has checked.
  * Nesting deeper than GT_JSON_DEPTH is an error (Go's scanner stops at 10000, with the same
- * words). Errors: Go's words for what yajl reports as a parse error and for the end of the
- * input; yajl's words ("json: " and its lexical reason) for a bad token, since yajl does not
- * say which byte it stopped at.
+ * words). Syntax errors: Go's scanner, ported below (j_check), runs first, as in Go.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -241,82 +239,277 @@ static const yajl_callbacks callbacks = {
     .yajl_end_array = cb_end,
 };
 
-/* yajl's parse errors and Go's words for the same place (encoding/json scanner.go). */
-static const struct {
-	const char *yajl, *go;
-} parse_errors[] = {
-    {"unallowed token at this point", "looking for beginning of value"},
-    {"invalid object key", "looking for beginning of object key string"},
-    {"must be separated by a colon", "after object key"},
-    {"inside map, I expect", "after object key:value pair"},
-    {"after array element", "after array element"},
+/*
+ * Go's json.Unmarshal runs its scanner over the whole input before it decodes (checkValid in
+ * encoding/json decode.go), so its syntax errors come first and name the byte where its state
+ * machine (scanner.go) stopped: "invalid character 'x' <context>", or at the end "unexpected
+ * end of JSON input" (after feeding the scanner one space: "nul" stops "in literal null").
+ * The same machine here, with a depth bound of GT_JSON_DEPTH instead of Go's 10000.
+ */
+enum jstate {
+	J_VALUE_OR_EMPTY, /* after '[' */
+	J_VALUE,
+	J_KEY_OR_EMPTY, /* after '{' */
+	J_KEY,
+	J_END_VALUE,
+	J_END_TOP,
+	J_STR,
+	J_ESC,
+	J_ESC_U, /* u: hex digits seen */
+	J_NEG,
+	J_INT, /* 1-9 and digits */
+	J_ZERO,
+	J_DOT,
+	J_FRAC,
+	J_EXP,
+	J_EXP_SIGN,
+	J_EXP_DIGITS,
+	J_LIT, /* lit: the literal, u: bytes matched */
 };
 
-/* Go's "invalid character 'x' <what>". */
-static int bad_char(struct jctx *j, size_t at, const char *what)
-{
-	unsigned char ch = at < j->n ? (unsigned char)j->s[at] : 0;
+struct jscan {
+	enum jstate st;
+	const char *lit;
+	int u, depth, end_top;
+	unsigned char ps[GT_JSON_DEPTH + 1]; /* per open container: 'k' key, 'v' value, 'a' array */
+	char err[96];
+};
 
-	if (ch >= 0x20 && ch < 0x7f && ch != '\'')
-		return gotmpl_fail(j->c, "invalid character '%c' %s", ch, what);
-	return gotmpl_fail(j->c, "invalid character '\\x%02x' %s", ch, what);
+static int j_space(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-/*
- * Go's words for a byte at s[at] that starts no token, from the byte before it and what is
- * open (Go's scanner states; yajl's lexer rejects the byte before its parser looks).
- */
-static const char *context_at(struct jctx *j, size_t at)
+static int j_digit(unsigned char c)
 {
-	int map = j->depth > 0 && j->lv[j->depth - 1].map;
-
-	while (at > 0 && strchr(" \t\r\n", j->s[at - 1]))
-		at--;
-	if (at == 0 || j->s[at - 1] == '[' || j->s[at - 1] == ':' || (j->s[at - 1] == ',' && !map))
-		return "looking for beginning of value";
-	if (j->s[at - 1] == '{' || j->s[at - 1] == ',')
-		return "looking for beginning of object key string";
-	if (j->depth == 0)
-		return "after top-level value";
-	if (map)
-		return j->lv[j->depth - 1].key ? "after object key" : "after object key:value pair";
-	return "after array element";
+	return c >= '0' && c <= '9';
 }
 
-/*
- * Go's "invalid character 'x' in literal true (expecting 'r')" for yajl's bad literal near
- * s[at] (yajl's offset is at or before the token's start): the literal's first byte found,
- * its bytes compared with the word's; input that ends while they match is Go's scanner eof,
- * "unexpected end of JSON input" ("nul", "[tr").
- */
-static int bad_literal(struct jctx *j, size_t at)
+/* Go's quoteChar: the byte as a rune (Latin-1), strconv.Quote'd, in single quotes. */
+static void j_quote(char *out, size_t n, unsigned char c)
 {
-	size_t b = at < j->n ? at : j->n, i;
-	const char *word;
-	char what[48];
+	static const char esc[] = "\a\b\f\n\r\t\v", name[] = "abfnrtv";
+	const char *e = c ? strchr(esc, c) : NULL;
 
-	while (b > 0 && j->s[b - 1] >= 'a' && j->s[b - 1] <= 'z')
-		b--;
-	while (b < j->n && !strchr("tfn", j->s[b]))
-		b++;
-	if (b >= j->n)
-		return gotmpl_fail(j->c, "json: invalid literal");
-	word = j->s[b] == 't' ? "true" : j->s[b] == 'f' ? "false" : "null";
-	for (i = 1; word[i] && b + i < j->n && j->s[b + i] == word[i]; i++)
-		;
-	if (!word[i])
-		return gotmpl_fail(j->c, "json: invalid literal");
-	if (b + i >= j->n)
-		return gotmpl_fail(j->c, "unexpected end of JSON input");
-	snprintf(what, sizeof(what), "in literal %s (expecting '%c')", word, word[i]);
-	return bad_char(j, b + i, what);
+	if (c == '\'')
+		snprintf(out, n, "'\\''");
+	else if (c == '\\')
+		snprintf(out, n, "'\\\\'");
+	else if (c >= 0x20 && c < 0x7f)
+		snprintf(out, n, "'%c'", c);
+	else if (e)
+		snprintf(out, n, "'\\%c'", name[e - esc]);
+	else if (c < 0x80)
+		snprintf(out, n, "'\\x%02x'", c);
+	else if (c < 0xa1 || c == 0xad) /* C1 controls, no-break space, soft hyphen */
+		snprintf(out, n, "'\\u00%02x'", c);
+	else
+		snprintf(out, n, "'%c%c'", 0xc0 | (c >> 6), 0x80 | (c & 0x3f));
 }
 
-/* The error of a parse yajl stopped (j->rc when a callback did). */
-static int yajl_error(struct jctx *j)
+static int j_error(struct jscan *s, unsigned char c, const char *context)
+{
+	char q[16];
+
+	j_quote(q, sizeof(q), c);
+	snprintf(s->err, sizeof(s->err), "invalid character %s %s", q, context);
+	return -1;
+}
+
+static int j_push(struct jscan *s, unsigned char c, unsigned char kind, enum jstate next)
+{
+	if (s->depth >= GT_JSON_DEPTH)
+		return j_error(s, c, "exceeded max depth");
+	s->ps[s->depth++] = kind;
+	s->st = next;
+	return 0;
+}
+
+static void j_pop(struct jscan *s)
+{
+	if (--s->depth == 0) {
+		s->st = J_END_TOP;
+		s->end_top = 1;
+	} else {
+		s->st = J_END_VALUE;
+	}
+}
+
+/* One byte through the machine: 0, or -1 with s->err set. */
+static int j_step(struct jscan *s, unsigned char c)
+{
+	for (;;) {
+		switch (s->st) {
+		case J_VALUE_OR_EMPTY:
+			if (!j_space(c) && c == ']') {
+				s->st = J_END_VALUE;
+				continue;
+			}
+			/* fall through */
+		case J_VALUE:
+			if (j_space(c))
+				return 0;
+			if (c == '{')
+				return j_push(s, c, 'k', J_KEY_OR_EMPTY);
+			if (c == '[')
+				return j_push(s, c, 'a', J_VALUE_OR_EMPTY);
+			s->st = c == '"'     ? J_STR
+				: c == '-'   ? J_NEG
+				: c == '0'   ? J_ZERO
+				: j_digit(c) ? J_INT
+					     : J_LIT;
+			if (s->st != J_LIT)
+				return 0;
+			s->lit = c == 't' ? "true" : c == 'f' ? "false" : c == 'n' ? "null" : NULL;
+			s->u = 1;
+			return s->lit ? 0 : j_error(s, c, "looking for beginning of value");
+		case J_KEY_OR_EMPTY:
+			if (!j_space(c) && c == '}') {
+				s->ps[s->depth - 1] = 'v';
+				s->st = J_END_VALUE;
+				continue;
+			}
+			/* fall through */
+		case J_KEY:
+			if (j_space(c))
+				return 0;
+			if (c == '"') {
+				s->st = J_STR;
+				return 0;
+			}
+			return j_error(s, c, "looking for beginning of object key string");
+		case J_END_VALUE:
+			if (s->depth == 0) {
+				s->st = J_END_TOP;
+				s->end_top = 1;
+				continue;
+			}
+			if (j_space(c))
+				return 0;
+			if (s->ps[s->depth - 1] == 'k') {
+				if (c != ':')
+					return j_error(s, c, "after object key");
+				s->ps[s->depth - 1] = 'v';
+				s->st = J_VALUE;
+			} else if (s->ps[s->depth - 1] == 'v') {
+				if (c != ',' && c != '}')
+					return j_error(s, c, "after object key:value pair");
+				if (c == '}')
+					j_pop(s);
+				else
+					s->ps[s->depth - 1] = 'k', s->st = J_KEY;
+			} else {
+				if (c != ',' && c != ']')
+					return j_error(s, c, "after array element");
+				if (c == ']')
+					j_pop(s);
+				else
+					s->st = J_VALUE;
+			}
+			return 0;
+		case J_END_TOP:
+			return j_space(c) ? 0 : j_error(s, c, "after top-level value");
+		case J_STR:
+			if (c == '"')
+				s->st = J_END_VALUE;
+			else if (c == '\\')
+				s->st = J_ESC;
+			else if (c < 0x20)
+				return j_error(s, c, "in string literal");
+			return 0;
+		case J_ESC:
+			if (c == 'u') {
+				s->st = J_ESC_U;
+				s->u = 0;
+				return 0;
+			}
+			if (!c || !strchr("bfnrt\\/\"", c))
+				return j_error(s, c, "in string escape code");
+			s->st = J_STR;
+			return 0;
+		case J_ESC_U:
+			if (!c || !strchr("0123456789abcdefABCDEF", c))
+				return j_error(s, c, "in \\u hexadecimal character escape");
+			if (++s->u == 4)
+				s->st = J_STR;
+			return 0;
+		case J_NEG:
+			if (!j_digit(c))
+				return j_error(s, c, "in numeric literal");
+			s->st = c == '0' ? J_ZERO : J_INT;
+			return 0;
+		case J_INT:
+			if (j_digit(c))
+				return 0;
+			s->st = J_ZERO;
+			continue;
+		case J_ZERO:
+			s->st = c == '.' ? J_DOT : c == 'e' || c == 'E' ? J_EXP : J_END_VALUE;
+			if (s->st == J_END_VALUE)
+				continue;
+			return 0;
+		case J_DOT: /* a digit must follow the '.', and the exponent's sign */
+		case J_EXP_SIGN:
+			if (!j_digit(c))
+				return j_error(s, c,
+					       s->st == J_DOT
+						   ? "after decimal point in numeric literal"
+						   : "in exponent of numeric literal");
+			s->st = s->st == J_DOT ? J_FRAC : J_EXP_DIGITS;
+			return 0;
+		case J_FRAC:
+		case J_EXP_DIGITS:
+			if (j_digit(c))
+				return 0;
+			if (s->st == J_FRAC && (c == 'e' || c == 'E')) {
+				s->st = J_EXP;
+				return 0;
+			}
+			s->st = J_END_VALUE;
+			continue;
+		case J_EXP:
+			s->st = J_EXP_SIGN;
+			if (c == '+' || c == '-')
+				return 0;
+			continue;
+		case J_LIT:
+			if (c != (unsigned char)s->lit[s->u]) {
+				char what[40];
+
+				snprintf(what, sizeof(what), "in literal %s (expecting '%c')",
+					 s->lit, s->lit[s->u]);
+				return j_error(s, c, what);
+			}
+			if (!s->lit[++s->u])
+				s->st = J_END_VALUE;
+			return 0;
+		}
+		return 0;
+	}
+}
+
+/* Go's checkValid: 0, or -1 and the error in s->err. */
+static int j_check(struct jscan *s, const char *p, size_t n)
+{
+	s->st = J_VALUE;
+	s->depth = s->end_top = 0;
+	for (size_t i = 0; i < n; i++)
+		if (j_step(s, (unsigned char)p[i]))
+			return -1;
+	if (s->end_top)
+		return 0;
+	if (j_step(s, ' '))
+		return -1;
+	if (s->end_top)
+		return 0;
+	snprintf(s->err, sizeof(s->err), "unexpected end of JSON input");
+	return -1;
+}
+
+/* yajl's error, in its words (after j_check passed, only if yajl's grammar were not Go's) */
+static int yajl_get_error_msg(struct jctx *j)
 {
 	char *e = (char *)yajl_get_error(j->h, 0, NULL, 0), *nl;
-	size_t at = yajl_get_bytes_consumed(j->h), i;
 	int r;
 
 	if (!e)
@@ -324,22 +517,7 @@ static int yajl_error(struct jctx *j)
 	nl = strchr(e, '\n');
 	if (nl)
 		*nl = '\0';
-	if (strstr(e, "premature EOF")) {
-		r = gotmpl_fail(j->c, "unexpected end of JSON input");
-	} else if (strstr(e, "trailing garbage")) {
-		for (at = j->end; at < j->n && strchr(" \t\r\n", j->s[at]); at++)
-			;
-		r = bad_char(j, at, "after top-level value");
-	} else {
-		r = gotmpl_fail(j->c, "json: %s", strncmp(e, "lexical error: ", 15) ? e : e + 15);
-		if (strstr(e, "invalid char in json text") && at > 0 && at <= j->n)
-			r = bad_char(j, at - 1, context_at(j, at - 1));
-		if (strstr(e, "invalid string in json text"))
-			r = bad_literal(j, at);
-		for (i = 0; i < sizeof(parse_errors) / sizeof(parse_errors[0]); i++)
-			if (strstr(e, parse_errors[i].yajl) && at > 0)
-				r = bad_char(j, at - 1, parse_errors[i].go);
-	}
+	r = gotmpl_fail(j->c, "json: %s", strncmp(e, "lexical error: ", 15) ? e : e + 15);
 	yajl_free_error(j->h, (unsigned char *)e);
 	return r;
 }
@@ -347,9 +525,17 @@ static int yajl_error(struct jctx *j)
 int gotmpl_json_decode(struct gotmpl_fctx *c, const char *s, size_t n, struct gotmpl_val **res)
 {
 	struct jctx j = {.c = c, .s = s, .n = n};
+	struct jscan *js;
 	yajl_status st;
 	int r;
 
+	js = malloc(sizeof(*js));
+	if (!js)
+		return -ENOMEM;
+	r = j_check(js, s, n) ? gotmpl_fail(c, "%s", js->err) : 0;
+	free(js);
+	if (r)
+		return r;
 	j.h = yajl_alloc(&callbacks, NULL, &j);
 	if (!j.h)
 		return -ENOMEM;
@@ -362,8 +548,8 @@ int gotmpl_json_decode(struct gotmpl_fctx *c, const char *s, size_t n, struct go
 		r = 0;
 	else if (st == yajl_status_client_canceled && j.rc)
 		r = j.rc;
-	else
-		r = yajl_error(&j);
+	else /* not after j_check (yajl's grammar is Go's): its own words */
+		r = yajl_get_error_msg(&j);
 	yajl_free(j.h);
 	free(j.lv);
 	*res = r ? NULL : j.result;

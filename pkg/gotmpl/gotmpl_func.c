@@ -260,7 +260,7 @@ static int eq_obj(struct gotmpl_fctx *c, const struct gotmpl_val *a, const struc
 static int non_comparable(struct gotmpl_fctx *c, const struct gotmpl_val *a,
 			  const struct gotmpl_val *b)
 {
-	struct strbuf sa = STRBUF_INIT(sizeof(c->msg)), sb = STRBUF_INIT(sizeof(c->msg));
+	struct strbuf sa = STRBUF_INIT(GOTMPL_ERR_MAX), sb = STRBUF_INIT(GOTMPL_ERR_MAX);
 	struct gotmpl_val *av[1] = {(struct gotmpl_val *)a}, *bv[1] = {(struct gotmpl_val *)b};
 	int same = strcmp(gotmpl_typename(a), gotmpl_typename(b)) == 0;
 

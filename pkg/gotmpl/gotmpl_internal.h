@@ -142,6 +142,9 @@ struct gotmpl_otype {
 const struct gotmpl_method *gotmpl_obj_method(const struct gotmpl_val *recv, const char *name);
 /* Whether name is an unexported field of recv's struct. */
 int gotmpl_obj_field(const struct gotmpl_val *recv, const char *name);
+/* A new value of v's type with every field zero (copystructure's copy of a struct of unexported
+ * fields only), or NULL (out of memory). */
+struct gotmpl_val *gotmpl_obj_zero(struct gotmpl_arena *a, const struct gotmpl_val *v);
 
 /* Masterminds/semver's Version (gotmpl_sprig_semver_obj.c, used by gotmpl_sprig_semver.c). */
 struct gotmpl_sv {
@@ -180,7 +183,8 @@ int gotmpl_isprint(uint32_t r);
 /* What a function sees of the execution. */
 struct gotmpl_fctx {
 	struct gotmpl_arena *a; /* where results are made */
-	char msg[256];		/* the error, when a function fails with -EINVAL */
+	char *msg; /* the error, when a function fails with -EINVAL: GOTMPL_ERR_MAX bytes
+		      of the execution's (one error is taken at a time) */
 };
 
 /*
@@ -293,6 +297,9 @@ double gotmpl_tofloat64(const struct gotmpl_val *v);
 #define GT_STR_MAX (16u << 20) /* longest string a function builds */
 /* Memory a parsed set may use: about 200 bytes per source byte at the densest ("{{.}}{{.}}..."). */
 #define GT_PARSE_MEM_MAX ((size_t)512 * GOTMPL_SRC_MAX)
+/* The parse-memory budget in force: GT_PARSE_MEM_MAX; tests lower it to reach it with a small
+ * template (test_rules_cache), as no 64 KiB template reaches 32 MiB today. */
+extern size_t gotmpl_parse_mem_max;
 
 /* ---- lexer (gotmpl_lex.c) ---- */
 

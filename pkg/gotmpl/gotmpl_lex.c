@@ -141,55 +141,65 @@ static void skip_digits(struct lexer *l, const char *set)
 		l->pos++;
 }
 
-static int lex_number(struct lexer *l)
+static int accept(struct lexer *l, const char *set)
+{
+	if (l->pos < l->len && l->src[l->pos] && strchr(set, l->src[l->pos])) {
+		l->pos++;
+		return 1;
+	}
+	return 0;
+}
+
+/* Go's scanNumber: sign, base prefix, digits, fraction, exponent, an imaginary 'i'; 0 when an
+   alphanumeric character follows (consumed, one rune, for the error's text). */
+static int scan_number(struct lexer *l)
 {
 	const char *digits = "0123456789_";
-	size_t start = l->pos;
-	int base = 10;
+	uint32_t r;
 
-	if (l->src[l->pos] == '+' || l->src[l->pos] == '-')
-		l->pos++;
-	if (l->pos + 1 < l->len && l->src[l->pos] == '0') {
-		char x = l->src[l->pos + 1] | 0x20;
-
-		if (x == 'x') {
-			l->pos += 2;
+	accept(l, "+-");
+	if (accept(l, "0")) {
+		if (accept(l, "xX"))
 			digits = "0123456789abcdefABCDEF_";
-			base = 16;
-		} else if (x == 'o') {
-			l->pos += 2;
+		else if (accept(l, "oO"))
 			digits = "01234567_";
-			base = 8;
-		} else if (x == 'b') {
-			l->pos += 2;
+		else if (accept(l, "bB"))
 			digits = "01_";
-			base = 2;
-		}
 	}
 	skip_digits(l, digits);
-	if (l->pos < l->len && l->src[l->pos] == '.') {
-		l->pos++;
+	if (accept(l, "."))
 		skip_digits(l, digits);
-	}
-	if (l->pos < l->len && base == 10 && (l->src[l->pos] | 0x20) == 'e') {
-		l->pos++;
-		if (l->pos < l->len && (l->src[l->pos] == '+' || l->src[l->pos] == '-'))
-			l->pos++;
+	if (strlen(digits) == 10 + 1 && accept(l, "eE")) {
+		accept(l, "+-");
 		skip_digits(l, "0123456789_");
 	}
-	if (l->pos < l->len && base == 16 && (l->src[l->pos] | 0x20) == 'p') {
-		l->pos++;
-		if (l->pos < l->len && (l->src[l->pos] == '+' || l->src[l->pos] == '-'))
-			l->pos++;
+	if (strlen(digits) == 16 + 6 + 1 && accept(l, "pP")) {
+		accept(l, "+-");
 		skip_digits(l, "0123456789_");
 	}
+	accept(l, "i");
 	if (l->pos < l->len && is_alnum(l->src[l->pos])) {
-		char m[120];
+		int n = gotmpl_utf8(l->src + l->pos, l->len - l->pos, &r);
 
-		while (l->pos < l->len && is_alnum(l->src[l->pos]))
-			l->pos++;
+		l->pos += n > 0 ? (size_t)n : 1;
+		return 0;
+	}
+	return 1;
+}
+
+/* Go's lexNumber: a number, or a complex constant "1+2i" (no spaces, ending in 'i'). */
+static int lex_number(struct lexer *l)
+{
+	size_t start = l->pos;
+	int ok = scan_number(l);
+
+	if (ok && l->pos < l->len && (l->src[l->pos] == '+' || l->src[l->pos] == '-'))
+		ok = scan_number(l) && l->src[l->pos - 1] == 'i';
+	if (!ok) {
+		char m[sizeof(l->out->err)];
+
 		snprintf(m, sizeof(m), "bad number syntax: \"%.*s\"",
-			 (int)(l->pos - start > 60 ? 60 : l->pos - start), l->src + start);
+			 (int)(l->pos - start > 150 ? 150 : l->pos - start), l->src + start);
 		return lex_error(l, m);
 	}
 	return emit(l, T_NUMBER, start, l->pos);
@@ -274,8 +284,9 @@ static int lex_action(struct lexer *l, int *trim_after)
 		} else if (c == '"' || c == '`' || c == '\'') {
 			rc = lex_quote(l, c);
 		} else if (c == '$' || c == '.') {
-			if (c == '.' && l->pos + 1 < l->len && l->src[l->pos + 1] >= '0' &&
-			    l->src[l->pos + 1] <= '9') {
+			/* Go: a '.' before a digit, or at the end of the input, starts a number */
+			if (c == '.' && (l->pos + 1 >= l->len || (l->src[l->pos + 1] >= '0' &&
+								  l->src[l->pos + 1] <= '9'))) {
 				rc = lex_number(l);
 				continue;
 			}
@@ -473,7 +484,7 @@ int gotmpl_unquote(const char *s, size_t n, struct strbuf *sb)
 	return 0;
 }
 
-/* Parse a number token as Go's parse.newNumber (ints, floats, chars; no complex). */
+/* Parse a number token as Go's parse.newNumber (ints, floats, chars; complex constants refused). */
 int gotmpl_number(const struct gotmpl_token *t, struct gotmpl_node *n, char *msg, size_t msglen)
 {
 	char buf[128], *end;
@@ -520,6 +531,23 @@ int gotmpl_number(const struct gotmpl_token *t, struct gotmpl_node *n, char *msg
 		if (t->s[i] != '_')
 			buf[k++] = t->s[i];
 	buf[k] = '\0';
+	if (k > 1 && buf[k - 1] == 'i') { /* Go's imaginary and complex constants */
+		int cplx = 0; /* a sign past the first that no exponent letter precedes: "1+2i" */
+
+		for (size_t i = 1; i < k; i++)
+			cplx |= (buf[i] == '+' || buf[i] == '-') && !strchr("eEpP", buf[i - 1]);
+
+		buf[k - 1] = '\0';
+		errno = 0;
+		strtod(buf, &end);
+		if (cplx || (!*end && !(strpbrk(buf, "xX") && !strpbrk(buf, "pP")))) {
+			snprintf(msg, msglen,
+				 "complex constant \"%.*s\": nodeprobe has no complex numbers",
+				 (int)t->n, t->s);
+			return -1;
+		}
+		buf[k - 1] = 'i';
+	}
 	s = buf;
 	if (*s == '+' || *s == '-')
 		neg = *s++ == '-';

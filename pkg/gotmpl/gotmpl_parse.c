@@ -326,6 +326,8 @@ size_t gotmpl_mem(const struct gotmpl *t)
 	return t ? gotmpl_arena_inuse(&t->a) : 0;
 }
 
+size_t gotmpl_parse_mem_max = GT_PARSE_MEM_MAX;
+
 int gotmpl_parse(const char *name, const char *src, size_t len, struct gotmpl **out,
 		 struct gotmpl_err *err)
 {
@@ -348,7 +350,7 @@ int gotmpl_parse(const char *name, const char *src, size_t len, struct gotmpl **
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	gotmpl_arena_init(&t->a, GT_PARSE_MEM_MAX);
+	gotmpl_arena_init(&t->a, gotmpl_parse_mem_max);
 	t->src = gotmpl_strdup(&t->a, src, len);
 	t->srclen = len;
 	rc = gotmpl_lex(t->src ? t->src : "", t->src ? len : 0, &lx);
@@ -374,7 +376,11 @@ int gotmpl_parse(const char *name, const char *src, size_t len, struct gotmpl **
 	rc = p.rc;
 	if (!rc && t->a.over)
 		rc = -ENOMEM;
-	if (rc == -ENOMEM && err)
+	if (rc == -ENOMEM && err && t->a.over)
+		snprintf(err->msg, sizeof(err->msg),
+			 "template: %s: its parse tree needs more than %zu KiB (the limit)", name,
+			 gotmpl_parse_mem_max >> 10);
+	else if (rc == -ENOMEM && err)
 		snprintf(err->msg, sizeof(err->msg), "template: %s: out of memory parsing it",
 			 name);
 	free(p.vars);

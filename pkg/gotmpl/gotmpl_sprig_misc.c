@@ -350,10 +350,12 @@ GT_FN(f_deepequal)
 
 /*
  * A copy of v, or NULL: out of the memory budget (which also bounds the walk: every node copied
- * is allocated, however the lists share sub-lists), too deep, or an object met (*obj set).
+ * is allocated, however the lists share sub-lists) or too deep. A *semver.Version (or a
+ * semver.Version) becomes a zero one of its type, as copystructure v1.2.0 (Sprig's deepCopy, the
+ * same version in NFD v0.19's go.mod and Debian) copies a struct: exported fields only, and
+ * Version has none, so its copy prints 0.0.0.
  */
-static struct gotmpl_val *deep_copy(struct gotmpl_fctx *c, const struct gotmpl_val *v, int depth,
-				    const struct gotmpl_val **obj)
+static struct gotmpl_val *deep_copy(struct gotmpl_fctx *c, const struct gotmpl_val *v, int depth)
 {
 	struct gotmpl_val *r;
 
@@ -365,21 +367,20 @@ static struct gotmpl_val *deep_copy(struct gotmpl_fctx *c, const struct gotmpl_v
 	case GOTMPL_LIST:
 		r = gotmpl_list(c->a, v->u.l.n, v->sub);
 		for (size_t i = 0; r && i < v->u.l.n; i++)
-			if (!(r->u.l.v[r->u.l.n++] = deep_copy(c, v->u.l.v[i], depth + 1, obj)))
+			if (!(r->u.l.v[r->u.l.n++] = deep_copy(c, v->u.l.v[i], depth + 1)))
 				return NULL;
 		return r;
 	case GOTMPL_MAP:
 		r = gotmpl_map(c->a, v->sub);
 		for (size_t i = 0; r && i < v->u.m.n; i++) {
-			struct gotmpl_val *e = deep_copy(c, v->u.m.e[i].v, depth + 1, obj);
+			struct gotmpl_val *e = deep_copy(c, v->u.m.e[i].v, depth + 1);
 
 			if (!e || gotmpl_map_put(c->a, r, v->u.m.e[i].k, v->u.m.e[i].klen, e))
 				return NULL;
 		}
 		return r;
 	case GT_OBJ:
-		*obj = v;
-		return NULL;
+		return gotmpl_obj_zero(c->a, v);
 	default:
 		return (struct gotmpl_val *)v;
 	}
@@ -387,16 +388,10 @@ static struct gotmpl_val *deep_copy(struct gotmpl_fctx *c, const struct gotmpl_v
 
 GT_FN(f_deepcopy)
 {
-	const struct gotmpl_val *o = NULL;
-
 	(void)ac;
 	if (av[0]->kind == GOTMPL_NIL)
 		return gotmpl_fail(c, "deepCopy error: copy: cannot copy nil");
-	*res = deep_copy(c, av[0], 0, &o);
-	if (!*res && o) /* copystructure walks exported fields only: what it makes of one is not
-			   settled */
-		return gotmpl_fail(c, "deepCopy of %s is not supported by nodeprobe",
-				   gotmpl_typename(o));
+	*res = deep_copy(c, av[0], 0);
 	return *res ? 0 : -ENOMEM;
 }
 
@@ -500,7 +495,9 @@ GT_FN(f_fail)
 {
 	(void)res;
 	(void)ac;
-	return gotmpl_fail(c, "%.*s", (int)(GT_SN(0) > 200 ? 200 : GT_SN(0)), GT_S(0));
+	/* errors.New(msg): the whole of it, up to GOTMPL_ERR_MAX */
+	return gotmpl_fail(c, "%.*s", (int)(GT_SN(0) > GOTMPL_ERR_MAX ? GOTMPL_ERR_MAX : GT_SN(0)),
+			   GT_S(0));
 }
 
 GT_FN(f_hello)

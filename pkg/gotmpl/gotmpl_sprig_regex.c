@@ -35,7 +35,7 @@ static int compile_as(struct gotmpl_fctx *c, struct gotmpl_val **av, struct gore
 	const struct gotmpl_val *pat = av[0];
 	char why[200];
 	int rc = gotmpl_work(c->a, 64 * pat->u.s.n);
-	struct strbuf q = STRBUF_INIT(sizeof(c->msg));
+	struct strbuf q = STRBUF_INIT(GOTMPL_ERR_MAX);
 	int bq = 1;
 
 	if (rc)

@@ -182,6 +182,17 @@ struct gotmpl_val *gotmpl_sv_new(struct gotmpl_arena *a, const struct gotmpl_sv 
 	return wrap(a, o, &sv_ptr);
 }
 
+struct gotmpl_val *gotmpl_obj_zero(struct gotmpl_arena *a, const struct gotmpl_val *v)
+{
+	struct svobj *o = gotmpl_alloc(a, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	memset(o, 0, sizeof(*o));
+	o->v.pre = o->v.meta = o->orig = "";
+	return wrap(a, o, v->u.o.t);
+}
+
 /* ---- the methods ---- */
 
 #define SV_M(name)                                                                                 \

@@ -145,10 +145,10 @@ int rules_tmpl(struct rcache *c, const char *src, struct rtmpl *t, char *why, si
 			    RULES_TMPL_MAX, RULES_TMPL_SRC >> 20);
 			return -ENOSPC;
 		}
-		x = rules_tmpl_parse(src, &p, why, whylen); /* each distinct text once */
+		/* each distinct text once; one that does not parse, or runs out of memory parsing,
+		 * is kept refused (why) and fails its rules when they run */
+		x = rules_tmpl_parse(src, &p, why, whylen);
 		c->compiled++;
-		if (x == -ENOMEM)
-			return -ENOMEM;
 		if (gotmpl_mem(p) > RULES_TMPL_MEM - c->tmem) { /* a dense template: 200 B a byte */
 			gotmpl_free(p);
 			snprintf(why, whylen,

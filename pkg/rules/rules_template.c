@@ -27,9 +27,13 @@ int rules_tmpl_parse(const char *src, struct gotmpl **out, char *why, size_t why
 	struct gotmpl_err err = {{0}};
 	int r = gotmpl_parse("", src, strlen(src), out, &err);
 
-	if (r < 0 && r != -ENOMEM) /* NFD: "failed to parse template: invalid template: %w" */
+	/* NFD: "failed to parse template: invalid template: %w"; running out of memory (or of the
+	 * parse tree's budget) fails this template's rules too, never the whole run (issue 27) */
+	if (r == -ENOMEM)
+		snprintf(why, whylen, "failed to parse template: %s", err.msg);
+	else if (r < 0)
 		snprintf(why, whylen, "failed to parse template: invalid template: %s", err.msg);
-	return r == -ENOMEM ? r : (r < 0 ? -EINVAL : 0);
+	return r < 0 ? -EINVAL : 0;
 }
 
 /* ---------------------------------------------------------------- data */
