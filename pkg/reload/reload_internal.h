@@ -525,6 +525,8 @@ struct rs {
 	int open;	      /* the current watch's answer has arrived (kube_watch_open) */
 	int held;	      /* watches given up unanswered in a row (reset once one opens) */
 	int absent;	      /* the resource is not served (a CRD not installed): 404 */
+	int csi_state; /* CSI classes: 0 not yet, 1 watched, 403/404 failing (reload_csi.c) */
+	int csi_fails; /* CSI classes: retries in the current failure episode (the back-off) */
 	/* the ConfigMap/Secret item being parsed (FLAT mode) */
 	struct strbuf name, ns_, irv;
 	int match, ignore;
@@ -556,7 +558,6 @@ struct reload_in_state {
 	const struct reload_in_hooks *on; /* what input tells the stages above (reload_in.h) */
 	struct tab
 	    spcps; /* SecretProviderClassPodStatuses and SecretProviderClasses (reload_csi.c) */
-	int csi_fails[2];	 /* [CLS_SPC, CLS_SPCS]: 403s in a row (the back-off) */
 	unsigned long csi_steps; /* entries reload_csi.c visited (tests: a delete is O(1)) */
 };
 

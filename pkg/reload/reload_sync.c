@@ -642,8 +642,8 @@ int reload_start_watch(struct ctl *c, struct rs *s, struct log_err *err)
 	if (s->absent) { /* LIST again later: the resource may be installed meanwhile */
 		s->gone = 1;
 		s->restart_ms =
-		    reload_now_ms() + (reload_csi_cls(s->cls) ? reload_csi_retry_ms(c, s)
-							      : ABSENT_RECHECK_S * 1000LL);
+		    reload_now_ms() +
+		    (reload_csi_cls(s->cls) ? reload_csi_retry_ms(s) : ABSENT_RECHECK_S * 1000LL);
 		return 0;
 	}
 	fill_query(c, s, &q);
@@ -685,7 +685,7 @@ static void watch_done(void *ctx, struct kube_watch *w, int status, int res, con
 		/* RBAC revoked or CRD removed while watching: LIST again after a back-off */
 		METRIC_INC(c->m.watch_restarts[s->cls]);
 		s->gone = 1;
-		s->restart_ms = reload_now_ms() + reload_csi_retry_ms(c, s);
+		s->restart_ms = reload_now_ms() + reload_csi_retry_ms(s);
 		return;
 	}
 	/*
@@ -749,8 +749,9 @@ void reload_restart_watches(struct ctl *c)
 			r = reload_list_stream(c, s, &err);
 			if (r == 0) {
 				s->gone = 0;
-				/* not while absent: a 404 re-check lists nothing */
-				if (s->cls >= CLS_DEP && !s->absent)
+				/* not while absent: a 404 re-check lists nothing; nor for
+				 * the CSI classes, whose re-list tells its changes itself */
+				if (s->cls >= CLS_DEP && !s->absent && !reload_csi_cls(s->cls))
 					RELOAD_IN_TELL(c, relisted, c);
 			}
 		}
