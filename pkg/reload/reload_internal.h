@@ -186,6 +186,10 @@ int reload_relist_get(const struct reload_relist_req *q, struct reload_relist **
 		      size_t whylen);
 /* Give a reference back (NULL allowed); the last one frees the list and its budget. */
 void reload_relist_put(struct reload_relist *rl);
+/* Plain name i of rl (len set; not NUL-terminated), NULL past the last (or rl NULL). */
+const char *reload_relist_literal(const struct reload_relist *rl, size_t i, size_t *len);
+/* Entries of rl that are regexes (0 for NULL). */
+size_t reload_relist_regexes(const struct reload_relist *rl);
 /* 1 when rl (NULL: an empty list) has an entry matching the whole name. */
 int reload_relist_match(const struct reload_relist *rl, const char *name);
 /* Entries kept in rl (0 for NULL). */
@@ -286,6 +290,16 @@ const char *reload_verdict_name(enum reload_verdict v);
  */
 enum reload_verdict reload_should(const struct reload_workload *w, const struct reload_object *o,
 				  int auto_all, const char **container);
+
+/*
+ * What reload_should says of an object of type t in w's namespace, neither ignored nor used,
+ * listed or excluded by w (match: its match annotation): RELOAD_NO_NOT_USED when search or auto
+ * selects that type, else RELOAD_NO_NOT_SELECTED.
+ */
+enum reload_verdict reload_should_unnamed(const struct reload_workload *w, enum reload_type t,
+					  int match, int auto_all);
+/* w's exclude annotation for type t (metadata, borrowed), or NULL. */
+const char *reload_workload_exclude(const struct reload_workload *w, enum reload_type t);
 
 /*
  * The hash w records for o under strategy s (borrowed from w), or NULL when w
@@ -400,6 +414,7 @@ void reload_http_stop(void *h);
 #define METRIC_INC(x)	 __atomic_add_fetch(&(x), 1, __ATOMIC_RELAXED)
 #define METRIC_SET(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 #define METRIC_GET(x)	 __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define METRIC_ADD(x, n) __atomic_add_fetch(&(x), (n), __ATOMIC_RELAXED)
 
 /* ---- the controller (reload_table.c, reload_sync.c, reload_rollout.c, reload_run.c) ---- */
 
@@ -499,6 +514,11 @@ struct wl_ent {
 
 	json_t *recreate; /* a Job we deleted whose copy the API refused: created later; owned */
 	long long recreate_ms; /* when to try that create again (monotonic ms) */
+
+	struct bn_node *bn;	       /* its nodes in the name index (reload_byname.c); owned */
+	size_t nbn;		       /* how many */
+	unsigned long bn_stamp;	       /* the last query that listed it (one listing per query) */
+	unsigned char bn_unused[3][2]; /* [type][match]: reload_should_unnamed says not used */
 };
 
 struct tab {
@@ -577,6 +597,16 @@ struct reload_act_state {
 	struct evq *evq; /* ReloadSkipped Events to post from the run loop */
 	const struct cfg_ent *ev_last; /* the object the Reloaded Event names (borrowed) */
 	struct reload_notifyq *nq;     /* alerts and webhooks waiting for their thread, or NULL */
+	unsigned long considered;      /* workloads a change was weighed against (tests: linear) */
+};
+
+/* The name index (reload_byname.c): maintained by input, read by act. */
+struct reload_byname {
+	struct tab keys;      /* struct bn_key: a namespace, or an object's type and name */
+	unsigned long gen;    /* queries made (wl_ent.bn_stamp) */
+	struct wl_ent **cand; /* the last query's workloads (borrowed) */
+	size_t ncand, cap;
+	unsigned long steps; /* workloads listed by queries (tests: a deletion is linear) */
 };
 
 /*
@@ -588,12 +618,39 @@ struct ctl {
 	struct kube_client *cl;
 	struct strbuf url, body, resp;
 	struct tab cfg, wl;
+	struct reload_byname bn; /* the workloads in wl by the names they can roll for */
 	int ntomb; /* deleted ConfigMaps/Secrets kept for --reload-on-delete rollouts */
 	struct reload_metrics m;
 	struct reload_in_state in;
 	struct reload_gate_state gate;
 	struct reload_act_state act;
 };
+
+/*
+ * The name index (reload_byname.c). A workload is filed under its namespace and under each name
+ * of an object it can be rolled for or is excluded from: what its pod spec uses, the plain names
+ * of its reload lists and exclude lists; one with a regex in a reload list, or more than
+ * RELOAD_BYNAME_NAMES_MAX list names, is filed as "any name" of its namespace instead.
+ */
+#define RELOAD_BYNAME_NAMES_MAX 64
+/* File we (its w as it is now). Returns 0 or -ENOMEM (we is then not filed: a query misses it). */
+int reload_byname_add(struct ctl *c, struct wl_ent *we);
+/* Take we out (before its w changes or it is freed); not filed: nothing. */
+void reload_byname_del(struct ctl *c, struct wl_ent *we);
+/* The workloads of ce's namespace no query of ce lists, by what reload_should says of ce. */
+struct reload_byname_rest {
+	unsigned long all;    /* all of them */
+	unsigned long unused; /* of those, the ones it says RELOAD_NO_NOT_USED of (not ignored) */
+};
+/*
+ * The workloads ce may be rolled for, each once, into c->bn.cand (valid until the next query or
+ * index change), and what is known of the others of its namespace in rest. Returns how many.
+ * O(workloads listed), whatever the namespace's size.
+ */
+size_t reload_byname_query(struct ctl *c, const struct cfg_ent *ce,
+			   struct reload_byname_rest *rest);
+/* Free the index. */
+void reload_byname_free(struct ctl *c);
 
 /* Shared between the sibling files of this module (each defined in one). */
 struct ent *reload_tab_get(const struct tab *t, int cls, const char *ns, const char *name);

@@ -135,13 +135,18 @@ static void refused_add(struct ctl *c, struct wl_ent *we)
 static void refused_retry(struct ctl *c)
 {
 	struct wl_ent *we, *nx;
+	int r;
 
 	if (!c->in.refused || reload_relist_used() >= c->in.refused_used)
 		return;
 	for (we = c->in.refused; we; we = nx) {
 		nx = we->rnext;
-		if (reload_workload_retry_lists(&we->w) != 0 ||
-		    !(we->w.retry[0] | we->w.retry[1])) {
+		reload_byname_del(c, we); /* its lists change: filed again under their names */
+		r = reload_workload_retry_lists(&we->w);
+		if (reload_byname_add(c, we) < 0)
+			log_warn("%s %s/%s: out of memory", reload_kind_name(we->w.kind), we->e.ns,
+				 we->e.name);
+		if (r != 0 || !(we->w.retry[0] | we->w.retry[1])) {
 			log_info("%s %s/%s: its reload lists fit the budgets now",
 				 reload_kind_name(we->w.kind), we->e.ns, we->e.name);
 			reload_refused_remove(c, we);
@@ -220,8 +225,11 @@ void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *o
 		METRIC_SET(c->m.objects[cls], c->m.objects[cls] + 1);
 	}
 	RELOAD_IN_TELL(c, replacing, c, we, &w);
+	reload_byname_del(c, we);
 	reload_workload_free(&we->w);
 	we->w = w;
+	if (reload_byname_add(c, we) < 0) /* a change of what it uses would miss it */
+		log_warn("%s %s/%s: out of memory", reload_kind_name(w.kind), w.ns, w.name);
 	we->seen = 1;
 	RELOAD_IN_TELL(c, read, c, we);
 	reload_refused_remove(c, we);

@@ -64,6 +64,7 @@ void reload_pend_remove(struct ctl *c, struct wl_ent *we)
 
 void reload_wl_free(struct ctl *c, struct wl_ent *we)
 {
+	reload_byname_del(c, we);
 	if (we->pending)
 		reload_pend_remove(c, we);
 	reload_refused_remove(c, we);
