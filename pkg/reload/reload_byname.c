@@ -9,11 +9,11 @@
 #include "reload/reload_internal.h"
 
 /*
- * Reloader (v1.4.21 internal/pkg/handler/upgrade.go, read, not copied) LISTs every workload of
- * the object's namespace for each change and asks ShouldReload of each. We ask reload_should of
- * the workloads filed under the object's name and of those filed as "any name" (regexes); what
- * it says of every other one follows from the namespace's counts (reload_should_unnamed), so the
- * skipped counters count as Reloader's loop would.
+ * Reloader (v1.4.21 internal/pkg/handler/upgrade.go PerformAction, read, not copied) LISTs every
+ * workload of the object's namespace for each change and asks ShouldReload of each. We ask
+ * reload_should of the workloads filed under the object's name and of those filed as "any name"
+ * (regexes); what it says of every other one follows from the namespace's counts
+ * (reload_should_unnamed), so the skipped counters count as Reloader's loop would.
  */
 
 #define BN_NS	   1		  /* a namespace's key: ns, name "" */

@@ -486,6 +486,8 @@ struct cfg_ent {
 	unsigned char alt[RELOAD_HASH_ALT];
 	unsigned char match, ignore, seen;
 	unsigned char deleted; /* a tombstone kept for pending --reload-on-delete rollouts */
+	unsigned char tomb_q;  /* on ctl.tombs (maybe created again since: then not deleted) */
+	struct cfg_ent *tnext; /* ctl.tombs */
 };
 
 struct trig {
@@ -619,7 +621,9 @@ struct ctl {
 	struct strbuf url, body, resp;
 	struct tab cfg, wl;
 	struct reload_byname bn; /* the workloads in wl by the names they can roll for */
-	int ntomb; /* deleted ConfigMaps/Secrets kept for --reload-on-delete rollouts */
+	/* deleted ConfigMaps/Secrets kept for --reload-on-delete rollouts (tomb_q, tnext) */
+	struct cfg_ent *tombs;
+	unsigned long swept; /* entries tombstone sweeps visited (tests: linear) */
 	struct reload_metrics m;
 	struct reload_in_state in;
 	struct reload_gate_state gate;

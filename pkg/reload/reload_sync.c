@@ -32,9 +32,8 @@ static void apply_config(struct ctl *c, int cls, const char *evtype, const char 
 		}
 		if (ce) {
 			if (ce->deleted)
-				c->ntomb--;
-			else
-				METRIC_SET(c->m.objects[cls], c->m.objects[cls] - 1);
+				return; /* a tombstone already: reload_tombs_sweep frees it */
+			METRIC_SET(c->m.objects[cls], c->m.objects[cls] - 1);
 			reload_tab_del(&c->cfg, &ce->e);
 			reload_cfg_free(ce);
 		}
@@ -43,7 +42,6 @@ static void apply_config(struct ctl *c, int cls, const char *evtype, const char 
 	if (ce && ce->deleted) { /* created again before its tombstone was swept */
 		existed = 0;
 		ce->deleted = 0;
-		c->ntomb--;
 		METRIC_SET(c->m.objects[cls], c->m.objects[cls] + 1);
 	} else if (!ce) {
 		ce = calloc(1, sizeof(*ce));
@@ -569,6 +567,13 @@ static void sweep_unseen(struct ctl *c, const struct rs *s)
 				continue;
 			if (is_cfg && ((struct cfg_ent *)e)->deleted)
 				continue; /* a tombstone: reload_tombs_sweep frees it */
+			if (is_cfg && ((struct cfg_ent *)e)->tomb_q) {
+				/* created again after a tombstone, gone again: still on the
+				 * tombstones' list, so that sweep frees it */
+				((struct cfg_ent *)e)->deleted = 1;
+				METRIC_SET(c->m.objects[s->cls], c->m.objects[s->cls] - 1);
+				continue;
+			}
 			if (!is_cfg && ((struct wl_ent *)e)->recreate)
 				continue; /* a Job we deleted and still have to create again */
 			reload_tab_del(t, e);

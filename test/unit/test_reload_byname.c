@@ -32,19 +32,24 @@ static void dep(struct ctl *c, const char *name, const char *anns, const char *c
 	json_decref(j);
 }
 
-static struct cfg_ent *cm(struct ctl *c, const char *name)
+static struct cfg_ent *cm_in(struct ctl *c, const char *ns, const char *name)
 {
 	struct cfg_ent *ce = calloc(1, sizeof(*ce));
 
 	if (!ce)
 		abort();
 	ce->e.cls = CLS_CM;
-	ce->e.ns = strdup("gone");
+	ce->e.ns = strdup(ns);
 	ce->e.name = strdup(name);
 	ce->rv = strdup("1");
 	memcpy(ce->hash, HASH_A, RELOAD_HASH_HEX);
 	reload_tab_put(&c->cfg, &ce->e);
 	return ce;
+}
+
+static struct cfg_ent *cm(struct ctl *c, const char *name)
+{
+	return cm_in(c, "gone", name);
 }
 
 static void ctl_free(struct ctl *c)
@@ -73,7 +78,9 @@ static void ctl_free(struct ctl *c)
  * Namespace gone is deleted with --reload-on-delete: N ConfigMaps, M auto workloads each using
  * its own, one whose reload list is a regex, one excluding c3. Before, each deletion weighed
  * every workload of the namespace: N x (M + 2) = 160,800 here. Now at most 3 per deletion (the
- * user, the regex one, the excluding one). The skipped counters count what Reloader's loop over
+ * user, the regex one, the excluding one); and the tombstones' sweep after each deletion (the
+ * run loop's, nothing pending) visits the tombstones, not the 2000 ConfigMaps of another
+ * namespace (before: N x 2400 entries). The skipped counters count what Reloader's loop over
  * every workload would (computed by hand below), though most workloads are not weighed.
  */
 TEST(namespace_deletion_is_linear)
@@ -101,10 +108,19 @@ TEST(namespace_deletion_is_linear)
 		snprintf(name, sizeof(name), "c%d", i);
 		ce[i] = cm(&c, name);
 	}
-	for (i = 0; i < N; i++)
+	for (i = 0; i < 2000; i++) {
+		snprintf(name, sizeof(name), "k%d", i);
+		cm_in(&c, "kept", name);
+	}
+	for (i = 0; i < N; i++) {
 		reload_tombstone(&c, ce[i]);
+		CHECK(c.act.pend == NULL);
+		reload_tombs_sweep(&c);
+	}
 	CHECK(c.act.considered <= 3 * N);
 	CHECK(c.bn.steps <= 3 * N);
+	CHECK(c.swept <= N);
+	CHECK_INT((int)c.cfg.n, 2000);
 	/*
 	 * Reloader's loop: for ConfigMap ci the M + 1 auto workloads but its users (ai when i < M,
 	 * excl for c0) and excl for c3 (excluded) say "not used": N (M + 1) - M - 1 - 1.
