@@ -455,7 +455,16 @@ void reload_csi_spcs_sweep(struct ctl *c, const char *ns)
 		}
 }
 
-/* ---- availability: 403 and 404 stop the CSI side only ---- */
+/* ---- availability: 403 and 404 stop the CSI side only ----
+ *
+ * The state is kept per stream, that is per resource and, with --namespaces, per namespace (each
+ * has its own LIST and WATCH, and RBAC may grant one namespace and not another). A failure
+ * episode starts with the first 403 or 404 of a stream that was fine and ends only when its
+ * WATCH answers 200 (kube_watch_open): a LIST that is granted while the WATCH is not (RBAC's
+ * list and watch are separate verbs) neither ends it nor restarts the back-off, so the warning
+ * is said once per episode and the back-off grows as documented. The metric and /healthz show
+ * the worst state of the resource's streams.
+ */
 
 int reload_csi_cls(int cls)
 {
@@ -470,60 +479,118 @@ static const char *loss(int cls)
 				"annotations read as unset (as Reloader reads a failed GET)";
 }
 
+/* The resource's state for the metric and /healthz: 403, else 404, else 0, else 1 (watched). */
+static void csi_publish(struct ctl *c, int cls)
+{
+	size_t i;
+	int st = 1;
+
+	for (i = 0; i < c->in.nrs; i++) {
+		int x = c->in.rs[i].csi_state;
+
+		if (c->in.rs[i].cls != cls)
+			continue;
+		if (x == 403 || (x == 404 && st != 403) || (x == 0 && st == 1))
+			st = x;
+	}
+	METRIC_SET(c->m.csi_state[cls - CLS_SPC], st);
+}
+
+static void csi_warn(const struct rs *s, int status, int watch)
+{
+	const struct kube_resource *res = reload_cls_res[s->cls];
+	const char *in = *s->ns ? " in namespace " : "";
+
+	if (status == 403)
+		log_warn(
+		    "%s %s%s%s: forbidden (HTTP 403 on %s): this service account may not list and "
+		    "watch %s in API group %s (RBAC); %s until it may; ConfigMaps, Secrets and "
+		    "workloads are reloaded as before; trying again with back-off (at most "
+		    "every %d s)",
+		    res->prefix + 6, res->plural, in, s->ns, watch ? "WATCH" : "LIST", res->plural,
+		    "secrets-store.csi.x-k8s.io", loss(s->cls), RELOAD_CSI_RETRY_MAX_S);
+	else if (s->cls == CLS_SPC)
+		log_warn(
+		    "%s %s are not served by this cluster (HTTP 404 on %s%s%s): %s objects are "
+		    "not reloaded; checking again every %d s",
+		    res->prefix + 6, res->plural, watch ? "WATCH" : "LIST", in, s->ns, res->kind,
+		    ABSENT_RECHECK_S);
+	else
+		log_warn("%s %s are not served by this cluster (HTTP 404 on %s%s%s): %s; checking "
+			 "again every %d s",
+			 res->prefix + 6, res->plural, watch ? "WATCH" : "LIST", in, s->ns,
+			 loss(s->cls), ABSENT_RECHECK_S);
+}
+
+/* Whether another stream of s's resource (another namespace) is in state st. */
+static int csi_other(const struct ctl *c, const struct rs *s, int st)
+{
+	size_t i;
+
+	for (i = 0; i < c->in.nrs; i++)
+		if (&c->in.rs[i] != s && c->in.rs[i].cls == s->cls && c->in.rs[i].csi_state == st)
+			return 1;
+	return 0;
+}
+
 int reload_csi_status(struct rs *s, int status, int watch)
 {
 	struct ctl *c = s->c;
-	const struct kube_resource *res = reload_cls_res[s->cls];
-	int i = s->cls - CLS_SPC, was = METRIC_GET(c->m.csi_state[i]);
+	int was = s->csi_state;
 
 	if (status == 200) {
-		if (was == 403 || was == 404)
-			log_info("%s %s are %s now: watching them", res->prefix + 6, res->plural,
-				 was == 403 ? "granted" : "served");
-		METRIC_SET(c->m.csi_state[i], 1);
-		c->in.csi_fails[i] = 0;
+		/* listed (or watching): the episode, if any, goes on until the WATCH is open */
+		if (was == 0) {
+			s->csi_state = 1;
+			csi_publish(c, s->cls);
+		}
 		s->absent = 0;
 		return 0;
 	}
 	if (status != 403 && status != 404)
 		return 0;
-	if (was != status && status == 403)
-		log_warn(
-		    "%s %s: forbidden (HTTP 403 on %s): this service account may not list and "
-		    "watch %s in API group %s (RBAC); %s until it may; ConfigMaps, Secrets and "
-		    "workloads are reloaded as before; trying again with back-off (at most "
-		    "every %d s)",
-		    res->prefix + 6, res->plural, watch ? "WATCH" : "LIST", res->plural,
-		    "secrets-store.csi.x-k8s.io", loss(s->cls), RELOAD_CSI_RETRY_MAX_S);
-	else if (was != status && s->cls == CLS_SPC)
-		log_warn("%s %s are not served by this cluster (HTTP 404 on %s): %s objects are "
-			 "not reloaded; checking again every %d s",
-			 res->prefix + 6, res->plural, watch ? "WATCH" : "LIST", res->kind,
-			 ABSENT_RECHECK_S);
-	else if (was != status)
-		log_warn("%s %s are not served by this cluster (HTTP 404 on %s): %s; checking "
-			 "again every %d s",
-			 res->prefix + 6, res->plural, watch ? "WATCH" : "LIST", loss(s->cls),
-			 ABSENT_RECHECK_S);
-	if (was != status)
-		METRIC_INC(c->m.csi_lost[i]);
-	METRIC_SET(c->m.csi_state[i], status);
+	/* a new episode, or its cause changed; a CRD absent is the cluster's: said once for all
+	 * namespaces, a 403 per namespace (RBAC may grant one and not another) */
+	if (was != status && !(status == 404 && csi_other(c, s, 404)))
+		csi_warn(s, status, watch);
+	if (was != 403 && was != 404)
+		METRIC_INC(c->m.csi_lost[s->cls - CLS_SPC]);
+	s->csi_state = status;
+	csi_publish(c, s->cls);
 	s->absent = 1;
 	s->relist = 0; /* a 403 forgets nothing: a grant re-lists and compares */
 	return 1;
 }
 
-long long reload_csi_retry_ms(struct ctl *c, const struct rs *s)
+void reload_csi_opened(struct rs *s)
 {
-	int i = s->cls - CLS_SPC, f = c->in.csi_fails[i];
-	long long base;
+	const struct kube_resource *res = reload_cls_res[s->cls];
+	int was = s->csi_state;
 
-	if (METRIC_GET(c->m.csi_state[i]) != 403)
+	if (was == 403 || was == 404)
+		log_info("%s %s%s%s are %s now: watching them", res->prefix + 6, res->plural,
+			 *s->ns ? " in namespace " : "", s->ns, was == 403 ? "granted" : "served");
+	s->csi_state = 1;
+	s->csi_fails = 0;
+	csi_publish(s->c, s->cls);
+}
+
+long long reload_csi_retry_ms(struct rs *s)
+{
+	int f = s->csi_fails;
+	long long base, ms;
+
+	if (s->csi_state != 403)
 		return ABSENT_RECHECK_S * 1000LL;
 	/* 5 s doubling to RELOAD_CSI_RETRY_MAX_S, jittered down to half (client-go's style) */
 	base = f < 6 ? 5000LL << f : RELOAD_CSI_RETRY_MAX_S * 1000LL;
 	if (base > RELOAD_CSI_RETRY_MAX_S * 1000LL)
 		base = RELOAD_CSI_RETRY_MAX_S * 1000LL;
-	c->in.csi_fails[i]++;
-	return base / 2 + random() % (base / 2 + 1);
+	if (s->csi_fails < RELOAD_CSI_RETRY_MAX_S) /* no wrap however long it lasts */
+		s->csi_fails++;
+	ms = base / 2 + random() % (base / 2 + 1);
+	log_debug("%s%s%s: HTTP 403, retry %d of this episode in %lld ms",
+		  reload_cls_res[s->cls]->plural, *s->ns ? " in namespace " : "", s->ns,
+		  s->csi_fails, ms);
+	return ms;
 }

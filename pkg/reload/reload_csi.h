@@ -50,17 +50,24 @@ void reload_csi_spcs_sweep(struct ctl *c, const char *ns);
 /* Whether class cls is one of the CSI driver's (CLS_SPC, CLS_SPCS). */
 int reload_csi_cls(int cls);
 /*
- * The HTTP status of a LIST page or a WATCH (watch 1) of CSI stream s: 200 marks it available
- * (said once after a loss); 403 (RBAC) or 404 (CRD absent or removed) marks it unavailable,
- * warns once per change of state, sets s->absent (LIST again later, no sweep: a grant re-lists
- * and compares) and returns 1; anything else returns 0 (the caller's usual handling).
+ * The HTTP status of a LIST page or a WATCH (watch 1) of CSI stream s (one resource in one
+ * namespace, "": all). 200 clears s->absent (the WATCH is tried next) and marks a stream that
+ * never failed available; it does not end a failure episode (only reload_csi_opened does, so a
+ * LIST granted while the WATCH is forbidden does not flap). 403 (RBAC) or 404 (CRD absent or
+ * removed) marks it unavailable, warns once per episode (and when its cause changes), sets
+ * s->absent (LIST again later, no sweep: a grant re-lists and compares) and returns 1; anything
+ * else returns 0 (the caller's usual handling). The metric and /healthz show the worst state of
+ * the resource's streams.
  */
 int reload_csi_status(struct rs *s, int status, int watch);
+/* CSI stream s's WATCH answered 200 (open): the failure episode ends, its back-off starts over. */
+void reload_csi_opened(struct rs *s);
 /*
  * When to LIST unavailable CSI stream s again, in ms from now: 404: ABSENT_RECHECK_S; 403: 5 s
- * doubling to RELOAD_CSI_RETRY_MAX_S, each jittered down to half.
+ * doubling with each retry of the episode (s->csi_fails, counted here) to
+ * RELOAD_CSI_RETRY_MAX_S, each jittered down to half.
  */
-long long reload_csi_retry_ms(struct ctl *c, const struct rs *s);
+long long reload_csi_retry_ms(struct rs *s);
 /* Free c->in.spcps (statuses and SecretProviderClasses). */
 void reload_csi_free(struct ctl *c);
 

@@ -186,6 +186,10 @@ int reload_relist_get(const struct reload_relist_req *q, struct reload_relist **
 		      size_t whylen);
 /* Give a reference back (NULL allowed); the last one frees the list and its budget. */
 void reload_relist_put(struct reload_relist *rl);
+/* Plain name i of rl (len set; not NUL-terminated), NULL past the last (or rl NULL). */
+const char *reload_relist_literal(const struct reload_relist *rl, size_t i, size_t *len);
+/* Entries of rl that are regexes (0 for NULL). */
+size_t reload_relist_regexes(const struct reload_relist *rl);
 /* 1 when rl (NULL: an empty list) has an entry matching the whole name. */
 int reload_relist_match(const struct reload_relist *rl, const char *name);
 /* Entries kept in rl (0 for NULL). */
@@ -286,6 +290,16 @@ const char *reload_verdict_name(enum reload_verdict v);
  */
 enum reload_verdict reload_should(const struct reload_workload *w, const struct reload_object *o,
 				  int auto_all, const char **container);
+
+/*
+ * What reload_should says of an object of type t in w's namespace, neither ignored nor used,
+ * listed or excluded by w (match: its match annotation): RELOAD_NO_NOT_USED when search or auto
+ * selects that type, else RELOAD_NO_NOT_SELECTED.
+ */
+enum reload_verdict reload_should_unnamed(const struct reload_workload *w, enum reload_type t,
+					  int match, int auto_all);
+/* w's exclude annotation for type t (metadata, borrowed), or NULL. */
+const char *reload_workload_exclude(const struct reload_workload *w, enum reload_type t);
 
 /*
  * The hash w records for o under strategy s (borrowed from w), or NULL when w
@@ -400,6 +414,7 @@ void reload_http_stop(void *h);
 #define METRIC_INC(x)	 __atomic_add_fetch(&(x), 1, __ATOMIC_RELAXED)
 #define METRIC_SET(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 #define METRIC_GET(x)	 __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define METRIC_ADD(x, n) __atomic_add_fetch(&(x), (n), __ATOMIC_RELAXED)
 
 /* ---- the controller (reload_table.c, reload_sync.c, reload_rollout.c, reload_run.c) ---- */
 
@@ -471,6 +486,8 @@ struct cfg_ent {
 	unsigned char alt[RELOAD_HASH_ALT];
 	unsigned char match, ignore, seen;
 	unsigned char deleted; /* a tombstone kept for pending --reload-on-delete rollouts */
+	unsigned char tomb_q;  /* on ctl.tombs (maybe created again since: then not deleted) */
+	struct cfg_ent *tnext; /* ctl.tombs */
 };
 
 struct trig {
@@ -499,6 +516,11 @@ struct wl_ent {
 
 	json_t *recreate; /* a Job we deleted whose copy the API refused: created later; owned */
 	long long recreate_ms; /* when to try that create again (monotonic ms) */
+
+	struct bn_node *bn;	       /* its nodes in the name index (reload_byname.c); owned */
+	size_t nbn;		       /* how many */
+	unsigned long bn_stamp;	       /* the last query that listed it (one listing per query) */
+	unsigned char bn_unused[3][2]; /* [type][match]: reload_should_unnamed says not used */
 };
 
 struct tab {
@@ -525,6 +547,8 @@ struct rs {
 	int open;	      /* the current watch's answer has arrived (kube_watch_open) */
 	int held;	      /* watches given up unanswered in a row (reset once one opens) */
 	int absent;	      /* the resource is not served (a CRD not installed): 404 */
+	int csi_state; /* CSI classes: 0 not yet, 1 watched, 403/404 failing (reload_csi.c) */
+	int csi_fails; /* CSI classes: retries in the current failure episode (the back-off) */
 	/* the ConfigMap/Secret item being parsed (FLAT mode) */
 	struct strbuf name, ns_, irv;
 	int match, ignore;
@@ -556,7 +580,6 @@ struct reload_in_state {
 	const struct reload_in_hooks *on; /* what input tells the stages above (reload_in.h) */
 	struct tab
 	    spcps; /* SecretProviderClassPodStatuses and SecretProviderClasses (reload_csi.c) */
-	int csi_fails[2];	 /* [CLS_SPC, CLS_SPCS]: 403s in a row (the back-off) */
 	unsigned long csi_steps; /* entries reload_csi.c visited (tests: a delete is O(1)) */
 };
 
@@ -576,6 +599,16 @@ struct reload_act_state {
 	struct evq *evq; /* ReloadSkipped Events to post from the run loop */
 	const struct cfg_ent *ev_last; /* the object the Reloaded Event names (borrowed) */
 	struct reload_notifyq *nq;     /* alerts and webhooks waiting for their thread, or NULL */
+	unsigned long considered;      /* workloads a change was weighed against (tests: linear) */
+};
+
+/* The name index (reload_byname.c): maintained by input, read by act. */
+struct reload_byname {
+	struct tab keys;      /* struct bn_key: a namespace, or an object's type and name */
+	unsigned long gen;    /* queries made (wl_ent.bn_stamp) */
+	struct wl_ent **cand; /* the last query's workloads (borrowed) */
+	size_t ncand, cap;
+	unsigned long steps; /* workloads listed by queries (tests: a deletion is linear) */
 };
 
 /*
@@ -587,12 +620,41 @@ struct ctl {
 	struct kube_client *cl;
 	struct strbuf url, body, resp;
 	struct tab cfg, wl;
-	int ntomb; /* deleted ConfigMaps/Secrets kept for --reload-on-delete rollouts */
+	struct reload_byname bn; /* the workloads in wl by the names they can roll for */
+	/* deleted ConfigMaps/Secrets kept for --reload-on-delete rollouts (tomb_q, tnext) */
+	struct cfg_ent *tombs;
+	unsigned long swept; /* entries tombstone sweeps visited (tests: linear) */
 	struct reload_metrics m;
 	struct reload_in_state in;
 	struct reload_gate_state gate;
 	struct reload_act_state act;
 };
+
+/*
+ * The name index (reload_byname.c). A workload is filed under its namespace and under each name
+ * of an object it can be rolled for or is excluded from: what its pod spec uses, the plain names
+ * of its reload lists and exclude lists; one with a regex in a reload list, or more than
+ * RELOAD_BYNAME_NAMES_MAX list names, is filed as "any name" of its namespace instead.
+ */
+#define RELOAD_BYNAME_NAMES_MAX 64
+/* File we (its w as it is now). Returns 0 or -ENOMEM (we is then not filed: a query misses it). */
+int reload_byname_add(struct ctl *c, struct wl_ent *we);
+/* Take we out (before its w changes or it is freed); not filed: nothing. */
+void reload_byname_del(struct ctl *c, struct wl_ent *we);
+/* The workloads of ce's namespace no query of ce lists, by what reload_should says of ce. */
+struct reload_byname_rest {
+	unsigned long all;    /* all of them */
+	unsigned long unused; /* of those, the ones it says RELOAD_NO_NOT_USED of (not ignored) */
+};
+/*
+ * The workloads ce may be rolled for, each once, into c->bn.cand (valid until the next query or
+ * index change), and what is known of the others of its namespace in rest. Returns how many.
+ * O(workloads listed), whatever the namespace's size.
+ */
+size_t reload_byname_query(struct ctl *c, const struct cfg_ent *ce,
+			   struct reload_byname_rest *rest);
+/* Free the index. */
+void reload_byname_free(struct ctl *c);
 
 /* Shared between the sibling files of this module (each defined in one). */
 struct ent *reload_tab_get(const struct tab *t, int cls, const char *ns, const char *name);

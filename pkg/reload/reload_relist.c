@@ -366,6 +366,19 @@ size_t reload_relist_count(const struct reload_relist *rl)
 	return rl ? rl->nlit + rl->n : 0;
 }
 
+const char *reload_relist_literal(const struct reload_relist *rl, size_t i, size_t *len)
+{
+	if (!rl || i >= rl->nlit)
+		return NULL;
+	*len = rl->lit[i][1];
+	return rl->e.name + rl->lit[i][0];
+}
+
+size_t reload_relist_regexes(const struct reload_relist *rl)
+{
+	return rl ? rl->n : 0;
+}
+
 int reload_relist_match(const struct reload_relist *rl, const char *name)
 {
 	size_t i, len = strlen(name);

@@ -88,6 +88,7 @@ static void consider(struct ctl *c, struct wl_ent *we, const struct cfg_ent *ce,
 
 	if (c->o->webhook_url)
 		return; /* --webhook-url: notify instead of rolling (reload_config_changed) */
+	c->act.considered++;
 	d = reload_decide(c, we, ce, changed, &why);
 	if (d == RELOAD_DECIDE_ROLL) {
 		reload_schedule(c, we, reload_cls_type(ce->e.cls), ce->e.name);
@@ -113,8 +114,8 @@ static void consider(struct ctl *c, struct wl_ent *we, const struct cfg_ent *ce,
 /* An object's data changed: every workload it selects is considered. */
 void reload_config_changed(struct ctl *c, const struct cfg_ent *ce)
 {
-	size_t i;
-	struct ent *e;
+	struct reload_byname_rest rest;
+	size_t i, n;
 
 	if (c->o->webhook_url) {
 		/* --enable-ha: the leader alone notifies */
@@ -122,10 +123,22 @@ void reload_config_changed(struct ctl *c, const struct cfg_ent *ce)
 			reload_notify_webhook(c, ce);
 		return;
 	}
-	for (i = 0; i < c->wl.nb; i++)
-		for (e = c->wl.b[i]; e; e = e->next)
-			if (strcmp(e->ns, ce->e.ns) == 0)
-				consider(c, (struct wl_ent *)e, ce, 1);
+	/*
+	 * The workloads that name ce (or list regexes), not every workload of the namespace: a
+	 * namespace's deletion (--reload-on-delete) is linear. What reload_decide would say of the
+	 * others is counted as it would count them (reload_byname.c).
+	 */
+	n = reload_byname_query(c, ce, &rest);
+	if (!reload_nsel_selected(c, ce->e.ns)) {
+		METRIC_ADD(c->m.not_selected, n + rest.all);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		consider(c, c->bn.cand[i], ce, 1);
+	if (ce->ignore)
+		METRIC_ADD(c->m.skipped[SKIP_IGNORED], rest.all);
+	else
+		METRIC_ADD(c->m.skipped[SKIP_NOT_USED], rest.unused);
 }
 
 /* Restart safety: roll we only for objects whose hash differs from what it records. */

@@ -130,6 +130,7 @@ static void ctl_free(struct ctl *c)
 			reload_wl_free(c, (struct wl_ent *)e);
 		}
 	free(c->wl.b);
+	reload_byname_free(c);
 	while (c->in.defer) {
 		struct deferred *d = c->in.defer;
 

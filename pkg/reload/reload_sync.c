@@ -32,9 +32,8 @@ static void apply_config(struct ctl *c, int cls, const char *evtype, const char 
 		}
 		if (ce) {
 			if (ce->deleted)
-				c->ntomb--;
-			else
-				METRIC_SET(c->m.objects[cls], c->m.objects[cls] - 1);
+				return; /* a tombstone already: reload_tombs_sweep frees it */
+			METRIC_SET(c->m.objects[cls], c->m.objects[cls] - 1);
 			reload_tab_del(&c->cfg, &ce->e);
 			reload_cfg_free(ce);
 		}
@@ -43,7 +42,6 @@ static void apply_config(struct ctl *c, int cls, const char *evtype, const char 
 	if (ce && ce->deleted) { /* created again before its tombstone was swept */
 		existed = 0;
 		ce->deleted = 0;
-		c->ntomb--;
 		METRIC_SET(c->m.objects[cls], c->m.objects[cls] + 1);
 	} else if (!ce) {
 		ce = calloc(1, sizeof(*ce));
@@ -135,13 +133,18 @@ static void refused_add(struct ctl *c, struct wl_ent *we)
 static void refused_retry(struct ctl *c)
 {
 	struct wl_ent *we, *nx;
+	int r;
 
 	if (!c->in.refused || reload_relist_used() >= c->in.refused_used)
 		return;
 	for (we = c->in.refused; we; we = nx) {
 		nx = we->rnext;
-		if (reload_workload_retry_lists(&we->w) != 0 ||
-		    !(we->w.retry[0] | we->w.retry[1])) {
+		reload_byname_del(c, we); /* its lists change: filed again under their names */
+		r = reload_workload_retry_lists(&we->w);
+		if (reload_byname_add(c, we) < 0)
+			log_warn("%s %s/%s: out of memory", reload_kind_name(we->w.kind), we->e.ns,
+				 we->e.name);
+		if (r != 0 || !(we->w.retry[0] | we->w.retry[1])) {
 			log_info("%s %s/%s: its reload lists fit the budgets now",
 				 reload_kind_name(we->w.kind), we->e.ns, we->e.name);
 			reload_refused_remove(c, we);
@@ -220,8 +223,11 @@ void reload_apply_workload(struct ctl *c, int cls, const char *evtype, json_t *o
 		METRIC_SET(c->m.objects[cls], c->m.objects[cls] + 1);
 	}
 	RELOAD_IN_TELL(c, replacing, c, we, &w);
+	reload_byname_del(c, we);
 	reload_workload_free(&we->w);
 	we->w = w;
+	if (reload_byname_add(c, we) < 0) /* a change of what it uses would miss it */
+		log_warn("%s %s/%s: out of memory", reload_kind_name(w.kind), w.ns, w.name);
 	we->seen = 1;
 	RELOAD_IN_TELL(c, read, c, we);
 	reload_refused_remove(c, we);
@@ -561,6 +567,13 @@ static void sweep_unseen(struct ctl *c, const struct rs *s)
 				continue;
 			if (is_cfg && ((struct cfg_ent *)e)->deleted)
 				continue; /* a tombstone: reload_tombs_sweep frees it */
+			if (is_cfg && ((struct cfg_ent *)e)->tomb_q) {
+				/* created again after a tombstone, gone again: still on the
+				 * tombstones' list, so that sweep frees it */
+				((struct cfg_ent *)e)->deleted = 1;
+				METRIC_SET(c->m.objects[s->cls], c->m.objects[s->cls] - 1);
+				continue;
+			}
 			if (!is_cfg && ((struct wl_ent *)e)->recreate)
 				continue; /* a Job we deleted and still have to create again */
 			reload_tab_del(t, e);
@@ -642,8 +655,8 @@ int reload_start_watch(struct ctl *c, struct rs *s, struct log_err *err)
 	if (s->absent) { /* LIST again later: the resource may be installed meanwhile */
 		s->gone = 1;
 		s->restart_ms =
-		    reload_now_ms() + (reload_csi_cls(s->cls) ? reload_csi_retry_ms(c, s)
-							      : ABSENT_RECHECK_S * 1000LL);
+		    reload_now_ms() +
+		    (reload_csi_cls(s->cls) ? reload_csi_retry_ms(s) : ABSENT_RECHECK_S * 1000LL);
 		return 0;
 	}
 	fill_query(c, s, &q);
@@ -685,7 +698,7 @@ static void watch_done(void *ctx, struct kube_watch *w, int status, int res, con
 		/* RBAC revoked or CRD removed while watching: LIST again after a back-off */
 		METRIC_INC(c->m.watch_restarts[s->cls]);
 		s->gone = 1;
-		s->restart_ms = reload_now_ms() + reload_csi_retry_ms(c, s);
+		s->restart_ms = reload_now_ms() + reload_csi_retry_ms(s);
 		return;
 	}
 	/*
@@ -749,8 +762,9 @@ void reload_restart_watches(struct ctl *c)
 			r = reload_list_stream(c, s, &err);
 			if (r == 0) {
 				s->gone = 0;
-				/* not while absent: a 404 re-check lists nothing */
-				if (s->cls >= CLS_DEP && !s->absent)
+				/* not while absent: a 404 re-check lists nothing; nor for
+				 * the CSI classes, whose re-list tells its changes itself */
+				if (s->cls >= CLS_DEP && !s->absent && !reload_csi_cls(s->cls))
 					RELOAD_IN_TELL(c, relisted, c);
 			}
 		}

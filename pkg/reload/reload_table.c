@@ -64,6 +64,7 @@ void reload_pend_remove(struct ctl *c, struct wl_ent *we)
 
 void reload_wl_free(struct ctl *c, struct wl_ent *we)
 {
+	reload_byname_del(c, we);
 	if (we->pending)
 		reload_pend_remove(c, we);
 	reload_refused_remove(c, we);
@@ -103,7 +104,11 @@ void reload_tombstone(struct ctl *c, struct cfg_ent *ce)
 	 * env-vars removes the STAKATER_* variable instead.
 	 */
 	ce->deleted = 1;
-	c->ntomb++;
+	if (!ce->tomb_q) {
+		ce->tomb_q = 1;
+		ce->tnext = c->tombs;
+		c->tombs = ce;
+	}
 	memcpy(ce->hash, RELOAD_DELETE_HASH, RELOAD_HASH_HEX);
 	memset(ce->alt, 0, sizeof(ce->alt));
 	METRIC_SET(c->m.objects[ce->e.cls], c->m.objects[ce->e.cls] - 1);
@@ -112,19 +117,19 @@ void reload_tombstone(struct ctl *c, struct cfg_ent *ce)
 
 void reload_tombs_sweep(struct ctl *c)
 {
-	size_t i;
-	struct ent *e, *nx;
+	struct cfg_ent *ce;
 
-	if (!c->ntomb || c->act.pend)
+	/* the list, not the table: a namespace's deletion (a sweep after each when nothing is
+	 * pending) stays linear however many objects other namespaces hold */
+	if (!c->tombs || c->act.pend)
 		return;
-	for (i = 0; i < c->cfg.nb; i++) {
-		for (e = c->cfg.b[i]; e; e = nx) {
-			nx = e->next;
-			if (!((struct cfg_ent *)e)->deleted)
-				continue;
-			reload_tab_del(&c->cfg, e);
-			reload_cfg_free((struct cfg_ent *)e);
-		}
+	while ((ce = c->tombs)) {
+		c->tombs = ce->tnext;
+		ce->tomb_q = 0;
+		c->swept++;
+		if (!ce->deleted)
+			continue; /* created again since */
+		reload_tab_del(&c->cfg, &ce->e);
+		reload_cfg_free(ce);
 	}
-	c->ntomb = 0;
 }

@@ -5,6 +5,7 @@
 
 #include "kube/kube.h"
 #include "log/log.h"
+#include "reload/reload_csi.h"
 #include "reload/reload_in.h"
 #include "reload/reload_internal.h"
 
@@ -40,6 +41,8 @@ void reload_watches_check(struct ctl *c)
 		if (s->w && !s->open && kube_watch_open(s->w)) {
 			s->open = 1;
 			s->held = 0;
+			if (reload_csi_cls(s->cls))
+				reload_csi_opened(s);
 			log_debug("watch %s%s%s open from resourceVersion %s (%lld ms after its "
 				  "request)",
 				  what, *s->ns ? " in " : "", s->ns, s->rv, now - s->start_ms);

@@ -575,15 +575,33 @@ static int in_list(const char *list, const char *name)
 	}
 }
 
+/* All-or-nothing: metadata if it has any of the four keys of type t, else the pod template. */
+static int where_of(const struct reload_workload *w, int t)
+{
+	enum reload_ann rk = type_ann[t][1], ak = type_ann[t][0];
+
+	return (w->ann[0][rk] || w->ann[0][ak] || w->ann[0][RA_SEARCH] || w->ann[0][RA_AUTO]) ? 0
+											      : 1;
+}
+
+/* Whether search (o matching) or auto selects the objects of type t that w uses. */
+static int selects_used(const struct reload_workload *w, int where, int t, int match, int auto_all)
+{
+	const char *search = w->ann[where][RA_SEARCH], *autov, *typedv;
+
+	if (search && strcmp(search, "true") == 0 && match)
+		return 1;
+	autov = w->ann[where][RA_AUTO] ? w->ann[where][RA_AUTO] : "";
+	typedv = w->ann[where][type_ann[t][0]] ? w->ann[where][type_ann[t][0]] : "";
+	return go_true(autov) || go_true(typedv) || (!*autov && !*typedv && auto_all);
+}
+
 enum reload_verdict reload_should(const struct reload_workload *w, const struct reload_object *o,
 				  int auto_all, const char **container)
 {
 	int t = (unsigned)o->type < NTYPES ? (int)o->type : RELOAD_CONFIGMAP;
-	enum reload_ann rk = type_ann[t][1];
-	enum reload_ann ak = type_ann[t][0];
 	enum reload_ann ek = type_ann[t][2];
 	const struct reload_ref *ref = find_ref(w, o->type, o->name);
-	const char *autov, *typedv;
 	int where;
 
 	if (container)
@@ -592,9 +610,7 @@ enum reload_verdict reload_should(const struct reload_workload *w, const struct 
 		return RELOAD_NO_NAMESPACE;
 	if (o->ignore)
 		return RELOAD_NO_IGNORED;
-	/* All-or-nothing: metadata if it has any of the four keys, else the pod template. */
-	where =
-	    (w->ann[0][rk] || w->ann[0][ak] || w->ann[0][RA_SEARCH] || w->ann[0][RA_AUTO]) ? 0 : 1;
+	where = where_of(w, t);
 	if (w->ann[0][ek] && in_list(w->ann[0][ek], o->name))
 		return RELOAD_NO_EXCLUDED;
 	if (reload_relist_match(w->relist[where][t], o->name)) {
@@ -602,16 +618,7 @@ enum reload_verdict reload_should(const struct reload_workload *w, const struct 
 			*container = ref ? ref->container : w->first_container;
 		return RELOAD_YES;
 	}
-	if (w->ann[where][RA_SEARCH] && strcmp(w->ann[where][RA_SEARCH], "true") == 0 && o->match) {
-		if (!ref)
-			return RELOAD_NO_NOT_USED;
-		if (container)
-			*container = ref->container;
-		return RELOAD_YES;
-	}
-	autov = w->ann[where][RA_AUTO] ? w->ann[where][RA_AUTO] : "";
-	typedv = w->ann[where][ak] ? w->ann[where][ak] : "";
-	if (go_true(autov) || go_true(typedv) || (!*autov && !*typedv && auto_all)) {
+	if (selects_used(w, where, t, o->match, auto_all)) {
 		if (!ref)
 			return RELOAD_NO_NOT_USED;
 		if (container)
@@ -619,6 +626,20 @@ enum reload_verdict reload_should(const struct reload_workload *w, const struct 
 		return RELOAD_YES;
 	}
 	return RELOAD_NO_NOT_SELECTED;
+}
+
+enum reload_verdict reload_should_unnamed(const struct reload_workload *w, enum reload_type type,
+					  int match, int auto_all)
+{
+	int t = (unsigned)type < NTYPES ? (int)type : RELOAD_CONFIGMAP;
+
+	return selects_used(w, where_of(w, t), t, match, auto_all) ? RELOAD_NO_NOT_USED
+								   : RELOAD_NO_NOT_SELECTED;
+}
+
+const char *reload_workload_exclude(const struct reload_workload *w, enum reload_type type)
+{
+	return (unsigned)type < NTYPES ? w->ann[0][type_ann[type][2]] : NULL;
 }
 
 const char *reload_recorded(const struct reload_workload *w, const struct reload_object *o,

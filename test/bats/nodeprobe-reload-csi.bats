@@ -346,6 +346,8 @@ BLOB='{blob:3600000}'
   fake_ctl DELETE /faults >/dev/null
   fake_ctl GET "/watchers?min=9&wait=40" >/dev/null
   [ "$(fake_ctl GET /watchers | jq .count)" -eq 9 ]
+  # the episode ends when the WATCH is answered (a granted LIST alone does not end it)
+  for _ in $(seq 100); do grep -q 'secretproviderclasspodstatuses are granted now: watching them' "$RL_LOG" && break; sleep 0.1; done
   grep -q 'secretproviderclasspodstatuses are granted now: watching them' "$RL_LOG"
   curl -sS "http://127.0.0.1:$port/metrics" | grep -qx 'nodeprobe_reload_csi_available{resource="secretproviderclasspodstatuses"} 1'
   [[ $(curl -sS "http://127.0.0.1:$port/healthz") == *"secretproviderclasspodstatuses: available"* ]]
@@ -361,4 +363,84 @@ BLOB='{blob:3600000}'
   fake_cm cfg '{"a":"3"}'
   reqs PATCH /deployments/app$ 2 >/dev/null
   kill -0 "$RL_PID"
+}
+
+# retries OUT RESOURCE-AND-NS: the back-off's retries of the current episode from the debug log,
+# "N MS" per line ("secretproviderclasspodstatuses in namespace apps" for a namespaced stream).
+retries() {
+  sed -n "s/.*debug: $1: HTTP 403, retry \([0-9]*\) of this episode in \([0-9]*\) ms$/\1 \2/p" "$RL_LOG"
+}
+# grows N: retries 1..N were logged, each delay within its band: 5 s << (k-1), jittered down to
+# half (the back-off as documented, read from what was scheduled, not from a clock)
+grows() {
+  local k=0 n ms base
+  while read -r n ms; do
+    k=$((k + 1))
+    base=$((5000 << (k - 1)))
+    [ "$n" -eq "$k" ] && [ "$ms" -ge $((base / 2)) ] && [ "$ms" -le "$base" ] ||
+      { echo "retry $n in $ms ms: wanted retry $k in $((base / 2))..$base ms" >&2; return 1; }
+  done
+  [ "$k" -ge "$1" ] || { echo "$k retries logged, wanted $1" >&2; return 1; }
+}
+
+@test "CSI: LIST granted and WATCH forbidden (RBAC's separate verbs) is one failure episode: warned about once, the back-off grows retry by retry, ConfigMaps still roll" {
+  fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
+  fake_ctl POST /faults '{"path":"/secretproviderclasspodstatuses$","watch":true,"code":403,"count":-1}' >/dev/null
+  fake_cm cfg '{"a":"1"}'
+  fake_deploy app cfg
+  port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  start 7 --listen "127.0.0.1:$port" --log-level debug
+  n0=$(grep -c 're-list: checking every workload' "$RL_LOG" || true)
+  # the fake's log: three WATCHes refused (at start, then retries 1 and 2), each after a LIST
+  # that was answered 200; the third's retry is scheduled from the back-off's third step
+  fake_ctl GET '/requests?method=GET&path=/secretproviderclasspodstatuses$&watch=1&min=3&wait=40' >/dev/null
+  for _ in $(seq 100); do [ "$(retries secretproviderclasspodstatuses | wc -l)" -ge 3 ] && break; sleep 0.1; done
+  fake_ctl GET '/requests?method=GET&path=/secretproviderclasspodstatuses$' | jq -r '.items[] | "\(.watch) \(.status)"' >&3 || true
+  [ "$(fake_ctl GET '/requests?method=GET&path=/secretproviderclasspodstatuses$&watch=1' | jq '[.items[] | select(.status == 403)] | length')" -eq 3 ]
+  [ "$(fake_ctl GET '/requests?method=GET&path=/secretproviderclasspodstatuses$&watch=0' | jq '[.items[] | select(.status == 200)] | length')" -eq 3 ]
+  retries secretproviderclasspodstatuses | grows 3
+  [ "$(grep -c 'forbidden (HTTP 403' "$RL_LOG")" -eq 1 ]
+  grep -q 'secretproviderclasspodstatuses: forbidden (HTTP 403 on WATCH)' "$RL_LOG"
+  ! grep -q 'are granted now' "$RL_LOG"
+  m=$(curl -sS "http://127.0.0.1:$port/metrics")
+  grep -qx 'nodeprobe_reload_csi_available{resource="secretproviderclasspodstatuses"} 0' <<<"$m"
+  grep -qx 'nodeprobe_reload_csi_lost_total{resource="secretproviderclasspodstatuses"} 1' <<<"$m"
+  [[ $(curl -sS "http://127.0.0.1:$port/healthz") == *"secretproviderclasspodstatuses: unavailable: HTTP 403"* ]]
+  # the statuses' re-lists check no workload again (their changes are told by themselves)
+  [ "$(grep -c 're-list: checking every workload' "$RL_LOG")" -eq "$n0" ]
+  fake_cm cfg '{"a":"2"}'
+  reqs PATCH /deployments/app$ >/dev/null
+  kill -0 "$RL_PID"
+}
+
+@test "CSI: namespaced mode keeps the 403 state per namespace: apps' LIST forbidden is warned about once and backs off growing while other's statuses roll" {
+  fake_ctl POST /crds "$SPCPS_CRD" >/dev/null
+  fake_ctl POST /faults '{"path":"^/apis/secrets-store.csi.x-k8s.io/v1/namespaces/apps/secretproviderclasspodstatuses$","watch":false,"code":403,"count":-1}' >/dev/null
+  deployment web '{"secretproviderclass.reloader.stakater.com/auto":"true"}' other
+  spcps p 1 other
+  fake_cm cfg '{"a":"1"}' apps
+  fake_deploy app cfg apps
+  port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  # per namespace 7 watches, and other's statuses (secretproviderclasses: no CRD, 404)
+  start 15 --namespaces apps,other --listen "127.0.0.1:$port" --log-level debug
+  spcps p 2 other
+  reqs PATCH /namespaces/other/deployments/web$ >/dev/null
+  fake_ctl GET '/requests?method=GET&path=/namespaces/apps/secretproviderclasspodstatuses$&min=3&wait=40' >/dev/null
+  for _ in $(seq 100); do [ "$(retries 'secretproviderclasspodstatuses in namespace apps' | wc -l)" -ge 3 ] && break; sleep 0.1; done
+  # apps: three LISTs refused, never a WATCH; one warning naming the namespace
+  [ "$(nreqs GET /namespaces/apps/secretproviderclasspodstatuses$)" -eq 3 ]
+  retries 'secretproviderclasspodstatuses in namespace apps' | grows 3
+  [ "$(grep -c 'forbidden (HTTP 403' "$RL_LOG")" -eq 1 ]
+  grep -q 'secretproviderclasspodstatuses in namespace apps: forbidden (HTTP 403 on LIST)' "$RL_LOG"
+  [ "$(retries 'secretproviderclasspodstatuses in namespace other' | wc -l)" -eq 0 ]
+  # the CRD absent is the cluster's: said once for both namespaces
+  [ "$(grep -c 'secretproviderclasses are not served by this cluster' "$RL_LOG")" -eq 1 ]
+  m=$(curl -sS "http://127.0.0.1:$port/metrics")
+  grep -qx 'nodeprobe_reload_csi_available{resource="secretproviderclasspodstatuses"} 0' <<<"$m"
+  grep -qx 'nodeprobe_reload_csi_lost_total{resource="secretproviderclasspodstatuses"} 1' <<<"$m"
+  # other's rotations and apps' ConfigMaps roll on
+  spcps p 3 other
+  reqs PATCH /namespaces/other/deployments/web$ 2 >/dev/null
+  fake_cm cfg '{"a":"2"}' apps
+  reqs PATCH /namespaces/apps/deployments/app$ >/dev/null
 }

@@ -249,3 +249,60 @@ TEST(spc_sweep_frees_statuses_and_their_classes)
 	sb_free(&cs.name);
 	sb_free(&cs.ns_);
 }
+
+/*
+ * The failure state is per stream (resource and namespace): another namespace's success leaves
+ * it alone, and a LIST granted while the WATCH is refused neither ends the episode (one loss
+ * counted, so one warning) nor restarts the back-off; only an open WATCH does. The metric shows
+ * the worst stream.
+ */
+TEST(csi_failure_episode_per_stream)
+{
+	struct reload_opts o;
+	struct ctl c;
+	struct rs s[2];
+	long long ms;
+	int i;
+
+	reload_opts_init(&o);
+	memset(&c, 0, sizeof(c));
+	memset(s, 0, sizeof(s));
+	c.o = &o;
+	c.in.rs = s;
+	c.in.nrs = 2;
+	for (i = 0; i < 2; i++) {
+		s[i].c = &c;
+		s[i].cls = CLS_SPC;
+		s[i].ns = i ? "other" : "apps";
+	}
+	CHECK_INT(reload_csi_status(&s[0], 403, 0), 1); /* apps: LIST forbidden */
+	CHECK_INT(s[0].absent, 1);
+	CHECK_INT((int)c.m.csi_lost[0], 1);
+	ms = reload_csi_retry_ms(&s[0]);
+	CHECK(ms >= 2500 && ms <= 5000);
+	CHECK_INT(reload_csi_status(&s[1], 200, 0), 0); /* other: fine */
+	CHECK_INT(c.m.csi_state[0], 403);
+	CHECK_INT(s[0].csi_fails, 1);
+	/* apps: LIST granted, WATCH forbidden, twice: the same episode, the back-off grows */
+	for (i = 0; i < 2; i++) {
+		CHECK_INT(reload_csi_status(&s[0], 200, 0), 0);
+		CHECK_INT(s[0].absent, 0);
+		CHECK_INT(c.m.csi_state[0], 403);
+		CHECK_INT(reload_csi_status(&s[0], 403, 1), 1);
+		ms = reload_csi_retry_ms(&s[0]);
+		CHECK(ms >= 5000LL << i && ms <= 10000LL << i);
+	}
+	CHECK_INT((int)c.m.csi_lost[0], 1);
+	CHECK_INT(s[0].csi_fails, 3);
+	/* other's watch opens, then apps's: the episode ends */
+	reload_csi_opened(&s[1]);
+	CHECK_INT(c.m.csi_state[0], 403);
+	reload_csi_opened(&s[0]);
+	CHECK_INT(c.m.csi_state[0], 1);
+	CHECK_INT(s[0].csi_fails, 0);
+	/* revoked later in other: a new episode there */
+	CHECK_INT(reload_csi_status(&s[1], 403, 1), 1);
+	CHECK_INT((int)c.m.csi_lost[0], 2);
+	CHECK_INT(c.m.csi_state[0], 403);
+	CHECK_INT(s[0].csi_state, 1);
+}
