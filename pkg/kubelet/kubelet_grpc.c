@@ -406,7 +406,8 @@ static int on_close(nghttp2_session *s, int32_t sid, uint32_t code, void *u)
 			snprintf(st->msg, sizeof(st->msg),
 				 "stream closed (HTTP/2 error %u, :status %d)", code,
 				 st->http_status);
-		c->h->response(c->ctx, c, sid, status, st->msg);
+		c->h->response(c->ctx, c, sid, status, st->msg, st->too_big ? NULL : st->in,
+			       st->too_big ? 0 : st->in_len);
 	}
 	stream_free(c, st);
 	return 0;

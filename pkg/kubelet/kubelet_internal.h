@@ -121,8 +121,13 @@ struct kg_handler {
 			const uint8_t *body, size_t n);
 	/* A stream ended (answered, reset, or the connection closed). */
 	void (*closed)(void *ctx, struct kg_conn *c, int32_t sid);
-	/* Client: the call on sid ended with this gRPC status and message. */
-	void (*response)(void *ctx, struct kg_conn *c, int32_t sid, int status, const char *msg);
+	/*
+	 * Client: the call on sid ended with this gRPC status and message; body, n: the response
+	 * body as received (framed messages, borrowed for the call; NULL, 0: none, or it passed
+	 * KPB_MAX_MSG and was dropped).
+	 */
+	void (*response)(void *ctx, struct kg_conn *c, int32_t sid, int status, const char *msg,
+			 const uint8_t *body, size_t n);
 };
 
 /* Take fd (closed by kg_conn_free). server: answer calls; else make them. */

@@ -177,11 +177,12 @@ int kreg_inotify(struct kreg *r, bool *gone, size_t n_gone, struct log_err *err)
 	}
 }
 
-static void on_response(void *ctx, struct kg_conn *c, int32_t sid, int status, const char *msg)
+static void on_response(void *ctx, struct kg_conn *c, int32_t sid, int status, const char *msg,
+			const uint8_t *body, size_t n)
 {
 	struct kreg *r = ctx;
 
-	(void)sid;
+	(void)sid, (void)body, (void)n;
 	for (size_t i = 0; i < r->n; i++) {
 		struct kreg_res *x = &r->r[i];
 

@@ -591,3 +591,30 @@ YAML
   echo "$output" >&2
   [ "$(jq -r '.claims["uid-1"].devices[0].device_name' <<<"$output")" = "$n" ]
 }
+
+@test "devices-dra: dra-bench (make bench's C client) checks every answer and prints its figures" {
+  claim c1 uid-1 "[$(res ser nodeprobe.io node1 serial-ttyusb0)]"
+  plugin_start
+  DB=$BUILD/test/tools/dra-bench
+  run "$DB" "$EP" 3 default c1 uid-1 "$T/kubeconfig"
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "claim default/c1 (uid-1): request ser pool node1 device serial-ttyusb0 cdi nodeprobe.io/claim=uid-1-serial-ttyusb0" ]
+  [[ "${lines[1]}" =~ ^prepare_calls=3\ p50_ms=[0-9]+\.[0-9]{3}\ p99_ms=[0-9]+\.[0-9]{3}\ max_ms=[0-9]+\.[0-9]{3}$ ]]
+  [[ "${lines[2]}" =~ ^unprepare_calls=3\ p50_ms=[0-9.]+\ p99_ms=[0-9.]+\ max_ms=[0-9.]+$ ]]
+  [[ "${lines[3]}" =~ ^claim_get_calls=3\ p50_ms=[0-9.]+\ p99_ms=[0-9.]+\ max_ms=[0-9.]+$ ]]
+  [ "${#lines[@]}" -eq 4 ]
+  # every round unprepared its claim: each prepare read it (warm-up + 3), nothing left behind
+  [ "$(fake_ctl GET '/requests?path=resourceclaims/c1$&count=1' | jq .count)" = 8 ]
+  [ "$(jq '.claims | length' "$T/plugins/nodeprobe.io/checkpoint.json")" = 0 ]
+  [ -z "$(ls "$T/cdi" | grep claim_)" ]
+  # a wrong answer fails by name: a claim the plugin cannot prepare (another pool)
+  claim c2 uid-2 "[$(res ser nodeprobe.io node2 serial-ttyusb0)]"
+  run "$DB" "$EP" 2 default c2 uid-2
+  echo "$output" >&2
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"dra-bench: NodePrepareResources: claim uid-2: error: "*"pool 'node2': not ours"* ]]
+  run "$DB" "$EP" 0 default c1 uid-1
+  [ "$status" -eq 2 ]
+  [[ "$output" == "usage: dra-bench SOCK N NAMESPACE NAME UID [KUBECONFIG]" ]]
+}

@@ -234,19 +234,23 @@ struct pair {
 	int requests, closed, responses, status;
 	char path[128], msg[256];
 	size_t body;
+	uint8_t sent[256], got[256]; /* the request body, echoed; the response body received */
+	size_t got_n;
 };
 
 static void p_request(void *ctx, struct kg_conn *c, int32_t sid, const char *path,
 		      const uint8_t *body, size_t n)
 {
 	struct pair *p = ctx;
-	struct kpb_buf m;
+	struct kpb_buf m = {malloc(n), n};
 
-	(void)body;
 	p->requests++;
 	snprintf(p->path, sizeof(p->path), "%s", path);
 	p->body = n;
-	kpb_empty(&m);
+	if (!m.p)
+		abort();
+	memcpy(m.p, body, n); /* the answer: the request's message back */
+	memcpy(p->sent, body, n < sizeof(p->sent) ? n : sizeof(p->sent));
 	kg_send(c, sid, &m, false);
 	kg_finish(c, sid, KG_NOT_FOUND, "no such thing: 100% gone\n");
 }
@@ -257,11 +261,14 @@ static void p_closed(void *ctx, struct kg_conn *c, int32_t sid)
 	((struct pair *)ctx)->closed++;
 }
 
-static void p_response(void *ctx, struct kg_conn *c, int32_t sid, int status, const char *msg)
+static void p_response(void *ctx, struct kg_conn *c, int32_t sid, int status, const char *msg,
+		       const uint8_t *body, size_t n)
 {
 	struct pair *p = ctx;
 
 	(void)c, (void)sid;
+	p->got_n = n;
+	memcpy(p->got, body, n < sizeof(p->got) ? n : sizeof(p->got));
 	p->responses++;
 	p->status = status;
 	snprintf(p->msg, sizeof(p->msg), "%s", msg);
@@ -303,6 +310,9 @@ TEST(grpc_call_status_and_message_round_trip)
 	REQUIRE_INT(p.responses, 1);
 	CHECK_INT(p.status, KG_NOT_FOUND);
 	CHECK_STR(p.msg, "no such thing: 100% gone\n"); /* percent-encoded on the wire */
+	/* the client is handed the response body: here the request's message echoed */
+	REQUIRE_INT(p.got_n, len);
+	CHECK(len <= sizeof(p.got) && memcmp(p.got, p.sent, len) == 0);
 	kg_conn_free(p.srv);
 	kg_conn_free(p.cli);
 }
