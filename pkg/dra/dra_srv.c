@@ -225,6 +225,8 @@ static int call_take(struct dra_srv *s, struct kg_conn *g, int32_t sid, const ch
 	s->calls = d;
 	s->n_calls++;
 	s->call_bytes += q->bytes;
+	log_debug("dra: %s of %zu claims handed to the worker (%zu calls waiting)", d->method, q->n,
+		  s->n_calls);
 	dwork_push(s->w, &d->j);
 	return 0;
 }

@@ -288,12 +288,17 @@ int dst_load(struct dra_prep *p, struct log_err *err)
 		   "NodeprobeDRACheckpoint") ||
 	    json_integer_value(json_object_get(root, "version")) != 1 ||
 	    strcmp(json_string_value(json_object_get(root, "driver")) ?: "", p->driver)) {
-		rc = log_err_set(err, -EBADMSG, "%s:%d: not a checkpoint of driver %s: %s", path,
-				 root ? 1 : je.line, p->driver,
-				 !root		       ? je.text
-				 : !json_is_array(arr) ? "no claims list"
-						       : "want kind NodeprobeDRACheckpoint, "
-							 "version 1 and our driver");
+		if (!root)
+			rc = log_err_set(err, -EBADMSG, "%s:%d: not a checkpoint: %s", path,
+					 je.line, je.text);
+		else if (!json_is_array(arr))
+			rc = log_err_set(err, -EBADMSG, "%s: not a checkpoint: no claims list",
+					 path);
+		else
+			rc = log_err_set(
+			    err, -EBADMSG,
+			    "%s: not a checkpoint of driver %s: want kind NodeprobeDRACheckpoint, version 1 and our driver",
+			    path, p->driver);
 		json_decref(root);
 		return rc;
 	}
