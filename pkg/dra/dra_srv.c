@@ -346,53 +346,20 @@ static int ep_add(struct dra_srv *s, int fd, uint64_t tag, uint32_t ev)
 	return epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &e) < 0 ? -errno : 0;
 }
 
-/* Create socket i. A socket file already there is replaced only when nobody serves it. */
+/* Create socket i (pkg/kubelet's kubelet_sock.c: mode 0600, a stale one of ours replaced). */
 static int listen_on(struct dra_srv *s, int i, struct log_err *err)
 {
 	struct dsock *k = &s->sock[i];
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	struct stat st;
-	int fd;
+	int rc = ksock_listen(k->path, &k->lfd, &k->dev, &k->ino, err);
 
-	memcpy(sa.sun_path, k->path, sizeof(sa.sun_path));
-	if (k->lfd >= 0)
-		close(k->lfd); /* (closing removes it from the epoll set) */
-	k->lfd = -1;
-	if (lstat(k->path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode))
-			return log_err_set(err, -EEXIST, "%s: exists and is no socket", k->path);
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-			close(fd);
-			return log_err_set(err, -EADDRINUSE, "%s: another process serves it",
-					   k->path);
-		}
-		if (fd >= 0)
-			close(fd);
-		unlink(k->path); /* a stale socket of ours (same name): nobody listens */
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 16) < 0 ||
-	    stat(k->path, &st) < 0) {
-		int e = errno;
-
-		if (fd >= 0)
-			close(fd);
-		return log_err_set(err, -e, "%s: %s", k->path, strerror(e));
-	}
-	k->lfd = fd;
-	k->dev = st.st_dev;
-	k->ino = st.st_ino;
-	if (ep_add(s, fd, (uint64_t)i, EPOLLIN) < 0)
+	if (rc == 0 && ep_add(s, k->lfd, (uint64_t)i, EPOLLIN) < 0)
 		return log_err_set(err, -errno, "epoll: %s", strerror(errno));
-	return 0;
+	return rc;
 }
 
 static bool ours_there(const struct dsock *k)
 {
-	struct stat st;
-
-	return k->lfd >= 0 && stat(k->path, &st) == 0 && st.st_dev == k->dev && st.st_ino == k->ino;
+	return ksock_ours(k->path, k->lfd, k->dev, k->ino);
 }
 
 int dra_srv_start(struct dra_srv *s, struct log_err *err)

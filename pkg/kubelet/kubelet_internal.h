@@ -48,6 +48,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <poll.h>
+#include <sys/types.h>
 
 #include "kubelet/kubelet.h"
 
@@ -170,6 +171,17 @@ int kg_send(struct kg_conn *c, int32_t sid, struct kpb_buf *msg, bool latest);
 int kg_finish(struct kg_conn *c, int32_t sid, int status, const char *msg);
 /* Client: start a unary call of path with msg (taken). Returns the stream id or -errno. */
 int kg_call(struct kg_conn *c, const char *path, struct kpb_buf *msg);
+
+/* ---- kubelet_sock: a plugin's unix socket (also pkg/dra's). */
+
+/*
+ * Listen on the unix socket path (closing *lfd first when >= 0): a socket file there is replaced
+ * only when nobody serves it (-EADDRINUSE), another file is -EEXIST; made mode KSRV_SOCK_MODE
+ * before listen. 0 with *lfd (non-blocking), *dev, *ino of the file, or -errno with err.
+ */
+int ksock_listen(const char *path, int *lfd, dev_t *dev, ino_t *ino, struct log_err *err);
+/* Is path still the socket file we bound (lfd open, same dev and ino)? */
+bool ksock_ours(const char *path, int lfd, dev_t dev, ino_t ino);
 
 /* ---- kubelet_reg: registration of each resource with the kubelet. */
 struct kreg;

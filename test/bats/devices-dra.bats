@@ -79,6 +79,9 @@ res() { # res REQUEST DRIVER POOL DEVICE
   [ "$(jq -r .endpoint <<<"$output")" = "$EP" ]
   [ "$(jq -c .supported_versions <<<"$output")" = '["v1.DRAPlugin","v1beta1.DRAPlugin"]' ]
   [ "$(jq -r .chosen <<<"$output")" = v1.DRAPlugin ]
+  # both sockets mode 0600 (made so before listen, whatever the umask): only the kubelet (root)
+  [ "$(stat -c %a "$EP")" = 600 ]
+  [ "$(stat -c %a "$T/reg/nodeprobe.io-reg.sock")" = 600 ]
   dra_wait grep -q 'registered with the kubelet' "$T/plugin.log"
   # a DRA class talks to the API server: libcurl is loaded now (pkg/kube/kube_curl.c)
   grep -q 'libcurl\.so\.4' "/proc/$PLUGIN/maps"
