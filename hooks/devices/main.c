@@ -26,6 +26,8 @@ enum {
 	OPT_DRA_DIR,
 	OPT_NODE_NAME,
 	OPT_KUBECONFIG,
+	OPT_DRA_RESYNC,
+	OPT_DRA_SWEEP,
 };
 
 static const struct cli_opt opts[] = {
@@ -46,6 +48,9 @@ static const struct cli_opt opts[] = {
     {"dra-plugins-dir", 0, "DIR", "the kubelet's plugins directory (DRA)", OPT_DRA_DIR},
     {"node-name", 0, "NAME", "this node (DRA pool); default $NODE_NAME", OPT_NODE_NAME},
     {"kubeconfig", 0, "FILE", "API server for DRA claims (default in-cluster)", OPT_KUBECONFIG},
+    {"dra-resync", 0, "SECONDS", "check our ResourceSlices every SECONDS (10)", OPT_DRA_RESYNC},
+    {"dra-sweep", 0, "SECONDS", "unprepare claims gone from the API every SECONDS (300)",
+     OPT_DRA_SWEEP},
     {NULL, 0, NULL, NULL, 0},
 };
 
@@ -70,6 +75,23 @@ struct args {
 	int level; /* -1: none */
 	bool list;
 };
+
+/* A whole number of seconds from 1 to a day. */
+static int seconds(const char *arg, const char *opt, int *out, char *msg, int msglen)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < 1 || v > 86400) {
+		snprintf(msg, (size_t)msglen, "%s '%s': want whole seconds from 1 to 86400", opt,
+			 arg);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
 
 static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 {
@@ -141,6 +163,11 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 	case OPT_KUBECONFIG:
 		a->o.kubeconfig = arg;
 		return 0;
+	case OPT_DRA_RESYNC:
+	case OPT_DRA_SWEEP:
+		return seconds(arg, id == OPT_DRA_RESYNC ? "--dra-resync" : "--dra-sweep",
+			       id == OPT_DRA_RESYNC ? &a->o.dra_resync_s : &a->o.dra_sweep_s, msg,
+			       msglen);
 	}
 	return -1;
 }

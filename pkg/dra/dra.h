@@ -16,8 +16,16 @@
  * then registers the plugin again). Only our own socket files are removed on exit.
  *
  * What a claim means is the caller's (dra_ops); dra_prep.c is one such caller's toolkit
- * (claim from the API server, CDI spec, checkpoint). Single-threaded: every call and callback
- * from the thread that calls dra_srv_ready.
+ * (claim from the API server, CDI spec, checkpoint). Two threads: the caller's loop, which
+ * calls every dra_srv_* function and serves the sockets (never waiting on a peer or on the API
+ * server), and one worker per dra_srv, which runs dra_ops and dra_srv_every's fn, one at a
+ * time, in that order of priority. A Prepare or Unprepare call is decoded on the loop, waits
+ * for the worker in a bounded queue (DRA_QUEUE_MAX calls, DRA_QUEUE_BYTES of claims; more is
+ * UNAVAILABLE), and is answered from the loop when the worker is done; a call whose stream or
+ * connection went meanwhile is skipped or its answer dropped, and one past its deadline (the
+ * caller's grpc-timeout, at most DRA_CALL_DEADLINE_MS) is answered DEADLINE_EXCEEDED.
+ * GetInfo, NotifyRegistrationStatus and an empty Prepare or Unprepare (a liveness probe) are
+ * answered on the loop at once.
  */
 #ifndef NP_DRA_H
 #define NP_DRA_H
@@ -33,8 +41,12 @@ struct log_err;
 #define DRA_SVC_V1	 "k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin"
 #define DRA_SVC_V1BETA1	 "k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin"
 #define DRA_REG_SVC	 "pluginregistration.Registration"
-#define DRA_CLAIMS_MAX	 4096 /* claims of one call: more is RESOURCE_EXHAUSTED */
-#define DRA_MAX_CONNS	 16   /* connections on both sockets; one more closes the idlest */
+#define DRA_CLAIMS_MAX	 4096	    /* claims of one call: more is RESOURCE_EXHAUSTED */
+#define DRA_MAX_CONNS	 16	    /* connections on both sockets; one more closes the idlest */
+#define DRA_QUEUE_MAX	 16	    /* Prepare/Unprepare calls taken, not yet answered */
+#define DRA_QUEUE_BYTES	 (8u << 20) /* their claims' bytes together */
+#define DRA_CALL_DEADLINE_MS                                                                       \
+	45000 /* a call without grpc-timeout: the kubelet's own (defaultClientCallTimeout) */
 
 /* One claim of a call, as the kubelet names it (strings borrowed for the call). */
 struct dra_claim {
@@ -57,16 +69,18 @@ struct dra_result {
 	void *priv; /* the provider's, for free_result */
 };
 
+/* Called on the worker thread, one at a time (never at once with dra_srv_every's fn). */
 struct dra_ops {
 	/*
 	 * Prepare (or unprepare) claims c[0..n): fill r[i] for every i (r zeroed by the caller).
 	 * A claim's failure goes in r[i].err; return -errno (whole call failed: a gRPC error
-	 * with err's message) only when no claim could be answered at all.
+	 * with err's message) only when no claim could be answered at all. deadline: when the
+	 * caller stops waiting (CLOCK_MONOTONIC ms); work not begun by then is a claim's error.
 	 */
-	int (*prepare)(void *ctx, const struct dra_claim *c, size_t n, struct dra_result *r,
-		       struct log_err *err);
-	int (*unprepare)(void *ctx, const struct dra_claim *c, size_t n, struct dra_result *r,
-			 struct log_err *err);
+	int (*prepare)(void *ctx, const struct dra_claim *c, size_t n, long long deadline,
+		       struct dra_result *r, struct log_err *err);
+	int (*unprepare)(void *ctx, const struct dra_claim *c, size_t n, long long deadline,
+			 struct dra_result *r, struct log_err *err);
 	void (*free_result)(void *ctx, struct dra_result *r); /* NULL: nothing to free */
 };
 
@@ -89,7 +103,7 @@ bool dra_uid_ok(const char *uid);
 int dra_srv_new(const struct dra_opts *o, struct dra_srv **out, struct log_err *err);
 
 /* Create the service socket, then the registration socket (a stale one of ours is replaced, one
- * somebody serves is -EADDRINUSE). 0 or -errno with err naming the path. */
+ * somebody serves is -EADDRINUSE), then start the worker. 0 or -errno with err naming the path. */
 int dra_srv_start(struct dra_srv *s, struct log_err *err);
 
 /* The one descriptor to poll for reading (an epoll set of every socket and timer of s). */
@@ -102,15 +116,22 @@ int dra_srv_ready(struct dra_srv *s, struct log_err *err);
 void dra_srv_registrations(const struct dra_srv *s, unsigned *ok, unsigned *refused,
 			   const char **last);
 
-/* Call fn(ctx) every ms milliseconds from dra_srv_ready (after dra_srv_start; one at a time:
- * a later call replaces it). Its error stops dra_srv_ready's caller only when -ENOMEM. */
+/*
+ * Run fn(ctx) on the worker every ms milliseconds, when dra_srv_kick asks, and after each
+ * NotifyRegistrationStatus that says registered (a kubelet that starts deletes the node's
+ * ResourceSlices: dra.md section 2), after the queued calls; one fn (a later call replaces it).
+ * Its errors are logged. After dra_srv_start.
+ */
 int dra_srv_every(struct dra_srv *s, int ms, int (*fn)(void *ctx, struct log_err *err), void *ctx,
 		  struct log_err *err);
+/* Run dra_srv_every's fn soon (coalesced: asked again before it starts, it runs once). */
+void dra_srv_kick(struct dra_srv *s);
 
 /* The service socket's path (borrowed). */
 const char *dra_srv_endpoint(const struct dra_srv *s);
 
-/* Close every connection, remove our sockets (only ours). NULL is a no-op. */
+/* Stop the worker (after its job in progress), close every connection, remove our sockets
+ * (only ours). NULL is a no-op. */
 void dra_srv_free(struct dra_srv *s);
 
 /* ------------------------------------------------------- claims (dra_prep.c) */
@@ -118,12 +139,15 @@ void dra_srv_free(struct dra_srv *s);
 struct kube_client;
 struct dra_prep;
 
-#define DRA_CDI_CLASS	      "claim" /* CDI kind <driver>/claim, devices <claim uid>-<device> */
-#define DRA_CDI_VERSION	      "0.5.0" /* the lowest with names starting with a digit, hostPath */
-#define DRA_CHECKPOINT	      "checkpoint.json"
-#define DRA_RESULTS_MAX	      64	/* our devices in one claim (the API allows 32 requests) */
-#define DRA_CLAIM_BYTES_MAX   (1 << 20) /* a claim's JSON as the API server sends it */
-#define DRA_PREPARE_BUDGET_MS 30000	/* one call's claim GETs; the kubelet waits 45 s */
+#define DRA_CDI_CLASS		 "claim" /* CDI kind <driver>/claim, devices <claim uid>-<device> */
+#define DRA_CDI_VERSION		 "0.5.0" /* the lowest with names starting with a digit, hostPath */
+#define DRA_CHECKPOINT		 "checkpoint.json"
+#define DRA_RESULTS_MAX		 64 /* our devices in one claim (the API allows 32 requests) */
+#define DRA_CLAIM_BYTES_MAX	 (1 << 20) /* a claim's JSON as the API server sends it */
+#define DRA_PREPARE_BUDGET_MS	 30000	   /* one call's claim GETs; the kubelet waits 45 s */
+#define DRA_PREPARED_MAX	 8192	   /* claims prepared at once (the checkpoint's) */
+#define DRA_CHECKPOINT_BYTES_MAX 67108864  /* the checkpoint file: larger is not ours */
+#define DRA_TEMP_AGE_S		 60	   /* a dot-temp file of ours older than this is stale */
 
 /* A device node for the container: host path (as the runtime sees it) and container path. */
 struct dra_node {
@@ -153,10 +177,10 @@ int dra_prep_new(const struct dra_prep_opts *o, struct dra_prep **out, struct lo
 void dra_prep_free(struct dra_prep *p);
 
 /* dra_ops for a dra_srv whose ctx is the dra_prep. */
-int dra_prep_prepare(void *p, const struct dra_claim *c, size_t n, struct dra_result *r,
-		     struct log_err *err);
-int dra_prep_unprepare(void *p, const struct dra_claim *c, size_t n, struct dra_result *r,
-		       struct log_err *err);
+int dra_prep_prepare(void *p, const struct dra_claim *c, size_t n, long long deadline,
+		     struct dra_result *r, struct log_err *err);
+int dra_prep_unprepare(void *p, const struct dra_claim *c, size_t n, long long deadline,
+		       struct dra_result *r, struct log_err *err);
 void dra_prep_free_result(void *p, struct dra_result *r);
 
 /*

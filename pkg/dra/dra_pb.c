@@ -72,26 +72,97 @@ int dpb_empty_resp(struct kpb_buf *out)
 	return kpb_pack(&m, out);
 }
 
-/* The claims of a request, checked: every one names namespace, uid and name. */
-static int claims_of(PbClaim **pc, size_t n, struct dra_claim **out, struct log_err *err)
+/* A varint at *at (at most 10 bytes): 0 and *at past it, or -EINVAL. */
+static int varint(const uint8_t *m, size_t len, size_t *at, uint64_t *v)
 {
-	struct dra_claim *c;
+	*v = 0;
+	for (int shift = 0; shift < 70 && *at < len; shift += 7) {
+		uint8_t b = m[(*at)++];
 
-	if (n > DRA_CLAIMS_MAX)
-		return log_err_set(err, -E2BIG, "%zu claims in one call: limit %d", n,
-				   DRA_CLAIMS_MAX);
-	c = calloc(n ? n : 1, sizeof(*c));
-	if (!c)
-		return log_err_set(err, -ENOMEM, "out of memory");
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * How many claims (field 1, length-delimited) a Node(Un)prepareResourcesRequest holds, from a
+ * walk over its top-level fields (protobuf encoding: a varint key, then a varint, 8 bytes, a
+ * varint length and that many bytes, or 4 bytes), before protobuf-c allocates one Claim per
+ * entry: a 4 MiB request of 2-byte empty claims would be 2 million allocations. -EINVAL when
+ * the walk does not end exactly at len (protobuf-c would refuse it too).
+ */
+static int count_claims(const uint8_t *m, size_t len, size_t *n)
+{
+	size_t at = 0;
+	uint64_t key, v;
+
+	*n = 0;
+	while (at < len) {
+		if (varint(m, len, &at, &key) < 0)
+			return -EINVAL;
+		switch (key & 7) {
+		case 0:
+			if (varint(m, len, &at, &v) < 0)
+				return -EINVAL;
+			break;
+		case 1:
+		case 5:
+			v = (key & 7) == 1 ? 8 : 4;
+			if (len - at < v)
+				return -EINVAL;
+			at += v;
+			break;
+		case 2:
+			if (varint(m, len, &at, &v) < 0 || v > len - at)
+				return -EINVAL;
+			at += v;
+			*n += key >> 3 == 1;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The claims of a request, checked (every one names namespace, uid and name), copied into q. */
+static int claims_of(PbClaim **pc, size_t n, bool prepare, struct dpb_req **out,
+		     struct log_err *err)
+{
+	size_t bytes = sizeof(struct dpb_req) + (n + 1) * sizeof(struct dra_claim);
+	struct dpb_req *q;
+	char *p;
+
 	for (size_t i = 0; i < n; i++) {
-		if (!*pc[i]->uid || !*pc[i]->name || !*pc[i]->namespace_) {
-			free(c);
+		if (!*pc[i]->uid || !*pc[i]->name || !*pc[i]->namespace_)
 			return log_err_set(err, -EINVAL,
 					   "claim %zu: namespace, uid and name are required", i);
-		}
-		c[i] = (struct dra_claim){pc[i]->namespace_, pc[i]->uid, pc[i]->name};
+		bytes += strlen(pc[i]->namespace_) + strlen(pc[i]->uid) + strlen(pc[i]->name) + 3;
 	}
-	*out = c;
+	q = malloc(bytes);
+	if (!q)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	q->c = (struct dra_claim *)(q + 1);
+	q->n = n;
+	q->prepare = prepare;
+	q->bytes = bytes;
+	p = (char *)(q->c + n + 1);
+	for (size_t i = 0; i < n; i++) {
+		const char *f[3] = {pc[i]->namespace_, pc[i]->uid, pc[i]->name};
+		const char *d[3];
+
+		for (int k = 0; k < 3; k++) {
+			size_t l = strlen(f[k]) + 1;
+
+			memcpy(p, f[k], l);
+			d[k] = p;
+			p += l;
+		}
+		q->c[i] = (struct dra_claim){d[0], d[1], d[2]};
+	}
+	*out = q;
 	return 0;
 }
 
@@ -198,17 +269,22 @@ out:
 	return rc;
 }
 
-int dpb_call(const uint8_t *msg, size_t len, bool prepare, const struct dra_ops *ops, void *ctx,
-	     struct kpb_buf *out, struct log_err *err)
+int dpb_decode(const uint8_t *msg, size_t len, bool prepare, struct dpb_req **out,
+	       struct log_err *err)
 {
+	const char *what =
+	    prepare ? "NodePrepareResourcesRequest" : "NodeUnprepareResourcesRequest";
 	PrepReq *pr = NULL;
 	UnprepReq *ur = NULL;
-	PbClaim **pc;
 	size_t n;
-	struct dra_claim *c = NULL;
-	struct dra_result *r = NULL;
 	int rc;
 
+	*out = NULL;
+	if (count_claims(msg, len, &n) < 0)
+		return log_err_set(err, -EINVAL, "%s: not a valid message", what);
+	if (n > DRA_CLAIMS_MAX)
+		return log_err_set(err, -E2BIG, "%zu claims in one call: limit %d", n,
+				   DRA_CLAIMS_MAX);
 	if (prepare)
 		pr = k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_request__unpack(
 		    NULL, len, msg);
@@ -216,34 +292,40 @@ int dpb_call(const uint8_t *msg, size_t len, bool prepare, const struct dra_ops 
 		ur = k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resources_request__unpack(
 		    NULL, len, msg);
 	if (!pr && !ur)
-		return log_err_set(err, -EINVAL, "%s: not a valid message",
-				   prepare ? "NodePrepareResourcesRequest"
-					   : "NodeUnprepareResourcesRequest");
-	pc = pr ? pr->claims : ur->claims;
-	n = pr ? pr->n_claims : ur->n_claims;
-	rc = claims_of(pc, n, &c, err);
-	if (rc < 0)
-		goto out;
-	r = calloc(n ? n : 1, sizeof(*r));
-	if (!r) {
-		rc = log_err_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
-	rc = n ? (prepare ? ops->prepare : ops->unprepare)(ctx, c, n, r, err) : 0;
-	if (rc < 0)
-		goto out;
-	rc = prepare ? encode_prepare(c, r, n, out) : encode_unprepare(c, r, n, out);
-	if (rc < 0)
-		log_err_set(err, rc, "cannot encode the answer: %s",
-			    rc == -E2BIG ? "over the 4 MiB message limit" : strerror(-rc));
-out:
-	results_free(ops, ctx, r, n);
-	free(c);
+		return log_err_set(err, -EINVAL, "%s: not a valid message", what);
+	rc = claims_of(pr ? pr->claims : ur->claims, pr ? pr->n_claims : ur->n_claims, prepare, out,
+		       err);
 	if (pr)
 		k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_request__free_unpacked(
 		    pr, NULL);
 	if (ur)
 		k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resources_request__free_unpacked(
 		    ur, NULL);
+	return rc;
+}
+
+void dpb_req_free(struct dpb_req *q)
+{
+	free(q);
+}
+
+int dpb_answer(const struct dpb_req *q, const struct dra_ops *ops, void *ctx, long long deadline,
+	       struct kpb_buf *out, struct log_err *err)
+{
+	struct dra_result *r = calloc(q->n ? q->n : 1, sizeof(*r));
+	int rc;
+
+	if (!r)
+		return log_err_set(err, -ENOMEM, "out of memory");
+	rc = q->n ? (q->prepare ? ops->prepare : ops->unprepare)(ctx, q->c, q->n, deadline, r, err)
+		  : 0;
+	if (rc == 0) {
+		rc = q->prepare ? encode_prepare(q->c, r, q->n, out)
+				: encode_unprepare(q->c, r, q->n, out);
+		if (rc < 0)
+			log_err_set(err, rc, "cannot encode the answer: %s",
+				    rc == -E2BIG ? "over the 4 MiB message limit" : strerror(-rc));
+	}
+	results_free(ops, ctx, r, q->n);
 	return rc;
 }

@@ -11,6 +11,7 @@
  * A run killed between the two leaves a spec the checkpoint does not hold: dra_prep_new removes
  * it, and the kubelet (which got no answer) prepares the claim again. A repeated Prepare answers
  * from the checkpoint, with the same ids; Unprepare of a claim we do not know is success.
+ * Everything here but dra_prep_new runs on dra_srv's worker thread (a dra_prep is its alone).
  */
 #include <errno.h>
 #include <jansson.h>
@@ -21,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dra/dra.h"
+#include "dra/dra_internal.h"
 #include "fsutil/fsutil.h"
 #include "kube/kube.h"
 #include "log/log.h"
@@ -37,259 +38,6 @@ static long long mono_ms(void)
 
 static const struct kube_resource claims_res = {"/apis/resource.k8s.io/v1", "resourceclaims",
 						"ResourceClaim"};
-
-struct pdev {
-	char *request, *pool, *device;
-	char *cdi; /* one id: <driver>/claim=<uid>-<device> */
-	bool admin;
-};
-
-struct pclaim {
-	char *uid, *ns, *name;
-	struct pdev *d;
-	size_t n;
-};
-
-struct dra_prep {
-	struct dra_prep_opts o;
-	char *driver, *pool, *state_dir, *cdi_dir;
-	struct pclaim **c; /* each allocated alone: results point into them */
-	size_t n;
-};
-
-static void pclaim_free(struct pclaim *c)
-{
-	if (!c)
-		return;
-	for (size_t i = 0; i < c->n; i++) {
-		free(c->d[i].request);
-		free(c->d[i].pool);
-		free(c->d[i].device);
-		free(c->d[i].cdi);
-	}
-	free(c->d);
-	free(c->uid);
-	free(c->ns);
-	free(c->name);
-	free(c);
-}
-
-static long find(const struct dra_prep *p, const char *uid)
-{
-	for (size_t i = 0; i < p->n; i++)
-		if (!strcmp(p->c[i]->uid, uid))
-			return (long)i;
-	return -1;
-}
-
-/* "<driver>-claim_<uid>.json" */
-static int spec_name(const struct dra_prep *p, const char *uid, char *out, size_t cap)
-{
-	if ((size_t)snprintf(out, cap, "%s-%s_%s.json", p->driver, DRA_CDI_CLASS, uid) >= cap ||
-	    !fs_name_is_safe(out))
-		return -EINVAL;
-	return 0;
-}
-
-/*
- * A claim UID we put in a file name and a CDI id: 1..36 of [A-Za-z0-9-] (the API server's are
- * UUIDs; the CDI device-name grammar takes these, and no '_', '.' or '/').
- */
-bool dra_uid_ok(const char *uid)
-{
-	size_t n = 0;
-
-	for (; uid && uid[n]; n++)
-		if (n >= 36 ||
-		    !((uid[n] >= 'a' && uid[n] <= 'z') || (uid[n] >= 'A' && uid[n] <= 'Z') ||
-		      (uid[n] >= '0' && uid[n] <= '9') || uid[n] == '-'))
-			return false;
-	return n > 0;
-}
-
-/*
- * Is the file at path a claim spec we wrote for uid? A regular file (lstat), kind
- * <driver>/claim, every device named <uid>-... (like pkg/devices/devices_cdi.c ours()): a file
- * we did not write is never deleted.
- */
-static bool spec_is_ours(const struct dra_prep *p, const char *uid, const char *path)
-{
-	struct stat st;
-	char kind[300];
-	json_t *j, *devs, *d;
-	size_t i, ul = strlen(uid);
-	bool yes;
-
-	if (!dra_uid_ok(uid) || lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size > DRA_CLAIM_BYTES_MAX)
-		return false;
-	j = json_load_file(path, JSON_REJECT_DUPLICATES, NULL);
-	devs = json_object_get(j, "devices");
-	snprintf(kind, sizeof(kind), "%s/%s", p->driver, DRA_CDI_CLASS);
-	yes = json_is_array(devs) &&
-	      !strcmp(json_string_value(json_object_get(j, "kind")) ?: "", kind);
-	json_array_foreach(devs, i, d)
-	{
-		const char *n = json_string_value(json_object_get(d, "name")) ?: "";
-
-		yes = yes && !strncmp(n, uid, ul) && n[ul] == '-';
-	}
-	json_decref(j);
-	return yes;
-}
-
-/* Remove the spec file of uid if it is ours (spec_is_ours); a foreign file is logged. */
-static void unlink_ours(const struct dra_prep *p, const char *uid)
-{
-	char name[512], path[4096];
-
-	if (spec_name(p, uid, name, sizeof(name)) < 0 ||
-	    fs_path_join(path, sizeof(path), p->cdi_dir, name, NULL) < 0 || access(path, F_OK) != 0)
-		return;
-	if (spec_is_ours(p, uid, path))
-		unlink(path);
-	else
-		log_warn("dra: %s: not a claim spec of ours (kind %s/%s, devices %s-*): left alone",
-			 path, p->driver, DRA_CDI_CLASS, uid);
-}
-
-static int write_checkpoint(struct dra_prep *p, struct log_err *err)
-{
-	json_t *root = json_object(), *arr = json_array();
-	char *s;
-	int rc;
-
-	if (!root || !arr)
-		goto oom;
-	json_object_set_new(root, "kind", json_string("NodeprobeDRACheckpoint"));
-	json_object_set_new(root, "version", json_integer(1));
-	json_object_set_new(root, "driver", json_string(p->driver));
-	json_object_set_new(root, "claims", arr);
-	for (size_t i = 0; i < p->n; i++) {
-		const struct pclaim *c = p->c[i];
-		json_t *jc = json_pack("{s:s,s:s,s:s,s:[]}", "uid", c->uid, "namespace", c->ns,
-				       "name", c->name, "devices");
-
-		if (!jc)
-			goto oom;
-		for (size_t k = 0; k < c->n; k++)
-			json_array_append_new(json_object_get(jc, "devices"),
-					      json_pack("{s:s,s:s,s:s,s:s,s:b}", "request",
-							c->d[k].request, "pool", c->d[k].pool,
-							"device", c->d[k].device, "cdi",
-							c->d[k].cdi, "adminAccess", c->d[k].admin));
-		json_array_append_new(arr, jc);
-	}
-	s = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(root);
-	if (!s)
-		return log_err_set(err, -ENOMEM, "out of memory");
-	rc = fs_publish(p->state_dir, DRA_CHECKPOINT, s, strlen(s), 0600, err);
-	free(s);
-	return rc < 0 ? rc : 0;
-oom:
-	json_decref(root);
-	json_decref(arr);
-	return log_err_set(err, -ENOMEM, "out of memory");
-}
-
-static char *dup_str(json_t *o, const char *k)
-{
-	const char *v = json_string_value(json_object_get(o, k));
-
-	return strdup(v ? v : "");
-}
-
-static int load_checkpoint(struct dra_prep *p, struct log_err *err)
-{
-	char path[4096];
-	json_error_t je;
-	json_t *root, *arr, *jc;
-	size_t i;
-
-	if (fs_path_join(path, sizeof(path), p->state_dir, DRA_CHECKPOINT, err) < 0)
-		return -ENAMETOOLONG;
-	if (access(path, F_OK) != 0)
-		return 0;
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-	arr = json_object_get(root, "claims");
-	if (!root || !json_is_array(arr)) {
-		json_decref(root);
-		return log_err_set(err, -EINVAL, "%s:%d: not a checkpoint: %s", path, je.line,
-				   root ? "no claims" : je.text);
-	}
-	json_array_foreach(arr, i, jc)
-	{
-		struct pclaim *c = calloc(1, sizeof(*c)), **g;
-		json_t *devs = json_object_get(jc, "devices"), *jd;
-		size_t k;
-
-		g = realloc(p->c, (p->n + 1) * sizeof(*p->c));
-		if (!c || !g) {
-			free(c);
-			p->c = g ? g : p->c;
-			json_decref(root);
-			return log_err_set(err, -ENOMEM, "out of memory");
-		}
-		p->c = g;
-		p->c[p->n++] = c;
-		c->uid = dup_str(jc, "uid");
-		c->ns = dup_str(jc, "namespace");
-		c->name = dup_str(jc, "name");
-		c->d = calloc(json_array_size(devs) + 1, sizeof(*c->d));
-		if (!c->uid || !c->ns || !c->name || !c->d) {
-			json_decref(root);
-			return log_err_set(err, -ENOMEM, "out of memory");
-		}
-		json_array_foreach(devs, k, jd)
-		{
-			struct pdev *d = &c->d[c->n++];
-
-			d->request = dup_str(jd, "request");
-			d->pool = dup_str(jd, "pool");
-			d->device = dup_str(jd, "device");
-			d->cdi = dup_str(jd, "cdi");
-			d->admin = json_is_true(json_object_get(jd, "adminAccess"));
-		}
-	}
-	json_decref(root);
-	return 0;
-}
-
-/* Remove our claim specs the checkpoint does not hold (a run killed before writing it). */
-static void clean_orphans(struct dra_prep *p)
-{
-	char prefix[256], **names = NULL;
-	size_t n = 0, pl;
-
-	snprintf(prefix, sizeof(prefix), "%s-%s_", p->driver, DRA_CDI_CLASS);
-	pl = strlen(prefix);
-	if (fs_list_dir(p->cdi_dir, &names, &n, NULL) < 0)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		size_t l = strlen(names[i]);
-		char uid[256], path[4096];
-
-		if (strncmp(names[i], prefix, pl) || l < pl + 6 ||
-		    strcmp(names[i] + l - 5, ".json"))
-			continue;
-		snprintf(uid, sizeof(uid), "%.*s", (int)(l - pl - 5), names[i] + pl);
-		if (find(p, uid) >= 0 ||
-		    fs_path_join(path, sizeof(path), p->cdi_dir, names[i], NULL) < 0)
-			continue;
-		if (!spec_is_ours(p, uid, path)) {
-			log_warn("dra: %s: named like a claim spec but not ours (kind %s/%s, "
-				 "devices <uid>-*): left alone",
-				 path, p->driver, DRA_CDI_CLASS);
-			continue;
-		}
-		log_info("dra: %s/%s: a claim spec no checkpoint holds (a run stopped "
-			 "mid-prepare): removed",
-			 p->cdi_dir, names[i]);
-		unlink(path);
-	}
-	fs_names_free(names, n);
-}
 
 int dra_prep_new(const struct dra_prep_opts *o, struct dra_prep **out, struct log_err *err)
 {
@@ -314,12 +62,19 @@ int dra_prep_new(const struct dra_prep_opts *o, struct dra_prep **out, struct lo
 		return log_err_set(err, rc, "%s: cannot create directory: %s", o->state_dir,
 				   strerror(-rc));
 	}
-	rc = load_checkpoint(p, err);
+	if (dst_name_rule(o->pool, 253, true)) {
+		rc = log_err_set(err, -EINVAL, "node name '%s' (the DRA pool): %s", o->pool,
+				 dst_name_rule(o->pool, 253, true));
+		dra_prep_free(p);
+		return rc;
+	}
+	rc = dst_load(p, err);
 	if (rc < 0) {
 		dra_prep_free(p);
 		return rc;
 	}
-	clean_orphans(p);
+	dst_clean_temps(p, -1); /* before us nobody writes here: any age */
+	dst_clean_orphans(p);
 	*out = p;
 	return 0;
 }
@@ -329,7 +84,7 @@ void dra_prep_free(struct dra_prep *p)
 	if (!p)
 		return;
 	for (size_t i = 0; i < p->n; i++)
-		pclaim_free(p->c[i]);
+		dst_claim_free(p->c[i]);
 	free(p->c);
 	free(p->driver);
 	free(p->pool);
@@ -443,6 +198,20 @@ static int add_dev(struct pclaim *c, const char *request, const char *pool, cons
 	return 0;
 }
 
+/* The rule a result's request name ("main" or "main/sub") breaks, or NULL (as the API's). */
+static const char *request_rule(const char *req)
+{
+	const char *slash = strchr(req, '/');
+	char main_req[64];
+
+	if (slash && (size_t)(slash - req) < sizeof(main_req)) {
+		memcpy(main_req, req, (size_t)(slash - req));
+		main_req[slash - req] = '\0';
+		return dst_name_rule(main_req, 63, false);
+	}
+	return dst_name_rule(req, 63, false);
+}
+
 /* Our results of the claim object into a new pclaim; a refusal is -errno with msg. */
 static int take_results(struct dra_prep *p, const struct dra_claim *cl, json_t *obj,
 			struct pclaim **out, char *msg, size_t cap)
@@ -474,7 +243,7 @@ static int take_results(struct dra_prep *p, const struct dra_claim *cl, json_t *
 	c = calloc(1, sizeof(*c));
 	if (!c || !(c->d = calloc(n + 1, sizeof(*c->d))) || !(c->uid = strdup(cl->uid)) ||
 	    !(c->ns = strdup(cl->ns)) || !(c->name = strdup(cl->name))) {
-		pclaim_free(c);
+		dst_claim_free(c);
 		snprintf(msg, cap, "out of memory");
 		return -ENOMEM;
 	}
@@ -513,12 +282,16 @@ static int take_results(struct dra_prep *p, const struct dra_claim *cl, json_t *
 				 "claim %s/%s: device %s is prepared for claim %s already", cl->ns,
 				 cl->name, dev, holder);
 			rc = -EBUSY;
+		} else if (request_rule(req)) {
+			snprintf(msg, cap, "claim %s/%s: device %s: request '%.64s': %s", cl->ns,
+				 cl->name, dev, req, request_rule(req));
+			rc = -EINVAL;
 		} else if (add_dev(c, req, pool, dev, admin, p->driver) < 0) {
 			snprintf(msg, cap, "out of memory");
 			rc = -ENOMEM;
 		}
 		if (rc < 0) {
-			pclaim_free(c);
+			dst_claim_free(c);
 			return rc;
 		}
 	}
@@ -549,7 +322,7 @@ static int publish_spec(struct dra_prep *p, const struct pclaim *c, char *msg, s
 	char name[512], *spec;
 	int rc;
 
-	if (spec_name(p, c->uid, name, sizeof(name)) < 0) {
+	if (dst_spec_name(p, c->uid, name, sizeof(name)) < 0) {
 		snprintf(msg, cap, "claim UID '%s': not usable in a file name", c->uid);
 		return -EINVAL;
 	}
@@ -577,13 +350,13 @@ static int prepare_one(struct dra_prep *p, const struct dra_claim *cl, struct dr
 		return rc;
 	rc = publish_spec(p, c, r->err, sizeof(r->err));
 	if (rc < 0) {
-		pclaim_free(c);
+		dst_claim_free(c);
 		return rc;
 	}
 	g = realloc(p->c, (p->n + 1) * sizeof(*p->c));
 	if (!g) {
 		snprintf(r->err, sizeof(r->err), "out of memory");
-		pclaim_free(c);
+		dst_claim_free(c);
 		return -ENOMEM;
 	}
 	p->c = g;
@@ -594,39 +367,65 @@ static int prepare_one(struct dra_prep *p, const struct dra_claim *cl, struct dr
 /* Remove claim i: its spec, then the entry. */
 static void drop(struct dra_prep *p, size_t i)
 {
-	unlink_ours(p, p->c[i]->uid);
-	pclaim_free(p->c[i]);
+	dst_unlink(p, p->c[i]->uid);
+	dst_claim_free(p->c[i]);
 	memmove(&p->c[i], &p->c[i + 1], (p->n - i - 1) * sizeof(*p->c));
 	p->n--;
 }
 
-int dra_prep_prepare(void *ctx, const struct dra_claim *cl, size_t n, struct dra_result *r,
-		     struct log_err *err)
+/* Can claim c be prepared (and checkpointed: load_claim takes it back)? r->err says why not. */
+static bool claim_ok(const struct dra_claim *c, struct dra_result *r)
+{
+	const char *why = dst_name_rule(c->ns, 63, false);
+
+	if (!dra_uid_ok(c->uid))
+		snprintf(r->err, sizeof(r->err),
+			 "claim %.64s/%.64s: UID '%.64s': want 1 to 36 letters, digits or '-'",
+			 c->ns, c->name, c->uid);
+	else if (why)
+		snprintf(r->err, sizeof(r->err), "claim %.64s/%.64s: namespace: %s", c->ns, c->name,
+			 why);
+	else if ((why = dst_name_rule(c->name, 253, true)))
+		snprintf(r->err, sizeof(r->err), "claim %.64s/%.64s: name: %s", c->ns, c->name,
+			 why);
+	if (r->err[0])
+		log_warn("dra: %s", r->err);
+	return !r->err[0];
+}
+
+int dra_prep_prepare(void *ctx, const struct dra_claim *cl, size_t n, long long deadline,
+		     struct dra_result *r, struct log_err *err)
 {
 	struct dra_prep *p = ctx;
-	long long t0 = mono_ms();
+	long long end = mono_ms() + DRA_PREPARE_BUDGET_MS;
 	size_t before = p->n, added;
 	int rc;
 
+	/* claims not begun a second before the caller stops waiting are left for its retry */
+	if (deadline >= 0 && deadline - 1000 < end)
+		end = deadline - 1000;
 	for (size_t i = 0; i < n; i++) {
-		long at = find(p, cl[i].uid);
+		long at = dst_find(p, cl[i].uid);
 
-		if (!dra_uid_ok(cl[i].uid)) {
-			snprintf(r[i].err, sizeof(r[i].err),
-				 "claim %s/%s: UID '%.64s': want 1 to 36 letters, digits or '-'",
-				 cl[i].ns, cl[i].name, cl[i].uid);
-			log_warn("dra: %s", r[i].err);
+		if (!claim_ok(&cl[i], &r[i]))
 			continue;
-		}
 		if (at >= 0 && publish_spec(p, p->c[at], r[i].err, sizeof(r[i].err)) < 0) {
 			log_warn("dra: %s", r[i].err); /* the kubelet asks again */
 			continue;
 		}
-		if (at < 0 && mono_ms() - t0 > DRA_PREPARE_BUDGET_MS) {
+		if (at < 0 && mono_ms() > end) {
 			snprintf(r[i].err, sizeof(r[i].err),
-				 "claim %s/%s: not prepared: the API server took over %d s for "
-				 "this call's claims; the kubelet asks again",
+				 "claim %s/%s: not prepared: the API server was too slow for "
+				 "this call's claims (%d s at most); the kubelet asks again",
 				 cl[i].ns, cl[i].name, DRA_PREPARE_BUDGET_MS / 1000);
+			continue;
+		}
+		if (at < 0 && p->n >= DRA_PREPARED_MAX) {
+			snprintf(r[i].err, sizeof(r[i].err),
+				 "claim %s/%s: not prepared: %d claims are prepared on this node, "
+				 "the limit",
+				 cl[i].ns, cl[i].name, DRA_PREPARED_MAX);
+			log_warn("dra: %s", r[i].err);
 			continue;
 		}
 		if (at < 0 && prepare_one(p, &cl[i], &r[i]) < 0) {
@@ -638,10 +437,10 @@ int dra_prep_prepare(void *ctx, const struct dra_claim *cl, size_t n, struct dra
 	added = p->n - before;
 	if (!added)
 		return 0;
-	rc = write_checkpoint(p, err);
+	rc = dst_write(p, err);
 	if (rc < 0) { /* none of this call's new claims is prepared: take them back */
 		for (size_t i = 0; i < n; i++) {
-			long at = find(p, cl[i].uid);
+			long at = dst_find(p, cl[i].uid);
 
 			if (at >= (long)before) {
 				free(r[i].devs);
@@ -663,14 +462,15 @@ int dra_prep_prepare(void *ctx, const struct dra_claim *cl, size_t n, struct dra
  * checkpoint that cannot be written fails those claims (entries and specs kept: the kubelet
  * asks again); a claim we do not know is success, its spec removed if it is ours.
  */
-int dra_prep_unprepare(void *ctx, const struct dra_claim *cl, size_t n, struct dra_result *r,
-		       struct log_err *err)
+int dra_prep_unprepare(void *ctx, const struct dra_claim *cl, size_t n, long long deadline,
+		       struct dra_result *r, struct log_err *err)
 {
 	struct dra_prep *p = ctx;
 	struct pclaim **all = p->c, **keep;
 	size_t n_all = p->n, nk = 0;
 	bool *gone = calloc(n_all + 1, sizeof(*gone));
 
+	(void)deadline; /* local work only: no API call to bound */
 	keep = calloc(n_all + 1, sizeof(*keep));
 	if (!gone || !keep) {
 		free(gone);
@@ -678,7 +478,7 @@ int dra_prep_unprepare(void *ctx, const struct dra_claim *cl, size_t n, struct d
 		return log_err_set(err, -ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < n; i++) {
-		long at = find(p, cl[i].uid);
+		long at = dst_find(p, cl[i].uid);
 
 		if (!dra_uid_ok(cl[i].uid))
 			snprintf(r[i].err, sizeof(r[i].err),
@@ -687,8 +487,8 @@ int dra_prep_unprepare(void *ctx, const struct dra_claim *cl, size_t n, struct d
 		else if (at >= 0)
 			gone[at] = true;
 		else
-			unlink_ours(p,
-				    cl[i].uid); /* a spec without checkpoint (killed mid-prepare) */
+			dst_unlink(p,
+				   cl[i].uid); /* a spec without checkpoint (killed mid-prepare) */
 	}
 	for (size_t k = 0; k < n_all; k++)
 		if (!gone[k])
@@ -697,11 +497,11 @@ int dra_prep_unprepare(void *ctx, const struct dra_claim *cl, size_t n, struct d
 		goto out;
 	p->c = keep;
 	p->n = nk;
-	if (write_checkpoint(p, err) < 0) { /* nothing removed: the kubelet asks again */
+	if (dst_write(p, err) < 0) { /* nothing removed: the kubelet asks again */
 		p->c = all;
 		p->n = n_all;
 		for (size_t i = 0; i < n; i++)
-			if (find(p, cl[i].uid) >= 0)
+			if (dst_find(p, cl[i].uid) >= 0)
 				snprintf(r[i].err, sizeof(r[i].err),
 					 "claim %s/%s: not unprepared: checkpoint: %.180s",
 					 cl[i].ns, cl[i].name, err->msg);
@@ -711,8 +511,8 @@ int dra_prep_unprepare(void *ctx, const struct dra_claim *cl, size_t n, struct d
 	}
 	for (size_t k = 0; k < n_all; k++)
 		if (gone[k]) {
-			unlink_ours(p, all[k]->uid);
-			pclaim_free(all[k]);
+			dst_unlink(p, all[k]->uid);
+			dst_claim_free(all[k]);
 		}
 out:
 	free(p->c == keep ? all : keep); /* the array p->c does not use */
@@ -731,6 +531,7 @@ int dra_prep_sweep(struct dra_prep *p, struct log_err *err)
 {
 	size_t gone = 0;
 
+	dst_clean_temps(p, DRA_TEMP_AGE_S);
 	for (size_t i = 0; i < p->n;) {
 		json_t *obj = NULL;
 		char msg[256];
@@ -751,7 +552,7 @@ int dra_prep_sweep(struct dra_prep *p, struct log_err *err)
 		drop(p, i);
 		gone++;
 	}
-	if (gone && write_checkpoint(p, err) < 0)
+	if (gone && dst_write(p, err) < 0)
 		return -EIO;
 	return (int)gone;
 }

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * dra_srv: the public API (dra.h): the service and registration sockets, their connections over
- * pkg/kubelet's kubelet_grpc, the method table, all in one epoll set the caller polls.
+ * pkg/kubelet's kubelet_grpc, the method table, all in one epoll set the caller polls, and the
+ * calls handed to the worker (dra_work.c), answered when they come back.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,15 @@
 #include "fsutil/fsutil.h"
 #include "log/log.h"
 
-enum { SOCK_SVC = 0, SOCK_REG = 1, TAG_INOTIFY = 2, TAG_TIMER = 3, TAG_TICK = 4, TAG_CONN = 16 };
+enum {
+	SOCK_SVC = 0,
+	SOCK_REG = 1,
+	TAG_INOTIFY = 2,
+	TAG_TIMER = 3,
+	TAG_TICK = 4,
+	TAG_DONE = 5,
+	TAG_CONN = 16
+};
 
 struct dsock {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -35,6 +45,22 @@ struct dconn {
 	uint32_t ev; /* the epoll events asked for */
 };
 
+/* A Prepare or Unprepare call, from its request to its answer (or its drop). */
+struct dcall {
+	struct dwork_job j;	   /* first: the worker's */
+	struct dcall *prev, *next; /* dra_srv.calls, the loop's only */
+	const struct dra_srv *s;   /* ops and ctx (the worker reads nothing else) */
+	const char *method;	   /* the path's last part, for messages */
+	uint64_t conn;		   /* the token: kg_conn_id and stream */
+	int32_t sid;
+	long long deadline;  /* kg_now_ms clock */
+	atomic_bool gone;    /* the stream or connection went: skip it, drop its answer */
+	struct dpb_req *req; /* the claims */
+	struct kpb_buf out;  /* the answer (status KG_OK), filled on the worker */
+	int status;	     /* gRPC status */
+	char msg[256];	     /* its message */
+};
+
 struct dra_srv {
 	char *driver;
 	char dir[2][4096]; /* the service socket's directory, the registry */
@@ -44,10 +70,11 @@ struct dra_srv {
 	struct dconn conns[DRA_MAX_CONNS];
 	int ep, ino, tfd;
 	int tick; /* dra_srv_every's timerfd, or -1 */
-	int (*tick_fn)(void *ctx, struct log_err *err);
-	void *tick_ctx;
 	unsigned reg_ok, reg_refused;
 	char last[256];
+	struct dwork *w;
+	struct dcall *calls; /* taken, not answered yet */
+	size_t n_calls, call_bytes;
 };
 
 /* The method table: each path's handler. */
@@ -73,6 +100,7 @@ static int m_status(struct dra_srv *s, const uint8_t *m, size_t len, struct kpb_
 	if (ok) {
 		s->reg_ok++;
 		log_info("dra: %s registered with the kubelet", s->driver);
+		dwork_kick(s->w); /* a kubelet that starts deletes the node's slices */
 	} else {
 		s->reg_refused++;
 		log_warn("dra: the kubelet refused %s: %s", s->driver, s->last);
@@ -80,28 +108,17 @@ static int m_status(struct dra_srv *s, const uint8_t *m, size_t len, struct kpb_
 	return dpb_empty_resp(out);
 }
 
-static int m_prepare(struct dra_srv *s, const uint8_t *m, size_t len, struct kpb_buf *out,
-		     struct log_err *err)
-{
-	return dpb_call(m, len, true, &s->ops, s->ctx, out, err);
-}
-
-static int m_unprepare(struct dra_srv *s, const uint8_t *m, size_t len, struct kpb_buf *out,
-		       struct log_err *err)
-{
-	return dpb_call(m, len, false, &s->ops, s->ctx, out, err);
-}
-
 static const struct {
 	const char *path;
-	method_fn fn;
+	method_fn fn; /* answered on the loop */
+	int call;     /* else: 1 NodePrepareResources, 2 NodeUnprepareResources (the worker) */
 } methods[] = {
-    {"/" DRA_REG_SVC "/GetInfo", m_info},
-    {"/" DRA_REG_SVC "/NotifyRegistrationStatus", m_status},
-    {"/" DRA_SVC_V1 "/NodePrepareResources", m_prepare},
-    {"/" DRA_SVC_V1 "/NodeUnprepareResources", m_unprepare},
-    {"/" DRA_SVC_V1BETA1 "/NodePrepareResources", m_prepare},
-    {"/" DRA_SVC_V1BETA1 "/NodeUnprepareResources", m_unprepare},
+    {"/" DRA_REG_SVC "/GetInfo", m_info, 0},
+    {"/" DRA_REG_SVC "/NotifyRegistrationStatus", m_status, 0},
+    {"/" DRA_SVC_V1 "/NodePrepareResources", NULL, 1},
+    {"/" DRA_SVC_V1 "/NodeUnprepareResources", NULL, 2},
+    {"/" DRA_SVC_V1BETA1 "/NodePrepareResources", NULL, 1},
+    {"/" DRA_SVC_V1BETA1 "/NodeUnprepareResources", NULL, 2},
 };
 
 static int status_of(int rc)
@@ -109,7 +126,109 @@ static int status_of(int rc)
 	return rc == -E2BIG	? KG_RESOURCE_EXHAUSTED
 	       : rc == -ENOTSUP ? KG_UNIMPLEMENTED
 	       : rc == -EINVAL	? KG_INVALID_ARGUMENT
+	       : rc == -EAGAIN	? KG_UNAVAILABLE
 				: KG_INTERNAL;
+}
+
+/* On the worker: the call's answer, unless it is gone or too late to begin. */
+static void call_run(struct dwork_job *j)
+{
+	struct dcall *d = (struct dcall *)j;
+	struct log_err e = {0};
+	int rc;
+
+	if (atomic_load(&d->gone))
+		return;
+	if (kg_now_ms() >= d->deadline) {
+		d->status = KG_DEADLINE_EXCEEDED;
+		snprintf(d->msg, sizeof(d->msg), "deadline exceeded before the call's turn came");
+		return;
+	}
+	rc = dpb_answer(d->req, &d->s->ops, d->s->ctx, d->deadline, &d->out, &e);
+	if (rc < 0) {
+		log_warn("dra: %s: %s", d->method, e.msg);
+		d->status = status_of(rc);
+		snprintf(d->msg, sizeof(d->msg), "%.250s", e.msg);
+	}
+}
+
+static void call_free(struct dra_srv *s, struct dcall *d)
+{
+	if (d->prev)
+		d->prev->next = d->next;
+	else
+		s->calls = d->next;
+	if (d->next)
+		d->next->prev = d->prev;
+	s->n_calls--;
+	s->call_bytes -= d->req->bytes;
+	dpb_req_free(d->req);
+	kpb_buf_free(&d->out);
+	free(d);
+}
+
+/* Every call of connection id (and stream sid, unless -1) is gone: skipped, its answer dropped. */
+static void calls_gone(struct dra_srv *s, uint64_t id, int32_t sid)
+{
+	for (struct dcall *d = s->calls; d; d = d->next)
+		if (d->conn == id && (sid < 0 || d->sid == sid))
+			atomic_store(&d->gone, true);
+}
+
+/*
+ * A Prepare or Unprepare request: decoded here (its claims counted before anything is
+ * unpacked), handed to the worker. An empty one (a liveness probe) is answered at once.
+ */
+static int call_take(struct dra_srv *s, struct kg_conn *g, int32_t sid, const char *path,
+		     const uint8_t *m, size_t len, bool prepare, struct log_err *err)
+{
+	struct dpb_req *q = NULL;
+	struct kpb_buf b = {0};
+	struct dcall *d;
+	int rc = dpb_decode(m, len, prepare, &q, err);
+
+	if (rc < 0)
+		return rc;
+	if (q->n == 0) {
+		rc = dpb_answer(q, &s->ops, s->ctx, -1, &b, err);
+		dpb_req_free(q);
+		if (rc == 0 && kg_send(g, sid, &b, false) == 0)
+			kg_finish(g, sid, KG_OK, NULL);
+		return rc;
+	}
+	if (s->n_calls >= DRA_QUEUE_MAX || s->call_bytes + q->bytes > DRA_QUEUE_BYTES) {
+		rc = log_err_set(err, -EAGAIN,
+				 "%zu calls (%zu bytes of claims) wait for the API server: limit "
+				 "%d calls, %u bytes; try again",
+				 s->n_calls, s->call_bytes, DRA_QUEUE_MAX, DRA_QUEUE_BYTES);
+		dpb_req_free(q);
+		return rc;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		dpb_req_free(q);
+		return log_err_set(err, -ENOMEM, "out of memory");
+	}
+	kg_set_deadline(g, sid, kg_now_ms() + DRA_CALL_DEADLINE_MS);
+	d->j.run = call_run;
+	d->s = s;
+	d->method = strrchr(path, '/') + 1;
+	d->conn = kg_conn_id(g);
+	d->sid = sid;
+	d->deadline = kg_stream_deadline(g, sid);
+	atomic_init(&d->gone, false);
+	d->req = q;
+	d->status = KG_OK;
+	d->next = s->calls;
+	if (s->calls)
+		s->calls->prev = d;
+	s->calls = d;
+	s->n_calls++;
+	s->call_bytes += q->bytes;
+	log_debug("dra: %s of %zu claims handed to the worker (%zu calls waiting)", d->method, q->n,
+		  s->n_calls);
+	dwork_push(s->w, &d->j);
+	return 0;
 }
 
 static void on_request(void *ctx, struct kg_conn *g, int32_t sid, const char *path,
@@ -123,31 +242,33 @@ static void on_request(void *ctx, struct kg_conn *g, int32_t sid, const char *pa
 	size_t len;
 	int rc;
 
-	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]) && !fn; i++)
-		if (!strcmp(path, methods[i].path))
-			fn = methods[i].fn;
-	if (!fn) {
+	size_t i = 0;
+
+	while (i < sizeof(methods) / sizeof(methods[0]) && strcmp(path, methods[i].path))
+		i++;
+	if (i == sizeof(methods) / sizeof(methods[0])) {
 		snprintf(e.msg, sizeof(e.msg), "unknown method '%s'", path);
 		kg_finish(g, sid, KG_UNIMPLEMENTED, e.msg);
 		return;
 	}
+	fn = methods[i].fn;
 	rc = kpb_unframe(body, n, &m, &len, &e);
-	if (rc == 0)
+	if (rc == 0 && !fn)
+		rc = call_take(s, g, sid, path, m, len, methods[i].call == 1, &e);
+	else if (rc == 0)
 		rc = fn(s, m, len, &b, &e);
 	if (rc < 0) {
 		log_warn("dra: %s: %s", path, e.msg);
 		kg_finish(g, sid, status_of(rc), e.msg);
 		return;
 	}
-	if (kg_send(g, sid, &b, false) == 0)
+	if (fn && kg_send(g, sid, &b, false) == 0)
 		kg_finish(g, sid, KG_OK, NULL);
 }
 
 static void on_closed(void *ctx, struct kg_conn *g, int32_t sid)
 {
-	(void)ctx;
-	(void)g;
-	(void)sid;
+	calls_gone(ctx, kg_conn_id(g), sid);
 }
 
 static const struct kg_handler handler = {.request = on_request, .closed = on_closed};
@@ -197,7 +318,8 @@ int dra_srv_new(const struct dra_opts *o, struct dra_srv **out, struct log_err *
 	s->ops = o->ops;
 	s->ctx = o->ctx;
 	s->driver = strdup(o->driver);
-	if (!s->driver) {
+	if (!s->driver || dwork_new(&s->w, err) < 0) {
+		free(s->driver);
 		free(s);
 		return log_err_set(err, -ENOMEM, "out of memory");
 	}
@@ -224,53 +346,20 @@ static int ep_add(struct dra_srv *s, int fd, uint64_t tag, uint32_t ev)
 	return epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &e) < 0 ? -errno : 0;
 }
 
-/* Create socket i. A socket file already there is replaced only when nobody serves it. */
+/* Create socket i (pkg/kubelet's kubelet_sock.c: mode 0600, a stale one of ours replaced). */
 static int listen_on(struct dra_srv *s, int i, struct log_err *err)
 {
 	struct dsock *k = &s->sock[i];
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	struct stat st;
-	int fd;
+	int rc = ksock_listen(k->path, &k->lfd, &k->dev, &k->ino, err);
 
-	memcpy(sa.sun_path, k->path, sizeof(sa.sun_path));
-	if (k->lfd >= 0)
-		close(k->lfd); /* (closing removes it from the epoll set) */
-	k->lfd = -1;
-	if (lstat(k->path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode))
-			return log_err_set(err, -EEXIST, "%s: exists and is no socket", k->path);
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-			close(fd);
-			return log_err_set(err, -EADDRINUSE, "%s: another process serves it",
-					   k->path);
-		}
-		if (fd >= 0)
-			close(fd);
-		unlink(k->path); /* a stale socket of ours (same name): nobody listens */
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 16) < 0 ||
-	    stat(k->path, &st) < 0) {
-		int e = errno;
-
-		if (fd >= 0)
-			close(fd);
-		return log_err_set(err, -e, "%s: %s", k->path, strerror(e));
-	}
-	k->lfd = fd;
-	k->dev = st.st_dev;
-	k->ino = st.st_ino;
-	if (ep_add(s, fd, (uint64_t)i, EPOLLIN) < 0)
+	if (rc == 0 && ep_add(s, k->lfd, (uint64_t)i, EPOLLIN) < 0)
 		return log_err_set(err, -errno, "epoll: %s", strerror(errno));
-	return 0;
+	return rc;
 }
 
 static bool ours_there(const struct dsock *k)
 {
-	struct stat st;
-
-	return k->lfd >= 0 && stat(k->path, &st) == 0 && st.st_dev == k->dev && st.st_ino == k->ino;
+	return ksock_ours(k->path, k->lfd, k->dev, k->ino);
 }
 
 int dra_srv_start(struct dra_srv *s, struct log_err *err)
@@ -291,12 +380,15 @@ int dra_srv_start(struct dra_srv *s, struct log_err *err)
 					   strerror(errno));
 	}
 	if (ep_add(s, s->ino, TAG_INOTIFY, EPOLLIN) < 0 ||
-	    ep_add(s, s->tfd, TAG_TIMER, EPOLLIN) < 0)
+	    ep_add(s, s->tfd, TAG_TIMER, EPOLLIN) < 0 ||
+	    ep_add(s, dwork_fd(s->w), TAG_DONE, EPOLLIN) < 0)
 		return log_err_set(err, -errno, "epoll: %s", strerror(errno));
 	/* the service first: the kubelet may call it right after GetInfo */
 	rc = listen_on(s, SOCK_SVC, err);
 	if (rc == 0)
 		rc = listen_on(s, SOCK_REG, err);
+	if (rc == 0)
+		rc = dwork_start(s->w, err);
 	if (rc == 0)
 		log_info("dra: %s serving %s, registering through %s", s->driver,
 			 s->sock[SOCK_SVC].path, s->sock[SOCK_REG].path);
@@ -332,17 +424,50 @@ int dra_srv_every(struct dra_srv *s, int ms, int (*fn)(void *ctx, struct log_err
 		if (s->tick < 0 || ep_add(s, s->tick, TAG_TICK, EPOLLIN) < 0)
 			return log_err_set(err, -errno, "dra: timer: %s", strerror(errno));
 	}
-	s->tick_fn = fn;
-	s->tick_ctx = ctx;
+	dwork_set_task(s->w, fn, ctx);
 	if (timerfd_settime(s->tick, 0, &at, NULL) < 0)
 		return log_err_set(err, -errno, "dra: timer: %s", strerror(errno));
 	return 0;
 }
 
-static void conn_drop(struct dconn *c)
+void dra_srv_kick(struct dra_srv *s)
 {
+	dwork_kick(s->w);
+}
+
+static void conn_drop(struct dra_srv *s, struct dconn *c)
+{
+	calls_gone(s, kg_conn_id(c->g), -1);
 	kg_conn_free(c->g); /* closes the fd: out of the epoll set */
 	*c = (struct dconn){0};
+}
+
+/* The worker's done calls: each answered on its stream if that is still there, then freed. */
+static void deliver(struct dra_srv *s)
+{
+	struct dwork_job *j = dwork_done(s->w);
+
+	while (j) {
+		struct dcall *d = (struct dcall *)j;
+		struct dconn *c = NULL;
+		struct log_err e = {0};
+
+		j = j->next;
+		for (size_t i = 0; i < DRA_MAX_CONNS && !atomic_load(&d->gone) && !c; i++)
+			if (s->conns[i].g && kg_conn_id(s->conns[i].g) == d->conn)
+				c = &s->conns[i];
+		if (!c) {
+			log_debug("dra: %s: the kubelet went before the answer: dropped",
+				  d->method);
+		} else if (d->status != KG_OK) {
+			kg_finish(c->g, d->sid, d->status, d->msg);
+		} else if (kg_send(c->g, d->sid, &d->out, false) == 0) {
+			kg_finish(c->g, d->sid, KG_OK, NULL);
+		}
+		if (c && kg_conn_io(c->g, 0, &e) < 0) /* send now, not at the next readiness */
+			conn_drop(s, c);
+		call_free(s, d);
+	}
 }
 
 /* Accept on socket i; a full table closes the connection idle longest. */
@@ -366,14 +491,14 @@ static void accept_on(struct dra_srv *s, int i, long long now)
 		if (slot->g) {
 			log_warn("dra: %d connections: closing the one idle longest",
 				 DRA_MAX_CONNS);
-			conn_drop(slot);
+			conn_drop(s, slot);
 		}
 		if (kg_conn_new(fd, true, &handler, s, &slot->g) < 0)
 			continue;
 		slot->last_ms = now;
 		slot->ev = EPOLLIN;
 		if (ep_add(s, fd, TAG_CONN + at, EPOLLIN) < 0)
-			conn_drop(slot);
+			conn_drop(s, slot);
 	}
 }
 
@@ -423,12 +548,12 @@ static void settle(struct dra_srv *s)
 		if (!c->g)
 			continue;
 		if (kg_conn_expire(c->g, now) > 0 && kg_conn_io(c->g, 0, &e) < 0) {
-			conn_drop(c);
+			conn_drop(s, c);
 			continue;
 		}
 		pe = kg_conn_events(c->g);
 		if (!pe) {
-			conn_drop(c);
+			conn_drop(s, c);
 			continue;
 		}
 		want = (pe & POLLIN ? EPOLLIN : 0) | (pe & POLLOUT ? EPOLLOUT : 0);
@@ -471,12 +596,11 @@ int dra_srv_ready(struct dra_srv *s, struct log_err *err)
 				return rc;
 		} else if (tag == TAG_TICK) {
 			uint64_t ticks;
-			int rc;
 
-			if (read(s->tick, &ticks, sizeof(ticks)) > 0 && s->tick_fn &&
-			    (rc = s->tick_fn(s->tick_ctx, err)) == -ENOMEM)
-				return rc;
-			log_err_clear(err);
+			if (read(s->tick, &ticks, sizeof(ticks)) > 0)
+				dwork_kick(s->w);
+		} else if (tag == TAG_DONE) {
+			deliver(s);
 		} else if (tag == TAG_TIMER) {
 			uint64_t ticks;
 
@@ -494,7 +618,7 @@ int dra_srv_ready(struct dra_srv *s, struct log_err *err)
 			c->last_ms = now;
 			if (kg_conn_io(c->g, re, &e) < 0) {
 				log_debug("dra: connection closed: %s", e.msg);
-				conn_drop(c);
+				conn_drop(s, c);
 			}
 		}
 	}
@@ -506,9 +630,16 @@ void dra_srv_free(struct dra_srv *s)
 {
 	if (!s)
 		return;
+	for (struct dwork_job *j = s->w ? dwork_stop(s->w) : NULL; j;) {
+		struct dcall *d = (struct dcall *)j;
+
+		j = j->next;
+		call_free(s, d); /* answers dropped: the connections go now */
+	}
+	dwork_free(s->w);
 	for (size_t i = 0; i < DRA_MAX_CONNS; i++)
 		if (s->conns[i].g)
-			conn_drop(&s->conns[i]);
+			conn_drop(s, &s->conns[i]);
 	for (int i = 1; i >= 0; i--) { /* the registration first: the kubelet deregisters */
 		if (ours_there(&s->sock[i]))
 			unlink(s->sock[i].path);

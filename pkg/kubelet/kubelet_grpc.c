@@ -48,6 +48,7 @@ struct kg_stream {
 	bool post, grpc_ct; /* server: :method POST; content-type application/grpc[+..|;..] */
 	bool has_path;	    /* server: a :path came (path "" when too long: an unknown method) */
 	long long start_ms; /* server: HEADERS received (CLOCK_MONOTONIC) */
+	long long deadline; /* server: grpc-timeout or kg_set_deadline, as mono_ms; -1: none */
 	struct kpb_buf cur; /* the message being sent, from off */
 	size_t off;
 	struct kpb_buf next; /* the one after it */
@@ -59,6 +60,7 @@ struct kg_stream {
 };
 
 struct kg_conn {
+	uint64_t id; /* kg_conn_id: never reused in the process */
 	int fd;
 	bool server;
 	bool dead; /* a limit was passed or the session failed: free it */
@@ -73,6 +75,7 @@ struct kg_conn {
 /* Request and answer bytes buffered by every connection of the process (KG_MAX_TOTAL). */
 static size_t total_bytes;
 static struct kg_conn *conns;
+static uint64_t last_id;
 
 static long long mono_ms(void)
 {
@@ -90,6 +93,7 @@ static struct kg_stream *stream_new(struct kg_conn *c, int32_t id)
 		return NULL;
 	st->id = id;
 	st->status = -1;
+	st->deadline = -1;
 	st->next_st = c->streams;
 	if (c->streams)
 		c->streams->prev = st;
@@ -257,6 +261,32 @@ static ssize_t on_read(nghttp2_session *s, int32_t sid, uint8_t *buf, size_t len
 	return 0;
 }
 
+/*
+ * grpc-timeout (PROTOCOL-HTTP2.md: TimeoutValue, 1 to 8 ASCII digits, then the unit H, M, S, m,
+ * u or n) in milliseconds, rounded up; -1 when malformed (then ignored, as no timeout).
+ */
+static long long timeout_ms(const uint8_t *v, size_t n)
+{
+	static const struct {
+		char unit;
+		long long num, den;
+	} units[] = {{'H', 3600000, 1}, {'M', 60000, 1}, {'S', 1000, 1},
+		     {'m', 1, 1},	{'u', 1, 1000},	 {'n', 1, 1000000}};
+	long long x = 0;
+
+	if (n < 2 || n > 9)
+		return -1;
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return -1;
+		x = x * 10 + (v[i] - '0');
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (units[i].unit == (char)v[n - 1])
+			return (x * units[i].num + units[i].den - 1) / units[i].den;
+	return -1;
+}
+
 static int on_begin_headers(nghttp2_session *s, const nghttp2_frame *f, void *u)
 {
 	struct kg_conn *c = u;
@@ -298,6 +328,10 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 		} else if (nlen == 12 && !memcmp(name, "content-type", 12)) {
 			st->grpc_ct = vlen >= 16 && !memcmp(value, "application/grpc", 16) &&
 				      (vlen == 16 || value[16] == '+' || value[16] == ';');
+		} else if (nlen == 12 && !memcmp(name, "grpc-timeout", 12)) {
+			long long ms = timeout_ms(value, vlen);
+
+			st->deadline = ms < 0 ? -1 : st->start_ms + ms;
 		}
 		return 0;
 	}
@@ -427,6 +461,7 @@ int kg_conn_new(int fd, bool server, const struct kg_handler *h, void *ctx, stru
 	*out = NULL;
 	if (!c || nghttp2_session_callbacks_new(&cb) != 0 || nghttp2_option_new(&opt) != 0)
 		goto fail;
+	c->id = ++last_id;
 	c->fd = fd;
 	c->server = server;
 	c->h = h;
@@ -485,6 +520,11 @@ void kg_conn_free(struct kg_conn *c)
 		stream_free(c, c->streams);
 	close(c->fd);
 	free(c);
+}
+
+uint64_t kg_conn_id(const struct kg_conn *c)
+{
+	return c->id;
 }
 
 int kg_conn_fd(const struct kg_conn *c)
@@ -637,7 +677,16 @@ int kg_conn_expire(struct kg_conn *c, long long now_ms)
 	int n = 0;
 
 	for (struct kg_stream *st = c->streams; c->server && st; st = st->next_st) {
-		if (st->dispatched || now_ms - st->start_ms < KG_REQ_DEADLINE_MS)
+		if (st->dispatched) {
+			/* handed on, not answered by its deadline: DEADLINE_EXCEEDED, as a gRPC
+			 * server ends a call whose grpc-timeout passed (a late answer is dropped)
+			 */
+			if (st->deadline >= 0 && now_ms >= st->deadline && !st->finishing &&
+			    kg_finish(c, st->id, KG_DEADLINE_EXCEEDED, "deadline exceeded") == 0)
+				n++;
+			continue;
+		}
+		if (now_ms - st->start_ms < KG_REQ_DEADLINE_MS)
 			continue;
 		st->dispatched = true; /* once; its buffer goes now, the stream when closed */
 		body_drop(c, st);
@@ -651,10 +700,33 @@ long long kg_conn_deadline(const struct kg_conn *c)
 {
 	long long d = -1;
 
-	for (const struct kg_stream *st = c->streams; c->server && st; st = st->next_st)
-		if (!st->dispatched && (d < 0 || st->start_ms + KG_REQ_DEADLINE_MS < d))
-			d = st->start_ms + KG_REQ_DEADLINE_MS;
+	for (const struct kg_stream *st = c->streams; c->server && st; st = st->next_st) {
+		long long at = !st->dispatched ? st->start_ms + KG_REQ_DEADLINE_MS
+			       : st->finishing ? -1
+					       : st->deadline;
+
+		if (at >= 0 && (d < 0 || at < d))
+			d = at;
+	}
 	return d;
+}
+
+int kg_set_deadline(struct kg_conn *c, int32_t sid, long long at_ms)
+{
+	struct kg_stream *st = nghttp2_session_get_stream_user_data(c->s, sid);
+
+	if (!st)
+		return -ENOENT;
+	if (st->deadline < 0 || at_ms < st->deadline)
+		st->deadline = at_ms;
+	return 0;
+}
+
+long long kg_stream_deadline(const struct kg_conn *c, int32_t sid)
+{
+	const struct kg_stream *st = nghttp2_session_get_stream_user_data(c->s, sid);
+
+	return st ? st->deadline : -1;
 }
 
 long long kg_now_ms(void)

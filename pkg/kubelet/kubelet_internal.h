@@ -22,6 +22,8 @@
  *                             budget_room); else a request is answered RESOURCE_EXHAUSTED (its
  *                             bytes dropped), an answer closes its own connection.
  *   KG_REQ_DEADLINE_MS 10 s   from a request's HEADERS to its end: later, RST_STREAM (CANCEL).
+ *   grpc-timeout      the caller's: a call handed on and not answered by then is ended with
+ *                     DEADLINE_EXCEEDED (its owner may set an earlier one: kg_set_deadline).
  *   KSRV_MAX_CONNS    32      plugin connections (all resources). A new connection always gets
  *                             in: a full table closes the connection idle longest (last I/O) of
  *                             those without a ListAndWatch stream older than KSRV_FIRST_REQ_MS,
@@ -46,6 +48,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <poll.h>
+#include <sys/types.h>
 
 #include "kubelet/kubelet.h"
 
@@ -74,6 +77,7 @@ enum kg_status {
 	KG_OK = 0,
 	KG_UNKNOWN = 2,
 	KG_INVALID_ARGUMENT = 3,
+	KG_DEADLINE_EXCEEDED = 4,
 	KG_NOT_FOUND = 5,
 	KG_RESOURCE_EXHAUSTED = 8,
 	KG_UNIMPLEMENTED = 12,
@@ -116,10 +120,17 @@ struct kg_conn;
 
 /* What a connection reports to its owner (kubelet_srv for server ones, kubelet_reg for clients). */
 struct kg_handler {
-	/* Server: a whole request on stream sid; body is the raw request body (framed). */
+	/*
+	 * Server: a whole request on stream sid; body is the raw request body (framed), valid
+	 * during the call. The answer (kg_send, kg_finish) may come now or later: a deferred
+	 * answer keeps the token (kg_conn_id(c), sid), never c itself, and answers only while
+	 * the owner still holds a connection of that id; a stream gone meanwhile makes kg_send
+	 * and kg_finish return -ENOENT (HTTP/2 never reuses a stream id on a connection).
+	 */
 	void (*request)(void *ctx, struct kg_conn *c, int32_t sid, const char *path,
 			const uint8_t *body, size_t n);
-	/* A stream ended (answered, reset, or the connection closed). */
+	/* A stream ended (answered, reset, or the connection closed); not called by kg_conn_free.
+	 */
 	void (*closed)(void *ctx, struct kg_conn *c, int32_t sid);
 	/*
 	 * Client: the call on sid ended with this gRPC status and message; body, n: the response
@@ -134,6 +145,8 @@ struct kg_handler {
 int kg_conn_new(int fd, bool server, const struct kg_handler *h, void *ctx, struct kg_conn **out);
 void kg_conn_free(struct kg_conn *c);
 int kg_conn_fd(const struct kg_conn *c);
+/* c's id: unique among every connection the process ever made (the token of deferred answers). */
+uint64_t kg_conn_id(const struct kg_conn *c);
 /* poll events the connection wants; 0: it is finished, free it. */
 short kg_conn_events(const struct kg_conn *c);
 /* Read and write what the socket allows. -errno: the connection is dead (free it). */
@@ -141,11 +154,16 @@ int kg_conn_io(struct kg_conn *c, short revents, struct log_err *err);
 
 /*
  * Reset (RST_STREAM CANCEL) every request of c not complete KG_REQ_DEADLINE_MS after its
- * HEADERS (a peer trickling a request); send with kg_conn_io. Returns how many.
+ * HEADERS (a peer trickling a request), and end with DEADLINE_EXCEEDED every call handed on
+ * but not answered by its deadline; send with kg_conn_io. Returns how many.
  */
 int kg_conn_expire(struct kg_conn *c, long long now_ms);
-/* When the next of c's requests expires (kg_now_ms clock), or -1: none pending. */
+/* When the next of c's requests or unanswered calls expires (kg_now_ms clock), or -1: none. */
 long long kg_conn_deadline(const struct kg_conn *c);
+/* Server stream sid's deadline (grpc-timeout, kg_now_ms clock), or -1: none, or no such stream. */
+long long kg_stream_deadline(const struct kg_conn *c, int32_t sid);
+/* Make sid's deadline at_ms (kg_now_ms clock) unless it has an earlier one. 0 or -ENOENT. */
+int kg_set_deadline(struct kg_conn *c, int32_t sid, long long at_ms);
 long long kg_now_ms(void);
 /* Request and answer bytes buffered by all connections (the KG_MAX_TOTAL budget). */
 size_t kg_total_bytes(void);
@@ -158,6 +176,17 @@ int kg_send(struct kg_conn *c, int32_t sid, struct kpb_buf *msg, bool latest);
 int kg_finish(struct kg_conn *c, int32_t sid, int status, const char *msg);
 /* Client: start a unary call of path with msg (taken). Returns the stream id or -errno. */
 int kg_call(struct kg_conn *c, const char *path, struct kpb_buf *msg);
+
+/* ---- kubelet_sock: a plugin's unix socket (also pkg/dra's). */
+
+/*
+ * Listen on the unix socket path (closing *lfd first when >= 0): a socket file there is replaced
+ * only when nobody serves it (-EADDRINUSE), another file is -EEXIST; made mode KSRV_SOCK_MODE
+ * before listen. 0 with *lfd (non-blocking), *dev, *ino of the file, or -errno with err.
+ */
+int ksock_listen(const char *path, int *lfd, dev_t *dev, ino_t *ino, struct log_err *err);
+/* Is path still the socket file we bound (lfd open, same dev and ino)? */
+bool ksock_ours(const char *path, int lfd, dev_t dev, ino_t ino);
 
 /* ---- kubelet_reg: registration of each resource with the kubelet. */
 struct kreg;

@@ -355,51 +355,15 @@ static void conn_drop(struct kubelet_srv *s, struct kconn *kc)
 	*kc = (struct kconn){0};
 }
 
-/* Create res's socket. A socket file already there is replaced only when nobody serves it. */
+/* Create res's socket (kubelet_sock.c). */
 static int listen_on(struct kres *r, struct log_err *err)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	struct stat st;
-	int fd;
-
-	memcpy(sa.sun_path, r->path, sizeof(sa.sun_path));
-	if (r->lfd >= 0)
-		close(r->lfd);
-	r->lfd = -1;
-	if (lstat(r->path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode))
-			return log_err_set(err, -EEXIST, "%s: exists and is no socket", r->path);
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-			close(fd);
-			return log_err_set(err, -EADDRINUSE, "%s: another process serves it",
-					   r->path);
-		}
-		if (fd >= 0)
-			close(fd);
-		unlink(r->path); /* a stale socket of ours (same name): nobody listens */
-	}
-	/* The kubelet (root) is the only peer: 0600 before listen, so no one else ever connects. */
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    chmod(r->path, KSRV_SOCK_MODE) < 0 || listen(fd, 16) < 0 || stat(r->path, &st) < 0) {
-		int e = errno;
-
-		if (fd >= 0)
-			close(fd);
-		return log_err_set(err, -e, "%s: %s", r->path, strerror(e));
-	}
-	r->lfd = fd;
-	r->dev = st.st_dev;
-	r->ino = st.st_ino;
-	return 0;
+	return ksock_listen(r->path, &r->lfd, &r->dev, &r->ino, err);
 }
 
 static bool ours_there(const struct kres *r)
 {
-	struct stat st;
-
-	return r->lfd >= 0 && stat(r->path, &st) == 0 && st.st_dev == r->dev && st.st_ino == r->ino;
+	return ksock_ours(r->path, r->lfd, r->dev, r->ino);
 }
 
 /* Reset requests past their deadline (a trickling peer); the poll timeout until the next one. */

@@ -5,69 +5,7 @@
 # kubelet (test/kubelet/dra-kubelet.py, Debian's python3-grpcio), claims read from
 # test/fake-apiserver, claim CDI specs and the checkpoint; hostile claims and restarts.
 load helpers
-source "$NP_ROOT/test/fake-apiserver/fake.bash"
-
-# dra_wait CMD...: retry CMD for up to 10 s (a socket, a log line).
-dra_wait() {
-  local i
-  for i in $(seq 100); do "$@" && return 0; sleep 0.1; done
-  return 1
-}
-
-setup_file() {
-  export FAKE_CERTS=$BATS_FILE_TMPDIR/certs
-  fake_certs "$FAKE_CERTS" >/dev/null
-  export DRA_KUBELET_GEN=$BATS_FILE_TMPDIR/gen
-  /usr/bin/python3 "$NP_ROOT/test/kubelet/dra-kubelet.py" gen || true
-}
-
-setup() {
-  /usr/bin/python3 -c 'import grpc, grpc_tools' 2>/dev/null || skip "python3-grpcio/grpc-tools absent"
-  T=$BATS_TEST_TMPDIR
-  mkdir -p "$T/dev" "$T/sys" "$T/kl" "$T/reg" "$T/plugins" "$T/cdi"
-  mknode "$T/dev/ttyUSB0" "$T/dev/ttyUSB1" "$T/dev/kvm" # char nodes: a class offers nothing else
-  cat > "$T/classes.yaml" <<'YAML'
-apiVersion: nodeprobe.io/v1alpha1
-kind: DeviceClass
-metadata: {name: serial}
-spec: {preset: serial, api: dra}
----
-apiVersion: nodeprobe.io/v1alpha1
-kind: DeviceClass
-metadata: {name: kvm}
-spec: {preset: kvm, count: 1}
-YAML
-  D="$BUILD/nodeprobe-devices"
-  DK=(/usr/bin/python3 "$NP_ROOT/test/kubelet/dra-kubelet.py")
-  EP="$T/plugins/nodeprobe.io/dra.sock"
-  PLUGIN=
-  fake_start
-  fake_kubeconfig "$T/kubeconfig"
-}
-
-teardown() {
-  [ -n "${PLUGIN:-}" ] && kill "$PLUGIN" 2>/dev/null && wait "$PLUGIN" 2>/dev/null
-  fake_stop
-}
-
-plugin_start() {
-  "$D" --classes "$T/classes.yaml" --dev-root "$T/dev" --sys-root "$T/sys" --cdi-dir "$T/cdi" \
-    --plugin-directory "$T/kl" --plugins-registry "$T/reg" --dra-plugins-dir "$T/plugins" \
-    --node-name node1 --kubeconfig "$T/kubeconfig" "$@" 2>> "$T/plugin.log" & PLUGIN=$!
-  dra_wait test -S "$T/reg/nodeprobe.io-reg.sock"
-}
-
-# claim NAME UID RESULTS-JSON: a ResourceClaim in namespace default, allocated with RESULTS
-claim() {
-  fake_put "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",
-    \"metadata\":{\"name\":\"$1\",\"namespace\":\"default\",\"uid\":\"$2\"},
-    \"spec\":{\"devices\":{\"requests\":[{\"name\":\"ser\",\"exactly\":{\"deviceClassName\":\"serial.nodeprobe.io\"}}]}},
-    \"status\":{\"allocation\":{\"devices\":{\"results\":$3}}}}"
-}
-
-res() { # res REQUEST DRIVER POOL DEVICE
-  printf '{"request":"%s","driver":"%s","pool":"%s","device":"%s"}' "$1" "$2" "$3" "$4"
-}
+load dra
 
 @test "devices-dra: registers through the plugin registry; both DRA versions answer" {
   plugin_start
@@ -79,6 +17,9 @@ res() { # res REQUEST DRIVER POOL DEVICE
   [ "$(jq -r .endpoint <<<"$output")" = "$EP" ]
   [ "$(jq -c .supported_versions <<<"$output")" = '["v1.DRAPlugin","v1beta1.DRAPlugin"]' ]
   [ "$(jq -r .chosen <<<"$output")" = v1.DRAPlugin ]
+  # both sockets mode 0600 (made so before listen, whatever the umask): only the kubelet (root)
+  [ "$(stat -c %a "$EP")" = 600 ]
+  [ "$(stat -c %a "$T/reg/nodeprobe.io-reg.sock")" = 600 ]
   dra_wait grep -q 'registered with the kubelet' "$T/plugin.log"
   # a DRA class talks to the API server: libcurl is loaded now (pkg/kube/kube_curl.c)
   grep -q 'libcurl\.so\.4' "/proc/$PLUGIN/maps"
@@ -251,6 +192,16 @@ YAML
     --cdi-dir "$T/cdi"
   [ "$status" -eq 2 ]
   [[ "$output" == *"api: dra needs the node's name (its pool): --node-name or \$NODE_NAME"* ]]
+  run "$D" --classes "$T/classes.yaml" --dev-root "$T/dev" --sys-root "$T/sys" --cdi-dir "$T/cdi" \
+    --plugin-directory "$T/kl" --plugins-registry "$T/reg" --dra-plugins-dir "$T/plugins" \
+    --node-name Node_1 --kubeconfig "$T/kubeconfig"
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"node name 'Node_1' (the DRA pool): want lower-case letters, digits, '-' and '.' (a DNS subdomain)"* ]]
+  for o in --dra-resync --dra-sweep; do
+    run "$D" --preset kvm "$o" 0
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"$o '0': want whole seconds from 1 to 86400"* ]]
+  done
 }
 
 @test "devices-dra: no libcurl on the node: device-plugin classes work, a DRA class fails at start naming it" {
@@ -287,14 +238,6 @@ OUT
 }
 
 # slices: the ResourceSlices of our pool as the API server holds them (sorted by name)
-slices() {
-  fake_api GET '/apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.driver%3Dnodeprobe.io%2Cspec.nodeName%3Dnode1' |
-    jq -c '[.items[] | {gen: .spec.pool.generation, count: .spec.pool.resourceSliceCount, pool: .spec.pool.name, n: (.spec.devices | length)}]'
-}
-
-slices_are() { [ "$(slices)" = "$1" ]; }
-
-writes() { fake_ctl GET '/requests?method=POST|PUT|DELETE&path=resourceslices&count=1' | jq .count; }
 
 @test "devices-dra: ResourceSlices: attributes from sysfs, hotplug bumps the generation, no write when unchanged, 409" {
   [ "$(id -u)" = 0 ] || skip "mknod needs root"
@@ -618,3 +561,4 @@ YAML
   [ "$status" -eq 2 ]
   [[ "$output" == "usage: dra-bench SOCK N NAMESPACE NAME UID [KUBECONFIG]" ]]
 }
+

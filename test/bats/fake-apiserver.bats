@@ -562,6 +562,26 @@ wait_lines() {
   [ "$(fake_ctl GET /faults | jq -c '[.items[].hits]')" = '[1,1,1]' ]
 }
 
+@test "faults: hold keeps a request until POST /release, then it is answered" {
+  fake_start
+  fake_ctl POST /faults '{"action":"hold","path":"/configmaps/held$","count":-1}' >/dev/null
+  fake_api GET /api/v1/namespaces/default/configmaps/held -o /dev/null -w '%{http_code}' >"$BATS_TEST_TMPDIR/code" &
+  local pid=$! i
+  for i in $(seq 100); do
+    [ "$(fake_ctl GET /faults | jq '.items[0].held')" = 1 ] && break
+    sleep 0.1
+  done
+  [ "$(fake_ctl GET /faults | jq '.items[0].held')" = 1 ]
+  kill -0 "$pid"   # still waiting
+  [ "$(fake_ctl POST /release | jq .released)" = 1 ]
+  wait "$pid"
+  [ "$(cat "$BATS_TEST_TMPDIR/code")" = 404 ]
+  # released: later requests pass at once
+  run fake_api GET /api/v1/namespaces/default/configmaps/held -o /dev/null -w '%{http_code}'
+  [ "$output" = 404 ]
+  [ "$(fake_ctl GET /faults | jq -c '[.items[0].hits, .items[0].held]')" = '[2,0]' ]
+}
+
 @test "request log: exact PATCH body, Content-Type, Authorization presence only, LIST count" {
   FAKE_TOKEN=s3cr3t-token-value fake_start
   fake_ctl POST /objects "$DEPLOY" >/dev/null

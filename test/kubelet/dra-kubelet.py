@@ -18,6 +18,9 @@ in v1 and v1beta1. Stubs are generated at run time from pkg/dra/{dra,pluginregis
   unprepare ENDPOINT VERSION CLAIMS    NodeUnprepareResources, the same way
   many ENDPOINT VERSION N NS PREFIX    one NodePrepareResources of N claims PREFIX-<i>; prints
                                        {"answered": n, "errors": n, "first_error": ...}
+  flood ENDPOINT N                     one NodePrepareResources of N empty claims, 2 bytes
+                                       each on the wire (N = 2,000,000: a 4 MB message), as
+                                       raw bytes; prints the answer's size or the gRPC error
 """
 import json
 import os
@@ -121,7 +124,8 @@ def call(endpoint, version, method, claims):
                             request_serializer=req_t.SerializeToString,
                             response_deserializer=resp_t.FromString)
     try:
-        return fn(req, timeout=45)  # the kubelet's defaultClientCallTimeout
+        # the kubelet's defaultClientCallTimeout; $DRA_KUBELET_TIMEOUT: another
+        return fn(req, timeout=float(os.environ.get("DRA_KUBELET_TIMEOUT", "45")))
     except grpc.RpcError as e:
         return {"code": e.code().name, "details": e.details()}
 
@@ -156,6 +160,17 @@ def main(argv):
         errs = [v.error for v in r.claims.values() if v.error]
         out({"answered": len(r.claims), "errors": len(errs),
              "first_error": errs[0] if errs else ""})
+        return 0
+    if cmd == "flood":
+        ch = grpc.insecure_channel("unix://" + argv[1],
+                                   options=[("grpc.max_send_message_length", -1)])
+        fn = ch.unary_unary(f"/{PKG['v1']}.DRAPlugin/NodePrepareResources",
+                            request_serializer=lambda b: b,
+                            response_deserializer=lambda b: b)
+        try:
+            out({"bytes": len(fn(b"\x0a\x00" * int(argv[2]), timeout=45))})
+        except grpc.RpcError as e:
+            out({"code": e.code().name, "details": e.details()})
         return 0
     print(f"dra-kubelet: unknown command {cmd!r}", file=sys.stderr)
     return 2
