@@ -23,7 +23,8 @@
 #define NODE_MAX 256 /* device nodes of one device handed to a claim's CDI spec */
 #define RESYNC_S                                                                                   \
 	10 /* slices checked again (the kubelet deletes them at its start; a failed write) */
-#define SWEEP_S 300 /* prepared claims the API server no longer has: unprepared */
+#define API_TIMEOUT_S 5	  /* one API server request (--dra-api-timeout) */
+#define SWEEP_S	      300 /* prepared claims the API server no longer has: unprepared */
 
 /*
  * Our pool's devices as the last scan found them, for the worker: built by the loop after each
@@ -226,7 +227,9 @@ static int kube_of(const struct devices_opts *o, struct kube_client **out, struc
 	kube_config_free(&cfg);
 	if (r < 0)
 		return r;
-	kube_client_set_timeout(*out, 5000); /* one claim GET; the kubelet waits 45 s a call */
+	/* one claim GET (or slice call), each of 3 tries; the kubelet waits 45 s a call */
+	kube_client_set_timeout(
+	    *out, (o->dra_api_timeout_s ? o->dra_api_timeout_s : API_TIMEOUT_S) * 1000);
 	kube_client_set_retries(*out, 2, 200);
 	return 0;
 }

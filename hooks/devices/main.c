@@ -28,6 +28,7 @@ enum {
 	OPT_KUBECONFIG,
 	OPT_DRA_RESYNC,
 	OPT_DRA_SWEEP,
+	OPT_DRA_API_TIMEOUT,
 };
 
 static const struct cli_opt opts[] = {
@@ -51,6 +52,8 @@ static const struct cli_opt opts[] = {
     {"dra-resync", 0, "SECONDS", "check our ResourceSlices every SECONDS (10)", OPT_DRA_RESYNC},
     {"dra-sweep", 0, "SECONDS", "unprepare claims gone from the API every SECONDS (300)",
      OPT_DRA_SWEEP},
+    {"dra-api-timeout", 0, "SECONDS", "one API server request's time, each of 3 tries (5)",
+     OPT_DRA_API_TIMEOUT},
     {NULL, 0, NULL, NULL, 0},
 };
 
@@ -168,6 +171,8 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 		return seconds(arg, id == OPT_DRA_RESYNC ? "--dra-resync" : "--dra-sweep",
 			       id == OPT_DRA_RESYNC ? &a->o.dra_resync_s : &a->o.dra_sweep_s, msg,
 			       msglen);
+	case OPT_DRA_API_TIMEOUT:
+		return seconds(arg, "--dra-api-timeout", &a->o.dra_api_timeout_s, msg, msglen);
 	}
 	return -1;
 }

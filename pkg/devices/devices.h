@@ -357,6 +357,7 @@ struct devices_opts {
 	const char *node_name;	  /* --node-name; NULL: $NODE_NAME */
 	const char *kubeconfig;	  /* --kubeconfig; NULL: in-cluster */
 	int dra_resync_s;	  /* --dra-resync: slices checked every N s; 0: the default */
+	int dra_api_timeout_s;	  /* --dra-api-timeout: one API request, s; 0: the default */
 	int dra_sweep_s;	  /* --dra-sweep: stale claims swept every N s; 0: the default */
 	const struct devices_dra_hooks
 	    *dra; /* the DRA side (the binary's); NULL: api: dra refused */

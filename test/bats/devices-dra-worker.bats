@@ -24,7 +24,9 @@ hwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$PLUGIN/status"; }
   export FAKE_KUBELET_GEN=$BATS_FILE_TMPDIR/fkgen
   PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   claim c1 uid-1 "[$(res ser nodeprobe.io node1 serial-ttyusb0)]"
-  plugin_start --listen "127.0.0.1:$PORT"
+  # the claim GET may wait a minute (not 5 s): the checks below must find the Prepare still
+  # waiting, however slow this machine is
+  plugin_start --listen "127.0.0.1:$PORT" --dra-api-timeout 60
   S="$T/kl/nodeprobe-squat.ai_kvm.sock"
   dra_wait test -S "$S"
   # the claim's GET is held by the API server until we release it
