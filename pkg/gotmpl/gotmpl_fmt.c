@@ -289,7 +289,7 @@ double gotmpl_tofloat64(const struct gotmpl_val *v)
 
 	switch (v->kind) {
 	case GOTMPL_INT:
-		return (double)v->u.i;
+		return gotmpl_bigu(v) ? (double)(uint64_t)v->u.i : (double)v->u.i;
 	case GOTMPL_FLOAT:
 		return v->u.f;
 	case GOTMPL_BOOL:

@@ -16,7 +16,7 @@ enum gotmpl_sub {
 	GT_PLAIN = 0,  /* int, []interface {}, map[string]interface {} */
 	GT_INT64 = 1,  /* int64 */
 	GT_STRS = 2,   /* []string, map[string]string */
-	GT_UINT64 = 3, /* uint64 (a GOTMPL_INT that is never negative) */
+	GT_UINT64 = 3, /* uint64: u.i holds its bits, so one past INT64_MAX reads negative */
 	GT_INTS = 4,   /* []int (Sprig's until and untilStep) */
 };
 
@@ -56,6 +56,13 @@ struct gotmpl_val {
 		} o;
 	} u;
 };
+
+/* Whether v is a uint64 (u.i its bits) and one past INT64_MAX: it prints, compares and converts
+ * to float64 unsigned; cast.ToInt64 and Go's int64(u) give its bits, as u.i does. */
+static inline int gotmpl_bigu(const struct gotmpl_val *v)
+{
+	return v->kind == GOTMPL_INT && v->sub == GT_UINT64 && v->u.i < 0;
+}
 
 /* Bump allocator with a byte budget; everything is freed at once. */
 struct gotmpl_arena {

@@ -177,7 +177,7 @@ static int json_enc(struct strbuf *sb, const struct gotmpl_val *v, int html, int
 	case GOTMPL_BOOL:
 		return sb_add(sb, v->u.b ? "true" : "false");
 	case GOTMPL_INT:
-		return sb_addf(sb, "%lld", (long long)v->u.i);
+		return sb_addf(sb, gotmpl_bigu(v) ? "%llu" : "%lld", (long long)v->u.i);
 	case GOTMPL_FLOAT: {
 		double a = fabs(v->u.f);
 		size_t at = sb->len;

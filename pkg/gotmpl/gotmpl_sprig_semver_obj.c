@@ -213,12 +213,9 @@ SV_M(m_original)
 	GT_RES(gotmpl_str(c->a, self(recv)->orig, self(recv)->norig));
 }
 
-/* A uint64 result: nodeprobe's integers are int64, so what does not fit is refused. */
+/* A uint64 result (Major, Minor, Patch): its bits, as GT_UINT64 holds them. */
 static int uint_res(struct gotmpl_fctx *c, uint64_t u, struct gotmpl_val **res)
 {
-	if (u > (uint64_t)INT64_MAX)
-		return gotmpl_fail(c, "%llu does not fit nodeprobe's int64 integers",
-				   (unsigned long long)u);
 	GT_RES(gotmpl_int(c->a, (int64_t)u, GT_UINT64));
 }
 

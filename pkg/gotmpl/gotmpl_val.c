@@ -746,12 +746,13 @@ static int fmt_v(struct strbuf *sb, const struct gotmpl_val *v, int depth)
 		return sb_add(sb, v->u.b ? "true" : "false");
 	case GOTMPL_INT: { /* by hand: vsnprintf twice a number made printing a list slow */
 		char d[24], *p = d + sizeof(d);
-		uint64_t u = v->u.i < 0 ? -(uint64_t)v->u.i : (uint64_t)v->u.i;
+		int neg = v->u.i < 0 && !gotmpl_bigu(v);
+		uint64_t u = neg ? -(uint64_t)v->u.i : (uint64_t)v->u.i;
 
 		do
 			*--p = (char)('0' + u % 10);
 		while (u /= 10);
-		if (v->u.i < 0)
+		if (neg)
 			*--p = '-';
 		return sb_addn(sb, p, (size_t)(d + sizeof(d) - p));
 	}
