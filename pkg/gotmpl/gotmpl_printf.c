@@ -501,6 +501,27 @@ static int fmt_value(struct strbuf *sb, struct spec *f, const struct gotmpl_val 
 			return rc;
 		break;
 	case GOTMPL_LIST:
+		if (v->sub == GT_BYTES && f->sharpv) { /* fmtBytes: []byte{0x22, 0x31} */
+			struct spec g = *f;
+
+			g.verb = 'x';
+			g.sharp = 1;
+			g.sharpv = 0;
+			rc = sb_add(sb, "[]byte{");
+			for (size_t i = 0; i < v->u.l.n && !rc; i++)
+				rc = (i ? sb_add(sb, ", ") : 0)
+					 ?: fmt_int(sb, &g, v->u.l.v[i]->u.i, 1);
+			return rc ?: sb_addch(sb, '}');
+		}
+		if (v->sub == GT_BYTES && f->verb < 0x80 && strchr("sqxX", (int)f->verb)) {
+			struct strbuf s =
+			    STRBUF_INIT(GT_STR_MAX); /* fmtBytes: these print the text */
+
+			rc = gotmpl_bytes_text(&s, v) ?: fmt_str(sb, f, s.buf ? s.buf : "", s.len);
+			sb_free(&s);
+			return rc;
+		}
+		return fmt_compound(sb, f, v, depth);
 	case GOTMPL_MAP:
 		return fmt_compound(sb, f, v, depth);
 	case GT_OBJ: { /* fmt's handleMethods: a Stringer for v, s, x, X, q (not %#v) */

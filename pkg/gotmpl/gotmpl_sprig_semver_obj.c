@@ -207,6 +207,31 @@ SV_M(m_string)
 	return gotmpl_done(c, &sb, sv_str(&sb, self(recv)), res);
 }
 
+/* MarshalJSON (json.Marshal of String(): no byte of it needs escaping) and MarshalText: a []byte */
+static int marshal(struct gotmpl_fctx *c, const struct gotmpl_val *recv, int json,
+		   struct gotmpl_val **res)
+{
+	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
+	int rc = (json ? sb_addch(&sb, '"') : 0) ?: sv_str(&sb, self(recv));
+
+	rc = rc ?: (json ? sb_addch(&sb, '"') : 0);
+	*res = rc ? NULL : gotmpl_bytes(c->a, sb.buf ? sb.buf : "", sb.len);
+	sb_free(&sb);
+	return rc ? (rc == -ENOMEM ? -ENOMEM : -E2BIG) : *res ? 0 : -ENOMEM;
+}
+
+SV_M(m_marshaljson)
+{
+	(void)av;
+	return marshal(c, recv, 1, res);
+}
+
+SV_M(m_marshaltext)
+{
+	(void)av;
+	return marshal(c, recv, 0, res);
+}
+
 SV_M(m_original)
 {
 	(void)av;
@@ -412,12 +437,13 @@ SV_M(m_equal)
 /* The methods of Version; NULL sig: one nodeprobe refuses (Go encodings, or they change it). */
 #define SV_COMMON                                                                                  \
 	{"IncMajor", "", m_incmajor}, {"IncMinor", "", m_incminor}, {"IncPatch", "", m_incpatch},  \
-	    {"Major", "", m_major}, {"MarshalJSON", NULL, NULL}, {"MarshalText", NULL, NULL},      \
-	    {"Metadata", "", m_metadata}, {"Minor", "", m_minor}, {"Patch", "", m_patch},          \
-	    {"Prerelease", "", m_prerelease}, {"SetMetadata", "s", m_setmetadata},                 \
-	    {"SetPrerelease", "s", m_setprerelease}, {"String", "", m_string},                     \
+	    {"Major", "", m_major}, {"MarshalJSON", "", m_marshaljson},                            \
+	    {"MarshalText", "", m_marshaltext}, {"Metadata", "", m_metadata},                      \
+	    {"Minor", "", m_minor}, {"Patch", "", m_patch}, {"Prerelease", "", m_prerelease},      \
+	    {"SetMetadata", "s", m_setmetadata}, {"SetPrerelease", "s", m_setprerelease},          \
+	    {"String", "", m_string},                                                              \
 	{                                                                                          \
-		"Value", NULL, NULL                                                                \
+		"Value", "", m_string                                                              \
 	}
 
 static const struct gotmpl_method val_methods[] = {SV_COMMON, {NULL, NULL, NULL}};

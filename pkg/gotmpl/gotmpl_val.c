@@ -501,6 +501,8 @@ const char *gotmpl_kindname(const struct gotmpl_val *v)
 		return "int64";
 	if (v->kind == GOTMPL_INT && v->sub == GT_UINT64)
 		return "uint64";
+	if (v->kind == GOTMPL_INT && v->sub == GT_UINT8)
+		return "uint8";
 	if (v->kind == GT_OBJ)
 		return v->u.o.t->kind;
 	return k[v->kind];
@@ -510,9 +512,10 @@ const char *gotmpl_typename(const struct gotmpl_val *v)
 {
 	switch (v->kind) {
 	case GOTMPL_LIST:
-		return v->sub == GT_STRS   ? "[]string"
-		       : v->sub == GT_INTS ? "[]int"
-					   : "[]interface {}";
+		return v->sub == GT_STRS    ? "[]string"
+		       : v->sub == GT_INTS  ? "[]int"
+		       : v->sub == GT_BYTES ? "[]uint8"
+					    : "[]interface {}";
 	case GOTMPL_MAP:
 		return v->sub == GT_STRS ? "map[string]string" : "map[string]interface {}";
 	case GOTMPL_NIL:
