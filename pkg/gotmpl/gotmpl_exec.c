@@ -638,7 +638,7 @@ static int walk_range(struct exec *e, struct gotmpl_val *dot, const struct gotmp
 			     (long long)v->u.i);
 			return -1;
 		}
-		for (int64_t j = 0; j < v->u.i && rc == 0; j++, ran = 1) {
+		for (int64_t j = 0; (gotmpl_bigu(v) || j < v->u.i) && rc == 0; j++, ran = 1) {
 			k = gotmpl_int(&e->a, j, v->sub);
 			rc = k ? range_turn(e, n, k, k, mark) : (oom(e), -1);
 		}

@@ -146,6 +146,25 @@ int gotmpl_done(struct gotmpl_fctx *c, struct strbuf *sb, int rc, struct gotmpl_
 	return *res ? 0 : -ENOMEM;
 }
 
+struct gotmpl_val *gotmpl_bytes(struct gotmpl_arena *a, const char *s, size_t n)
+{
+	struct gotmpl_val *l = gotmpl_list(a, n, GT_BYTES);
+
+	for (size_t i = 0; l && i < n; i++)
+		if (!(l->u.l.v[l->u.l.n++] = gotmpl_int(a, (unsigned char)s[i], GT_UINT8)))
+			return NULL;
+	return l;
+}
+
+int gotmpl_bytes_text(struct strbuf *sb, const struct gotmpl_val *b)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < b->u.l.n && !rc; i++)
+		rc = sb_addch(sb, (char)b->u.l.v[i]->u.i);
+	return rc;
+}
+
 struct gotmpl_val *gotmpl_tostring(struct gotmpl_fctx *c, const struct gotmpl_val *v)
 {
 	/* %v of a list is about 20 ns a byte: 4 units (with the 1 its bytes in the arena cost) */
@@ -154,7 +173,9 @@ struct gotmpl_val *gotmpl_tostring(struct gotmpl_fctx *c, const struct gotmpl_va
 
 	if (v->kind == GOTMPL_STRING)
 		return (struct gotmpl_val *)v;
-	rc = gotmpl_fmt_v(&sb, v);
+	/* Sprig's strval: a []byte is its text */
+	rc = v->kind == GOTMPL_LIST && v->sub == GT_BYTES ? gotmpl_bytes_text(&sb, v)
+							  : gotmpl_fmt_v(&sb, v);
 	if (rc == -E2BIG && sb.max < GT_STR_MAX) { /* what the budget could pay */
 		gotmpl_work(c->a, (sb.max + 1) * GT_PRINT_UNITS);
 		sb_free(&sb);
@@ -289,7 +310,7 @@ double gotmpl_tofloat64(const struct gotmpl_val *v)
 
 	switch (v->kind) {
 	case GOTMPL_INT:
-		return (double)v->u.i;
+		return gotmpl_bigu(v) ? (double)(uint64_t)v->u.i : (double)v->u.i;
 	case GOTMPL_FLOAT:
 		return v->u.f;
 	case GOTMPL_BOOL:

@@ -294,8 +294,8 @@ static int eq2(struct gotmpl_fctx *c, const struct gotmpl_val *a, const struct g
 		return 1;
 	case K_BOOL:
 		return a->u.b == b->u.b;
-	case K_INT:
-		return a->u.i == b->u.i;
+	case K_INT: /* an int is never a uint past INT64_MAX (Go 1.18's eq of int and uint) */
+		return a->u.i == b->u.i && gotmpl_bigu(a) == gotmpl_bigu(b);
 	case K_FLOAT:
 		return a->u.f == b->u.f;
 	case K_STRING:
@@ -341,7 +341,10 @@ static int lt2(struct gotmpl_fctx *c, const struct gotmpl_val *a, const struct g
 	if (ka == K_BOOL)
 		return gotmpl_fail(c, "invalid type for comparison");
 	switch (ka) {
-	case K_INT:
+	case K_INT: /* a uint past INT64_MAX is above every int */
+		if (gotmpl_bigu(a) || gotmpl_bigu(b))
+			return gotmpl_bigu(b) &&
+			       (!gotmpl_bigu(a) || (uint64_t)a->u.i < (uint64_t)b->u.i);
 		return a->u.i < b->u.i;
 	case K_FLOAT:
 		return a->u.f < b->u.f;

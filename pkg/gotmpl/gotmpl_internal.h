@@ -16,8 +16,10 @@ enum gotmpl_sub {
 	GT_PLAIN = 0,  /* int, []interface {}, map[string]interface {} */
 	GT_INT64 = 1,  /* int64 */
 	GT_STRS = 2,   /* []string, map[string]string */
-	GT_UINT64 = 3, /* uint64 (a GOTMPL_INT that is never negative) */
+	GT_UINT64 = 3, /* uint64: u.i holds its bits, so one past INT64_MAX reads negative */
 	GT_INTS = 4,   /* []int (Sprig's until and untilStep) */
+	GT_BYTES = 5,  /* []uint8 (a semver's MarshalJSON, MarshalText): a list of GT_UINT8 */
+	GT_UINT8 = 6,  /* uint8, an element of a GT_BYTES list */
 };
 
 /* An internal kind past enum gotmpl_kind: a Go object with methods (gotmpl_sprig_semver_obj.c). */
@@ -57,6 +59,13 @@ struct gotmpl_val {
 	} u;
 };
 
+/* Whether v is a uint64 (u.i its bits) and one past INT64_MAX: it prints, compares and converts
+ * to float64 unsigned; cast.ToInt64 and Go's int64(u) give its bits, as u.i does. */
+static inline int gotmpl_bigu(const struct gotmpl_val *v)
+{
+	return v->kind == GOTMPL_INT && v->sub == GT_UINT64 && v->u.i < 0;
+}
+
 /* Bump allocator with a byte budget; everything is freed at once. */
 struct gotmpl_arena {
 	struct gotmpl_chunk *head; /* newest chunk first */
@@ -95,6 +104,9 @@ struct gotmpl_val *gotmpl_list(struct gotmpl_arena *a, size_t cap, int sub);
 struct gotmpl_val *gotmpl_map(struct gotmpl_arena *a, int sub);
 /* Append v to an arena list: 0, or -ENOMEM (also when v is NULL: its allocation failed). */
 int gotmpl_alist_push(struct gotmpl_arena *a, struct gotmpl_val *l, struct gotmpl_val *v);
+/* A []uint8 of s (GT_BYTES), and the text of one appended to sb (Go's string(b)). */
+struct gotmpl_val *gotmpl_bytes(struct gotmpl_arena *a, const char *s, size_t n);
+int gotmpl_bytes_text(struct strbuf *sb, const struct gotmpl_val *b);
 /* Set m[k] (arena maps only). 0, -ENOMEM or -ELOOP (the work budget). */
 int gotmpl_map_put(struct gotmpl_arena *a, struct gotmpl_val *m, const char *k, size_t klen,
 		   struct gotmpl_val *v);

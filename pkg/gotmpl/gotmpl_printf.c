@@ -125,11 +125,11 @@ static int bad_verb(struct strbuf *sb, struct spec *f, const struct gotmpl_val *
 }
 
 /* fmt.fmtInteger, and %c, %q, %U of an integer (u is the value's bits; neg when signed < 0). */
-static int fmt_int(struct strbuf *sb, const struct spec *f, int64_t i)
+static int fmt_int(struct strbuf *sb, const struct spec *f, int64_t i, int isunsigned)
 {
 	char buf[160];
 	uint64_t u = (uint64_t)i, base = 10;
-	int neg = i < 0, k = (int)sizeof(buf), prec = 0, rc;
+	int neg = i < 0 && !isunsigned, k = (int)sizeof(buf), prec = 0, rc;
 	const char *digits = "0123456789abcdefx";
 	struct strbuf t = STRBUF_INIT(1u << 21);
 
@@ -486,10 +486,10 @@ static int fmt_value(struct strbuf *sb, struct spec *f, const struct gotmpl_val 
 			struct spec g = *f;
 
 			g.verb = 'd';
-			return fmt_int(sb, &g, v->u.i);
+			return fmt_int(sb, &g, v->u.i, gotmpl_bigu(v));
 		}
 		if (f->verb < 0x80 && strchr("bcoOqxXU", (int)f->verb))
-			return fmt_int(sb, f, v->u.i);
+			return fmt_int(sb, f, v->u.i, gotmpl_bigu(v));
 		break;
 	case GOTMPL_FLOAT:
 		if (f->verb < 0x80 && strchr("vbgGxXfeEF", (int)f->verb))
@@ -501,6 +501,27 @@ static int fmt_value(struct strbuf *sb, struct spec *f, const struct gotmpl_val 
 			return rc;
 		break;
 	case GOTMPL_LIST:
+		if (v->sub == GT_BYTES && f->sharpv) { /* fmtBytes: []byte{0x22, 0x31} */
+			struct spec g = *f;
+
+			g.verb = 'x';
+			g.sharp = 1;
+			g.sharpv = 0;
+			rc = sb_add(sb, "[]byte{");
+			for (size_t i = 0; i < v->u.l.n && !rc; i++)
+				rc = (i ? sb_add(sb, ", ") : 0)
+					 ?: fmt_int(sb, &g, v->u.l.v[i]->u.i, 1);
+			return rc ?: sb_addch(sb, '}');
+		}
+		if (v->sub == GT_BYTES && f->verb < 0x80 && strchr("sqxX", (int)f->verb)) {
+			struct strbuf s =
+			    STRBUF_INIT(GT_STR_MAX); /* fmtBytes: these print the text */
+
+			rc = gotmpl_bytes_text(&s, v) ?: fmt_str(sb, f, s.buf ? s.buf : "", s.len);
+			sb_free(&s);
+			return rc;
+		}
+		return fmt_compound(sb, f, v, depth);
 	case GOTMPL_MAP:
 		return fmt_compound(sb, f, v, depth);
 	case GT_OBJ: { /* fmt's handleMethods: a Stringer for v, s, x, X, q (not %#v) */

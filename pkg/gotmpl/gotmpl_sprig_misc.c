@@ -177,7 +177,7 @@ static int json_enc(struct strbuf *sb, const struct gotmpl_val *v, int html, int
 	case GOTMPL_BOOL:
 		return sb_add(sb, v->u.b ? "true" : "false");
 	case GOTMPL_INT:
-		return sb_addf(sb, "%lld", (long long)v->u.i);
+		return sb_addf(sb, gotmpl_bigu(v) ? "%llu" : "%lld", (long long)v->u.i);
 	case GOTMPL_FLOAT: {
 		double a = fabs(v->u.f);
 		size_t at = sb->len;
@@ -196,6 +196,22 @@ static int json_enc(struct strbuf *sb, const struct gotmpl_val *v, int html, int
 	case GOTMPL_STRING:
 		return json_str(sb, v->u.s.p, v->u.s.n, html);
 	case GOTMPL_LIST:
+		if (v->sub == GT_BYTES) { /* encoding/json: a []byte is a base64 string */
+			struct strbuf t = STRBUF_INIT(GT_STR_MAX);
+			char *o;
+
+			rc = gotmpl_bytes_text(&t, v)
+				 ?: sb_reserve(sb, BASE64_ENCODED_LEN(t.len) + 2);
+			o = rc ? NULL : sb->buf + sb->len;
+			if (o) {
+				o[0] = '"';
+				sb_setlen(sb, sb->len + 1 +
+						  base64_encode(t.buf ? t.buf : "", t.len, o + 1));
+				rc = sb_addch(sb, '"');
+			}
+			sb_free(&t);
+			return rc;
+		}
 		if (!v->u.l.n)
 			return sb_add(sb, "[]");
 		rc = sb_addch(sb, '[');

@@ -207,18 +207,40 @@ SV_M(m_string)
 	return gotmpl_done(c, &sb, sv_str(&sb, self(recv)), res);
 }
 
+/* MarshalJSON (json.Marshal of String(): no byte of it needs escaping) and MarshalText: a []byte */
+static int marshal(struct gotmpl_fctx *c, const struct gotmpl_val *recv, int json,
+		   struct gotmpl_val **res)
+{
+	struct strbuf sb = STRBUF_INIT(GT_STR_MAX);
+	int rc = (json ? sb_addch(&sb, '"') : 0) ?: sv_str(&sb, self(recv));
+
+	rc = rc ?: (json ? sb_addch(&sb, '"') : 0);
+	*res = rc ? NULL : gotmpl_bytes(c->a, sb.buf ? sb.buf : "", sb.len);
+	sb_free(&sb);
+	return rc ? (rc == -ENOMEM ? -ENOMEM : -E2BIG) : *res ? 0 : -ENOMEM;
+}
+
+SV_M(m_marshaljson)
+{
+	(void)av;
+	return marshal(c, recv, 1, res);
+}
+
+SV_M(m_marshaltext)
+{
+	(void)av;
+	return marshal(c, recv, 0, res);
+}
+
 SV_M(m_original)
 {
 	(void)av;
 	GT_RES(gotmpl_str(c->a, self(recv)->orig, self(recv)->norig));
 }
 
-/* A uint64 result: nodeprobe's integers are int64, so what does not fit is refused. */
+/* A uint64 result (Major, Minor, Patch): its bits, as GT_UINT64 holds them. */
 static int uint_res(struct gotmpl_fctx *c, uint64_t u, struct gotmpl_val **res)
 {
-	if (u > (uint64_t)INT64_MAX)
-		return gotmpl_fail(c, "%llu does not fit nodeprobe's int64 integers",
-				   (unsigned long long)u);
 	GT_RES(gotmpl_int(c->a, (int64_t)u, GT_UINT64));
 }
 
@@ -415,12 +437,13 @@ SV_M(m_equal)
 /* The methods of Version; NULL sig: one nodeprobe refuses (Go encodings, or they change it). */
 #define SV_COMMON                                                                                  \
 	{"IncMajor", "", m_incmajor}, {"IncMinor", "", m_incminor}, {"IncPatch", "", m_incpatch},  \
-	    {"Major", "", m_major}, {"MarshalJSON", NULL, NULL}, {"MarshalText", NULL, NULL},      \
-	    {"Metadata", "", m_metadata}, {"Minor", "", m_minor}, {"Patch", "", m_patch},          \
-	    {"Prerelease", "", m_prerelease}, {"SetMetadata", "s", m_setmetadata},                 \
-	    {"SetPrerelease", "s", m_setprerelease}, {"String", "", m_string},                     \
+	    {"Major", "", m_major}, {"MarshalJSON", "", m_marshaljson},                            \
+	    {"MarshalText", "", m_marshaltext}, {"Metadata", "", m_metadata},                      \
+	    {"Minor", "", m_minor}, {"Patch", "", m_patch}, {"Prerelease", "", m_prerelease},      \
+	    {"SetMetadata", "s", m_setmetadata}, {"SetPrerelease", "s", m_setprerelease},          \
+	    {"String", "", m_string},                                                              \
 	{                                                                                          \
-		"Value", NULL, NULL                                                                \
+		"Value", "", m_string                                                              \
 	}
 
 static const struct gotmpl_method val_methods[] = {SV_COMMON, {NULL, NULL, NULL}};

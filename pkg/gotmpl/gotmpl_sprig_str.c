@@ -459,6 +459,9 @@ static int quote_all(struct gotmpl_fctx *c, struct gotmpl_val **av, int ac, char
 		first = 0;
 		if (q == '"')
 			rc = rc ?: gotmpl_quote(&sb, s->u.s.p, s->u.s.n, '"');
+		else if (av[i]->kind == GOTMPL_LIST &&
+			 av[i]->sub == GT_BYTES) /* "'%v'", not strval */
+			rc = rc ?: sb_addch(&sb, '\'') ?: gotmpl_fmt_v(&sb, av[i]) ?: sb_addch(&sb, '\'');
 		else
 			rc = rc ?: sb_addch(&sb, '\'') ?: sb_addn(&sb, s->u.s.p, s->u.s.n)
 				       ?: sb_addch(&sb, '\'');

@@ -501,6 +501,8 @@ const char *gotmpl_kindname(const struct gotmpl_val *v)
 		return "int64";
 	if (v->kind == GOTMPL_INT && v->sub == GT_UINT64)
 		return "uint64";
+	if (v->kind == GOTMPL_INT && v->sub == GT_UINT8)
+		return "uint8";
 	if (v->kind == GT_OBJ)
 		return v->u.o.t->kind;
 	return k[v->kind];
@@ -510,9 +512,10 @@ const char *gotmpl_typename(const struct gotmpl_val *v)
 {
 	switch (v->kind) {
 	case GOTMPL_LIST:
-		return v->sub == GT_STRS   ? "[]string"
-		       : v->sub == GT_INTS ? "[]int"
-					   : "[]interface {}";
+		return v->sub == GT_STRS    ? "[]string"
+		       : v->sub == GT_INTS  ? "[]int"
+		       : v->sub == GT_BYTES ? "[]uint8"
+					    : "[]interface {}";
 	case GOTMPL_MAP:
 		return v->sub == GT_STRS ? "map[string]string" : "map[string]interface {}";
 	case GOTMPL_NIL:
@@ -746,12 +749,13 @@ static int fmt_v(struct strbuf *sb, const struct gotmpl_val *v, int depth)
 		return sb_add(sb, v->u.b ? "true" : "false");
 	case GOTMPL_INT: { /* by hand: vsnprintf twice a number made printing a list slow */
 		char d[24], *p = d + sizeof(d);
-		uint64_t u = v->u.i < 0 ? -(uint64_t)v->u.i : (uint64_t)v->u.i;
+		int neg = v->u.i < 0 && !gotmpl_bigu(v);
+		uint64_t u = neg ? -(uint64_t)v->u.i : (uint64_t)v->u.i;
 
 		do
 			*--p = (char)('0' + u % 10);
 		while (u /= 10);
-		if (v->u.i < 0)
+		if (neg)
 			*--p = '-';
 		return sb_addn(sb, p, (size_t)(d + sizeof(d) - p));
 	}
