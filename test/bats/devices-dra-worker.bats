@@ -123,9 +123,7 @@ ckpt() {
   cp "$T/victim.json" "$T/cdi/nodeprobe.io-claim_uid-1.json"
   good='{"uid":"uid-1","namespace":"default","name":"c1","devices":[{"request":"ser","pool":"node1","device":"serial-ttyusb0","cdi":"nodeprobe.io/claim=uid-1-serial-ttyusb0"}]}'
   start_refused() { # start_refused MESSAGE: the plugin exits 1 naming the checkpoint and MESSAGE
-    run "$D" --classes "$T/classes.yaml" --dev-root "$T/dev" --sys-root "$T/sys" --cdi-dir "$T/cdi" \
-      --plugin-directory "$T/kl" --plugins-registry "$T/reg" --dra-plugins-dir "$T/plugins" \
-      --node-name node1 --kubeconfig "$T/kubeconfig"
+    run "$D" "${DA[@]}" --node-name node1
     echo "$output" >&2
     [ "$status" -eq 1 ]
     [[ "$output" == *"$T/plugins/nodeprobe.io/checkpoint.json: $1"* ]]

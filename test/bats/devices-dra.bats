@@ -192,9 +192,7 @@ YAML
     --cdi-dir "$T/cdi"
   [ "$status" -eq 2 ]
   [[ "$output" == *"api: dra needs the node's name (its pool): --node-name or \$NODE_NAME"* ]]
-  run "$D" --classes "$T/classes.yaml" --dev-root "$T/dev" --sys-root "$T/sys" --cdi-dir "$T/cdi" \
-    --plugin-directory "$T/kl" --plugins-registry "$T/reg" --dra-plugins-dir "$T/plugins" \
-    --node-name Node_1 --kubeconfig "$T/kubeconfig"
+  run "$D" "${DA[@]}" --node-name Node_1
   [ "$status" -eq 2 ]
   [[ "$output" == *"node name 'Node_1' (the DRA pool): want lower-case letters, digits, '-' and '.' (a DNS subdomain)"* ]]
   for o in --dra-resync --dra-sweep; do
@@ -366,9 +364,7 @@ kind: DeviceClass
 metadata: {name: claim_x}
 spec: {preset: kvm}
 YAML
-  run "$D" --classes "$T/classes.yaml" --dev-root "$T/dev" --sys-root "$T/sys" --cdi-dir "$T/cdi" \
-    --plugin-directory "$T/kl" --plugins-registry "$T/reg" --dra-plugins-dir "$T/plugins" \
-    --node-name node1 --kubeconfig "$T/kubeconfig"
+  run "$D" "${DA[@]}" --node-name node1
   echo "$output" >&2
   [ "$status" -eq 2 ]
   [[ "$output" == *"class claim_x: CDI class 'claim_x' begins with 'claim_'"* ]]
@@ -405,9 +401,7 @@ YAML
   done
   [ -z "$(ls "$T/cdi" | grep claim_)" ]
   kill "$PLUGIN"; wait "$PLUGIN"; PLUGIN=
-  run "$D" --classes "$T/classes.yaml" --dev-root "$T/dev" --sys-root "$T/sys" --cdi-dir "$T/cdi" \
-    --plugin-directory "$T/kl" --plugins-registry "$T/reg" --dra-plugins-dir "$T/plugins" \
-    --node-name node1 --kubeconfig "$T/kubeconfig" --dra-driver 9p.example.com
+  run "$D" "${DA[@]}" --node-name node1 --dra-driver 9p.example.com
   echo "$output" >&2
   [ "$status" -eq 2 ]
   [[ "$output" == *"--dra-driver '9p.example.com': not a DNS subdomain of at most 63 characters beginning with a letter"* ]]

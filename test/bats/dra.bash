@@ -35,6 +35,10 @@ metadata: {name: kvm}
 spec: {preset: kvm, count: 1}
 YAML
   D="$BUILD/nodeprobe-devices"
+  # the plugin's roots and API server, every test alike (--node-name is each run's)
+  DA=(--classes "$T/classes.yaml" --dev-root "$T/dev" --sys-root "$T/sys" --cdi-dir "$T/cdi"
+    --plugin-directory "$T/kl" --plugins-registry "$T/reg" --dra-plugins-dir "$T/plugins"
+    --kubeconfig "$T/kubeconfig")
   DK=(/usr/bin/python3 "$NP_ROOT/test/kubelet/dra-kubelet.py")
   EP="$T/plugins/nodeprobe.io/dra.sock"
   PLUGIN=
@@ -48,9 +52,7 @@ teardown() {
 }
 
 plugin_start() {
-  "$D" --classes "$T/classes.yaml" --dev-root "$T/dev" --sys-root "$T/sys" --cdi-dir "$T/cdi" \
-    --plugin-directory "$T/kl" --plugins-registry "$T/reg" --dra-plugins-dir "$T/plugins" \
-    --node-name node1 --kubeconfig "$T/kubeconfig" "$@" 2>> "$T/plugin.log" & PLUGIN=$!
+  "$D" "${DA[@]}" --node-name node1 "$@" 2>> "$T/plugin.log" & PLUGIN=$!
   dra_wait test -S "$T/reg/nodeprobe.io-reg.sock"
 }
 
