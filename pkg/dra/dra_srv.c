@@ -50,7 +50,7 @@ struct dcall {
 	struct dwork_job j;	   /* first: the worker's */
 	struct dcall *prev, *next; /* dra_srv.calls, the loop's only */
 	const struct dra_srv *s;   /* ops and ctx (the worker reads nothing else) */
-	const char *method;	   /* the path's last part, for messages */
+	const char *method;	   /* the path's last part, for messages (static: the table's) */
 	uint64_t conn;		   /* the token: kg_conn_id and stream */
 	int32_t sid;
 	long long deadline;  /* kg_now_ms clock */
@@ -253,8 +253,10 @@ static void on_request(void *ctx, struct kg_conn *g, int32_t sid, const char *pa
 	}
 	fn = methods[i].fn;
 	rc = kpb_unframe(body, n, &m, &len, &e);
+	/* a call gets the table's path, not the stream's: it outlives its stream when the kubelet
+	 * goes, and the worker names it in messages (make check found that use after free) */
 	if (rc == 0 && !fn)
-		rc = call_take(s, g, sid, path, m, len, methods[i].call == 1, &e);
+		rc = call_take(s, g, sid, methods[i].path, m, len, methods[i].call == 1, &e);
 	else if (rc == 0)
 		rc = fn(s, m, len, &b, &e);
 	if (rc < 0) {
