@@ -397,12 +397,6 @@ enum {
  */
 int devices_opt(struct devices_opts *o, int id, const char *arg, char *msg, int msglen);
 
-/*
- * --listen's value: "HOST:PORT" (a numeric IPv4 address), ":PORT" (every address) or
- * "[V6]:PORT", PORT 1 to 65535. 0, or -1 with msg naming the value and what is wrong.
- */
-int devices_listen_check(const char *s, char *msg, int msglen);
-
 /* Does o name any class (--device, --preset, --classes)? */
 bool devices_opts_any(const struct devices_opts *o);
 void devices_opts_free(struct devices_opts *o);

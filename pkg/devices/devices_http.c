@@ -16,10 +16,8 @@
  * trickled a byte at a time is closed the same. Closing is shutdown(2): libmicrohttpd sees the end
  * of the stream and closes the connection itself; the fd is ours to name until its CLOSED
  * notification. */
-#include <arpa/inet.h>
 #include <dlfcn.h>
 #include <errno.h>
-#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +29,7 @@
 #include <microhttpd.h>
 
 #include "devices/devices_internal.h"
+#include "listen/listen.h"
 #include "log/log.h"
 #include "strbuf/strbuf.h"
 
@@ -234,40 +233,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	return ok;
 }
 
-/* "HOST:PORT", ":PORT" (every address), "[V6]:PORT" into *ss. */
-static int parse_listen(const char *s, struct sockaddr_storage *ss, struct log_err *err)
-{
-	char host[256];
-	const char *colon = strrchr(s, ':'), *port;
-	struct addrinfo hints = {.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV,
-				 .ai_socktype = SOCK_STREAM},
-			*ai = NULL;
-	size_t n;
-
-	if (!colon || !colon[1])
-		return log_err_set(err, -EINVAL, "--listen '%s': want HOST:PORT or :PORT", s);
-	port = colon + 1;
-	n = (size_t)(colon - s);
-	if (n >= 2 && s[0] == '[' && s[n - 1] == ']')
-		s++, n -= 2;
-	if (n >= sizeof(host))
-		return log_err_set(err, -EINVAL, "--listen: host too long");
-	memcpy(host, s, n);
-	host[n] = 0;
-	if (getaddrinfo(n ? host : NULL, port, &hints, &ai) != 0 || !ai)
-		return log_err_set(err, -EINVAL, "--listen '%s': want a numeric address and port",
-				   s);
-	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-	freeaddrinfo(ai);
-	return 0;
-}
-
 int devices_http_new(const char *listen, devices_http_body metrics, void *ctx,
 		     struct devices_http **out, struct log_err *err)
 {
 	struct devices_http *h;
-	struct sockaddr_storage ss = {0};
-	int r = parse_listen(listen, &ss, err);
+	struct sockaddr_storage ss;
+	bool any;
+	int r = listen_parse(listen, false, &ss, &any, err);
 
 	*out = NULL;
 	if (r == 0)

@@ -2,10 +2,7 @@
 /* devices_opt: the class options nodeprobe and nodeprobe-devices share (one parser, so the
  * labels nodeprobe writes and the resources nodeprobe-devices serves come from one definition),
  * and the classes they name (devices_load). */
-#include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
-#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,51 +62,6 @@ int devices_opt(struct devices_opts *o, int id, const char *arg, char *msg, int 
 		return -1;
 	}
 	snprintf(msg, (size_t)msglen, "out of memory");
-	return -1;
-}
-
-int devices_listen_check(const char *s, char *msg, int msglen)
-{
-	const char *colon = strrchr(s, ':'), *port;
-	char host[64], buf[16];
-	size_t n, i;
-	unsigned long p;
-
-	if (!colon || !colon[1]) {
-		snprintf(msg, (size_t)msglen,
-			 "--listen '%s': no port: want HOST:PORT, :PORT or [V6]:PORT", s);
-		return -1;
-	}
-	port = colon + 1;
-	for (i = 0; isdigit((unsigned char)port[i]) && i < 6; i++)
-		;
-	p = i && !port[i] ? strtoul(port, NULL, 10) : 0;
-	if (p < 1 || p > 65535) {
-		snprintf(msg, (size_t)msglen,
-			 "--listen '%s': port '%s' is not a number from 1 to 65535", s, port);
-		return -1;
-	}
-	n = (size_t)(colon - s);
-	if (n >= 2 && s[0] == '[' && s[n - 1] == ']' && n - 2 < sizeof(host)) {
-		struct addrinfo hints = {.ai_family = AF_INET6, .ai_flags = AI_NUMERICHOST}, *ai;
-
-		memcpy(host, s + 1, n - 2);
-		host[n - 2] = 0;
-		/* a zone ("fe80::1%eth0") too, as the listener's getaddrinfo takes it */
-		if (getaddrinfo(host, NULL, &hints, &ai) == 0) {
-			freeaddrinfo(ai);
-			return 0;
-		}
-	} else if (n < sizeof(host)) {
-		memcpy(host, s, n);
-		host[n] = 0;
-		if (!n || inet_pton(AF_INET, host, buf) == 1)
-			return 0;
-	}
-	snprintf(
-	    msg, (size_t)msglen,
-	    "--listen '%s': address '%.*s' is not a numeric IPv4 address or a [bracketed] IPv6 one",
-	    s, (int)n, s);
 	return -1;
 }
 

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* reload_http: /healthz, /readyz and Prometheus /metrics through libmicrohttpd. */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sys/resource.h>
@@ -14,6 +12,7 @@
 #include <string.h>
 
 #include "reload/reload_internal.h"
+#include "listen/listen.h"
 
 static const char *const skip_names[NSKIP] = {
     [SKIP_CURRENT] = "already_current",	  [SKIP_IGNORED] = "ignored",
@@ -412,69 +411,6 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 }
 
 /*
- * Parse "[HOST]:PORT" as Go's net.Listen does for our literals: ":9090" (every
- * address), "0.0.0.0:9090", "127.0.0.1:9090", "[::]:9090", "[::1]:9090",
- * "[fe80::1%eth0]:9090". Fills ss; *any is set for an empty host.
- */
-static int parse_listen(const char *listen, struct sockaddr_storage *ss, int *any,
-			struct log_err *err)
-{
-	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-	const char *colon = strrchr(listen, ':'), *h = listen;
-	char host[INET6_ADDRSTRLEN + IF_NAMESIZE + 2], *pct;
-	size_t hlen;
-	long port;
-	char *end;
-
-	memset(ss, 0, sizeof(*ss));
-	if (!colon)
-		return log_err_set(err, -EINVAL, "--listen '%s': expected [HOST]:PORT", listen);
-	hlen = (size_t)(colon - listen);
-	if (hlen && listen[0] == '[') {
-		if (listen[hlen - 1] != ']')
-			return log_err_set(err, -EINVAL, "--listen '%s': expected [IPv6]:PORT",
-					   listen);
-		h++;
-		hlen -= 2;
-	} else if (memchr(listen, ':', hlen)) {
-		return log_err_set(err, -EINVAL,
-				   "--listen '%s': an IPv6 address needs brackets: [%.*s]:PORT",
-				   listen, (int)hlen, listen);
-	}
-	if (hlen >= sizeof(host))
-		return log_err_set(err, -EINVAL, "--listen '%s': host too long", listen);
-	memcpy(host, h, hlen);
-	host[hlen] = '\0';
-	errno = 0;
-	port = strtol(colon + 1, &end, 10);
-	if (!colon[1] || *end || errno || port < 0 || port > 65535)
-		return log_err_set(err, -EINVAL, "--listen '%s': bad port", listen);
-	*any = !*host;
-	if (!*host || inet_pton(AF_INET, host, &sin->sin_addr) == 1) {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons((uint16_t)port);
-		if (!*host)
-			sin->sin_addr.s_addr = htonl(INADDR_ANY);
-		return 0;
-	}
-	pct = strchr(host, '%');
-	if (pct) {
-		*pct++ = '\0';
-		sin6->sin6_scope_id = if_nametoindex(pct);
-		if (!sin6->sin6_scope_id)
-			return log_err_set(err, -EINVAL, "--listen '%s': no interface '%s'", listen,
-					   pct);
-	}
-	if (inet_pton(AF_INET6, host, &sin6->sin6_addr) != 1)
-		return log_err_set(err, -EINVAL,
-				   "--listen '%s': host must be an IPv4 or [IPv6] address", listen);
-	sin6->sin6_family = AF_INET6;
-	sin6->sin6_port = htons((uint16_t)port);
-	return 0;
-}
-
-/*
  * The connection bound: far above what probes and scrapers use, below the fd limit (raised to
  * its hard limit at start, as Go's runtime does since 1.19). Idle connections are closed after
  * HTTP_IDLE_S, so a flood of idle connections cannot hold the slots for long, and epoll (not
@@ -558,9 +494,9 @@ void *reload_http_start(const char *listen, struct reload_metrics *m, struct log
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
 	unsigned int limit = conn_limit();
 	struct http *h;
-	int any = 0;
+	bool any;
 
-	if (parse_listen(listen, &ss, &any, err) < 0)
+	if (listen_parse(listen, true, &ss, &any, err) < 0)
 		return NULL;
 	h = calloc(1, sizeof(*h));
 	if (!h) {

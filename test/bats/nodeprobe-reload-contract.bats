@@ -386,7 +386,7 @@ YAML
   port=$(free_port)
   run "$BIN" --kubeconfig "$KC" --listen '::1:9090'
   [ "$status" -eq 1 ]
-  [[ $output == *"--listen '::1:9090': an IPv6 address needs brackets: [::1]:PORT"* ]]
+  [[ $output == *"--listen '::1:9090': address '::1' is not "*"an IPv6 address needs brackets: [::1]:PORT"* ]]
   python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1", 0))' 2>/dev/null || skip "no IPv6 loopback here"
   for form in any6 lo6 lo4 any; do
     port=$(free_port)
