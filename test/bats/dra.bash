@@ -80,3 +80,10 @@ slices() {
 slices_are() { [ "$(slices)" = "$1" ]; }
 
 writes() { fake_ctl GET '/requests?method=POST|PUT|DELETE&path=resourceslices&count=1' | jq .count; }
+
+# registered_ok JSON: a test kubelet's registration answer (dra-kubelet.py's or go-kubelet's) is
+# ours: DRAPlugin nodeprobe.io at $EP, both versions, v1 first and so chosen.
+registered_ok() {
+  jq -e --arg ep "$EP" '.type == "DRAPlugin" and .name == "nodeprobe.io" and .endpoint == $ep and
+    .supported_versions == ["v1.DRAPlugin", "v1beta1.DRAPlugin"] and .chosen == "v1.DRAPlugin"' <<<"$1"
+}
