@@ -13,8 +13,8 @@
 //	              target "unix:" + endpoint, insecure, not blocking. 1.34 calls grpc.NewClient,
 //	              which grpc-go 1.33 lacks; its grpc.Dial with a "unix:" target dials the same
 //	              socket and sends :authority "localhost" as NewClient's unix resolver does
-//	              (clientconn.go, DialContext). 1.34's metrics interceptor and stats handler send
-//	              nothing, so they are left out.
+//	              (grpc-go 1.33's clientconn.go DialContext, rpc_util.go parseDialTarget). 1.34's
+//	              metrics interceptor and stats handler are client-side only, so left out.
 package main
 
 import (
@@ -43,8 +43,8 @@ var draServices = map[string]bool{"v1.DRAPlugin": true, "v1beta1.DRAPlugin": tru
 const (
 	draPluginType   = "DRAPlugin"      // pluginregistration/v1/constants.go
 	draCallTimeout  = 45 * time.Second // dra_plugin.go defaultClientCallTimeout
-	draGetInfoTime  = time.Second      // operation_generator.go: GetInfo's deadline
-	draNotifyTime   = 5 * time.Second  // operation_generator.go notifyTimeoutDuration
+	draGetInfoTime  = 10 * time.Second // the kubelet's is 1 s (operation_generator.go), too short under ASan on a loaded machine
+	draNotifyTime   = 20 * time.Second // the kubelet's is 5 s (operation_generator.go notifyTimeoutDuration)
 	draRegisterWait = 30 * time.Second // for the socket to appear; ours, the watcher waits for ever
 )
 
