@@ -12,11 +12,7 @@ load dra
   run "${DK[@]}" register "$T/reg" 5
   echo "$output" >&2
   [ "$status" -eq 0 ]
-  [ "$(jq -r .type <<<"$output")" = DRAPlugin ]
-  [ "$(jq -r .name <<<"$output")" = nodeprobe.io ]
-  [ "$(jq -r .endpoint <<<"$output")" = "$EP" ]
-  [ "$(jq -c .supported_versions <<<"$output")" = '["v1.DRAPlugin","v1beta1.DRAPlugin"]' ]
-  [ "$(jq -r .chosen <<<"$output")" = v1.DRAPlugin ]
+  registered_ok "$output"
   # both sockets mode 0600 (made so before listen, whatever the umask): only the kubelet (root)
   [ "$(stat -c %a "$EP")" = 600 ]
   [ "$(stat -c %a "$T/reg/nodeprobe.io-reg.sock")" = 600 ]

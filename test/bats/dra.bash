@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The DRA suites' set-up (devices-dra.bats, devices-dra-worker.bats): the fake API server, the test
-# kubelet, one serial DRA class and one kvm device-plugin class, and small helpers.
+# The DRA suites' set-up (devices-dra.bats, devices-dra-worker.bats, devices-dra-go.bats): the fake
+# API server, the test kubelet, one serial DRA class and one kvm device-plugin class, and small
+# helpers.
 source "$NP_ROOT/test/fake-apiserver/fake.bash"
 
 # dra_wait CMD...: retry CMD for up to 30 s (a socket, a log line; a sanitizer build on a loaded
@@ -11,12 +12,15 @@ dra_wait() {
   return 1
 }
 
-setup_file() {
+# dra_setup_file: the certificates and the Python kubelet's stubs, once a file (setup_file).
+dra_setup_file() {
   export FAKE_CERTS=$BATS_FILE_TMPDIR/certs
   fake_certs "$FAKE_CERTS" >/dev/null
   export DRA_KUBELET_GEN=$BATS_FILE_TMPDIR/gen
   /usr/bin/python3 "$NP_ROOT/test/kubelet/dra-kubelet.py" gen || true
 }
+
+setup_file() { dra_setup_file; }
 
 setup() {
   /usr/bin/python3 -c 'import grpc, grpc_tools' 2>/dev/null || skip "python3-grpcio/grpc-tools absent"
@@ -76,3 +80,10 @@ slices() {
 slices_are() { [ "$(slices)" = "$1" ]; }
 
 writes() { fake_ctl GET '/requests?method=POST|PUT|DELETE&path=resourceslices&count=1' | jq .count; }
+
+# registered_ok JSON: a test kubelet's registration answer (dra-kubelet.py's or go-kubelet's) is
+# ours: DRAPlugin nodeprobe.io at $EP, both versions, v1 first and so chosen.
+registered_ok() {
+  jq -e --arg ep "$EP" '.type == "DRAPlugin" and .name == "nodeprobe.io" and .endpoint == $ep and
+    .supported_versions == ["v1.DRAPlugin", "v1beta1.DRAPlugin"] and .chosen == "v1.DRAPlugin"' <<<"$1"
+}

@@ -76,3 +76,17 @@ stop_plugin() {
   [ -n "${PLUGIN:-}" ] && kill "$PLUGIN" 2>/dev/null; [ -n "${KUBELET:-}" ] && kill "$KUBELET" 2>/dev/null
   wait 2>/dev/null || true
 }
+
+# go_kubelet_build: build test/kubelet/go-kubelet (grpc-go) into $BUILD/go-kubelet, from
+# setup_file; when Debian's Go packages are absent (exit 77) the reason is kept for go_kubelet.
+go_kubelet_build() {
+  "$NP_ROOT/test/kubelet/build-go-kubelet" "$BUILD/go-kubelet" 2>"$BUILD/go-kubelet.why" ||
+    [ $? -eq 77 ]
+}
+
+# go_kubelet: skip unless the grpc-go peer was built (saying why not); sets GK, its path.
+go_kubelet() {
+  [ -x "$BUILD/go-kubelet/go-kubelet" ] ||
+    skip "no grpc-go peer: $(tail -n1 "$BUILD/go-kubelet.why" 2>/dev/null) (scripts/install-deps)"
+  GK="$BUILD/go-kubelet/go-kubelet"
+}

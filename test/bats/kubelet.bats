@@ -14,16 +14,7 @@ setup_file() {
     return 0 # each test skips with the reason
   export FAKE_KUBELET_GEN="$BATS_FILE_TMPDIR/gen"
   /usr/bin/python3 "$FK" gen
-  # The grpc-go peer; its tests skip with the reason build-go-kubelet gave (exit 77).
-  "$NP_ROOT/test/kubelet/build-go-kubelet" "$BUILD/go-kubelet" 2>"$BUILD/go-kubelet.why" ||
-    [ $? -eq 77 ]
-}
-
-# go_kubelet: skip unless the grpc-go peer was built (saying why not).
-go_kubelet() {
-  [ -x "$BUILD/go-kubelet/go-kubelet" ] ||
-    skip "no grpc-go peer: $(tail -n1 "$BUILD/go-kubelet.why" 2>/dev/null) (scripts/install-deps)"
-  GK="$BUILD/go-kubelet/go-kubelet"
+  go_kubelet_build # the grpc-go peer; its tests skip with the reason (go_kubelet)
 }
 
 setup() {

@@ -3,7 +3,8 @@
 // go-kubelet: a test kubelet for pkg/kubelet on grpc-go itself (Debian's golang-google-grpc-dev),
 // the library every kubelet dials device plugins with. Its message and service stubs
 // (package nodeprobe/deviceplugin) are generated at test time from pkg/kubelet's .proto files
-// by test/kubelet/build-go-kubelet; nothing is fetched.
+// by test/kubelet/build-go-kubelet; nothing is fetched. It also plays the kubelet for a DRA
+// driver (dra.go), on upstream's .proto files.
 //
 // Every command dials a plugin socket the way a kubelet does; --dial chooses which kubelet:
 //
@@ -25,6 +26,20 @@
 //	                        endpoint, calls GetDevicePluginOptions and keeps ListAndWatch open,
 //	                        appending {"resource": R, "devices": N} to DIR/lists.jsonl for each
 //	                        message; until SIGTERM
+//
+// DRA commands (dra.go; the kubelet 1.34's two dials, whatever --dial says):
+//
+//	dra-register REGDIR [MSG]       the plugin watcher: wait for a socket under REGDIR, GetInfo,
+//	                                validate, NotifyRegistrationStatus (refused with MSG if
+//	                                given); prints the PluginInfo with registration_socket,
+//	                                chosen (the service) and error; 1 if refused unasked
+//	dra-prepare EP VERSION CLAIMS   NodePrepareResources on endpoint EP, VERSION v1 or v1beta1,
+//	                                CLAIMS a JSON list of {namespace, uid, name}; prints the
+//	                                answer or {"code": NAME, "details": ...}
+//	dra-unprepare EP VERSION CLAIMS NodeUnprepareResources, the same way
+//	dra-kubelet REGDIR CLAIMS       dra-register, then over one connection to the endpoint
+//	                                Prepare and Unprepare of CLAIMS in v1, then in v1beta1: a
+//	                                line each, "register ...", "v1 NodePrepareResources ..."
 package main
 
 import (
@@ -68,25 +83,29 @@ func init() { encoding.RegisterCodec(protoCodec{}) }
 
 var dialMode = flag.String("dial", "1.25", "which kubelet's dial: 1.25 or current")
 
-// dial connects to a plugin socket as a kubelet does (see the package comment).
-func dial(ctx context.Context, sock string) (*grpc.ClientConn, error) {
+// dialPath connects to the socket at path sock, blocking for at most 10 s, as kubelet 1.25's
+// device manager did and as the plugin watcher still does (pkg/kubelet/pluginmanager/
+// operationexecutor/operation_generator.go, dial): the path as target, WithInsecure, WithBlock,
+// a unix WithContextDialer; opts are added.
+func dialPath(ctx context.Context, sock string, opts ...grpc.DialOption) (*grpc.ClientConn, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	opts := []grpc.DialOption{
-		grpc.WithInsecure(),
-		grpc.WithBlock(),
+	opts = append(opts, grpc.WithInsecure(), grpc.WithBlock(),
 		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, "unix", addr)
-		}),
-	}
+		}))
+	return grpc.DialContext(ctx, sock, opts...)
+}
+
+// dial connects to a plugin socket as a kubelet does (see the package comment).
+func dial(ctx context.Context, sock string) (*grpc.ClientConn, error) {
 	switch *dialMode {
 	case "1.25":
+		return dialPath(ctx, sock)
 	case "current":
-		opts = append(opts, grpc.WithAuthority("localhost"))
-	default:
-		return nil, fmt.Errorf("--dial %q: want 1.25 or current", *dialMode)
+		return dialPath(ctx, sock, grpc.WithAuthority("localhost"))
 	}
-	return grpc.DialContext(ctx, sock, opts...)
+	return nil, fmt.Errorf("--dial %q: want 1.25 or current", *dialMode)
 }
 
 // withPlugin dials sock (dial) and runs f with the client, all within 20 s; 1 if the dial failed.
@@ -313,13 +332,16 @@ func cmdServe(args []string) int {
 }
 
 func usage() int {
-	fmt.Fprintln(os.Stderr, "usage: go-kubelet [--dial 1.25|current] all SOCK IDS | call SOCK METHOD [JSON] | watch SOCK COUNT | serve DIR")
+	fmt.Fprintln(os.Stderr, "usage: go-kubelet [--dial 1.25|current] all SOCK IDS | call SOCK METHOD [JSON] | watch SOCK COUNT | serve DIR\n"+
+		"       go-kubelet dra-register REGDIR [MSG] | dra-prepare EP VERSION CLAIMS | dra-unprepare EP VERSION CLAIMS | dra-kubelet REGDIR CLAIMS")
 	return 2
 }
 
 func main() {
 	flag.Parse()
-	cmds := map[string]func([]string) int{"all": cmdAll, "call": cmdCall, "watch": cmdWatch, "serve": cmdServe}
+	cmds := map[string]func([]string) int{"all": cmdAll, "call": cmdCall, "watch": cmdWatch, "serve": cmdServe,
+		"dra-register": cmdDRARegister, "dra-prepare": draOne("NodePrepareResources"),
+		"dra-unprepare": draOne("NodeUnprepareResources"), "dra-kubelet": cmdDRAKubelet}
 	args := flag.Args()
 	if len(args) < 1 || cmds[args[0]] == nil {
 		os.Exit(usage())
