@@ -567,3 +567,21 @@ YAML
   [[ "$output" == "usage: dra-bench SOCK N NAMESPACE NAME UID [KUBECONFIG]" ]]
 }
 
+
+@test "devices-dra: tls-floor (make bench's OpenSSL floor) verifies the fake's certificate and prints each stage's RSS" {
+  TF=$BUILD/test/tools/tls-floor
+  run "$TF" 127.0.0.1 "$FAKE_PORT" "$FAKE_CA"
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  [ "$(cut -d' ' -f1 <<<"$output" | tr '\n' ' ')" = "start loaded init context request " ]
+  for l in "${lines[@]}"; do [[ "$l" =~ ^[a-z]+\ hwm=[0-9]+\ anon=[0-9]+\ file=[0-9]+$ ]]; done
+  # a CA that did not sign the fake's certificate fails the request
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=other -days 1 \
+    -keyout "$T/other.key" -out "$T/other.crt" 2>/dev/null
+  run "$TF" 127.0.0.1 "$FAKE_PORT" "$T/other.crt"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"tls-floor: TLS handshake or certificate verification failed"* ]]
+  run "$TF" 127.0.0.1 0 "$FAKE_CA"
+  [ "$status" -eq 2 ]
+  [ "$output" = "usage: tls-floor IPV4 PORT CAFILE" ]
+}
