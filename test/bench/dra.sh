@@ -110,11 +110,11 @@ run() {
 fig() { sed -n "s/^$2=//p" "$tmp/$1.fig"; }
 
 # smaps_by_name SMAPS: "NAME:RSS:WRITTEN ..." (KiB), largest first: a file mapping by its file's
-# name (all its mappings), WRITTEN its Private_Dirty (pages copied on write: relocations, data);
+# name (all its mappings), WRITTEN its pages copied on write (smaps' Anonymous: relocations, data);
 # the anonymous ones ([heap], thread arenas and stacks, [stack]) as "anonymous"
 smaps_by_name() {
   awk '/^[0-9a-f]+-[0-9a-f]+ / { n = (NF >= 6 && $6 ~ /^\//) ? $6 : "anonymous"; sub(/.*\//, "", n); next }
-    /^Rss:/ { r[n] += $2 } /^Private_Dirty:/ { w[n] += $2 }
+    /^Rss:/ { r[n] += $2 } /^Anonymous:/ { w[n] += $2 }
     END { for (n in r) if (r[n]) print r[n], n ":" r[n] ":" w[n] }' "$1" | sort -rn | cut -d' ' -f2 | tr '\n' ' '
 }
 
