@@ -32,9 +32,11 @@ static struct {
 	__typeof__(OPENSSL_init_ssl) *init;
 	__typeof__(TLS_client_method) *method;
 	__typeof__(SSL_CTX_new) *ctx_new;
+	__typeof__(SSL_CTX_free) *ctx_free;
 	__typeof__(SSL_CTX_load_verify_locations) *load_ca;
 	__typeof__(SSL_CTX_set_verify) *set_verify;
 	__typeof__(SSL_new) *ssl_new;
+	__typeof__(SSL_free) *ssl_free;
 	__typeof__(SSL_set_fd) *set_fd;
 	__typeof__(SSL_set1_host) *set1_host;
 	__typeof__(SSL_connect) *connect;
@@ -59,10 +61,47 @@ static void stage(const char *name)
 	printf("%s hwm=%ld anon=%ld file=%ld\n", name, hwm, anon, file);
 }
 
+/* Say what failed on stderr; returns 1. */
 static int fail(const char *what)
 {
 	fprintf(stderr, "tls-floor: %s\n", what);
 	return 1;
+}
+
+/* Connect to a, verify its certificate (host its address) and GET /; returns 0 or fail's 1. */
+static int request(SSL_CTX *ctx, const struct sockaddr_in *a, const char *host)
+{
+	char req[256], buf[4096];
+	SSL *s = NULL;
+	int fd, rc = 0;
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (const struct sockaddr *)a, sizeof(*a)) < 0) {
+		rc = fail("cannot connect");
+		goto out;
+	}
+	s = o.ssl_new(ctx);
+	if (!s || o.set_fd(s, fd) != 1 || o.set1_host(s, host) != 1) {
+		rc = fail("SSL_new failed");
+		goto out;
+	}
+	if (o.connect(s) != 1 || o.verify_result(s) != X509_V_OK) {
+		rc = fail("TLS handshake or certificate verification failed");
+		goto out;
+	}
+	snprintf(req, sizeof(req), "GET / HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", host);
+	if (o.write(s, req, (int)strlen(req)) <= 0) {
+		rc = fail("cannot send the request");
+		goto out;
+	}
+	while (o.read(s, buf, sizeof(buf)) > 0)
+		;
+out:
+	if (s)
+		o.ssl_free(s);
+	if (fd >= 0)
+		close(fd);
+	return rc;
 }
 
 static int load(void)
@@ -77,9 +116,11 @@ static int load(void)
 	SYM(init, "OPENSSL_init_ssl")
 	SYM(method, "TLS_client_method")
 	SYM(ctx_new, "SSL_CTX_new")
+	SYM(ctx_free, "SSL_CTX_free")
 	SYM(load_ca, "SSL_CTX_load_verify_locations")
 	SYM(set_verify, "SSL_CTX_set_verify")
 	SYM(ssl_new, "SSL_new")
+	SYM(ssl_free, "SSL_free")
 	SYM(set_fd, "SSL_set_fd")
 	SYM(set1_host, "SSL_set1_host")
 	SYM(connect, "SSL_connect")
@@ -93,10 +134,8 @@ static int load(void)
 int main(int argc, char **argv)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET};
-	char req[256], buf[4096];
 	SSL_CTX *ctx;
-	SSL *s;
-	int fd;
+	int rc;
 
 	if (argc != 4 || inet_pton(AF_INET, argv[1], &a.sin_addr) != 1 || atoi(argv[2]) <= 0) {
 		fprintf(stderr, "usage: tls-floor IPV4 PORT CAFILE\n");
@@ -112,25 +151,17 @@ int main(int argc, char **argv)
 		return fail("OPENSSL_init_ssl failed");
 	stage("init");
 	ctx = o.ctx_new(o.method());
-	if (!ctx || o.load_ca(ctx, argv[3], NULL) != 1)
+	if (!ctx)
+		return fail("SSL_CTX_new failed");
+	if (o.load_ca(ctx, argv[3], NULL) != 1) {
+		o.ctx_free(ctx);
 		return fail("cannot load the CA file");
+	}
 	o.set_verify(ctx, SSL_VERIFY_PEER, NULL);
 	stage("context");
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
-		return fail("cannot connect");
-	s = o.ssl_new(ctx);
-	if (!s || o.set_fd(s, fd) != 1 || o.set1_host(s, argv[1]) != 1)
-		return fail("SSL_new failed");
-	if (o.connect(s) != 1 || o.verify_result(s) != X509_V_OK)
-		return fail("TLS handshake or certificate verification failed");
-	snprintf(req, sizeof(req), "GET / HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
-		 argv[1]);
-	if (o.write(s, req, (int)strlen(req)) <= 0)
-		return fail("cannot send the request");
-	while (o.read(s, buf, sizeof(buf)) > 0)
-		;
-	stage("request");
-	close(fd);
-	return 0;
+	rc = request(ctx, &a, argv[1]);
+	if (rc == 0)
+		stage("request");
+	o.ctx_free(ctx);
+	return rc;
 }
