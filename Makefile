@@ -58,6 +58,10 @@ RE2_LIBS   := $(if $(filter 1,$(SAN)),-lre2 -lstdc++,-Wl,-Bstatic -lre2 -lstdc++
 # names its archive libyajl_s.a). libpci stays shared (Debian ships no libpci.a).
 STATIC_C   := $(if $(filter 1,$(SAN)),-lfdt -lyaml -ldeflate -lnettle -lyajl,-Wl,-Bstatic -lfdt -lyaml -ldeflate -lnettle -l:libyajl_s.a -Wl,-Bdynamic)
 LDFLAGS    += $(if $(filter 1,$(SAN)),,-static-libgcc)
+# A binary that defines _gnutls_global_init_skip exports it, so that GnuTLS, loaded with libcurl's
+# libraries, finds it and does not initialise itself (hooks/devices/dra.c says why); no effect on
+# the binaries that do not define it.
+LDFLAGS    += -Wl,--export-dynamic-symbol=_gnutls_global_init_skip
 LDLIBS     += -Wl,--as-needed $(STATIC_C) -lpci -lcurl -ljansson \
               -lmicrohttpd -lcrypto -lnghttp2 -lprotobuf-c $(RE2_LIBS) -lm
 # A binary may link an archive and libraries of its own (BIN_LIB_<name>, BIN_LDLIBS_<name>, set in

@@ -209,6 +209,26 @@ static int lookup(void *ctx, const char *device, const struct dra_node **nodes, 
 	return -ENOENT;
 }
 
+/*
+ * GnuTLS is in this process only because Debian's libcurl (OpenSSL flavour) needs librtmp and
+ * libldap, which link it; our API client speaks https through OpenSSL, and rtmp and ldap are not
+ * among its protocols (pkg/kube: CURLOPT_PROTOCOLS_STR "https,http"). GnuTLS still initialises
+ * itself when loaded (a constructor calling gnutls_global_init: its crypto backends, the ASN.1
+ * trees, the system priorities), 0.8 MB of this plugin's peak RSS (make bench,
+ * test/bench/dra.sh). GnuTLS asks this function before doing so (gnutls lib/global.c lib_init:
+ * "if (_gnutls_global_init_skip() != 0) return;", a weak definition there, called through the
+ * PLT; gnutls.h's GNUTLS_SKIP_GLOBAL_INIT is this definition): ours, exported by the link
+ * (Makefile: --export-dynamic-symbol), answers 1. Whoever uses GnuTLS initialises it first:
+ * librtmp (RTMP_TLS_Init), libldap (tls_g.c tlsg_init) and libmicrohttpd (--listen) call
+ * gnutls_global_init themselves, each import it (readelf --dyn-syms). test/bats/devices-dra.bats
+ * checks that GnuTLS does not initialise (GNUTLS_DEBUG_LEVEL prints nothing).
+ */
+int _gnutls_global_init_skip(void);
+int _gnutls_global_init_skip(void)
+{
+	return 1;
+}
+
 static int kube_of(const struct devices_opts *o, struct kube_client **out, struct log_err *err)
 {
 	struct kube_config cfg = {0};

@@ -219,6 +219,17 @@ YAML
   [ ! -e "$T/reg/nodeprobe.io-reg.sock" ]
 }
 
+@test "devices-dra: GnuTLS, loaded with libcurl's libraries, does not initialise itself; the API client's TLS works" {
+  # hooks/devices/dra.c _gnutls_global_init_skip: 0.8 MB of peak RSS (make bench). GnuTLS's
+  # initialisation logs to stderr with GNUTLS_DEBUG_LEVEL set (gnutls_global_init).
+  GNUTLS_DEBUG_LEVEL=2 plugin_start
+  # the slices are published over TLS (OpenSSL, the kubeconfig's CA verified)
+  dra_wait test "$(slices)" != '[]'
+  grep -q 'libgnutls\.so' "/proc/$PLUGIN/maps" || skip "this libcurl does not load GnuTLS"
+  run grep -c 'gnutls\[' "$T/plugin.log"
+  [ "$output" = 0 ]
+}
+
 @test "devices-dra: nodeprobe labels <resource>.count for DRA classes too" {
   mkdir -p "$T/proc" "$T/sys/bus"
   run "$BUILD/nodeprobe" --dry-run --no-builtin-rules --sysfs "$T/sys" --proc "$T/proc" \
@@ -552,3 +563,21 @@ YAML
   [[ "$output" == "usage: dra-bench SOCK N NAMESPACE NAME UID [KUBECONFIG]" ]]
 }
 
+
+@test "devices-dra: tls-floor (make bench's OpenSSL floor) verifies the fake's certificate and prints each stage's RSS" {
+  TF=$BUILD/test/tools/tls-floor
+  run "$TF" 127.0.0.1 "$FAKE_PORT" "$FAKE_CA"
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  [ "$(cut -d' ' -f1 <<<"$output" | tr '\n' ' ')" = "start loaded init context request " ]
+  for l in "${lines[@]}"; do [[ "$l" =~ ^[a-z]+\ hwm=[0-9]+\ anon=[0-9]+\ file=[0-9]+$ ]]; done
+  # a CA that did not sign the fake's certificate fails the request
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=other -days 1 \
+    -keyout "$T/other.key" -out "$T/other.crt" 2>/dev/null
+  run "$TF" 127.0.0.1 "$FAKE_PORT" "$T/other.crt"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"tls-floor: TLS handshake or certificate verification failed"* ]]
+  run "$TF" 127.0.0.1 0 "$FAKE_CA"
+  [ "$status" -eq 2 ]
+  [ "$output" = "usage: tls-floor IPV4 PORT CAFILE" ]
+}

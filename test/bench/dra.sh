@@ -17,7 +17,13 @@
 #   - hotplug: a ttyUSB node made, 5 times: time from just before the mknod to the slice write's
 #     arrival at the fake (its request log's time; the new generation is then checked); target 1 s
 #   - peak RSS (VmHWM) of the plugin over all of the above (target < 6 MB), its RSS once the
-#     first slices are published (before any claim), and at the end anonymous / file-backed
+#     first slices are published (before any claim), and at the end anonymous / file-backed, and
+#     by mapping (/proc/PID/smaps: each library's resident pages, of them those it wrote: its
+#     relocations and data, counted as anonymous by the kernel)
+#   - what the 6 MB are measured against: the same plugin with the class as a device plugin (no
+#     API client: libcurl is not loaded), its peak RSS 2 s after start; and test/tools/tls-floor,
+#     one verified TLS GET to the fake through OpenSSL alone (libssl loaded in a process that had
+#     nothing else), its RSS at each stage: the floor under any libcurl-on-OpenSSL client
 # Also the previous build (NP_BENCH_PREV, default HEAD~1, "none" to leave it out) on the same
 # run, as ratios. Prints, asserts nothing.
 set -euo pipefail
@@ -26,7 +32,9 @@ export NP_ROOT=$PWD
 BUILD=${BUILD:-$PWD/build}
 DB=$BUILD/test/tools/dra-bench
 N=${NP_DRA_BENCH_N:-300}
+TF=$BUILD/test/tools/tls-floor
 [ -x "$DB" ] || make --no-print-directory BUILD="$BUILD" "$DB" >/dev/null
+[ -x "$TF" ] || make --no-print-directory BUILD="$BUILD" "$TF" >/dev/null
 [ "$(id -u)" = 0 ] || { echo "dra: skipped: mknod needs root"; exit 0; }
 [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] || { echo "dra: skipped: no tmpfs on /dev/shm"; exit 0; }
 tmp=$(mktemp -d) shm=$(mktemp -d /dev/shm/np-dra-bench.XXXXXX)
@@ -60,7 +68,7 @@ gen() {
 # run NAME BINARY STATE: start the plugin on a fresh dev root, its checkpoint under STATE (a
 # directory), CDI specs on tmpfs; its figures into $tmp/NAME.fig (key=value lines).
 run() {
-  local name=$1 bin=$2 d=$tmp/run-$1 w lat pub=() t0 rss rss0 g sl
+  local name=$1 bin=$2 d=$tmp/run-$1 w lat pub=() t0 rss rss0 g sl map
   local plugins=$3/plugins-$1 cdi=$shm/cdi-$1
   mkdir -p "$d/dev" "$d/sys" "$d/reg" "$plugins" "$cdi" "$d/kl"
   for i in $(seq 0 9); do mknod "$d/dev/ttyUSB$i" c 1 3; done
@@ -85,6 +93,7 @@ run() {
     [ "$(gen)" -gt "$g" ] || pub[-1]="no-new-generation"
   done
   rss=$(awk '/^VmHWM:/ { h = $2 } /^RssAnon:/ { a = $2 } /^RssFile:/ { f = $2 } END { print h, a, f }' "/proc/$dp/status")
+  map=$(smaps_by_name "/proc/$dp/smaps")
   kill -TERM "$dp"; wait "$dp" || true; dp=
   {
     echo "$lat" | sed -n 's/^\(prepare\|unprepare\)_calls=[0-9]* p50_ms=\([^ ]*\) p99_ms=\([^ ]*\) max_ms=\([^ ]*\)$/\1_p50=\2\n\1_p99=\3\n\1_max=\4/p'
@@ -93,11 +102,37 @@ run() {
     echo "rss=${rss%% *}"
     echo "rss_split=${rss#* }"
     echo "rss0=$rss0"
+    echo "map=$map"
     echo "$lat" | sed -n 's/^claim /claim=/p'
   } >"$tmp/$name.fig"
 }
 
 fig() { sed -n "s/^$2=//p" "$tmp/$1.fig"; }
+
+# smaps_by_name SMAPS: "NAME:RSS:WRITTEN ..." (KiB), largest first: a file mapping by its file's
+# name (all its mappings), WRITTEN its pages copied on write (smaps' Anonymous: relocations, data);
+# the anonymous ones ([heap], thread arenas and stacks, [stack]) as "anonymous"
+smaps_by_name() {
+  awk '/^[0-9a-f]+-[0-9a-f]+ / { n = (NF >= 6 && $6 ~ /^\//) ? $6 : "anonymous"; sub(/.*\//, "", n); next }
+    /^Rss:/ { r[n] += $2 } /^Anonymous:/ { w[n] += $2 }
+    END { for (n in r) if (r[n]) print r[n], n ":" r[n] ":" w[n] }' "$1" | sort -rn | cut -d' ' -f2 | tr '\n' ' '
+}
+
+# device_plugin_rss BINARY: peak RSS (KiB) of the plugin serving the same class as a device
+# plugin (no API client), 2 s after its start
+device_plugin_rss() {
+  local d=$tmp/run-dp h
+  mkdir -p "$d/dev" "$d/sys" "$d/kl"
+  for i in $(seq 0 9); do mknod "$d/dev/ttyUSB$i" c 1 3; done
+  sed 's/api: dra/api: device-plugin/' "$tmp/classes.yaml" >"$d/classes.yaml"
+  "$1" --classes "$d/classes.yaml" --dev-root "$d/dev" --sys-root "$d/sys" --cdi-dir "$d/kl" \
+    --plugin-directory "$d/kl" --log-level error 2>"$d/plugin.log" &
+  dp=$!
+  sleep 2
+  h=$(awk '/^VmHWM:/ { print $2 }' "/proc/$dp/status")
+  kill -TERM "$dp"; wait "$dp" || true; dp=
+  echo "$h"
+}
 
 # report NAME LABEL: one run's figures
 report() {
@@ -105,7 +140,8 @@ report() {
   awk -v l="$2" -v n="$N" -v pp="$(fig "$n" prepare_p50)" -v p9="$(fig "$n" prepare_p99)" \
     -v pm="$(fig "$n" prepare_max)" -v up="$(fig "$n" unprepare_p50)" -v u9="$(fig "$n" unprepare_p99)" \
     -v gp="$(fig "$n" get_p50)" -v g9="$(fig "$n" get_p99)" -v pub="$(fig "$n" publish)" \
-    -v rss="$(fig "$n" rss)" -v rss0="$(fig "$n" rss0)" -v sp="$(fig "$n" rss_split)" 'BEGIN {
+    -v rss="$(fig "$n" rss)" -v rss0="$(fig "$n" rss0)" -v sp="$(fig "$n" rss_split)" \
+    -v map="$(fig "$n" map)" 'BEGIN {
     printf "%-22s NodePrepareResources p50 %.2f ms p99 %.2f ms max %.2f ms over %d (target p99 < 5 ms); NodeUnprepareResources p50 %.2f ms p99 %.2f ms\n", l, pp, p9, pm, n, up, u9
     printf "%-22s   the claim GET alone (fake-apiserver: Python, TLS, kept connection) p50 %.2f ms p99 %.2f ms: %.0f%% of the prepare p50, the rest (plugin, CDI spec, checkpoint) %.2f ms\n", "", gp, g9, 100 * gp / pp, pp - gp
     m = split(pub, a, " "); mx = 0; s = 0; ok = 0
@@ -113,7 +149,16 @@ report() {
     if (ok == m && m > 0) printf "%-22s   hotplug to slice write (5 mknods): max %.1f ms mean %.1f ms (target < 1000 ms)\n", "", mx, s / m
     else printf "%-22s   hotplug to slice write: %s (not every hotplug published a new generation)\n", "", pub
     split(sp, r, " ")
-    printf "%-22s   peak RSS (VmHWM) %d KiB (target < 6144); after the first slices, before any claim, %d KiB; at the end %d KiB anonymous, %d KiB file-backed (shared libraries: libcurl and its TLS chain)\n", "", rss, rss0, r[1], r[2] }'
+    printf "%-22s   peak RSS (VmHWM) %d KiB (target < 6144); after the first slices, before any claim, %d KiB; at the end %d KiB anonymous, %d KiB file-backed (shared libraries: libcurl and its TLS chain)\n", "", rss, rss0, r[1], r[2]
+    m = split(map, e, " "); line = ""; libs = 0; lw = 0; rest = 0; nrest = 0; anon = 0
+    for (i = 1; i <= m; i++) {
+      split(e[i], f, ":")
+      if (f[1] == "anonymous") { anon = f[2]; continue }
+      libs++; lw += f[3]
+      if (libs <= 8) line = line sprintf("%s%s %d (%d written)", line == "" ? "" : ", ", f[1], f[2], f[3])
+      else { rest += f[2]; nrest++ }
+    }
+    printf "%-22s   RSS at the end by mapping, KiB: %s; %d more files %d. The %d files%s pages written (relocations, data; anonymous to the kernel) %d; heap, thread arenas and stacks %d\n", "", line, nrest, rest, libs, "\047", lw, anon }'
 }
 
 # ratio A B: this build's run A against the previous build's run B
@@ -135,6 +180,12 @@ run this-disk "$BUILD/nodeprobe-devices" "$tmp"
 echo "$(fig this-tmpfs claim)" | sed 's/^/answer: claim /'
 report this-tmpfs "this, tmpfs"
 report this-disk "this, disk"
+echo "what the peak RSS is measured against:"
+printf '%-22s   the same plugin, its class a device plugin (no API client: libcurl not loaded): peak RSS %d KiB\n' "" "$(device_plugin_rss "$BUILD/nodeprobe-devices")"
+"$TF" 127.0.0.1 "$FAKE_PORT" "$FAKE_CA" | awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[$1, kv[1]] = kv[2] } }
+  END { printf "%-22s   OpenSSL alone (test/tools/tls-floor: libssl loaded into a process of %d KiB, one verified TLS GET to the fake): peak RSS %d KiB, +%d KiB: loading %d, OPENSSL_init_ssl %d, context and CA %d, handshake and GET %d; at the end %d KiB anonymous, %d file-backed\n", "",
+    v["start", "hwm"], v["request", "hwm"], v["request", "hwm"] - v["start", "hwm"], v["loaded", "hwm"] - v["start", "hwm"],
+    v["init", "hwm"] - v["loaded", "hwm"], v["context", "hwm"] - v["init", "hwm"], v["request", "hwm"] - v["context", "hwm"], v["request", "anon"], v["request", "file"] }'
 if [ -n "$prev" ]; then
   if run prev-tmpfs "$prev" "$shm" && run prev-disk "$prev" "$tmp"; then
     report prev-tmpfs "previous, tmpfs"
