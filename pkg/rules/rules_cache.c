@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rules_cache: each distinct pattern and template of the loaded rules compiled once, in budget. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +12,11 @@
 
 /* One distinct text: what it compiled to, or why it is refused. */
 struct rcache_ent {
-	char *key; /* owned: the pattern or template text; NULL for a free slot */
-	void *val; /* owned: struct goregex or struct gotmpl; NULL when refused */
-	char *why; /* owned: why it is refused, or NULL */
+	char *key;  /* owned: the pattern or template text; NULL for a free slot */
+	void *val;  /* owned: struct goregex or struct gotmpl; NULL when refused */
+	char *why;  /* owned: why it is refused, or NULL */
+	size_t seq; /* when it was added (rcache.seq then), for rules_cache_undo */
+	size_t mem; /* what it is counted at: a pattern's budget, a template's parse tree */
 };
 
 static size_t slot_of(const struct rtable *t, const char *key)
@@ -55,8 +58,10 @@ static struct rcache_ent *find(const struct rtable *t, const char *key)
 	return e && e->key ? e : NULL;
 }
 
-/* A new entry of t for key holding val (owned) or refused with why: it, or NULL on ENOMEM. */
-static struct rcache_ent *add(struct rtable *t, const char *key, void *val, const char *why)
+/* A new entry of c's table t for key holding val (owned, counted at mem) or refused with why:
+ * it, or NULL on ENOMEM. */
+static struct rcache_ent *add(struct rcache *c, struct rtable *t, const char *key, void *val,
+			      size_t mem, const char *why)
 {
 	struct rcache_ent *e;
 
@@ -72,6 +77,8 @@ static struct rcache_ent *add(struct rtable *t, const char *key, void *val, cons
 		return NULL;
 	}
 	e->val = val;
+	e->seq = c->seq++;
+	e->mem = mem;
 	t->n++;
 	return e;
 }
@@ -120,7 +127,7 @@ int rules_regex(struct rcache *c, const char *pat, const struct goregex **re, ch
 			 RULES_REGEX_MEM >> 20, (mem + 1023) >> 10);
 		return -ENOSPC;
 	}
-	e = add(&c->re, pat, g, x < 0 ? msg : NULL);
+	e = add(c, &c->re, pat, g, mem, x < 0 ? msg : NULL);
 	if (!e) {
 		goregex_free(g);
 		return -ENOMEM;
@@ -137,12 +144,18 @@ int rules_tmpl(struct rcache *c, const char *src, struct rtmpl *t, char *why, si
 	int x;
 
 	if (!e) {
-		if (c->tmpl.n >= RULES_TMPL_MAX || len > RULES_TMPL_SRC - c->tsrc) {
-			snprintf(
-			    why, whylen,
-			    "the rules loaded hold more than %d distinct templates or %u MiB of "
-			    "them (the limit): share templates between rules (YAML anchors)",
-			    RULES_TMPL_MAX, RULES_TMPL_SRC >> 20);
+		if (c->tmpl.n >= RULES_TMPL_MAX) {
+			snprintf(why, whylen,
+				 "more than %d distinct templates in the rules loaded (the limit): "
+				 "share templates between rules (YAML anchors)",
+				 RULES_TMPL_MAX);
+			return -ENOSPC;
+		}
+		if (len > RULES_TMPL_SRC - c->tsrc) {
+			snprintf(why, whylen,
+				 "the templates of the rules loaded are more than %u MiB together "
+				 "(the limit): share templates between rules (YAML anchors)",
+				 RULES_TMPL_SRC >> 20);
 			return -ENOSPC;
 		}
 		/* each distinct text once; one that does not parse, or runs out of memory parsing,
@@ -156,7 +169,7 @@ int rules_tmpl(struct rcache *c, const char *src, struct rtmpl *t, char *why, si
 				 RULES_TMPL_MEM >> 20);
 			return -ENOSPC;
 		}
-		e = add(&c->tmpl, src, p, x < 0 ? why : NULL);
+		e = add(c, &c->tmpl, src, p, gotmpl_mem(p), x < 0 ? why : NULL);
 		if (!e) {
 			gotmpl_free(p);
 			return -ENOMEM;
@@ -170,20 +183,73 @@ int rules_tmpl(struct rcache *c, const char *src, struct rtmpl *t, char *why, si
 	return 0;
 }
 
+/* Free e's text and what it compiled to; its slot is free after. */
+static void ent_free(struct rcache_ent *e, bool tmpl)
+{
+	free(e->key);
+	if (tmpl)
+		gotmpl_free(e->val);
+	else
+		goregex_free(e->val);
+	free(e->why);
+	memset(e, 0, sizeof(*e));
+}
+
+/*
+ * t without its entries added at mark or later, counted off *mem (and *src, the templates'
+ * bytes): the kept ones go into a new array of the same size, as removing from the middle of
+ * a probe sequence would hide the entries past it. 0, or -ENOMEM with t unchanged.
+ */
+static int undo(struct rtable *t, size_t mark, bool tmpl, size_t *mem, size_t *src)
+{
+	struct rtable g = {.cap = t->cap};
+	size_t i;
+
+	if (!t->cap)
+		return 0;
+	g.e = calloc(g.cap, sizeof(*g.e));
+	if (!g.e)
+		return -ENOMEM;
+	for (i = 0; i < t->cap; i++) {
+		struct rcache_ent *e = &t->e[i];
+
+		if (!e->key)
+			continue;
+		if (e->seq < mark) {
+			g.e[slot_of(&g, e->key)] = *e;
+			g.n++;
+			continue;
+		}
+		*mem -= e->mem;
+		if (src)
+			*src -= strlen(e->key);
+		ent_free(e, tmpl);
+	}
+	free(t->e);
+	*t = g;
+	return 0;
+}
+
+int rules_cache_undo(struct rcache *c, size_t mark)
+{
+	int r;
+
+	if (c->seq == mark)
+		return 0; /* nothing added since */
+	r = undo(&c->re, mark, false, &c->mem, NULL);
+	if (r == 0)
+		r = undo(&c->tmpl, mark, true, &c->tmem, &c->tsrc);
+	return r;
+}
+
 void rules_cache_free(struct rcache *c)
 {
 	size_t i;
 
-	for (i = 0; i < c->re.cap; i++) {
-		free(c->re.e[i].key);
-		goregex_free(c->re.e[i].val);
-		free(c->re.e[i].why);
-	}
-	for (i = 0; i < c->tmpl.cap; i++) {
-		free(c->tmpl.e[i].key);
-		gotmpl_free(c->tmpl.e[i].val);
-		free(c->tmpl.e[i].why);
-	}
+	for (i = 0; i < c->re.cap; i++)
+		ent_free(&c->re.e[i], false);
+	for (i = 0; i < c->tmpl.cap; i++)
+		ent_free(&c->tmpl.e[i], true);
 	free(c->re.e);
 	free(c->tmpl.e);
 	memset(c, 0, sizeof(*c));
