@@ -63,7 +63,9 @@ struct feat;
  * distinct templates, 16 MiB of them and 32 MiB of parse trees): rules are
  * taken in load order, and one whose pattern or template would pass a bound
  * is skipped with a warning "file:line:col: rule 'name' not applied: field:
- * the limit", keeping none of its patterns and templates; it is no error.
+ * the limit" (what it compiled before stays counted); it is no error. Once
+ * the texts refused at a memory bound took as much again to compile, no new
+ * text is compiled: each rule needing one is skipped the same way.
  */
 
 struct rules; /* loaded rules, in load order */

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rules_cache: each distinct pattern and template of the loaded rules compiled once, in budget. */
 #include <errno.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,11 +11,9 @@
 
 /* One distinct text: what it compiled to, or why it is refused. */
 struct rcache_ent {
-	char *key;  /* owned: the pattern or template text; NULL for a free slot */
-	void *val;  /* owned: struct goregex or struct gotmpl; NULL when refused */
-	char *why;  /* owned: why it is refused, or NULL */
-	size_t seq; /* when it was added (rcache.seq then), for rules_cache_undo */
-	size_t mem; /* what it is counted at: a pattern's budget, a template's parse tree */
+	char *key; /* owned: the pattern or template text; NULL for a free slot */
+	void *val; /* owned: struct goregex or struct gotmpl; NULL when refused */
+	char *why; /* owned: why it is refused, or NULL */
 };
 
 static size_t slot_of(const struct rtable *t, const char *key)
@@ -58,10 +55,8 @@ static struct rcache_ent *find(const struct rtable *t, const char *key)
 	return e && e->key ? e : NULL;
 }
 
-/* A new entry of c's table t for key holding val (owned, counted at mem) or refused with why:
- * it, or NULL on ENOMEM. */
-static struct rcache_ent *add(struct rcache *c, struct rtable *t, const char *key, void *val,
-			      size_t mem, const char *why)
+/* A new entry of t for key holding val (owned) or refused with why: it, or NULL on ENOMEM. */
+static struct rcache_ent *add(struct rtable *t, const char *key, void *val, const char *why)
 {
 	struct rcache_ent *e;
 
@@ -77,8 +72,6 @@ static struct rcache_ent *add(struct rcache *c, struct rtable *t, const char *ke
 		return NULL;
 	}
 	e->val = val;
-	e->seq = c->seq++;
-	e->mem = mem;
 	t->n++;
 	return e;
 }
@@ -111,6 +104,14 @@ int rules_regex(struct rcache *c, const char *pat, const struct goregex **re, ch
 			 RULES_REGEX_MAX);
 		return -ENOSPC;
 	}
+	if (c->re_over > RULES_REGEX_MEM) { /* refused ones cost their compile: not unbounded */
+		snprintf(why, whylen,
+			 "the regular expressions of the rules loaded need more than the %u MiB "
+			 "limit (and those refused at it took as much again to try): use fewer or "
+			 "simpler patterns (a long repeat of a class such as \\pL{50} is costly)",
+			 RULES_REGEX_MEM >> 20);
+		return -ENOSPC;
+	}
 	/* Go's regexp (NFD's), unanchored as regexp.MatchString; see pkg/goregex. */
 	x = goregex_compile_mem(pat, 0, &g, &mem, msg, sizeof(msg));
 	c->compiled++;
@@ -120,6 +121,7 @@ int rules_regex(struct rcache *c, const char *pat, const struct goregex **re, ch
 		snprintf(msg, sizeof(msg), "too long");
 	if (x == 0 && mem > RULES_REGEX_MEM - c->mem) {
 		goregex_free(g);
+		c->re_over += mem;
 		snprintf(why, whylen,
 			 "the regular expressions of the rules loaded need more than the %u MiB "
 			 "limit (this one up to %zu KiB): use fewer or simpler patterns (a long "
@@ -127,7 +129,7 @@ int rules_regex(struct rcache *c, const char *pat, const struct goregex **re, ch
 			 RULES_REGEX_MEM >> 20, (mem + 1023) >> 10);
 		return -ENOSPC;
 	}
-	e = add(c, &c->re, pat, g, mem, x < 0 ? msg : NULL);
+	e = add(&c->re, pat, g, x < 0 ? msg : NULL);
 	if (!e) {
 		goregex_free(g);
 		return -ENOMEM;
@@ -158,18 +160,27 @@ int rules_tmpl(struct rcache *c, const char *src, struct rtmpl *t, char *why, si
 				 RULES_TMPL_SRC >> 20);
 			return -ENOSPC;
 		}
+		if (c->tmpl_over > RULES_TMPL_MEM) { /* refused ones cost their parse */
+			snprintf(
+			    why, whylen,
+			    "the rules' templates need more than %u MiB parsed (the limit; those "
+			    "refused at it took as much again to try)",
+			    RULES_TMPL_MEM >> 20);
+			return -ENOSPC;
+		}
 		/* each distinct text once; one that does not parse, or runs out of memory parsing,
 		 * is kept refused (why) and fails its rules when they run */
 		x = rules_tmpl_parse(src, &p, why, whylen);
 		c->compiled++;
 		if (gotmpl_mem(p) > RULES_TMPL_MEM - c->tmem) { /* a dense template: 200 B a byte */
+			c->tmpl_over += gotmpl_mem(p);
 			gotmpl_free(p);
 			snprintf(why, whylen,
 				 "the rules' templates need more than %u MiB parsed (the limit)",
 				 RULES_TMPL_MEM >> 20);
 			return -ENOSPC;
 		}
-		e = add(c, &c->tmpl, src, p, gotmpl_mem(p), x < 0 ? why : NULL);
+		e = add(&c->tmpl, src, p, x < 0 ? why : NULL);
 		if (!e) {
 			gotmpl_free(p);
 			return -ENOMEM;
@@ -183,73 +194,20 @@ int rules_tmpl(struct rcache *c, const char *src, struct rtmpl *t, char *why, si
 	return 0;
 }
 
-/* Free e's text and what it compiled to; its slot is free after. */
-static void ent_free(struct rcache_ent *e, bool tmpl)
-{
-	free(e->key);
-	if (tmpl)
-		gotmpl_free(e->val);
-	else
-		goregex_free(e->val);
-	free(e->why);
-	memset(e, 0, sizeof(*e));
-}
-
-/*
- * t without its entries added at mark or later, counted off *mem (and *src, the templates'
- * bytes): the kept ones go into a new array of the same size, as removing from the middle of
- * a probe sequence would hide the entries past it. 0, or -ENOMEM with t unchanged.
- */
-static int undo(struct rtable *t, size_t mark, bool tmpl, size_t *mem, size_t *src)
-{
-	struct rtable g = {.cap = t->cap};
-	size_t i;
-
-	if (!t->cap)
-		return 0;
-	g.e = calloc(g.cap, sizeof(*g.e));
-	if (!g.e)
-		return -ENOMEM;
-	for (i = 0; i < t->cap; i++) {
-		struct rcache_ent *e = &t->e[i];
-
-		if (!e->key)
-			continue;
-		if (e->seq < mark) {
-			g.e[slot_of(&g, e->key)] = *e;
-			g.n++;
-			continue;
-		}
-		*mem -= e->mem;
-		if (src)
-			*src -= strlen(e->key);
-		ent_free(e, tmpl);
-	}
-	free(t->e);
-	*t = g;
-	return 0;
-}
-
-int rules_cache_undo(struct rcache *c, size_t mark)
-{
-	int r;
-
-	if (c->seq == mark)
-		return 0; /* nothing added since */
-	r = undo(&c->re, mark, false, &c->mem, NULL);
-	if (r == 0)
-		r = undo(&c->tmpl, mark, true, &c->tmem, &c->tsrc);
-	return r;
-}
-
 void rules_cache_free(struct rcache *c)
 {
 	size_t i;
 
-	for (i = 0; i < c->re.cap; i++)
-		ent_free(&c->re.e[i], false);
-	for (i = 0; i < c->tmpl.cap; i++)
-		ent_free(&c->tmpl.e[i], true);
+	for (i = 0; i < c->re.cap; i++) {
+		free(c->re.e[i].key);
+		goregex_free(c->re.e[i].val);
+		free(c->re.e[i].why);
+	}
+	for (i = 0; i < c->tmpl.cap; i++) {
+		free(c->tmpl.e[i].key);
+		gotmpl_free(c->tmpl.e[i].val);
+		free(c->tmpl.e[i].why);
+	}
 	free(c->re.e);
 	free(c->tmpl.e);
 	memset(c, 0, sizeof(*c));

@@ -115,7 +115,8 @@ struct rcache {
 	size_t tsrc;		/* bytes of the template texts, at most RULES_TMPL_SRC */
 	size_t tmem;		/* bytes of their parse trees, at most RULES_TMPL_MEM */
 	size_t compiled;	/* compiles and parses done (tests count them) */
-	size_t seq;		/* entries ever added: the next one's number (rules_cache_undo) */
+	size_t re_over;		/* patterns refused at RULES_REGEX_MEM took; past it none tried */
+	size_t tmpl_over;	/* templates refused at RULES_TMPL_MEM took; past it none tried */
 };
 
 struct rules {
@@ -210,8 +211,9 @@ void rules_cand_free(struct cand *c);
  * pat compiled as Go's regexp.MatchString (pkg/goregex), from c or into it: *re is borrowed
  * until rules_cache_free(c). 0; -EINVAL when Go refuses pat (why says why; *re NULL, and the
  * refusal is kept too); -ENOSPC when c would hold more than RULES_REGEX_MAX patterns or
- * RULES_REGEX_MEM bytes of them (why names the limit; c unchanged, so the rule using pat can
- * be skipped and the next one still compiles in what is left); -ENOMEM.
+ * RULES_REGEX_MEM bytes of them, or patterns refused at RULES_REGEX_MEM took more than it to
+ * compile (why names the limit; pat is not kept, so the rule using it can be skipped and the
+ * next one still compiles in what is left); -ENOMEM.
  */
 int rules_regex(struct rcache *c, const char *pat, const struct goregex **re, char *why,
 		size_t whylen);
@@ -219,21 +221,11 @@ int rules_regex(struct rcache *c, const char *pat, const struct goregex **re, ch
 /*
  * src parsed by rules_tmpl_parse, from c or into it: t->t, or t->bad when it does not parse,
  * borrowed until rules_cache_free(c). 0; -ENOSPC when c would hold more than RULES_TMPL_MAX
- * templates, RULES_TMPL_SRC bytes of them or RULES_TMPL_MEM bytes of parse trees (why names
- * the limit; c unchanged); -ENOMEM.
+ * templates, RULES_TMPL_SRC bytes of them or RULES_TMPL_MEM bytes of parse trees, or those
+ * refused at RULES_TMPL_MEM took more than it to parse (why names the limit; src is not kept);
+ * -ENOMEM.
  */
 int rules_tmpl(struct rcache *c, const char *src, struct rtmpl *t, char *why, size_t whylen);
-
-/* A mark of what c holds now (its c->seq), for rules_cache_undo. */
-static inline size_t rules_cache_mark(const struct rcache *c)
-{
-	return c->seq;
-}
-
-/* Drop the patterns and templates c took since mark (a skipped rule's), and what they were
- * counted at: 0; -ENOMEM with some of them left (c still consistent). What pointed into them
- * is the caller's to drop first. */
-int rules_cache_undo(struct rcache *c, size_t mark);
 
 /* Free every pattern and template of c. */
 void rules_cache_free(struct rcache *c);

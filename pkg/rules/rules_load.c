@@ -433,7 +433,6 @@ static int parse_doc_body(struct ctx *c, struct rules *tmp)
 			 root->start_mark.line + 1, root->start_mark.column + 1, kind, name);
 	for (it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
 		struct rule r = {0};
-		size_t mark = rules_cache_mark(c->cache);
 
 		r.counting = lcr;
 		r.object = strdup(name);
@@ -442,20 +441,18 @@ static int parse_doc_body(struct ctx *c, struct rules *tmp)
 			      : log_err_set(c->err, -ENOMEM, "out of memory");
 		/*
 		 * A rule whose pattern or template would pass a limit of all the rules loaded (in
-		 * load order) is skipped with one warning; the others load, and the run goes on
-		 * (exit 0), as for a rule that fails when it runs. nfd-master does the same with a
-		 * rule that fails: it logs "failed to process rule" naming it and goes on with the
-		 * next (pkg/nfd-master/nfd-master.go, processNodeFeatureRule: klog.ErrorS,
-		 * continue), as nfd-worker's custom source does (source/custom/custom.go,
-		 * GetLabels). A file the CRD refuses is still an error, even after the rule passed
-		 * a limit.
+		 * load order) is skipped with one warning; what it compiled before stays (dropped,
+		 * each rule sharing those texts would compile them all again: work without bound).
+		 * The others load, and the run goes on (exit 0), as for a rule that fails when it
+		 * runs. nfd-master does the same with a rule that fails: it logs "failed to
+		 * process rule" naming it and goes on with the next (pkg/nfd-master/nfd-master.go,
+		 * processNodeFeatureRule: klog.ErrorS, continue), as nfd-worker's custom source
+		 * does (source/custom/custom.go, GetLabels). A file the CRD refuses is still an
+		 * error, even after the rule passed a limit.
 		 */
 		if (rc == 0 && c->over[0]) {
 			log_warn("%s: rule '%s' not applied: %s", r.where, r.name, c->over);
 			rule_free(&r);
-			/* what it compiled before the limit goes too: later rules have the room */
-			if (rules_cache_undo(c->cache, mark) < 0)
-				return log_err_set(c->err, -ENOMEM, "out of memory");
 			continue;
 		}
 		if (rc == 0)

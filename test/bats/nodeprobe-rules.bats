@@ -235,6 +235,26 @@ regex_limit_rules() {
   [ "$(cat "$T/fd/nodeprobe")" = "example.com/after=true" ]
 }
 
+# Issue 27: a pattern refused at the 64 MiB budget was compiled to learn its cost; so that
+# rules of distinct costly patterns cannot make that work without end, once the refused ones
+# took 64 MiB more, no new pattern is compiled: each rule after is skipped by name uncompiled.
+@test "300 rules of distinct costly regexes: 63 label, each other rule skipped by name; compiling stops after as much again" {
+  local i fit
+  for ((i = 0; i < 300; i++)); do
+    printf '    - {name: r%d, labels: {example.com/r%d: "true"}, matchFeatures: [{feature: pci.device, matchExpressions: {vendor: {op: InRegexp, value: ["8086|\\\\pL{50}%d"]}}}]}\n' $i $i $i
+  done > "$T/rules"
+  nfr "$T/r.yaml" costly "$(cat "$T/rules")"
+  run bounded "${NP[@]}" --rules "$T/r.yaml"
+  echo "${output:0:2000}"
+  [ "$status" -eq 0 ]
+  fit=$(wc -l < "$T/fd/nodeprobe")
+  [ "$fit" -eq 63 ]
+  [ "$(printf '%s\n' "$output" | grep -c "not applied: InRegexp value '8086|\\\\pL{50}[0-9]*': the regular expressions of the rules loaded need more than the 64 MiB limit (this one up to ")" -eq 64 ]
+  [ "$(printf '%s\n' "$output" | grep -c "not applied: InRegexp value '8086|\\\\pL{50}[0-9]*': the regular expressions of the rules loaded need more than the 64 MiB limit (and those refused at it took as much again to try)")" -eq $((300 - 63 - 64)) ]
+  [[ "$(printf '%s\n' "$output" | tail -1)" == "nodeprobe: warning: $T/r.yaml:306:7: rule 'r299' not applied: "* ]]
+  [ "$(printf '%s\n' "$output" | wc -l)" -eq $((300 - 63)) ]
+}
+
 # issue 17 review: each rule aliasing a template parsed it again (~13 times its text each): 70
 # rules sharing an 840 KB template took 825 MB. A template text is parsed once. Since NFD's
 # 64 KiB template cap (pkg/gotmpl), the largest one that parses: 10,900 actions, 64 KiB.
