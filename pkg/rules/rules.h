@@ -57,6 +57,15 @@ struct feat;
  * labels only). Documents of another apiVersion/kind are skipped with a
  * warning. A malformed file (YAML syntax, or anything the CRD schema
  * refuses) is an error "file:line:column: what".
+ *
+ * The patterns and templates of all the rules loaded into one struct rules
+ * are bounded together (10000 distinct patterns and 64 MiB for them; 10000
+ * distinct templates, 16 MiB of them and 32 MiB of parse trees): rules are
+ * taken in load order, and one whose pattern or template would pass a bound
+ * is skipped with a warning "file:line:col: rule 'name' not applied: field:
+ * the limit" (what it compiled before stays counted); it is no error. Once
+ * the texts refused at a memory bound took as much again to compile, no new
+ * text is compiled: each rule needing one is skipped the same way.
  */
 
 struct rules; /* loaded rules, in load order */
@@ -69,7 +78,7 @@ void rules_free(struct rules *r);
  * Load the NodeFeatureRule documents of buf (len bytes, need not be
  * NUL-terminated); name is used in messages. On error returns -EINVAL (or
  * -ENOMEM) with err "name:line:col: what" and r unchanged. Returns the number
- * of rules added.
+ * of rules added (not counting those skipped at a bound of all the rules).
  */
 int rules_load_buffer(struct rules *r, const char *name, const char *buf, size_t len,
 		      struct log_err *err);

@@ -104,6 +104,14 @@ int rules_regex(struct rcache *c, const char *pat, const struct goregex **re, ch
 			 RULES_REGEX_MAX);
 		return -ENOSPC;
 	}
+	if (c->re_over > RULES_REGEX_MEM) { /* refused ones cost their compile: not unbounded */
+		snprintf(why, whylen,
+			 "the regular expressions of the rules loaded need more than the %u MiB "
+			 "limit (and those refused at it took as much again to try): use fewer or "
+			 "simpler patterns (a long repeat of a class such as \\pL{50} is costly)",
+			 RULES_REGEX_MEM >> 20);
+		return -ENOSPC;
+	}
 	/* Go's regexp (NFD's), unanchored as regexp.MatchString; see pkg/goregex. */
 	x = goregex_compile_mem(pat, 0, &g, &mem, msg, sizeof(msg));
 	c->compiled++;
@@ -113,6 +121,7 @@ int rules_regex(struct rcache *c, const char *pat, const struct goregex **re, ch
 		snprintf(msg, sizeof(msg), "too long");
 	if (x == 0 && mem > RULES_REGEX_MEM - c->mem) {
 		goregex_free(g);
+		c->re_over += mem;
 		snprintf(why, whylen,
 			 "the regular expressions of the rules loaded need more than the %u MiB "
 			 "limit (this one up to %zu KiB): use fewer or simpler patterns (a long "
@@ -137,12 +146,26 @@ int rules_tmpl(struct rcache *c, const char *src, struct rtmpl *t, char *why, si
 	int x;
 
 	if (!e) {
-		if (c->tmpl.n >= RULES_TMPL_MAX || len > RULES_TMPL_SRC - c->tsrc) {
+		if (c->tmpl.n >= RULES_TMPL_MAX) {
+			snprintf(why, whylen,
+				 "more than %d distinct templates in the rules loaded (the limit): "
+				 "share templates between rules (YAML anchors)",
+				 RULES_TMPL_MAX);
+			return -ENOSPC;
+		}
+		if (len > RULES_TMPL_SRC - c->tsrc) {
+			snprintf(why, whylen,
+				 "the templates of the rules loaded are more than %u MiB together "
+				 "(the limit): share templates between rules (YAML anchors)",
+				 RULES_TMPL_SRC >> 20);
+			return -ENOSPC;
+		}
+		if (c->tmpl_over > RULES_TMPL_MEM) { /* refused ones cost their parse */
 			snprintf(
 			    why, whylen,
-			    "the rules loaded hold more than %d distinct templates or %u MiB of "
-			    "them (the limit): share templates between rules (YAML anchors)",
-			    RULES_TMPL_MAX, RULES_TMPL_SRC >> 20);
+			    "the rules' templates need more than %u MiB parsed (the limit; those "
+			    "refused at it took as much again to try)",
+			    RULES_TMPL_MEM >> 20);
 			return -ENOSPC;
 		}
 		/* each distinct text once; one that does not parse, or runs out of memory parsing,
@@ -150,6 +173,7 @@ int rules_tmpl(struct rcache *c, const char *src, struct rtmpl *t, char *why, si
 		x = rules_tmpl_parse(src, &p, why, whylen);
 		c->compiled++;
 		if (gotmpl_mem(p) > RULES_TMPL_MEM - c->tmem) { /* a dense template: 200 B a byte */
+			c->tmpl_over += gotmpl_mem(p);
 			gotmpl_free(p);
 			snprintf(why, whylen,
 				 "the rules' templates need more than %u MiB parsed (the limit)",

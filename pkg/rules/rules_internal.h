@@ -115,6 +115,8 @@ struct rcache {
 	size_t tsrc;		/* bytes of the template texts, at most RULES_TMPL_SRC */
 	size_t tmem;		/* bytes of their parse trees, at most RULES_TMPL_MEM */
 	size_t compiled;	/* compiles and parses done (tests count them) */
+	size_t re_over;		/* patterns refused at RULES_REGEX_MEM took; past it none tried */
+	size_t tmpl_over;	/* templates refused at RULES_TMPL_MEM took; past it none tried */
 };
 
 struct rules {
@@ -209,7 +211,9 @@ void rules_cand_free(struct cand *c);
  * pat compiled as Go's regexp.MatchString (pkg/goregex), from c or into it: *re is borrowed
  * until rules_cache_free(c). 0; -EINVAL when Go refuses pat (why says why; *re NULL, and the
  * refusal is kept too); -ENOSPC when c would hold more than RULES_REGEX_MAX patterns or
- * RULES_REGEX_MEM bytes of them (why is the whole message); -ENOMEM.
+ * RULES_REGEX_MEM bytes of them, or patterns refused at RULES_REGEX_MEM took more than it to
+ * compile (why names the limit; pat is not kept, so the rule using it can be skipped and the
+ * next one still compiles in what is left); -ENOMEM.
  */
 int rules_regex(struct rcache *c, const char *pat, const struct goregex **re, char *why,
 		size_t whylen);
@@ -217,7 +221,9 @@ int rules_regex(struct rcache *c, const char *pat, const struct goregex **re, ch
 /*
  * src parsed by rules_tmpl_parse, from c or into it: t->t, or t->bad when it does not parse,
  * borrowed until rules_cache_free(c). 0; -ENOSPC when c would hold more than RULES_TMPL_MAX
- * templates or RULES_TMPL_SRC bytes of them (why is the whole message); -ENOMEM.
+ * templates, RULES_TMPL_SRC bytes of them or RULES_TMPL_MEM bytes of parse trees, or those
+ * refused at RULES_TMPL_MEM took more than it to parse (why names the limit; src is not kept);
+ * -ENOMEM.
  */
 int rules_tmpl(struct rcache *c, const char *src, struct rtmpl *t, char *why, size_t whylen);
 
@@ -232,6 +238,8 @@ struct ctx {
 	const char *file;     /* name for messages */
 	struct log_err *err;  /* where errors go */
 	struct rcache *cache; /* where patterns and templates are compiled, once each */
+	bool skip_rule; /* a limit of all the rules skips the rule reaching it, not the file */
+	char over[600]; /* why the rule being parsed is skipped (its first limit), or "" */
 };
 
 /* Node i of c's current document (borrowed from it), as ydoc_node. */
@@ -266,6 +274,13 @@ static inline yaml_node_t *rules_map_get(struct ctx *c, const yaml_node_t *m, co
 
 /* Fail the file at n: "file:line:col: <fmt>" into c->err; -EINVAL (ydoc_fail on c's document). */
 #define rules_at(c, n, ...) ydoc_fail((c)->y, (n), __VA_ARGS__)
+
+/*
+ * why (from rules_regex or rules_tmpl: a limit of all the rules loaded) reached at n by what
+ * ("labelsTemplate"): with c->skip_rule, the rule being parsed is to be skipped: c->over says
+ * so (its first such limit only) and 0; without (rules_select), -EINVAL as rules_at.
+ */
+int rules_over(struct ctx *c, const yaml_node_t *n, const char *what, const char *why);
 
 /* *out the string n holds as the CRD's "type: string" takes it (borrowed from the document):
  * 0; -EINVAL (rules_at, naming what) for a non-scalar, a null, a boolean or a number. */

@@ -117,13 +117,16 @@ static int parse_template(struct ctx *c, const yaml_node_t *n, const char *what,
 		return rc;
 	if (!*s)
 		return 0; /* NFD: an empty template is none */
+	out->set = true;  /* also when not parsed below: the rule has one (countLabelsTemplate) */
+	if (c->over[0])	  /* the rule is skipped (a limit of all the rules): parse nothing more */
+		return 0;
 	/* parsed once per distinct text; one that does not parse fails the rule when it runs,
 	 * as in NFD (rule.go's executeTemplate parses it then) */
 	rc = rules_tmpl(c->cache, s, out, why, sizeof(why));
 	if (rc == -ENOMEM)
 		return log_err_set(c->err, rc, "out of memory");
-	if (rc < 0) /* a limit of all the rules: why says which */
-		return rules_at(c, n, "%s", why);
+	if (rc < 0) /* a limit of all the rules: why says which; the rule is skipped */
+		return rules_over(c, n, what, why);
 	return 0;
 }
 
@@ -433,8 +436,25 @@ static int parse_doc_body(struct ctx *c, struct rules *tmp)
 
 		r.counting = lcr;
 		r.object = strdup(name);
+		c->over[0] = '\0';
 		rc = r.object ? parse_rule(c, rules_node(c, *it), &r, lcr)
 			      : log_err_set(c->err, -ENOMEM, "out of memory");
+		/*
+		 * A rule whose pattern or template would pass a limit of all the rules loaded (in
+		 * load order) is skipped with one warning; what it compiled before stays (dropped,
+		 * each rule sharing those texts would compile them all again: work without bound).
+		 * The others load, and the run goes on (exit 0), as for a rule that fails when it
+		 * runs. nfd-master does the same with a rule that fails: it logs "failed to
+		 * process rule" naming it and goes on with the next (pkg/nfd-master/nfd-master.go,
+		 * processNodeFeatureRule: klog.ErrorS, continue), as nfd-worker's custom source
+		 * does (source/custom/custom.go, GetLabels). A file the CRD refuses is still an
+		 * error, even after the rule passed a limit.
+		 */
+		if (rc == 0 && c->over[0]) {
+			log_warn("%s: rule '%s' not applied: %s", r.where, r.name, c->over);
+			rule_free(&r);
+			continue;
+		}
 		if (rc == 0)
 			rc = add_rule(tmp, &r) < 0 ? log_err_set(c->err, -ENOMEM, "out of memory")
 						   : 0;
@@ -506,7 +526,7 @@ int rules_load_buffer(struct rules *rs, const char *name, const char *buf, size_
 	struct rules tmp = {0};
 	struct ydoc_stream st;
 	struct ydoc y;
-	struct ctx c = {.y = &y, .file = name, .err = err, .cache = &rs->cache};
+	struct ctx c = {.y = &y, .file = name, .err = err, .cache = &rs->cache, .skip_rule = true};
 	int rc;
 
 	rc = ydoc_stream_open(&st, name, buf, len, err);
@@ -531,7 +551,7 @@ int rules_load_docs(struct rules *rs, const char *name, const struct yaml_docume
 {
 	struct rules tmp = {0};
 	struct ydoc y;
-	struct ctx c = {.y = &y, .file = name, .err = err, .cache = &rs->cache};
+	struct ctx c = {.y = &y, .file = name, .err = err, .cache = &rs->cache, .skip_rule = true};
 	size_t i;
 	int rc;
 

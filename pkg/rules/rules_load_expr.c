@@ -96,6 +96,15 @@ int rules_want_string(struct ctx *c, const yaml_node_t *n, const char *what, con
 	return 0;
 }
 
+int rules_over(struct ctx *c, const yaml_node_t *n, const char *what, const char *why)
+{
+	if (!c->skip_rule)
+		return rules_at(c, n, "%s", why);
+	if (!c->over[0])
+		snprintf(c->over, sizeof(c->over), "%s: %s", what, why);
+	return 0;
+}
+
 /* The first pair of mapping n whose key is not in allowed (NULL-terminated), or NULL. */
 static const yaml_node_pair_t *other_field(struct ctx *c, const yaml_node_t *n,
 					   const char *const *allowed)
@@ -184,19 +193,26 @@ static int expr_check(struct ctx *c, const yaml_node_t *n, struct expr *e, const
 	    e->num[0] >= e->num[1])
 		snprintf(bad, sizeof(bad), "op %s: the first value must be less than the second",
 			 opname);
-	if (!bad[0] && e->op == OP_INREGEXP) {
+	/* a rule already over a limit of all the rules is skipped: compile nothing more */
+	if (!bad[0] && e->op == OP_INREGEXP && !c->over[0]) {
 		/* each distinct pattern compiled once, however many rules (or aliases) use it */
 		e->re = calloc(e->nval, sizeof(*e->re));
 		if (!e->re)
 			return log_err_set(c->err, -ENOMEM, "out of memory");
 		for (i = 0; i < e->nval && !bad[0]; i++) {
-			char why[300];
+			char why[300], what[160], esc[104];
 			int x = rules_regex(c->cache, e->val[i], &e->re[i], why, sizeof(why));
 
 			if (x == -ENOMEM)
 				return log_err_set(c->err, -ENOMEM, "out of memory");
-			if (x == -ENOSPC) /* a limit of all the rules: why says which */
-				return rules_at(c, n, "%s", why);
+			if (x == -ENOSPC) { /* a limit of all the rules: why says which */
+				rules_escape(esc, sizeof(esc), e->val[i]);
+				snprintf(what, sizeof(what), "InRegexp value '%s'", esc);
+				x = rules_over(c, n, what, why);
+				if (x < 0)
+					return x;
+				break;
+			}
 			if (x < 0)
 				snprintf(bad, sizeof(bad),
 					 "invalid regular expression '%.100s': %.160s", e->val[i],

@@ -143,14 +143,48 @@ shared_regexes() {
   grep -qx 'example.com/r49=true' "$T/fd/nodeprobe"
 }
 
-@test "issue 17's 415 KB file (50 rules, 12000 aliased regexes): refused with the limit, never exit 0 in silence" {
+# Issue 27, 1: a limit of all the rules loaded skips the rule that would pass it, by name, with
+# none of its patterns; the others label, exit 0 (it failed the run: exit 3, no labels at all).
+@test "issue 17's 415 KB file (50 rules, 12000 aliased regexes): each rule skipped by name with the limit, the others label" {
+  local i
   shared_regexes "$T/r.yaml" 12000 50
+  printf '    - name: plain\n      labels: {example.com/plain: "true"}\n' >> "$T/r.yaml"
   [ "$(stat -c %s "$T/r.yaml")" -gt 400000 ]
   run bounded "${NP[@]}" --rules "$T/r.yaml"
-  echo "$output"
-  [ "$status" -eq 3 ]
-  [ "$output" = "nodeprobe: error: $T/r.yaml:13:15: more than 10000 distinct regular expressions in the rules loaded (the limit): join patterns with '|'" ]
-  [ ! -e "$T/fd/nodeprobe" ]
+  [ "$status" -eq 0 ]
+  [ "$(printf '%s\n' "$output" | grep -c "not applied")" -eq 50 ]
+  [ "$(printf '%s\n' "$output" | head -1)" = "nodeprobe: warning: $T/r.yaml:7:7: rule 'r0' not applied: InRegexp value '^3710(x|y)+z\$': more than 10000 distinct regular expressions in the rules loaded (the limit): join patterns with '|'" ]
+  for i in 1 25 49; do
+    [ "$(printf '%s\n' "$output" | grep -c "rule 'r$i' not applied: InRegexp value '^3710(x|y)+z\$': more than 10000 distinct")" -eq 1 ]
+  done
+  [ "$(cat "$T/fd/nodeprobe")" = "example.com/plain=true" ]
+}
+
+# limit_check RULES WHERE WHY LABELS: nodeprobe on RULES (a file or a directory) exits 0, with one
+# warning: rule 'over' (at WHERE) not applied, WHY; the features file holds LABELS.
+limit_check() {
+  run bounded "${NP[@]}" --rules "$1"
+  echo "${output:0:1000}"
+  [ "$status" -eq 0 ]
+  [ "$output" = "nodeprobe: warning: $2: rule 'over' not applied: $3" ]
+  [ "$(cat "$T/fd/nodeprobe")" = "$4" ]
+}
+
+# regex_limit_rules N: under the header, rule 'many' with N patterns (the last '^8086$'), 'over'
+# with '^8086$' and one new pattern, 'after' with '^8086$' only, 'plain' with a label only.
+regex_limit_rules() {
+  local i
+  printf '    - name: many\n      labels: {example.com/many: "true"}\n      matchFeatures:\n        - feature: pci.device\n          matchExpressions:\n            vendor:\n              op: InRegexp\n              value:\n'
+  for ((i = 1; i < $1; i++)); do printf '                - "^%04x(x|y)+z$"\n' $((i + 4096)); done
+  printf '                - "^8086$"\n'
+  printf '    - {name: over, labels: {example.com/over: "true"}, matchFeatures: [{feature: pci.device, matchExpressions: {vendor: {op: InRegexp, value: ["^8086$", "^80.6$"]}}}]}\n'
+  printf '    - {name: after, labels: {example.com/after: "true"}, matchFeatures: [{feature: pci.device, matchExpressions: {vendor: {op: InRegexp, value: ["^8086$"]}}}]}\n'
+  printf '    - {name: plain, labels: {example.com/plain: "true"}}\n'
+}
+
+@test "10000 distinct regexes: the rule with the 10001st is skipped by name, the rules before and after it label" {
+  nfr "$T/r.yaml" limit "$(regex_limit_rules 10000)"
+  limit_check "$T/r.yaml" "$T/r.yaml:10015:7" "InRegexp value '^80.6\$': more than 10000 distinct regular expressions in the rules loaded (the limit): join patterns with '|'" $'example.com/after=true\nexample.com/many=true\nexample.com/plain=true'
 }
 
 @test "a billion-laughs rules file is refused before it is read: file, place, limit, exit 3" {
@@ -181,21 +215,44 @@ shared_regexes() {
 }
 
 # issue 17 review: the 10000-pattern cap let ~10 GB of compiled patterns in (each up to 1 MiB);
-# a total budget for what they may use refuses this 200-pattern file long before.
-@test "200 distinct costly regexes (\\pL{50}N): refused at the 64 MiB budget for patterns, within 512 MiB" {
+# a total budget for what they may use stops this 200-pattern rule long before. Issue 27: it skips
+# that rule (by name, its first 63 patterns dropped with it), not the run.
+@test "200 distinct costly regexes (\\pL{50}N) in one rule: that rule skipped at the 64 MiB budget for patterns, the others label, within 512 MiB" {
   local i
   {
-    printf 'apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nmetadata:\n  name: costly\nspec:\n  rules:\n'
     printf '    - name: r0\n      labels: {example.com/r0: "true"}\n      matchFeatures:\n        - feature: pci.device\n          matchExpressions:\n            vendor:\n              op: InRegexp\n              value:\n'
     for ((i = 0; i < 200; i++)); do printf '                - "\\\\pL{50}%d"\n' $i; done
-  } > "$T/r.yaml"
+    printf '    - {name: after, labels: {example.com/after: "true"}, matchFeatures: [{feature: pci.device, matchExpressions: {vendor: {op: InRegexp, value: ["^8086$"]}}}]}\n'
+  } > "$T/rules"
+  nfr "$T/r.yaml" costly "$(cat "$T/rules")"
   SECONDS=0
   run bounded "${NP[@]}" --rules "$T/r.yaml"
   echo "$output"
   echo "# took ${SECONDS}s" >&3
-  [ "$status" -eq 3 ]
-  [[ "$output" == "nodeprobe: error: $T/r.yaml:13:15: the regular expressions of the rules loaded need more than the 64 MiB limit (this one up to "*" KiB): use fewer or simpler patterns (a long repeat of a class such as \\pL{50} is costly)" ]]
-  [ ! -e "$T/fd/nodeprobe" ]
+  [ "$status" -eq 0 ]
+  [[ "$output" == "nodeprobe: warning: $T/r.yaml:7:7: rule 'r0' not applied: InRegexp value '\\pL{50}"*"': the regular expressions of the rules loaded need more than the 64 MiB limit (this one up to "*" KiB): use fewer or simpler patterns (a long repeat of a class such as \\pL{50} is costly)" ]]
+  [ "$(printf '%s\n' "$output" | wc -l)" -eq 1 ]
+  [ "$(cat "$T/fd/nodeprobe")" = "example.com/after=true" ]
+}
+
+# Issue 27: a pattern refused at the 64 MiB budget was compiled to learn its cost; so that
+# rules of distinct costly patterns cannot make that work without end, once the refused ones
+# took 64 MiB more, no new pattern is compiled: each rule after is skipped by name uncompiled.
+@test "300 rules of distinct costly regexes: 63 label, each other rule skipped by name; compiling stops after as much again" {
+  local i fit
+  for ((i = 0; i < 300; i++)); do
+    printf '    - {name: r%d, labels: {example.com/r%d: "true"}, matchFeatures: [{feature: pci.device, matchExpressions: {vendor: {op: InRegexp, value: ["8086|\\\\pL{50}%d"]}}}]}\n' $i $i $i
+  done > "$T/rules"
+  nfr "$T/r.yaml" costly "$(cat "$T/rules")"
+  run bounded "${NP[@]}" --rules "$T/r.yaml"
+  echo "${output:0:2000}"
+  [ "$status" -eq 0 ]
+  fit=$(wc -l < "$T/fd/nodeprobe")
+  [ "$fit" -eq 63 ]
+  [ "$(printf '%s\n' "$output" | grep -c "not applied: InRegexp value '8086|\\\\pL{50}[0-9]*': the regular expressions of the rules loaded need more than the 64 MiB limit (this one up to ")" -eq 64 ]
+  [ "$(printf '%s\n' "$output" | grep -c "not applied: InRegexp value '8086|\\\\pL{50}[0-9]*': the regular expressions of the rules loaded need more than the 64 MiB limit (and those refused at it took as much again to try)")" -eq $((300 - 63 - 64)) ]
+  [[ "$(printf '%s\n' "$output" | tail -1)" == "nodeprobe: warning: $T/r.yaml:306:7: rule 'r299' not applied: "* ]]
+  [ "$(printf '%s\n' "$output" | wc -l)" -eq $((300 - 63)) ]
 }
 
 # issue 17 review: each rule aliasing a template parsed it again (~13 times its text each): 70
@@ -220,6 +277,57 @@ shared_regexes() {
   # loaded; each rule then fails as NFD's would (no such feature), the plain one applies
   [ "$(printf '%s\n' "$output" | grep -c "not applied: labelsTemplate: failed to expand template: template: :1:13: executing \"\" at <.nope.nope>: map has no entry for key \"nope\"")" -eq 70 ]
   [ "$(cat "$T/fd/nodeprobe")" = "example.com/plain=true" ]
+}
+
+# Issue 27, 1: the limits of all the templates loaded (10000 distinct, 16 MiB of text, 32 MiB
+# of parse trees) skip the rule that would pass one, by name; the rules before and after it
+# label, exit 0 (they failed the run: exit 3, no labels at all). MF: a term every run matches.
+MF='matchFeatures: [{feature: pci.device, matchExpressions: {vendor: {op: In, value: ["8086"]}}}]'
+
+# tmpl_limit_tail OVER: rules 'fits' (a small template), 'over' (template OVER), 'after' (fits'
+# template and a label), 'plain' (a label).
+tmpl_limit_tail() {
+  printf '    - {name: fits, labelsTemplate: "example.com/fits={{ 1 }}", %s}\n' "$MF"
+  printf '    - {name: over, labelsTemplate: "%s", %s}\n' "$1" "$MF"
+  printf '    - {name: after, labels: {example.com/after: "true"}, labelsTemplate: "example.com/fits={{ 1 }}", %s}\n' "$MF"
+  printf '    - {name: plain, labels: {example.com/plain: "true"}}\n'
+}
+
+TAIL_LABELS=$'example.com/after=true\nexample.com/fits=1\nexample.com/plain=true'
+
+@test "10000 distinct templates: the rule with the 10001st is skipped by name, the rules before and after it label" {
+  local i
+  {
+    for ((i = 0; i < 9999; i++)); do printf '    - {name: t%d, labelsTemplate: "{{/* %d */}}"}\n' $i $i; done
+    tmpl_limit_tail 'example.com/over={{ 2 }}'
+  } > "$T/rules"
+  nfr "$T/r.yaml" many "$(cat "$T/rules")"
+  limit_check "$T/r.yaml" "$T/r.yaml:10007:7" "labelsTemplate: more than 10000 distinct templates in the rules loaded (the limit): share templates between rules (YAML anchors)" "$TAIL_LABELS"
+}
+
+@test "16 MiB of templates: the rule whose template passes it is skipped by name, the rules before and after it label" {
+  local x f i
+  x=$(head -c 65526 /dev/zero | tr '\0' x)
+  mkdir "$T/rules.d"
+  for ((f = 0; f < 17; f++)); do # 255 templates of 64 KiB: 64 KiB short of 16 MiB
+    for ((i = 0; i < 15; i++)); do printf '    - {name: t%d, labelsTemplate: "%010d%s"}\n' $i $((f * 15 + i)) "$x"; done > "$T/rules"
+    nfr "$T/rules.d/a$((f + 10)).yaml" "a$f" "$(cat "$T/rules")"
+  done
+  nfr "$T/rules.d/b.yaml" b "$(tmpl_limit_tail "over$x------")"
+  limit_check "$T/rules.d" "$T/rules.d/b.yaml:8:7" "labelsTemplate: the templates of the rules loaded are more than 16 MiB together (the limit): share templates between rules (YAML anchors)" "$TAIL_LABELS"
+}
+
+@test "32 MiB of parse trees: the rule whose template passes it is skipped by name, the rules before and after it label" {
+  local dense
+  [ "$(getconf LONG_BIT)" -eq 64 ] || skip "32-bit parse trees are smaller: a third dense template fits"
+  dense=$(head -c 12990 /dev/zero | sed 's/\x0/{{.}}/g')
+  { # two of about 12 MiB parsed each (no term: never run), then the third
+    printf '    - {name: d1, labelsTemplate: "%s{{/*1*/}}"}\n' "$dense"
+    printf '    - {name: d2, labelsTemplate: "%s{{/*2*/}}"}\n' "$dense"
+    tmpl_limit_tail "$dense{{/*3*/}}"
+  } > "$T/rules"
+  nfr "$T/r.yaml" dense "$(cat "$T/rules")"
+  limit_check "$T/r.yaml" "$T/r.yaml:10:7" "labelsTemplate: the rules' templates need more than 32 MiB parsed (the limit)" "$TAIL_LABELS"
 }
 
 # Issue 20, 1: the two templates the issue names, which NFD labels and the subset before

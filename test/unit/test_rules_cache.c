@@ -8,6 +8,7 @@
 
 #include "feature/feature.h"
 #include "gotmpl/gotmpl.h"
+#include "goregex/goregex.h"
 #include "gotmpl/gotmpl_internal.h"
 #include "harness.h"
 #include "label/label.h"
@@ -239,6 +240,232 @@ TEST(rules_template_over_its_parse_budget_fails_only_its_rule)
 	sb_free(&out);
 	label_set_free(ls);
 	feat_set_free(fs);
+	rules_free(r);
+}
+
+/*
+ * Issue 27, 1: the limits of all the rules loaded (10000 distinct templates, 16 MiB of them,
+ * 32 MiB of their parse trees; 10000 distinct patterns, 64 MiB for them) skip the rule that
+ * would pass one, in load order, with one warning naming it and the limit; every other rule
+ * labels. They failed the whole load: no labels at all. Each case fills the cache to just
+ * under the limit first (the real limits, reached through rules_tmpl and rules_regex, or the
+ * totals set), then loads: a (fits), b (its first new text fits, its second passes the limit),
+ * c (fits in what is left after b's first text, which stays counted), d (labels only).
+ */
+#define MOD                                                                                        \
+	"    matchFeatures: [{feature: kernel.loadedmodule, matchExpressions: {i915: {op: Exists}}}]\n"
+#define MODRE(p)                                                                                   \
+	"    matchFeatures: [{feature: kernel.loadedmodule, matchName: {op: InRegexp, value: [" p  \
+	"]}}]\n"
+
+/* rules (the list under HDR) loaded into r as t.yaml and run on a node with module i915: the
+ * labels must be labels, and the warnings one line, warning (its start), naming rule 'b'. */
+static void check_over(struct rules *r, const char *rules, const char *labels, const char *warning)
+{
+	struct strbuf doc = STRBUF_INIT(1 << 16), out = STRBUF_INIT(4096);
+	struct feat_set *fs = feat_set_new();
+	struct label_set *ls = label_set_new();
+	struct log_err err = {0};
+	const char *nl;
+
+	feat_flag_add(fs, "kernel.loadedmodule", "i915");
+	sb_add(&doc, HDR);
+	sb_add(&doc, rules);
+	warnings[0] = '\0';
+	log_set_fn(capture, NULL, LOG_LVL_WARN);
+	CHECK_INT(rules_load_buffer(r, "t.yaml", doc.buf, doc.len, &err), 3); /* not b */
+	CHECK_INT(rules_eval(r, fs, ls, &err), 3);
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+	label_set_format(ls, &out);
+	CHECK_STR(out.buf ? out.buf : "", labels);
+	CHECK_INT(strncmp(warnings, warning, strlen(warning)), 0);
+	nl = strchr(warnings, '\n');
+	CHECK(nl && !nl[1]); /* one warning */
+	if (strncmp(warnings, warning, strlen(warning)))
+		fprintf(stderr, "  warnings: %s\n", warnings);
+	sb_free(&doc);
+	sb_free(&out);
+	label_set_free(ls);
+	feat_set_free(fs);
+}
+
+/* rule e (the list under HDR) loaded into r as u.yaml: skipped with warning, and nothing more
+ * compiled (a text refused at a memory limit costs its compile, so such refusals are bounded:
+ * once they took as much as the limit, no new text is tried). */
+static void check_untried(struct rules *r, const char *rule, const char *warning)
+{
+	struct strbuf doc = STRBUF_INIT(1 << 16);
+	struct log_err err = {0};
+	size_t compiled = r->cache.compiled;
+
+	sb_add(&doc, HDR);
+	sb_add(&doc, rule);
+	warnings[0] = '\0';
+	log_set_fn(capture, NULL, LOG_LVL_WARN);
+	CHECK_INT(rules_load_buffer(r, "u.yaml", doc.buf, doc.len, &err), 0);
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+	CHECK_INT(r->cache.compiled, compiled);
+	CHECK_STR(warnings, warning);
+	sb_free(&doc);
+}
+
+TEST(rules_over_distinct_templates_skips_only_its_rule)
+{
+	static const char bad[] =
+	    HDR "  - name: e\n    labelsTemplate: \"a.io/e=1\"\n    labels: {a.io/e: 5}\n";
+	struct rules *r = rules_new();
+	struct rtmpl t = {0};
+	struct log_err err = {0};
+	char src[32], why[600];
+	int i;
+
+	for (i = 0; i < RULES_TMPL_MAX - 2; i++) {
+		snprintf(src, sizeof(src), "x=%d", i);
+		REQUIRE_INT(rules_tmpl(&r->cache, src, &t, why, sizeof(why)), 0);
+	}
+	check_over(
+	    r,
+	    "  - name: a\n    labelsTemplate: \"a.io/a={{ 1 }}\"\n" MOD
+	    "  - name: b\n    varsTemplate: \"v={{ 3 }}\"\n"
+	    "    labelsTemplate: \"a.io/b={{ 2 }}\"\n" MOD
+	    "  - name: c\n    labelsTemplate: \"a.io/a={{ 1 }}\"\n    labels: {a.io/c: y}\n" MOD
+	    "  - name: d\n    labels: {a.io/d: y}\n",
+	    "a.io/a=1\na.io/c=y\na.io/d=y\n",
+	    "t.yaml:9:5: rule 'b' not applied: labelsTemplate: more than 10000 distinct "
+	    "templates in the rules loaded (the limit): share templates between rules (YAML "
+	    "anchors)\n");
+	CHECK_INT(r->cache.tmpl.n, RULES_TMPL_MAX);
+	/* a file the CRD refuses is still an error, also past a limit (and no rule warned) */
+	warnings[0] = '\0';
+	log_set_fn(capture, NULL, LOG_LVL_WARN);
+	CHECK_INT(rules_load_buffer(r, "u.yaml", bad, strlen(bad), &err), -EINVAL);
+	log_set_fn(NULL, NULL, LOG_LVL_WARN);
+	CHECK_STR(err.msg,
+		  "u.yaml:8:22: labels value must be a string, not an integer '5' (quote it)");
+	CHECK_STR(warnings, "");
+	CHECK_INT(rules_count(r), 3);
+	rules_free(r);
+}
+
+TEST(rules_over_template_bytes_skips_only_its_rule)
+{
+	struct rules *r = rules_new();
+
+	r->cache.tsrc = RULES_TMPL_SRC - (14 + 9 + 14); /* a, b's first and c: b's second no more */
+	check_over(
+	    r,
+	    "  - name: a\n    labelsTemplate: \"a.io/a={{ 1 }}\"\n" MOD
+	    "  - name: b\n    varsTemplate: \"v={{ 3 }}\"\n"
+	    "    labelsTemplate: \"a.io/b={{ 2 }}-------\"\n" MOD
+	    "  - name: c\n    labelsTemplate: \"a.io/c={{ 4 }}\"\n" MOD
+	    "  - name: d\n    labels: {a.io/d: y}\n",
+	    "a.io/a=1\na.io/c=4\na.io/d=y\n",
+	    "t.yaml:9:5: rule 'b' not applied: labelsTemplate: the templates of the rules "
+	    "loaded are more than 16 MiB together (the limit): share templates between rules "
+	    "(YAML anchors)\n");
+	CHECK_INT(r->cache.tsrc, RULES_TMPL_SRC);
+	rules_free(r);
+}
+
+/* What a template's parse tree is counted at (as rules_tmpl counts it). */
+static size_t parsed(const char *src)
+{
+	struct gotmpl *t = NULL;
+	char why[600];
+	size_t n;
+
+	rules_tmpl_parse(src, &t, why, sizeof(why));
+	n = gotmpl_mem(t);
+	gotmpl_free(t);
+	return n;
+}
+
+TEST(rules_over_parse_trees_skips_only_its_rule)
+{
+	struct strbuf rules = STRBUF_INIT(1 << 16);
+	struct rules *r = rules_new();
+	size_t sa = parsed("a.io/a={{ 1 }}"), sv = parsed("v={{ 3 }}");
+	size_t sc = parsed("a.io/c={{ 4 }}"), i;
+
+	REQUIRE(sa && sv && sc);
+	r->cache.tmem = RULES_TMPL_MEM - (sa + sv + sc);
+	sb_add(&rules, "  - name: a\n    labelsTemplate: \"a.io/a={{ 1 }}\"\n" MOD
+		       "  - name: b\n    varsTemplate: \"v={{ 3 }}\"\n    labelsTemplate: \"");
+	for (i = 0; i < 2000; i++) /* about 1.9 MB parsed */
+		sb_add(&rules, "{{.}}");
+	sb_add(&rules, "\"\n" MOD "  - name: c\n    labelsTemplate: \"a.io/c={{ 4 }}\"\n" MOD
+		       "  - name: d\n    labels: {a.io/d: y}\n");
+	check_over(r, rules.buf, "a.io/a=1\na.io/c=4\na.io/d=y\n",
+		   "t.yaml:9:5: rule 'b' not applied: labelsTemplate: the rules' templates need "
+		   "more than 32 MiB parsed (the limit)\n");
+	CHECK_INT(r->cache.tmem, RULES_TMPL_MEM);
+	CHECK(r->cache.tmpl_over > 1000000); /* b's dense template, parsed and refused */
+	r->cache.tmpl_over = RULES_TMPL_MEM + 1;
+	check_untried(r, "  - name: e\n    labelsTemplate: \"a.io/e=1\"\n",
+		      "u.yaml:6:5: rule 'e' not applied: labelsTemplate: the rules' templates need "
+		      "more than 32 MiB parsed (the limit; those refused at it took as much again "
+		      "to try)\n");
+	sb_free(&rules);
+	rules_free(r);
+}
+
+TEST(rules_over_distinct_regexes_skips_only_its_rule)
+{
+	struct rules *r = rules_new();
+	const struct goregex *re;
+	char pat[32], why[300];
+	int i;
+
+	for (i = 0; i < RULES_REGEX_MAX - 3; i++) {
+		snprintf(pat, sizeof(pat), "^p%d$", i);
+		REQUIRE_INT(rules_regex(&r->cache, pat, &re, why, sizeof(why)), 0);
+	}
+	check_over(
+	    r,
+	    "  - name: a\n    labels: {a.io/a: y}\n" MODRE("\"^i91\"") "  - name: b\n    labels: {a.io/b: y}\n" MODRE(
+		"\"^x$\", \"^y$\", \"^z$\"") "  - name: c\n    labels: {a.io/c: y}\n" MODRE("\"^i91\"") "  - name: d\n    labels: {a.io/d: y}\n",
+	    "a.io/a=y\na.io/c=y\na.io/d=y\n",
+	    "t.yaml:9:5: rule 'b' not applied: InRegexp value '^z$': more than 10000 "
+	    "distinct regular expressions in the rules loaded (the limit): join patterns "
+	    "with '|'\n");
+	CHECK_INT(r->cache.re.n, RULES_REGEX_MAX);
+	rules_free(r);
+}
+
+/* What a pattern is counted at (as rules_regex counts it). */
+static size_t budget(const char *pat)
+{
+	struct goregex *g = NULL;
+	char why[300];
+	size_t mem = 0;
+
+	goregex_compile_mem(pat, 0, &g, &mem, why, sizeof(why));
+	goregex_free(g);
+	return mem;
+}
+
+TEST(rules_over_regex_memory_skips_only_its_rule)
+{
+	struct rules *r = rules_new();
+	size_t sa = budget("^i91"), sv = budget("^x$"), sc = budget("^i9");
+
+	REQUIRE(sa && sv && sc);
+	r->cache.mem = RULES_REGEX_MEM - (sa + sv + sc);
+	check_over(
+	    r,
+	    "  - name: a\n    labels: {a.io/a: y}\n" MODRE("\"^i91\"") "  - name: b\n    labels: {a.io/b: y}\n" MODRE(
+		"\"^x$\", \"\\\\pL{50}\"") "  - name: c\n    labels: {a.io/c: y}\n" MODRE("\"^i9\"") "  - name: d\n    labels: {a.io/d: y}\n",
+	    "a.io/a=y\na.io/c=y\na.io/d=y\n",
+	    "t.yaml:9:5: rule 'b' not applied: InRegexp value '\\pL{50}': the regular "
+	    "expressions of the rules loaded need more than the 64 MiB limit (this one up to ");
+	CHECK_INT(r->cache.mem, RULES_REGEX_MEM);
+	CHECK(r->cache.re_over > 1000000); /* \pL{50}: compiled in 1 MiB, and refused */
+	r->cache.re_over = RULES_REGEX_MEM + 1;
+	check_untried(r, "  - name: e\n    labels: {a.io/e: y}\n" MODRE("\"^e$\""),
+		      "u.yaml:6:5: rule 'e' not applied: InRegexp value '^e$': the regular "
+		      "expressions of the rules loaded need more than the 64 MiB limit (and those "
+		      "refused at it took as much again to try): use fewer or simpler patterns (a "
+		      "long repeat of a class such as \\pL{50} is costly)\n");
 	rules_free(r);
 }
 
