@@ -311,6 +311,16 @@ static void setup_handle(struct kube_client *cl, CURL *e, char *errbuf)
 		kube_curl.easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
 		kube_curl.easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
 	}
+	/*
+	 * A CA the config names is the only trust, as in client-go (transport/transport.go
+	 * rootCertPool: that CA alone; the system's only without one). libcurl would also consult
+	 * its built-in CA bundle and directory (Debian's: /etc/ssl/certs) next to a CA blob, and
+	 * the directory next to a CA file, so a host CA store would vouch for any server: both off.
+	 */
+	if (c->ca_pem || c->ca_file) {
+		kube_curl.easy_setopt(e, CURLOPT_CAPATH, NULL);
+		kube_curl.easy_setopt(e, CURLOPT_CAINFO, NULL);
+	}
 	set_pem(e, CURLOPT_CAINFO_BLOB, CURLOPT_CAINFO, 0, c->ca_pem, c->ca_pem_len, c->ca_file);
 	set_pem(e, CURLOPT_SSLCERT_BLOB, CURLOPT_SSLCERT, CURLOPT_SSLCERTTYPE, c->cert_pem,
 		c->cert_pem_len, c->cert_file);

@@ -389,6 +389,32 @@ d-typed app:STAKATER_S_TYPED_SECRET"
   [[ $output == *"warning: TLS verification of $FAKE_URL is OFF"* ]]
 }
 
+@test "TLS: a kubeconfig's CA is the only trust, as client-go's: the host's CA store is not also consulted" {
+  [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null || skip "needs root and unshare for a private /etc/ssl/certs"
+  # the host trusts the fake's CA (in the bundle and as a hashed link, as update-ca-certificates
+  # makes them); the kubeconfig names another CA: the server must not be trusted
+  local certs=$BATS_TEST_TMPDIR/certs
+  mkdir -p "$certs"
+  cp "$FAKE_CERTS/ca.crt" "$certs/ca-certificates.crt"
+  ln -s ca-certificates.crt "$certs/$(openssl x509 -hash -noout -in "$FAKE_CERTS/ca.crt").0"
+  private_certs() { unshare -m sh -c 'mount --bind "$0" /etc/ssl/certs && exec "$@"' "$certs" "$@"; }
+  private_certs curl -sS -o /dev/null "$FAKE_URL/version" || skip "cannot bind a private /etc/ssl/certs"
+  sed -i "s|certificate-authority: .*|certificate-authority: $FAKE_CERTS/other-ca.crt|" "$KC"
+  run private_certs "$BIN" --kubeconfig "$KC" --mode once
+  echo "$output" >&2
+  [ "$status" -eq 1 ]
+  [[ $output == *"error: TLS with $FAKE_URL failed (server certificate not trusted by CA file $FAKE_CERTS/other-ca.crt?)"* ]]
+  # the same CA as data (certificate-authority-data): the same refusal
+  sed -i "s|certificate-authority: .*|certificate-authority-data: $(base64 -w0 "$FAKE_CERTS/other-ca.crt")|" "$KC"
+  run private_certs "$BIN" --kubeconfig "$KC" --mode once
+  [ "$status" -eq 1 ]
+  [[ $output == *"error: TLS with $FAKE_URL failed"* ]]
+  # and the right CA still works there
+  sed -i "s|certificate-authority-data: .*|certificate-authority: $FAKE_CA|" "$KC"
+  run private_certs "$BIN" --kubeconfig "$KC" --mode once
+  [ "$status" -eq 0 ]
+}
+
 @test "scope: --namespace, --ignore-namespace, selectors sent server-side" {
   cm cfg '{"k":"0"}' '{}' apps
   cm cfg '{"k":"0"}' '{}' other
