@@ -224,7 +224,9 @@ YAML
   # initialisation logs to stderr with GNUTLS_DEBUG_LEVEL set (gnutls_global_init).
   GNUTLS_DEBUG_LEVEL=2 plugin_start
   # the slices are published over TLS (OpenSSL, the kubeconfig's CA verified)
-  dra_wait test "$(slices)" != '[]'
+  # (a function: dra_wait retries its command, and an argument "$(slices)" is read only once)
+  published() { [ "$(slices)" != '[]' ]; }
+  dra_wait published
   grep -q 'libgnutls\.so' "/proc/$PLUGIN/maps" || skip "this libcurl does not load GnuTLS"
   run grep -c 'gnutls\[' "$T/plugin.log"
   [ "$output" = 0 ]
@@ -522,7 +524,8 @@ YAML
   fake_api DELETE "/apis/resource.k8s.io/v1/resourceslices/$(fake_api GET /apis/resource.k8s.io/v1/resourceslices | jq -r '.items[0].metadata.name')" >/dev/null
   plugin_start
   names() { fake_api GET /apis/resource.k8s.io/v1/resourceslices | jq -r '[.items[].spec.devices[].name] | sort | .[]'; }
-  dra_wait test "$(names | wc -l)" = 2
+  two() { [ "$(names | wc -l)" = 2 ]; } # a function: dra_wait retries it, names read each time
+  dra_wait two
   names >&2
   for n in $(names); do
     [ "${#n}" = 63 ]
