@@ -18,6 +18,7 @@
  * notification. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,6 +234,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	return ok;
 }
 
+static struct MHD_Daemon *start(struct devices_http *h, unsigned flags, struct sockaddr *sa)
+{
+	return mhd.start_daemon(MHD_USE_EPOLL | flags, 0, NULL, NULL, handle, h,
+				MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_CONNECTION_LIMIT,
+				(unsigned)HTTP_CONNS, MHD_OPTION_CONNECTION_TIMEOUT,
+				(unsigned)HTTP_IDLE_S, MHD_OPTION_NOTIFY_CONNECTION, on_conn, h,
+				MHD_OPTION_NOTIFY_COMPLETED, on_done, h, MHD_OPTION_END);
+}
+
 int devices_http_new(const char *listen, devices_http_body metrics, void *ctx,
 		     struct devices_http **out, struct log_err *err)
 {
@@ -253,12 +263,17 @@ int devices_http_new(const char *listen, devices_http_body metrics, void *ctx,
 	h->ctx = ctx;
 	h->wait.next = h->wait.prev = &h->wait;
 	h->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	h->d = mhd.start_daemon(MHD_USE_EPOLL | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0), 0,
-				NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONNS,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IDLE_S,
-				MHD_OPTION_NOTIFY_CONNECTION, on_conn, h,
-				MHD_OPTION_NOTIFY_COMPLETED, on_done, h, MHD_OPTION_END);
+	if (any) {
+		/* every address (":PORT", "0.0.0.0:PORT", "[::]:PORT"): IPv6 too where the host has
+		 * it, as squat's Go listener (net.Listen's wildcard is dual-stack) */
+		struct sockaddr_in6 any6 = {.sin6_family = AF_INET6,
+					    .sin6_port = ((struct sockaddr_in *)&ss)->sin_port};
+
+		h->d = start(h, MHD_USE_IPv6 | MHD_USE_DUAL_STACK, (struct sockaddr *)&any6);
+	}
+	if (!h->d)
+		h->d =
+		    start(h, ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0, (struct sockaddr *)&ss);
 	if (!h->d || h->tfd < 0) {
 		devices_http_free(h);
 		return log_err_set(err, -EADDRINUSE, "--listen '%s': cannot listen", listen);

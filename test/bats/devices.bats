@@ -291,6 +291,20 @@ OUT
   done
 }
 
+@test "devices: --listen :PORT, 0.0.0.0:PORT and [::]:PORT are every address, IPv6 too, as squat's Go listener" {
+  python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1", 0))' 2>/dev/null || skip "no IPv6 loopback here"
+  mkdir -p "$T/kl"
+  for form in ':' '0.0.0.0:' '[::]:'; do
+    PORT=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::", 0)); print(s.getsockname()[1])')
+    "$D" --preset kvm --dev-root "$T/dev" --sys-root "$T/sys" --plugin-directory "$T/kl" \
+      --listen "$form$PORT" 2> "$T/plugin.log" & PLUGIN=$!
+    for u in "http://127.0.0.1:$PORT/health" "http://[::1]:$PORT/health"; do
+      wait_for curl -sfg -o /dev/null "$u" || { echo "$form$PORT: $u" >&2; cat "$T/plugin.log" >&2; return 1; }
+    done
+    kill "$PLUGIN"; wait "$PLUGIN" || true; PLUGIN=
+  done
+}
+
 @test "devices: --listen with no port, a port out of range or a bad address exits 2 naming it; a nesting limit is one line" {
   for l in "1.2.3.4:99999|port '99999' is not a number from 1 to 65535" ":0|port '0' is not" \
            ":65536|port '65536' is not" "127.0.0.1:|no port" "1.2.3.4|no port" \

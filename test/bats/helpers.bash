@@ -78,15 +78,19 @@ stop_plugin() {
 }
 
 # go_kubelet_build: build test/kubelet/go-kubelet (grpc-go) into $BUILD/go-kubelet, from
-# setup_file; when Debian's Go packages are absent (exit 77) the reason is kept for go_kubelet.
+# setup_file; when Debian's Go packages are absent (exit 77) the reason is kept for go_kubelet,
+# in this suite's own files (suites build side by side; a binary left by an earlier build is not
+# used when this one could not build).
 go_kubelet_build() {
-  "$NP_ROOT/test/kubelet/build-go-kubelet" "$BUILD/go-kubelet" 2>"$BUILD/go-kubelet.why" ||
-    [ $? -eq 77 ]
+  local rc=0
+  "$NP_ROOT/test/kubelet/build-go-kubelet" "$BUILD/go-kubelet" 2>"$BATS_FILE_TMPDIR/go-kubelet.why" || rc=$?
+  echo "$rc" >"$BATS_FILE_TMPDIR/go-kubelet.rc"
+  [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ]
 }
 
 # go_kubelet: skip unless the grpc-go peer was built (saying why not); sets GK, its path.
 go_kubelet() {
-  [ -x "$BUILD/go-kubelet/go-kubelet" ] ||
-    skip "no grpc-go peer: $(tail -n1 "$BUILD/go-kubelet.why" 2>/dev/null) (scripts/install-deps)"
+  [ "$(cat "$BATS_FILE_TMPDIR/go-kubelet.rc" 2>/dev/null)" = 0 ] && [ -x "$BUILD/go-kubelet/go-kubelet" ] ||
+    skip "no grpc-go peer: $(tail -n1 "$BATS_FILE_TMPDIR/go-kubelet.why" 2>/dev/null) (scripts/install-deps)"
   GK="$BUILD/go-kubelet/go-kubelet"
 }

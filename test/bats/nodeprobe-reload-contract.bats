@@ -385,16 +385,18 @@ YAML
 @test "--listen: [::]:PORT, [::1]:PORT, IPv4 forms; a bare IPv6 address is refused with a hint" {
   port=$(free_port)
   run "$BIN" --kubeconfig "$KC" --listen '::1:9090'
-  [ "$status" -eq 1 ]
+  [ "$status" -eq 2 ]
   [[ $output == *"--listen '::1:9090': address '::1' is not "*"an IPv6 address needs brackets: [::1]:PORT"* ]]
   python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1", 0))' 2>/dev/null || skip "no IPv6 loopback here"
-  for form in any6 lo6 lo4 any; do
+  for form in any6 lo6 lo4 any any4; do
     port=$(free_port)
     case $form in
       any6) l="[::]:$port" urls="http://[::1]:$port/healthz http://127.0.0.1:$port/healthz" ;;
       lo6) l="[::1]:$port" urls="http://[::1]:$port/healthz" ;;
       lo4) l="127.0.0.1:$port" urls="http://127.0.0.1:$port/healthz" ;;
       any) l=":$port" urls="http://[::1]:$port/healthz http://127.0.0.1:$port/healthz" ;;
+      # Go's wildcard rule: 0.0.0.0 listens on IPv6 too (ipsock_posix.go favoriteAddrFamily)
+      any4) l="0.0.0.0:$port" urls="http://[::1]:$port/healthz http://127.0.0.1:$port/healthz" ;;
     esac
     "$BIN" --kubeconfig "$KC" --listen "$l" >"$RL_LOG" 2>&1 3>&- &
     RL_PID=$!

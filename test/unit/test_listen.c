@@ -34,10 +34,20 @@ TEST(forms_taken)
 		const char *in, *want;
 		bool any;
 	} ok[] = {
-	    {":9090", "0.0.0.0:9090", true},		{"127.0.0.1:8080", "127.0.0.1:8080", false},
-	    {"0.0.0.0:1", "0.0.0.0:1", false},		{"[::]:65535", "[::%0]:65535", false},
-	    {"[::1]:9090", "[::1%0]:9090", false},	{"[fe80::1%lo]:80", "[fe80::1%1]:80", false},
+	    {":9090", "0.0.0.0:9090", true},
+	    {"127.0.0.1:8080", "127.0.0.1:8080", false},
+	    {"0.0.0.0:1", "0.0.0.0:1", true},
+	    {"[::]:65535", "[::%0]:65535", true},
+	    {"[::1]:9090", "[::1%0]:9090", false},
+	    {"[fe80::1%lo]:80", "[fe80::1%1]:80", false},
 	    {"[fe80::1%1]:80", "[fe80::1%1]:80", false},
+	    {"[fe80::1%]:80", "[fe80::1%0]:80", false},
+	    {"0.0.0.0:9090", "0.0.0.0:9090", true},
+	    {"[::]:9090", "[::%0]:9090", true},
+	    {"[]:80", "0.0.0.0:80", true},
+	    {"[1.2.3.4]:80", "1.2.3.4:80", false},
+	    {":+80", "0.0.0.0:80", true},
+	    {":00080", "0.0.0.0:80", true},
 	};
 	struct sockaddr_storage ss;
 	struct log_err err;
@@ -63,24 +73,26 @@ TEST(forms_refused_with_one_line_naming_them)
 	} bad[] = {
 	    {"1.2.3.4", "--listen '1.2.3.4': no port: want HOST:PORT, :PORT or [V6]:PORT"},
 	    {"1.2.3.4:", "--listen '1.2.3.4:': no port: want HOST:PORT, :PORT or [V6]:PORT"},
+	    {"[::1]", "--listen '[::1]': no port: want HOST:PORT, :PORT or [V6]:PORT"},
 	    {":65536", "--listen ':65536': port '65536' is not a number from 0 to 65535"},
 	    {":1234567", "--listen ':1234567': port '1234567' is not a number from 0 to 65535"},
 	    {":-1", "--listen ':-1': port '-1' is not a number from 0 to 65535"},
+	    {":+", "--listen ':+': port '+' is not a number from 0 to 65535"},
 	    {":80x", "--listen ':80x': port '80x' is not a number from 0 to 65535"},
-	    {"localhost:80", "--listen 'localhost:80': address 'localhost' is not a numeric IPv4 "
-			     "address or a [bracketed] IPv6 one"},
-	    {"1.2.3:80", "--listen '1.2.3:80': address '1.2.3' is not a numeric IPv4 address or a "
-			 "[bracketed] IPv6 one"},
-	    {"::1:80", "--listen '::1:80': address '::1' is not a numeric IPv4 address or a "
-		       "[bracketed] IPv6 one: an IPv6 address needs brackets: [::1]:PORT"},
-	    {"[::1:80", "--listen '[::1:80': address '[::1' is not a numeric IPv4 address or a "
-			"[bracketed] IPv6 one"},
-	    {"[1.2.3.4]:80", "--listen '[1.2.3.4]:80': address '[1.2.3.4]' is not a numeric IPv4 "
-			     "address or a [bracketed] IPv6 one"},
-	    {"[]:80", "--listen '[]:80': address '[]' is not a numeric IPv4 address or a "
-		      "[bracketed] IPv6 one"},
-	    {"[fe80::1%nosuchif0]:80", "--listen '[fe80::1%nosuchif0]:80': no interface "
-				       "'nosuchif0' here"},
+	    {"localhost:80",
+	     "--listen 'localhost:80': address 'localhost' is not a numeric IPv4 address or a [bracketed] IPv6 one"},
+	    {"1.2.3:80",
+	     "--listen '1.2.3:80': address '1.2.3' is not a numeric IPv4 address or a [bracketed] IPv6 one"},
+	    {"::1:80",
+	     "--listen '::1:80': address '::1' is not a numeric IPv4 address or a [bracketed] IPv6 one: an IPv6 address needs brackets: [::1]:PORT"},
+	    {"[::1:80",
+	     "--listen '[::1:80': address '[::1' is not a numeric IPv4 address or a [bracketed] IPv6 one"},
+	    {"[::1]x:80",
+	     "--listen '[::1]x:80': address '[::1]x' is not a numeric IPv4 address or a [bracketed] IPv6 one"},
+	    {"[1.2.3.4%lo]:80",
+	     "--listen '[1.2.3.4%lo]:80': address '[1.2.3.4%lo]' is not a numeric IPv4 address or a [bracketed] IPv6 one"},
+	    {"[fe80::1%nosuchif0]:80",
+	     "--listen '[fe80::1%nosuchif0]:80': no interface 'nosuchif0' here"},
 	};
 	struct sockaddr_storage ss;
 	struct log_err err;

@@ -179,7 +179,8 @@ func draCall(conn *grpc.ClientConn, version, method, claims string) (proto.Messa
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), draCallTimeout)
 	defer cancel()
-	return resp, call(ctx)
+	err := call(ctx) // before resp is read: Go leaves the order of a return list's operands open
+	return resp, err
 }
 
 // draShow prints one call's answer (or its gRPC error) after prefix; 1 for an error not gRPC's.

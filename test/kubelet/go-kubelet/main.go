@@ -166,7 +166,8 @@ func unary(ctx context.Context, c pb.DevicePluginClient, method, arg string) (pr
 	if err := protojson.Unmarshal([]byte(arg), req); err != nil {
 		return nil, fmt.Errorf("%s request: %v", method, err)
 	}
-	return resp, call()
+	err := call() // before resp is read: Go leaves the order of a return list's operands open
+	return resp, err
 }
 
 func cmdCall(args []string) int {
