@@ -31,7 +31,7 @@ events() { fake_ctl GET '/requests?method=POST&path=/events$' | jq -c --arg r "$
   "$BIN" --kubeconfig "$KC" --listen '' --coalesce-window 0 --min-interval 0 \
     --max-rollouts-per-second 0 >"$RL_LOG" 2>&1 3>&- &
   RL_PID=$!
-  fake_ctl GET "/watchers?min=7&wait=10" >/dev/null
+  fake_ctl GET "/watchers?min=7&wait=60" >/dev/null
   msg="Deployment default/big: annotation configmap.reloader.stakater.com/reload: ${#big} bytes of patterns, over the limit of 65536 bytes per annotation; the list is ignored (name fewer objects, or match them with fewer, broader patterns)"
   fake_ctl GET '/requests?method=POST&path=/events$&min=1&wait=10' >/dev/null
   run events ReloadSkipped
@@ -98,7 +98,7 @@ events() { fake_ctl GET '/requests?method=POST&path=/events$' | jq -c --arg r "$
   "$BIN" --kubeconfig "$KC" --listen '' --coalesce-window 0 --min-interval 0 \
     --max-rollouts-per-second 0 >"$RL_LOG" 2>&1 3>&- &
   RL_PID=$!
-  fake_ctl GET "/watchers?min=7&wait=10" >/dev/null
+  fake_ctl GET "/watchers?min=7&wait=60" >/dev/null
   fake_ctl GET '/requests?method=POST&path=/events$&min=1&wait=10' >/dev/null
   fake_deployment big "{\"configmap.reloader.stakater.com/reload\":\"$b\"}" "$POD"
   fake_deployment big "{\"configmap.reloader.stakater.com/reload\":\"$a\"}" "$POD"
@@ -154,7 +154,7 @@ events() { fake_ctl GET '/requests?method=POST&path=/events$' | jq -c --arg r "$
   "$BIN" --kubeconfig "$KC" --listen '' --coalesce-window 0 --min-interval 0 \
     --max-rollouts-per-second 0 >"$RL_LOG" 2>&1 3>&- &
   RL_PID=$!
-  fake_ctl GET "/watchers?min=7&wait=10" >/dev/null
+  fake_ctl GET "/watchers?min=7&wait=60" >/dev/null
   fake_cm a.b '{"k":"3"}'
   fake_ctl GET '/requests?method=PATCH&min=1&wait=10' >/dev/null
   h1=$(printf 'k=1' | sha1sum | cut -c1-40)
@@ -208,7 +208,7 @@ events() { fake_ctl GET '/requests?method=POST&path=/events$' | jq -c --arg r "$
   "$BIN" --kubeconfig "$KC" --listen '' --coalesce-window 0 --min-interval 0 \
     --max-rollouts-per-second 0 >"$RL_LOG" 2>&1 3>&- &
   RL_PID=$!
-  fake_ctl GET "/watchers?min=7&wait=10" >/dev/null
+  fake_ctl GET "/watchers?min=7&wait=60" >/dev/null
   fake_ctl GET '/requests?method=POST&path=/events$&min=1&wait=10' >/dev/null
   run events ReloadSkipped
   [ "${#lines[@]}" -eq 1 ]

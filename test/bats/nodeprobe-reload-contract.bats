@@ -292,7 +292,7 @@ wait_sink() {
   port=$(free_port)
   METRICS_COUNT_BY_NAMESPACE=enabled "$BIN" --kubeconfig "$KC" --listen "127.0.0.1:$port" --coalesce-window 0 --no-events >"$RL_LOG" 2>&1 3>&- &
   RL_PID=$!
-  fake_ctl GET "/watchers?min=5&wait=10" >/dev/null
+  fake_ctl GET "/watchers?min=5&wait=60" >/dev/null
   cm cfg '{"k":"2"}'
   wait_patches 1
   for i in $(seq 100); do curl -sf "http://127.0.0.1:$port/metrics" >"$BATS_TEST_TMPDIR/m" && grep -q '^reloader_reload_executed_total{success="true"} 1$' "$BATS_TEST_TMPDIR/m" && break; sleep 0.05; done
@@ -550,7 +550,7 @@ start_cm_watch_held() {
   port=$(free_port)
   "$BIN" --kubeconfig "$KC" "--listen=127.0.0.1:$port" -v >"$RL_LOG" 2>&1 3>&- &
   RL_PID=$!
-  fake_ctl GET "/watchers?min=6&wait=10" >/dev/null
+  fake_ctl GET "/watchers?min=6&wait=60" >/dev/null
 }
 
 @test "chart flags: a first watch the server holds keeps /readyz 503 and is started again; a change made meanwhile rolls before the server answers it (issue 30)" {

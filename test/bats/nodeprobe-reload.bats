@@ -83,7 +83,7 @@ start() {
   "$BIN" --kubeconfig "$KC" --listen '' --coalesce-window 0 --min-interval 0 \
     --max-rollouts-per-second 0 "$@" >"$RL_LOG" 2>&1 3>&- &
   RL_PID=$!
-  fake_ctl GET "/watchers?min=7&wait=10" >/dev/null
+  fake_ctl GET "/watchers?min=7&wait=60" >/dev/null
   [ "$(fake_ctl GET /watchers | jq .count)" -ge 7 ] || { cat "$RL_LOG" >&2; return 1; }
 }
 
@@ -283,7 +283,7 @@ d-typed app:STAKATER_S_TYPED_SECRET"
   workload Deployment web "$AUTO" "$(pod_envfrom cm:cfg)"
   "$BIN" --kubeconfig "$KC" --listen '' --no-events --coalesce-window 1s --min-interval 2s >"$RL_LOG" 2>&1 3>&- &
   RL_PID=$!
-  fake_ctl GET "/watchers?min=7&wait=10" >/dev/null
+  fake_ctl GET "/watchers?min=7&wait=60" >/dev/null
   # The storm reaches the reloader as one burst however slow the machine: it is stopped while
   # the 20 changes are made (their watch events wait in its socket). Under load (suites side
   # by side, load 20 on 2 cores) 20 changes 0.1 s apart took long enough for 4+ rollouts.
@@ -342,7 +342,7 @@ d-typed app:STAKATER_S_TYPED_SECRET"
   rv=$(fake_ctl GET "/requests?path=/configmaps$&watch=1" | jq -r '.items[-1].params.resourceVersion')
   [ -n "$rv" ]
   [ "$rv" != null ]
-  fake_ctl GET "/watchers?min=7&wait=10" >/dev/null
+  fake_ctl GET "/watchers?min=7&wait=60" >/dev/null
   [ "$(fake_ctl GET '/requests?path=/deployments$&watch=1' | jq -c '[.items[].status]')" = '["dropped",429,200]' ]
   grep -q 'HTTP 429: .*restarting in 1000 ms' "$RL_LOG"
   # a watch ERROR 410 makes it re-list; a change made while it was gone is still rolled out
@@ -541,7 +541,7 @@ KC
   "$BIN" --kubeconfig "$KC" --listen '' --no-events --coalesce-window 2s --min-interval 0 \
     --max-rollouts-per-second 0 >"$RL_LOG" 2>&1 3>&- &
   RL_PID=$!
-  fake_ctl GET "/watchers?min=7&wait=10" >/dev/null
+  fake_ctl GET "/watchers?min=7&wait=60" >/dev/null
   fake_put "[${objs%,}]"
   h=$(sha1 'k=1')
   wait_patches 1
