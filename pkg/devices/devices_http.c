@@ -6,16 +6,12 @@
  * p11-kit, GMP, Nettle's hogweed, libunistring..., 2.3 MB of resident pages a plugin without
  * --listen (the default) does not need (make bench, test/bench/devices.sh).
  *
- * Slow clients: libmicrohttpd's idle timeout (HTTP_IDLE_S) starts again with every byte, so 16
- * clients trickling a header byte a second held every slot for ever and /health went unanswered
- * (the kubelet's liveness probe then restarts the pod). So, as pkg/reload's server does, each
- * connection waiting for a request head (new, or kept alive after an answer) is on a list, oldest
- * first: closed HTTP_HEAD_S after it began waiting, and when more than HTTP_CONNS - HTTP_RESERVE
- * wait, the oldest is closed for the newcomer, so the table never fills with heads and a probe
- * always gets a slot. A request waits until it is whole: a head followed by a chunked body
- * trickled a byte at a time is closed the same. Closing is shutdown(2): libmicrohttpd sees the end
- * of the stream and closes the connection itself; the fd is ours to name until its CLOSED
- * notification. */
+ * Slow clients: pkg/slots keeps the connections waiting for a request, as for nodeprobe-reload:
+ * a request (head and any chunked body: it waits until it is whole, slots_request_in in handle)
+ * must be in HTTP_HEAD_S after waiting began (accepted, or kept alive after an answer), and when
+ * more than HTTP_CONNS - HTTP_RESERVE wait, the oldest is closed for the newcomer, so the table
+ * never fills with heads and a probe always gets a slot. Single-threaded: slots_sweep runs in
+ * devices_http_ready, and the timerfd wakes the loop at the next deadline. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -32,6 +28,7 @@
 #include "devices/devices_internal.h"
 #include "listen/listen.h"
 #include "log/log.h"
+#include "slots/slots.h"
 #include "strbuf/strbuf.h"
 
 #define HTTP_CONNS   16	       /* connections at once */
@@ -81,108 +78,13 @@ static int mhd_load(struct log_err *err)
 	return 0;
 }
 
-/* A connection waiting for a request head (on devices_http.wait while it is). */
-struct hconn {
-	struct hconn *prev, *next;
-	int fd;
-	long long since_ms; /* accepted, or its previous answer done (monotonic) */
-	bool linked, culled;
-};
-
 struct devices_http {
 	struct MHD_Daemon *d;
-	struct hconn wait;	     /* list head: oldest first */
-	unsigned int nwait, nculled; /* on the list; of them, being closed */
-	int tfd;		     /* timerfd: MHD's next timeout */
-	devices_http_body metrics;   /* fills /metrics */
-	void *ctx;		     /* for metrics */
+	struct slots slots;	   /* connections waiting for a request (pkg/slots) */
+	int tfd;		   /* timerfd: MHD's next timeout */
+	devices_http_body metrics; /* fills /metrics */
+	void *ctx;		   /* for metrics */
 };
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void hc_unlink(struct devices_http *h, struct hconn *hc)
-{
-	if (!hc->linked)
-		return;
-	hc->prev->next = hc->next;
-	hc->next->prev = hc->prev;
-	hc->linked = false;
-	h->nwait--;
-	if (hc->culled)
-		h->nculled--;
-	hc->culled = false;
-}
-
-/* hc waits for a head from now on: to the list's end, then the oldest go past the reserve. */
-static void hc_link(struct devices_http *h, struct hconn *hc)
-{
-	hc->since_ms = now_ms();
-	hc->prev = h->wait.prev;
-	hc->next = &h->wait;
-	h->wait.prev->next = hc;
-	h->wait.prev = hc;
-	hc->linked = true;
-	h->nwait++;
-	for (struct hconn *o = h->wait.next;
-	     o != hc && h->nwait - h->nculled > HTTP_CONNS - HTTP_RESERVE; o = o->next) {
-		if (o->culled)
-			continue;
-		o->culled = true;
-		h->nculled++;
-		shutdown(o->fd, SHUT_RDWR);
-	}
-}
-
-static void on_conn(void *cls, struct MHD_Connection *c, void **sctx,
-		    enum MHD_ConnectionNotificationCode code)
-{
-	struct devices_http *h = cls;
-	struct hconn *hc = *sctx;
-
-	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-		const union MHD_ConnectionInfo *ci =
-		    mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-
-		hc = ci ? calloc(1, sizeof(*hc)) : NULL;
-		if (!hc)
-			return; /* untracked: the idle timeout still holds */
-		hc->fd = ci->connect_fd;
-		*sctx = hc;
-		hc_link(h, hc);
-		return;
-	}
-	if (!hc)
-		return;
-	hc_unlink(h, hc);
-	free(hc);
-	*sctx = NULL;
-}
-
-static struct hconn *hc_of(struct MHD_Connection *c)
-{
-	const union MHD_ConnectionInfo *ci =
-	    mhd.get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-
-	return ci ? ci->socket_context : NULL;
-}
-
-/* An answer is done: a kept-alive connection waits for its next head. */
-static void on_done(void *cls, struct MHD_Connection *c, void **state,
-		    enum MHD_RequestTerminationCode code)
-{
-	struct hconn *hc = hc_of(c);
-
-	(void)state;
-	(void)code;
-	if (hc && !hc->linked)
-		hc_link(cls, hc);
-}
 
 static enum MHD_Result answer(struct MHD_Connection *c, unsigned code, const char *type,
 			      const char *body, size_t len)
@@ -205,7 +107,6 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 {
 	struct devices_http *h = cls;
 	struct strbuf sb = STRBUF_INIT(HTTP_BODY);
-	struct hconn *hc;
 	enum MHD_Result ok;
 
 	(void)version;
@@ -216,9 +117,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	}
 	if (*upload_len)
 		return MHD_NO; /* no body is taken */
-	hc = hc_of(c);
-	if (hc) /* the whole request is in (not only its head: a chunked body can trickle) */
-		hc_unlink(h, hc);
+	/* the whole request is in (not only its head: a chunked body can trickle) */
+	slots_request_in(&h->slots, c);
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return answer(c, 405, "text/plain", "method not allowed\n", 19);
 	if (!strcmp(url, "/health"))
@@ -236,11 +136,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 
 static struct MHD_Daemon *start(struct devices_http *h, unsigned flags, struct sockaddr *sa)
 {
-	return mhd.start_daemon(MHD_USE_EPOLL | flags, 0, NULL, NULL, handle, h,
-				MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_CONNECTION_LIMIT,
-				(unsigned)HTTP_CONNS, MHD_OPTION_CONNECTION_TIMEOUT,
-				(unsigned)HTTP_IDLE_S, MHD_OPTION_NOTIFY_CONNECTION, on_conn, h,
-				MHD_OPTION_NOTIFY_COMPLETED, on_done, h, MHD_OPTION_END);
+	return mhd.start_daemon(
+	    MHD_USE_EPOLL | flags, 0, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, sa,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONNS, MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned)HTTP_IDLE_S, MHD_OPTION_NOTIFY_CONNECTION, slots_on_conn, &h->slots,
+	    MHD_OPTION_NOTIFY_COMPLETED, slots_on_done, &h->slots, MHD_OPTION_END);
 }
 
 int devices_http_new(const char *listen, devices_http_body metrics, void *ctx,
@@ -261,7 +161,10 @@ int devices_http_new(const char *listen, devices_http_body metrics, void *ctx,
 		return log_err_set(err, -ENOMEM, "out of memory");
 	h->metrics = metrics;
 	h->ctx = ctx;
-	h->wait.next = h->wait.prev = &h->wait;
+	/* one thread; a kept-alive connection always has the deadline and makes room */
+	slots_init(&h->slots, mhd.get_connection_info, NULL, HTTP_CONNS - HTTP_RESERVE, 0,
+		   HTTP_HEAD_S * 1000LL);
+	h->slots.room_on_reuse = true;
 	h->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (any) {
 		/* every address (":PORT", "0.0.0.0:PORT", "[::]:PORT"): IPv6 too where the host has
@@ -299,24 +202,12 @@ int devices_http_ready(struct devices_http *h)
 	struct itimerspec t = {0};
 	MHD_UNSIGNED_LONG_LONG ms;
 	unsigned long long n;
-	long long now, next = -1;
+	long long next;
 
 	if (read(h->tfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		return -errno;
 	mhd.run(h->d);
-	now = now_ms();
-	for (struct hconn *hc = h->wait.next; hc != &h->wait; hc = hc->next) {
-		if (hc->culled)
-			continue;
-		if (now - hc->since_ms < HTTP_HEAD_S * 1000LL) {
-			next = hc->since_ms + HTTP_HEAD_S * 1000LL - now; /* oldest first */
-			break;
-		}
-		hc->culled = true; /* its head is late: closed */
-		h->nculled++;
-		shutdown(hc->fd, SHUT_RDWR);
-		next = 0;
-	}
+	slots_sweep(&h->slots, &next); /* late requests: closed */
 	if (mhd.get_timeout(h->d, &ms) == MHD_YES && (next < 0 || (long long)ms < next))
 		next = (long long)ms; /* a connection's timeout: be back then */
 	if (next >= 0) {

@@ -13,6 +13,7 @@
 
 #include "reload/reload_internal.h"
 #include "listen/listen.h"
+#include "slots/slots.h"
 
 static const char *const skip_names[NSKIP] = {
     [SKIP_CURRENT] = "already_current",	  [SKIP_IGNORED] = "ignored",
@@ -146,12 +147,10 @@ static int render(struct strbuf *sb, struct reload_metrics *m)
  * byte, so a client trickling a header line a second held its connection for ever, and a few
  * thousand of them filled the table: no /healthz answer, and the kubelet restarts the pod.
  * So every request head has a deadline of its own, HTTP_HEAD_S from the accept, and the table
- * keeps HTTP_RESERVE slots:
- * when more connections than the limit less the reserve wait for their head, the oldest of them
- * is closed. Connections are tracked from libmicrohttpd's connection notifications (its own
- * thread); a reaper thread shuts their sockets down (shutdown(2): libmicrohttpd then sees the
- * end of the stream and closes the connection itself, in its thread; the descriptor stays ours
- * to name until the CLOSED notification, which comes before libmicrohttpd closes it).
+ * keeps HTTP_RESERVE slots: when more connections than the limit less the reserve wait for their
+ * head, the oldest of them is closed (pkg/slots, as nodeprobe-devices' --listen). Connections are
+ * tracked from libmicrohttpd's connection notifications (its own thread, under h->mu); a reaper
+ * thread shuts down those whose head is late.
  * Between two requests of a kept-alive connection (Prometheus reuses its connection from one
  * scrape to the next) only the idle timeout applies while the table has room; once more than
  * the limit less twice the reserve wait for a head, the head deadline applies to them too (from
@@ -160,139 +159,15 @@ static int render(struct strbuf *sb, struct reload_metrics *m)
 #define HTTP_HEAD_S  5
 #define HTTP_RESERVE 64
 
-struct hconn {
-	struct hconn *prev, *next; /* in http.wait while its head is awaited */
-	int fd;
-	long long since_ms; /* accepted, or the previous request ended (monotonic) */
-	int linked, culled;
-	int kept; /* waiting for its next request, kept alive: deadline only under pressure */
-};
-
 struct http {
 	struct MHD_Daemon *d;
 	struct reload_metrics *m;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	pthread_mutex_t mu; /* the slots' list, stop */
+	pthread_cond_t cv;  /* wakes the reaper to stop */
 	pthread_t reaper;
 	int reaper_on, stop;
-	struct hconn wait; /* list head: oldest first */
-	unsigned int nwait, nculled, cull_at, press_at;
-	unsigned long head_timeouts, culls; /* for tests and messages */
+	struct slots slots; /* connections waiting for a request head */
 };
-
-static void unlink_hc(struct http *h, struct hconn *hc)
-{
-	if (!hc->linked)
-		return;
-	hc->prev->next = hc->next;
-	hc->next->prev = hc->prev;
-	hc->linked = 0;
-	h->nwait--;
-	if (hc->culled)
-		h->nculled--;
-}
-
-static void link_hc(struct http *h, struct hconn *hc)
-{
-	hc->since_ms = reload_now_ms();
-	hc->kept = 0;
-	hc->culled = 0;
-	hc->prev = h->wait.prev;
-	hc->next = &h->wait;
-	h->wait.prev->next = hc;
-	h->wait.prev = hc;
-	hc->linked = 1;
-	h->nwait++;
-}
-
-/* Close hc (its head is late, or a slot is needed): the reaper's and the accept's way. */
-static void cull(struct http *h, struct hconn *hc)
-{
-	hc->culled = 1;
-	h->nculled++;
-	shutdown(hc->fd, SHUT_RDWR);
-}
-
-static struct hconn *hc_of(struct MHD_Connection *conn)
-{
-	const union MHD_ConnectionInfo *ci =
-	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-
-	return ci ? ci->socket_context : NULL;
-}
-
-/* The request's head arrived (the access handler runs): no deadline until it has ended. */
-static void head_done(struct http *h, struct MHD_Connection *conn)
-{
-	struct hconn *hc = hc_of(conn);
-
-	if (!hc)
-		return;
-	pthread_mutex_lock(&h->mu);
-	unlink_hc(h, hc);
-	pthread_mutex_unlock(&h->mu);
-}
-
-static void on_conn(void *cls, struct MHD_Connection *conn, void **sctx,
-		    enum MHD_ConnectionNotificationCode toe)
-{
-	struct http *h = cls;
-	struct hconn *hc = *sctx;
-
-	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-		const union MHD_ConnectionInfo *ci =
-		    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-
-		hc = calloc(1, sizeof(*hc));
-		if (!hc || !ci) {
-			free(hc);
-			return;
-		}
-		hc->fd = ci->connect_fd;
-		*sctx = hc;
-		pthread_mutex_lock(&h->mu);
-		link_hc(h, hc);
-		/* keep the reserve: the oldest connections still sending their head make room */
-		while (h->nwait - h->nculled > h->cull_at) {
-			struct hconn *o = h->wait.next;
-
-			while (o != &h->wait && o->culled)
-				o = o->next;
-			if (o == &h->wait || o == hc)
-				break;
-			cull(h, o);
-			h->culls++;
-		}
-		pthread_mutex_unlock(&h->mu);
-		return;
-	}
-	if (!hc)
-		return;
-	pthread_mutex_lock(&h->mu);
-	unlink_hc(h, hc);
-	pthread_mutex_unlock(&h->mu);
-	free(hc);
-	*sctx = NULL;
-}
-
-/* A request ended: a kept-alive connection's next head has HTTP_HEAD_S again. */
-static void on_done(void *cls, struct MHD_Connection *conn, void **con_cls,
-		    enum MHD_RequestTerminationCode toe)
-{
-	struct http *h = cls;
-	struct hconn *hc = hc_of(conn);
-
-	(void)con_cls;
-	(void)toe;
-	if (!hc)
-		return;
-	pthread_mutex_lock(&h->mu);
-	if (!hc->linked) {
-		link_hc(h, hc);
-		hc->kept = 1;
-	}
-	pthread_mutex_unlock(&h->mu);
-}
 
 static void *reaper(void *ud)
 {
@@ -301,26 +176,17 @@ static void *reaper(void *ud)
 
 	pthread_mutex_lock(&h->mu);
 	while (!h->stop) {
-		long long now = reload_now_ms();
-		struct hconn *hc;
-
-		int pressed = h->nwait - h->nculled > h->press_at;
-
-		for (hc = h->wait.next; hc != &h->wait; hc = hc->next) {
-			if (now - hc->since_ms < HTTP_HEAD_S * 1000LL)
-				break; /* oldest first: the rest are younger */
-			if (!hc->culled && (!hc->kept || pressed)) {
-				cull(h, hc);
-				h->head_timeouts++;
-			}
-		}
+		pthread_mutex_unlock(&h->mu);
+		slots_sweep(&h->slots, NULL);	     /* takes h->mu */
 		clock_gettime(CLOCK_MONOTONIC, &ts); /* the condition waits on it (h->cv) */
 		ts.tv_nsec += 250 * 1000000L;
 		if (ts.tv_nsec >= 1000000000L) {
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000L;
 		}
-		pthread_cond_timedwait(&h->cv, &h->mu, &ts);
+		pthread_mutex_lock(&h->mu);
+		if (!h->stop)
+			pthread_cond_timedwait(&h->cv, &h->mu, &ts);
 	}
 	pthread_mutex_unlock(&h->mu);
 	return NULL;
@@ -359,7 +225,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		 */
 		static int seen;
 
-		head_done(cls, conn);
+		slots_request_in(&((struct http *)cls)->slots, conn);
 		*con_cls = &seen;
 		return MHD_YES;
 	}
@@ -470,8 +336,8 @@ static struct MHD_Daemon *start(struct http *h, unsigned int flags, const struct
 	d = MHD_start_daemon(flags, 0, NULL, NULL, handle, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
 			     NULL, MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_CONNECTION_LIMIT, limit,
 			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_IDLE_S,
-			     MHD_OPTION_NOTIFY_CONNECTION, on_conn, h, MHD_OPTION_NOTIFY_COMPLETED,
-			     on_done, h, MHD_OPTION_END);
+			     MHD_OPTION_NOTIFY_CONNECTION, slots_on_conn, &h->slots,
+			     MHD_OPTION_NOTIFY_COMPLETED, slots_on_done, &h->slots, MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return d;
 }
@@ -504,10 +370,11 @@ void *reload_http_start(const char *listen, struct reload_metrics *m, struct log
 		return NULL;
 	}
 	h->m = m;
-	h->wait.next = h->wait.prev = &h->wait;
-	h->cull_at = limit > 2 * HTTP_RESERVE ? limit - HTTP_RESERVE : limit / 2;
-	h->press_at = limit > 4 * HTTP_RESERVE ? limit - 2 * HTTP_RESERVE : limit / 4;
 	pthread_mutex_init(&h->mu, NULL);
+	slots_init(&h->slots, MHD_get_connection_info, &h->mu,
+		   limit > 2 * HTTP_RESERVE ? limit - HTTP_RESERVE : limit / 2,
+		   limit > 4 * HTTP_RESERVE ? limit - 2 * HTTP_RESERVE : limit / 4,
+		   HTTP_HEAD_S * 1000LL);
 	cond_init_monotonic(&h->cv);
 	if (any) {
 		/* ":PORT" is every address, IPv6 too where the host has it (Go's ":9090") */
@@ -554,9 +421,9 @@ void reload_http_stop(void *p)
 	}
 	if (h->d)
 		MHD_stop_daemon(h->d); /* its CLOSED notifications free what is still tracked */
-	if (h->head_timeouts || h->culls)
+	if (h->slots.timeouts || h->slots.culls)
 		log_debug("http: %lu request heads late, %lu connections closed for room",
-			  h->head_timeouts, h->culls);
+			  h->slots.timeouts, h->slots.culls);
 	pthread_mutex_destroy(&h->mu);
 	pthread_cond_destroy(&h->cv);
 	free(h);
