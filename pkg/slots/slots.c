@@ -80,6 +80,14 @@ static void make_room(struct slots *s, struct slots_conn *hc)
 	}
 }
 
+/* hc waits no more (its request is in, or it is closed). */
+static void stop_waiting(struct slots *s, struct slots_conn *hc)
+{
+	lock(s);
+	unlink_conn(s, hc);
+	unlock(s);
+}
+
 static struct slots_conn *conn_of(struct slots *s, struct MHD_Connection *c)
 {
 	const union MHD_ConnectionInfo *ci = s->info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
@@ -109,9 +117,7 @@ void slots_on_conn(void *cls, struct MHD_Connection *c, void **sctx,
 	}
 	if (!hc)
 		return;
-	lock(s);
-	unlink_conn(s, hc);
-	unlock(s);
+	stop_waiting(s, hc);
 	free(hc);
 	*sctx = NULL;
 }
@@ -139,11 +145,8 @@ void slots_request_in(struct slots *s, struct MHD_Connection *c)
 {
 	struct slots_conn *hc = conn_of(s, c);
 
-	if (!hc)
-		return;
-	lock(s);
-	unlink_conn(s, hc);
-	unlock(s);
+	if (hc)
+		stop_waiting(s, hc);
 }
 
 unsigned int slots_sweep(struct slots *s, long long *next_ms)
