@@ -110,18 +110,11 @@ static int on_opt(void *ctx, int id, const char *arg, char *msg, int msglen)
 	case OPT_PLUGIN_DIR:
 		a->o.plugin_dir = arg;
 		return 0;
-	case OPT_LISTEN: {
-		struct sockaddr_storage ss;
-		struct log_err err;
-		bool any;
-
-		if (arg[0] && listen_parse(arg, false, &ss, &any, &err) < 0) {
-			snprintf(msg, (size_t)msglen, "%s", err.msg);
+	case OPT_LISTEN:
+		if (arg[0] && listen_check(arg, false, msg, msglen) < 0)
 			return -1;
-		}
 		a->o.listen = arg[0] ? arg : NULL;
 		return 0;
-	}
 	case OPT_LOG_LEVEL:
 		for (i = 0; i < 6 && strcmp(levels[i], arg); i++)
 			;

@@ -169,9 +169,9 @@ int devices_http_new(const char *listen, devices_http_body metrics, void *ctx,
 	if (any) {
 		/* every address (":PORT", "0.0.0.0:PORT", "[::]:PORT"): IPv6 too where the host has
 		 * it, as squat's Go listener (net.Listen's wildcard is dual-stack) */
-		struct sockaddr_in6 any6 = {.sin6_family = AF_INET6,
-					    .sin6_port = ((struct sockaddr_in *)&ss)->sin_port};
+		struct sockaddr_in6 any6;
 
+		listen_any6(&ss, &any6);
 		h->d = start(h, MHD_USE_IPv6 | MHD_USE_DUAL_STACK, (struct sockaddr *)&any6);
 	}
 	if (!h->d)

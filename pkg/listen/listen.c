@@ -8,6 +8,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,4 +100,24 @@ int listen_parse(const char *s, bool port0, struct sockaddr_storage *ss, bool *a
 	    err, -EINVAL,
 	    "--listen '%s': address '%.*s' is not a numeric IPv4 address or a [bracketed] IPv6 one",
 	    s, (int)n, h);
+}
+
+int listen_check(const char *s, bool port0, char *msg, int msglen)
+{
+	struct sockaddr_storage ss;
+	struct log_err e;
+	bool any;
+
+	if (listen_parse(s, port0, &ss, &any, &e) == 0)
+		return 0;
+	snprintf(msg, (size_t)msglen, "%s", e.msg);
+	return -1;
+}
+
+void listen_any6(const struct sockaddr_storage *ss, struct sockaddr_in6 *six)
+{
+	/* sin_port and sin6_port lie at the same offset */
+	*six = (struct sockaddr_in6){.sin6_family = AF_INET6,
+				     .sin6_addr = IN6ADDR_ANY_INIT,
+				     .sin6_port = ((const struct sockaddr_in *)ss)->sin_port};
 }

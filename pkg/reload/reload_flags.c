@@ -492,19 +492,12 @@ int reload_args_set(void *ctx, int id, const char *arg, char *msg, int msglen)
 		else
 			o->retries = (int)v;
 		return 0;
-	case O_LISTEN: {
-		struct sockaddr_storage ss;
-		struct log_err e;
-		bool any;
-
+	case O_LISTEN:
 		/* checked here, as nodeprobe-devices does: a bad value is a usage error (exit 2) */
-		if (*arg && listen_parse(arg, true, &ss, &any, &e) < 0) {
-			snprintf(msg, (size_t)msglen, "%s", e.msg);
+		if (*arg && listen_check(arg, true, msg, msglen) < 0)
 			return -1;
-		}
 		o->listen = *arg ? arg : NULL;
 		return 0;
-	}
 	case O_NO_EVENTS:
 		o->events = 0;
 		return 0;

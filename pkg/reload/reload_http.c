@@ -377,17 +377,11 @@ void *reload_http_start(const char *listen, struct reload_metrics *m, struct log
 		   HTTP_HEAD_S * 1000LL);
 	cond_init_monotonic(&h->cv);
 	if (any) {
-		/* ":PORT" is every address, IPv6 too where the host has it (Go's ":9090") */
-		memset(&any6, 0, sizeof(any6));
-		any6.sin6_family = AF_INET6;
-		any6.sin6_addr = in6addr_any;
-		any6.sin6_port = ((struct sockaddr_in *)&ss)->sin_port;
+		/* every address (":PORT", "0.0.0.0:PORT", "[::]:PORT"), IPv6 too where the host has
+		 * it, as Go's listener */
+		listen_any6(&ss, &any6);
 		h->d = start(h, flags | MHD_USE_DUAL_STACK, (struct sockaddr *)&any6, limit);
 	}
-	/* "[::]:PORT" takes IPv4 too, as Go's listener on "[::]" does */
-	if (!h->d && ss.ss_family == AF_INET6 &&
-	    IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&ss)->sin6_addr))
-		flags |= MHD_USE_DUAL_STACK;
 	if (!h->d)
 		h->d = start(h, flags | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 			     (struct sockaddr *)&ss, limit);

@@ -104,3 +104,23 @@ TEST(forms_refused_with_one_line_naming_them)
 		CHECK_STR(err.msg, bad[i].msg);
 	}
 }
+
+/* The option callbacks' check gives listen_parse's line; a wildcard's [::] keeps its port. */
+TEST(check_and_any6)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in6 six;
+	char msg[64];
+	bool any;
+
+	CHECK_INT(listen_check(":9090", false, msg, sizeof(msg)), 0);
+	CHECK_INT(listen_check(":0", false, msg, sizeof(msg)), -1);
+	CHECK_STR(msg, "--listen ':0': port '0' is not a number from 1 to 65535");
+	CHECK_INT(listen_check(":0", true, msg, sizeof(msg)), 0);
+	CHECK_INT(listen_parse("0.0.0.0:8080", false, &ss, &any, NULL), 0);
+	listen_any6(&ss, &six);
+	CHECK_STR(show((struct sockaddr_storage *)&six), "[::%0]:8080");
+	CHECK_INT(listen_parse("[::]:8081", false, &ss, &any, NULL), 0);
+	listen_any6(&ss, &six);
+	CHECK_STR(show((struct sockaddr_storage *)&six), "[::%0]:8081");
+}
