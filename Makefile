@@ -233,7 +233,7 @@ uninstall:
 # scripts/install-deps sets up, into $(BUILD)/cross/<arch>; run one without binfmt_misc with
 #   qemu-aarch64-static -L $(CROSS_ROOT)/arm64 build/cross/arm64/nodeprobe --version
 # (the images: scripts/build-image; make test runs test/e2e/qemu.sh, which compares them with
-# amd64, and the unit tests under qemu: test/bats/cross.bats).
+# amd64, and the unit tests under qemu: test/bats/cross-arm64.bats, cross-armhf.bats).
 CROSS_ARCHS := arm64 armhf
 CROSS_ROOT ?= $(or $(NP_CROSS_ROOT),/opt/nodeprobe-cross)
 cross_triplet = $(if $(filter arm64,$(1)),aarch64-linux-gnu,arm-linux-gnueabihf)

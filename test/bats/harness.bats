@@ -46,6 +46,19 @@ H="$BUILD/test/unit/test_harness"
   [ "${lines[-1]}" = "1 passed, 0 failed, 0 skipped" ]
 }
 
+@test "--list names every case in file order and runs none" {
+  gen="$BATS_TEST_TMPDIR/test_list.c"
+  { echo '#include "harness.h"'; for i in 3 1 2; do echo "TEST(c$i) { CHECK(0); }"; done; } >"$gen"
+  cc -std=c17 -D_GNU_SOURCE -I"$NP_ROOT/test/unit" -o "$BATS_TEST_TMPDIR/list" "$gen"
+  run "$BATS_TEST_TMPDIR/list" --list
+  [ "$status" -eq 0 ]
+  [ "$output" = $'c3\nc1\nc2' ]
+  # every case fails when run: none ran above
+  run "$BATS_TEST_TMPDIR/list"
+  [ "$status" -eq 1 ]
+  [ "${lines[-1]}" = "0 passed, 3 failed, 0 skipped" ]
+}
+
 @test "run-tests counts skips apart, in unit binaries and bats files" {
   out=$(NP_HARNESS_SELFTEST=1 ONLY='^test_harness$' "$NP_ROOT/scripts/run-tests" 2>&1) && return 1
   [ "$(tail -1 <<<"$out")" = "1 passed, 2 failed, 1 skipped" ]

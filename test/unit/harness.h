@@ -10,7 +10,9 @@
  * is no case is a failure), each in its own process, so a crash or a failed
  * REQUIRE cannot leak state into the next case. It prints "PASS: name",
  * "FAIL: name" or "SKIP: name" per case and "<N> passed, <N> failed, <N>
- * skipped" at the end, and exits 1 if any case failed. Tests run from the repo
+ * skipped" at the end, and exits 1 if any case failed. --list prints every case's name, one a
+ * line, in file order, and runs none (test/bats/cross.bash checks that an emulated run ran
+ * exactly those). Tests run from the repo
  * root; their fixtures are under test/fixtures (harness_fixture), and the
  * optional wider set under ../shared (harness_shared, NP_SHARED overrides).
  */
@@ -236,6 +238,12 @@ int main(int argc, char **argv)
 	static const char *const outcome[] = {"PASS", "FAIL", "SKIP"};
 	int i, j, count[3] = {0, 0, 0};
 
+	if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+		for (i = 0; i < harness_ncases; i++)
+			printf("%s\n", harness_cases[i].name);
+		free(harness_cases);
+		return 0;
+	}
 	for (j = 1; j < argc; j++) {
 		for (i = 0; i < harness_ncases; i++)
 			if (strcmp(argv[j], harness_cases[i].name) == 0)

@@ -96,7 +96,7 @@ TEST(budget_bounds_memory_of_patterns_matched)
 	CHECK(charged <= 1u << 20);
 #ifndef __SANITIZE_ADDRESS__ /* ASan's shadow memory and quarantine are no measure */
 	/*
-	 * Nor is an emulator's: under qemu-user (test/bats/cross.bats sets NP_EMULATED) the RSS
+	 * Nor is an emulator's: under qemu-user (test/bats/cross.bash sets NP_EMULATED) the RSS
 	 * holds qemu's translation cache, which grows with the code first run in this window
 	 * (2.8 MB on armhf, while the same build natively grows as on amd64).
 	 */
