@@ -68,13 +68,35 @@ static int run_case(const char *file, size_t idx, json_t *c)
 	return ok;
 }
 
+/*
+ * Under an emulator (NP_EMULATED: test/bats/cross.bash), a fixture's first derivePassword case
+ * runs and the others are left out, counted: each is an scrypt over 32 MiB (N=32768, r=8, p=2, as
+ * Sprig's Master Password algorithm), 0.1 s natively and 30 s for the lot under qemu-user, where
+ * one is what tells the ARM build apart (the counter and length bytes, big-endian, and libcrypto
+ * loaded); every case still runs natively.
+ */
+static int emulated_skip(json_t *c, int *scrypt_seen, size_t *left_out)
+{
+	const char *src = json_string_value(json_object_get(c, "tmpl"));
+
+	if (!getenv("NP_EMULATED") || !src || !strstr(src, "derivePassword"))
+		return 0;
+	if (!*scrypt_seen) {
+		*scrypt_seen = 1;
+		return 0;
+	}
+	(*left_out)++;
+	return 1;
+}
+
 /* Every case of test/fixtures/gotmpl/<file>; returns the count run. */
 static size_t run_fixture(const char *file)
 {
 	json_error_t e;
 	char path[256];
 	json_t *all, *c;
-	size_t i, failed = 0;
+	size_t i, failed = 0, left_out = 0;
+	int scrypt_seen = 0;
 
 	snprintf(path, sizeof(path), "gotmpl/%s", file);
 	all = json_load_file(harness_fixture(path), 0, &e);
@@ -84,13 +106,19 @@ static size_t run_fixture(const char *file)
 	}
 	json_array_foreach(all, i, c)
 	{
+		if (emulated_skip(c, &scrypt_seen, &left_out))
+			continue;
 		if (!run_case(file, i, c))
 			failed++;
 	}
 	CHECK_INT(failed, 0);
 	i = json_array_size(all);
 	json_decref(all);
-	fprintf(stderr, "  %s: %zu cases, %zu failed\n", file, i, failed);
+	fprintf(stderr, "  %s: %zu cases, %zu failed", file, i, failed);
+	if (left_out)
+		fprintf(stderr, ", %zu more derivePassword cases left out under emulation",
+			left_out);
+	fputc('\n', stderr);
 	return i;
 }
 
