@@ -90,18 +90,19 @@ would_install() {
   fi
 }
 
-@test "run-tests: each suite's line with its time, a failed suite's output in one block, the five slowest, the summary last" {
+@test "run-tests: each suite's line with its time and CPU, a failed suite's output in one block, the five slowest, the summary last" {
   run env NP_HARNESS_SELFTEST=1 JOBS=3 ONLY='^test_(harness|base64|strbuf|label)$' "$NP_ROOT/scripts/run-tests"
   [ "$status" -eq 1 ]
   echo "$output" >&2
-  grep -qE '^unit test_base64: [0-9]+ passed \([0-9]+\.[0-9] s\)$' <<<"$output"
-  grep -qE '^unit test_strbuf: [0-9]+ passed \([0-9]+\.[0-9] s\)$' <<<"$output"
+  grep -qE '^unit test_base64: [0-9]+ passed \([0-9]+\.[0-9] s, [0-9]+\.[0-9] s CPU\)$' <<<"$output"
+  grep -qE '^unit test_strbuf: [0-9]+ passed \([0-9]+\.[0-9] s, [0-9]+\.[0-9] s CPU\)$' <<<"$output"
   # the failed suite: its header, then its own FAIL/SKIP lines with no other suite's between
   block=$(sed -n '/^--- test_harness (/,/^\(unit\|bats\|slowest\)/p' <<<"$output")
   [ "$(grep -c '^FAIL: ' <<<"$block")" -eq 2 ]
   [ "$(grep -c '^SKIP: ' <<<"$block")" -eq 1 ]
   grep -qE '^slowest: (test_[a-z0-9]+ [0-9]+\.[0-9] s(, )?){4}$' <<<"$output"
-  grep -qE '^wall time: [0-9]+ s for 4 suites, 3 at a time' <<<"$output"
+  grep -qE '^most CPU: (test_[a-z0-9]+ [0-9]+\.[0-9] s(, )?){4}$' <<<"$output"
+  grep -qE '^wall time: [0-9]+ s for 4 suites, 3 at a time \(the suites. times add up to [0-9]+ s, their CPU to [0-9]+ s\)$' <<<"$output"
   [ "${lines[-2]}" = "failed: test_harness" ]
   [[ ${lines[-1]} =~ ^[0-9]+\ passed,\ 2\ failed,\ 1\ skipped$ ]]
 }
