@@ -104,7 +104,12 @@ static int call(struct dra_pub *p, const struct kube_resource *res, const char *
 	return st >= 200 && st < 300 ? 0 : st;
 }
 
-/* Our pool's slices: items of the LIST, or NULL with err (-ESTALE on a 410). */
+/*
+ * Our pool's slices: items of the LIST, or NULL with err: -ESTALE on a 410, -ENOTSUP on a 404
+ * (resource.k8s.io/v1 not served: a served collection's LIST is never 404; kube-apiserver answers
+ * a path no API group serves with its last delegate, staging/src/k8s.io/apiserver/pkg/util/
+ * notfoundhandler/not_found_handler.go ServeHTTP: http.NotFound).
+ */
 static json_t *list(struct dra_pub *p, struct log_err *err)
 {
 	char sel[512];
@@ -114,6 +119,10 @@ static json_t *list(struct dra_pub *p, struct log_err *err)
 
 	snprintf(sel, sizeof(sel), "spec.driver=%s,spec.nodeName=%s", p->driver, p->node);
 	st = call(p, &slices_res, "GET", NULL, &q, NULL, &obj, err);
+	if (st == 404)
+		log_err_set(
+		    err, -ENOTSUP,
+		    "the API server does not serve resource.k8s.io/v1 (LIST resourceslices: HTTP 404): DRA needs a Kubernetes 1.34 or later API server, 1.32 and 1.33 are not supported");
 	items = json_object_get(obj, "items");
 	if (st != 0 || !json_is_array(items)) {
 		if (st == 0)

@@ -347,6 +347,42 @@ gap() { slice_log | awk -v i="$1" -v j="$2" 'NR == i { a = $4 } NR == j { print 
   [ "$(grep -c 'dra: ResourceSlices: GET resourceslices: HTTP 410: .*; again in 2 s' "$T/plugin.log")" = 1 ]
 }
 
+@test "devices-dra: an API server without resource.k8s.io/v1 (before 1.34): one line naming it and the versions, no more; slices once it is served" {
+  # a claim prepared while it was served
+  claim c1 uid-1 "[$(res ser nodeprobe.io node1 serial-ttyusb0)]"
+  plugin_start
+  run "${DK[@]}" prepare "$EP" v1 '[{"namespace":"default","uid":"uid-1","name":"c1"}]'
+  [[ "$output" == *'"cdi_device_ids": ["nodeprobe.io/claim=uid-1-serial-ttyusb0"]'* ]]
+  kill "$PLUGIN"; wait "$PLUGIN"; PLUGIN=
+  : > "$T/plugin.log"
+  # kube-apiserver 1.32/1.33: no resource.k8s.io/v1 (its notfoundhandler answers 404)
+  fake_ctl POST /faults '{"path":"^/apis/resource.k8s.io/v1/","code":404,"count":-1,"message":"the server could not find the requested resource"}' >/dev/null
+  fake_ctl DELETE /requests >/dev/null
+  plugin_start --dra-resync 1 --dra-sweep 1
+  fake_wait_requests 'method=GET&path=resourceslices' 4 >/dev/null
+  cat "$T/plugin.log" >&2
+  # the sweep waits: a claim's 404 there says nothing about the claim
+  [ "$(fake_ctl GET '/requests?path=resourceclaims&count=1' | jq .count)" = 0 ]
+  [ -e "$T/cdi/nodeprobe.io-claim_uid-1.json" ]
+  [ "$(jq -c '[.claims[].uid]' "$T/plugins/nodeprobe.io/checkpoint.json")" = '["uid-1"]' ]
+  [ "$(grep -c 'resource.k8s.io/v1' "$T/plugin.log")" = 1 ]
+  grep 'resource.k8s.io/v1' "$T/plugin.log" | grep 'does not serve resource.k8s.io/v1' | grep '1.34 or later' | grep -q '1.32 and 1.33 are not supported'
+  [ "$(grep -c 'dra: ResourceSlices:' "$T/plugin.log")" = 0 ]
+  # not a spin: one LIST a pass (2 s: about 2 more)
+  n=$(fake_ctl GET '/requests?method=GET&path=resourceslices&count=1' | jq .count)
+  sleep 2
+  m=$(fake_ctl GET '/requests?method=GET&path=resourceslices&count=1' | jq .count)
+  [ "$((m - n))" -le 4 ]
+  # the API server upgraded: published at the next pass, said once
+  fake_ctl DELETE /faults >/dev/null
+  dra_wait ctl_slices_are '[{"gen":1,"count":1,"pool":"node1","n":2}]'
+  dra_wait grep -q 'the API server serves resource.k8s.io/v1 now' "$T/plugin.log"
+  [ "$(grep -c 'does not serve resource.k8s.io/v1' "$T/plugin.log")" = 1 ]
+  # then the sweep runs, and keeps the claim the API server has
+  fake_wait_requests 'method=GET&path=resourceclaims/c1' >/dev/null
+  [ "$(jq -c '[.claims[].uid]' "$T/plugins/nodeprobe.io/checkpoint.json")" = '["uid-1"]' ]
+}
+
 @test "devices-dra: ResourceSlices: 300 devices are 3 slices of 128 at most, one generation" {
   for i in $(seq 2 299); do mknode "$T/dev/ttyUSB$i"; done
   plugin_start
