@@ -58,6 +58,7 @@ struct side {
 	long long next_sweep; /* the worker's: when the stale-claim sweep is due (ms) */
 	int sweep_ms;	      /* --dra-sweep */
 	int resync_ms;	      /* --dra-resync */
+	bool unserved;	      /* the worker's: the slices' LIST was 404 (said once) */
 };
 
 static struct side side = {.mu = PTHREAD_MUTEX_INITIALIZER};
@@ -335,14 +336,28 @@ static int work(void *ctx, struct log_err *err)
 {
 	struct side *d = ctx;
 	struct snap *s = snap_get(d);
+	bool synced = s != NULL;
 	int r = s ? dra_pub_sync(d->pub, s->sd, s->n, err) : 0;
 
 	snap_put(d, s);
-	if (r < 0) {
+	/* resource.k8s.io/v1 not served (an API server before 1.34): said once, asked quietly */
+	if (r == -ENOTSUP && !d->unserved)
+		log_error(
+		    "dra: %s; no ResourceSlices are published, asked again every %d s without more messages",
+		    err->msg, d->resync_ms / 1000);
+	else if (r < 0 && r != -ENOTSUP)
 		log_warn("dra: ResourceSlices: %s; again in %d s", err->msg, d->resync_ms / 1000);
-		log_err_clear(err);
-	}
-	if (now_ms() < d->next_sweep)
+	else if (r >= 0 && synced && d->unserved)
+		log_info(
+		    "dra: the API server serves resource.k8s.io/v1 now: ResourceSlices published");
+	if (synced)
+		d->unserved = r == -ENOTSUP;
+	log_err_clear(err);
+	/*
+	 * The sweep follows a pass whose LIST did not say "not served": there a claim's GET is
+	 * 404 too, which the sweep would read as "claim deleted".
+	 */
+	if (!synced || d->unserved || now_ms() < d->next_sweep)
 		return 0;
 	r = dra_prep_sweep(d->prep, err); /* claims deleted in the API meanwhile */
 	if (r < 0) {

@@ -243,10 +243,12 @@ void dra_pub_free(struct dra_pub *p);
  * with the next generation (DRA_SLICE_DEVICES devices each, at least one slice), extra ones
  * deleted. Each slice names its Node as owner (ownerReferences, controller: deleting the Node
  * deletes them), its uid read once by GET /api/v1/nodes/<node>; a 403 or 404 there publishes
- * without the owner (one warning). A 409 (someone changed a slice) lists again, up to 3 times.
+ * without the owner (one warning). A 409 (someone changed a slice) lists again, up to 3 times;
+ * a 410 (our view is stale) lists again at once, once (a second 410: -ESTALE).
  * What the API would refuse is left out with one warning (dra_internal.h dra_slice_build); all
  * slices are built before the first write, so a failure writes nothing. Returns the number of
- * writes (0: up to date), or -errno / KUBE_E* with err (the caller retries later).
+ * writes (0: up to date), or -errno / KUBE_E* with err (the caller retries later); -ENOTSUP when
+ * the LIST is answered 404: the API server does not serve resource.k8s.io/v1 (before 1.34).
  */
 int dra_pub_sync(struct dra_pub *p, const struct dra_slice_dev *d, size_t n, struct log_err *err);
 

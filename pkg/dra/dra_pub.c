@@ -20,8 +20,15 @@
 #include "log/log.h"
 #include "strbuf/strbuf.h"
 
-#define LIST_MAX (64u << 20) /* our pool's slices as one LIST answer */
-#define TRIES	 3	     /* syncs after a 409 */
+/*
+ * Our pool's slices as one LIST answer. The LIST is not paged (no limit, no continue): at most
+ * DRA_POOL_DEVICES (4096) devices in slices of DRA_SLICE_DEVICES (128) are 32 slices, one
+ * answer well under this cap; and a LIST without limit or resourceVersion is the API's "Most
+ * Recent" read (kubernetes/website content/en/docs/reference/using-api/api-concepts.md, "The
+ * ResourceVersion Parameter": consistent, a quorum read), with no continue token to expire.
+ */
+#define LIST_MAX (64u << 20)
+#define TRIES	 3 /* syncs after a 409 */
 
 static const struct kube_resource slices_res = {"/apis/resource.k8s.io/v1", "resourceslices",
 						"ResourceSlice"};
@@ -61,6 +68,14 @@ void dra_pub_free(struct dra_pub *p)
 	free(p);
 }
 
+/* The error code of an HTTP status >= 300: -EAGAIN (409), -ESTALE (410), else -EIO. */
+static int code_of(int st)
+{
+	if (st == 409)
+		return -EAGAIN;
+	return st == 410 ? -ESTALE : -EIO;
+}
+
 /* One request; 0 with *obj (NULL for no JSON body) or the HTTP status / -errno with err. */
 static int call(struct dra_pub *p, const struct kube_resource *res, const char *method,
 		const char *name, const struct kube_query *q, json_t *body, json_t **obj,
@@ -82,14 +97,19 @@ static int call(struct dra_pub *p, const struct kube_resource *res, const char *
 	if (st >= 200 && st < 300 && obj)
 		*obj = json_loadb(resp.buf, resp.len, 0, NULL);
 	if (st >= 300)
-		log_err_set(err, st == 409 ? -EAGAIN : -EIO, "%s %s%s%s: HTTP %d: %.120s", method,
-			    res->plural, name ? "/" : "", name ? name : "", st, resp.buf);
+		log_err_set(err, code_of(st), "%s %s%s%s: HTTP %d: %.120s", method, res->plural,
+			    name ? "/" : "", name ? name : "", st, resp.buf);
 	sb_free(&url);
 	sb_free(&resp);
 	return st >= 200 && st < 300 ? 0 : st;
 }
 
-/* Our pool's slices: items of the LIST, or NULL with err. */
+/*
+ * Our pool's slices: items of the LIST, or NULL with err: -ESTALE on a 410, -ENOTSUP on a 404
+ * (resource.k8s.io/v1 not served: a served collection's LIST is never 404; kube-apiserver answers
+ * a path no API group serves with its last delegate, staging/src/k8s.io/apiserver/pkg/util/
+ * notfoundhandler/not_found_handler.go ServeHTTP: http.NotFound).
+ */
 static json_t *list(struct dra_pub *p, struct log_err *err)
 {
 	char sel[512];
@@ -99,6 +119,10 @@ static json_t *list(struct dra_pub *p, struct log_err *err)
 
 	snprintf(sel, sizeof(sel), "spec.driver=%s,spec.nodeName=%s", p->driver, p->node);
 	st = call(p, &slices_res, "GET", NULL, &q, NULL, &obj, err);
+	if (st == 404)
+		log_err_set(
+		    err, -ENOTSUP,
+		    "the API server does not serve resource.k8s.io/v1 (LIST resourceslices: HTTP 404): DRA needs a Kubernetes 1.34 or later API server, 1.32 and 1.33 are not supported");
 	items = json_object_get(obj, "items");
 	if (st != 0 || !json_is_array(items)) {
 		if (st == 0)
@@ -219,7 +243,7 @@ static json_t *slice_json(struct dra_pub *p, json_t *s_old, json_t *devices, jso
 			 devices);
 }
 
-/* One pass: 0.. writes, -EAGAIN on a 409, other errors with err. */
+/* One pass: 0.. writes, -EAGAIN on a 409, -ESTALE on a 410, other errors with err. */
 static int sync_once(struct dra_pub *p, json_t **chunk, size_t k, struct log_err *err)
 {
 	json_t *items = list(p, err), *s, **body = NULL;
@@ -265,10 +289,8 @@ out:
 		json_decref(body[i]);
 	free(body);
 	json_decref(items);
-	if (st == 409)
-		return -EAGAIN;
 	if (st != 0)
-		return st < 0 ? st : -EIO;
+		return st < 0 ? st : code_of(st);
 	log_info("dra: pool %s of %s: generation %lld, %zu slices", p->node, p->driver,
 		 (long long)gen, k);
 	return (int)writes;
@@ -278,18 +300,31 @@ int dra_pub_sync(struct dra_pub *p, const struct dra_slice_dev *d, size_t n, str
 {
 	json_t **chunk = NULL;
 	size_t k = 0;
-	int rc;
+	int rc, conflicts = 0, gone = 0;
 
 	log_err_clear(err);
 	rc = dra_slice_build(d, n, &p->warned, &chunk, &k, err);
 	if (rc == 0)
 		rc = owner_of(p, err);
-	for (int t = 0; rc == 0 && t < TRIES; t++) {
+	/*
+	 * A 410 (Gone, reason Expired) says the view we listed is stale: list again from scratch
+	 * at once, with neither continue nor resourceVersion, as client-go's pager falls back to
+	 * a full list on an expired continue token (staging/src/k8s.io/client-go/tools/pager/
+	 * pager.go ListPager.List) and as api-concepts.md says ("Clients must be able to tolerate
+	 * 410 (Gone) responses"; "the client will need to start from the beginning"). Once a
+	 * pass: a second 410 is an error like any other, and the caller's next pass tries again.
+	 */
+	while (rc == 0) {
 		log_err_clear(err);
 		rc = sync_once(p, chunk, k, err);
-		if (rc != -EAGAIN)
+		if (rc == -EAGAIN && ++conflicts < TRIES)
+			log_info("dra: a slice changed under us (409): listing again");
+		else if (rc == -ESTALE && ++gone == 1)
+			log_info(
+			    "dra: ResourceSlices: 410 Gone (our view is stale): listing again from scratch");
+		else
 			break;
-		log_info("dra: a slice changed under us (409): listing again");
+		rc = 0;
 	}
 	dra_chunks_free(chunk, k);
 	return rc;

@@ -288,6 +288,101 @@ OUT
   dra_wait slices_are '[{"gen":1,"count":1,"pool":"node1","n":2}]'
 }
 
+# ctl_slices: slices() through the control port, which no fault touches and the request log
+# does not record (the log then holds the plugin's requests only)
+ctl_slices() {
+  fake_ctl GET '/objects?apiVersion=resource.k8s.io/v1&kind=ResourceSlice' |
+    jq -c '[.items[] | {gen: .spec.pool.generation, count: .spec.pool.resourceSliceCount, pool: .spec.pool.name, n: (.spec.devices | length)}]'
+}
+ctl_slices_are() { [ "$(ctl_slices)" = "$1" ]; }
+
+# wipe_slices: delete our slices behind the plugin's back (as the kubelet does at its start); no
+# scan follows, so the next pass is a --dra-resync one
+wipe_slices() {
+  local n
+  for n in $(fake_ctl GET '/objects?apiVersion=resource.k8s.io/v1&kind=ResourceSlice' | jq -r '.items[].metadata.name'); do
+    fake_ctl DELETE "/objects?apiVersion=resource.k8s.io/v1&kind=ResourceSlice&name=$n" >/dev/null
+  done
+}
+
+# slice_log: the plugin's resourceslices requests since the log was cleared, one line each:
+# METHOD STATUS continue/resourceVersion-in-the-query TIME, from the first 410 on (a pass may
+# come between clearing the log and arming the fault)
+slice_log() {
+  fake_ctl GET '/requests?path=resourceslices' |
+    jq -r '.items[] | "\(.method) \(.status) \(.params | has("continue") or has("resourceVersion")) \(.time)"' |
+    sed -n '/^GET 410 /,$p'
+}
+
+# gone_pass N: N 410s armed on the LIST (the log cleared first: whenever a pass comes, its 410s
+# are in it), our slices wiped, and waited for until they are back
+gone_pass() {
+  fake_ctl DELETE /requests >/dev/null
+  fake_ctl POST /faults "{\"method\":\"GET\",\"path\":\"/resourceslices\$\",\"code\":410,\"count\":$1}" >/dev/null
+  wipe_slices
+  dra_wait ctl_slices_are '[{"gen":1,"count":1,"pool":"node1","n":2}]'
+  slice_log >&2
+  cat "$T/plugin.log" >&2
+}
+
+# gap I J: the seconds between slice_log's records I and J
+gap() { slice_log | awk -v i="$1" -v j="$2" 'NR == i { a = $4 } NR == j { print $4 - a }'; }
+
+@test "devices-dra: ResourceSlices: a 410 on the LIST lists again from scratch at once, one line; a second 410 waits for the next pass" {
+  plugin_start --dra-resync 2
+  dra_wait ctl_slices_are '[{"gen":1,"count":1,"pool":"node1","n":2}]'
+  # one 410 (the API server's "your view is stale"): the pass lists again at once and writes
+  gone_pass 1
+  [ "$(slice_log | head -2 | cut -d' ' -f1-3 | tr '\n' ,)" = 'GET 410 false,GET 200 false,' ]
+  slice_log | grep -q '^POST 201 false '
+  # the fake's log: the LIST again within the pass (the next pass is 2 s later)
+  awk -v g="$(gap 1 2)" 'BEGIN { exit !(g < 1) }'
+  [ "$(grep -c '410 Gone (our view is stale): listing again from scratch' "$T/plugin.log")" = 1 ]
+  [ "$(grep -c 'HTTP 410' "$T/plugin.log")" = 0 ]
+  # a 410 again on that LIST: one warning, and the next pass (2 s on) lists and writes
+  gone_pass 2
+  [ "$(slice_log | head -4 | cut -d' ' -f1-3 | tr '\n' ,)" = 'GET 410 false,GET 410 false,GET 200 false,POST 201 false,' ]
+  awk -v g="$(gap 2 3)" 'BEGIN { exit !(g >= 1) }'
+  [ "$(grep -c '410 Gone (our view is stale): listing again from scratch' "$T/plugin.log")" = 2 ]
+  [ "$(grep -c 'dra: ResourceSlices: GET resourceslices: HTTP 410: .*; again in 2 s' "$T/plugin.log")" = 1 ]
+}
+
+@test "devices-dra: an API server without resource.k8s.io/v1 (before 1.34): one line naming it and the versions, no more; slices once it is served" {
+  # a claim prepared while it was served
+  claim c1 uid-1 "[$(res ser nodeprobe.io node1 serial-ttyusb0)]"
+  plugin_start
+  run "${DK[@]}" prepare "$EP" v1 '[{"namespace":"default","uid":"uid-1","name":"c1"}]'
+  [[ "$output" == *'"cdi_device_ids": ["nodeprobe.io/claim=uid-1-serial-ttyusb0"]'* ]]
+  kill "$PLUGIN"; wait "$PLUGIN"; PLUGIN=
+  : > "$T/plugin.log"
+  # kube-apiserver 1.32/1.33: no resource.k8s.io/v1 (its notfoundhandler answers 404)
+  fake_ctl POST /faults '{"path":"^/apis/resource.k8s.io/v1/","code":404,"count":-1,"message":"the server could not find the requested resource"}' >/dev/null
+  fake_ctl DELETE /requests >/dev/null
+  plugin_start --dra-resync 1 --dra-sweep 1
+  fake_wait_requests 'method=GET&path=resourceslices' 4 >/dev/null
+  cat "$T/plugin.log" >&2
+  # the sweep waits: a claim's 404 there says nothing about the claim
+  [ "$(fake_ctl GET '/requests?path=resourceclaims&count=1' | jq .count)" = 0 ]
+  [ -e "$T/cdi/nodeprobe.io-claim_uid-1.json" ]
+  [ "$(jq -c '[.claims[].uid]' "$T/plugins/nodeprobe.io/checkpoint.json")" = '["uid-1"]' ]
+  [ "$(grep -c 'resource.k8s.io/v1' "$T/plugin.log")" = 1 ]
+  grep 'resource.k8s.io/v1' "$T/plugin.log" | grep 'does not serve resource.k8s.io/v1' | grep '1.34 or later' | grep -q '1.32 and 1.33 are not supported'
+  [ "$(grep -c 'dra: ResourceSlices:' "$T/plugin.log")" = 0 ]
+  # not a spin: one LIST a pass (2 s: about 2 more)
+  n=$(fake_ctl GET '/requests?method=GET&path=resourceslices&count=1' | jq .count)
+  sleep 2
+  m=$(fake_ctl GET '/requests?method=GET&path=resourceslices&count=1' | jq .count)
+  [ "$((m - n))" -le 4 ]
+  # the API server upgraded: published at the next pass, said once
+  fake_ctl DELETE /faults >/dev/null
+  dra_wait ctl_slices_are '[{"gen":1,"count":1,"pool":"node1","n":2}]'
+  dra_wait grep -q 'the API server serves resource.k8s.io/v1 now' "$T/plugin.log"
+  [ "$(grep -c 'does not serve resource.k8s.io/v1' "$T/plugin.log")" = 1 ]
+  # then the sweep runs, and keeps the claim the API server has
+  fake_wait_requests 'method=GET&path=resourceclaims/c1' >/dev/null
+  [ "$(jq -c '[.claims[].uid]' "$T/plugins/nodeprobe.io/checkpoint.json")" = '["uid-1"]' ]
+}
+
 @test "devices-dra: ResourceSlices: 300 devices are 3 slices of 128 at most, one generation" {
   for i in $(seq 2 299); do mknode "$T/dev/ttyUSB$i"; done
   plugin_start
