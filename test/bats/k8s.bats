@@ -412,7 +412,7 @@ kustomizations() {
     # Spegel's configuration container is replaced, not added to; no lifecycle hook comes in.
     [ "$(jq -r 'select(.kind == "DaemonSet" and .metadata.name == "spegel") | [.spec.template.spec.initContainers[].image] | join(",")' "$W/sp.json")" = \
       "$(jq -r 'select(.kind == "DaemonSet") | .spec.template.spec.initContainers[0].image' "$W/m.json")" ]
-    ! grep -q -e preStop -e postStart "$W/sp.json"
+    ! grep -q -e preStop -e postStart "$W/sp.json" || false
   fi
   # Nothing runs on pod stop: no lifecycle hooks, anywhere.
   for d in k8s/mirror k8s/mirror/cleanup; do
@@ -436,7 +436,7 @@ kustomizations() {
   # fsub DIR [VAR=VALUE...]: render DIR with Flux's postBuild substitution (defaults, or VARs).
   fsub() { local d=$1; shift; kubectl kustomize "$d" | env "$@" "$T/flux-subst" | json; }
   # Every variable has a default: nothing to edit in a repository Flux pulls from.
-  ! grep -rnE '\$\{[_a-zA-Z0-9]+\}' k8s/flux
+  ! grep -rnE '\$\{[_a-zA-Z0-9]+\}' k8s/flux || false
   [ "$(grep -rhoE '\$\{[_a-zA-Z0-9]+:=' k8s/flux | sort -u | paste -sd' ')" = \
     '${GITEA_REGISTRY:= ${NFD_KUSTOMIZATION:= ${NFD_NAMESPACE:= ${NFD_RELEASE:= ${NODEPROBE_DISTRO:=' ]
   # The bootstrap: the source and one Kustomization applying k8s/flux with the user's settings.
@@ -464,7 +464,7 @@ kustomizations() {
   one Kustomization '.spec.dependsOn == [{"name": "nfd"}] and .spec.targetNamespace == "nfd"
     and .spec.healthChecks[0].name == "nfd" and .spec.healthChecks[0].namespace == "nfd"' "$W/n.json"
   # OCI charts come through OCIRepository (Flux's documented way), never HelmRepository type oci.
-  ! grep -rn 'type: oci' k8s/flux
+  ! grep -rn 'type: oci' k8s/flux || false
   fsub k8s/flux/nodeprobe >"$W/np.json"
   one Namespace '.metadata.labels["pod-security.kubernetes.io/enforce"] == "privileged"' "$W/np.json"
   # Pruning the Kustomization deletes its objects at once, without waiting for the HelmRelease's
