@@ -522,9 +522,10 @@ kustomizations() {
   jq -r '.namespace + "/" + .name' "$W/rel.json" | sort >"$W/names"
   jq -r '.needs[]?' "$W/rel.json" | sort -u | comm -23 - "$W/names" >"$W/dangling"
   [ ! -s "$W/dangling" ]
-  # Nothing but Helm: no kustomize directory (chartify), no hooks, no kubectl.
+  # Nothing but Helm: no kustomize directory (chartify), no hooks, no kubectl. kubectl is looked
+  # for in the parsed state, not the file: the file's header comment says "no kubectl hooks".
   [ "$(jq -r '.hooks[]?' "$W/rel.json")" = "" ]
-  ! grep -q kubectl "$f"
+  ! grep -q kubectl "$W/h.json" || false
   # Namespaces are created only by the namespaces release, labelled privileged: every release
   # namespace is in it (the bootstrap namespace kube-system aside).
   jq -e '.helmDefaults.createNamespace == false' "$W/h.json"
