@@ -194,7 +194,7 @@ E
   grep -qx -- '--registry=https://gitea.example.internal' "$W/a"
   grep -qx -- '--registry=https://registry.example.internal:5000' "$W/a"
   grep -qx -- '--prepend-existing' "$W/a"
-  ! grep -q -- '--dial-timeout' "$W/a"
+  ! grep -q -- '--dial-timeout' "$W/a" || false
   # watch off: a pause container keeps the pod up.
   [ "$(jq -r 'select(.kind == "DaemonSet") | [.spec.template.spec.containers[] | .name + "=" + .image] | join(",")' "$W/r.json")" = pause=registry.k8s.io/pause:3.10 ]
   # Pinned by digest; no cleanup hook when turned off.
@@ -228,7 +228,7 @@ E
   [ "$(jq -r 'select(.metadata.name == "nodeprobe-mirror-cleanup") | [.spec.template.spec.containers[].name] | join(",")' "$W/ds.json")" = pause ]
   [ "$(jq -r '.spec.selector.matchLabels["app.kubernetes.io/component"]' "$W/ds.json" | paste -sd,)" = mirror,mirror-cleanup-node ]
   # Nothing runs on pod stop: no lifecycle hooks anywhere.
-  ! grep -q -e preStop -e postStart "$W/r.json"
+  ! grep -q -e preStop -e postStart "$W/r.json" || false
 }
 
 @test "every object name fits Kubernetes' limits with the longest release name" {

@@ -412,7 +412,7 @@ kustomizations() {
     # Spegel's configuration container is replaced, not added to; no lifecycle hook comes in.
     [ "$(jq -r 'select(.kind == "DaemonSet" and .metadata.name == "spegel") | [.spec.template.spec.initContainers[].image] | join(",")' "$W/sp.json")" = \
       "$(jq -r 'select(.kind == "DaemonSet") | .spec.template.spec.initContainers[0].image' "$W/m.json")" ]
-    ! grep -q -e preStop -e postStart "$W/sp.json"
+    ! grep -q -e preStop -e postStart "$W/sp.json" || false
   fi
   # Nothing runs on pod stop: no lifecycle hooks, anywhere.
   for d in k8s/mirror k8s/mirror/cleanup; do
@@ -436,7 +436,7 @@ kustomizations() {
   # fsub DIR [VAR=VALUE...]: render DIR with Flux's postBuild substitution (defaults, or VARs).
   fsub() { local d=$1; shift; kubectl kustomize "$d" | env "$@" "$T/flux-subst" | json; }
   # Every variable has a default: nothing to edit in a repository Flux pulls from.
-  ! grep -rnE '\$\{[_a-zA-Z0-9]+\}' k8s/flux
+  ! grep -rnE '\$\{[_a-zA-Z0-9]+\}' k8s/flux || false
   [ "$(grep -rhoE '\$\{[_a-zA-Z0-9]+:=' k8s/flux | sort -u | paste -sd' ')" = \
     '${GITEA_REGISTRY:= ${NFD_KUSTOMIZATION:= ${NFD_NAMESPACE:= ${NFD_RELEASE:= ${NODEPROBE_DISTRO:=' ]
   # The bootstrap: the source and one Kustomization applying k8s/flux with the user's settings.
@@ -464,7 +464,7 @@ kustomizations() {
   one Kustomization '.spec.dependsOn == [{"name": "nfd"}] and .spec.targetNamespace == "nfd"
     and .spec.healthChecks[0].name == "nfd" and .spec.healthChecks[0].namespace == "nfd"' "$W/n.json"
   # OCI charts come through OCIRepository (Flux's documented way), never HelmRepository type oci.
-  ! grep -rn 'type: oci' k8s/flux
+  ! grep -rn 'type: oci' k8s/flux || false
   fsub k8s/flux/nodeprobe >"$W/np.json"
   one Namespace '.metadata.labels["pod-security.kubernetes.io/enforce"] == "privileged"' "$W/np.json"
   # Pruning the Kustomization deletes its objects at once, without waiting for the HelmRelease's
@@ -522,9 +522,10 @@ kustomizations() {
   jq -r '.namespace + "/" + .name' "$W/rel.json" | sort >"$W/names"
   jq -r '.needs[]?' "$W/rel.json" | sort -u | comm -23 - "$W/names" >"$W/dangling"
   [ ! -s "$W/dangling" ]
-  # Nothing but Helm: no kustomize directory (chartify), no hooks, no kubectl.
+  # Nothing but Helm: no kustomize directory (chartify), no hooks, no kubectl. kubectl is looked
+  # for in the parsed state, not the file: the file's header comment says "no kubectl hooks".
   [ "$(jq -r '.hooks[]?' "$W/rel.json")" = "" ]
-  ! grep -q kubectl "$f"
+  ! grep -q kubectl "$W/h.json" || false
   # Namespaces are created only by the namespaces release, labelled privileged: every release
   # namespace is in it (the bootstrap namespace kube-system aside).
   jq -e '.helmDefaults.createNamespace == false' "$W/h.json"

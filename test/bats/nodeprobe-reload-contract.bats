@@ -328,7 +328,7 @@ wait_sink() {
   RL_PID=$!
   for i in $(seq 100); do curl -sf "http://127.0.0.1:$port/metrics" >"$BATS_TEST_TMPDIR/m" && break; sleep 0.05; done
   promtool check metrics <"$BATS_TEST_TMPDIR/m"
-  ! grep -q by_namespace "$BATS_TEST_TMPDIR/m"
+  ! grep -q by_namespace "$BATS_TEST_TMPDIR/m" || false
 }
 
 @test "kubeconfig: \$KUBECONFIG is a ':' list merged as client-go (first wins), then in-cluster, then ~/.kube/config" {
@@ -485,13 +485,13 @@ PY
   wait_patches 1
   for i in $(seq 100); do grep -q "Error sending alert" "$RL_LOG" && break; sleep 0.05; done
   grep -q "error: Error sending alert: POST http://127.0.0.1:9/...: " "$RL_LOG" || { cat "$RL_LOG" >&2; return 1; }
-  ! grep -q s3cret "$RL_LOG"
+  ! grep -q s3cret "$RL_LOG" || false
   kill "$RL_PID"; wait "$RL_PID" || true
   start --webhook-url 'http://127.0.0.1:9/hook/tok-s3cret'
   cm cfg '{"k":"3"}'
   for i in $(seq 100); do grep -q "webhook for ConfigMap default/cfg failed" "$RL_LOG" && break; sleep 0.05; done
   grep -q "webhook for ConfigMap default/cfg failed: POST http://127.0.0.1:9/...: " "$RL_LOG" || { cat "$RL_LOG" >&2; return 1; }
-  ! grep -q s3cret "$RL_LOG"
+  ! grep -q s3cret "$RL_LOG" || false
 }
 
 @test "--log-format json: a client's malformed request to /metrics adds no plain-text line to the log" {
@@ -535,8 +535,8 @@ PY
   RL_PID=
   # the POST in flight is abandoned and counted in one line (issue 17: alerts on their own thread)
   grep -q "warning: stopping: 1 alerts or webhooks not sent" "$RL_LOG" || { cat "$RL_LOG" >&2; return 1; }
-  ! grep -q "Error sending alert" "$RL_LOG"
-  ! grep -q "timed out" "$RL_LOG"
+  ! grep -q "Error sending alert" "$RL_LOG" || false
+  ! grep -q "timed out" "$RL_LOG" || false
 }
 
 # start_cm_watch_held COUNT: ConfigMap cfg referenced by Deployment web; the fake holds COUNT

@@ -95,7 +95,7 @@ env_of() {
   [ "$(nodata)" = $((u0 + 1)) ]
   [ "$(nreqs PATCH .)" -eq 1 ]
   [ "$(env_of web)" = "STAKATER_VAULT_DB_SECRETPROVIDERCLASS=$h" ]
-  ! grep -q 'error\|not supported\|is off' "$RL_LOG"
+  ! grep -q 'error\|not supported\|is off' "$RL_LOG" || false
 }
 
 @test "CSI: a status deleted while the watch is down (410, re-list) is swept; reloader_events_received_total counts the statuses" {
@@ -198,7 +198,7 @@ env_of() {
   echo "$q" >&2
   # the LIST and the WATCH, both with the translated selector
   [ "$(grep -c 'labelSelector=team\(%3D\|=\)a' <<<"$q")" -ge 2 ]
-  ! grep -v 'labelSelector=team\(%3D\|=\)a' <<<"$q"
+  ! grep -v 'labelSelector=team\(%3D\|=\)a' <<<"$q" || false
 }
 
 @test "CSI: a workload's secretproviderclass reload list changed to an invalid one is warned about" {
@@ -401,7 +401,7 @@ grows() {
   retries secretproviderclasspodstatuses | grows 3
   [ "$(grep -c 'forbidden (HTTP 403' "$RL_LOG")" -eq 1 ]
   grep -q 'secretproviderclasspodstatuses: forbidden (HTTP 403 on WATCH)' "$RL_LOG"
-  ! grep -q 'are granted now' "$RL_LOG"
+  ! grep -q 'are granted now' "$RL_LOG" || false
   m=$(curl -sS "http://127.0.0.1:$port/metrics")
   grep -qx 'nodeprobe_reload_csi_available{resource="secretproviderclasspodstatuses"} 0' <<<"$m"
   grep -qx 'nodeprobe_reload_csi_lost_total{resource="secretproviderclasspodstatuses"} 1' <<<"$m"

@@ -218,7 +218,7 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
   [ "$(fake_ctl GET "/requests?method=PUT&path=/leases/&since=$((seq409 + 1))" | jq '[.items[].status] | length >= 2 and all(. == 200)')" = true ]
   wait_holder a
   grep -q "another instance wrote it first (409)" "$BATS_TEST_TMPDIR/a.log"
-  ! grep -q "lost Lease" "$BATS_TEST_TMPDIR/a.log"
+  ! grep -q "lost Lease" "$BATS_TEST_TMPDIR/a.log" || false
   # the fake server itself answers a stale resourceVersion with 409
   l=$(lease | jq -c '.metadata.resourceVersion = "1" | .spec.holderIdentity = "x"')
   run fake_api PUT "$LEASES/stakater-reloader-lock" -H 'Content-Type: application/json' --data-binary "$l"
@@ -360,8 +360,8 @@ MICRO='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
   echo "# rolled: ${ok:0:40}..." >&3
   [[ $ok == *"$(sha1 v=1)"* ]]
   [ "$(holder)" = a ]
-  ! grep -q "acquired Lease" "$BATS_TEST_TMPDIR/b.log"
-  ! grep -q "lost Lease" "$BATS_TEST_TMPDIR/a.log"
+  ! grep -q "acquired Lease" "$BATS_TEST_TMPDIR/b.log" || false
+  ! grep -q "lost Lease" "$BATS_TEST_TMPDIR/a.log" || false
   grep -q "renewal is overdue by the end of the retry wait" "$BATS_TEST_TMPDIR/a.log"
 }
 

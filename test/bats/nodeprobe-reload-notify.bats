@@ -68,9 +68,9 @@ now_ms() { date +%s%3N; }
   wait "$RL_PID"
   grep "not sent" "$RL_LOG" >&3
   grep -q "stopping: 8 alerts or webhooks not sent" "$RL_LOG"
-  ! grep -q "Error sending alert" "$RL_LOG"
+  ! grep -q "Error sending alert" "$RL_LOG" || false
   # libmicrohttpd's logger is its first option: no warning about it
-  ! grep -q "is not the first option" "$RL_LOG"
+  ! grep -q "is not the first option" "$RL_LOG" || false
 }
 
 @test "a sink's endless answer is read up to the body cap, then the transfer is cut" {
@@ -86,7 +86,7 @@ now_ms() { date +%s%3N; }
   echo "# the sink wrote $taken of 1 GiB before the client closed" >&3
   # 64 KiB are read; what the sockets' buffers took on loopback is a few MiB at most
   [ "$taken" -lt $((64 << 20)) ]
-  ! grep -q "Error sending alert" "$RL_LOG"
+  ! grep -q "Error sending alert" "$RL_LOG" || false
 }
 
 @test "--webhook-url: only http and https with a host, refused at start (exit 2) without naming the URL" {
