@@ -106,3 +106,12 @@ would_install() {
   [ "${lines[-2]}" = "failed: test_harness" ]
   [[ ${lines[-1]} =~ ^[0-9]+\ passed,\ 2\ failed,\ 1\ skipped$ ]]
 }
+
+@test "test/suite-weights names every suite once, and nothing else" {
+  cd "$NP_ROOT"
+  diff <({ for b in test/bats/*.bats; do basename "$b"; done
+           for u in test/unit/test_*.c; do basename "$u" .c; done; } | sort) \
+    <(grep -v '^#' test/suite-weights | awk '{ print $2 }' | sort)
+  # each line is "seconds name"
+  [ "$(grep -v '^#' test/suite-weights | grep -cvE '^[0-9]+ [a-z0-9_.-]+$')" -eq 0 ]
+}
