@@ -10,11 +10,13 @@
 
 #define MAX_DEPTH 96
 #define KEY_MAX	  1024
+/* A ':' or ',' with more spaces after it than this leads no token (kube_stream_feed). */
+#define LEAD_MAX 64
 /*
- * The longest token held in pend: a string cut at STR_CUT with a \uXXXX escape or a UTF-8
+ * The most held in pend: a lead, then a string cut at STR_CUT with a \uXXXX escape or a UTF-8
  * sequence's rest after it and its quotes, or a number of KUBE_VALUE_MAX and the byte after it.
  */
-#define PEND_MAX (KUBE_VALUE_MAX + 2)
+#define PEND_MAX (LEAD_MAX + KUBE_VALUE_MAX + 2)
 /* pend's memory is given back after a token longer than this */
 #define PEND_KEEP (64 * 1024)
 
@@ -54,7 +56,8 @@ struct kube_stream {
 	unsigned char dropping; /* the rest of an over-long string is not fed to yajl */
 	size_t slen;		/* bytes of the current string so far */
 	size_t run;		/* bytes of the current number or literal so far */
-	struct strbuf pend; /* the token open at the end of the last feed; yajl has none of it */
+	size_t lead;		/* bytes of a ':' or ',' and the spaces after it so far */
+	struct strbuf pend;	/* what was open at the end of the last feed; yajl has none of it */
 };
 
 static int in_item(const struct kube_stream *st)
@@ -500,8 +503,8 @@ static int pend_add(struct kube_stream *st, const unsigned char *buf, size_t n)
 }
 
 /*
- * The token open now began at p[tok], or in an earlier feed if pend holds its start: yajl gets
- * what is before it in p. *from: the first byte of p neither given to yajl nor held.
+ * What is open now (a token, or its lead) began at p[tok], or in an earlier feed if pend holds
+ * its start: yajl gets what is before it in p. *from: the first byte of p not given nor held.
  */
 static int give_before(struct kube_stream *st, const unsigned char *p, size_t *from, size_t tok)
 {
@@ -514,7 +517,7 @@ static int give_before(struct kube_stream *st, const unsigned char *p, size_t *f
 	return r;
 }
 
-/* Hold p[*from..end), more of the open token, in pend (after give_before). */
+/* Hold p[*from..end), more of what is open, in pend (after give_before). */
 static int hold(struct kube_stream *st, const unsigned char *p, size_t *from, size_t end)
 {
 	size_t n = end - *from;
@@ -524,7 +527,7 @@ static int hold(struct kube_stream *st, const unsigned char *p, size_t *from, si
 	return r ? r : count_item(st, n);
 }
 
-/* The held token (if any) ends before p[end]: yajl gets it whole, in one call. */
+/* What is held (if anything) ends before p[end]: yajl gets it whole, in one call. */
 static int release(struct kube_stream *st, const unsigned char *p, size_t *from, size_t end)
 {
 	size_t n = end - *from;
@@ -555,7 +558,12 @@ static int give_all(struct kube_stream *st, const unsigned char *p, size_t from,
  * yajl_lex_string read lexer->buf from bufOff 0 before the new text. A 4.5 MiB string fed in
  * 16 KiB reads was lexed some 290 times over. So a string, number or literal still open at the
  * end of a feed is held in pend (bounded by the cuts below), and yajl gets it whole with the byte
- * that ends it, in one call: each byte is lexed once, in place, never copied to lexer->buf.
+ * that ends it, in one call: each byte is lexed once.
+ *
+ * The same label leaves bufInUse set after every call (the end of the text lexes as an empty
+ * token), so the first token of a call is copied to lexer->buf. A held token is held from the
+ * ':' or ',' before it (st->lead), whose one byte is copied then, not the value; yajl calls
+ * nothing for either, so what it reports is as before.
  *
  * Track strings byte by byte: yajl holds an unfinished string whole, so one inside an item is
  * cut at STR_CUT (before a backslash escape or a UTF-8 sequence, so what yajl gets is valid)
@@ -566,7 +574,7 @@ static int give_all(struct kube_stream *st, const unsigned char *p, size_t from,
 int kube_stream_feed(struct kube_stream *st, const void *buf, size_t len, struct log_err *err)
 {
 	const unsigned char *p = buf;
-	size_t i, from = 0, tok = 0; /* tok: where the token open now began, in this feed */
+	size_t i, from = 0, tok = 0; /* tok: where what is open now began, if in this feed */
 	int r;
 
 	st->err = err;
@@ -575,22 +583,43 @@ int kube_stream_feed(struct kube_stream *st, const void *buf, size_t len, struct
 		unsigned char ch = p[i];
 
 		if (!st->in_str) {
-			if (ch == '"' || (strchr("{}[],: \t\r\n", ch) && ch)) {
-				/* a number or literal ends: given with this byte, unless a string's
-				 */
-				r = st->run ? release(st, p, &from, ch == '"' ? i : i + 1) : 0;
-				if (r)
-					return r;
+			int space = ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
+			int sep = space || (ch && strchr("{}[],:", ch));
+
+			if (st->run && (sep || ch == '"')) {
+				/* a number or literal ends: a held one goes with this byte, unless
+				 * a string's quote */
 				st->run = 0;
-				if (ch == '"') {
-					st->in_str = 1;
-					st->slen = 0;
-					tok = i;
+				if (st->pend.len) {
+					r = release(st, p, &from, ch == '"' ? i : i + 1);
+					if (r)
+						return r;
+					if (ch != '"')
+						continue;
 				}
+			}
+			if (st->lead && space && st->lead < LEAD_MAX) {
+				st->lead++;
 				continue;
 			}
-			if (st->run++ == 0)
+			if (st->lead && sep) { /* no token after it: a held lead goes */
+				st->lead = 0;
+				r = release(st, p, &from, i);
+				if (r)
+					return r;
+			}
+			if (ch == ':' || ch == ',') {
+				st->lead = 1;
 				tok = i;
+			} else if (ch == '"') {
+				st->in_str = 1;
+				st->slen = 0;
+				tok = st->lead ? tok : i;
+				st->lead = 0;
+			} else if (!sep && st->run++ == 0) {
+				tok = st->lead ? tok : i;
+				st->lead = 0;
+			}
 			if (st->run > KUBE_VALUE_MAX) {
 				r = give_all(st, p, from, i);
 				return r ? r
@@ -642,7 +671,7 @@ int kube_stream_feed(struct kube_stream *st, const void *buf, size_t len, struct
 		if (st->dropping)
 			from = i + 1;
 	}
-	if (st->in_str || st->run) {
+	if (st->in_str || st->run || st->lead) {
 		r = give_before(st, p, &from, tok);
 		return r ? r : hold(st, p, &from, len);
 	}
