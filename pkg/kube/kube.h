@@ -211,6 +211,9 @@ struct kube_stream *kube_stream_new(enum kube_stream_kind kind, enum kube_item_m
  * larger than KUBE_ITEM_MAX, each unless inside an item and ops->oversize is set).
  * yajl buffers an unfinished string whole: a string inside an item is cut at
  * KUBE_VALUE_MAX and the rest of it dropped, so no more than that is held.
+ * A string, number or literal still open at the end of buf is copied and held
+ * until it ends (or the cut), then parsed once: the work is linear in its size
+ * however the bytes are split (yajl alone lexes it again on every feed).
  */
 int kube_stream_feed(struct kube_stream *st, const void *buf, size_t len, struct log_err *err);
 /* Finish (end of body). Returns 0 or KUBE_EJSON (truncated document). */

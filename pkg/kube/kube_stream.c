@@ -10,6 +10,15 @@
 
 #define MAX_DEPTH 96
 #define KEY_MAX	  1024
+/* A ':' or ',' with more spaces after it than this leads no token (kube_stream_feed). */
+#define LEAD_MAX 64
+/*
+ * The most held in pend: a lead, then a string cut at STR_CUT with a \uXXXX escape or a UTF-8
+ * sequence's rest after it and its quotes, or a number of KUBE_VALUE_MAX and the byte after it.
+ */
+#define PEND_MAX (LEAD_MAX + KUBE_VALUE_MAX + 2)
+/* pend's memory is given back after a token longer than this */
+#define PEND_KEEP (64 * 1024)
 
 /*
  * Nesting is tracked from the document root. In a LIST the item root is at
@@ -47,6 +56,8 @@ struct kube_stream {
 	unsigned char dropping; /* the rest of an over-long string is not fed to yajl */
 	size_t slen;		/* bytes of the current string so far */
 	size_t run;		/* bytes of the current number or literal so far */
+	size_t lead;		/* bytes of a ':' or ',' and the spaces after it so far */
+	struct strbuf pend;	/* what was open at the end of the last feed; yajl has none of it */
 };
 
 static int in_item(const struct kube_stream *st)
@@ -66,13 +77,19 @@ static int building(const struct kube_stream *st)
 	return st->mode == KUBE_ITEM_JSON && in_item(st) && !st->over;
 }
 
+/* An item over a limit can be skipped: ops->oversize is set and yajl is inside an item. */
+static int skippable(const struct kube_stream *st)
+{
+	return st->ops->oversize && in_item(st);
+}
+
 /*
  * The current item passed a limit (what): with ops->oversize, it is skipped (what is built of it
  * freed) and 1 returned; without, 0 with err set, as before.
  */
 static int mark_over(struct kube_stream *st, const char *what)
 {
-	if (!st->ops->oversize || !in_item(st)) {
+	if (!skippable(st)) {
 		log_err_set(st->err, KUBE_EJSON, "%s from the API server exceeds %d bytes", what,
 			    strcmp(what, "a JSON value") == 0 ? KUBE_VALUE_MAX : KUBE_ITEM_MAX);
 		return 0;
@@ -356,7 +373,7 @@ static int cb_map_key(void *c, const unsigned char *k, size_t len)
 
 	sb_reset(key);
 	if (sb_addn(key, k, len) < 0) {
-		if (st->ops->oversize && in_item(st)) { /* skipped; the key's start stands in */
+		if (skippable(st)) { /* skipped; the key's start stands in */
 			sb_addn(key, k, key->max);
 			return mark_over(st, "a key");
 		}
@@ -397,6 +414,7 @@ struct kube_stream *kube_stream_new(enum kube_stream_kind kind, enum kube_item_m
 	sb_init(&st->rv, 256);
 	sb_init(&st->iname, 256);
 	sb_init(&st->ins, 256);
+	sb_init(&st->pend, PEND_MAX);
 	st->y = yajl_alloc(&callbacks, NULL, st);
 	if (!st->y) {
 		free(st);
@@ -432,23 +450,121 @@ static int parse_error(struct kube_stream *st, const unsigned char *buf, size_t 
 /* A string is cut once it holds this much (then at most 4 bytes of a UTF-8 sequence more). */
 #define STR_CUT (KUBE_VALUE_MAX - 8)
 
-/* Give yajl buf[0..len). Returns 0, or the error code with st->err set. */
-static int feed_yajl(struct kube_stream *st, const unsigned char *buf, size_t len)
+/* JSON mode: n more bytes of the current item have come; an item is built whole, so cap it too
+ * (counted per feed, so roughly). Returns 0, or KUBE_EJSON with st->err set. */
+static int count_item(struct kube_stream *st, size_t n)
+{
+	if (st->mode != KUBE_ITEM_JSON || !st->item_lvl || st->over)
+		return 0;
+	st->item_bytes += n;
+	if (st->item_bytes > KUBE_ITEM_MAX && !mark_over(st, "an object"))
+		return KUBE_EJSON;
+	return 0;
+}
+
+/* Give yajl buf[0..len), then count n bytes of it to the item. Returns 0, or the error code. */
+static int feed_yajl(struct kube_stream *st, const unsigned char *buf, size_t len, size_t n)
 {
 	if (!len)
 		return 0;
 	if (yajl_parse(st->y, buf, len) != yajl_status_ok)
 		return parse_error(st, buf, len);
-	/* A JSON-mode item is built whole: cap it too (counted per chunk, so roughly). */
-	if (st->mode == KUBE_ITEM_JSON && st->item_lvl && !st->over) {
-		st->item_bytes += len;
-		if (st->item_bytes > KUBE_ITEM_MAX && !mark_over(st, "an object"))
-			return KUBE_EJSON;
+	return count_item(st, n);
+}
+
+/* Give yajl the held token (counted to the item as it came) and empty pend. */
+static int flush(struct kube_stream *st)
+{
+	int r = feed_yajl(st, (const unsigned char *)st->pend.buf, st->pend.len, 0);
+
+	if (st->pend.cap > PEND_KEEP)
+		sb_free(&st->pend);
+	else
+		sb_reset(&st->pend);
+	return r;
+}
+
+/* Add buf[0..n) to the held token. Returns 0, or the error code with st->err set. */
+static int pend_add(struct kube_stream *st, const unsigned char *buf, size_t n)
+{
+	int r = sb_addn(&st->pend, buf, n);
+
+	/* only a string of stray UTF-8 continuation bytes, never cut, gets here: yajl's error */
+	if (r == -E2BIG) {
+		r = flush(st);
+		return r ? r
+			 : log_err_set(st->err, KUBE_EJSON,
+				       "a JSON value from the API server exceeds %d bytes",
+				       KUBE_VALUE_MAX);
 	}
+	if (r < 0)
+		return log_err_set(st->err, r, "out of memory");
 	return 0;
 }
 
 /*
+ * What is open now (a token, or its lead) began at p[tok], or in an earlier feed if pend holds
+ * its start: yajl gets what is before it in p. *from: the first byte of p not given nor held.
+ */
+static int give_before(struct kube_stream *st, const unsigned char *p, size_t *from, size_t tok)
+{
+	int r;
+
+	if (st->pend.len)
+		return 0;
+	r = feed_yajl(st, p + *from, tok - *from, tok - *from);
+	*from = tok;
+	return r;
+}
+
+/* Hold p[*from..end), more of what is open, in pend (after give_before). */
+static int hold(struct kube_stream *st, const unsigned char *p, size_t *from, size_t end)
+{
+	size_t n = end - *from;
+	int r = pend_add(st, p + *from, n);
+
+	*from = end;
+	return r ? r : count_item(st, n);
+}
+
+/* What is held (if anything) ends before p[end]: yajl gets it whole, in one call. */
+static int release(struct kube_stream *st, const unsigned char *p, size_t *from, size_t end)
+{
+	size_t n = end - *from;
+	int r;
+
+	if (!st->pend.len)
+		return 0;
+	r = pend_add(st, p + *from, n);
+	*from = end;
+	if (!r)
+		r = flush(st);
+	return r ? r : count_item(st, n);
+}
+
+/* Give yajl all before p[end]: what pend holds, then p[from..end). Before an error of ours, so
+ * that yajl's own error in those bytes, if any, comes first. */
+static int give_all(struct kube_stream *st, const unsigned char *p, size_t from, size_t end)
+{
+	int r = flush(st);
+
+	return r ? r : feed_yajl(st, p + from, end - from, end - from);
+}
+
+/*
+ * yajl 2.1 reads an unfinished token again from its start on every yajl_parse call: in
+ * src/yajl_lex.c, yajl_lex_lex (at its "lexed:" label) appends what it has of a token that the
+ * end of the text cut to lexer->buf (bufInUse = 1, bufOff = 0), and the next call's readChar and
+ * yajl_lex_string read lexer->buf from bufOff 0 before the new text. A 4.5 MiB string fed in
+ * 16 KiB reads was lexed some 290 times over. So a string, number or literal still open at the
+ * end of a feed is held in pend (bounded by the cuts below), and yajl gets it whole with the byte
+ * that ends it, in one call: each byte is lexed once.
+ *
+ * The same label leaves bufInUse set after every call (the end of the text lexes as an empty
+ * token), so the first token of a call is copied to lexer->buf. A held token is held from the
+ * ':' or ',' before it (st->lead), whose one byte is copied then, not the value; yajl calls
+ * nothing for either, so what it reports is as before.
+ *
  * Track strings byte by byte: yajl holds an unfinished string whole, so one inside an item is
  * cut at STR_CUT (before a backslash escape or a UTF-8 sequence, so what yajl gets is valid)
  * and the rest of it not fed, the item marked over; outside an item, or without
@@ -458,7 +574,7 @@ static int feed_yajl(struct kube_stream *st, const unsigned char *buf, size_t le
 int kube_stream_feed(struct kube_stream *st, const void *buf, size_t len, struct log_err *err)
 {
 	const unsigned char *p = buf;
-	size_t i, from = 0;
+	size_t i, from = 0, tok = 0; /* tok: where what is open now began, if in this feed */
 	int r;
 
 	st->err = err;
@@ -467,14 +583,45 @@ int kube_stream_feed(struct kube_stream *st, const void *buf, size_t len, struct
 		unsigned char ch = p[i];
 
 		if (!st->in_str) {
-			if (ch == '"') {
+			int space = ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
+			int sep = space || (ch && strchr("{}[],:", ch));
+
+			if (st->run && (sep || ch == '"')) {
+				/* a number or literal ends: a held one goes with this byte, unless
+				 * a string's quote */
+				st->run = 0;
+				if (st->pend.len) {
+					r = release(st, p, &from, ch == '"' ? i : i + 1);
+					if (r)
+						return r;
+					if (ch != '"')
+						continue;
+				}
+			}
+			if (st->lead && space && st->lead < LEAD_MAX) {
+				st->lead++;
+				continue;
+			}
+			if (st->lead && sep) { /* no token after it: a held lead goes */
+				st->lead = 0;
+				r = release(st, p, &from, i);
+				if (r)
+					return r;
+			}
+			if (ch == ':' || ch == ',') {
+				st->lead = 1;
+				tok = i;
+			} else if (ch == '"') {
 				st->in_str = 1;
 				st->slen = 0;
-				st->run = 0;
-			} else if (strchr("{}[],: \t\r\n", ch) && ch) {
-				st->run = 0;
-			} else if (++st->run > KUBE_VALUE_MAX) {
-				r = feed_yajl(st, p + from, i - from);
+				tok = st->lead ? tok : i;
+				st->lead = 0;
+			} else if (!sep && st->run++ == 0) {
+				tok = st->lead ? tok : i;
+				st->lead = 0;
+			}
+			if (st->run > KUBE_VALUE_MAX) {
+				r = give_all(st, p, from, i);
 				return r ? r
 					 : log_err_set(err, KUBE_EJSON,
 						       "a JSON value from the API server "
@@ -496,12 +643,22 @@ int kube_stream_feed(struct kube_stream *st, const void *buf, size_t len, struct
 			st->in_str = 0;
 			if (st->dropping) {
 				st->dropping = 0;
-				from = i; /* the closing quote ends what yajl holds */
+				from = i; /* the closing quote ends what yajl gets */
 			}
+			r = release(st, p, &from, i + 1);
+			if (r)
+				return r;
 			continue;
 		}
 		if (!st->dropping && st->slen >= STR_CUT && (ch < 0x80 || ch >= 0xC0)) {
-			r = feed_yajl(st, p + from, i - from);
+			/* yajl sees what is before it first. Skipped: the string so far waits in
+			 * pend for its closing quote. Else the error, after yajl's own if it has
+			 * one. */
+			r = give_before(st, p, &from, tok);
+			if (!r && skippable(st))
+				r = hold(st, p, &from, i);
+			else if (!r)
+				r = give_all(st, p, from, i);
 			if (r)
 				return r;
 			if (!mark_over(st, "a JSON value"))
@@ -514,15 +671,23 @@ int kube_stream_feed(struct kube_stream *st, const void *buf, size_t len, struct
 		if (st->dropping)
 			from = i + 1;
 	}
-	return feed_yajl(st, p + from, len - from);
+	if (st->in_str || st->run || st->lead) {
+		r = give_before(st, p, &from, tok);
+		return r ? r : hold(st, p, &from, len);
+	}
+	return feed_yajl(st, p + from, len - from, len - from);
 }
 
 int kube_stream_finish(struct kube_stream *st, struct log_err *err)
 {
 	yajl_status s;
+	int r;
 
 	st->err = err;
 	log_err_clear(err);
+	r = flush(st);
+	if (r)
+		return r;
 	s = yajl_complete_parse(st->y);
 	if (s != yajl_status_ok)
 		return parse_error(st, NULL, 0);
@@ -557,6 +722,7 @@ void kube_stream_free(struct kube_stream *st)
 	sb_free(&st->rv);
 	sb_free(&st->iname);
 	sb_free(&st->ins);
+	sb_free(&st->pend);
 	yajl_free(st->y);
 	free(st);
 }
