@@ -563,7 +563,10 @@ static int give_all(struct kube_stream *st, const unsigned char *p, size_t from,
  * The same label leaves bufInUse set after every call (the end of the text lexes as an empty
  * token), so the first token of a call is copied to lexer->buf. A held token is held from the
  * ':' or ',' before it (st->lead), whose one byte is copied then, not the value; yajl calls
- * nothing for either, so what it reports is as before.
+ * nothing for either, so what it reports is as before. Not a ':' or ',' right after a number:
+ * yajl reports a number only once it has the byte after it (src/yajl_lex.c yajl_lex_number
+ * returns yajl_tok_eof at the end of the text), so that byte goes to yajl before a long value
+ * after it is cut and its item marked over, else the number would not be reported.
  *
  * Track strings byte by byte: yajl holds an unfinished string whole, so one inside an item is
  * cut at STR_CUT (before a backslash escape or a UTF-8 sequence, so what yajl gets is valid)
@@ -585,8 +588,9 @@ int kube_stream_feed(struct kube_stream *st, const void *buf, size_t len, struct
 		if (!st->in_str) {
 			int space = ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
 			int sep = space || (ch && strchr("{}[],:", ch));
+			int ended = st->run && (sep || ch == '"');
 
-			if (st->run && (sep || ch == '"')) {
+			if (ended) {
 				/* a number or literal ends: a held one goes with this byte, unless
 				 * a string's quote */
 				st->run = 0;
@@ -608,7 +612,7 @@ int kube_stream_feed(struct kube_stream *st, const void *buf, size_t len, struct
 				if (r)
 					return r;
 			}
-			if (ch == ':' || ch == ',') {
+			if ((ch == ':' || ch == ',') && !ended) {
 				st->lead = 1;
 				tok = i;
 			} else if (ch == '"') {
