@@ -489,9 +489,15 @@ static int pend_add(struct kube_stream *st, const unsigned char *buf, size_t n)
 {
 	int r = sb_addn(&st->pend, buf, n);
 
-	/* only a string of stray UTF-8 continuation bytes, never cut, gets here: yajl's error */
+	/*
+	 * Only a string past the cut on UTF-8 continuation bytes (never cut there: invalid UTF-8)
+	 * gets here: yajl gets what is held and these bytes too, for its error, as it did when fed
+	 * all along; whichever feed the bytes came in, not ours.
+	 */
 	if (r == -E2BIG) {
 		r = flush(st);
+		if (!r)
+			r = feed_yajl(st, buf, n, 0);
 		return r ? r
 			 : log_err_set(st->err, KUBE_EJSON,
 				       "a JSON value from the API server exceeds %d bytes",

@@ -466,3 +466,42 @@ TEST(stream_number_before_long_key_reported)
 	sb_free(&whole);
 	sb_free(&split);
 }
+
+/*
+ * A string that passes the cut on stray UTF-8 continuation bytes (never cut there) is bad JSON:
+ * yajl's error, as when it was fed all along, whether the string ends in the feed or not.
+ */
+TEST(stream_stray_continuation_bytes_yajl_error)
+{
+	static const char head[] = "{\"items\":[{\"a\":\"";
+	static const char tail[] = "\"}]}";
+	size_t hl = sizeof(head) - 1, sl = KUBE_VALUE_MAX + 200, n = hl + sl + sizeof(tail) - 1;
+	static const size_t steps[] = {0, 65536, 4099};
+	struct strbuf got = STRBUF_INIT(SIZE_MAX / 2);
+	char *b = malloc(n);
+	size_t k, cut[2];
+
+	REQUIRE(b != NULL);
+	memcpy(b, head, hl);
+	memset(b + hl, 'x', KUBE_VALUE_MAX - 9);
+	memset(b + hl + KUBE_VALUE_MAX - 9, 0x80, sl - (KUBE_VALUE_MAX - 9));
+	b[hl + KUBE_VALUE_MAX - 9] = (char)0xc3;
+	memcpy(b + hl + sl, tail, sizeof(tail) - 1);
+	for (k = 0; k < 2 * sizeof(steps) / sizeof(steps[0]); k++) {
+		size_t s = steps[k % 3];
+
+		/* the second round without the string's end (a body cut short) */
+		run(b, k < 3 ? n : n - 5, KUBE_STREAM_LIST, KUBE_ITEM_FLAT,
+		    k % 2 ? &ops_skip : &ops_plain, &s, 1, &got);
+		if (!strstr(got.buf, "bad JSON from the API server: "))
+			fprintf(stderr, "  step %zu, %s: %.200s\n", s,
+				k < 3 ? "whole" : "cut short", got.buf);
+		CHECK(strstr(got.buf, "bad JSON from the API server: ") != NULL);
+	}
+	cut[0] = hl + KUBE_VALUE_MAX - 8;
+	cut[1] = 0;
+	run(b, n - 5, KUBE_STREAM_LIST, KUBE_ITEM_FLAT, &ops_plain, cut, 2, &got);
+	CHECK(strstr(got.buf, "bad JSON from the API server: ") != NULL);
+	free(b);
+	sb_free(&got);
+}
