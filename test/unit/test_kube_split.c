@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "kube/kube.h"
+#include "kube_rec.h"
 
 /* xorshift64*: deterministic */
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
@@ -27,55 +28,6 @@ static size_t below(size_t n)
 {
 	return n ? (size_t)(rnd() % n) : 0;
 }
-
-/* What the parser reported, in order. */
-struct rec {
-	struct strbuf log;
-};
-
-static int r_scalar(void *ctx, int depth, const char *const *keys, const char *val, size_t len)
-{
-	struct rec *r = ctx;
-	int i;
-
-	for (i = 0; i < depth; i++)
-		sb_addf(&r->log, "%s%s", i ? "." : "", keys[i]);
-	sb_addf(&r->log, "=%zu:", len);
-	sb_addn(&r->log, val, len < 64 ? len : 64);
-	sb_add(&r->log, ";");
-	return 0;
-}
-
-static int r_begin(void *ctx)
-{
-	sb_add(&((struct rec *)ctx)->log, "<");
-	return 0;
-}
-
-static int r_item(void *ctx, const char *type, json_t *obj)
-{
-	struct rec *r = ctx;
-
-	sb_addf(&r->log, ">%s", type);
-	if (obj) {
-		char *s = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
-
-		sb_addf(&r->log, "%zu:%.200s", s ? strlen(s) : 0, s ? s : "");
-		free(s);
-	}
-	sb_add(&r->log, "\n");
-	return 0;
-}
-
-static int r_oversize(void *ctx, const char *type, const char *ns, const char *name,
-		      const char *what)
-{
-	sb_addf(&((struct rec *)ctx)->log, "!%s %s/%s (%s)\n", type, ns, name, what);
-	return 0;
-}
-
-static const struct kube_stream_ops ops_plain = {r_scalar, r_begin, r_item, NULL};
-static const struct kube_stream_ops ops_skip = {r_scalar, r_begin, r_item, r_oversize};
 
 /* A run of JSON whitespace: mostly none, sometimes longer than a lead (64). */
 static void ws(struct strbuf *b)
@@ -358,7 +310,7 @@ static int differs(const char *b, size_t n, int watch, int *cases)
 	cut[1] = 0;
 	for (mode = 0; mode < 2 && !bad; mode++)
 		for (o = 0; o < 2 && !bad; o++) {
-			const struct kube_stream_ops *ops = o ? &ops_skip : &ops_plain;
+			const struct kube_stream_ops *ops = o ? &sops : &rops;
 			enum kube_stream_kind kind = watch ? KUBE_STREAM_WATCH : KUBE_STREAM_LIST;
 
 			run(b, n, kind, mode, ops, NULL, 0, &want);
@@ -458,9 +410,9 @@ TEST(stream_number_before_long_key_reported)
 	memcpy(b, head, hl);
 	memset(b + hl, 'k', kl);
 	memcpy(b + hl + kl, tail, sizeof(tail) - 1);
-	run(b, n, KUBE_STREAM_LIST, KUBE_ITEM_FLAT, &ops_skip, NULL, 0, &whole);
-	CHECK(strstr(whole.buf, "<metadata.name=1:a;n=1:7;!LIST /a") != NULL);
-	run(b, n, KUBE_STREAM_LIST, KUBE_ITEM_FLAT, &ops_skip, at, 2, &split);
+	run(b, n, KUBE_STREAM_LIST, KUBE_ITEM_FLAT, &sops, NULL, 0, &whole);
+	CHECK(strstr(whole.buf, "<metadata.name=a;n=7;!LIST /a") != NULL);
+	run(b, n, KUBE_STREAM_LIST, KUBE_ITEM_FLAT, &sops, at, 2, &split);
 	CHECK_STR(split.buf, whole.buf);
 	free(b);
 	sb_free(&whole);
@@ -491,8 +443,8 @@ TEST(stream_stray_continuation_bytes_yajl_error)
 		size_t s = steps[k % 3];
 
 		/* the second round without the string's end (a body cut short) */
-		run(b, k < 3 ? n : n - 5, KUBE_STREAM_LIST, KUBE_ITEM_FLAT,
-		    k % 2 ? &ops_skip : &ops_plain, &s, 1, &got);
+		run(b, k < 3 ? n : n - 5, KUBE_STREAM_LIST, KUBE_ITEM_FLAT, k % 2 ? &sops : &rops,
+		    &s, 1, &got);
 		if (!strstr(got.buf, "bad JSON from the API server: "))
 			fprintf(stderr, "  step %zu, %s: %.200s\n", s,
 				k < 3 ? "whole" : "cut short", got.buf);
@@ -500,7 +452,7 @@ TEST(stream_stray_continuation_bytes_yajl_error)
 	}
 	cut[0] = hl + KUBE_VALUE_MAX - 8;
 	cut[1] = 0;
-	run(b, n - 5, KUBE_STREAM_LIST, KUBE_ITEM_FLAT, &ops_plain, cut, 2, &got);
+	run(b, n - 5, KUBE_STREAM_LIST, KUBE_ITEM_FLAT, &rops, cut, 2, &got);
 	CHECK(strstr(got.buf, "bad JSON from the API server: ") != NULL);
 	free(b);
 	sb_free(&got);
