@@ -489,9 +489,15 @@ static int pend_add(struct kube_stream *st, const unsigned char *buf, size_t n)
 {
 	int r = sb_addn(&st->pend, buf, n);
 
-	/* only a string of stray UTF-8 continuation bytes, never cut, gets here: yajl's error */
+	/*
+	 * Only a string past the cut on UTF-8 continuation bytes (never cut there: invalid UTF-8)
+	 * gets here: yajl gets what is held and these bytes too, for its error, as it did when fed
+	 * all along; whichever feed the bytes came in, not ours.
+	 */
 	if (r == -E2BIG) {
 		r = flush(st);
+		if (!r)
+			r = feed_yajl(st, buf, n, 0);
 		return r ? r
 			 : log_err_set(st->err, KUBE_EJSON,
 				       "a JSON value from the API server exceeds %d bytes",
@@ -563,7 +569,10 @@ static int give_all(struct kube_stream *st, const unsigned char *p, size_t from,
  * The same label leaves bufInUse set after every call (the end of the text lexes as an empty
  * token), so the first token of a call is copied to lexer->buf. A held token is held from the
  * ':' or ',' before it (st->lead), whose one byte is copied then, not the value; yajl calls
- * nothing for either, so what it reports is as before.
+ * nothing for either, so what it reports is as before. Not a ':' or ',' right after a number:
+ * yajl reports a number only once it has the byte after it (src/yajl_lex.c yajl_lex_number
+ * returns yajl_tok_eof at the end of the text), so that byte goes to yajl before a long value
+ * after it is cut and its item marked over, else the number would not be reported.
  *
  * Track strings byte by byte: yajl holds an unfinished string whole, so one inside an item is
  * cut at STR_CUT (before a backslash escape or a UTF-8 sequence, so what yajl gets is valid)
@@ -585,8 +594,9 @@ int kube_stream_feed(struct kube_stream *st, const void *buf, size_t len, struct
 		if (!st->in_str) {
 			int space = ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
 			int sep = space || (ch && strchr("{}[],:", ch));
+			int ended = st->run && (sep || ch == '"');
 
-			if (st->run && (sep || ch == '"')) {
+			if (ended) {
 				/* a number or literal ends: a held one goes with this byte, unless
 				 * a string's quote */
 				st->run = 0;
@@ -608,7 +618,7 @@ int kube_stream_feed(struct kube_stream *st, const void *buf, size_t len, struct
 				if (r)
 					return r;
 			}
-			if (ch == ':' || ch == ',') {
+			if ((ch == ':' || ch == ',') && !ended) {
 				st->lead = 1;
 				tok = i;
 			} else if (ch == '"') {

@@ -6,6 +6,7 @@
 
 #include "harness.h"
 #include "kube/kube.h"
+#include "kube_rec.h"
 
 static const char *write_tmp(const char *dir, const char *name, const char *text)
 {
@@ -195,45 +196,6 @@ TEST(urls)
 	sb_free(&sb);
 }
 
-/* Records what the parser reports. */
-struct rec {
-	struct strbuf log;
-};
-
-static int r_scalar(void *ctx, int depth, const char *const *keys, const char *val, size_t len)
-{
-	struct rec *r = ctx;
-	int i;
-
-	for (i = 0; i < depth; i++)
-		sb_addf(&r->log, "%s%s", i ? "." : "", keys[i]);
-	sb_addf(&r->log, "=%.*s;", (int)len, val);
-	return 0;
-}
-
-static int r_begin(void *ctx)
-{
-	sb_add(&((struct rec *)ctx)->log, "<");
-	return 0;
-}
-
-static int r_item(void *ctx, const char *type, json_t *obj)
-{
-	struct rec *r = ctx;
-
-	sb_addf(&r->log, ">%s", type);
-	if (obj) {
-		char *s = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
-
-		sb_addf(&r->log, "%s", s);
-		free(s);
-	}
-	sb_add(&r->log, "\n");
-	return 0;
-}
-
-static const struct kube_stream_ops rops = {r_scalar, r_begin, r_item, NULL};
-
 /* Feed text one byte at a time: chunk boundaries anywhere must not matter. */
 static int feed_bytes(struct kube_stream *st, const char *text)
 {
@@ -362,15 +324,6 @@ TEST(stream_caps_one_json_item)
 	kube_stream_free(st);
 	sb_free(&r.log);
 }
-
-static int r_oversize(void *ctx, const char *type, const char *ns, const char *name,
-		      const char *what)
-{
-	sb_addf(&((struct rec *)ctx)->log, "!%s %s/%s (%s)\n", type, ns, name, what);
-	return 0;
-}
-
-static const struct kube_stream_ops sops = {r_scalar, r_begin, r_item, r_oversize};
 
 /*
  * Feed a LIST or WATCH body whose middle item has one string of vlen bytes (escapes and
