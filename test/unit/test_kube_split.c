@@ -319,6 +319,9 @@ static int differs(const char *b, size_t n, int watch, int *cases)
 
 				if (s == 0 && n > 3000)
 					continue;
+				if (s == 1 && n > 3000 && getenv("NP_EMULATED"))
+					continue; /* half a million feeds:
+						     stream_split_long_values_same_result */
 				run(b, n, kind, mode, ops,
 				    s == 0   ? one
 				    : s == 1 ? tiny
@@ -366,14 +369,19 @@ TEST(stream_split_anywhere_same_result)
 	sb_free(&b);
 }
 
-/* Bodies with one value near and over KUBE_VALUE_MAX (string, key, number). */
+/*
+ * Bodies with one value near and over KUBE_VALUE_MAX (string, key, number). 12 s natively, most
+ * of it the 1-17-byte feeds of 4.7 MB; under an emulator (NP_EMULATED: test/bats/cross.bash) the
+ * first four bodies, one of each kind, uncorrupted, without those feeds (the other splits still
+ * cut them at thousands of places): 100 s a run under qemu-user for all 18.
+ */
 TEST(stream_split_long_values_same_result)
 {
 	struct strbuf b = STRBUF_INIT(SIZE_MAX / 2);
-	int i, cases = 0, bad = 0;
+	int i, cases = 0, bad = 0, nbodies = getenv("NP_EMULATED") ? 4 : 18;
 
 	rng = 0x0123456789ABCDEFULL;
-	for (i = 0; i < 18 && bad < 3; i++) {
+	for (i = 0; i < nbodies && bad < 3; i++) {
 		int watch = (int)below(2), kind = i % 4;
 
 		sb_reset(&b);
