@@ -220,7 +220,9 @@ fuzz: deps
 bench: deps all
 	@BUILD=$(abspath $(BUILD)) scripts/bench
 
-install: all
+# What is installed and nothing else (not the unit tests and test tools that all builds too: the
+# image builds, scripts/image-rootfs, install; a third of a build's CPU).
+install: $(BINS) $(MANPAGES)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(BINS) $(DESTDIR)$(BINDIR)/
 	$(if $(MANPAGES),install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man8/)
@@ -237,14 +239,18 @@ uninstall:
 # (the images: scripts/build-image; make test runs test/e2e/qemu.sh, which compares them with
 # amd64, and the unit tests under qemu: test/bats/cross-arm64.bats, cross-armhf.bats).
 CROSS_ARCHS := arm64 armhf
+# What make cross builds: bins (the binaries), units (the unit tests; test/bats/cross.bash
+# builds only these); both by default.
+CROSS_WHAT  := bins units
 CROSS_ROOT ?= $(or $(NP_CROSS_ROOT),/opt/nodeprobe-cross)
 cross_triplet = $(if $(filter arm64,$(1)),aarch64-linux-gnu,arm-linux-gnueabihf)
 .PHONY: cross
 cross: deps
 	$(Q)$(foreach a,$(CROSS_ARCHS),$(MAKE) --no-print-directory BUILD=$(BUILD)/cross/$(a) \
 	  CROSS_COMPILE=$(call cross_triplet,$(a))- SYSROOT=$(CROSS_ROOT)/$(a) \
-	  $(addprefix $(BUILD)/cross/$(a)/,$(notdir $(BINS)) $(UNIT_BINS:$(BUILD)/%=%)) && ) true
-	@$(foreach a,$(CROSS_ARCHS),echo "cross $(a): $(addprefix $(BUILD)/cross/$(a)/,$(notdir $(BINS)))";)
+	  $(addprefix $(BUILD)/cross/$(a)/,$(if $(filter bins,$(CROSS_WHAT)),$(notdir $(BINS))) \
+	    $(if $(filter units,$(CROSS_WHAT)),$(UNIT_BINS:$(BUILD)/%=%))) && ) true
+	@$(foreach a,$(CROSS_ARCHS),echo "cross $(a): $(if $(filter bins,$(CROSS_WHAT)),$(addprefix $(BUILD)/cross/$(a)/,$(notdir $(BINS))),unit tests only)";)
 
 # .clang-format is checked in CI, as part of make test.
 format-check:
